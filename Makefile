@@ -1,0 +1,58 @@
+# PageKeeper: two commands for a newcomer, `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PK     := $(BIN)/pagekeeper
+
+.PHONY: venv run test lint format bench dist extension clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
+	$(BIN)/pip install -q -e '.[test,bench]'
+	touch $@
+
+## venv: only the environment (the project and its runtime dependencies)
+venv: $(VENV)/.installed
+
+## run: set up, start the archive daemon, build the extension and open the viewer
+run: $(VENV)/.installed
+	$(BIN)/python packaging/run.py
+
+## test: set up with test extras, lint, and run the whole test suite
+test: $(VENV)/.installed-test lint
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+## bench: speed and memory figures, each with its baseline measured in the same run
+bench: $(VENV)/.installed-bench
+	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+## extension: dist/extension-chromium/, dist/extension-firefox/ and their zips
+extension: $(VENV)/.installed
+	$(BIN)/python packaging/build_extension.py
+
+## dist: single-file binary of the host (PyInstaller)
+dist: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[dist]'
+	$(BIN)/pyinstaller --noconfirm --clean packaging/pagekeeper.spec --distpath dist --workpath build/pyinstaller
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
