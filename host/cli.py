@@ -32,7 +32,7 @@ from engine.errors import PageKeeperError, error_payload
 from host.settings import Context, resolve_home
 
 # Modules under host/commands/, each owning a group of subcommands.
-COMMAND_MODULES = ("urls", "suggest", "archive", "content", "daemon", "install")
+COMMAND_MODULES = ("urls", "suggest", "archive", "similarity", "content", "daemon", "install")
 
 # Exit codes by error code; an unknown code falls back along the class tree.
 EXIT_CODES = {
