@@ -1,0 +1,119 @@
+"""Decode page bytes the way a browser would: BOM, then HTTP header, then <meta charset>.
+
+The order follows the WHATWG encoding sniffing algorithm (HTML §13.2.3.2):
+a byte order mark wins, then the transport layer's ``charset``, then a
+``<meta charset>`` / ``http-equiv`` declaration in the first 1024 bytes,
+then UTF-8 (which never fails thanks to ``errors="replace"``).
+
+>>> decode_html(b'<meta charset="latin-1"><p>caf\\xe9').text[-4:]
+'café'
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_HEADER = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
+# HTML §13.2.3.2 step: a meta-declared UTF-16 means UTF-8 (the bytes were read as ASCII).
+_META_OVERRIDES = {
+    "utf-16": "utf-8",
+    "utf-16le": "utf-8",
+    "utf-16be": "utf-8",
+    "x-user-defined": "windows-1252",
+}
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Page text with the encoding that produced it and where that came from."""
+
+    text: str
+    charset: str
+    source: str  # "bom" | "header" | "meta" | "default"
+
+
+def known_charset(name: str | None) -> str | None:
+    """The Python codec name for a label, or None when Python does not know it.
+
+    >>> known_charset("ISO-8859-1"), known_charset("no-such")
+    ('iso8859-1', None)
+    """
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().lower()).name
+    except LookupError:
+        return None
+
+
+def header_charset(content_type: str | None) -> str | None:
+    """The ``charset`` parameter of a Content-Type value.
+
+    >>> header_charset("text/html; charset=UTF-8")
+    'utf-8'
+    """
+    match = _HEADER.search(content_type or "")
+    return known_charset(match.group(1)) if match else None
+
+
+def meta_charset(head: bytes) -> str | None:
+    """The charset declared by a <meta> in the first 1024 bytes.
+
+    >>> meta_charset(b'<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">')
+    'koi8-r'
+    """
+    match = _META.search(head[:1024])
+    if not match:
+        return None
+    label = match.group(1).decode("ascii", "replace").lower()
+    return known_charset(_META_OVERRIDES.get(label, label))
+
+
+def sniff_charset(body: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """(charset, source) for ``body``: BOM, header, meta, else UTF-8.
+
+    >>> sniff_charset(b"\\xef\\xbb\\xbfhi", "text/html; charset=latin-1")
+    ('utf-8', 'bom')
+    """
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name, "bom"
+    for found, source in ((header_charset(content_type), "header"), (meta_charset(body), "meta")):
+        if found:
+            return found, source
+    return "utf-8", "default"
+
+
+def decode_html(body: bytes | str, content_type: str | None = None) -> Decoded:
+    """Decode page bytes; invalid sequences become U+FFFD, never an exception.
+
+    >>> decode_html(b"\\xff<p>x").text
+    '\\ufffd<p>x'
+    """
+    if isinstance(body, str):
+        return Decoded(body, "utf-8", "text")
+    charset, source = sniff_charset(body, content_type)
+    raw = body[len(_bom_of(body)) :] if source == "bom" else body
+    return Decoded(raw.decode(charset, errors="replace"), charset, source)
+
+
+def _bom_of(body: bytes) -> bytes:
+    return next((bom for bom, _ in _BOMS if body.startswith(bom)), b"")
+
+
+def is_html_type(content_type: str | None) -> bool:
+    """True for HTML/XHTML media types (and a missing type, which browsers sniff).
+
+    >>> is_html_type("text/html; charset=utf-8"), is_html_type("image/png")
+    (True, False)
+    """
+    media = (content_type or "text/html").split(";")[0].strip().lower()
+    return media in {"text/html", "application/xhtml+xml", ""}
