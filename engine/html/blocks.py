@@ -1,0 +1,221 @@
+"""Steps 2 and 3 of the seed: filter useless tags, then cut the text into blocks.
+
+Filter (seed step c.i): a library of useless tags (head, script, media,
+decoration, form inputs, link blocks) is removed *with its content*; of what
+remains only region tags (div, p, td, li, …) still divide the text. Inline tags
+(a, span, b, …) are kept as text.
+
+Blocks (seed step c.ii): the text between two region tags is a block. The
+distance from a block to the next one is the weighted count of region tags
+(opening and closing) between them, ``d = Σ n_tag × w_tag``; weights come from
+:class:`BlockOptions` and can be configured.
+
+>>> from selectolax.lexbor import LexborHTMLParser
+>>> tree = LexborHTMLParser("<div><p>one</p><script>x()</script><p>two <a>link</a></p></div>")
+>>> [(b.text, b.gap) for b in split_blocks(filter_tree(tree))]
+[('one', 2.0), ('two link', 0.0)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from engine.html.tokens import text_length
+
+# Seed step c.i: head, program, multimedia, decoration, form-input and link classes.
+USELESS_TAGS = (
+    "head", "title", "script", "style", "noscript", "template", "link", "meta", "base",
+    "object", "embed", "applet", "iframe", "frame", "frameset", "svg", "math", "canvas",
+    "video", "audio", "source", "track", "picture", "img", "map", "area",
+    "input", "select", "option", "optgroup", "textarea", "button", "label", "datalist",
+    "output", "progress", "meter", "dialog",
+    "nav", "menu",
+)  # fmt: skip
+
+# Region tags and their weight in the distance between two blocks.
+REGION_WEIGHTS = {
+    "p": 1.0, "div": 1.0, "section": 1.5, "article": 2.0, "main": 2.0, "aside": 2.0,
+    "header": 1.5, "footer": 1.5, "form": 1.5, "table": 1.5, "tbody": 0.5, "thead": 0.5,
+    "tfoot": 0.5, "tr": 0.5, "td": 0.5, "th": 0.5, "ul": 1.0, "ol": 1.0, "dl": 1.0,
+    "li": 0.5, "dt": 0.5, "dd": 0.5, "h1": 1.0, "h2": 1.0, "h3": 1.0, "h4": 1.0,
+    "h5": 1.0, "h6": 1.0, "blockquote": 1.0, "pre": 1.0, "figure": 1.0,
+    "figcaption": 0.5, "address": 1.0, "center": 1.0, "hr": 1.0, "details": 1.0,
+    "summary": 0.5, "fieldset": 1.0, "caption": 0.5, "body": 2.0, "html": 2.0,
+}  # fmt: skip
+
+HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+
+# Class/id words of boilerplate containers (readability's "unlikely candidates", trafilatura's
+# boilerplate xpaths), and the words that veto them (readability's "maybe candidate").
+NOISE_HINT = re.compile(
+    r"comment|disqus|sidebar|side-bar|widget|footer|foot|masthead|breadcrumb|"
+    r"share|sharing|social|related|recommend|newsletter|subscribe|cookie|consent|banner|"
+    r"advert|ads?[-_]|sponsor|promo|popup|modal|login|signup|pagination|pager|tag-?cloud|"
+    r"menu|navbar|navigation|skip|print|byline|author-?box|post-?meta|entry-?meta|"
+    r"meta-?data|dateline|toolbar",
+    re.I,
+)
+CONTENT_HINT = re.compile(r"article|content|main|post-?body|entry-?content|story|text", re.I)
+
+
+@dataclass
+class BlockOptions:
+    """How the page is filtered and cut into blocks.
+
+    >>> BlockOptions().weights["p"]
+    1.0
+    """
+
+    useless_tags: tuple[str, ...] = USELESS_TAGS
+    weights: dict[str, float] = field(default_factory=lambda: dict(REGION_WEIGHTS))
+    class_hints: bool = True
+
+
+@dataclass(slots=True)
+class Block:
+    """A run of text between region tags, with its distance to the next block."""
+
+    text: str
+    chars: int
+    link_chars: int
+    tag: str
+    gap: float = 0.0
+
+    @property
+    def link_density(self) -> float:
+        """Share of the block's characters inside links.
+
+        >>> Block("ab", 2, 1, "p").link_density
+        0.5
+        """
+        return self.link_chars / self.chars if self.chars else 0.0
+
+
+def filter_tree(tree: LexborHTMLParser, options: BlockOptions | None = None) -> LexborNode | None:
+    """Remove the useless tags with their content; return the body (or root).
+
+    >>> filter_tree(LexborHTMLParser("<p>a<style>b</style></p>")).text()
+    'a'
+    """
+    options = options or BlockOptions()
+    tree.strip_tags(list(options.useless_tags))
+    root = tree.body or tree.root
+    if root is not None and options.class_hints:
+        drop_hinted(root)
+    return root
+
+
+def is_noise(node: LexborNode) -> bool:
+    """True when a node's class or id names a boilerplate container.
+
+    >>> is_noise(LexborHTMLParser('<div class="comments">x</div>').css_first("div"))
+    True
+    """
+    attrs = node.attributes
+    label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return bool(NOISE_HINT.search(label)) and not CONTENT_HINT.search(label)
+
+
+def drop_hinted(root: LexborNode) -> None:
+    """Remove containers whose class/id marks them as boilerplate.
+
+    Only the outermost hits are decomposed: destroying a node frees its subtree,
+    so touching a hit inside an already removed one would read freed memory.
+    """
+    hits = [n for n in root.css("[class],[id]") if n.tag not in ("body", "html") and is_noise(n)]
+    doomed: set[int] = set()
+    for node in hits:
+        if not _has_ancestor_in(node, doomed):
+            doomed.add(node.mem_id)
+    for node in hits:
+        if node.mem_id in doomed:
+            node.decompose()
+
+
+def _has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id in ids:
+            return True
+        parent = parent.parent
+    return False
+
+
+class _Cutter:
+    """Accumulates text and region-tag weights while walking the tree."""
+
+    __slots__ = ("weights", "blocks", "parts", "link_chars", "pending", "tag")
+
+    def __init__(self, weights: dict[str, float]) -> None:
+        self.weights = weights
+        self.blocks: list[Block] = []
+        self.parts: list[str] = []
+        self.link_chars = 0
+        self.pending = 0.0
+        self.tag = "div"
+
+    def region(self, tag: str) -> None:
+        self.flush()
+        self.pending += self.weights.get(tag, 1.0)
+
+    def flush(self) -> None:
+        if not self.parts:
+            return
+        text = " ".join(" ".join(self.parts).split())
+        self.parts = []
+        if text:
+            if self.blocks:
+                self.blocks[-1].gap = self.pending
+            chars = text_length(text)
+            self.blocks.append(Block(text, chars, min(self.link_chars, chars), self.tag))
+            self.pending = 0.0
+        self.link_chars = 0
+
+
+def split_blocks(root: LexborNode | None, options: BlockOptions | None = None) -> list[Block]:
+    """Cut the filtered tree into text blocks with weighted distances.
+
+    >>> tree = LexborHTMLParser("<p>a</p><div><p>b</p></div>")
+    >>> [(b.text, b.gap) for b in split_blocks(tree.body)]
+    [('a', 3.0), ('b', 0.0)]
+    """
+    if root is None:
+        return []
+    cutter = _Cutter((options or BlockOptions()).weights)
+    _walk(root, cutter)
+    cutter.flush()
+    return cutter.blocks
+
+
+def _walk(root: LexborNode, cut: _Cutter) -> None:
+    """Depth-first walk without recursion; closing markers replay region ends."""
+    weights = cut.weights
+    stack: list[tuple] = [(root.child, None, False, "div")]
+    while stack:
+        node, closing, in_link, region = stack.pop()
+        if closing is not None:
+            cut.region(closing)
+            cut.tag = region
+            continue
+        if node is None:
+            continue
+        stack.append((node.next, None, in_link, region))
+        tag = node.tag
+        if tag == "-text":
+            text = node.text_content
+            if text:
+                cut.parts.append(text)
+                if in_link:
+                    cut.link_chars += text_length(text)
+        elif tag == "br":
+            cut.parts.append("\n")
+        elif tag[0] != "-" and node.child is not None:
+            inner = region
+            if tag in weights:
+                cut.region(tag)
+                cut.tag = inner = tag
+                stack.append((None, tag, in_link, region))
+            stack.append((node.child, None, in_link or tag == "a", inner))

@@ -1,0 +1,368 @@
+"""Main text, summary and keywords of a page (the seed's extraction, improved).
+
+The steps, each its own function below, follow the seed document
+(``page-info-detection.txt``, steps b–d):
+
+1. :func:`page_title` and :func:`title_weights`: the title, tokenized (CJK as bigrams).
+2. :func:`engine.html.blocks.filter_tree`: the useless-tag library, removed with content.
+3. :func:`engine.html.blocks.split_blocks`: blocks and their weighted distances.
+4. :func:`grow_sample`: the largest block grows while chars/distance ≥ M, then ≥ Mavg.
+5. :func:`verify_sample` / :func:`choose_body`: P′ = Σ count(title word) × weight ≥ M′,
+   else the next-largest block (distances kept); no sample passes → no body.
+6. :func:`pick_summary`: the longest paragraph matching the title (P″ > 0).
+7. :func:`engine.html.keywords.keywords`: weighted keywords for the whole body.
+
+>>> page = b"<title>Cats nap</title><body><div>Menu</div><p>Cats nap a lot, cats nap all day long.</p></body>"
+>>> extract(page).summary
+'Cats nap a lot, cats nap all day long.'
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from engine.errors import DecodeError
+from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
+from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
+from engine.html.tokens import count_tokens, tokenize
+
+
+@dataclass
+class ExtractOptions:
+    """Thresholds of the seed (M, M′, minimum block) and the refinements beyond it.
+
+    >>> ExtractOptions().min_block_chars
+    20
+    """
+
+    blocks: BlockOptions = field(default_factory=BlockOptions)
+    keywords: KeywordOptions = field(default_factory=KeywordOptions)
+    min_block_chars: int = 20  # seed: "for example not less than 20 characters"
+    growth_threshold: float = 8.0  # M: chars / distance of a neighbour to join
+    growth: str = "lookahead"  # "seed" (bar = Mavg) | "lookahead" (bar = M, skip short blocks)
+    lookahead: int = 6  # blocks a lookahead growth may jump over
+    title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
+    max_bases: int = 5  # largest blocks tried as a sample base
+    max_link_density: float = 0.5  # blocks of the body mostly made of link text are dropped
+
+
+@dataclass
+class Extraction:
+    """What :func:`extract` finds in a page.
+
+    >>> Extraction("T", "B", "B", [("b", 1.0)]).to_dict()["keywords"]
+    [['b', 1.0]]
+    """
+
+    title: str
+    body: str
+    summary: str
+    keywords: list[tuple[str, float]]
+    language: str = "en"
+
+    def to_dict(self) -> dict:
+        """The CLI/JSON form: title, body, summary, keywords as [word, weight] pairs."""
+        return {
+            "title": self.title,
+            "body": self.body,
+            "summary": self.summary,
+            "keywords": [[w, s] for w, s in self.keywords],
+        }
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+# WHATWG Encoding: these labels mean windows-1252 in browsers.
+_LATIN1_ALIASES = {"iso8859-1", "latin-1", "ascii", "us-ascii", "iso-8859-1", "latin1"}
+
+
+def declared_charset(head: bytes) -> str | None:
+    """The codec a <meta charset> declares in the first 4 KiB, when Python knows it.
+
+    >>> declared_charset(b'<meta charset="ISO-8859-1">')
+    'cp1252'
+    """
+    match = _META_CHARSET.search(head[:4096])
+    if not match:
+        return None
+    label = match.group(1).decode("ascii", "replace").lower()
+    if label in _LATIN1_ALIASES:
+        return "cp1252"
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    return "utf-8" if name.startswith("utf-16") else name  # HTML §13.2.3.2: meta UTF-16 → UTF-8
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for bytes no charset turns into a page (images, archives, NUL-filled data).
+
+    >>> looks_binary(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(100)), looks_binary(b"<p>hi</p>")
+    (True, False)
+    """
+    head = data[:2048]
+    controls = sum(head.count(bytes([c])) for c in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17))
+    return len(head) >= 16 and controls * 10 > len(head)
+
+
+def decode(html: bytes | str) -> str:
+    """Page bytes as text: BOM, then <meta charset>, then UTF-8, then windows-1252.
+
+    Raises DecodeError only for data that is clearly not text (see :func:`looks_binary`).
+
+    >>> decode(b'<meta charset="latin-1"><p>caf\\xe9')[-4:]
+    'café'
+    """
+    if isinstance(html, str):
+        return html
+    for bom, name in _BOMS:
+        if html.startswith(bom):
+            return html.decode(name, "replace")
+    if looks_binary(html):
+        raise DecodeError("not a text page (binary data)")
+    declared = declared_charset(html)
+    for name in (declared, "utf-8"):
+        if name:
+            try:
+                return html.decode(name)
+            except (UnicodeDecodeError, LookupError):
+                continue
+    return html.decode("cp1252", "replace")
+
+
+def parse(html: bytes | str) -> LexborHTMLParser:
+    """Decode and parse a page with lexbor.
+
+    >>> parse(b"<p>x</p>").body.text()
+    'x'
+    """
+    return LexborHTMLParser(decode(html))
+
+
+# --- step 1: the title ----------------------------------------------------------------------
+
+GENERIC_TITLES = frozenset(
+    ["home", "homepage", "startseite", "index", "untitled", "news", "blog", "accueil", "inicio", "welcome", "willkommen", "article", "artikel", "page", "seite", "首页", "主页"]
+)
+_SEPARATORS = re.compile(r"\s+[|–—»·:•/-]\s+|\s*\|\s*|\s+::\s+")
+
+
+def _meta_content(tree: LexborHTMLParser, selector: str) -> str:
+    node = tree.css_first(selector)
+    return " ".join((node.attributes.get("content") or "").split()) if node else ""
+
+
+def _node_text(tree: LexborHTMLParser, selector: str) -> str:
+    node = tree.css_first(selector)
+    return " ".join(node.text().split()) if node else ""
+
+
+def is_generic(title: str) -> bool:
+    """True for an empty title or one that names no content ("Home", "Startseite").
+
+    >>> is_generic("Startseite"), is_generic("Die GEMA dreht am Zeiger")
+    (True, False)
+    """
+    words = tokenize(title)
+    return not words or (len(words) <= 2 and " ".join(words) in GENERIC_TITLES)
+
+
+def page_title(tree: LexborHTMLParser) -> str:
+    """<title>, else og:title, else the first h1 (seed step b, with fallbacks).
+
+    >>> page_title(LexborHTMLParser("<title>Home</title><h1>Real news</h1>"))
+    'Real news'
+    """
+    for title in (
+        _node_text(tree, "title"),
+        _meta_content(tree, 'meta[property="og:title"]'),
+        _node_text(tree, "h1"),
+    ):
+        if not is_generic(title):
+            return title
+    return ""
+
+
+def title_weights(title: str) -> dict[str, float]:
+    """Title words without stop words, each weighted 1/n (seed formula 1's weights).
+
+    A CJK title yields bigrams.
+
+    >>> title_weights("网页信息探测")
+    {'网页': 0.2, '页信': 0.2, '信息': 0.2, '息探': 0.2, '探测': 0.2}
+    """
+    words = terms(title, stopwords(detect_language(tokenize(title))), 2)
+    unique = list(dict.fromkeys(words))
+    return {w: 1.0 / len(unique) for w in unique}
+
+
+# --- steps 4 and 5: body sample and its verification ---------------------------------------
+
+
+def _ratio(blocks: list[Block], edge: int, j: int) -> float:
+    lo, hi = min(edge, j), max(edge, j)
+    distance = sum(blocks[k].gap for k in range(lo, hi))
+    return blocks[j].chars / max(distance, 0.5)
+
+
+def _first_ratio(blocks: list[Block], base: int, step: int, free: list[bool]) -> tuple[int, float]:
+    j = base + step
+    while 0 <= j < len(blocks) and not free[j]:
+        j += step
+    if not 0 <= j < len(blocks):
+        return -1, 0.0
+    return j, _ratio(blocks, base, j)
+
+
+def growth_bar(m1: float, m2: float, threshold: float) -> float | None:
+    """The seed's Mavg: mean of M1 and M2 when both pass M, of the passing one and M, else None.
+
+    >>> growth_bar(12.0, 20.0, 8.0), growth_bar(12.0, 1.0, 8.0), growth_bar(1.0, 2.0, 8.0)
+    (16.0, 10.0, None)
+    """
+    passing = [m for m in (m1, m2) if m >= threshold]
+    if not passing:
+        return None
+    return sum(passing) / 2 if len(passing) == 2 else (passing[0] + threshold) / 2
+
+
+def _extend(blocks, edge, step, bar, free, reach) -> int:
+    """Move ``edge`` outwards while a block within ``reach`` passes chars/distance ≥ bar."""
+    while True:
+        nxt, j, seen = None, edge + step, 0
+        while 0 <= j < len(blocks) and seen < reach:
+            if free[j]:
+                seen += 1
+                if _ratio(blocks, edge, j) >= bar:
+                    nxt = j
+                    break
+            j += step
+        if nxt is None:
+            return edge
+        edge = nxt
+
+
+def grow_sample(
+    blocks: list[Block], base: int, free: list[bool], options: ExtractOptions
+) -> tuple[int, int]:
+    """Seed step c.iii: the span [lo, hi] grown from ``base`` up and down.
+
+    ``free[k]`` is False for blocks of a discarded sample: they are skipped but their
+    distances still count (seed: "keep the distances of block A").
+    """
+    m = options.growth_threshold
+    up, m1 = _first_ratio(blocks, base, -1, free)
+    down, m2 = _first_ratio(blocks, base, 1, free)
+    if options.growth == "seed":
+        bar = growth_bar(m1, m2, m)
+        if bar is None:
+            return base, base
+        lo = _extend(blocks, up, -1, bar, free, 1) if m1 >= m else base
+        hi = _extend(blocks, down, 1, bar, free, 1) if m2 >= m else base
+        return lo, hi
+    reach = options.lookahead
+    return _extend(blocks, base, -1, m, free, reach), _extend(blocks, base, 1, m, free, reach)
+
+
+def match_degree(text_counts, weights: dict[str, float]) -> float:
+    """P′ (seed formula 1): Σ count(title word in text) × weight(word).
+
+    >>> match_degree({"cats": 3, "nap": 1}, {"cats": 0.5, "nap": 0.5})
+    2.0
+    """
+    return sum(text_counts.get(w, 0) * v for w, v in weights.items())
+
+
+def verify_sample(text: str, weights: dict[str, float], options: ExtractOptions) -> bool:
+    """Seed step c.iv: the sample is the body when P′ ≥ M′ (no title → always).
+
+    >>> verify_sample("cats nap", {"cats": 1.0}, ExtractOptions())
+    True
+    """
+    if not weights:
+        return True
+    return match_degree(count_tokens(text), weights) >= options.title_threshold
+
+
+def _span_blocks(blocks, lo, hi, free, options) -> list[Block]:
+    return [
+        blocks[k]
+        for k in range(lo, hi + 1)
+        if free[k] and blocks[k].link_density <= options.max_link_density
+    ]
+
+
+def choose_body(
+    blocks: list[Block], weights: dict[str, float], options: ExtractOptions
+) -> list[Block]:
+    """Samples from the largest blocks down until one passes the title check.
+
+    >>> choose_body([Block("x" * 30, 30, 0, "p")], {}, ExtractOptions())[0].chars
+    30
+    """
+    free = [True] * len(blocks)
+    order = sorted(range(len(blocks)), key=lambda k: -blocks[k].chars)
+    for base in order[: options.max_bases]:
+        if not free[base] or blocks[base].chars < options.min_block_chars:
+            continue
+        lo, hi = grow_sample(blocks, base, free, options)
+        sample = _span_blocks(blocks, lo, hi, free, options)
+        if verify_sample(" ".join(b.text for b in sample), weights, options):
+            return sample
+        for k in range(lo, hi + 1):
+            free[k] = False
+    return []
+
+
+# --- step 6: summary ------------------------------------------------------------------------
+
+
+def pick_summary(paragraphs: list[str], weights: dict[str, float]) -> str:
+    """Seed step d.②: the longest paragraph with P″ > 0, else the longest one.
+
+    >>> pick_summary(["a long paragraph about dogs", "cats here"], {"cats": 1.0})
+    'cats here'
+    """
+    ranked = sorted(paragraphs, key=len, reverse=True)
+    for paragraph in ranked:
+        if not weights or match_degree(count_tokens(paragraph), weights) > 0:
+            return paragraph
+    return ranked[0] if ranked else ""
+
+
+# --- the pipeline ---------------------------------------------------------------------------
+
+
+def extract(
+    html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
+) -> Extraction:
+    """Title, body, summary and weighted keywords of a page.
+
+    ``url`` is accepted for callers that have it (future site-specific hints); the
+    extraction itself uses the page only. Raises DecodeError for binary data.
+
+    >>> extract("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger, sagt man.</p>").body
+    'Die GEMA dreht völlig am Zeiger, sagt man.'
+    """
+    options = options or ExtractOptions()
+    tree = parse(html)
+    title = page_title(tree)
+    weights = title_weights(title)
+    blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
+    paragraphs = [b.text for b in choose_body(blocks, weights, options)]
+    body = "\n".join(paragraphs)
+    summary = pick_summary(paragraphs, weights)
+    words = keywords(body, title, options.keywords, summary=summary)
+    language = detect_language(tokenize(body[:5000])) if body else "en"
+    return Extraction(title, body, summary, words, language)

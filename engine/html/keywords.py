@@ -1,0 +1,165 @@
+"""Step 7: keywords with weights, and the stop words they skip, per language.
+
+Two modes:
+
+* ``"body"`` (default): terms chosen so that they represent the *whole* body.
+  The body is cut into ``sections`` equal runs of tokens and the best terms
+  (by damped frequency, title words boosted) are taken round-robin from each
+  run, so a teaser or the first paragraph alone can only match a fraction.
+* ``"seed"``: the seed's method, title words and terms of the summary only.
+  Kept for comparison (bench_liveness.py shows why it is not the default).
+
+Stop words come from ``engine/data/stopwords/<lang>.txt``; the language is the
+one whose list covers most tokens of the text. CJK bigrams touching a
+one-character stop word (的, 了, 是 …) are dropped too.
+
+>>> [w for w, _ in keywords("Katzen jagen Mäuse. Katzen schlafen viel.", "Katzen", KeywordOptions(limit=2))]
+['katzen', 'schlafen']
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from engine.html.tokens import is_cjk, tokenize
+
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "zh")
+
+
+@dataclass
+class KeywordOptions:
+    """How many keywords, from where, and how the title is boosted.
+
+    >>> KeywordOptions().mode
+    'body'
+    """
+
+    mode: str = "body"  # "body" | "seed"
+    limit: int = 30
+    sections: int = 4
+    title_boost: float = 2.0
+    min_length: int = 3
+
+
+@cache
+def stopwords(lang: str) -> frozenset[str]:
+    """The stop words of one language (bundled data).
+
+    >>> "und" in stopwords("de")
+    True
+    """
+    path = resources.files("engine") / "data" / "stopwords" / f"{lang}.txt"
+    return frozenset(w for w in path.read_text("utf-8").split() if w)
+
+
+def detect_language(tokens: list[str]) -> str:
+    """The language whose stop words cover most of ``tokens``.
+
+    >>> detect_language("the cat and the hat".split())
+    'en'
+    """
+    sample = tokens[:2000]
+    if sum(1 for t in sample if is_cjk(t)) * 2 > len(sample) > 0:
+        return "zh"
+    hits = {lang: sum(1 for t in sample if t in stopwords(lang)) for lang in LANGUAGES}
+    return max(hits, key=hits.get) if any(hits.values()) else "en"
+
+
+@cache
+def _stop_chars() -> frozenset[str]:
+    return frozenset(w for w in stopwords("zh") if len(w) == 1)
+
+
+def is_term(token: str, stop: frozenset[str], min_length: int = 3) -> bool:
+    """True for a token worth keeping as a keyword.
+
+    >>> is_term("the", stopwords("en")), is_term("2012", frozenset()), is_term("网页", frozenset())
+    (False, False, True)
+    """
+    if token in stop or token.isdigit():
+        return False
+    if is_cjk(token):
+        return len(token) == 2 and not (_stop_chars() & set(token))
+    return len(token) >= min_length
+
+
+def terms(text: str, stop: frozenset[str], min_length: int = 3) -> list[str]:
+    """The keyword-worthy tokens of a text, in order.
+
+    >>> terms("The cat sat on the mat", stopwords("en"))
+    ['cat', 'sat', 'mat']
+    """
+    return [t for t in tokenize(text) if is_term(t, stop, min_length)]
+
+
+def _scores(tokens: list[str], title: set[str], boost: float) -> Counter:
+    counts = Counter(tokens)
+    for word, n in counts.items():
+        counts[word] = (1.0 + math.log(n)) * (boost if word in title else 1.0)
+    return counts
+
+
+def _round_robin(ranked: list[list[str]], limit: int) -> list[str]:
+    chosen: dict[str, None] = {}
+    for depth in range(max((len(r) for r in ranked), default=0)):
+        for words in ranked:
+            if depth < len(words):
+                chosen.setdefault(words[depth])
+            if len(chosen) >= limit:
+                return list(chosen)
+    return list(chosen)
+
+
+def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
+    total = sum(scores[w] for w in words) or 1.0
+    return [(w, round(scores[w] / total, 6)) for w in words]
+
+
+def body_keywords(body: str, title: str, options: KeywordOptions) -> list[tuple[str, float]]:
+    """Terms spread over the whole body, weighted by damped frequency.
+
+    >>> [w for w, _ in body_keywords("alpha beta gamma delta", "", KeywordOptions(limit=2, sections=2))]
+    ['alpha', 'gamma']
+    """
+    stop = stopwords(detect_language(tokenize(body)))
+    tokens = terms(body, stop, options.min_length)
+    title_words = set(terms(title, stop, options.min_length))
+    scores = _scores(tokens, title_words, options.title_boost)
+    size = max(1, math.ceil(len(tokens) / max(1, options.sections)))
+    ranked = []
+    for start in range(0, len(tokens), size):
+        part = dict.fromkeys(tokens[start : start + size])
+        ranked.append(sorted(part, key=lambda w: -scores[w]))
+    return _normalize(_round_robin(ranked, options.limit), scores)
+
+
+def seed_keywords(summary: str, title: str, options: KeywordOptions) -> list[tuple[str, float]]:
+    """The seed's keywords: title words found in the summary, then summary terms.
+
+    >>> [w for w, _ in seed_keywords("cats chase mice; cats nap", "Cats", KeywordOptions(limit=2))]
+    ['cats', 'chase']
+    """
+    stop = stopwords(detect_language(tokenize(summary)))
+    tokens = terms(summary, stop, options.min_length)
+    title_words = set(terms(title, stop, options.min_length))
+    scores = _scores(tokens, title_words, options.title_boost)
+    ranked = sorted(dict.fromkeys(tokens), key=lambda w: -scores[w])
+    return _normalize(ranked[: options.limit], scores)
+
+
+def keywords(
+    body: str, title: str, options: KeywordOptions | None = None, summary: str = ""
+) -> list[tuple[str, float]]:
+    """Keywords of a page in the configured mode, weights summing to 1.
+
+    >>> round(sum(w for _, w in keywords("one two three", "")), 3)
+    1.0
+    """
+    options = options or KeywordOptions()
+    if options.mode == "seed":
+        return seed_keywords(summary or body, title, options)
+    return body_keywords(body, title, options)

@@ -1,0 +1,151 @@
+"""Is the stored content still at the live URL? (the seed's detection, step 2–3)
+
+The host fetches the live page; a non-200 answer or a network error is ``gone``
+at once (:func:`unreachable`). Otherwise the live page is filtered with the same
+useless-tag library as extraction, *and without its title* (seed: a deleted page
+often keeps its title), and the stored keywords are matched against what is
+left. The match degree ``P = Σ weight(matched) / Σ weight`` lies in 0..1 and the
+configurable thresholds turn it into ``present`` / ``changed`` / ``gone``.
+
+>>> stored = [("gema", 0.5), ("zeiger", 0.5)]
+>>> judge(stored, "<title>GEMA</title><p>Die GEMA dreht am Zeiger</p>").state
+'present'
+>>> judge(stored, "<title>GEMA Zeiger</title><p>Seite nicht gefunden</p>").state
+'gone'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from engine.html.blocks import BlockOptions, filter_tree, split_blocks
+from engine.html.extract import Extraction, decode
+from engine.html.tokens import tokenize
+
+
+@dataclass
+class LivenessOptions:
+    """Thresholds on the match degree P, and how the live page is read.
+
+    >>> LivenessOptions().present_at > LivenessOptions().changed_at
+    True
+    """
+
+    present_at: float = 0.6  # P ≥ this → present
+    changed_at: float = 0.3  # P ≥ this → changed (content partly there), below → gone
+    blocks: BlockOptions = field(default_factory=lambda: BlockOptions(class_hints=False))
+
+
+@dataclass
+class Verdict:
+    """The outcome of one check.
+
+    >>> Verdict("gone", 0.0, False, [], ["x"], "status 404").to_dict()["state"]
+    'gone'
+    """
+
+    state: str  # "present" | "changed" | "gone"
+    match: float
+    present: bool
+    matched: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        """JSON form (the CLI's fields plus details)."""
+        return {
+            "present": self.present,
+            "state": self.state,
+            "match": round(self.match, 4),
+            "matched": self.matched,
+            "missing": self.missing,
+            "reason": self.reason,
+        }
+
+
+def unreachable(reason: str, stored: object = None) -> Verdict:
+    """The verdict for a non-200 answer or a network error: gone, with the reason.
+
+    >>> unreachable("status 404").to_dict()["reason"]
+    'status 404'
+    """
+    missing = [w for w, _ in stored_keywords(stored)] if stored is not None else []
+    return Verdict("gone", 0.0, False, [], missing, reason)
+
+
+def stored_keywords(stored: object) -> list[tuple[str, float]]:
+    """Keywords out of an Extraction, its dict form, or a list of (word, weight).
+
+    >>> stored_keywords({"keywords": [["a", 1.0]]})
+    [('a', 1.0)]
+    """
+    if isinstance(stored, Extraction):
+        return list(stored.keywords)
+    if isinstance(stored, dict):
+        stored = stored.get("keywords") or []
+    return [(str(w), float(s)) for w, s in stored]  # type: ignore[union-attr]
+
+
+def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -> set[str]:
+    """Tokens of the live page after the useless-tag filter (title removed with <head>).
+
+    >>> sorted(live_terms("<title>Old</title><p>new text</p><script>old()</script>"))
+    ['new', 'text']
+    """
+    options = options or LivenessOptions()
+    tree = LexborHTMLParser(decode(live_html))
+    blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
+    return set(tokenize(" ".join(b.text for b in blocks)))
+
+
+def match_keywords(
+    keywords: Iterable[tuple[str, float]], present_terms: set[str]
+) -> tuple[float, list[str], list[str]]:
+    """P = Σ weight of keywords found / Σ weight, with the found and missing words.
+
+    >>> match_keywords([("a", 0.75), ("b", 0.25)], {"a"})
+    (0.75, ['a'], ['b'])
+    """
+    matched, missing, got, total = [], [], 0.0, 0.0
+    for word, weight in keywords:
+        total += weight
+        if word in present_terms:
+            matched.append(word)
+            got += weight
+        else:
+            missing.append(word)
+    return (got / total if total else 0.0), matched, missing
+
+
+def decide(match: float, options: LivenessOptions) -> str:
+    """present / changed / gone from P and the thresholds.
+
+    >>> decide(0.9, LivenessOptions()), decide(0.4, LivenessOptions()), decide(0.1, LivenessOptions())
+    ('present', 'changed', 'gone')
+    """
+    if match >= options.present_at:
+        return "present"
+    return "changed" if match >= options.changed_at else "gone"
+
+
+def judge(
+    stored: object, live_html: bytes | str, options: LivenessOptions | None = None
+) -> Verdict:
+    """Match stored keywords against a live page that answered 200.
+
+    ``stored`` is an Extraction, its ``to_dict()``, or a list of (word, weight).
+    Raises DecodeError when the live body is binary data.
+    """
+    options = options or LivenessOptions()
+    words = stored_keywords(stored)
+    if not words:
+        return Verdict(
+            "gone", 0.0, False, [], [], "no stored keywords (the stored page had no body)"
+        )
+    p, matched, missing = match_keywords(words, live_terms(live_html, options))
+    state = decide(p, options)
+    reason = f"{len(matched)}/{len(words)} keywords found, P={p:.2f}"
+    return Verdict(state, p, state != "gone", matched, missing, reason)
