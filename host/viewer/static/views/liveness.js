@@ -1,0 +1,90 @@
+// Liveness over the whole archive: counts per state, a running sweep's
+// progress bar (live events, with polling as the fallback), the latest checks.
+
+import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
+
+const STATES = ["present", "changed", "gone", "unchecked"];
+
+function counts(c) {
+  const total = STATES.reduce((n, s) => n + (c[s] || 0), 0) || 1;
+  return h("div", { class: "stat-grid", id: "live-counts" }, STATES.map((s) =>
+    h("div", { class: `stat state-card-${s}` },
+      h("span", { class: "stat-value", dataset: { state: s } }, count(c[s] || 0)),
+      h("span", { class: "stat-label" }, s === "unchecked" ? "never checked" : s),
+      h("span", { class: "stat-share" }, pct((c[s] || 0) / total)))));
+}
+
+function progress(sweep) {
+  if (!sweep || (!sweep.running && !sweep.total)) return h("p", { class: "muted" }, "No sweep has run since the daemon started.");
+  const done = sweep.done || 0;
+  const total = sweep.total || 0;
+  const label = sweep.running ? `Checking ${count(done)} of ${count(total)}…` : `Last sweep: ${count(done)} of ${count(total)} checked`;
+  return h("div", { class: "sweep" },
+    h("label", { for: "sweep-progress" }, label),
+    h("progress", { id: "sweep-progress", max: total || 1, value: done }, pct(total ? done / total : 0)),
+    sweep.finished_at ? h("p", { class: "muted" }, "Finished ", timeEl(sweep.finished_at)) : null);
+}
+
+function recentTable(rows) {
+  if (!rows?.length) return notice("Nothing checked yet", "Start a sweep, or use “Check now” on a document.");
+  return h("table", { class: "grid" },
+    h("caption", { class: "sr-only" }, "Latest liveness checks"),
+    h("thead", {}, h("tr", {}, ["Page", "State", "P", "Checked"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows.map((r) => h("tr", {},
+      h("td", {}, h("a", { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
+        h("div", { class: "result-url" }, safeUrl(r.url))),
+      h("td", {}, stateBadge(r.state)),
+      h("td", { class: "num" }, pct(r.match)),
+      h("td", {}, timeEl(r.checked_at))))));
+}
+
+export function render(main, ctx) {
+  const countsBox = h("div");
+  const sweepBox = h("div", { role: "status", "aria-live": "polite" });
+  const recentBox = h("div");
+  const startBtn = h("button", { type: "button", class: "btn btn-primary", id: "start-sweep" }, "Check every document");
+  let timer = null;
+  let alive = true;
+
+  const paint = (rep) => {
+    fill(countsBox, counts(rep.counts || {}));
+    fill(sweepBox, progress(rep.sweep));
+    fill(recentBox, recentTable(rep.recent));
+    startBtn.disabled = Boolean(rep.sweep?.running);
+    clearTimeout(timer);
+    if (rep.sweep?.running && alive) timer = setTimeout(load, 1000);
+  };
+
+  const load = async () => {
+    try {
+      paint(await ctx.api.call("liveness_report", { limit: 50 }));
+    } catch (err) {
+      fill(countsBox, notice("Could not load the report", err.message, "error"));
+    }
+  };
+
+  startBtn.addEventListener("click", async () => {
+    startBtn.disabled = true;
+    try {
+      await ctx.api.call("liveness_sweep", {});
+      load();
+    } catch (err) {
+      toast(`Sweep not started: ${err.message}`);
+      startBtn.disabled = false;
+    }
+  });
+
+  fill(main,
+    h("section", { class: "panel", "aria-labelledby": "live-report-h" },
+      h("div", { class: "panel-head" }, h("h1", { id: "live-report-h" }, "Liveness report"), startBtn),
+      h("p", { class: "muted" }, "Whether each document's live URL still holds the stored content (keywords of its main text, match degree P)."),
+      countsBox, sweepBox),
+    h("section", { class: "panel", "aria-labelledby": "recent-h" }, h("h2", { id: "recent-h" }, "Latest checks"), recentBox));
+
+  const off = ctx.api.onEvent((ev) => {
+    if (ev?.event === "sweep" && ev.data) fill(sweepBox, progress(ev.data));
+    if (ev?.event === "checked" || (ev?.event === "sweep" && !ev.data?.running)) load();
+  });
+  load();
+  return () => { alive = false; clearTimeout(timer); off(); };
+}

@@ -1,0 +1,67 @@
+// The archive as a whole: documents, versions, storage used, dedup savings;
+// WARC import.
+
+import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from "../dom.js";
+
+function stat(value, label, id) {
+  return h("div", { class: "stat" }, h("span", { class: "stat-value", id }, value), h("span", { class: "stat-label" }, label));
+}
+
+function statsGrid(s) {
+  const saved = s.dedup_saved_bytes ?? 0;
+  const logical = (s.storage_bytes ?? 0) + saved;
+  return h("div", { class: "stat-grid" },
+    stat(count(s.documents), "documents", "stat-documents"),
+    stat(count(s.versions), "versions", "stat-versions"),
+    stat(bytes(s.storage_bytes), "storage used", "stat-storage"),
+    stat(bytes(saved), `saved by dedup${logical ? ` (${pct(saved / logical)})` : ""}`, "stat-dedup"));
+}
+
+function importForm(ctx, onDone) {
+  const file = h("input", { type: "file", id: "warc-file", name: "warc", accept: ".warc,.warc.gz,application/warc", required: true });
+  const result = h("div", { role: "status", "aria-live": "polite" });
+  const btn = h("button", { type: "submit", class: "btn btn-primary" }, "Import");
+  const form = h("form", { class: "import-form" },
+    h("div", { class: "field" }, h("label", { for: "warc-file" }, "WARC file (.warc or .warc.gz)"), file),
+    btn, result);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = file.files[0];
+    if (!f) return;
+    btn.disabled = true;
+    fill(result, h("p", { class: "muted" }, `Importing ${f.name}…`));
+    try {
+      const res = await ctx.api.call("import_warc", { filename: f.name, content_b64: await fileToBase64(f) });
+      fill(result, notice(`Imported ${count(res.imported)} ${res.imported === 1 ? "page" : "pages"}`,
+        `${count(res.skipped)} records skipped (not HTML responses).`));
+      toast(`Imported ${count(res.imported)} pages from ${f.name}`, "ok");
+      onDone();
+    } catch (err) {
+      fill(result, notice("Import failed", err.message, "error"));
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return form;
+}
+
+export function render(main, ctx) {
+  const grid = h("div", {}, h("p", { class: "loading" }, "Loading…"));
+  const load = async () => {
+    try {
+      fill(grid, statsGrid(await ctx.api.call("archive_stats", {})));
+    } catch (err) {
+      fill(grid, notice("Could not load the statistics", err.message, "error"));
+    }
+  };
+  fill(main,
+    h("section", { class: "panel", "aria-labelledby": "stats-h" },
+      h("h1", { id: "stats-h" }, "Your archive"), grid),
+    h("section", { class: "panel", "aria-labelledby": "import-h" },
+      h("h2", { id: "import-h" }, "Import a WARC"),
+      h("p", { class: "muted" }, "HTML responses in the file become versions of their URLs, with their capture dates. Export a version or a search result from its page; ReplayWeb.page and pywb open the files."),
+      importForm(ctx, load)));
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") load(); });
+  load();
+  return off;
+}
