@@ -1,0 +1,289 @@
+"""URL normalization: a WHATWG parse (ada-url) plus our named rules.
+
+The rules and profiles are listed in ``engine/urls/rules.py``. The policy
+(ARCHITECTURE.md, "URL normalization"): http and https stay distinct; path
+and query are case-sensitive; ``//`` in a path is kept; escapes are decoded
+at most once and only for unreserved characters; decoded bytes get no Unicode
+normalization; userinfo is kept; ``m.``/``amp`` variants are never static
+rules; an invalid URL raises InvalidURL and is never "repaired".
+
+Speed: one ada parse gives the serialized href and the component offsets;
+each rule first checks, with a substring test, whether its component can be
+affected at all, so a typical URL costs one parse and a few slices.
+
+>>> normalize("HTTP://www.Example.com:80/a/./index.html?utm_source=x&b=2&a=1#top")
+'http://example.com/a/?a=1&b=2'
+>>> archive_key("https://example.com/docs?v=2#/intro")
+'https://example.com/docs/?v=2#/intro'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from engine.errors import InvalidURL
+from engine.urls import verbatim
+from engine.urls.params import SESSION_IDS, TRACKING, TRACKING_EXTENDED, Dropper
+from engine.urls.parse import MAX_URL_LENGTH, OMITTED, ada_split, check_text, explain_failure
+from engine.urls.rules import PARSER_RULES, RULES, adjust_rules, profile_rules
+
+WEB_SCHEMES = frozenset({"http", "https"})
+
+# Default directory index pages, matched case-sensitively on the last segment.
+DIR_INDEX = frozenset(
+    [
+        f"index.{ext}"
+        for ext in ("html", "htm", "xhtml", "shtml", "php", "asp", "aspx", "jsp", "cgi")
+    ]
+    + [f"default.{ext}" for ext in ("asp", "aspx", "htm", "html")]
+    + ["Default.asp", "Default.aspx"]
+)
+
+# RFC 3986 2.3 unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+SESSION_PATH = re.compile(r";jsessionid=[^/;?#]*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NormalizeOptions:
+    """Which rules run, and the length cap (longer input raises TooLarge).
+
+    >>> NormalizeOptions.from_profile("safe", "+www").enabled("www")
+    True
+    """
+
+    rules: frozenset[str] = field(default_factory=lambda: profile_rules("archive"))
+    max_length: int = MAX_URL_LENGTH
+
+    @classmethod
+    def from_profile(cls, profile: str = "archive", adjust: str | None = None) -> NormalizeOptions:
+        """A profile (``safe``, ``archive``, ``aggressive``) adjusted by ``+x,-y``."""
+        return cls(rules=adjust_rules(profile_rules(profile), adjust))
+
+    def enabled(self, rule: str) -> bool:
+        return rule in self.rules
+
+    def to_dict(self) -> dict[str, bool]:
+        """``{rule: on?}`` for every rule, in documentation order."""
+        return {name: name in self.rules for name in RULES}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """NormalizeOptions compiled for speed: flags, the pct table, the dropper."""
+
+    on: frozenset[str]
+    max_length: int
+    pct_table: dict[str, str] | None
+    dropper: Dropper | None
+    strict: bool
+    verbatim: bool
+
+
+def _pct_table(upper: bool, decode: bool) -> dict[str, str] | None:
+    """Map every ``%xx`` spelling to its replacement (decoded, uppercased, or kept)."""
+    if not (upper or decode):
+        return None
+    hexdigits = "0123456789abcdefABCDEF"
+    table = {}
+    for a in hexdigits:
+        for b in hexdigits:
+            escape = f"%{a}{b}"
+            char = chr(int(a + b, 16))
+            table[escape] = (
+                char if decode and char in UNRESERVED else escape.upper() if upper else escape
+            )
+    return table
+
+
+def _dropper(on: frozenset[str]) -> Dropper | None:
+    exact = (TRACKING if "tracking_params" in on else ()) + (
+        TRACKING_EXTENDED if "tracking_params_extended" in on else ()
+    )
+    any_case = SESSION_IDS if "session_id_params" in on else ()
+    return Dropper(exact, any_case) if exact or any_case else None
+
+
+@lru_cache(maxsize=64)
+def compile_plan(options: NormalizeOptions) -> Plan:
+    on = options.rules
+    return Plan(
+        on=on,
+        max_length=options.max_length,
+        pct_table=_pct_table("pct_upper" in on, "pct_decode_unreserved" in on),
+        dropper=_dropper(on),
+        strict=not {"whitespace_strip", "whatwg_lenient"} <= on,
+        verbatim=not on >= PARSER_RULES,
+    )
+
+
+ARCHIVE = NormalizeOptions.from_profile("archive")
+
+
+def normalize(url: str, options: NormalizeOptions | None = None) -> str:
+    """Normalize ``url`` with ``options`` (default: the ``archive`` profile).
+
+    Raises InvalidURL (not a URL, lone surrogate, not text) or TooLarge.
+
+    >>> normalize("http://example.com/a%7e?", NormalizeOptions.from_profile("safe"))
+    'http://example.com/a~'
+    """
+    plan = compile_plan(options or ARCHIVE)
+    data = check_text(url, plan.max_length)
+    if plan.strict:
+        verbatim.check_strict(url, plan.on)
+    split = ada_split(data)
+    if split is None:
+        raise InvalidURL(explain_failure(url))
+    href, comps, host_type = split
+    parts = _slice(href, comps)
+    if plan.verbatim:
+        parts = verbatim.restore(url, parts, host_type, plan.on)
+    return _apply(parts, host_type, plan)
+
+
+def archive_key(url: str) -> str:
+    """The archive's key for a URL: :func:`normalize` with the ``archive`` profile.
+
+    >>> archive_key("https://WWW.example.com/a/index.php?gclid=1")
+    'https://example.com/a/'
+    """
+    return normalize(url, ARCHIVE)
+
+
+def _slice(href: str, comps: tuple) -> list:
+    """``[scheme, before_host, host, after_host, path, query, fragment]`` from ada's offsets.
+
+    ``before_host`` is ``//userinfo@`` (or ``//``, or empty), ``after_host``
+    is ``:port``; query and fragment are None when absent.
+    """
+    pe, _ue, hs, he, _port, ps, ss, fs = comps
+    end = len(href)
+    fragment = None if fs == OMITTED else href[fs + 1 :]
+    query_end = end if fs == OMITTED else fs
+    query = None if ss == OMITTED else href[ss + 1 : query_end]
+    path = href[ps : query_end if ss == OMITTED else ss]
+    host_from = hs + 1 if hs < he and href[hs] == "@" else hs
+    return [
+        href[: pe - 1],
+        href[pe:host_from],
+        href[host_from:he],
+        href[he:ps],
+        path,
+        query,
+        fragment,
+    ]
+
+
+def _apply(parts: list, host_type: int, plan: Plan) -> str:
+    scheme, before_host, host, after_host, path, query, fragment = parts
+    on, table = plan.on, plan.pct_table
+    web = scheme in WEB_SCHEMES
+    if table is not None and "%" in before_host:
+        before_host = PCT.sub(lambda m: table[m[0]], before_host)
+    if web and host_type == 0 and host:
+        host = _host(host, on)
+    if table is not None and "%" in path:
+        path = PCT.sub(lambda m: table[m[0]], path)
+    if web and path[:1] == "/":
+        path = _path(path, on)
+    if query is not None:
+        query = _query(query, web, plan)
+    if fragment is not None:
+        fragment = _fragment(fragment, web, plan)
+    out = scheme + ":" + before_host + host + after_host + path
+    if query is not None:
+        out += "?" + query
+    return out if fragment is None else out + "#" + fragment
+
+
+def _host(host: str, on: frozenset[str]) -> str:
+    if host[-1] == "." and "host_trailing_dot" in on:
+        host = host.rstrip(".") or host
+    if host[:4] == "www." and "www" in on:
+        host = drop_www(host)
+    return host
+
+
+@lru_cache(maxsize=1 << 16)
+def drop_www(host: str) -> str:
+    """Drop exactly one leading ``www.`` label, unless what remains is a public
+    suffix (``www.co.uk``) or starts with ``www.`` again (which keeps the rule
+    idempotent: ``www.www.example.com`` stays as it is).
+
+    >>> drop_www("www.example.co.uk"), drop_www("www.co.uk"), drop_www("www2.example.com")
+    ('example.co.uk', 'www.co.uk', 'www2.example.com')
+    """
+    rest = host[4:]
+    if not host.startswith("www.") or rest.startswith("www.") or "." not in rest.strip("."):
+        return host
+    return host if is_public_suffix(rest.rstrip(".")) else rest
+
+
+@lru_cache(maxsize=1)
+def _suffix_extractor():
+    import tldextract  # noqa: PLC0415 - loaded on the first www. host only
+
+    # Bundled Public Suffix List snapshot only: no fetch, no cache directory.
+    return tldextract.TLDExtract(
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+    )
+
+
+def is_public_suffix(host: str) -> bool:
+    """Whether ``host`` is itself a public suffix (``co.uk``, ``github.io``).
+
+    >>> is_public_suffix("co.uk"), is_public_suffix("example.co.uk")
+    (True, False)
+    """
+    result = _suffix_extractor()(host)
+    return not result.domain and bool(result.suffix)
+
+
+def _path(path: str, on: frozenset[str]) -> str:
+    if ";" in path and "session_id_path" in on:
+        path = SESSION_PATH.sub("", path)
+    cut = path.rfind("/") + 1
+    last = path[cut:]
+    if not last:
+        return path
+    if last in DIR_INDEX and "dir_index" in on:
+        return path[:cut]
+    if "." not in last and "trailing_slash_dir" in on:
+        return path + "/"
+    return path
+
+
+def _query(query: str, web: bool, plan: Plan) -> str | None:
+    on = plan.on
+    if not query:
+        return None if "empty_query" in on else query
+    table = plan.pct_table
+    if table is not None and "%" in query:
+        query = PCT.sub(lambda m: table[m[0]], query)
+    if not web:
+        return query
+    if "%20" in query and "query_form_encoding" in on:
+        query = query.replace("%20", "+")
+    if plan.dropper is not None:
+        query = plan.dropper.filter(query)
+    if "&" in query and "query_sort" in on:
+        query = "&".join(sorted([pair for pair in query.split("&") if pair], key=_param_key))
+    return query or None
+
+
+def _param_key(pair: str) -> str:
+    return pair.partition("=")[0]
+
+
+def _fragment(fragment: str, web: bool, plan: Plan) -> str | None:
+    # Hash routes (#!x, #!/x, #/x) address content in single-page apps; keep them.
+    if web and "fragment" in plan.on and fragment[:1] not in ("!", "/"):
+        return None
+    table = plan.pct_table
+    if table is not None and "%" in fragment:
+        fragment = PCT.sub(lambda m: table[m[0]], fragment)
+    return fragment
