@@ -1,0 +1,162 @@
+"""Talk to the running daemon: find it, start it, and call it over ``/ws``.
+
+Used by the native relay and by CLI commands that must go through the one
+daemon that owns the archive (the CLI writes directly only when none runs):
+
+>>> info = running(Path("/nonexistent"))
+>>> info is None
+True
+
+``call(home, "ping")`` returns the handler's result or raises the typed
+``engine.errors`` exception the daemon reported. Kept light (no engine
+imports beyond the error tree): the native relay imports it on every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from engine.errors import PageKeeperError, Unavailable
+from host.security import read_token
+
+STATE_FILE = "daemon.json"
+LOCK_FILE = "daemon.lock"
+LOG_DIR = "logs"
+START_TIMEOUT = 20.0
+
+
+def state_path(home: Path) -> Path:
+    return Path(home) / STATE_FILE
+
+
+def read_state(home: Path) -> dict | None:
+    """What the daemon wrote when it started listening (pid, port, url), if anything."""
+    try:
+        return json.loads(state_path(home).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def lock_held(home: Path) -> bool:
+    """Does a live process hold the daemon lock of ``home``?"""
+    path = Path(home) / LOCK_FILE
+    if not path.exists():
+        return False
+    from host.lockfile import DaemonLock
+
+    lock = DaemonLock(path)
+    if lock.acquire():
+        lock.release()
+        return False
+    return True
+
+
+def running(home: Path) -> dict | None:
+    """The running daemon's state ``{"pid","port","url","home"}``, or ``None``."""
+    state = read_state(home)
+    if state is None or not lock_held(home):
+        return None
+    return state
+
+
+def host_command() -> list[str]:
+    """argv that runs the ``pagekeeper`` CLI: the frozen binary itself, or this Python."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "host.cli"]
+
+
+def _spawn_kwargs() -> dict:
+    if os.name == "nt":
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        return {"creationflags": flags}
+    return {"start_new_session": True}
+
+
+def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
+    """Start ``pagekeeper serve`` detached from us (own session, output to its log)."""
+    home = Path(home)
+    (home / LOG_DIR).mkdir(parents=True, exist_ok=True)
+    argv = [*host_command(), "serve", "--home", str(home)]
+    if port is not None:
+        argv += ["--port", str(port)]
+    with open(home / LOG_DIR / "daemon.out", "ab") as log:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            close_fds=True,
+            **_spawn_kwargs(),
+        )
+
+
+def wait_ready(home: Path, proc: subprocess.Popen | None, timeout: float = START_TIMEOUT) -> dict:
+    """Poll until a daemon of ``home`` answers (ours, or one that beat us to the lock)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = running(home)
+        if state and state.get("ready"):
+            return state
+        if proc is not None and proc.poll() not in (None, 0):
+            raise Unavailable(f"daemon exited with {proc.returncode}; see {Path(home) / LOG_DIR}")
+        time.sleep(0.02)
+    raise Unavailable(f"daemon did not start within {timeout:.0f}s; see {Path(home) / LOG_DIR}")
+
+
+def ensure_daemon(home: Path, port: int | None = None) -> dict:
+    """The running daemon's state, starting one (detached) if none runs."""
+    state = running(home)
+    if state and state.get("ready"):
+        return state
+    return wait_ready(home, spawn_daemon(home, port))
+
+
+def error_from(payload: dict) -> PageKeeperError:
+    """Rebuild the typed exception a reply's ``error`` names."""
+    code = payload.get("code", "internal")
+    todo = [PageKeeperError]
+    while todo:
+        cls = todo.pop(0)
+        if cls.code == code:
+            return cls(payload.get("message", code))
+        todo.extend(cls.__subclasses__())
+    exc = PageKeeperError(payload.get("message", code))
+    exc.code = code
+    return exc
+
+
+def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
+    """An open websocket to the daemon (sync client), authenticated with the token."""
+    from websockets.sync.client import connect as ws_connect
+
+    state = state or running(home)
+    if state is None:
+        raise Unavailable("no daemon is running (start it with `pagekeeper serve --detach`)")
+    token = read_token(home) or ""
+    try:
+        return ws_connect(
+            f"ws://127.0.0.1:{state['port']}/ws",
+            additional_headers={"Authorization": f"Bearer {token}"},
+            open_timeout=timeout,
+            max_size=None,
+            compression=None,
+            ping_interval=None,
+        )
+    except OSError as exc:
+        raise Unavailable(f"cannot reach the daemon on port {state['port']}: {exc}") from None
+
+
+def call(home: Path, type: str, params: dict | None = None, timeout: float = 120.0):
+    """One request to the running daemon; its result, or the typed error it sent."""
+    with connect(home) as ws:
+        ws.send(json.dumps({"id": 1, "type": type, "params": params or {}}))
+        reply = json.loads(ws.recv(timeout=timeout))
+    if not reply.get("ok"):
+        raise error_from(reply.get("error") or {})
+    return reply.get("result")

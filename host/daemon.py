@@ -1,0 +1,158 @@
+"""The archive daemon's life: one per home (a lock file), start, serve, stop, status.
+
+``serve()`` takes ``<home>/daemon.lock`` (an OS file lock, released by the OS if
+the process dies), warms the App (store + Suggester), listens on 127.0.0.1 and
+only then writes ``<home>/daemon.json`` ``{"pid","port","url","home","ready"}``.
+A second ``serve`` finds the lock taken, waits for that state and reports it.
+
+>>> status(Path("/nonexistent"))["running"]
+False
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+from engine.errors import Unavailable
+from host import client
+from host.lockfile import DaemonLock
+
+log = logging.getLogger("pagekeeper.daemon")
+
+
+def status(home: Path) -> dict:
+    """``{"running","pid","port","url","home"}`` (the ``status --json`` contract)."""
+    state = client.running(home)
+    if state is None:
+        return {"running": False, "pid": None, "port": None, "url": None, "home": str(home)}
+    return {
+        "running": True,
+        "pid": state["pid"],
+        "port": state["port"],
+        "url": state["url"],
+        "home": str(home),
+    }
+
+
+def setup_logging(home: Path) -> None:
+    """Daemon logs go to ``<home>/logs/daemon.log`` (rotated), never to a terminal."""
+    (Path(home) / client.LOG_DIR).mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(
+        Path(home) / client.LOG_DIR / "daemon.log", maxBytes=2_000_000, backupCount=2
+    )
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+
+
+def write_state(home: Path, app, port: int) -> None:
+    """Atomically publish where the daemon listens."""
+    state = {
+        "pid": os.getpid(),
+        "port": port,
+        "url": f"http://127.0.0.1:{port}",
+        "home": str(home),
+        "started": time.time(),
+        "ready": True,
+    }
+    tmp = client.state_path(home).with_suffix(".tmp")
+    tmp.write_text(json.dumps(state), "utf-8")
+    os.replace(tmp, client.state_path(home))
+
+
+def _install_signals(app) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, app.shutdown_event.set)
+        except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C / `stop` instead
+            pass
+
+
+async def _serve(app, port: int, announce) -> None:
+    from host.server import make_server
+
+    app.shutdown_event = asyncio.Event()
+    _install_signals(app)
+    async with make_server(app, port) as server:
+        actual = server.sockets[0].getsockname()[1]
+        app.config.port, app.base_url = actual, f"http://127.0.0.1:{actual}"
+        write_state(app.home, app, actual)
+        log.info("serving on %s (pid %d)", app.base_url, os.getpid())
+        announce(status(app.home))
+        await app.shutdown_event.wait()
+        server.close()
+
+
+def serve(home: Path, port: int | None = None, announce=lambda state: None) -> dict:
+    """Run the daemon in this process until stopped; or report the one already running."""
+    from host.app import App, Config
+
+    home = Path(home)
+    lock = DaemonLock(home / client.LOCK_FILE)
+    if not lock.acquire():
+        return {**status_when_ready(home), "already_running": True}
+    try:
+        setup_logging(home)
+        app = App(home, Config.load(home, port=port))
+        app.warm()
+        try:
+            asyncio.run(_serve(app, app.config.port, announce))
+        except OSError as exc:
+            raise Unavailable(f"cannot listen on 127.0.0.1:{app.config.port}: {exc}") from None
+        finally:
+            app.close()
+    finally:
+        client.state_path(home).unlink(missing_ok=True)
+        lock.release()
+    return {**status(home), "stopped": True}
+
+
+def status_when_ready(home: Path) -> dict:
+    """The other daemon's status once it is listening (it may be starting right now)."""
+    client.wait_ready(home, None)
+    return status(home)
+
+
+def start_detached(home: Path, port: int | None = None) -> dict:
+    """``serve --detach``: start a daemon in the background (or find the running one)."""
+    state = client.running(home)
+    if state and state.get("ready"):
+        return {**status(home), "already_running": True}
+    client.wait_ready(home, client.spawn_daemon(home, port))
+    return status(home)
+
+
+def stop(home: Path, timeout: float = 15.0) -> dict:
+    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it."""
+    state = client.running(home)
+    if state is None:
+        return {**status(home), "stopped": False}
+    try:
+        client.call(home, "shutdown", timeout=5)
+    except Exception:
+        log.info("shutdown request failed; sending SIGTERM to %s", state["pid"])
+        os.kill(state["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while client.lock_held(home) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if client.lock_held(home):
+        raise Unavailable(f"daemon pid {state['pid']} did not stop within {timeout:.0f}s")
+    return {**status(home), "stopped": True, "pid": state["pid"]}
+
+
+def announce_stderr(state: dict) -> None:
+    sys.stderr.write(f"pagekeeper daemon pid {state['pid']} serving {state['url']}\n")
+    sys.stderr.flush()

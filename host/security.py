@@ -1,0 +1,153 @@
+"""The daemon's locks: the token file, Host and Origin checks, signed archive links.
+
+The daemon listens on 127.0.0.1, which every web page in the browser can reach too.
+So (see ARCHITECTURE.md, "Host"):
+
+* every websocket and every non-static HTTP request carries the secret token
+  (``<home>/token``, mode 0600): ``Authorization: Bearer``, ``?token=``, or the
+  HttpOnly ``pk_token`` cookie the daemon sets when the viewer is opened with it;
+* ``Host`` must be ``127.0.0.1:<port>`` or ``localhost:<port>`` (DNS rebinding:
+  a hostile name that resolves to 127.0.0.1 still sends its own name);
+* ``Origin``, when present, must be an extension origin we allow or the
+  daemon's own (cross-site websocket hijacking);
+* links inside archived copies are signed per target (HMAC of the token), so a
+  sandboxed copy can follow its own gc links without ever seeing the token.
+
+>>> check_host("127.0.0.1:47477", 47477)
+>>> check_host("evil.example:47477", 47477)
+Traceback (most recent call last):
+...
+engine.errors.Forbidden: Host 'evil.example:47477' is not this daemon
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from engine.errors import Forbidden
+
+TOKEN_FILE = "token"
+COOKIE = "pk_token"
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+SIG_LENGTH = 32
+
+
+def token_path(home: Path) -> Path:
+    return Path(home) / TOKEN_FILE
+
+
+def read_token(home: Path) -> str | None:
+    """The token, or ``None`` if the file does not exist yet."""
+    try:
+        return token_path(home).read_text("ascii").strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def ensure_token(home: Path) -> str:
+    """Read the token, creating it (mode 0600, exclusive create) on first use.
+
+    >>> import tempfile; t = ensure_token(Path(tempfile.mkdtemp()))
+    >>> len(t) >= 43
+    True
+    """
+    home = Path(home)
+    home.mkdir(parents=True, exist_ok=True)
+    path = token_path(home)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        token = read_token(home)
+        if token:
+            return token
+        raise Forbidden(f"token file {path} is empty") from None
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(secrets.token_urlsafe(32))
+    return read_token(home) or ""
+
+
+def same_token(given: str | None, token: str) -> bool:
+    """Constant-time comparison."""
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+
+
+def check_host(host: str | None, port: int) -> None:
+    """Refuse a ``Host`` header that is not this daemon (blocks DNS rebinding)."""
+    allowed = {f"{name}:{port}" for name in LOCAL_HOSTS}
+    if (host or "").strip().lower() not in allowed:
+        raise Forbidden(f"Host {host!r} is not this daemon")
+
+
+def allowed_origin(origin: str, port: int, extension_ids: Iterable[str]) -> bool:
+    """Our extension's origins, any Firefox add-on origin, and the daemon's own.
+
+    Firefox gives every install a random ``moz-extension://`` UUID, so those
+    cannot be listed; the token still guards them.
+
+    >>> allowed_origin("chrome-extension://abc", 1, ["abc"])
+    True
+    >>> allowed_origin("https://evil.example", 1, ["abc"])
+    False
+    """
+    origin = origin.strip().rstrip("/").lower()
+    own = {f"http://{name}:{port}" for name in LOCAL_HOSTS}
+    chrome = {f"chrome-extension://{ext.lower()}" for ext in extension_ids}
+    if origin in own or origin in chrome:
+        return True
+    return origin.startswith("moz-extension://") and len(origin) > len("moz-extension://")
+
+
+def check_origin(origin: str | None, port: int, extension_ids: Iterable[str]) -> None:
+    """No Origin (the CLI, the native relay) passes; a foreign one is refused."""
+    if origin is None:
+        return
+    if not allowed_origin(origin, port, extension_ids):
+        raise Forbidden(f"Origin {origin!r} is not allowed")
+
+
+def cookie_value(cookie_header: str | None, name: str = COOKIE) -> str | None:
+    """One cookie's value from a ``Cookie`` header."""
+    for part in (cookie_header or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def query_value(path: str, name: str) -> str | None:
+    """One query parameter of a request path."""
+    values = parse_qs(urlsplit(path).query).get(name)
+    return values[0] if values else None
+
+
+def presented_token(path: str, headers) -> str | None:
+    """The token a request carries: Bearer header, then ``?token=``, then the cookie."""
+    auth = headers.get("Authorization") or ""
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip()
+    return query_value(path, "token") or cookie_value(headers.get("Cookie"))
+
+
+def sign(token: str, *parts: str) -> str:
+    """A signature that authorizes exactly one archive target.
+
+    >>> sign("t", "gc", "http://a/") == sign("t", "gc", "http://a/")
+    True
+    """
+    message = "\n".join(parts).encode("utf-8")
+    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()[:SIG_LENGTH]
+
+
+def valid_signature(token: str, sig: str | None, *parts: str) -> bool:
+    return bool(sig) and hmac.compare_digest(sig.encode(), sign(token, *parts).encode())
+
+
+def session_cookie(token: str) -> str:
+    """``Set-Cookie`` value: HttpOnly (no script reads it), SameSite=Strict (no other site sends it)."""
+    return f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
