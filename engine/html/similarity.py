@@ -270,6 +270,17 @@ class _Cursor:
         return max(0, last - i + 1)
 
 
+def longest_matches(source: str, target: str, positions: Iterable[int]) -> list[int]:
+    """The seed's ``longestSubstr``: per position of ``source`` (ascending, 0-based), the length
+    of the longest substring starting there that also occurs in ``target``.
+
+    >>> longest_matches("xyABCGGD1234", "88890ABCGGABZGGD1234", [2])  # the seed's "ABCGG"
+    [5]
+    """
+    cursor = _Cursor(SuffixAutomaton(target).match_ends(source))
+    return [cursor.longest_at(i) for i in positions]
+
+
 def naive_similarity(fp_a: str, fp_b: str, options: SimilarityOptions | None = None) -> float:
     """The seed's algorithm as written: nested loops, quadratic or worse (reference for tests).
 
