@@ -1,0 +1,91 @@
+// "Archive this page": capture the page as the user sees it, send it to the host (`archive_page`),
+// and describe the new version (number, time, similarity to the previous one, similar pages).
+//
+//   const summary = await archiveTab(tabId);   // {version: 2, count: 2, similarity: 0.93, ...}
+
+import { action, ext, runInTab } from '../lib/browser.js';
+import { isWebURL } from '../lib/addresses.js';
+import { badgeText } from '../lib/rules.js';
+import { settings } from './config.js';
+import { HostError, request } from './native.js';
+
+const ARCHIVE_TIMEOUT_MS = 30000;
+
+/**
+ * Runs inside the page (scripting.executeScript): the serialized DOM as it is now, not as the
+ * server sent it, with what the user typed into form fields carried into the attributes.
+ */
+export function capturePage() {
+  const root = document.documentElement.cloneNode(true);
+  const live = document.documentElement.querySelectorAll('input, textarea, select');
+  root.querySelectorAll('input, textarea, select').forEach((field, i) => {
+    const source = live[i];
+    if (!source || source.type === 'password') return;
+    if (field.tagName === 'TEXTAREA') field.textContent = source.value;
+    else if (field.tagName === 'SELECT') [...field.options].forEach((o, j) => o.toggleAttribute('selected', source.options[j]?.selected));
+    else if (source.type === 'checkbox' || source.type === 'radio') field.toggleAttribute('checked', source.checked);
+    else field.setAttribute('value', source.value);
+  });
+  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>\n` : '';
+  return {
+    url: location.href,
+    title: document.title,
+    charset: document.characterSet,
+    content_type: document.contentType,
+    last_modified: document.lastModified,
+    captured_at: new Date().toISOString(),
+    html: doctype + root.outerHTML,
+  };
+}
+
+/** Archive what tab `tabId` shows; returns the summary the popup displays. */
+export async function archiveTab(tabId) {
+  const tab = await ext.tabs.get(tabId);
+  if (!isWebURL(tab.url)) throw new HostError('not_archivable', 'Only web pages (http and https addresses) can be archived.');
+  const page = await runInTab(tabId, capturePage);
+  if (!page?.html) throw new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
+  return register(page, tabId);
+}
+
+/** Archive a link target without opening it (the host fetches it). */
+export function archiveLink(url) {
+  if (!isWebURL(url)) throw new HostError('not_archivable', 'Only http and https links can be archived.');
+  return register({ url, captured_at: new Date().toISOString() }, null);
+}
+
+/** Every version of `url`, newest first (the host's `versions`). */
+export async function listVersions(url) {
+  const { profile } = await settings();
+  const answer = await request('versions', { url, profile });
+  return Array.isArray(answer) ? answer : (answer?.versions ?? []);
+}
+
+/** Show the number of archived versions of a tab's page on the toolbar button. */
+export async function showCount(tabId, count) {
+  if (tabId == null || tabId < 0) return;
+  await action.setBadgeBackgroundColor({ tabId, color: '#1f6f5c' });
+  await action.setBadgeText({ tabId, text: badgeText(count) });
+  const title = count ? `PageKeeper: ${count} archived version${count === 1 ? '' : 's'} of this page` : 'PageKeeper';
+  await action.setTitle({ tabId, title });
+}
+
+async function register(page, tabId) {
+  const { profile } = await settings();
+  const result = await request('archive_page', { ...page, profile }, { timeoutMs: ARCHIVE_TIMEOUT_MS });
+  const versions = await listVersions(result.url ?? page.url).catch(() => []);
+  if (tabId != null) await showCount(tabId, versions.length);
+  return summarize(result, versions);
+}
+
+function summarize(result, versions) {
+  const index = versions.findIndex((v) => v.id === result.id);
+  const entry = index >= 0 ? versions[index] : {};
+  return {
+    ...result,
+    version: index >= 0 ? versions.length - index : versions.length,
+    count: versions.length,
+    similarity: entry.similarity ?? result.similarity ?? null,
+    content_similarity: entry.content_similarity ?? result.content_similarity ?? null,
+    previous: versions[index + 1] ?? null,
+  };
+}

@@ -1,0 +1,131 @@
+// Failed top-level navigations → PageKeeper's error page. The seed (url-rewriting.txt) in browser
+// terms: watch for the error message, take the URL that caused it to the rewrite station (the host,
+// `nav_error`), and present the rewritten URLs to the user.
+//
+// Network failures (DNS, refused, reset, timed out, unreachable) always get our page: the browser's
+// own page offers nothing. HTTP 404/410 get it only when the host has something to offer (an archived
+// copy, a similar page, a confident repair); otherwise the server's own 404 page stays.
+
+import { ext, isOwnPage, pageURL } from '../lib/browser.js';
+import { classifyError, GONE_STATUSES } from '../lib/net-errors.js';
+import { isWatched, isWebURL } from '../lib/addresses.js';
+import { RecentKeys } from '../lib/rules.js';
+import { settings } from './config.js';
+import { request } from './native.js';
+
+const LOOKUP_TIMEOUT_MS = 4000;
+const LOOKUP_KEEP_MS = 120000;
+const OFFER_SCORE_ON_404 = 0.8;
+
+const recent = new RecentKeys(4000); // one failure may be reported up to three times (pitfall 4)
+const bypass = new RecentKeys(60000); // "show the server's page" on a 404: leave it alone for a minute
+const lookups = new Map(); // key → {params, promise}
+const committed = new Map(); // tabId → {current, previous}: the referrer of a failure
+
+/** webNavigation.onCommitted: remember each tab's pages, the referrer of a later failure. */
+export function onCommitted(details) {
+  if (details.frameId !== 0 || !isWebURL(details.url)) return;
+  const seen = committed.get(details.tabId);
+  if (seen?.current === details.url) return;
+  committed.set(details.tabId, { current: details.url, previous: seen?.current ?? null });
+}
+
+/** tabs.onRemoved: forget the tab. */
+export function forgetTab(tabId) {
+  committed.delete(tabId);
+}
+
+/** webNavigation.onErrorOccurred: a network failure of a main frame. */
+export async function onNavigationError(details) {
+  if (details.frameId !== 0 || details.tabId < 0) return;
+  const info = classifyError(details.error);
+  if (!info || !isWebURL(details.url) || isOwnPage(details.url)) return;
+  if (!recent.claim(`${details.tabId} ${details.url}`, Date.now())) return;
+  const prefs = await settings();
+  if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
+  const key = startLookup(details.tabId, details.url, info, details.timeStamp, prefs);
+  await ext.tabs.update(details.tabId, { url: errorPageURL(key, details.url, info, details.timeStamp) });
+}
+
+/** webRequest.onCompleted (main_frame): a 404 or 410. */
+export async function onHttpCompleted(details) {
+  if (details.frameId !== 0 || details.tabId < 0 || details.method !== 'GET') return;
+  if (!GONE_STATUSES.has(details.statusCode)) return;
+  const key = `${details.tabId} ${details.url}`;
+  if (bypass.has(key, Date.now()) || !recent.claim(key, Date.now())) return;
+  const prefs = await settings();
+  if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
+  const info = classifyError(`HTTP ${details.statusCode}`);
+  const lookup = startLookup(details.tabId, details.url, info, details.timeStamp, prefs);
+  const result = await lookups.get(lookup).promise.catch(() => null);
+  if (!worthOffering(result) || !(await stillOn(details.tabId, details.url))) return;
+  await ext.tabs.update(details.tabId, { url: errorPageURL(lookup, details.url, info, details.timeStamp) });
+}
+
+/**
+ * The error page asks for the host's answer: the lookup started at the failure, or a new one
+ * (after a reload of the page or a restart of the service worker).
+ * → {host: true, result} or {host: false, error: {code, message}}
+ */
+export async function lookupResult(params) {
+  let entry = lookups.get(params.key);
+  if (!entry) {
+    const prefs = await settings();
+    const info = classifyError(params.error) ?? { kind: 'unknown', error: params.error };
+    entry = lookups.get(startLookup(params.tabId ?? -1, params.url, info, params.time, prefs));
+  }
+  try {
+    return { host: true, request: entry.params, result: await entry.promise };
+  } catch (err) {
+    return { host: false, request: entry.params, error: { code: err.code ?? 'host_error', message: err.message } };
+  }
+}
+
+/** "Try again" from the error page: forget the failure so a new one shows the page again. */
+export function retry(params, sender) {
+  const tabId = sender.tab?.id ?? params.tabId;
+  const key = `${tabId} ${params.url}`;
+  recent.release(key);
+  if (classifyError(params.error)?.kind?.startsWith('http')) bypass.claim(key, Date.now());
+  return ext.tabs.update(tabId, { url: params.url }).then(() => ({ url: params.url }));
+}
+
+function startLookup(tabId, url, info, time, prefs) {
+  const key = crypto.randomUUID();
+  const params = {
+    url,
+    error: info.error,
+    kind: info.kind,
+    referrer: referrerOf(tabId, url),
+    time: new Date(time || Date.now()).toISOString(),
+    languages: [...(navigator.languages ?? [])],
+    profile: prefs.profile,
+  };
+  const promise = request('nav_error', params, { timeoutMs: LOOKUP_TIMEOUT_MS });
+  promise.catch(() => {}); // read by the error page; an unread failure is not an error
+  lookups.set(key, { params, promise });
+  setTimeout(() => lookups.delete(key), LOOKUP_KEEP_MS);
+  return key;
+}
+
+function referrerOf(tabId, url) {
+  const seen = committed.get(tabId);
+  if (!seen) return null;
+  return seen.current === url ? seen.previous : seen.current;
+}
+
+function errorPageURL(key, url, info, time) {
+  const query = new URLSearchParams({ url, error: info.error, key, t: String(Math.round(time || Date.now())) });
+  return `${pageURL('error/error.html')}?${query}`;
+}
+
+function worthOffering(result) {
+  if (!result) return false;
+  const confident = (result.suggestions ?? []).some((s) => s.score >= OFFER_SCORE_ON_404);
+  return (result.archived ?? []).length > 0 || (result.similar ?? []).length > 0 || confident;
+}
+
+async function stillOn(tabId, url) {
+  const tab = await ext.tabs.get(tabId).catch(() => null);
+  return Boolean(tab) && (tab.url === url || tab.pendingUrl === url);
+}

@@ -1,0 +1,59 @@
+// PageKeeper's background: the service worker in Chromium, an event page in Firefox.
+// Every listener is registered here, synchronously, at the top level: a service worker that wakes
+// up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
+
+import { ext, menus } from '../lib/browser.js';
+import { archiveLink, archiveTab } from './archive.js';
+import { forgetSettings } from './config.js';
+import { forgetTab, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
+import { route } from './router.js';
+import { onPageFetched, onPageLoaded } from './visits.js';
+
+const MAIN_FRAME = { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] };
+const WEB_PAGES = { url: [{ schemes: ['http', 'https'] }] };
+
+ext.runtime.onInstalled.addListener(createMenus);
+ext.runtime.onStartup.addListener(createMenus);
+
+ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  route(message, sender).then(sendResponse);
+  return true; // answer asynchronously
+});
+
+ext.webNavigation.onCommitted.addListener(onCommitted, WEB_PAGES);
+ext.webNavigation.onErrorOccurred.addListener(quietly(onNavigationError), WEB_PAGES);
+ext.webNavigation.onCompleted.addListener(quietly(onPageLoaded), WEB_PAGES);
+ext.webRequest.onCompleted.addListener(quietly(onHttpCompleted), MAIN_FRAME);
+ext.webRequest.onCompleted.addListener(quietly(onPageFetched), MAIN_FRAME);
+ext.tabs.onRemoved.addListener(forgetTab);
+ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetSettings());
+
+menus.onClicked.addListener(quietly(onMenuClicked));
+ext.commands.onCommand.addListener(quietly(onCommand));
+
+function createMenus() {
+  menus.removeAll(() => {
+    menus.create({ id: 'pk-archive-page', title: 'Archive this page', contexts: ['page'] });
+    menus.create({ id: 'pk-archive-link', title: 'Archive the linked page', contexts: ['link'] });
+  });
+}
+
+async function onMenuClicked(info, tab) {
+  if (info.menuItemId === 'pk-archive-link') await archiveLink(info.linkUrl);
+  else if (info.menuItemId === 'pk-archive-page' && tab?.id != null) await archiveTab(tab.id);
+}
+
+async function onCommand(command, tab) {
+  if (command !== 'archive-page') return;
+  const target = tab ?? (await ext.tabs.query({ active: true, currentWindow: true }))[0];
+  if (target?.id != null) await archiveTab(target.id);
+}
+
+/** Event handlers run detached: log their failures instead of leaving unhandled rejections. */
+function quietly(handler) {
+  return (...args) => {
+    Promise.resolve()
+      .then(() => handler(...args))
+      .catch((err) => console.warn(`PageKeeper: ${handler.name}:`, err?.message ?? err));
+  };
+}

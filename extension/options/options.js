@@ -1,0 +1,80 @@
+// The options page: every control is bound to one setting by its `name` ("autoArchive.days" is a
+// field of the autoArchive object) and saved to storage.sync as soon as it changes.
+
+import { callBackground, ext } from '../lib/browser.js';
+import { fill, show } from '../lib/dom.js';
+import { loadSettings, saveSettings } from '../lib/settings.js';
+
+const LIST_FIELDS = new Set(['excluded', 'autoArchive.sites']);
+let current = null;
+
+init();
+
+async function init() {
+  current = await loadSettings();
+  for (const control of controls()) {
+    writeControl(control, readPath(current, control.name));
+    control.addEventListener('change', () => onChange(control));
+  }
+  syncAutoFields();
+  document.getElementById('viewer-link').addEventListener('click', openViewer);
+  document.documentElement.dataset.ready = 'true';
+  await showHost();
+}
+
+function controls() {
+  return [...document.querySelectorAll('input[name], select[name], textarea[name]')];
+}
+
+async function onChange(control) {
+  const [top, field] = control.name.split('.');
+  const value = readControl(control);
+  const changed = field ? { [top]: { ...current[top], [field]: value } } : { [top]: value };
+  current = { ...current, ...changed };
+  await saveSettings(changed);
+  syncAutoFields();
+  fill('saved', 'Saved.');
+  setTimeout(() => fill('saved', ''), 1500);
+}
+
+function readControl(control) {
+  if (control.type === 'checkbox') return control.checked;
+  if (control.type === 'number') return Number(control.value) || 1;
+  if (LIST_FIELDS.has(control.name)) return control.value.split(/\s+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return control.value;
+}
+
+function writeControl(control, value) {
+  if (control.type === 'checkbox') control.checked = Boolean(value);
+  else if (LIST_FIELDS.has(control.name)) control.value = (value ?? []).join('\n');
+  else control.value = value ?? '';
+}
+
+function readPath(object, path) {
+  return path.split('.').reduce((o, k) => o?.[k], object);
+}
+
+function syncAutoFields() {
+  document.getElementById('autoDays').disabled = current.autoArchive.mode !== 'older';
+  document.getElementById('autoSites').disabled = current.autoArchive.mode === 'off';
+}
+
+async function showHost() {
+  const reply = await callBackground('host_status');
+  const status = document.getElementById('host-status');
+  const s = reply.ok ? reply.result : { installed: false, error: reply.error };
+  const ok = !s.error;
+  status.className = `host-status ${ok ? 'ok' : 'bad'}`;
+  status.textContent = ok
+    ? `Connected · PageKeeper ${s.version ?? '?'} (protocol ${s.protocol ?? '?'}), answered in ${s.round_trip_ms} ms`
+    : s.installed ? `Installed, but not answering: ${s.error?.message ?? ''}` : 'Not installed';
+  show('host-help', !ok);
+  document.documentElement.dataset.host = ok ? 'connected' : 'missing';
+}
+
+async function openViewer(event) {
+  event.preventDefault();
+  const reply = await callBackground('viewer', { path: '/viewer/' });
+  if (reply.ok) await ext.tabs.create({ url: reply.result.url });
+  else fill('host-status', `The viewer needs the helper app: ${reply.error?.message ?? ''}`);
+}

@@ -1,0 +1,106 @@
+// The toolbar popup: what PageKeeper knows about the current page, and "Archive this page".
+// Opened as a tab (tests, keyboard users) it takes the target tab from `?tab=ID`.
+
+import { callBackground, ext } from '../lib/browser.js';
+import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
+import { isWebURL } from '../lib/addresses.js';
+
+const archiveButton = document.getElementById('archive');
+let tab = null;
+
+init();
+
+async function init() {
+  tab = await targetTab();
+  fill('page-title', tab?.title || displayURL(tab?.url) || 'No page');
+  fill('page-url', tab?.url ?? '');
+  archiveButton.addEventListener('click', onArchive);
+  document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, '/viewer/'));
+  if (!tab || !isWebURL(tab.url)) {
+    archiveButton.disabled = true;
+    fill('status', 'Only web pages (http and https) can be archived.');
+    return;
+  }
+  await showVersions();
+}
+
+async function targetTab() {
+  const id = Number(new URLSearchParams(location.search).get('tab'));
+  if (id) return ext.tabs.get(id);
+  const [active] = await ext.tabs.query({ active: true, currentWindow: true });
+  return active ?? null;
+}
+
+async function showVersions() {
+  const reply = await callBackground('versions', { url: tab.url });
+  if (!reply.ok) return showError(reply.error);
+  const versions = reply.result;
+  fill('status', versions.length
+    ? `${versions.length} archived version${versions.length === 1 ? '' : 's'} · last saved ${formatTime(versions[0].registered_at)}`
+    : 'Not archived yet.');
+  document.body.dataset.versions = String(versions.length);
+}
+
+async function onArchive() {
+  archiveButton.disabled = true;
+  fill('archive', 'Archiving…');
+  show('error', false);
+  const reply = await callBackground('archive_tab', { tabId: tab.id });
+  archiveButton.disabled = false;
+  fill('archive', 'Archive again');
+  if (!reply.ok) return showError(reply.error);
+  renderResult(reply.result);
+  await showVersions();
+}
+
+function renderResult(r) {
+  fill('version-label', `Saved as version ${r.version}`, r.count > 1 ? h('span', { class: 'pill' }, `${r.count} in total`) : null);
+  fill('registered-at', formatTime(r.registered_at));
+  const first = r.version <= 1;
+  fill('similarity-term', first ? 'Earlier versions' : `Similarity to version ${r.version - 1}`);
+  fill('similarity', first ? 'none: this is the first' : similarityText(r));
+  const similar = r.similar ?? [];
+  fill('similar-list', similar.slice(0, 5).map((p) => h('li', {},
+    h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url }, displayURL(p.url)),
+    h('span', { class: 'muted' }, percent(p.similarity)))));
+  show('similar-block', similar.length > 0);
+  const versionLink = document.getElementById('version-link');
+  versionLink.href = r.version_url ?? '#';
+  versionLink.onclick = (e) => openViewer(e, pathOf(r.version_url));
+  document.getElementById('viewer-link').onclick = (e) => openViewer(e, `/viewer/?url=${encodeURIComponent(r.url)}`);
+  show('result');
+  document.body.dataset.archivedVersion = String(r.version);
+}
+
+function similarityText(r) {
+  if (typeof r.similarity !== 'number') return 'not computed yet';
+  const text = typeof r.content_similarity === 'number' ? ` · text ${percent(r.content_similarity)}` : '';
+  return `${percent(r.similarity)} structure${text}`;
+}
+
+function pathOf(url) {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return '/viewer/';
+  }
+}
+
+async function openViewer(event, path) {
+  event.preventDefault();
+  const reply = await callBackground('viewer', { path });
+  if (!reply.ok) return showError(reply.error);
+  await ext.tabs.create({ url: reply.result.url });
+}
+
+function showError(error) {
+  if (error?.code === 'host_missing') {
+    show('missing');
+    archiveButton.disabled = true;
+    fill('status', '');
+    return;
+  }
+  fill('error', error?.message ?? 'Something went wrong.');
+  show('error');
+}
