@@ -1,0 +1,116 @@
+"""The archive's vocabulary: captures in, registrations and versions out, and their options.
+
+>>> Capture(url="https://example.com/", html=b"<p>hi").content_type
+'text/html'
+>>> version_url("http://127.0.0.1:47477", "20260101120000000000", "https://example.com/a?b")
+'http://127.0.0.1:47477/v/20260101120000000000/https://example.com/a?b'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+DEFAULT_BASE = "http://127.0.0.1:47477"
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+
+
+@dataclass
+class Capture:
+    """A page to register: the URL plus the bytes as the user saw them (or as fetched)."""
+
+    url: str
+    html: bytes | str
+    final_url: str | None = None
+    content_type: str = "text/html"
+    charset: str | None = None
+    last_modified: str | None = None
+    title: str | None = None
+    source: str = "extension"  # "extension" | "fetch" | "file" | "crawl" | "schedule"
+
+
+@dataclass(frozen=True)
+class RegisterOptions:
+    """How to register: the archive's base URL, caps and the similarity budget."""
+
+    base: str = DEFAULT_BASE
+    max_bytes: int = DEFAULT_MAX_BYTES
+    similar_budget_s: float = 0.02  # registration never spends more than this on exact similarity
+    similar_min: float = 0.3  # keep pages at least this similar in the list
+    similar_max_fingerprint: int = 150_000  # bigger pages get their similar list from the daemon
+    only_if_different: float | None = None  # skip when similarity to the last version >= this
+    extract: bool = True
+    now: datetime | None = None  # registration time (tests); default: the clock
+
+
+@dataclass
+class Registration:
+    """What ``archive add`` answers (the CLI contract's fields plus a few more)."""
+
+    id: str
+    url: str
+    key: str
+    version_url: str
+    registered_at: str
+    similar: list = field(default_factory=list)
+    skipped: bool = False
+    duplicate_of: str | None = None
+    previous_similarity: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def version_url(base: str, reg_id: str, url: str) -> str:
+    """``{base}/v/{id}/{original-url}`` (the seed's registered version URL, Wayback-style)."""
+    return f"{base.rstrip('/')}/v/{reg_id}/{url}"
+
+
+def gc_url(base: str, url: str, reg_id: str | None = None) -> str:
+    """``{base}/gc?url=<quoted absolute url>[&id=<registration id>]``.
+
+    >>> gc_url("http://h", "https://e.com/a?b=1", "2026")
+    'http://h/gc?url=https%3A%2F%2Fe.com%2Fa%3Fb%3D1&id=2026'
+    """
+    address = f"{base.rstrip('/')}/gc?url={quote(url, safe='')}"
+    return f"{address}&id={reg_id}" if reg_id else address
+
+
+def iso(ts: float) -> str:
+    """UTC ISO-8601 with seconds, e.g. '2026-11-21T17:00:00Z'.
+
+    >>> iso(0)
+    '1970-01-01T00:00:00Z'
+    """
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def id_time(reg_id: str) -> float:
+    """The POSIX time encoded in a registration ID (YYYYMMDDHHMMSS + microseconds).
+
+    >>> id_time("19700101000001500000")
+    1.5
+    """
+    stamp = datetime.strptime(reg_id[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    return stamp.timestamp() + int(reg_id[14:20]) / 1e6
+
+
+def make_id(ts: float, last: str | None) -> str:
+    """A time-ordered, unique 20-digit ID for ``ts``; strictly greater than ``last``.
+
+    >>> make_id(1.5, None)
+    '19700101000001500000'
+    >>> make_id(1.5, "19700101000001500000")
+    '19700101000001500001'
+    """
+    micros = round(ts * 1e6)
+    if last is not None and micros <= round(id_time(last) * 1e6):
+        micros = round(id_time(last) * 1e6) + 1
+    stamp = datetime.fromtimestamp(micros // 1_000_000, UTC).strftime("%Y%m%d%H%M%S")
+    return f"{stamp}{micros % 1_000_000:06d}"
+
+
+def is_reg_id(text: str) -> bool:
+    """True for a 20-digit registration ID."""
+    return len(text) == 20 and text.isdigit()

@@ -1,0 +1,547 @@
+"""Register pages and answer questions about them (the seed's registrar and provider).
+
+``register`` parses the page once, fingerprints it, rewrites its links, extracts its
+text, stores both copies as content-addressed blobs, and writes every table row
+of the registration in ONE journal transaction: after it returns, the
+registration survives a crash; before, nothing of it is visible.
+
+>>> import tempfile, pathlib
+>>> from engine.archive.store import ArchiveStore
+>>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+>>> reg = register(store, Capture("https://e.com/a", b"<title>A</title><a href=b>b</a>"))
+>>> [v["id"] for v in versions(store, "https://E.com/a")] == [reg.id]
+True
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import ada_url
+from selectolax.lexbor import LexborHTMLParser
+
+from engine.archive.model import (
+    Capture,
+    RegisterOptions,
+    Registration,
+    gc_url,
+    id_time,
+    is_reg_id,
+    iso,
+    version_url,
+)
+from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
+from engine.archive.store import ArchiveStore
+from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
+from engine.html.fingerprint import fingerprint_tree
+from engine.html.parse import decode_html, is_html_type
+from engine.html.rewrite import RewriteOptions, rewrite_tree
+from engine.html.similarity import FingerprintIndex, content_similarity
+from engine.urls.normalize import archive_key
+
+
+@dataclass
+class Prepared:
+    """Everything computed from a capture before anything is written."""
+
+    url: str
+    key: str
+    host: str
+    original: bytes
+    rewritten: bytes
+    charset: str
+    fingerprint: str
+    links: list[str]
+    title: str
+    extraction: dict | None
+
+    @property
+    def text(self) -> str:
+        """Title and main text: what content similarity and full-text search use."""
+        return f"{self.title}\n{(self.extraction or {}).get('body', '')}"
+
+
+# -- validation and preparation --------------------------------------------------
+
+
+def host_of(url: str) -> str:
+    """``host[:port]`` of a URL: only pages on the same host and port are compared.
+
+    >>> host_of("https://E.com:8443/x"), host_of("http://e.com:80/")
+    ('e.com:8443', 'e.com')
+    """
+    try:
+        return ada_url.URL(url).host
+    except ValueError as exc:
+        raise InvalidURL(f"not a URL: {url!r}") from exc
+
+
+def _check(capture: Capture, options: RegisterOptions) -> bytes:
+    body = capture.html.encode("utf-8") if isinstance(capture.html, str) else capture.html
+    if len(body) > options.max_bytes:
+        raise TooLarge(f"page of {len(body)} bytes is above the cap of {options.max_bytes}")
+    if not is_html_type(capture.content_type):
+        raise InvalidInput(f"not an HTML page ({capture.content_type}); only HTML is archived")
+    if b"\x00" in body[:4096] and not body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DecodeError("the page bytes look binary (NUL bytes), not HTML")
+    if not capture.url.lower().startswith(("http://", "https://")):
+        raise InvalidURL(f"only http(s) pages can be archived: {capture.url!r}")
+    return body
+
+
+def document_key(store: ArchiveStore, url: str) -> str:
+    """The archive key of ``url`` (profile ``archive``) with learned DUST rules applied."""
+    key = archive_key(url)
+    rules = store.load_state("dust_rules")
+    if rules and rules.get("rules"):
+        from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
+
+        key = apply_rules(key, rules["rules"])
+    return key
+
+
+def _extract(text: str, url: str) -> dict | None:
+    from engine.html.extract import extract
+
+    try:
+        found = extract(text, url)
+    except DecodeError:
+        return None
+    return {
+        "title": found.title,
+        "summary": found.summary,
+        "body": found.body,
+        "keywords": [[w, round(s, 4)] for w, s in found.keywords[:20]],
+    }
+
+
+def prepare(
+    store: ArchiveStore, capture: Capture, reg_id: str, options: RegisterOptions
+) -> Prepared:
+    """Validate, decode, parse once, fingerprint, rewrite, extract (no writes)."""
+    body = _check(capture, options)
+    url = capture.final_url or capture.url
+    decoded = decode_html(
+        body, f"text/html; charset={capture.charset}" if capture.charset else None
+    )
+    tree = LexborHTMLParser(decoded.text)
+    fp = fingerprint_tree(tree)
+    title_node = tree.css_first("title")
+    rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
+    extraction = _extract(decoded.text, url) if options.extract else None
+    title = capture.title or (title_node.text(strip=True) if title_node else "")
+    return Prepared(
+        url=capture.url,
+        key=document_key(store, capture.url),
+        host=host_of(url),
+        original=body,
+        rewritten=rewritten.html.encode("utf-8"),
+        charset=decoded.charset,
+        fingerprint=fp,
+        links=rewritten.links,
+        title=title or (extraction or {}).get("title", ""),
+        extraction=extraction,
+    )
+
+
+# -- similarity at registration (bounded) ------------------------------------------
+
+
+def _fingerprint_of(store: ArchiveStore, reg_id: str) -> str | None:
+    row = store.row("fingerprints", reg_id)
+    if not row or not row.get("fp"):
+        return None
+    return store.get_blob(row["fp"]).decode("utf-8")
+
+
+def _text_of(store: ArchiveStore, reg_id: str) -> str:
+    row = store.row("extracts", reg_id)
+    return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
+
+
+def _load(store: ArchiveStore):
+    return lambda reg_id: (_fingerprint_of(store, reg_id) or "", _text_of(store, reg_id))
+
+
+def _features(store: ArchiveStore, reg_id: str) -> VersionFeatures:
+    row = store.row("fingerprints", reg_id) or {}
+    return VersionFeatures(reg_id, frozenset(row.get("sketch", ())), frozenset(store.refs(reg_id)))
+
+
+def site_index(store: ArchiveStore, host: str) -> SimilarIndex:
+    """The warm sketch index of one host's versions (built on first use, kept current)."""
+    indexes = store.cache.setdefault("similar", {})
+    if host not in indexes:
+        indexes[host] = SimilarIndex(_features(store, i) for i in store.ids_of_host(host))
+    return indexes[host]
+
+
+def _link_set(store: ArchiveStore, links: list[str]) -> frozenset:
+    # Links not yet in the link table cannot be shared, but they still count.
+    return frozenset(store.link_id(u) or ("new", u) for u in links)
+
+
+def _similar_options(options: RegisterOptions) -> SimilarOptions:
+    return SimilarOptions(time_budget=options.similar_budget_s, min_structural=options.similar_min)
+
+
+def find_matches(
+    store: ArchiveStore, target: VersionFeatures, host: str, prev: str | None, options
+) -> list | None:
+    """[[id, structural, content]] best first; the previous version is always compared.
+
+    None when the page is too big to compare within a registration's budget (building
+    the suffix automaton alone is linear but not free): the daemon computes it later.
+    """
+    if len(target.fingerprint or "") > options.similar_max_fingerprint:
+        return None
+    index = site_index(store, host)
+    matches = [list(m) for m in index.search(target, _similar_options(options), _load(store))]
+    if prev and prev not in {m[0] for m in matches}:
+        matches += _compare_previous(store, target, prev)
+    return sorted(matches, key=lambda row: -row[1])
+
+
+def _compare_previous(store: ArchiveStore, target: VersionFeatures, prev: str) -> list:
+    fp, text = _load(store)(prev)
+    if not fp or not target.fingerprint:
+        return []
+    structural = FingerprintIndex(target.fingerprint).similarity(fp)
+    content = content_similarity(target.text or "", text)
+    return [[prev, round(structural, 4), round(content, 4)]]
+
+
+# -- writing -------------------------------------------------------------------------
+
+
+def _write(
+    store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
+) -> list[int]:
+    orig, rewritten = store.put_blob(prep.original), store.put_blob(prep.rewritten)
+    fp_blob = store.put_blob(prep.fingerprint.encode("utf-8"))
+    text_blob = store.put_blob(prep.text.encode("utf-8"))
+    with store.transaction():
+        link_ids = store.link_ids(prep.links)
+        store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
+        store.update("refs", reg_id, {"links": link_ids})
+        store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
+        store.update("extracts", reg_id, _extract_doc(prep, text_blob))
+    return link_ids
+
+
+def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, extras) -> dict:
+    return {
+        "url": prep.url,
+        "final_url": capture.final_url or prep.url,
+        "key": prep.key,
+        "host": prep.host,
+        "ts": extras["ts"],
+        "content_type": (capture.content_type or "text/html").split(";")[0].strip(),
+        "charset": prep.charset,
+        "last_modified": capture.last_modified,
+        "title": prep.title,
+        "orig": orig,
+        "rewritten": rewritten,
+        "size": len(prep.original),
+        "source": capture.source,
+        "prev": extras["prev"],
+        "prev_similarity": extras["prev_similarity"],
+    }
+
+
+def _extract_doc(prep: Prepared, text_blob: str) -> dict:
+    ext = prep.extraction or {}
+    return {
+        "title": prep.title,
+        "summary": ext.get("summary", ""),
+        "keywords": ext.get("keywords", []),
+        "text": text_blob,
+    }
+
+
+def _previous_similarity(similar: list | None, prev: str | None) -> float | None:
+    return next((row[1] for row in similar or () if row[0] == prev), None)
+
+
+def register(
+    store: ArchiveStore, capture: Capture, options: RegisterOptions | None = None
+) -> Registration:
+    """Register one capture; see the module doc. Raises TooLarge/InvalidInput/DecodeError."""
+    options = options or RegisterOptions()
+    now = options.now.timestamp() if options.now else time.time()
+    reg_id = store.new_id(now)
+    prep = prepare(store, capture, reg_id, options)
+    prev = (store.ids_of_key(prep.key) or [None])[-1]
+    sk = sketch(prep.fingerprint)
+    target = VersionFeatures(
+        reg_id, frozenset(sk), _link_set(store, prep.links), prep.fingerprint, prep.text
+    )
+    found = find_matches(store, target, prep.host, prev, options)
+    prev_sim = _previous_similarity(found, prev)
+    if _skip(options, prev_sim):
+        return _skipped(store, prev, prep, prev_sim, options)
+    extras = {
+        "ts": now,
+        "prev": prev,
+        "prev_similarity": prev_sim,
+        "fingerprint": {
+            "sketch": sk,
+            "similar": found or [],
+            "computed_at": None if found is None else now,
+        },
+    }
+    link_ids = _write(store, reg_id, prep, capture, extras)
+    site_index(store, prep.host).add(VersionFeatures(reg_id, frozenset(sk), frozenset(link_ids)))
+    return _registration(reg_id, prep, now, found or [], prev_sim, options)
+
+
+def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
+    threshold = options.only_if_different
+    return threshold is not None and prev_sim is not None and prev_sim >= threshold
+
+
+def _skipped(store, prev: str, prep: Prepared, prev_sim: float, options) -> Registration:
+    doc = store.version(prev)
+    reg = _registration(prev, prep, doc["ts"], [], prev_sim, options)
+    reg.skipped, reg.duplicate_of = True, prev
+    return reg
+
+
+def _registration(reg_id, prep: Prepared, ts, similar, prev_sim, options) -> Registration:
+    return Registration(
+        id=reg_id,
+        url=prep.url,
+        key=prep.key,
+        version_url=version_url(options.base, reg_id, prep.url),
+        registered_at=iso(ts),
+        similar=[_similar_entry_short(row) for row in similar],
+        previous_similarity=prev_sim,
+    )
+
+
+def _similar_entry_short(row: list) -> dict:
+    return {"id": row[0], "similarity": row[1], "content_similarity": row[2]}
+
+
+# -- provider ----------------------------------------------------------------------------
+
+
+def resolve_id(store: ArchiveStore, ref: str) -> str:
+    """A registration ID from an ID or a version URL (``…/v/{id}/…``); NotFound otherwise.
+
+    >>> resolve_id.__name__
+    'resolve_id'
+    """
+    ref = ref.strip()
+    if "/v/" in ref:
+        ref = ref.split("/v/", 1)[1].split("/", 1)[0]
+    if not is_reg_id(ref) or not store.has_version(ref):
+        raise NotFound(f"no registration {ref!r}")
+    return ref
+
+
+def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
+    """The public view of one version record."""
+    doc = store.version(reg_id)
+    return {
+        "id": reg_id,
+        "url": doc["url"],
+        "key": doc["key"],
+        "title": doc.get("title", ""),
+        "registered_at": iso(doc["ts"]),
+        "version_url": version_url(base, reg_id, doc["url"]),
+        "content_type": doc["content_type"],
+        "charset": doc["charset"],
+        "last_modified": doc.get("last_modified"),
+        "size": doc["size"],
+    }
+
+
+def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
+    """The document key for a URL, a registration ID or a version URL."""
+    if is_reg_id(url_or_id.strip()) or "/v/" in url_or_id:
+        return store.version(resolve_id(store, url_or_id))["key"]
+    return document_key(store, url_or_id.strip())
+
+
+def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:
+    """Every version of the document, newest first, with similarity to the previous one."""
+    base = base or RegisterOptions().base
+    found = []
+    for reg_id in reversed(store.ids_of_key(lookup_key(store, url_or_id))):
+        entry = describe(store, reg_id, base)
+        entry["similarity_to_previous"] = store.version(reg_id).get("prev_similarity")
+        found.append(entry)
+    return found
+
+
+def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
+    """The pages similar to a version, with structural and content similarity."""
+    base = base or RegisterOptions().base
+    reg_id = resolve_id(store, ref)
+    row = store.row("fingerprints", reg_id) or {}
+    pages = []
+    for other, sim, content in row.get("similar", []):
+        if other != reg_id and store.has_version(other):
+            entry = describe(store, other, base)
+            entry.update(similarity=sim, content_similarity=content)
+            pages.append(entry)
+    computed = row.get("computed_at")
+    return {
+        "id": reg_id,
+        "computed_at": iso(computed) if computed else None,
+        "similar": pages,
+    }
+
+
+def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | None = None) -> dict:
+    """Recompute a version's similar list with a larger budget (the daemon's background job)."""
+    options = options or RegisterOptions(similar_budget_s=1.0, similar_max_fingerprint=10**9)
+    reg_id = resolve_id(store, ref)
+    doc, row = store.version(reg_id), store.row("fingerprints", reg_id) or {}
+    fp = _fingerprint_of(store, reg_id) or ""
+    target = VersionFeatures(
+        reg_id,
+        frozenset(row.get("sketch", ())),
+        frozenset(store.refs(reg_id)),
+        fp,
+        _text_of(store, reg_id),
+    )
+    found = find_matches(store, target, doc["host"], doc.get("prev"), options) or []
+    with store.transaction():
+        store.update("fingerprints", reg_id, {"similar": found, "computed_at": time.time()})
+    return similar(store, reg_id, options.base)
+
+
+def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
+    """IDs (newest first) whose similar list predates a newer version on the same host.
+
+    The daemon refreshes these in the background with :func:`refresh_similar`.
+    """
+    rows, newest, stale = store.raw("fingerprints"), {}, []
+    for reg_id in reversed(store.ids):
+        host = store.version(reg_id)["host"]
+        newest.setdefault(host, store.version(reg_id)["ts"])
+        if (rows.get(reg_id, {}).get("computed_at") or 0) < newest[host]:
+            stale.append(reg_id)
+            if len(stale) >= limit:
+                break
+    return stale
+
+
+@dataclass
+class Content:
+    """A stored copy: bytes plus how to serve them."""
+
+    id: str
+    body: bytes
+    content_type: str
+    charset: str
+    original: bool
+    record: dict
+
+
+def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
+    """The rewritten (default) or byte-identical original copy of a version."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    body = store.get_blob(doc["orig"] if original else doc["rewritten"])
+    charset = doc["charset"] if original else "utf-8"
+    return Content(reg_id, body, doc["content_type"], charset, original, doc)
+
+
+def banner_html(registered_at: float, url: str) -> str:
+    """The banner of a served rewritten copy (the seed's indication 403).
+
+    >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
+    True
+    """
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(registered_at))
+    safe = url.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    return (
+        '<div id="pagekeeper-banner" style="all:initial;display:block;position:relative;'
+        "z-index:2147483647;background:#fff3c4;color:#222;font:14px/1.4 sans-serif;"
+        'padding:6px 10px;border-bottom:1px solid #c9a700">'
+        f"PageKeeper: registered on {stamp}, links rewritten. "
+        f'Original: <a href="{safe}" style="color:#0645ad">{safe}</a></div>'
+    )
+
+
+def with_banner(html: bytes, registered_at: float, url: str) -> bytes:
+    """Insert the banner right after <body> (or at the start when there is none)."""
+    banner = banner_html(registered_at, url).encode("utf-8")
+    lower = html[:200_000].lower()
+    at = lower.find(b"<body")
+    if at >= 0:
+        end = html.find(b">", at)
+        if end >= 0:
+            return html[: end + 1] + banner + html[end + 1 :]
+    return banner + html
+
+
+def served_copy(store: ArchiveStore, ref: str) -> Content:
+    """The rewritten copy with the banner, as the daemon serves it under /v/{id}/."""
+    content = get(store, ref)
+    doc = content.record
+    content.body = with_banner(content.body, doc["ts"], doc["url"])
+    return content
+
+
+def resolve_open(
+    store: ArchiveStore, url_or_id: str, reachable: bool, base: str | None = None
+) -> dict:
+    """``open``: redirect to the live page if reachable, else the stored copy of the version."""
+    base = base or RegisterOptions().base
+    reg_id = resolve_id(store, url_or_id)
+    entry = describe(store, reg_id, base)
+    if reachable:
+        return {"action": "live", "location": entry["url"], **entry}
+    return {"action": "stored", "location": entry["version_url"], "banner": True, **entry}
+
+
+def nearest_version(store: ArchiveStore, url: str, ref_id: str | None = None) -> str:
+    """The version of ``url`` nearest in time to the referring page (newest when no referrer)."""
+    ids = store.ids_of_key(document_key(store, url))
+    if not ids:
+        raise NotFound(f"no stored copy of {url}")
+    if not ref_id or not is_reg_id(ref_id):
+        return ids[-1]
+    when = id_time(ref_id)
+    return min(ids, key=lambda i: abs(id_time(i) - when))
+
+
+def resolve_gc(
+    store: ArchiveStore, url: str, ref_id: str | None, reachable: bool, base: str | None = None
+) -> dict:
+    """``gc?url=X[&id=R]``: live if reachable, else the stored version of X nearest to R."""
+    base = base or RegisterOptions().base
+    if reachable:
+        return {"action": "live", "location": url, "url": url}
+    try:
+        reg_id = nearest_version(store, url, ref_id)
+    except NotFound:
+        return {"action": "missing", "url": url, "location": None}
+    entry = describe(store, reg_id, base)
+    return {"action": "stored", "location": entry["version_url"], "banner": True, **entry}
+
+
+__all__ = [
+    "Capture",
+    "Content",
+    "RegisterOptions",
+    "Registration",
+    "gc_url",
+    "get",
+    "nearest_version",
+    "refresh_similar",
+    "register",
+    "resolve_gc",
+    "resolve_id",
+    "resolve_open",
+    "served_copy",
+    "similar",
+    "stale_similar",
+    "versions",
+]

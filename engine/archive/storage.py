@@ -1,0 +1,388 @@
+"""A crash-safe TinyDB storage: an fsync'ed journal of changes plus per-table snapshots.
+
+TinyDB's ``JSONStorage`` rewrites the whole file on every write (O(database)
+per insert) and leaves a truncated file if the process dies mid-write. This
+storage keeps every table in memory and makes each change durable by
+appending ONE line to a journal and fsync'ing it:
+
+    <crc32 hex> <json {"ops": [["put", table, id, doc] | ["del", table, id] | ["clear", table]]}>\\n
+
+* A transaction (:meth:`JournalStorage.transaction`) groups all ops of one
+  registration into one line: it is either wholly there or wholly absent.
+* On open the snapshots are loaded and the journal replayed; a torn last line
+  (bad CRC, bad JSON, no newline) is the tail of a write that was never
+  acknowledged, so it is cut off. Corruption *before* the tail is an error.
+* :meth:`JournalStorage.compact` writes each dirty table to
+  ``<table>.<gen>.json`` (temp file, fsync, ``os.replace``), then a new
+  ``MANIFEST`` the same way, which atomically switches to generation
+  ``gen`` and an empty ``journal.<gen>.log``. A crash at any point leaves
+  either the old or the new generation complete. Tables are sharded: only
+  tables changed since the last compaction are rewritten.
+* ``LOCK`` is held with an exclusive ``flock`` by the one writer; a second
+  writer gets a ``StorageError`` at once. Readers may open read-only.
+
+``JournalTable`` overrides TinyDB's ``Table._update_table`` (which would copy
+the whole table per write) to apply the update in place and journal only the
+documents the update touched.
+
+>>> import tempfile, pathlib
+>>> storage = JournalStorage(pathlib.Path(tempfile.mkdtemp()))
+>>> db = open_tinydb(storage)
+>>> db.table("t").insert({"a": 1})
+1
+>>> storage.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import zlib
+from collections.abc import Iterator, MutableMapping
+from pathlib import Path
+
+from tinydb import TinyDB
+from tinydb.storages import Storage
+from tinydb.table import Table
+
+from engine.errors import StorageError
+
+try:  # POSIX advisory locks; on Windows msvcrt gives the same exclusivity.
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+    import msvcrt
+
+MANIFEST = "MANIFEST"
+LOCK = "LOCK"
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):  # not supported on every platform
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old or the new file, never half.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; write_atomic(p, b"hi"); p.read_bytes()
+    b'hi'
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    _fsync_dir(path.parent)
+
+
+def encode_line(ops: list) -> bytes:
+    """One journal line: CRC32 of the JSON, a space, the JSON, a newline.
+
+    >>> encode_line([["clear", "t"]])
+    b'c7b5be14 {"ops":[["clear","t"]]}\\n'
+    """
+    body = json.dumps({"ops": ops}, separators=(",", ":"), ensure_ascii=False).encode()
+    return b"%08x %s\n" % (zlib.crc32(body), body)
+
+
+def decode_line(line: bytes) -> list | None:
+    """The ops of a journal line, or None when it is torn or corrupt.
+
+    >>> decode_line(encode_line([["del", "t", "1"]]))
+    [['del', 't', '1']]
+    >>> decode_line(b"00000000 {}")
+    """
+    if not line.endswith(b"\n") or len(line) < 10:
+        return None
+    crc, body = line[:8], line[9:-1]
+    try:
+        if int(crc, 16) != zlib.crc32(body):
+            return None
+        return json.loads(body)["ops"]
+    except (ValueError, KeyError):
+        return None
+
+
+class _Lock:
+    """An exclusive, non-blocking lock on ``<dir>/LOCK`` held for the storage's life."""
+
+    def __init__(self, path: Path) -> None:
+        self.handle = open(path, "a+b")  # noqa: SIM115 - held open until release()
+        try:
+            self._acquire()
+        except OSError as exc:
+            self.handle.close()
+            raise StorageError(
+                f"the archive at {path.parent} is open by another writer "
+                "(the daemon, or another pagekeeper command); try again or go through the daemon"
+            ) from exc
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(str(os.getpid()).encode())
+        self.handle.flush()
+
+    def _acquire(self) -> None:
+        if fcntl is not None:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:  # pragma: no cover - Windows
+            msvcrt.locking(self.handle.fileno(), msvcrt.LK_NBLCK, 1)
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            if fcntl is not None:
+                fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        self.handle.close()
+
+
+class JournalStorage(Storage):
+    """TinyDB storage over ``directory``: snapshots + journal + lock (see the module doc)."""
+
+    def __init__(self, directory: Path, readonly: bool = False, fsync: bool = True) -> None:
+        self.dir = Path(directory)
+        self.readonly = readonly
+        self.fsync = fsync
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock = None if readonly else _Lock(self.dir / LOCK)
+        self._tables: dict[str, dict] = {}
+        self._dirty: set[str] = set()
+        self._pending: list | None = None
+        self._depth = 0
+        self.journal_lines = 0
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- loading -------------------------------------------------------------
+    def _manifest(self) -> dict:
+        path = self.dir / MANIFEST
+        if not path.exists():
+            return {"gen": 0, "tables": {}}
+        try:
+            return json.loads(path.read_bytes())
+        except ValueError as exc:
+            raise StorageError(f"corrupt manifest {path}: {exc}") from exc
+
+    def _load(self) -> None:
+        manifest = self._manifest()
+        self.gen = manifest["gen"]
+        self._files = dict(manifest["tables"])
+        for name, file in self._files.items():
+            self._tables[name] = self._read_snapshot(self.dir / file)
+        self._replay(self.dir / f"journal.{self.gen}.log")
+
+    def _read_snapshot(self, path: Path) -> dict:
+        try:
+            return json.loads(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot read table snapshot {path}: {exc}") from exc
+
+    def _replay(self, path: Path) -> None:
+        good = 0
+        if path.exists():
+            with open(path, "rb") as handle:
+                good = self._replay_lines(handle, path)
+        if self.readonly:
+            self._journal = None
+            return
+        self._journal = open(path, "ab")  # noqa: SIM115 - the writer's journal stays open
+        if self._journal.tell() != good:  # cut a torn tail left by a crash mid-write
+            self._journal.truncate(good)
+            self._journal.seek(good)
+            self._sync()
+
+    def _replay_lines(self, handle, path: Path) -> int:
+        good = 0
+        lines = handle.readlines()
+        for index, line in enumerate(lines):
+            ops = decode_line(line)
+            if ops is None:
+                if index < len(lines) - 1:
+                    raise StorageError(f"corrupt journal {path} at byte {good}")
+                break  # torn tail: never acknowledged
+            self._apply(ops)
+            good += len(line)
+            self.journal_lines += 1
+        return good
+
+    def _apply(self, ops: list) -> None:
+        for op in ops:
+            table = self._tables.setdefault(op[1], {})
+            self._dirty.add(op[1])
+            if op[0] == "put":
+                table[op[2]] = op[3]
+            elif op[0] == "del":
+                table.pop(op[2], None)
+            elif op[0] == "clear":
+                table.clear()
+
+    # -- TinyDB's Storage interface --------------------------------------------
+    def read(self) -> dict:
+        """All tables (live dicts, keyed by str doc id): TinyDB reads through this."""
+        return self._tables
+
+    def write(self, data: dict) -> None:
+        """Whole-database write (TinyDB's drop_table path): journal it as clear+puts."""
+        ops = []
+        for name in set(self._tables) | set(data):
+            ops.append(["clear", name])
+            ops += [["put", name, key, doc] for key, doc in data.get(name, {}).items()]
+        self._tables = {name: dict(table) for name, table in data.items()}
+        self.record(ops)
+
+    def table(self, name: str) -> dict:
+        """The live dict of one table (str doc id -> document)."""
+        return self._tables.setdefault(name, {})
+
+    # -- writing -----------------------------------------------------------------
+    def record(self, ops: list) -> None:
+        """Make ``ops`` (already applied in memory) durable, now or at the end of the transaction."""
+        if not ops:
+            return
+        self._dirty.update(op[1] for op in ops)
+        if self._pending is not None:
+            self._pending.extend(ops)
+        else:
+            self._append(ops)
+
+    def _append(self, ops: list) -> None:
+        if self._journal is None:
+            raise StorageError("the archive is open read-only")
+        try:
+            self._journal.write(encode_line(ops))
+            self._sync()
+        except OSError as exc:
+            raise StorageError(f"cannot write the journal: {exc}") from exc
+        self.journal_lines += 1
+
+    def _sync(self) -> None:
+        self._journal.flush()
+        if self.fsync:
+            os.fsync(self._journal.fileno())
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group every write inside into one journal line (one fsync), committed on exit."""
+        if self._depth == 0:
+            self._pending = []
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                ops, self._pending = self._pending, None
+                self._append(ops) if ops else None
+
+    # -- compaction --------------------------------------------------------------
+    def compact(self) -> None:
+        """Rewrite dirty tables as generation gen+1 and switch to it atomically."""
+        if self.readonly or not (self._dirty or self.journal_lines):
+            return
+        gen = self.gen + 1
+        files = dict(self._files)
+        for name in sorted(self._dirty):
+            files[name] = f"{name}.{gen}.json"
+            write_atomic(self.dir / files[name], _dump(self._tables.get(name, {})))
+        journal = self.dir / f"journal.{gen}.log"
+        write_atomic(journal, b"")
+        write_atomic(self.dir / MANIFEST, json.dumps({"gen": gen, "tables": files}).encode())
+        self._switch(gen, files, journal)
+
+    def _switch(self, gen: int, files: dict, journal: Path) -> None:
+        old_journal, old_files = self._journal, set(self._files.values())
+        self._journal = open(journal, "ab")  # noqa: SIM115
+        old_journal.close()
+        (self.dir / f"journal.{self.gen}.log").unlink(missing_ok=True)
+        for stale in old_files - set(files.values()):
+            (self.dir / stale).unlink(missing_ok=True)
+        self.gen, self._files, self._dirty, self.journal_lines = gen, files, set(), 0
+
+    def close(self) -> None:
+        """Release the journal and the lock (no compaction; call compact() first if wanted)."""
+        journal = getattr(self, "_journal", None)
+        if journal is not None:
+            journal.close()
+            self._journal = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+
+def _dump(table: dict) -> bytes:
+    return json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class _Tracked(MutableMapping):
+    """The int-keyed view TinyDB's updaters edit; remembers which documents they touched."""
+
+    def __init__(self, raw: dict) -> None:
+        self.raw = raw
+        self.touched: set[str] = set()
+        self.cleared = False
+
+    def __getitem__(self, key):
+        doc = self.raw[str(key)]
+        self.touched.add(str(key))  # updates mutate the returned document in place
+        return doc
+
+    def __setitem__(self, key, value) -> None:
+        self.raw[str(key)] = value
+        self.touched.add(str(key))
+
+    def __delitem__(self, key) -> None:
+        del self.raw[str(key)]
+        self.touched.add(str(key))
+
+    def __contains__(self, key) -> bool:
+        return str(key) in self.raw
+
+    def __iter__(self):
+        return (int(key) for key in list(self.raw))
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def clear(self) -> None:
+        self.raw.clear()
+        self.cleared, self.touched = True, set()
+
+    def ops(self, name: str) -> list:
+        ops = [["clear", name]] if self.cleared else []
+        for key in sorted(self.touched):
+            doc = self.raw.get(key)
+            ops.append(["put", name, key, doc] if doc is not None else ["del", name, key])
+        return ops
+
+
+class JournalTable(Table):
+    """A TinyDB table whose writes cost O(changed documents), not O(table)."""
+
+    def _update_table(self, updater) -> None:
+        view = _Tracked(self._storage.table(self.name))
+        updater(view)
+        self._storage.record(view.ops(self.name))
+        self.clear_cache()
+
+
+class JournalDB(TinyDB):
+    """TinyDB wired to :class:`JournalTable`."""
+
+    table_class = JournalTable
+
+
+def open_tinydb(storage: JournalStorage) -> TinyDB:
+    """A TinyDB over an already constructed JournalStorage.
+
+    TinyDB constructs its storage from a class; this passes the instance in.
+    """
+    return JournalDB(storage=lambda: storage)

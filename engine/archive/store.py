@@ -1,0 +1,262 @@
+"""The archive store: TinyDB records (journaled, see storage.py) + compressed content-addressed blobs.
+
+Layout under the home directory::
+
+    <home>/db/       MANIFEST, <table>.<gen>.json snapshots, journal.<gen>.log, LOCK
+    <home>/blobs/ab/cdef...   zlib-compressed bytes, named by the SHA-256 of the raw bytes
+
+Tables (one TinyDB document each; doc id = the int of the 20-digit registration ID
+where there is one, so lookups by ID are dict lookups):
+
+=============  ==========================================================================
+versions       url, final_url, key, host, ts, content_type, charset, last_modified, title,
+               orig / rewritten (blob hashes), size, source, prev_similarity
+links          the link table: link id -> {"url": absolute URL}
+refs           the referenced-link table: registration id -> {"links": [link ids]}
+fingerprints   registration id -> {"fp": blob hash, "similar": [[id, sim, content]], "computed_at"}
+extracts       registration id -> {"title", "summary", "keywords", "text": blob hash}
+dust           learned DUST rules;  schedules: scheduled registrations;  state: host key/values
+=============  ==========================================================================
+
+In-memory indexes (key -> ids, host -> ids, link URL -> link id, all ids in time
+order) are rebuilt on open and kept current by every write.
+
+>>> import tempfile, pathlib
+>>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+>>> store.get_blob(store.put_blob(b"<p>hi"))
+b'<p>hi'
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import os
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from tinydb.table import Document
+
+from engine.archive.model import make_id
+from engine.archive.storage import JournalStorage, open_tinydb, write_atomic
+from engine.errors import NotFound, StorageError
+
+TABLES = ("versions", "links", "refs", "fingerprints", "extracts", "dust", "schedules", "state")
+COMPACT_LINES = 20_000  # compact on close once the journal holds this many lines
+
+
+def blob_hash(data: bytes) -> str:
+    """SHA-256 hex of raw bytes: a blob's name.
+
+    >>> blob_hash(b"")[:12]
+    'e3b0c44298fc'
+    """
+    return hashlib.sha256(data).hexdigest()
+
+
+class ArchiveStore:
+    """The only engine object that touches files. Open with :meth:`open`, close when done."""
+
+    def __init__(self, home: Path, storage: JournalStorage) -> None:
+        self.home = home
+        self.storage = storage
+        self.db = open_tinydb(storage)
+        self.blob_dir = home / "blobs"
+        self.cache: dict = {}  # warm derived structures (similar-page indexes, search index)
+        self._build_indexes()
+
+    @classmethod
+    def open(cls, home: Path, readonly: bool = False, fsync: bool = True) -> ArchiveStore:
+        """Open (creating if needed) the archive under ``home``.
+
+        A writer takes the exclusive lock; a second writer raises StorageError.
+        """
+        home = Path(home)
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create {home}: {exc}") from exc
+        storage = JournalStorage(home / "db", readonly=readonly, fsync=fsync)
+        return cls(home, storage)
+
+    def close(self, compact: bool | None = None) -> None:
+        """Close; compact first when asked (default: when the journal is long)."""
+        if compact or (compact is None and self.storage.journal_lines >= COMPACT_LINES):
+            self.compact()
+        self.storage.close()
+
+    def compact(self) -> None:
+        """Fold the journal into table snapshots (atomic; see storage.py)."""
+        self.storage.compact()
+
+    def __enter__(self) -> ArchiveStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def readonly(self) -> bool:
+        return self.storage.readonly
+
+    def transaction(self):
+        """All writes inside become one journal line: durable together or not at all."""
+        return self.storage.transaction()
+
+    def raw(self, table: str) -> dict:
+        """The live dict of a table (str doc id -> document); read-only by convention."""
+        return self.storage.table(table)
+
+    # -- indexes ---------------------------------------------------------------
+    def _build_indexes(self) -> None:
+        self._by_key: dict[str, list[str]] = {}
+        self._by_host: dict[str, list[str]] = {}
+        self._link_ids = {doc["url"]: int(k) for k, doc in self.raw("links").items()}
+        self._next_link = max(self._link_ids.values(), default=0) + 1
+        self.ids: list[str] = sorted(self.raw("versions"))
+        for reg_id in self.ids:
+            self._index(reg_id, self.raw("versions")[reg_id])
+
+    def _index(self, reg_id: str, doc: dict) -> None:
+        self._by_key.setdefault(doc["key"], []).append(reg_id)
+        self._by_host.setdefault(doc["host"], []).append(reg_id)
+
+    # -- blobs -----------------------------------------------------------------
+    def _blob_path(self, digest: str) -> Path:
+        return self.blob_dir / digest[:2] / digest[2:]
+
+    def put_blob(self, data: bytes, level: int = 3) -> str:
+        """Store ``data`` once (content-addressed, zlib), durably; return its hash."""
+        digest = blob_hash(data)
+        path = self._blob_path(digest)
+        if path.exists():
+            return digest
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, zlib.compress(data, level))
+        except OSError as exc:
+            raise StorageError(f"cannot write blob {digest}: {exc}") from exc
+        return digest
+
+    def get_blob(self, digest: str) -> bytes:
+        """The bytes of a blob, verified against its hash."""
+        try:
+            data = zlib.decompress(self._blob_path(digest).read_bytes())
+        except FileNotFoundError as exc:
+            raise NotFound(f"no blob {digest}") from exc
+        except (OSError, zlib.error) as exc:
+            raise StorageError(f"unreadable blob {digest}: {exc}") from exc
+        if blob_hash(data) != digest:
+            raise StorageError(f"blob {digest} is corrupt (hash mismatch)")
+        return data
+
+    def has_blob(self, digest: str) -> bool:
+        return self._blob_path(digest).exists()
+
+    # -- versions ----------------------------------------------------------------
+    def new_id(self, ts: float | None = None) -> str:
+        """A fresh time-ordered registration ID (later than every stored one)."""
+        return make_id(time.time() if ts is None else ts, self.ids[-1] if self.ids else None)
+
+    def add_version(self, reg_id: str, doc: dict) -> None:
+        """Insert a version record (call inside a transaction with its other rows)."""
+        self.db.table("versions").insert(Document(doc, doc_id=int(reg_id)))
+        if not self.ids or reg_id > self.ids[-1]:
+            self.ids.append(reg_id)
+        else:
+            bisect.insort(self.ids, reg_id)
+        self._index(reg_id, doc)
+
+    def version(self, reg_id: str) -> dict:
+        """The version record of ``reg_id`` (with ``id``); NotFound when there is none."""
+        doc = self.raw("versions").get(str(reg_id))
+        if doc is None:
+            raise NotFound(f"no registration {reg_id!r}")
+        return {"id": str(reg_id), **doc}
+
+    def has_version(self, reg_id: str) -> bool:
+        return str(reg_id) in self.raw("versions")
+
+    def ids_of_key(self, key: str) -> list[str]:
+        """Registration IDs of a document key, oldest first."""
+        return list(self._by_key.get(key, ()))
+
+    def ids_of_host(self, host: str) -> list[str]:
+        """Registration IDs on a host:port, oldest first."""
+        return list(self._by_host.get(host, ()))
+
+    def keys(self) -> Iterator[str]:
+        return iter(self._by_key)
+
+    def update(self, table: str, reg_id: str | int, fields: dict) -> None:
+        """Set ``fields`` on one document (created when missing)."""
+        tab = self.db.table(table)
+        doc_id = int(reg_id)
+        if tab.contains(doc_id=doc_id):
+            tab.update(fields, doc_ids=[doc_id])
+        else:
+            tab.insert(Document(fields, doc_id=doc_id))
+
+    def row(self, table: str, reg_id: str | int) -> dict | None:
+        """One document of a table by id, or None."""
+        return self.raw(table).get(str(int(reg_id)))
+
+    # -- links -------------------------------------------------------------------
+    def link_ids(self, urls: list[str]) -> list[int]:
+        """Link IDs for absolute URLs, adding new ones to the link table."""
+        ids, table = [], self.db.table("links")
+        for url in urls:
+            link = self._link_ids.get(url)
+            if link is None:
+                link = self._next_link
+                table.insert(Document({"url": url}, doc_id=link))
+                self._link_ids[url], self._next_link = link, link + 1
+            ids.append(link)
+        return ids
+
+    def link_url(self, link_id: int) -> str:
+        return self.raw("links")[str(link_id)]["url"]
+
+    def link_id(self, url: str) -> int | None:
+        return self._link_ids.get(url)
+
+    def refs(self, reg_id: str) -> list[int]:
+        """Link IDs referenced by a registration (the referenced-link table)."""
+        row = self.row("refs", reg_id)
+        return list(row["links"]) if row else []
+
+    # -- host key/value state ------------------------------------------------------
+    def load_state(self, name: str) -> dict | None:
+        """A named piece of host state (e.g. suggestion learning), or None.
+
+        >>> import tempfile, pathlib
+        >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())); s.save_state("x", {"a": 1})
+        >>> s.load_state("x"), s.load_state("y"); s.close()
+        ({'a': 1}, None)
+        """
+        for doc in self.raw("state").values():
+            if doc["name"] == name:
+                return doc["data"]
+        return None
+
+    def save_state(self, name: str, data: dict) -> None:
+        """Replace a named piece of state atomically (one journal line)."""
+        table = self.db.table("state")
+        found = [int(k) for k, doc in self.raw("state").items() if doc["name"] == name]
+        if found:
+            table.update({"data": data}, doc_ids=found[:1])
+        else:
+            table.insert({"name": name, "data": data})
+
+    # -- plain files the host may keep next to the archive ---------------------------
+    def write_file(self, relative: str, data: bytes) -> Path:
+        """Atomically write a file under the home (exports, viewer caches)."""
+        path = self.home / relative
+        with contextlib.suppress(FileExistsError):
+            os.makedirs(path.parent, exist_ok=True)
+        write_atomic(path, data)
+        return path

@@ -1,0 +1,202 @@
+"""Registration and the provider operations on real saved pages, with a real store on disk."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.archive.model import Capture, RegisterOptions, id_time
+from engine.archive.registry import (
+    get,
+    nearest_version,
+    refresh_similar,
+    register,
+    resolve_gc,
+    resolve_open,
+    served_copy,
+    similar,
+    stale_similar,
+    versions,
+)
+from engine.archive.store import ArchiveStore
+from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
+from tests.engine.archive.pages import page
+
+
+@pytest.fixture
+def store(tmp_path):
+    with ArchiveStore.open(tmp_path / "home") as opened:
+        yield opened
+
+
+def at(minutes: int) -> RegisterOptions:
+    return RegisterOptions(now=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes))
+
+
+def test_register_returns_the_contract_fields(store):
+    url, body = page("partei")
+    reg = register(store, Capture(url, body), at(0))
+    assert (
+        reg.url == url
+        and reg.key
+        == "https://die-partei.net/luebeck/2012/05/31/das-ministerium-fur-club-kultur-informiert/"
+    )
+    assert reg.version_url == f"http://127.0.0.1:47477/v/{reg.id}/{url}"
+    assert reg.registered_at == "2026-01-01T00:00:00Z"
+    assert id_time(reg.id) == datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+
+
+def test_original_is_byte_identical_and_rewritten_has_gc_links(store):
+    url, body = page("latin1")
+    reg = register(store, Capture(url, body))
+    original = get(store, reg.id, original=True)
+    assert original.body == body and original.charset in {"iso8859-1", "cp1252"}
+    rewritten = get(store, reg.id).body.decode("utf-8")
+    assert "http://127.0.0.1:47477/gc?url=http%3A%2F%2Flove-hina.ch%2F" in rewritten
+    assert f"&amp;id={reg.id}" in rewritten
+    assert "ü" in rewritten or "ä" in rewritten or "ö" in rewritten  # decoded from latin-1
+
+
+def test_ids_are_unique_and_time_ordered_even_within_one_microsecond(store):
+    url, body = page("partei")
+    ids = [register(store, Capture(url, body), at(0)).id for _ in range(3)]
+    assert ids == sorted(ids) and len(set(ids)) == 3
+
+
+def test_syntactic_variants_are_versions_of_one_document(store):
+    url, body = page("partei")
+    register(store, Capture(url, body), at(0))
+    variant = url.replace("https://die-partei.net", "https://DIE-PARTEI.net:443") + "#comments"
+    register(store, Capture(variant, body.replace(b"Zeiger", b"Uhr")), at(5))
+    found = versions(store, url)
+    assert [v["registered_at"] for v in found] == ["2026-01-01T00:05:00Z", "2026-01-01T00:00:00Z"]
+    assert 0.9 < found[0]["similarity_to_previous"] <= 1.0
+    assert found[1]["similarity_to_previous"] is None
+
+
+def test_identical_content_is_stored_once(store, tmp_path):
+    url, body = page("modabot")
+    first = register(store, Capture(url, body))
+    blobs = sorted(p for p in (tmp_path / "home" / "blobs").rglob("*") if p.is_file())
+    second = register(store, Capture(url, body))
+    again = sorted(p for p in (tmp_path / "home" / "blobs").rglob("*") if p.is_file())
+    assert first.id != second.id
+    # The rewritten copy embeds the registration id in gc links; everything else is shared.
+    assert len(again) == len(blobs) + 1
+    assert store.version(first.id)["orig"] == store.version(second.id)["orig"]
+
+
+def test_link_and_referenced_link_tables(store):
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    link_ids = store.refs(reg.id)
+    urls = {store.link_url(i) for i in link_ids}
+    assert "http://www.openpetition.de/" in urls or any("openpetition" in u for u in urls)
+    assert len(link_ids) == len(set(link_ids)) > 10
+    again = register(store, Capture(url, body))
+    assert store.refs(again.id) == link_ids  # same links, same IDs
+
+
+def test_extraction_is_stored_per_version(store):
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    row = store.row("extracts", reg.id)
+    assert row["keywords"] and "GEMA" in store.get_blob(row["text"]).decode()
+
+
+def test_similar_pages_of_one_host_and_content_measure(store):
+    url_a, body_a = page("ordnung")
+    first = register(store, Capture(url_a, body_a), at(0))
+    changed = body_a.replace(b"<p>", b"<p>Neu: ", 3)
+    second = register(store, Capture(url_a + "?v=2", changed), at(1))
+    other_url, other = page("latin1")
+    register(store, Capture(other_url, other), at(2))  # another host: never compared
+    listed = similar(store, second.id)["similar"]
+    assert [p["id"] for p in listed] == [first.id]
+    assert 0.9 < listed[0]["similarity"] < 1.0
+    assert 0.5 < listed[0]["content_similarity"] <= 1.0
+    assert similar(store, second.id)["computed_at"] is not None
+
+
+def test_only_if_different_skips_a_near_identical_version(store):
+    url, body = page("ordnung")
+    first = register(store, Capture(url, body), at(0))
+    skip = RegisterOptions(only_if_different=0.99)
+    again = register(store, Capture(url, body), skip)
+    assert again.skipped and again.duplicate_of == first.id
+    assert len(versions(store, url)) == 1
+    _, other = page("time4talks")
+    changed = register(store, Capture(url, other), skip)
+    assert not changed.skipped and len(versions(store, url)) == 2
+
+
+def test_refresh_and_stale_similar(store):
+    url_a, body_a = page("ordnung")
+    first = register(store, Capture(url_a, body_a), at(0))
+    register(store, Capture(url_a + "?copy", body_a), at(1))
+    assert first.id in stale_similar(store)
+    refreshed = refresh_similar(store, first.id)
+    assert [p["similarity"] for p in refreshed["similar"]] == [1.0]
+    assert first.id not in stale_similar(store)
+
+
+def test_bad_input_is_typed(store):
+    url, body = page("partei")
+    with pytest.raises(InvalidInput, match="not an HTML page"):
+        register(store, Capture(url, b"%PDF-1.4", content_type="application/pdf"))
+    with pytest.raises(DecodeError):
+        register(store, Capture(url, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+    with pytest.raises(TooLarge) as info:
+        register(store, Capture(url, body), RegisterOptions(max_bytes=1000))
+    assert info.value.code == "too_large"
+    with pytest.raises(NotFound) as missing:
+        get(store, "20990101000000000000")
+    assert missing.value.code == "not_found"
+    with pytest.raises(NotFound):
+        get(store, "not-an-id")
+    assert store.ids == []  # nothing half-registered
+
+
+def test_invalid_bytes_are_registered_with_replacement(store):
+    url, _ = page("partei")
+    junk = b"<html><body><p>ok \xff\xfe\xc3\x28 text</p></body></html>"
+    reg = register(store, Capture(url, junk))
+    assert get(store, reg.id, original=True).body == junk
+    assert "\ufffd" in get(store, reg.id).body.decode("utf-8")
+
+
+def test_open_live_or_stored_with_banner(store):
+    url, body = page("partei")
+    reg = register(store, Capture(url, body), at(0))
+    live = resolve_open(store, reg.version_url, reachable=True)
+    assert (live["action"], live["location"]) == ("live", url)
+    stored = resolve_open(store, reg.id, reachable=False)
+    assert (stored["action"], stored["location"]) == ("stored", reg.version_url)
+    served = served_copy(store, reg.id).body.decode("utf-8")
+    assert "registered on 2026-01-01 00:00:00 UTC, links rewritten" in served
+    assert served.index("pagekeeper-banner") > served.lower().index("<body")
+
+
+def test_gc_nearest_version_to_the_referring_page(store):
+    url, body = page("partei")
+    old = register(store, Capture(url, body), at(0)).id
+    ref_early = register(store, Capture("https://die-partei.net/", b"<a href=x>x</a>"), at(10)).id
+    new = register(store, Capture(url, body + b"<!-- v2 -->"), at(100)).id
+    assert nearest_version(store, url, ref_early) == old
+    assert nearest_version(store, url) == new
+    stored = resolve_gc(store, url, ref_early, reachable=False)
+    assert stored["action"] == "stored" and stored["id"] == old
+    assert resolve_gc(store, url, ref_early, reachable=True)["action"] == "live"
+    assert resolve_gc(store, "https://nowhere.example/", None, False)["action"] == "missing"
+
+
+def test_everything_survives_reopen(tmp_path):
+    url, body = page("ordnung")
+    with ArchiveStore.open(tmp_path) as store:
+        reg = register(store, Capture(url, body))
+        register(store, Capture(url, body))
+    with ArchiveStore.open(tmp_path, readonly=True) as store:
+        assert len(versions(store, url)) == 2
+        assert get(store, reg.id, original=True).body == body
+        assert similar(store, versions(store, url)[0]["id"])["similar"][0]["id"] == reg.id

@@ -1,0 +1,137 @@
+"""The journaled TinyDB storage and the store's blobs, on real files."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+
+from engine.archive.storage import JournalStorage, decode_line, encode_line, open_tinydb
+from engine.archive.store import ArchiveStore, blob_hash
+from engine.errors import NotFound, StorageError
+
+
+def test_inserts_updates_removes_survive_reopen(tmp_path):
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    a, b = table.insert({"x": 1}), table.insert({"x": 2})
+    table.update({"x": 3}, doc_ids=[a])
+    table.remove(doc_ids=[b])
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 3}]
+    storage.close()
+
+
+def test_a_write_appends_one_line_not_the_whole_table(tmp_path):
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    table.insert_multiple({"n": i} for i in range(500))
+    before = (tmp_path / "journal.0.log").stat().st_size
+    table.insert({"n": "last"})
+    grown = (tmp_path / "journal.0.log").stat().st_size - before
+    assert grown < 100
+    storage.close()
+
+
+def test_transaction_is_one_line(tmp_path):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    with storage.transaction():
+        db.table("a").insert({"x": 1})
+        db.table("b").insert({"y": 2})
+    lines = (tmp_path / "journal.0.log").read_bytes().splitlines(keepends=True)
+    assert len(lines) == 1 and len(decode_line(lines[0])) == 2
+    storage.close()
+
+
+def test_torn_tail_is_cut_and_earlier_writes_kept(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.close()
+    with open(tmp_path / "journal.0.log", "ab") as handle:
+        handle.write(encode_line([["put", "t", "2", {"x": 2}]])[:-7])  # a crash mid-write
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]
+    open_tinydb(storage).table("t").insert({"x": 3})
+    storage.close()
+    storage = JournalStorage(tmp_path, readonly=True)
+    assert [d["x"] for d in open_tinydb(storage).table("t").all()] == [1, 3]
+    storage.close()
+
+
+def test_corruption_before_the_tail_is_an_error_not_silence(tmp_path):
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    table.insert({"x": 1})
+    table.insert({"x": 2})
+    storage.close()
+    data = bytearray((tmp_path / "journal.0.log").read_bytes())
+    data[15] ^= 0x01
+    (tmp_path / "journal.0.log").write_bytes(bytes(data))
+    with pytest.raises(StorageError, match="corrupt journal"):
+        JournalStorage(tmp_path)
+
+
+def test_compaction_switches_generation_and_keeps_data(tmp_path):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 1})
+    storage.compact()
+    db.table("a").insert({"x": 2})
+    storage.compact()
+    manifest = json.loads((tmp_path / "MANIFEST").read_text())
+    assert manifest["gen"] == 2
+    assert manifest["tables"]["b"] == "b.1.json"  # untouched shard not rewritten
+    assert not (tmp_path / "journal.0.log").exists()
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert len(open_tinydb(storage).table("a")) == 2
+    storage.close()
+
+
+def test_second_writer_gets_storage_error(tmp_path):
+    first = JournalStorage(tmp_path)
+    with pytest.raises(StorageError, match="another writer"):
+        JournalStorage(tmp_path)
+    reader = JournalStorage(tmp_path, readonly=True)  # readers are fine
+    reader.close()
+    first.close()
+    JournalStorage(tmp_path).close()  # lock released on close
+
+
+def test_blobs_are_compressed_content_addressed_and_deduplicated(tmp_path):
+    store = ArchiveStore.open(tmp_path)
+    data = b"<p>" + b"hello " * 1000
+    digest = store.put_blob(data)
+    assert store.put_blob(data) == digest == blob_hash(data)
+    path = tmp_path / "blobs" / digest[:2] / digest[2:]
+    assert zlib.decompress(path.read_bytes()) == data
+    assert path.stat().st_size < len(data) / 10
+    assert len(list((tmp_path / "blobs").rglob("*"))) == 2  # one shard dir, one file
+    assert store.get_blob(digest) == data
+    store.close()
+
+
+def test_corrupt_blob_is_detected(tmp_path):
+    store = ArchiveStore.open(tmp_path)
+    digest = store.put_blob(b"abc")
+    (tmp_path / "blobs" / digest[:2] / digest[2:]).write_bytes(zlib.compress(b"abd"))
+    with pytest.raises(StorageError, match="corrupt"):
+        store.get_blob(digest)
+    with pytest.raises(NotFound):
+        store.get_blob("00" * 32)
+    store.close()
+
+
+def test_state_area_round_trips(tmp_path):
+    store = ArchiveStore.open(tmp_path)
+    assert store.load_state("suggest") is None
+    store.save_state("suggest", {"accepted": ["a"]})
+    store.save_state("suggest", {"accepted": ["a", "b"]})
+    store.close()
+    store = ArchiveStore.open(tmp_path)
+    assert store.load_state("suggest") == {"accepted": ["a", "b"]}
+    store.close()
