@@ -61,6 +61,14 @@ export function when(value) {
   return d ? DATE_FMT.format(d) : "–";
 }
 
+/** "2026-10-31 10:00" in local time: compact, sortable (select options). */
+export function shortWhen(value) {
+  const d = toDate(value);
+  if (!d) return "–";
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
 export function timeEl(value) {
   const d = toDate(value);
   return d ? h("time", { datetime: d.toISOString() }, DATE_FMT.format(d)) : h("span", {}, "–");

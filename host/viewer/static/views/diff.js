@@ -34,7 +34,7 @@ function row(r) {
 function side(v, label) {
   return h("th", { colspan: 2, scope: "col" },
     h("span", { class: "diff-side-label" }, label), " ", timeEl(v.registered_at),
-    h("span", { class: "muted diff-side-url" }, " ", safeUrl(v.url)));
+    h("span", { class: "muted diff-side-url", title: safeUrl(v.url) }, safeUrl(v.url)));
 }
 
 function summary(stats) {

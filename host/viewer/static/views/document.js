@@ -2,7 +2,7 @@
 // selected version in a sandboxed frame (rewritten or original), similar pages,
 // and a compare form leading to the diff view.
 
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast, when } from "../dom.js";
+import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from "../dom.js";
 
 const MODES = ["rewritten", "original"];
 
@@ -54,7 +54,7 @@ function similarList(items) {
 }
 
 function compareForm(doc, ctx, sel) {
-  const options = doc.versions.map((v) => h("option", { value: v.id }, when(v.registered_at)));
+  const options = doc.versions.map((v) => h("option", { value: v.id }, shortWhen(v.registered_at)));
   const a = h("select", { id: "cmp-a", name: "a" }, options.map((o) => o.cloneNode(true)));
   const b = h("select", { id: "cmp-b", name: "b" }, options);
   a.value = doc.versions[Math.min(1, doc.versions.length - 1)].id;

@@ -1,0 +1,715 @@
+"""Viewer handlers: paged search with filters, a document with its timeline, diffs,
+liveness report and sweep, WARC export/import, archive statistics.
+
+The viewer (host/viewer/static/) calls these over ``/ws``; the core types
+(``versions``, ``similar``, ``check``…) live in the other handler modules.
+Search keeps one warm :class:`DocumentIndex` per store: every document's
+newest URL joined into two newline-separated strings (newest-first and URL
+order), so a ``*`` / ``?`` pattern becomes one compiled regex run in C over
+all of them, and paging is a slice.
+
+>>> pattern_regex("*.example.com/a?c").pattern
+'^[^\\\\n]*\\\\.example\\\\.com/a[^\\\\n]c$'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import bisect
+import difflib
+import io
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from engine.errors import InvalidInput, NotFound, TooLarge
+from host.handlers import choice, flag, integer, text
+
+STATES = ("present", "changed", "gone", "unchecked")
+MAX_PATTERN = 2048
+MAX_PAGE = 500
+MAX_EXPORT_VERSIONS = 5000
+MAX_DIFF_LINES = 20_000
+DIFF_CONTEXT = 3
+
+
+# -- the search index -------------------------------------------------------------
+
+
+def pattern_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
+    """A URL pattern (``*`` any run, ``?`` one character) as a regex over one line.
+
+    A pattern without a wildcard matches anywhere in the URL (typing ``blog``
+    finds every URL holding it); with one, it must match the whole URL.
+    """
+    check_pattern(pattern)
+    body = "".join(
+        "[^\\n]*" if ch == "*" else "[^\\n]" if ch == "?" else re.escape(ch) for ch in pattern
+    )
+    if "*" not in pattern and "?" not in pattern:
+        body = f"[^\\n]*{body}[^\\n]*"
+    return re.compile(f"^{body}$", re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
+
+
+def check_pattern(pattern: str) -> None:
+    """Refuse patterns that cannot be a URL pattern, with a message saying why."""
+    if not pattern.strip():
+        raise InvalidInput("the URL pattern is empty (use * to match everything)")
+    if len(pattern) > MAX_PATTERN:
+        raise InvalidInput(f"the URL pattern is longer than {MAX_PATTERN} characters")
+    bad = next((ch for ch in pattern if ord(ch) < 32 or ch in " \x7f"), None)
+    if bad is not None:
+        raise InvalidInput(f"the URL pattern holds {bad!r}: URLs contain no spaces or controls")
+
+
+@dataclass
+class DocEntry:
+    """One document (archive key) as search shows it: its newest version."""
+
+    key: str
+    id: str
+    url: str
+    title: str
+    ts: float
+    host: str
+    versions: int
+    size: int
+
+
+@dataclass
+class DocumentIndex:
+    """Every document, newest first, plus the joined URL strings the regex runs over."""
+
+    stamp: tuple
+    docs: list[DocEntry]
+    by_url: list[int] = field(default_factory=list)
+    joined_time: str = ""
+    joined_url: str = ""
+    starts_time: list[int] = field(default_factory=list)
+    starts_url: list[int] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, store) -> DocumentIndex:
+        docs = [_entry(store, key) for key in list(store.keys())]
+        docs = [d for d in docs if d is not None]
+        docs.sort(key=lambda d: d.id, reverse=True)
+        index = cls(_stamp(store), docs)
+        index.by_url = sorted(range(len(docs)), key=lambda i: docs[i].url)
+        index.joined_time, index.starts_time = _join(d.url for d in docs)
+        index.joined_url, index.starts_url = _join(docs[i].url for i in index.by_url)
+        return index
+
+    def match(self, rx: re.Pattern, sort: str) -> list[int]:
+        """Indexes (into ``docs``) of the documents whose URL matches, in ``sort`` order."""
+        if sort == "url":
+            return [self.by_url[i] for i in _lines(rx, self.joined_url, self.starts_url)]
+        return _lines(rx, self.joined_time, self.starts_time)
+
+
+def _join(urls) -> tuple[str, list[int]]:
+    starts, parts, pos = [], [], 0
+    for url in urls:
+        line = url.replace("\n", " ")
+        starts.append(pos)
+        parts.append(line)
+        pos += len(line) + 1
+    return "\n".join(parts), starts
+
+
+def _lines(rx: re.Pattern, joined: str, starts: list[int]) -> list[int]:
+    return [bisect.bisect_right(starts, m.start()) - 1 for m in rx.finditer(joined)]
+
+
+def _stamp(store) -> tuple:
+    return (len(store.ids), store.ids[-1] if store.ids else None)
+
+
+def _entry(store, key: str) -> DocEntry | None:
+    ids = store.ids_of_key(key)
+    if not ids:
+        return None
+    doc = store.raw("versions")[ids[-1]]
+    return DocEntry(
+        key,
+        ids[-1],
+        doc["url"],
+        doc.get("title") or "",
+        doc["ts"],
+        doc.get("host", ""),
+        len(ids),
+        doc.get("size", 0),
+    )
+
+
+_INDEXES: dict[int, DocumentIndex] = {}
+
+
+def document_index(store) -> DocumentIndex:
+    """The warm index of ``store``, rebuilt only when a version was added or removed."""
+    index = _INDEXES.get(id(store))
+    if index is None or index.stamp != _stamp(store):
+        index = _INDEXES[id(store)] = DocumentIndex.build(store)
+    return index
+
+
+# -- search_page ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """What the viewer's search form sends (see ``search_page``)."""
+
+    pattern: str = "*"
+    case_sensitive: bool = False
+    sort: str = "time"
+    text: str | None = None
+    site: str | None = None
+    since: float | None = None
+    until: float | None = None
+    state: str | None = None
+
+    @classmethod
+    def from_params(cls, params: dict) -> SearchQuery:
+        state = params.get("state") or None
+        if state is not None and state not in STATES:
+            raise InvalidInput(f"parameter 'state' must be one of {', '.join(STATES)}")
+        return cls(
+            pattern=text(params, "pattern", "*", MAX_PATTERN) or "*",
+            case_sensitive=flag(params, "case_sensitive"),
+            sort=choice(params, "sort", ("time", "url"), "time"),
+            text=(text(params, "text", None, 1000) or "").strip() or None,
+            site=(text(params, "site", None, 300) or "").strip().lower() or None,
+            since=day_start(params.get("since"), "since"),
+            until=day_start(params.get("until"), "until", end=True),
+            state=state,
+        )
+
+
+def day_start(value, name: str, end: bool = False) -> float | None:
+    """``"2026-11-21"`` (or a full ISO time) as POSIX seconds; ``end`` = that day's end."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"parameter {name!r} must be a date like 2026-11-21")
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"parameter {name!r} must be a date like 2026-11-21") from None
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when
+    return when.timestamp() + (86400 - 1e-6 if end and len(value) == 10 else 0)
+
+
+def site_matches(host: str, site: str) -> bool:
+    """``example.com`` matches itself and its subdomains.
+
+    >>> site_matches("www.example.com", "example.com"), site_matches("badexample.com", "example.com")
+    (True, False)
+    """
+    host = host.lower()
+    return host == site or host.endswith("." + site)
+
+
+def _filters(query: SearchQuery, app) -> list:
+    tests = []
+    if query.site:
+        tests.append(lambda d: site_matches(d.host, query.site))
+    if query.since is not None:
+        tests.append(lambda d: d.ts >= query.since)
+    if query.until is not None:
+        tests.append(lambda d: d.ts <= query.until)
+    if query.text:
+        keys = text_matches(app, query)
+        tests.append(lambda d: d.key in keys)
+    if query.state:
+        states = liveness_states(app)
+        tests.append(lambda d: states.get(d.key, {}).get("state", "unchecked") == query.state)
+    return tests
+
+
+def matching_docs(app, query: SearchQuery) -> list[DocEntry]:
+    """Every document the query selects, in its sort order."""
+    index = document_index(app.store)
+    hits = index.match(pattern_regex(query.pattern, query.case_sensitive), query.sort)
+    tests = _filters(query, app)
+    docs = index.docs
+    if not tests:
+        return [docs[i] for i in hits]
+    return [docs[i] for i in hits if all(t(docs[i]) for t in tests)]
+
+
+def search_page(params: dict, app) -> dict:
+    """One page of documents matching a URL pattern, text and filters.
+
+    Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
+    ``text``, ``site``, ``since``/``until`` (dates), ``state``, ``offset``, ``limit``.
+    Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
+    """
+    started = time.perf_counter()
+    query = SearchQuery.from_params(params)
+    offset = integer(params, "offset", 0, 0)
+    limit = integer(params, "limit", 50, 1, MAX_PAGE)
+    docs = matching_docs(app, query)
+    states = liveness_states(app)
+    page = [_result(d, states.get(d.key)) for d in docs[offset : offset + limit]]
+    took = (time.perf_counter() - started) * 1000
+    return {
+        "total": len(docs),
+        "offset": offset,
+        "limit": limit,
+        "took_ms": round(took, 2),
+        "results": page,
+    }
+
+
+def _result(d: DocEntry, check: dict | None) -> dict:
+    from engine.archive.model import iso
+
+    return {
+        "id": d.id,
+        "key": d.key,
+        "url": d.url,
+        "title": d.title,
+        "registered_at": iso(d.ts),
+        "versions": d.versions,
+        "size": d.size,
+        "state": (check or {}).get("state", "unchecked"),
+    }
+
+
+# -- full text --------------------------------------------------------------------------
+
+
+def text_matches(app, query: SearchQuery) -> set[str]:
+    """Keys of the documents whose stored text holds every word of ``query.text``."""
+    from engine.archive import registry
+
+    search = getattr(registry, "search", None)
+    if search is not None:
+        found = search(app.store, "*", case_sensitive=False, sort="time", text=query.text)
+        return {row["key"] for row in _rows(found)}
+    return _scan_text(app.store, query.text)
+
+
+def _rows(found) -> list[dict]:
+    if isinstance(found, dict):
+        return found.get("results", [])
+    return list(found)
+
+
+def _scan_text(store, words: str) -> set[str]:
+    """Fallback without the registry's text index: read each document's newest text."""
+    needles = [w.casefold() for w in words.split()]
+    keys = set()
+    for key in list(store.keys()):
+        ids = store.ids_of_key(key)
+        row = store.row("extracts", ids[-1]) if ids else None
+        if row and row.get("text"):
+            hay = store.get_blob(row["text"]).decode("utf-8", "replace").casefold()
+            if all(n in hay for n in needles):
+                keys.add(key)
+    return keys
+
+
+# -- document ---------------------------------------------------------------------------
+
+
+def version_paths(app, reg_id: str, url: str) -> dict:
+    """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
+    from host.http_routes import signed_version_path
+
+    path = signed_version_path(app, reg_id, url)
+    return {"view_url": path, "original_view_url": f"{path}&original=1"}
+
+
+def _timeline(app, key_ref: str) -> list[dict]:
+    from engine.archive import registry
+
+    rows = registry.versions(app.store, key_ref, app.base_url)
+    for row in rows:
+        row["similarity_prev"] = row.pop("similarity_to_previous", None)
+        row.update(version_paths(app, row["id"], row["url"]))
+    return rows
+
+
+def _similar_of(app, reg_id: str) -> list[dict]:
+    from engine.archive import registry
+
+    return registry.similar(app.store, reg_id, app.base_url)["similar"]
+
+
+def document(params: dict, app) -> dict:
+    """A document by registration ID, version URL or page URL: its timeline,
+    the similar pages of one version (``version``, default the newest) and its last check.
+    """
+    from engine.archive import registry
+
+    ref = text(params, "id", max_length=8192).strip()
+    if not ref:
+        raise InvalidInput("missing document ID")
+    key = registry.lookup_key(app.store, ref)
+    timeline = _timeline(app, ref)
+    if not timeline:
+        raise NotFound(f"nothing in the archive for {ref!r}")
+    chosen = params.get("version") or timeline[0]["id"]
+    if chosen not in {v["id"] for v in timeline}:
+        chosen = timeline[0]["id"]
+    head = timeline[0]
+    return {
+        "key": key,
+        "url": head["url"],
+        "title": head.get("title") or "",
+        "versions": timeline,
+        "selected": chosen,
+        "similar": _similar_of(app, chosen),
+        "liveness": liveness_states(app).get(key),
+    }
+
+
+# -- diff ------------------------------------------------------------------------------
+
+
+def body_text(store, reg_id: str) -> str:
+    """The extracted main text of a version (title line first), for diffs."""
+    row = store.row("extracts", reg_id)
+    if row and row.get("text"):
+        return store.get_blob(row["text"]).decode("utf-8", "replace")
+    from engine.archive import registry
+    from engine.html.extract import extract
+
+    content = registry.get(store, reg_id, original=True)
+    found = extract(content.body, content.record.get("url"))
+    return f"{found.title}\n{found.body}"
+
+
+def diff_lines(text_value: str) -> list[str]:
+    """Paragraph lines of a text, blank lines dropped, capped."""
+    lines = [line.strip() for line in text_value.splitlines()]
+    return [line for line in lines if line][:MAX_DIFF_LINES]
+
+
+def word_parts(a: str, b: str) -> tuple[list, list]:
+    """Changed words of one changed line pair as ``[[text, changed], ...]`` per side.
+
+    >>> word_parts("the red car", "the blue car")
+    ([['the ', False], ['red ', True], ['car', False]], [['the ', False], ['blue ', True], ['car', False]])
+    """
+    ta, tb = re.findall(r"\S+\s*", a), re.findall(r"\S+\s*", b)
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        if i2 > i1:
+            left.append(["".join(ta[i1:i2]), op != "equal"])
+        if j2 > j1:
+            right.append(["".join(tb[j1:j2]), op != "equal"])
+    return left, right
+
+
+def _equal_rows(a, b, i1, i2, j1, rows: list) -> None:
+    n = i2 - i1
+    shown = range(n) if n <= 2 * DIFF_CONTEXT + 1 else None
+    if shown is None:
+        keep = list(range(DIFF_CONTEXT)) if rows else []
+        tail = list(range(n - DIFF_CONTEXT, n)) if i2 < len(a) else []
+        for k in keep:
+            rows.append(_row("equal", a, b, i1 + k, j1 + k))
+        rows.append({"op": "skip", "count": n - len(keep) - len(tail)})
+        for k in tail:
+            rows.append(_row("equal", a, b, i1 + k, j1 + k))
+        return
+    for k in shown:
+        rows.append(_row("equal", a, b, i1 + k, j1 + k))
+
+
+def _row(op, a, b, i, j) -> dict:
+    return {
+        "op": op,
+        "left_no": None if i is None else i + 1,
+        "left": None if i is None else a[i],
+        "right_no": None if j is None else j + 1,
+        "right": None if j is None else b[j],
+    }
+
+
+def _changed_rows(op, a, b, i1, i2, j1, j2, rows: list, stats: dict) -> None:
+    pairs = max(i2 - i1, j2 - j1)
+    for k in range(pairs):
+        i = i1 + k if i1 + k < i2 else None
+        j = j1 + k if j1 + k < j2 else None
+        kind = "replace" if i is not None and j is not None else "delete" if j is None else "insert"
+        row = _row(kind, a, b, i, j)
+        if kind == "replace":
+            row["left"], row["right"] = word_parts(a[i], b[j])
+        rows.append(row)
+        stats[{"replace": "changed", "delete": "removed", "insert": "added"}[kind]] += 1
+
+
+def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
+    """Side-by-side rows (equal runs folded to ``skip``) and counts.
+
+    >>> rows, stats = diff_rows(["a", "b"], ["a", "c"])
+    >>> [r["op"] for r in rows], stats["changed"]
+    (['equal', 'replace'], 1)
+    """
+    rows, stats = [], {"added": 0, "removed": 0, "changed": 0, "equal": 0}
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) + len(b) > 4000)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            stats["equal"] += i2 - i1
+            _equal_rows(a, b, i1, i2, j1, rows)
+        else:
+            _changed_rows(op, a, b, i1, i2, j1, j2, rows, stats)
+    return rows, stats
+
+
+def diff(params: dict, app) -> dict:
+    """Side-by-side text diff of two versions' extracted bodies (``a`` old, ``b`` new)."""
+    from engine.archive import registry
+
+    store = app.store
+    ids = [registry.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
+    texts = [diff_lines(body_text(store, reg_id)) for reg_id in ids]
+    rows, stats = diff_rows(*texts)
+    sides = [registry.describe(store, reg_id, app.base_url) for reg_id in ids]
+    return {
+        "a": sides[0],
+        "b": sides[1],
+        "same_document": sides[0]["key"] == sides[1]["key"],
+        "identical": texts[0] == texts[1],
+        "rows": rows,
+        "stats": stats,
+    }
+
+
+# -- liveness -----------------------------------------------------------------------------
+
+
+def liveness_states(app) -> dict[str, dict]:
+    """The last check of every checked document: key -> {state, match, checked_at, ...}."""
+    try:
+        from host import liveness_store
+    except ImportError:  # the liveness results store has not landed yet
+        return {}
+    return liveness_store.last_checks(app.store)
+
+
+@dataclass
+class Sweep:
+    """Progress of the one liveness sweep a daemon may run at a time."""
+
+    running: bool = False
+    done: int = 0
+    total: int = 0
+    started_at: float | None = None
+    finished_at: float | None = None
+    counts: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        from engine.archive.model import iso
+
+        return {
+            "running": self.running,
+            "done": self.done,
+            "total": self.total,
+            "started_at": iso(self.started_at) if self.started_at else None,
+            "finished_at": iso(self.finished_at) if self.finished_at else None,
+            "counts": dict(self.counts),
+        }
+
+
+_SWEEPS: dict[int, Sweep] = {}
+
+
+def sweep_of(app) -> Sweep:
+    return _SWEEPS.setdefault(id(app), Sweep())
+
+
+def liveness_report(params: dict, app) -> dict:
+    """Counts per state over all documents, the sweep's progress, the latest checks."""
+    limit = integer(params, "limit", 50, 1, MAX_PAGE)
+    states = liveness_states(app)
+    index = document_index(app.store)
+    counts = dict.fromkeys(STATES, 0)
+    for doc in index.docs:
+        counts[states.get(doc.key, {}).get("state", "unchecked")] += 1
+    by_key = {d.key: d for d in index.docs}
+    recent = sorted(
+        (dict(check, key=key) for key, check in states.items() if key in by_key),
+        key=lambda c: c.get("checked_at") or "",
+        reverse=True,
+    )[:limit]
+    for row in recent:
+        entry = by_key[row["key"]]
+        row.update(id=entry.id, url=entry.url, title=entry.title)
+    return {
+        "counts": counts,
+        "total": len(index.docs),
+        "sweep": sweep_of(app).to_dict(),
+        "recent": recent,
+    }
+
+
+async def liveness_sweep(params: dict, app) -> dict:
+    """Start checking every document in the background; progress via ``liveness_report``."""
+    sweep = sweep_of(app)
+    if sweep.running:
+        return sweep.to_dict()
+    concurrency = integer(params, "concurrency", 4, 1, 16)
+    targets = await app.run(lambda: [d.id for d in document_index(app.store).docs])
+    sweep.__init__(running=True, total=len(targets), started_at=time.time())
+    task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return sweep.to_dict()
+
+
+_TASKS: set = set()
+
+
+async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) -> None:
+    from host import liveness_store
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(reg_id: str) -> None:
+        async with gate:
+            try:
+                verdict = await liveness_store.check_version(app, reg_id)
+                state = verdict.get("state", "gone")
+            except Exception:  # one bad page must not stop the sweep
+                state = "error"
+            sweep.counts[state] = sweep.counts.get(state, 0) + 1
+            sweep.done += 1
+
+    try:
+        await asyncio.gather(*(one(t) for t in targets))
+    finally:
+        sweep.running, sweep.finished_at = False, time.time()
+
+
+# -- WARC ----------------------------------------------------------------------------------
+
+
+def _version_record(store, reg_id: str):
+    from engine.archive.model import iso
+    from host.warc import VersionRecord
+
+    doc = store.version(reg_id)
+    return VersionRecord(
+        id=reg_id,
+        url=doc["url"],
+        body=store.get_blob(doc["orig"]),
+        registered_at=iso(doc["ts"]),
+        content_type=doc.get("content_type") or "text/html",
+        charset=doc.get("charset"),
+        last_modified=doc.get("last_modified"),
+        meta={
+            "key": doc["key"],
+            "title": doc.get("title") or "",
+            "final_url": doc.get("final_url"),
+            "similarity_to_previous": doc.get("prev_similarity"),
+        },
+    )
+
+
+def export_ids(params: dict, app) -> list[str]:
+    """The versions to export: ``ids`` (IDs or version URLs) or every version of a ``search``."""
+    from engine.archive import registry
+
+    if params.get("ids") is not None:
+        ids = params["ids"]
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise InvalidInput("parameter 'ids' must be a non-empty list of version IDs")
+        return [registry.resolve_id(app.store, i) for i in ids]
+    search = params.get("search")
+    if not isinstance(search, dict):
+        raise InvalidInput("export_warc needs 'ids' or 'search'")
+    docs = matching_docs(app, SearchQuery.from_params(search))
+    return [i for d in docs for i in reversed(app.store.ids_of_key(d.key))]
+
+
+def export_warc(params: dict, app) -> dict:
+    """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
+    from host.warc import WarcOptions, export_versions
+
+    ids = export_ids(params, app)
+    if len(ids) > MAX_EXPORT_VERSIONS:
+        raise TooLarge(
+            f"{len(ids)} versions match; export at most {MAX_EXPORT_VERSIONS} at once (narrow the search)"
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    filename = f"pagekeeper-{stamp}-{len(ids)}.warc.gz"
+    out = io.BytesIO()
+    records = export_versions(
+        (_version_record(app.store, i) for i in ids), out, filename, WarcOptions()
+    )
+    data = out.getvalue()
+    return {
+        "filename": filename,
+        "versions": len(ids),
+        "records": records,
+        "bytes": len(data),
+        "content_b64": base64.b64encode(data).decode("ascii"),
+    }
+
+
+def import_warc(params: dict, app) -> dict:
+    """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
+    from engine.archive import registry
+    from engine.archive.model import RegisterOptions
+    from host.warc import WarcOptions, import_captures
+
+    options = WarcOptions()
+    raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)
+    try:
+        data = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InvalidInput(f"content_b64 is not base64: {exc}") from exc
+
+    def register(capture, when):
+        opts = RegisterOptions(base=app.base_url, now=when)
+        return registry.register(app.store, capture, opts)
+
+    summary = import_captures(io.BytesIO(data), register, options)
+    return {"filename": params.get("filename"), **summary.to_dict()}
+
+
+# -- stats -----------------------------------------------------------------------------------
+
+
+def archive_stats(params: dict, app) -> dict:
+    """Documents, versions, bytes on disk, and what content addressing saved."""
+    store = app.store
+    index = document_index(store)
+    versions = store.raw("versions")
+    logical = sum(doc.get("size", 0) for doc in versions.values())
+    unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
+    return {
+        "documents": len(index.docs),
+        "versions": len(versions),
+        "original_bytes": logical,
+        "dedup_saved_bytes": logical - sum(unique.values()),
+        "storage_bytes": _disk_usage(store.home),
+    }
+
+
+def _disk_usage(home) -> int:
+    total = 0
+    for part in ("blobs", "db"):
+        for path in (home / part).rglob("*"):
+            if path.is_file():
+                total += path.stat().st_size
+    return total
+
+
+HANDLERS = {
+    "search_page": search_page,
+    "document": document,
+    "diff": diff,
+    "liveness_report": liveness_report,
+    "liveness_sweep": liveness_sweep,
+    "export_warc": export_warc,
+    "import_warc": import_warc,
+    "archive_stats": archive_stats,
+}
