@@ -102,7 +102,7 @@ class App:
     def suggester(self):
         """The warm Suggester (bundled dictionary + the user's learned state)."""
         if self._suggester is None:
-            from host.learning import build_suggester
+            from host.navigation import build_suggester
 
             self._suggester = build_suggester(self)
         return self._suggester
@@ -125,7 +125,7 @@ class App:
         self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
-        from host.learning import save_learning
+        from host.navigation import save_learning
 
         if self._suggester is not None:
             save_learning(self)

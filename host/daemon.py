@@ -12,6 +12,7 @@ False
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -75,10 +76,9 @@ def write_state(home: Path, app, port: int) -> None:
 def _install_signals(app) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
+        # Windows has no add_signal_handler: Ctrl+C and `pagekeeper stop` instead.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, app.shutdown_event.set)
-        except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C / `stop` instead
-            pass
 
 
 async def _serve(app, port: int, announce) -> None:

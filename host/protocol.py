@@ -28,7 +28,7 @@ __all__ = ["HANDLERS", "PROTOCOL_VERSION", "handle"]
 
 # Handler modules under host/handlers/; optional ones may not exist yet.
 HANDLER_MODULES = ("core", "archive", "viewer")
-OPTIONAL_MODULES = {"archive", "viewer"}
+OPTIONAL_MODULES = {"viewer"}
 log = logging.getLogger("pagekeeper.protocol")
 
 

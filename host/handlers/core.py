@@ -22,8 +22,8 @@ async def ping(params: dict, app) -> dict:
 
 
 async def get_token(params: dict, app) -> dict:
-    """The daemon's token, for the extension (it reached us through the native host)."""
-    return {"token": app.token}
+    """The daemon's token and address, for the extension (it reached us through the native host)."""
+    return {"token": app.token, "url": app.base_url}
 
 
 def _store_stats(app) -> dict:
@@ -51,7 +51,7 @@ async def shutdown(params: dict, app) -> dict:
 
 def nav_error(params: dict, app) -> dict:
     """Suggestions, archived copies of the URL and similar archived pages for a failed load."""
-    from host.learning import navigation_help
+    from host.navigation import navigation_help
 
     url = text(params, "url", max_length=8192)
     limit = integer(params, "limit", app.config.suggest_limit, 1, 100)
@@ -60,14 +60,14 @@ def nav_error(params: dict, app) -> dict:
 
 def visited(params: dict, app) -> dict:
     """A successful top-level navigation: its host joins the user's own domains."""
-    from host.learning import record_visit
+    from host.navigation import record_visit
 
     return record_visit(app, text(params, "url", max_length=8192))
 
 
 def suggestion_taken(params: dict, app) -> dict:
     """The user took (or rejected) a suggestion: the engine learns from it."""
-    from host.learning import record_choice
+    from host.navigation import record_choice
 
     url = text(params, "url", max_length=8192)
     chosen = text(params, "suggestion", None, max_length=8192)

@@ -1,0 +1,174 @@
+"""Navigation help in the daemon: the warm Suggester, its learned state, and ``nav_error``.
+
+The Suggester (engine/urls/suggest.py) is built once from the bundled domain
+dictionary plus the user's learned state. That state (visited hosts, taken and
+rejected corrections) is plain data owned by the engine; the host persists it in
+the archive store's key/value area (``store.save_state("suggest", …)``) so it
+shares the store's journal and crash safety. Visits are saved at most every
+``SAVE_EVERY`` seconds (and at shutdown); a taken/rejected suggestion at once.
+
+``nav_error`` answers with three lists, each URL stripped of credentials:
+``suggestions`` (repaired URLs), ``archived`` (versions of this URL) and
+``similar`` (similar archived pages, or same-site pages with the nearest path).
+
+>>> strip_credentials("https://user:pw@example.com/a")
+'https://example.com/a'
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+from engine.errors import InvalidInput, NotFound
+
+STATE_NAME = "suggest"
+SAVE_EVERY = 10.0
+ARCHIVED_LIMIT = 5
+SIMILAR_LIMIT = 6
+log = logging.getLogger("pagekeeper.navigation")
+
+
+def strip_credentials(url: str | None) -> str | None:
+    """Drop ``user:password@`` from a URL (never echoed into suggestions, logs or the viewer)."""
+    if not url or "@" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+# -- the Suggester and its learned state ---------------------------------------------------
+
+
+def build_suggester(app):
+    """The bundled dictionary + the learned state saved in the store."""
+    from engine.urls.suggest import Suggester
+
+    suggester = Suggester.bundled() if hasattr(Suggester, "bundled") else Suggester()
+    state = app.store.load_state(STATE_NAME)
+    if state:
+        suggester.load_state(state)
+    app.learning_saved = time.monotonic()
+    return suggester
+
+
+def save_learning(app) -> None:
+    """Persist the Suggester's learned state into the store (store thread only)."""
+    app.store.save_state(STATE_NAME, app.suggester.state())
+    app.learning_saved = time.monotonic()
+
+
+def _maybe_save(app, now: bool = False) -> None:
+    if now or time.monotonic() - getattr(app, "learning_saved", 0) >= SAVE_EVERY:
+        save_learning(app)
+
+
+def record_visit(app, url: str) -> dict:
+    """Count a successful top-level visit of the URL's host (``visited``)."""
+    host = _host(url)
+    app.suggester.record_visit(host)
+    _maybe_save(app)
+    return {"host": host}
+
+
+def record_choice(app, url: str, suggestion: str | None, taken: object) -> dict:
+    """A suggestion shown for ``url`` was taken (or rejected): feed the learning."""
+    if not isinstance(taken, bool):
+        raise InvalidInput("parameter 'taken' must be true or false")
+    if suggestion is None:
+        raise InvalidInput("missing parameter 'suggestion'")
+    app.suggester.record_choice(url, suggestion, taken)
+    _maybe_save(app, now=True)
+    return {"recorded": True, "taken": taken}
+
+
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url if "//" in url else f"http://{url}").hostname
+    except ValueError:
+        host = None
+    if not host:
+        raise InvalidInput(f"no host in {strip_credentials(url)!r}")
+    return host
+
+
+# -- nav_error -------------------------------------------------------------------------
+
+
+def _suggestions(app, url: str, params: dict, limit: int) -> list[dict]:
+    from engine.urls.suggest import SuggestRequest
+
+    request = SuggestRequest(
+        url=url,
+        error=params.get("error") if isinstance(params.get("error"), str) else None,
+        referrer=params.get("referrer") if isinstance(params.get("referrer"), str) else None,
+        languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
+    )
+    found = [s.to_dict() for s in app.suggester.suggest(request)[:limit]]
+    for entry in found:
+        entry["url"] = strip_credentials(entry["url"])
+    return found
+
+
+def _archived(app, url: str) -> list[dict]:
+    from engine.archive import registry
+
+    try:
+        return registry.versions(app.store, url, app.base_url)[:ARCHIVED_LIMIT]
+    except (NotFound, InvalidInput):
+        return []
+
+
+def _similar(app, url: str, archived: list[dict]) -> list[dict]:
+    """Pages similar to the newest version; without one, same-site pages nearest in path."""
+    from engine.archive import registry
+
+    if archived:
+        return registry.similar(app.store, archived[0]["id"], app.base_url)["similar"][
+            :SIMILAR_LIMIT
+        ]
+    return nearest_on_site(app, url)
+
+
+def nearest_on_site(app, url: str) -> list[dict]:
+    """Archived pages of the same host whose path is nearest to the failed one (a 404 on a live host)."""
+    import Levenshtein
+
+    from engine.archive import registry
+
+    try:
+        ids = app.store.ids_of_host(registry.host_of(url))[-2000:]
+    except InvalidInput:
+        return []
+    path = urlsplit(url).path
+    seen, ranked = set(), []
+    for reg_id in ids:
+        doc = app.store.version(reg_id)
+        if doc["key"] in seen:
+            continue
+        seen.add(doc["key"])
+        ratio = Levenshtein.ratio(urlsplit(doc["url"]).path, path)
+        ranked.append((ratio, reg_id))
+    ranked.sort(reverse=True)
+    return [
+        {**registry.describe(app.store, reg_id, app.base_url), "path_similarity": round(r, 4)}
+        for r, reg_id in ranked[:SIMILAR_LIMIT]
+    ]
+
+
+def navigation_help(app, url: str, params: dict, limit: int) -> dict:
+    """The ``nav_error`` answer: ``{"url", "suggestions", "archived", "similar"}``."""
+    archived = _archived(app, url)
+    return {
+        "url": strip_credentials(url),
+        "suggestions": _suggestions(app, url, params, limit),
+        "archived": archived,
+        "similar": _similar(app, url, archived),
+    }
