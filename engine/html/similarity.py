@@ -76,7 +76,7 @@ class SuffixAutomaton:
     [0, 1, 2, 3, 0]
     """
 
-    __slots__ = ("text", "nxt", "link", "length", "ends")
+    __slots__ = ("text", "nxt", "link", "length", "ends", "_cache")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -84,6 +84,7 @@ class SuffixAutomaton:
         self.link: list[int] = [-1]
         self.length: list[int] = [0]
         self.ends: list[int] = []
+        self._cache: tuple[list[int], list[int], list[int]] | None = None
         self._build(text)
 
     def _build(self, text: str) -> None:
@@ -159,16 +160,22 @@ class SuffixAutomaton:
         for state, size in zip(states, sizes, strict=True):
             if size > best[state]:
                 best[state] = size
-        order = self._by_length()
-        link, length = self.link, self.length
+        order, link, parent_length = self._tables()
         for v in reversed(order):  # longest first: a matched state's ancestors match fully
-            if best[v] and v:
-                best[link[v]] = length[link[v]]
-        eff = best
+            if best[v]:
+                best[link[v]] = parent_length[v]
         for v in order:  # shortest first: fall back to the nearest matched ancestor
-            if not eff[v] and v:
-                eff[v] = eff[link[v]]
-        return [eff[s] for s in self.ends]
+            if not best[v]:
+                best[v] = best[link[v]]
+        return [best[s] for s in self.ends]
+
+    def _tables(self) -> tuple[list[int], list[int], list[int]]:
+        """Non-root states by increasing length, suffix links, and each link's length (cached)."""
+        if self._cache is None:
+            link, length = self.link, self.length
+            order = self._by_length()[1:]
+            self._cache = (order, link, [length[link[v]] if v else 0 for v in range(len(link))])
+        return self._cache
 
     def _by_length(self) -> list[int]:
         """States in order of increasing length (counting sort)."""
@@ -268,6 +275,30 @@ class _Cursor:
             last += 1
         self.last = last
         return max(0, last - i + 1)
+
+
+def matched_spans(
+    fp_a: str, fp_b: str, options: SimilarityOptions | None = None
+) -> list[tuple[int, int, bool]]:
+    """Every visit of the seed's loop: (position in the source, match length, counted?).
+
+    The source is the shorter fingerprint; useful to show which parts of a page matched.
+
+    >>> matched_spans("<a<b<c<d", "<a<b<c<d<e")
+    [(0, 8, True)]
+    """
+    options = options or DEFAULT_SIMILARITY
+    source, target = source_and_target(fp_a, fp_b)
+    cursor = _Cursor(SuffixAutomaton(target).match_ends(source))
+    spans: list[tuple[int, int, bool]] = []
+
+    def longest_at(i: int) -> int:
+        size = cursor.longest_at(i)
+        spans.append((i, size, size >= options.min_match))
+        return size
+
+    greedy_count(source, longest_at, options)
+    return spans
 
 
 def longest_matches(source: str, target: str, positions: Iterable[int]) -> list[int]:

@@ -1,0 +1,243 @@
+"""Benchmark: fingerprint similarity and similar-page search (issue 4, "Must show").
+
+Run: ``.venv/bin/python tests/bench/bench_similarity.py``. Prints its figures and
+the ratio to baselines measured in the same run:
+
+* ``bench_pair()``: fingerprint similarity of two ~200 KB real pages with the
+  suffix automaton vs. the seed's nested loops (run in full on the similar pair;
+  on the dissimilar pair over a prefix of the source, extrapolated per delimiter,
+  because the full run takes minutes).
+* ``bench_similar_search()``: similar-page search for a new page against 10,000
+  versions of the same site (goal <= 100 ms), vs. the exact similarity against
+  every candidate that passes the link prefilter (the seed's method), extrapolated
+  from a sample.
+
+Both return dicts, so tests/bench/bench_archive.py can call them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from engine.archive.similar import (  # noqa: E402
+    SimilarIndex,
+    SimilarOptions,
+    VersionFeatures,
+    sketch,
+    version_features,
+)
+from engine.html.fingerprint import fingerprint  # noqa: E402
+from engine.html.similarity import (  # noqa: E402
+    DEFAULT_SIMILARITY,
+    FingerprintIndex,
+    _naive_longest,
+    greedy_count,
+    matched_spans,
+    naive_similarity,
+    similarity,
+)
+
+DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
+PAGES = DATA / "pages"
+if not PAGES.is_dir():
+    PAGES = Path("/work/shared/data/extraction-dev/pages")
+# Three real pages of about 200 KB each (sizes in bytes, uncompressed).
+PAIR_PAGES = ("1bca03b49f5aa2b1", "0e5a001489ec7dfd", "1157c88e576e64ff")
+NAIVE_PREFIX_DELIMITERS = 150
+
+
+def load_page(name: str) -> bytes:
+    return gzip.decompress((PAGES / f"{name}.html.gz").read_bytes())
+
+
+def timed(fn, repeat: int = 5) -> tuple[float, object]:
+    """Median seconds of ``repeat`` runs, and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def edit_fingerprint(fp: str, rng: random.Random, edits: int = 6) -> str:
+    """A later version of a page: a few pieces of the fingerprint replaced or dropped."""
+    pieces = fp.split("<")
+    for _ in range(edits):
+        at = rng.randrange(1, max(2, len(pieces) - 1))
+        span = rng.randint(1, 30)
+        pieces[at : at + span] = rng.choice([[], pieces[at : at + span][::-1], ["PnyQ", "p"]])
+    return "<".join(pieces)
+
+
+def naive_prefix(source: str, target: str, delimiters: int) -> tuple[float, int, int]:
+    """Seconds the nested loops spend on the first ``delimiters`` delimiters of the source."""
+    budget = [delimiters]
+
+    def longest(i: int) -> int:
+        budget[0] -= 1
+        return _naive_longest(source, target, i) if budget[0] >= 0 else len(source)
+
+    start = time.perf_counter()
+    greedy_count(source, longest, DEFAULT_SIMILARITY)
+    spent = time.perf_counter() - start
+    visited = _visited_delimiters(source, target)
+    return spent, min(delimiters, visited), visited
+
+
+def _visited_delimiters(source: str, target: str) -> int:
+    """How many delimiters the seed's loop visits (counted with the fast matcher)."""
+    return len(matched_spans(source, target))
+
+
+def bench_pair() -> dict:
+    """Similarity of ~200 KB real pages: suffix automaton vs. the seed's nested loops."""
+    pages = [load_page(name) for name in PAIR_PAGES]
+    fp_time, fps = timed(lambda: [fingerprint(page) for page in pages], repeat=3)
+    a, b = fps[0], fps[1]
+    similar = edit_fingerprint(a, random.Random(4))
+    fast_dissimilar, value_dissimilar = timed(lambda: similarity(a, b))
+    fast_similar, value_similar = timed(lambda: similarity(a, similar))
+    naive_start = time.perf_counter()
+    naive_value = naive_similarity(a, similar)
+    naive_similar = time.perf_counter() - naive_start
+    source, target = (a, b) if len(a) <= len(b) else (b, a)
+    spent, done, visited = naive_prefix(source, target, NAIVE_PREFIX_DELIMITERS)
+    naive_dissimilar = spent / max(done, 1) * visited
+    return {
+        "page_bytes": [len(page) for page in pages[:2]],
+        "fingerprint_chars": [len(a), len(b)],
+        "fingerprint_ms_per_page": round(fp_time / len(pages) * 1000, 2),
+        "similar_pair": {
+            "similarity": round(value_similar, 4),
+            "fast_ms": round(fast_similar * 1000, 2),
+            "naive_ms": round(naive_similar * 1000, 1),
+            "naive_agrees": naive_value == value_similar,
+            "ratio": round(naive_similar / fast_similar, 1),
+        },
+        "dissimilar_pair": {
+            "similarity": round(value_dissimilar, 4),
+            "fast_ms": round(fast_dissimilar * 1000, 2),
+            "naive_ms_extrapolated": round(naive_dissimilar * 1000, 1),
+            "naive_measured_delimiters": done,
+            "delimiters_visited": visited,
+            "ratio": round(naive_dissimilar / fast_dissimilar, 1),
+        },
+    }
+
+
+# ---------------------------------------------------------------- similar-page search
+
+
+def site_versions(count: int, seed: int = 7) -> tuple[list[VersionFeatures], dict, VersionFeatures]:
+    """``count`` versions of one site: a real page's template around bodies from other real pages.
+
+    Returns the candidates (sketch and links only, like rows read from the store), a
+    store-like dict id -> (fingerprint, text), and a new page to search for.
+    """
+    rng = random.Random(seed)
+    names = sorted(p.name[: -len(".html.gz")] for p in PAGES.glob("*.html.gz"))[:120]
+    bodies = [fingerprint(load_page(name)) for name in names]
+    template = bodies[0]
+    head, tail = template[: len(template) // 3], template[-len(template) // 3 :]
+    nav = [f"https://site.example/section/{i}" for i in range(60)]
+    words = [
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "nicht",
+        "ein",
+        "eine",
+        "zu",
+        "mit",
+        "auf",
+        "für",
+        "von",
+        "den",
+        "im",
+        "sich",
+        "des",
+    ]
+    store: dict[str, tuple[str, str]] = {}
+    candidates = []
+    for i in range(count):
+        body = bodies[1 + i % (len(bodies) - 1)]
+        cut = rng.randrange(0, max(1, len(body) // 2))
+        fp = head + edit_fingerprint(body[cut : cut + 3000], rng, 3) + tail
+        links = nav[: rng.randint(40, 60)] + [f"https://site.example/a/{i}/{k}" for k in range(20)]
+        text = " ".join(rng.choice(words) for _ in range(300)) + f" artikel {i % 97}"
+        vid = f"v{i:05d}"
+        store[vid] = (fp, text)
+        candidates.append(VersionFeatures(vid, sketch(fp), frozenset(links), None, None))
+    base_fp, base_text = store["v00042"]
+    new_fp = edit_fingerprint(base_fp, rng, 4)
+    new_links = nav[:50] + [f"https://site.example/a/42/{k}" for k in range(20)]
+    target = version_features("new", new_fp, new_links, base_text + " neu")
+    return candidates, store, target
+
+
+def bench_similar_search(count: int = 10_000, queries: int = 15) -> dict:
+    """Search a new page among ``count`` same-site versions; goal <= 100 ms per search."""
+    build_start = time.perf_counter()
+    candidates, store, target = site_versions(count)
+    setup = time.perf_counter() - build_start
+    index_start = time.perf_counter()
+    index = SimilarIndex(candidates)
+    index_ms = (time.perf_counter() - index_start) * 1000
+    options = SimilarOptions()
+    load = store.__getitem__
+    search_time, matches = timed(lambda: index.search(target, options, load), repeat=queries)
+    rank_time, ranked = timed(lambda: index.ranked_candidates(target, options), repeat=queries)
+    exhaustive = _exhaustive_per_candidate(target, candidates, store)
+    return {
+        "versions": count,
+        "setup_s": round(setup, 1),
+        "index_build_ms": round(index_ms, 1),
+        "search_ms_median": round(search_time * 1000, 1),
+        "stage_1_2_ms": round(rank_time * 1000, 1),
+        "reached_exact_stage": len(ranked),
+        "results": len(matches),
+        "best": [tuple(m) for m in matches[:3]],
+        "found_the_edited_version": bool(matches) and matches[0].id == "v00042",
+        "goal_ms": 100,
+        "baseline_exact_all_ms_extrapolated": round(exhaustive * 1000, 1),
+        "ratio": round(exhaustive / search_time, 1),
+    }
+
+
+def _exhaustive_per_candidate(target, candidates, store, sample: int = 40) -> float:
+    """Seconds the seed's way would take: exact similarity with every candidate (sampled)."""
+    index = FingerprintIndex(target.fingerprint)
+    chosen = candidates[:: max(1, len(candidates) // sample)][:sample]
+    start = time.perf_counter()
+    for version in chosen:
+        index.similarity(store[version.id][0])
+    return (time.perf_counter() - start) / len(chosen) * len(candidates)
+
+
+def main() -> None:
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+    pair = bench_pair()
+    print("== fingerprint similarity, two ~200 KB pages")
+    for key, value in pair.items():
+        print(f"  {key}: {value}")
+    search = bench_similar_search()
+    print("== similar-page search against 10,000 same-site versions")
+    for key, value in search.items():
+        print(f"  {key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
