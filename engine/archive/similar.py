@@ -4,10 +4,10 @@ Three stages, cheapest first, so a page can be compared with 10,000 versions
 of its site within a registration's budget:
 
 1. **Link counts** (seed fig. 10, step 1): O(1) per candidate.
-2. **Sketch**: a 64-byte one-permutation b-bit MinHash of each fingerprint's
-   shingles, computed once at registration and stored with the version; the
-   equal bytes of two sketches (one XOR and one ``bytes.count``) rank the
-   candidates in well under a microsecond each.
+2. **Sketch**: a bottom-k sketch (Broder 1997, k = 64) of each fingerprint's
+   shingles, computed once at registration and stored with the version; folded
+   into a bitmap, the hashes two sketches share are one AND and one popcount,
+   well under a microsecond per candidate.
 3. **Exact**: for the best-ranked candidates only, the shared-link test (seed
    fig. 10, step 2), then the seed's structural similarity from one suffix
    automaton of the new page (:class:`FingerprintIndex`), and the content
@@ -47,17 +47,17 @@ from engine.html.similarity import (
 class SimilarOptions:
     """Budgets and bars of the similar-page search.
 
-    ``sketch_bins``: one-permutation MinHash bins per fingerprint (one byte each);
-    ``sketch_width``: fingerprint pieces (one tag or text each) per shingle;
-    ``min_sketch``: estimated shingle resemblance a candidate needs to reach the
-    exact stage; ``max_exact`` / ``time_budget`` (seconds, exact stage): exact
-    comparisons at most; a candidate is listed when ``structural >= min_structural``
-    or ``content >= min_content``; at most ``limit`` results.
+    ``sketch_size``: hashes kept per fingerprint (bottom-k); ``sketch_width``:
+    fingerprint pieces (one tag or text each) per shingle; ``min_sketch``:
+    shared sketch hashes a candidate needs to reach the exact stage;
+    ``max_exact`` / ``time_budget`` (seconds, exact stage): exact comparisons
+    at most; a candidate is listed when ``structural >= min_structural`` or
+    ``content >= min_content``; at most ``limit`` results.
     """
 
-    sketch_bins: int = 64
+    sketch_size: int = 64
     sketch_width: int = 4
-    min_sketch: float = 0.05
+    min_sketch: int = 3
     max_exact: int = 12
     time_budget: float = 0.06
     min_structural: float = 0.3
@@ -69,8 +69,9 @@ class SimilarOptions:
 
 
 DEFAULT_SIMILAR = SimilarOptions()
-# An empty bin (fewer shingles than bins) holds this; it matches only another empty bin.
-_EMPTY_BIN = 0xFFFFFFFF
+# Sketch hashes are folded into a bitmap of this many bits, so that counting shared
+# hashes is one AND and one popcount (two random 64-hash sketches share ~0.5 bits).
+_BITMAP_BITS = 8192
 
 
 class SimilarMatch(NamedTuple):
@@ -85,17 +86,23 @@ class SimilarMatch(NamedTuple):
 class VersionFeatures:
     """What the search needs of one version.
 
-    ``sketch`` (bytes from :func:`sketch`; store it as ``sketch.hex()``) and ``links``
-    are small and kept for every candidate; ``fingerprint`` and ``text`` may be
-    left ``None`` for candidates and fetched on demand through the ``load``
+    ``sketch`` (from :func:`sketch`; any iterable of ints, stored as a JSON list) and
+    ``links`` are small and kept for every candidate; ``fingerprint`` and ``text``
+    may be left ``None`` for candidates and fetched on demand through the ``load``
     callback of :func:`find_similar`.
     """
 
     id: str
-    sketch: bytes
+    sketch: frozenset[int] = field(default_factory=frozenset)
     links: frozenset = field(default_factory=frozenset)
     fingerprint: str | None = None
     text: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.sketch, frozenset):
+            self.sketch = frozenset(self.sketch)
+        if not isinstance(self.links, frozenset):
+            self.links = frozenset(self.links)
 
 
 def fingerprint_pieces(fp: str) -> list[str]:
@@ -107,38 +114,35 @@ def fingerprint_pieces(fp: str) -> list[str]:
     return ["<" + piece for piece in fp.split("<") if piece] if fp else []
 
 
-def sketch(fp: str, options: SimilarOptions | None = None) -> bytes:
-    """One-permutation MinHash (Li, Owen & Zhang 2012) of a fingerprint's shingles, 8 bits per bin.
+def sketch(fp: str, options: SimilarOptions | None = None) -> list[int]:
+    """Bottom-k sketch (Broder 1997) of a fingerprint: the k smallest CRC-32s of its shingles.
 
-    A shingle is ``sketch_width`` consecutive pieces; its CRC-32 picks a bin
-    (low bits) and competes for that bin's minimum (high bits); each bin keeps
-    the low byte of its minimum (b-bit MinHash, Li & König 2010). Equal bytes
-    estimate resemblance: P(equal) = J + (1 - J) / 256.
+    A shingle is ``sketch_width`` consecutive pieces. Sorted ints, JSON-friendly:
+    store it with the version.
 
-    >>> len(sketch("<H<B<DheF<d<PxyA<p<b<h" * 50)), sketch("") == sketch("")
-    (64, True)
+    >>> len(sketch("<H<B<DheF<d<PxyA<p<b<h" * 50)) <= 64, sketch("")
+    (True, [])
     """
     options = options or DEFAULT_SIMILAR
-    bins = options.sketch_bins
     pieces = fingerprint_pieces(fp)
     width = min(options.sketch_width, len(pieces)) or 1
-    minima = [_EMPTY_BIN] * bins
-    for i in range(max(0, len(pieces) - width + 1)):
-        value = zlib.crc32("".join(pieces[i : i + width]).encode())
-        slot, rank = value % bins, value // bins
-        if rank < minima[slot]:
-            minima[slot] = rank
-    return bytes(m & 0xFF for m in minima)
+    hashes = {
+        zlib.crc32("".join(pieces[i : i + width]).encode())
+        for i in range(max(0, len(pieces) - width + 1))
+    }
+    return sorted(heapq.nsmallest(options.sketch_size, hashes))
 
 
-def estimated_resemblance(a: bytes, b: bytes) -> float:
-    """Shingle resemblance estimated from two sketches (equal bins, corrected for 8-bit collisions).
+def sketch_bitmap(hashes: Iterable[int]) -> int:
+    """The sketch folded into a bitmap (an int); shared hashes ~ popcount of the AND.
 
-    >>> estimated_resemblance(bytes(64), bytes(64))
-    1.0
+    >>> (sketch_bitmap([1, 2, 3]) & sketch_bitmap([2, 3, 4])).bit_count()
+    2
     """
-    equal = sum(x == y for x, y in zip(a, b, strict=True)) / len(a) if a else 0.0
-    return max(0.0, (equal - 1 / 256) / (1 - 1 / 256))
+    bits = 0
+    for value in hashes:
+        bits |= 1 << (value % _BITMAP_BITS)
+    return bits
 
 
 def version_features(
@@ -168,7 +172,7 @@ Loader = Callable[[str], tuple[str, str | None]]  # id -> (fingerprint, text)
 class SimilarIndex:
     """The sketches and link sets of one site's versions, kept warm for repeated searches.
 
-    Candidates are held in parallel lists (sketch as an int, link count) so that
+    Candidates are held in parallel lists (sketch bitmap, link count) so that
     stages 1 and 2 are one list comprehension of C-level operations.
 
     >>> index = SimilarIndex()
@@ -179,7 +183,7 @@ class SimilarIndex:
 
     def __init__(self, versions: Iterable[VersionFeatures] = ()) -> None:
         self.versions: list[VersionFeatures] = []
-        self._sketches: list[int] = []
+        self._bitmaps: list[int] = []
         self._counts: list[int] = []
         self._position: dict[str, int] = {}
         for version in versions:
@@ -194,7 +198,7 @@ class SimilarIndex:
             self.remove(version.id)
         self._position[version.id] = len(self.versions)
         self.versions.append(version)
-        self._sketches.append(int.from_bytes(version.sketch, "little"))
+        self._bitmaps.append(sketch_bitmap(version.sketch))
         self._counts.append(len(version.links))
 
     def remove(self, id: str) -> None:
@@ -202,7 +206,7 @@ class SimilarIndex:
         at = self._position.pop(id, None)
         if at is None:
             return
-        for column in (self.versions, self._sketches, self._counts):
+        for column in (self.versions, self._bitmaps, self._counts):
             column[at] = column[-1]
             column.pop()
         if at < len(self.versions):
@@ -222,28 +226,23 @@ class SimilarIndex:
     def ranked_candidates(
         self, target: VersionFeatures, options: SimilarOptions, keep: int | None = None
     ) -> list[VersionFeatures]:
-        """Stages 1 and 2: candidates passing the link-count test, by sketch resemblance (best first).
+        """Stages 1 and 2: candidates passing the link-count test, by shared sketch hashes.
 
-        Keeps ``keep`` (default ``4 * max_exact``) candidates whose estimated resemblance is at
-        least ``min_sketch``.
+        Keeps the best ``keep`` (default ``4 * max_exact``) that share at least
+        ``min_sketch`` hashes, best first.
         """
         if not self.versions or not target.sketch:
             return []
         allowed = self._allowed_counts(len(target.links), options.prefilter)
-        query, size = int.from_bytes(target.sketch, "little"), len(target.sketch)
+        query = sketch_bitmap(target.sketch)
         scores = [
-            (query ^ theirs).to_bytes(size, "little").count(0) if allowed[count] else -1
-            for theirs, count in zip(self._sketches, self._counts, strict=True)
+            (query & theirs).bit_count() if allowed[count] else -1
+            for theirs, count in zip(self._bitmaps, self._counts, strict=True)
         ]
-        floor = size * (options.min_sketch * (1 - 1 / 256) + 1 / 256)
-        best = heapq.nlargest(
-            keep or 4 * options.max_exact + 1, range(len(scores)), scores.__getitem__
-        )
-        return [
-            self.versions[i]
-            for i in best
-            if scores[i] >= floor and self.versions[i].id != target.id
-        ]
+        wanted = keep or 4 * options.max_exact + 1
+        best = heapq.nlargest(wanted, range(len(scores)), scores.__getitem__)
+        floor, versions = options.min_sketch, self.versions
+        return [versions[i] for i in best if scores[i] >= floor and versions[i].id != target.id]
 
     def _allowed_counts(self, count: int, options: PrefilterOptions) -> list[bool]:
         """Step 1 of the prefilter for every link count present, as a lookup table."""

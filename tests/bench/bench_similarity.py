@@ -179,7 +179,7 @@ def site_versions(count: int, seed: int = 7) -> tuple[list[VersionFeatures], dic
         text = " ".join(rng.choice(words) for _ in range(300)) + f" artikel {i % 97}"
         vid = f"v{i:05d}"
         store[vid] = (fp, text)
-        candidates.append(VersionFeatures(vid, sketch(fp), frozenset(links), None, None))
+        candidates.append(VersionFeatures(vid, frozenset(sketch(fp)), frozenset(links), None, None))
     base_fp, base_text = store["v00042"]
     new_fp = edit_fingerprint(base_fp, rng, 4)
     new_links = nav[:50] + [f"https://site.example/a/42/{k}" for k in range(20)]
