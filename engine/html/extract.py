@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
-from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_blocks
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.tokens import count_tokens, tokenize
 
@@ -42,12 +42,19 @@ class ExtractOptions:
     blocks: BlockOptions = field(default_factory=BlockOptions)
     keywords: KeywordOptions = field(default_factory=KeywordOptions)
     min_block_chars: int = 20  # seed: "for example not less than 20 characters"
-    growth_threshold: float = 8.0  # M: chars / distance of a neighbour to join
+    growth_threshold: float = 5.0  # M: chars / distance of a neighbour to join
     growth: str = "lookahead"  # "seed" (bar = Mavg) | "lookahead" (bar = M, skip short blocks)
-    lookahead: int = 6  # blocks a lookahead growth may jump over
+    lookahead: int = 30  # blocks a lookahead growth may jump over
     title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
     max_bases: int = 5  # largest blocks tried as a sample base
     max_link_density: float = 0.5  # blocks of the body mostly made of link text are dropped
+    # Seed: no sample passes the title check → no body. Off by default: generic or
+    # site-heavy titles then cost the whole body; the best-matching sample is used instead.
+    require_title_match: bool = False
+    # Beyond the seed: widen the sample to the smallest region element holding all of it
+    # (catches the lead, list items and subheads the chars/distance growth stops short of).
+    container: bool = True
+    trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
 
 
 @dataclass
@@ -153,7 +160,25 @@ def parse(html: bytes | str) -> LexborHTMLParser:
 # --- step 1: the title ----------------------------------------------------------------------
 
 GENERIC_TITLES = frozenset(
-    ["home", "homepage", "startseite", "index", "untitled", "news", "blog", "accueil", "inicio", "welcome", "willkommen", "article", "artikel", "page", "seite", "首页", "主页"]
+    [
+        "home",
+        "homepage",
+        "startseite",
+        "index",
+        "untitled",
+        "news",
+        "blog",
+        "accueil",
+        "inicio",
+        "welcome",
+        "willkommen",
+        "article",
+        "artikel",
+        "page",
+        "seite",
+        "首页",
+        "主页",
+    ]
 )
 _SEPARATORS = re.compile(r"\s+[|–—»·:•/-]\s+|\s*\|\s*|\s+::\s+")
 
@@ -275,6 +300,35 @@ def grow_sample(
     return _extend(blocks, base, -1, m, free, reach), _extend(blocks, base, 1, m, free, reach)
 
 
+def common_path(blocks: list[Block], lo: int, hi: int) -> tuple[int, ...]:
+    """The path of the innermost region element enclosing blocks lo..hi.
+
+    >>> common_path([Block("a", 1, 0, "p", path=(1, 2, 3)), Block("b", 1, 0, "p", path=(1, 2, 5))], 0, 1)
+    (1, 2)
+    """
+    prefix = blocks[lo].path
+    for k in range(lo + 1, hi + 1):
+        other = blocks[k].path
+        n = 0
+        while n < len(prefix) and n < len(other) and prefix[n] == other[n]:
+            n += 1
+        prefix = prefix[:n]
+    return prefix
+
+
+def widen_to_container(blocks: list[Block], lo: int, hi: int, free: list[bool]) -> tuple[int, int]:
+    """Extend [lo, hi] to every free block inside the sample's common region element."""
+    prefix = common_path(blocks, lo, hi)
+    if len(prefix) < 2:  # the container would be the whole page
+        return lo, hi
+    size = len(prefix)
+    while lo > 0 and free[lo - 1] and blocks[lo - 1].path[:size] == prefix:
+        lo -= 1
+    while hi + 1 < len(blocks) and free[hi + 1] and blocks[hi + 1].path[:size] == prefix:
+        hi += 1
+    return lo, hi
+
+
 def match_degree(text_counts, weights: dict[str, float]) -> float:
     """P′ (seed formula 1): Σ count(title word in text) × weight(word).
 
@@ -296,11 +350,27 @@ def verify_sample(text: str, weights: dict[str, float], options: ExtractOptions)
 
 
 def _span_blocks(blocks, lo, hi, free, options) -> list[Block]:
-    return [
+    kept = [
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k] and blocks[k].link_density <= options.max_link_density
     ]
+    return trim_edges(kept, options.trim_chars)
+
+
+def trim_edges(sample: list[Block], min_chars: int) -> list[Block]:
+    """Cut short blocks and headings off the ends of a sample (bylines, dates, "Related").
+
+    >>> [b.text for b in trim_edges([Block("May 5", 4, 0, "p"), Block("x" * 50, 50, 0, "p"),
+    ...  Block("More", 4, 0, "h2")], 40)]
+    ['xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx']
+    """
+    lo, hi = 0, len(sample)
+    while lo < hi and sample[lo].chars < min_chars:
+        lo += 1
+    while hi > lo and (sample[hi - 1].chars < min_chars or sample[hi - 1].tag in HEADINGS):
+        hi -= 1
+    return sample[lo:hi] or sorted(sample, key=lambda b: -b.chars)[:1]
 
 
 def choose_body(
@@ -313,16 +383,20 @@ def choose_body(
     """
     free = [True] * len(blocks)
     order = sorted(range(len(blocks)), key=lambda k: -blocks[k].chars)
+    first: list[Block] = []
     for base in order[: options.max_bases]:
         if not free[base] or blocks[base].chars < options.min_block_chars:
             continue
         lo, hi = grow_sample(blocks, base, free, options)
+        if options.container:
+            lo, hi = widen_to_container(blocks, lo, hi, free)
         sample = _span_blocks(blocks, lo, hi, free, options)
         if verify_sample(" ".join(b.text for b in sample), weights, options):
             return sample
+        first = first or sample
         for k in range(lo, hi + 1):
             free[k] = False
-    return []
+    return [] if options.require_title_match else first
 
 
 # --- step 6: summary ------------------------------------------------------------------------

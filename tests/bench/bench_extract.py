@@ -1,0 +1,150 @@
+"""Main-text extraction on the development corpus: F1 and ms/page, ours vs trafilatura and readability.
+
+Scoring follows the corpus authors' convention (trafilatura's tests/comparison.py): whitespace of
+the output is collapsed; each ``with`` snippet found is a true positive, each missing one a false
+negative; each ``without`` snippet found is a false positive, each absent one a true negative;
+precision/recall/F1 over all snippets of all pages.
+
+The pages are split by a hash of their id into a tuning part (70 %) and a held-out part (30 %);
+only the tuning part was looked at while choosing thresholds and signals, so the held-out F1 is
+the honest figure. Run: ``.venv/bin/python tests/bench/bench_extract.py [--engines ours,...]
+[--limit N] [--ablate]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from engine.html.blocks import BlockOptions  # noqa: E402
+from engine.html.extract import ExtractOptions, extract  # noqa: E402
+
+DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
+
+
+def split_of(case_id: str) -> str:
+    """'heldout' for ~30 % of ids (stable hash), 'tune' for the rest."""
+    return "heldout" if int(hashlib.sha1(case_id.encode()).hexdigest()[:4], 16) % 10 < 3 else "tune"
+
+
+def load(limit: int | None) -> list[tuple[str, dict, bytes]]:
+    cases = json.loads((DATA / "cases.json").read_text("utf-8"))
+    items = sorted(cases.items())[:limit]
+    return [(cid, case, gzip.decompress((DATA / case["page"]).read_bytes())) for cid, case in items]
+
+
+def score(text: str | None, case: dict) -> tuple[int, int, int, int]:
+    """(tp, fn, fp, tn) of one page's output."""
+    text = re.sub(r"\s+", " ", text or "")
+    keep = [s for s in case["with"] if s]
+    drop = [s for s in case["without"] if s]
+    tp = sum(1 for s in keep if s in text)
+    fp = sum(1 for s in drop if s in text)
+    return tp, len(keep) - tp, fp, len(drop) - fp
+
+
+def prf(counts: tuple[int, int, int, int]) -> tuple[float, float, float]:
+    tp, fn, fp, _ = counts
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def run_ours(options: ExtractOptions | None = None):
+    def run(raw: bytes) -> str:
+        return extract(raw, options=options).body
+
+    return run
+
+
+def run_trafilatura(raw: bytes) -> str | None:
+    import trafilatura
+
+    return trafilatura.extract(raw, include_comments=False)
+
+
+def run_readability(raw: bytes) -> str | None:
+    import lxml.html
+    from readability import Document
+
+    summary = Document(raw).summary()
+    return lxml.html.fromstring(summary).text_content() if summary else ""
+
+
+def evaluate(name, fn, pages) -> dict:
+    totals = {"all": [0, 0, 0, 0], "tune": [0, 0, 0, 0], "heldout": [0, 0, 0, 0]}
+    elapsed, errors = 0.0, 0
+    for cid, case, raw in pages:
+        start = time.perf_counter()
+        try:
+            out = fn(raw)
+        except Exception:  # a baseline crashing on a page scores as empty output
+            out, errors = None, errors + 1
+        elapsed += time.perf_counter() - start
+        for key in ("all", split_of(cid)):
+            totals[key] = [a + b for a, b in zip(totals[key], score(out, case), strict=True)]
+    row = {"engine": name, "ms_per_page": 1000 * elapsed / max(1, len(pages)), "errors": errors}
+    for key, counts in totals.items():
+        row[key] = prf(tuple(counts))
+    return row
+
+
+def show(row: dict) -> None:
+    p, r, f = row["all"]
+    print(
+        f"{row['engine']:<28} F1 {f:.3f} (P {p:.3f} R {r:.3f})  tune F1 {row['tune'][2]:.3f}  "
+        f"held-out F1 {row['heldout'][2]:.3f}  {row['ms_per_page']:6.2f} ms/page"
+        + (f"  errors {row['errors']}" if row["errors"] else "")
+    )
+
+
+def ablations() -> dict[str, ExtractOptions]:
+    base = ExtractOptions()
+    return {
+        "ours: no class/id hints": replace(base, blocks=BlockOptions(class_hints=False)),
+        "ours: no link density": replace(base, max_link_density=1.01),
+        "ours: seed growth (Mavg)": replace(base, growth="seed"),
+        "ours: no title check": replace(base, title_threshold=0.0),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", default="ours,trafilatura,readability")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--ablate", action="store_true", help="also score ours without each signal")
+    args = parser.parse_args()
+    pages = load(args.limit)
+    print(f"{len(pages)} pages, load average {os.getloadavg()[0]:.2f} (2 shared cores)")
+    engines = {
+        "ours": run_ours(),
+        "trafilatura": run_trafilatura,
+        "readability": run_readability,
+    }
+    rows = [evaluate(n, engines[n], pages) for n in args.engines.split(",")]
+    if args.ablate:
+        rows += [evaluate(n, run_ours(o), pages) for n, o in ablations().items()]
+    for row in rows:
+        show(row)
+    by = {r["engine"]: r for r in rows}
+    if "ours" in by and "trafilatura" in by:
+        ours, traf = by["ours"], by["trafilatura"]
+        print(
+            f"ratio ours/trafilatura: F1 {ours['all'][2] / max(traf['all'][2], 1e-9):.3f}, "
+            f"speed x{traf['ms_per_page'] / max(ours['ms_per_page'], 1e-9):.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
