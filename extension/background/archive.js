@@ -56,8 +56,13 @@ export function archiveLink(url) {
 /** Every version of `url`, newest first (the host's `versions`). */
 export async function listVersions(url) {
   const { profile } = await settings();
-  const answer = await request('versions', { url, profile });
-  return Array.isArray(answer) ? answer : (answer?.versions ?? []);
+  try {
+    const answer = await request('versions', { url, profile });
+    return Array.isArray(answer) ? answer : (answer?.versions ?? []);
+  } catch (err) {
+    if (err.code === 'not_found') return []; // never archived
+    throw err;
+  }
 }
 
 /** Show the number of archived versions of a tab's page on the toolbar button. */
@@ -72,20 +77,37 @@ export async function showCount(tabId, count) {
 async function register(page, tabId) {
   const { profile } = await settings();
   const result = await request('archive_page', { ...page, profile }, { timeoutMs: ARCHIVE_TIMEOUT_MS });
-  const versions = await listVersions(result.url ?? page.url).catch(() => []);
+  const [versions, similar] = await Promise.all([
+    listVersions(result.url ?? page.url).catch(() => []),
+    similarPages(result),
+  ]);
   if (tabId != null) await showCount(tabId, versions.length);
-  return summarize(result, versions);
+  return summarize(result, versions, similar);
 }
 
-function summarize(result, versions) {
+/** The similar pages of a new version, with their URLs and titles (`similar`). */
+async function similarPages(result) {
+  if (!result.similar?.length) return [];
+  const answer = await request('similar', { id: result.id }).catch(() => null);
+  return answer?.similar ?? [];
+}
+
+/**
+ * What the popup shows: version N of the URL, its time, the similarity to the previous version
+ * (structure from the registration, content from the similar list when the previous is in it).
+ */
+function summarize(result, versions, similar) {
   const index = versions.findIndex((v) => v.id === result.id);
+  const previous = index >= 0 ? (versions[index + 1] ?? null) : (versions[0] ?? null);
   const entry = index >= 0 ? versions[index] : {};
+  const prevSimilar = similar.find((p) => p.id === previous?.id);
   return {
     ...result,
     version: index >= 0 ? versions.length - index : versions.length,
     count: versions.length,
-    similarity: entry.similarity ?? result.similarity ?? null,
-    content_similarity: entry.content_similarity ?? result.content_similarity ?? null,
-    previous: versions[index + 1] ?? null,
+    similarity: result.previous_similarity ?? entry.similarity_to_previous ?? prevSimilar?.similarity ?? null,
+    content_similarity: prevSimilar?.content_similarity ?? null,
+    previous,
+    similar: similar.filter((p) => p.id !== previous?.id && p.key !== result.key),
   };
 }

@@ -33,6 +33,7 @@ let nextId = 1;
 let missingSince = 0;
 let lastFailure = null;
 const pending = new Map();
+const pages = new Map(); // id → chunks of a paged reply
 
 /** Send one request to the host and resolve with its `result` (or reject with a HostError). */
 export function request(type, params = {}, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
@@ -65,11 +66,30 @@ function openPort() {
   return opened;
 }
 
-function onReply(message) {
+function onReply(frame) {
+  const message = assemble(frame);
   if (!message || typeof message !== 'object' || !pending.has(message.id)) return;
   missingSince = 0;
   if (message.ok) settle(message.id, null, message.result);
   else settle(message.id, new HostError(message.error?.code ?? 'host_error', message.error?.message ?? 'the host failed'));
+}
+
+/**
+ * Replies over Chromium's 1 MB host→browser limit arrive as pages
+ * {"id", "page", "pages", "chunk"} (host/PROTOCOL.md); the chunks joined are the reply's JSON.
+ */
+function assemble(frame) {
+  if (!frame || typeof frame.chunk !== 'string' || typeof frame.pages !== 'number') return frame;
+  const chunks = pages.get(frame.id) ?? new Array(frame.pages).fill(null);
+  chunks[frame.page] = frame.chunk;
+  pages.set(frame.id, chunks);
+  if (chunks.some((c) => c === null)) return null;
+  pages.delete(frame.id);
+  try {
+    return JSON.parse(chunks.join(''));
+  } catch {
+    return { id: frame.id, ok: false, error: { code: 'bad_reply', message: 'a paged reply did not join into JSON' } };
+  }
 }
 
 function onDisconnect(closed, p) {
@@ -81,6 +101,7 @@ function onDisconnect(closed, p) {
   const code = /not found|forbidden|no such native application|not installed/i.test(text) ? 'host_missing' : 'host_disconnected';
   if (code === 'host_missing') missingSince = Date.now();
   lastFailure = { code, message: text, at: Date.now() };
+  pages.clear();
   for (const id of [...pending.keys()]) settle(id, new HostError(code, text));
 }
 

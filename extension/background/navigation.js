@@ -16,6 +16,7 @@ import { request } from './native.js';
 const LOOKUP_TIMEOUT_MS = 4000;
 const LOOKUP_KEEP_MS = 120000;
 const OFFER_SCORE_ON_404 = 0.8;
+const OFFER_SIMILAR_ON_404 = 0.5;
 
 const recent = new RecentKeys(4000); // one failure may be reported up to three times (pitfall 4)
 const bypass = new RecentKeys(60000); // "show the server's page" on a 404: leave it alone for a minute
@@ -119,10 +120,15 @@ function errorPageURL(key, url, info, time) {
   return `${pageURL('error/error.html')}?${query}`;
 }
 
+/**
+ * A 404/410 is replaced only when the host has something real: an archived copy of this URL, a
+ * similar archived page (structure or path at least half alike), or a confident repair.
+ */
 function worthOffering(result) {
   if (!result) return false;
   const confident = (result.suggestions ?? []).some((s) => s.score >= OFFER_SCORE_ON_404);
-  return (result.archived ?? []).length > 0 || (result.similar ?? []).length > 0 || confident;
+  const alike = (result.similar ?? []).some((p) => (p.similarity ?? p.path_similarity ?? 0) >= OFFER_SIMILAR_ON_404);
+  return (result.archived ?? []).length > 0 || alike || confident;
 }
 
 async function stillOn(tabId, url) {

@@ -19,6 +19,7 @@ export const HANDLERS = {
   versions: (params) => listVersions(params.url),
   similar: relay('similar'),
   open: relay('open', 15000),
+  open_copy: openCopy,
   check: relay('check', 15000),
   host_status: hostStatus,
   viewer: viewer,
@@ -46,13 +47,33 @@ async function hostStatus() {
   }
 }
 
-/** The viewer's address, with the token it needs (`get_token`), optionally at `path`. */
+/**
+ * The archive viewer, signed in: it takes `?token=` into its own session storage and drops it
+ * from the address bar (host/viewer/static/api.js). `hash` picks a view, e.g. '#/doc/<id>'.
+ *   viewer({hash: '#/doc/0190…'}) → {url: 'http://127.0.0.1:47477/viewer/?token=…#/doc/0190…'}
+ */
 async function viewer(params) {
-  const answer = await request('get_token', {});
-  const base = (answer.url ?? answer.base ?? 'http://127.0.0.1:47477').replace(/\/$/, '');
-  const path = params.path ?? '/viewer/';
-  const sep = path.includes('?') ? '&' : '?';
-  return { url: `${base}${path}${sep}token=${encodeURIComponent(answer.token)}`, base };
+  const base = await daemonBase();
+  const { token } = await request('get_token', {});
+  return { url: `${base}/viewer/?token=${encodeURIComponent(token)}${params.hash ?? ''}`, base };
+}
+
+/**
+ * An archived copy (`/v/<id>/<url>`): `/auth` trades the token for the session cookie and
+ * redirects there (host/http_routes.py), so the token does not stay in the address bar.
+ */
+async function openCopy(params) {
+  const target = new URL(params.version_url);
+  const { token } = await request('get_token', {});
+  const next = encodeURIComponent(target.pathname + target.search);
+  return { url: `${target.origin}/auth?token=${encodeURIComponent(token)}&next=${next}` };
+}
+
+let knownBase = null;
+
+async function daemonBase() {
+  knownBase ??= (await request('stats', {}))?.daemon?.url?.replace(/\/$/, '');
+  return knownBase;
 }
 
 function failure(code, message) {

@@ -30,7 +30,8 @@ export async function onPageFetched(details) {
   const prefs = await settings();
   const host = hostOf(details.url);
   if (!prefs.historyUse || !isWatched(details.url, prefs) || isPrivateHost(host)) return;
-  await request('visited', { host }).catch(() => {});
+  // Only the origin travels, never the path or query: the host counts hosts (PROTOCOL.md `visited`).
+  await request('visited', { url: new URL(details.url).origin + '/', host }).catch(() => {});
 }
 
 async function checkLiveness(tabId, url) {

@@ -142,9 +142,9 @@ async function take(event, suggestion, rank) {
 async function openCopy(event, copy) {
   event.preventDefault();
   if (best) report(best, 0, false);
-  const reply = await callBackground('open', { id: copy.id, url: copy.url, reachable: false }).catch(() => null);
-  const target = reply?.ok ? (reply.result?.url ?? reply.result?.version_url) : null;
-  location.assign(target ?? copy.version_url ?? copy.url);
+  // The user asked for the copy (the live page just failed): straight to it, not via `open`.
+  const reply = await callBackground('open_copy', { version_url: copy.version_url }).catch(() => null);
+  location.assign(reply?.ok ? reply.result.url : copy.version_url);
 }
 
 async function onRetry() {

@@ -74,7 +74,7 @@ async function showHost() {
 
 async function openViewer(event) {
   event.preventDefault();
-  const reply = await callBackground('viewer', { path: '/viewer/' });
+  const reply = await callBackground('viewer', {});
   if (reply.ok) await ext.tabs.create({ url: reply.result.url });
   else fill('host-status', `The viewer needs the helper app: ${reply.error?.message ?? ''}`);
 }

@@ -15,7 +15,7 @@ async function init() {
   fill('page-title', tab?.title || displayURL(tab?.url) || 'No page');
   fill('page-url', tab?.url ?? '');
   archiveButton.addEventListener('click', onArchive);
-  document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, '/viewer/'));
+  document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, ''));
   if (!tab || !isWebURL(tab.url)) {
     archiveButton.disabled = true;
     fill('status', 'Only web pages (http and https) can be archived.');
@@ -66,8 +66,8 @@ function renderResult(r) {
   show('similar-block', similar.length > 0);
   const versionLink = document.getElementById('version-link');
   versionLink.href = r.version_url ?? '#';
-  versionLink.onclick = (e) => openViewer(e, pathOf(r.version_url));
-  document.getElementById('viewer-link').onclick = (e) => openViewer(e, `/viewer/?url=${encodeURIComponent(r.url)}`);
+  versionLink.onclick = (e) => openDaemon(e, 'open_copy', { version_url: r.version_url });
+  document.getElementById('viewer-link').onclick = (e) => openViewer(e, `#/doc/${encodeURIComponent(r.id)}`);
   show('result');
   document.body.dataset.archivedVersion = String(r.version);
 }
@@ -78,18 +78,14 @@ function similarityText(r) {
   return `${percent(r.similarity)} structure${text}`;
 }
 
-function pathOf(url) {
-  try {
-    const u = new URL(url);
-    return u.pathname + u.search;
-  } catch {
-    return '/viewer/';
-  }
+function openViewer(event, hash) {
+  return openDaemon(event, 'viewer', { hash });
 }
 
-async function openViewer(event, path) {
+/** Open a daemon page (viewer, archived copy) in a new tab, signed in with the token. */
+async function openDaemon(event, type, params) {
   event.preventDefault();
-  const reply = await callBackground('viewer', { path });
+  const reply = await callBackground(type, params);
   if (!reply.ok) return showError(reply.error);
   await ext.tabs.create({ url: reply.result.url });
 }

@@ -1,0 +1,227 @@
+"""Fixtures for the extension tests: Debian's real Chromium (Playwright, new headless mode), the
+built extension, a real PageKeeper daemon and native host installed into the test profile, and a
+local web server whose pages the tests change or take away.
+
+Follows /work/shared/docs/browser-testing.md: the binary is /usr/lib/chromium/chromium (not the
+/usr/bin wrapper), a fresh --user-data-dir per browser, the native-messaging manifest written into
+<profile>/NativeMessagingHosts/ by ``pagekeeper install --profile-dir``, and tests drive tabs
+opened with ``ctx.new_page()``, never the start-up tab (pitfall 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/lib/chromium/chromium")
+PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
+EXTENSION_ID = (ROOT / "packaging" / "extension-id.txt").read_text().strip()
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+sys.path.insert(0, str(ROOT / "packaging"))
+import build_extension  # noqa: E402
+
+
+def pytest_collection_modifyitems(items):
+    """Every browser test skips cleanly (with the reason) when Debian's chromium is absent."""
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(reason=f"{CHROMIUM} is not installed (apt-get install chromium)")
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pk(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run the real CLI against a test home."""
+    env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
+    done = subprocess.run(
+        [str(PAGEKEEPER), "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"pagekeeper {' '.join(args)} failed: {done.stderr or done.stdout}")
+    return done
+
+
+@pytest.fixture(scope="session")
+def extension_dir(tmp_path_factory) -> Path:
+    """dist/extension-chromium/ as `make extension` builds it (into a temporary folder)."""
+    built = build_extension.build(tmp_path_factory.mktemp("dist"))
+    return built["chromium"]
+
+
+@dataclass
+class Host:
+    """A running daemon with its own home and port."""
+
+    home: Path
+    port: int
+
+    def cli(self, *args: str) -> dict | list:
+        return json.loads(pk(self.home, "--json", *args).stdout)
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
+    home = tmp_path_factory.mktemp("pk-home")
+    port = free_port()
+    (home / "config.json").write_text(json.dumps({"port": port}))
+    pk(home, "serve", "--port", str(port), "--detach")
+    yield Host(home, port)
+    pk(home, "stop", check=False)
+
+
+@dataclass
+class Browser:
+    """A persistent Chromium context with the extension loaded."""
+
+    context: object
+    profile: Path
+    extension_id: str = EXTENSION_ID
+
+    def url(self, path: str) -> str:
+        return f"chrome-extension://{self.extension_id}/{path}"
+
+    def worker(self):
+        """The extension's service worker (waits for it if it has not started yet)."""
+        for worker in self.context.service_workers:
+            if worker.url.startswith(f"chrome-extension://{self.extension_id}/"):
+                return worker
+        return self.context.wait_for_event("serviceworker", timeout=10000)
+
+    def tab_id(self, url: str) -> int:
+        """The tabs API's id of the tab showing `url`."""
+        return self.worker().evaluate(
+            "async (url) => (await chrome.tabs.query({})).find((t) => t.url === url)?.id ?? -1",
+            url,
+        )
+
+    def badge(self, tab_id: int) -> str:
+        return self.worker().evaluate("(id) => chrome.action.getBadgeText({tabId: id})", tab_id)
+
+    def set_option(self, name: str, checked: bool = True) -> None:
+        """Change a setting the way a user does: on the options page."""
+        page = self.context.new_page()
+        page.goto(self.url("options/options.html"))
+        page.wait_for_selector("html[data-ready=true]")
+        box = page.locator(f"input[name={name}]")
+        if box.is_checked() != checked:
+            box.click()
+            page.wait_for_selector("#saved:has-text('Saved')")
+        page.close()
+
+
+def launch(playwright, extension_dir: Path, profile: Path, env: dict):
+    args = [
+        f"--disable-extensions-except={extension_dir}",
+        f"--load-extension={extension_dir}",
+        *FLAGS,
+    ]
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=args,
+        env=env,
+        viewport={"width": 1100, "height": 800},
+    )
+
+
+@pytest.fixture(scope="module")
+def playwright_instance():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright_instance, extension_dir, host, tmp_path_factory):
+    """Chromium with the extension and the real native host installed into its fresh profile."""
+    profile = tmp_path_factory.mktemp("profile")
+    pk(host.home, "install", "--browser", "chromium", "--profile-dir", str(profile))
+    env = {**os.environ, "PAGEKEEPER_HOME": str(host.home)}
+    context = launch(playwright_instance, extension_dir, profile, env)
+    try:
+        yield Browser(context, profile)
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def bare_browser(playwright_instance, extension_dir, tmp_path_factory):
+    """Chromium with the extension but no native host installed."""
+    profile = tmp_path_factory.mktemp("bare-profile")
+    home = tmp_path_factory.mktemp("no-home")
+    env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
+    context = launch(playwright_instance, extension_dir, profile, env)
+    try:
+        yield Browser(context, profile)
+    finally:
+        context.close()
+
+
+@dataclass
+class Site:
+    """A local web server whose pages a test sets, changes and removes: {path: (status, html)}."""
+
+    port: int
+    pages: dict = field(default_factory=dict)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+@pytest.fixture(scope="module")
+def site():
+    pages: dict = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            status, html = pages.get(self.path, (404, "<!doctype html><title>Not found</title>"))
+            body = html.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield Site(server.server_address[1], pages)
+    server.shutdown()
+    server.server_close()

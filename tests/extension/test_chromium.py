@@ -1,0 +1,148 @@
+"""End to end in real headless Chromium: the built extension, the real `pagekeeper native` host
+installed into the test profile, the real daemon, and a local web server.
+
+Screenshots for docs/ are taken on the way when PAGEKEEPER_SCREENSHOTS=1 (see docs/screenshots/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ARTICLE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Field notes: {title}</title></head>
+<body><header><nav><a href="/">Home</a> <a href="/notes/">Notes</a> <a href="/about">About</a></nav></header>
+<main><article><h1>Field notes: {title}</h1>
+<p>The river rose two metres overnight and the lower meadow is under water again.</p>
+<p>{extra}</p>
+<ul><li>Alders along the bank</li><li>Willow stumps</li><li>Two herons at dawn</li></ul>
+</article></main><footer><p>Written by hand, kept by PageKeeper.</p></footer></body></html>
+"""
+
+
+def screenshot(page, name: str, **options) -> None:
+    if os.environ.get("PAGEKEEPER_SCREENSHOTS") == "1":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / name), **options)
+
+
+def visit_failing(page, url: str) -> None:
+    """Navigate to a URL that fails; the extension then replaces the tab's page (pitfall 2)."""
+    # net::ERR_NAME_NOT_RESOLVED, or aborted by our redirect: both expected.
+    with contextlib.suppress(PlaywrightError):
+        page.goto(url, wait_until="commit", timeout=10000)
+
+
+def error_page(browser) -> re.Pattern:
+    return re.compile(rf"^chrome-extension://{browser.extension_id}/error/error\.html\?")
+
+
+def archive_with_popup(browser, tab_id: int):
+    """Open the popup for a tab (as a tab of its own, pitfall 7) and press "Archive this page"."""
+    popup = browser.context.new_page()
+    popup.set_viewport_size({"width": 380, "height": 560})
+    popup.goto(browser.url(f"popup/popup.html?tab={tab_id}"))
+    popup.get_by_role("button", name=re.compile("Archive")).click()
+    expect(popup.locator("#result")).to_be_visible(timeout=15000)
+    return popup
+
+
+def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
+    page = browser.context.new_page()
+    visit_failing(page, "http://gooogle.com/")
+    expect(page).to_have_url(error_page(browser))
+    expect(page.locator("html")).to_have_attribute("data-state", "answered", timeout=10000)
+    best = page.locator(".did-you-mean .target")
+    expect(best).to_have_text(re.compile(r"^(www\.)?google\.com(/.*)?$"))
+    expect(page.locator("#title")).to_have_text("This address does not exist")
+    expect(page.locator("#failed-url")).to_have_text("http://gooogle.com/")
+    assert page.locator(".did-you-mean").get_attribute("href").startswith(("http://", "https://"))
+    screenshot(page, "error-page.png", full_page=True)
+
+    # Warm: a second failure is on screen within 150 ms of the error event.
+    visit_failing(page, "http://wikipeda.org/wiki/Heron")
+    expect(page).to_have_url(error_page(browser))
+    expect(page.locator("html")).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
+    shown = int(page.locator("html").get_attribute("data-shown-ms"))
+    assert shown <= 150, f"error page shown {shown} ms after the error event"
+    page.close()
+
+
+def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host):
+    browser.set_option("allowPrivate", True)
+    site.pages["/notes/river.html"] = (200, ARTICLE.format(title="the river", extra="First visit."))
+    url = site.url("/notes/river.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    tab = browser.tab_id(url)
+    assert tab > 0
+
+    popup = archive_with_popup(browser, tab)
+    expect(popup.locator("#version-label")).to_contain_text("version 1")
+    popup.close()
+
+    site.pages["/notes/river.html"] = (
+        200,
+        ARTICLE.format(title="the river", extra="Second visit: the water has gone down a little."),
+    )
+    page.reload()
+    popup = archive_with_popup(browser, tab)
+    expect(popup.locator("#version-label")).to_contain_text("version 2")
+    expect(popup.locator("#similarity-term")).to_have_text("Similarity to version 1")
+    expect(popup.locator("#similarity")).to_have_text(re.compile(r"^\d{1,3}% structure"))
+    screenshot(popup, "popup.png", full_page=True)
+    popup.close()
+
+    versions = host.cli("archive", "versions", url)
+    listed = versions if isinstance(versions, list) else versions["versions"]
+    assert len(listed) == 2
+    for _ in range(50):
+        if browser.badge(tab) == "2":
+            break
+        page.wait_for_timeout(100)
+    assert browser.badge(tab) == "2"
+    page.close()
+
+
+def test_page_gone_404_offers_the_archived_copy(browser, site):
+    browser.set_option("allowPrivate", True)
+    site.pages["/notes/heron.html"] = (200, ARTICLE.format(title="herons", extra="Heron nest."))
+    url = site.url("/notes/heron.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    archive_with_popup(browser, browser.tab_id(url)).close()
+
+    site.pages["/notes/heron.html"] = (
+        404,
+        "<!doctype html><title>404</title><h1>No such page</h1>",
+    )
+    page.goto(url)
+    expect(page).to_have_url(error_page(browser), timeout=10000)
+    expect(page.locator("#title")).to_have_text("This page is not on the server")
+    button = page.locator("#open-archived")
+    expect(button).to_have_text(re.compile(r"^Open my archived copy \(.+\)$"))
+    button.click()
+    expect(page.locator("body")).to_contain_text("Heron nest.", timeout=10000)
+    page.close()
+
+
+def test_without_the_host_the_error_page_says_how_to_install_it(bare_browser):
+    page = bare_browser.context.new_page()
+    visit_failing(page, "http://gooogle.con/")
+    expect(page).to_have_url(error_page(bare_browser))
+    expect(page.locator("#missing")).to_be_visible(timeout=10000)
+    expect(page.locator("#missing")).to_contain_text("pagekeeper install")
+    # The local fallback still repairs what needs no dictionary.
+    expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
+    expect(page.locator("#others-list .url").first).to_have_text("gooogle.com")
+    screenshot(page, "error-page-no-host.png", full_page=True)
+    page.close()
