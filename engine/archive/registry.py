@@ -167,7 +167,24 @@ def _load(store: ArchiveStore):
 
 def _features(store: ArchiveStore, reg_id: str) -> VersionFeatures:
     row = store.row("fingerprints", reg_id) or {}
-    return VersionFeatures(reg_id, frozenset(row.get("sketch", ())), frozenset(store.refs(reg_id)))
+    return VersionFeatures(reg_id, _sketch_bytes(row), frozenset(store.refs(reg_id)))
+
+
+def _sketch_bytes(row: dict):
+    """The stored sketch in the form engine/archive/similar.py's ``sketch()`` returns."""
+    stored = row.get("sketch")
+    if stored is None:
+        return sketch("")
+    if isinstance(stored, dict):  # bytes sketches are stored as {"hex": ...}
+        return bytes.fromhex(stored["hex"])
+    return stored
+
+
+def _sketch_json(value) -> dict | list:
+    """A sketch as JSON: a list of ints as it is, bytes as {"hex": ...}."""
+    if isinstance(value, bytes | bytearray):
+        return {"hex": bytes(value).hex()}
+    return list(value)
 
 
 def site_index(store: ArchiveStore, host: str) -> SimilarIndex:
@@ -275,9 +292,7 @@ def register(
     prep = prepare(store, capture, reg_id, options)
     prev = (store.ids_of_key(prep.key) or [None])[-1]
     sk = sketch(prep.fingerprint)
-    target = VersionFeatures(
-        reg_id, frozenset(sk), _link_set(store, prep.links), prep.fingerprint, prep.text
-    )
+    target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
     found = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
     if _skip(options, prev_sim):
@@ -287,13 +302,13 @@ def register(
         "prev": prev,
         "prev_similarity": prev_sim,
         "fingerprint": {
-            "sketch": sk,
+            "sketch": _sketch_json(sk),
             "similar": found or [],
             "computed_at": None if found is None else now,
         },
     }
     link_ids = _write(store, reg_id, prep, capture, extras)
-    site_index(store, prep.host).add(VersionFeatures(reg_id, frozenset(sk), frozenset(link_ids)))
+    site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
 
 
@@ -404,7 +419,7 @@ def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | No
     fp = _fingerprint_of(store, reg_id) or ""
     target = VersionFeatures(
         reg_id,
-        frozenset(row.get("sketch", ())),
+        _sketch_bytes(row),
         frozenset(store.refs(reg_id)),
         fp,
         _text_of(store, reg_id),
@@ -540,8 +555,29 @@ __all__ = [
     "resolve_gc",
     "resolve_id",
     "resolve_open",
+    "search",
     "served_copy",
     "similar",
     "stale_similar",
     "versions",
 ]
+
+
+def search(
+    store: ArchiveStore,
+    pattern: str = "*",
+    case_sensitive: bool = False,
+    sort: str = "time",
+    text: str | None = None,
+    base: str | None = None,
+) -> list[dict]:
+    """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
+    from engine.archive.search import SearchOptions
+    from engine.archive.search import search as run
+
+    if sort not in ("url", "time"):
+        raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")
+    options = SearchOptions(
+        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base
+    )
+    return run(store, options)

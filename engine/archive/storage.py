@@ -154,6 +154,7 @@ class JournalStorage(Storage):
         self._tables: dict[str, dict] = {}
         self._dirty: set[str] = set()
         self._pending: list | None = None
+        self._undo_log: list = []
         self._depth = 0
         self.journal_lines = 0
         try:
@@ -173,9 +174,22 @@ class JournalStorage(Storage):
             raise StorageError(f"corrupt manifest {path}: {exc}") from exc
 
     def _load(self) -> None:
-        manifest = self._manifest()
+        for _attempt in range(5):
+            manifest = self._manifest()
+            try:
+                self._load_generation(manifest)
+            except StorageError:
+                if not self.readonly or self._manifest() == manifest:
+                    raise
+                continue  # the writer compacted while we read: read the new generation
+            if not self.readonly or self._manifest() == manifest:
+                return
+        raise StorageError(f"the archive at {self.dir} keeps changing under a reader")
+
+    def _load_generation(self, manifest: dict) -> None:
         self.gen = manifest["gen"]
         self._files = dict(manifest["tables"])
+        self._tables, self._dirty, self.journal_lines = {}, set(), 0
         for name, file in self._files.items():
             self._tables[name] = self._read_snapshot(self.dir / file)
         self._replay(self.dir / f"journal.{self.gen}.log")
@@ -244,15 +258,43 @@ class JournalStorage(Storage):
         return self._tables.setdefault(name, {})
 
     # -- writing -----------------------------------------------------------------
-    def record(self, ops: list) -> None:
-        """Make ``ops`` (already applied in memory) durable, now or at the end of the transaction."""
+    def record(self, ops: list, undo: list | None = None) -> None:
+        """Make ``ops`` (already applied in memory) durable, now or at the end of the transaction.
+
+        ``undo`` holds ``(table, key, previous document or None)`` to restore memory
+        when the ops cannot be made durable (unserializable data, disk full): the
+        in-memory tables never hold what the journal does not.
+        """
         if not ops:
             return
+        undo = undo or []
+        try:
+            encode_line(ops)  # refuse unserializable documents before they are pending
+        except (TypeError, ValueError) as exc:
+            self._undo(undo)
+            raise StorageError(f"cannot store this document: {exc}") from exc
         self._dirty.update(op[1] for op in ops)
         if self._pending is not None:
             self._pending.extend(ops)
-        else:
+            self._undo_log.extend(undo)
+            return
+        try:
             self._append(ops)
+        except StorageError:
+            self._undo(undo)
+            raise
+
+    def record_failed(self, name: str, before: dict) -> None:
+        """An update raised half-way (e.g. duplicate id): restore what it touched."""
+        self._undo([(name, key, doc) for key, doc in before.items()])
+
+    def _undo(self, undo: list) -> None:
+        for name, key, before in reversed(undo):
+            table = self._tables.setdefault(name, {})
+            if before is None:
+                table.pop(key, None)
+            else:
+                table[key] = before
 
     def _append(self, ops: list) -> None:
         if self._journal is None:
@@ -271,17 +313,39 @@ class JournalStorage(Storage):
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group every write inside into one journal line (one fsync), committed on exit."""
+        """Group every write inside into one journal line (one fsync), committed on exit.
+
+        If the body raises, or the line cannot be written, every change made inside
+        is undone in memory and nothing reaches the journal.
+        """
         if self._depth == 0:
-            self._pending = []
+            self._pending, self._undo_log = [], []
         self._depth += 1
         try:
             yield
-        finally:
+        except BaseException:
             self._depth -= 1
             if self._depth == 0:
-                ops, self._pending = self._pending, None
-                self._append(ops) if ops else None
+                self._abort()
+            raise
+        self._depth -= 1
+        if self._depth == 0:
+            self._commit()
+
+    def _abort(self) -> None:
+        undo, self._pending, self._undo_log = self._undo_log, None, []
+        self._undo(undo)
+
+    def _commit(self) -> None:
+        ops, self._pending = self._pending, None
+        try:
+            if ops:
+                self._append(ops)
+        except StorageError:
+            self._undo(self._undo_log)
+            raise
+        finally:
+            self._undo_log = []
 
     # -- compaction --------------------------------------------------------------
     def compact(self) -> None:
@@ -328,20 +392,27 @@ class _Tracked(MutableMapping):
     def __init__(self, raw: dict) -> None:
         self.raw = raw
         self.touched: set[str] = set()
+        self.before: dict[str, dict | None] = {}
         self.cleared = False
+
+    def _touch(self, key: str) -> None:
+        if key not in self.before:
+            doc = self.raw.get(key)
+            self.before[key] = dict(doc) if doc is not None else None  # updates are shallow
+        self.touched.add(key)
 
     def __getitem__(self, key):
         doc = self.raw[str(key)]
-        self.touched.add(str(key))  # updates mutate the returned document in place
+        self._touch(str(key))  # updates mutate the returned document in place
         return doc
 
     def __setitem__(self, key, value) -> None:
+        self._touch(str(key))
         self.raw[str(key)] = value
-        self.touched.add(str(key))
 
     def __delitem__(self, key) -> None:
+        self._touch(str(key))
         del self.raw[str(key)]
-        self.touched.add(str(key))
 
     def __contains__(self, key) -> bool:
         return str(key) in self.raw
@@ -353,12 +424,14 @@ class _Tracked(MutableMapping):
         return len(self.raw)
 
     def clear(self) -> None:
+        for key in list(self.raw):
+            self._touch(key)
         self.raw.clear()
         self.cleared, self.touched = True, set()
 
     def ops(self, name: str) -> list:
         ops = [["clear", name]] if self.cleared else []
-        for key in sorted(self.touched):
+        for key in sorted(self.touched, key=lambda k: (len(k), k)):
             doc = self.raw.get(key)
             ops.append(["put", name, key, doc] if doc is not None else ["del", name, key])
         return ops
@@ -369,9 +442,16 @@ class JournalTable(Table):
 
     def _update_table(self, updater) -> None:
         view = _Tracked(self._storage.table(self.name))
-        updater(view)
-        self._storage.record(view.ops(self.name))
-        self.clear_cache()
+        try:
+            updater(view)
+        except BaseException:
+            self._storage.record_failed(self.name, view.before)
+            raise
+        undo = [(self.name, key, doc) for key, doc in view.before.items()]
+        try:
+            self._storage.record(view.ops(self.name), undo)
+        finally:
+            self.clear_cache()
 
 
 class JournalDB(TinyDB):

@@ -103,9 +103,20 @@ class ArchiveStore:
     def readonly(self) -> bool:
         return self.storage.readonly
 
+    @contextlib.contextmanager
     def transaction(self):
-        """All writes inside become one journal line: durable together or not at all."""
-        return self.storage.transaction()
+        """All writes inside become one journal line: durable together or not at all.
+
+        On failure the tables are restored by the storage and the indexes rebuilt.
+        """
+        try:
+            with self.storage.transaction():
+                yield
+        except BaseException:
+            if self.storage._depth == 0:
+                self._build_indexes()
+                self.cache.clear()
+            raise
 
     def raw(self, table: str) -> dict:
         """The live dict of a table (str doc id -> document); read-only by convention."""

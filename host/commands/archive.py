@@ -1,5 +1,403 @@
-"""CLI commands of this group (registered by host/cli.py)."""
+"""``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust.
+
+Writes go through the running daemon when there is one (it is the archive's only
+writer); otherwise the command opens the store itself and holds its exclusive
+lock for the duration, so a concurrent writer gets a clear ``storage`` error.
+Reads open the store read-only and never block the daemon.
+
+>>> from host.cli import main
+>>> main(["archive", "versions", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
+[]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+from engine.archive import registry
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.store import ArchiveStore
+from engine.errors import InvalidInput, NotFound, StorageError
+from engine.html.parse import decode_html
+from host.cli import command
+from host.fetch import FetchOptions, fetch, reachable
+
+DEFAULT_PORT = 47477
+
+
+# -- plumbing ------------------------------------------------------------------------------
+
+
+def _daemon(home: Path) -> dict | None:
+    """The running daemon's state, or None (also when host/client.py is unavailable)."""
+    try:
+        from host.client import running
+    except ImportError:
+        return None
+    return running(home)
+
+
+def base_url(home: Path) -> str:
+    """The archive's base URL: the running daemon's, else the default port's."""
+    state = _daemon(home)
+    if state and state.get("port"):
+        return f"http://127.0.0.1:{state['port']}"
+    return f"http://127.0.0.1:{DEFAULT_PORT}"
+
+
+@contextlib.contextmanager
+def reading(home: Path):
+    """The store opened read-only (safe while the daemon writes)."""
+    if not (Path(home) / "db").exists():
+        Path(home).mkdir(parents=True, exist_ok=True)
+    store = ArchiveStore.open(home, readonly=True)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextlib.contextmanager
+def writing(home: Path):
+    """The store opened as the one writer (only when no daemon runs)."""
+    store = ArchiveStore.open(home)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _via_daemon(home: Path, type: str, params: dict):
+    from host.client import call
+
+    return call(home, type, params)
+
+
+# -- add -----------------------------------------------------------------------------------
+
+
+def _read_html(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _fetched_capture(url: str) -> Capture:
+    got = fetch(url, FetchOptions())
+    if not got.ok:
+        raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
+    return Capture(
+        url=url,
+        html=got.body,
+        final_url=got.final_url,
+        content_type=got.content_type or "text/html",
+        charset=got.charset,
+        last_modified=got.headers.get("last-modified"),
+        source="fetch",
+    )
+
+
+def _capture(args) -> Capture:
+    if args.html:
+        content_type = args.content_type or "text/html"
+        return Capture(
+            url=args.url, html=_read_html(args.html), content_type=content_type, source="file"
+        )
+    if args.no_fetch:
+        raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
+    return _fetched_capture(args.url)
+
+
+def _daemon_params(capture: Capture, args) -> dict:
+    decoded = decode_html(
+        capture.html, f"text/html; charset={capture.charset}" if capture.charset else None
+    )
+    params = {
+        "url": capture.url,
+        "html": decoded.text,
+        "final_url": capture.final_url,
+        "content_type": capture.content_type,
+        "charset": decoded.charset,
+        "last_modified": capture.last_modified,
+        "source": capture.source,
+    }
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _add_result(result: dict) -> dict:
+    keys = ("id", "url", "key", "version_url", "registered_at", "similar")
+    extra = {
+        k: result[k] for k in ("skipped", "duplicate_of", "previous_similarity") if k in result
+    }
+    return {**{k: result.get(k) for k in keys}, **extra}
+
+
+def run_add(args, ctx) -> dict:
+    capture = _capture(args)
+    if _daemon(ctx.home):
+        return _add_result(_via_daemon(ctx.home, "archive_page", _daemon_params(capture, args)))
+    options = RegisterOptions(base=base_url(ctx.home), only_if_different=args.only_if_different)
+    with writing(ctx.home) as store:
+        return _add_result(registry.register(store, capture, options).to_dict())
+
+
+def render_add(result: dict) -> str:
+    if result.get("skipped"):
+        return (
+            f"unchanged (similarity {result.get('previous_similarity')}): {result['version_url']}"
+        )
+    lines = [f"registered {result['id']}", f"  {result['version_url']}"]
+    lines += [f"  similar {s['id']}  {s['similarity']:.3f}" for s in result.get("similar", [])]
+    return "\n".join(lines)
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+
+def run_versions(args, ctx) -> list:
+    with reading(ctx.home) as store:
+        return registry.versions(store, args.url, base_url(ctx.home))
+
+
+def render_versions(rows: list) -> str:
+    if not rows:
+        return "no versions"
+    return "\n".join(
+        f"{r['registered_at']}  {r['id']}  sim={_num(r['similarity_to_previous'])}  {r['version_url']}"
+        for r in rows
+    )
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def run_similar(args, ctx) -> dict:
+    with reading(ctx.home) as store:
+        return registry.similar(store, args.id, base_url(ctx.home))
+
+
+def render_similar(result: dict) -> str:
+    rows = result["similar"]
+    head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    body = [
+        f"  {r['similarity']:.3f} / {r['content_similarity']:.3f}  {r['id']}  {r['url']}"
+        for r in rows
+    ]
+    return "\n".join([head, *body] if body else [head, "  none"])
+
+
+def _write_output(ctx, data: bytes, path: str | None) -> None:
+    if path and path != "-":
+        Path(path).write_bytes(data)
+        return
+    buffer = getattr(ctx.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text stream (tests): decode for display
+        ctx.stdout.write(data.decode("utf-8", "replace"))
+
+
+def run_get(args, ctx):
+    with reading(ctx.home) as store:
+        content = registry.get(store, args.id, original=args.original)
+    doc = content.record
+    info = {
+        "id": content.id,
+        "url": doc["url"],
+        "original": content.original,
+        "content_type": content.content_type,
+        "charset": content.charset,
+        "size": len(content.body),
+    }
+    if args.output and args.output != "-":
+        _write_output(ctx, content.body, args.output)
+        return {**info, "file": str(Path(args.output).absolute())}
+    if ctx.json:
+        return {**info, "html": content.body.decode(content.charset or "utf-8", "replace")}
+    _write_output(ctx, content.body, None)
+    return None
+
+
+def run_open(args, ctx) -> dict:
+    with reading(ctx.home) as store:
+        stored = registry.resolve_open(store, args.ref, False, base_url(ctx.home))
+    if reachable(stored["url"]):
+        return {**stored, "action": "live", "location": stored["url"], "banner": False}
+    return stored
+
+
+def render_open(result: dict) -> str:
+    return f"{result['action']}: {result['location']}"
+
+
+def run_search(args, ctx) -> list:
+    with reading(ctx.home) as store:
+        return registry.search(
+            store, args.pattern, args.case_sensitive, args.sort, args.text, base_url(ctx.home)
+        )
+
+
+def render_search(rows: list) -> str:
+    if not rows:
+        return "no matches"
+    return "\n".join(
+        f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}" for r in rows
+    )
+
+
+# -- crawl, schedule, dust -----------------------------------------------------------------
+
+
+def _progress(stream):
+    def draw(done: int, limit: int, url: str) -> None:
+        width = 30
+        filled = int(width * done / max(limit, 1))
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{limit} {url[:60]:<60}")
+        stream.flush()
+
+    return draw
+
+
+def run_crawl(args, ctx) -> dict:
+    from host.crawl import CrawlOptions, crawl
+
+    if _daemon(ctx.home):
+        raise StorageError("the daemon owns the archive; stop it or crawl from the viewer")
+    options = CrawlOptions(
+        depth=args.depth,
+        max_pages=args.max_pages,
+        same_site=args.same_site,
+        delay=args.delay,
+        register=RegisterOptions(base=base_url(ctx.home), only_if_different=args.only_if_different),
+    )
+    with writing(ctx.home) as store:
+        report = crawl(store, args.url, options, _progress(ctx.stderr))
+    ctx.stderr.write("\n")
+    return report.to_dict()
+
+
+def run_schedule(args, ctx):
+    from host import schedule
+
+    if _daemon(ctx.home):
+        raise StorageError("the daemon owns the archive; schedule from the viewer or stop it")
+    with writing(ctx.home) as store:
+        if args.list:
+            return schedule.schedules(store)
+        if not args.url:
+            raise InvalidInput("give a URL (or --list)")
+        if args.remove:
+            return schedule.remove_schedule(store, args.url)
+        if args.run_due:
+            return _run_due(store, ctx)
+        return schedule.add_schedule(store, args.url, args.every, args.only_if_different)
+
+
+def _run_due(store: ArchiveStore, ctx) -> list:
+    from host import schedule
+
+    done = []
+    for row in schedule.due_schedules(store, time.time()):
+        options = RegisterOptions(
+            base=base_url(ctx.home), only_if_different=row["only_if_different"]
+        )
+        try:
+            reg = registry.register(store, _fetched_capture(row["url"]), options)
+            schedule.mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
+            done.append({"url": row["url"], "id": reg.id, "skipped": reg.skipped})
+        except (InvalidInput, NotFound, StorageError) as exc:
+            schedule.mark_run(store, row["url"], result=exc.code)
+            done.append({"url": row["url"], "error": exc.code})
+    return done
+
+
+def run_dust(args, ctx) -> dict:
+    from engine.archive import dust
+
+    if _daemon(ctx.home):
+        raise StorageError("the daemon owns the archive; stop it to relearn DUST rules")
+    with writing(ctx.home) as store:
+        return dust.learn_and_store(store)
+
+
+# -- the parser ----------------------------------------------------------------------------
 
 
 def register(sub, common) -> None:
-    """Add this group's subcommands to the parser."""
+    """Add ``archive`` and its subcommands."""
+    top = command(sub, "archive", None, common, "the versioned page archive")
+    cmds = top.add_subparsers(dest="archive_command", metavar="SUBCOMMAND")
+    _add_parsers(cmds, common)
+    _read_parsers(cmds, common)
+    _auto_parsers(cmds, common)
+
+
+def _threshold(parser) -> None:
+    parser.add_argument(
+        "--only-if-different",
+        type=float,
+        metavar="SIM",
+        help="skip the new version when its similarity to the last one is at least SIM (0..1)",
+    )
+
+
+def _add_parsers(cmds, common) -> None:
+    add = command(cmds, "add", run_add, common, "register a page (fetched, or from --html FILE)")
+    add.add_argument("url")
+    add.add_argument("--html", metavar="FILE", help="the page as saved (- for stdin)")
+    add.add_argument("--no-fetch", action="store_true", help="never fetch; requires --html")
+    add.add_argument("--content-type", help="content type of --html FILE (default text/html)")
+    _threshold(add)
+    add.set_defaults(render=render_add)
+
+
+def _read_parsers(cmds, common) -> None:
+    ver = command(cmds, "versions", run_versions, common, "every version of a URL, newest first")
+    ver.add_argument("url", help="URL, registration ID or version URL")
+    ver.set_defaults(render=render_versions)
+    sim = command(cmds, "similar", run_similar, common, "pages similar to a version")
+    sim.add_argument("id", help="registration ID or version URL")
+    sim.set_defaults(render=render_similar)
+    get = command(cmds, "get", run_get, common, "a version's rewritten (or original) copy")
+    get.add_argument("id", help="registration ID or version URL")
+    get.add_argument("--original", action="store_true", help="the byte-identical original")
+    get.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    opn = command(cmds, "open", run_open, common, "live page if reachable, else the stored copy")
+    opn.add_argument("ref", metavar="URL_OR_ID", help="registration ID or version URL")
+    opn.set_defaults(render=render_open)
+    find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
+    find.add_argument("pattern", nargs="?", default="*")
+    find.add_argument("--case-sensitive", action="store_true")
+    find.add_argument("--sort", choices=("url", "time"), default="time")
+    find.add_argument("--text", metavar="QUERY", help="full-text query (all words must occur)")
+    find.set_defaults(render=render_search)
+
+
+def _auto_parsers(cmds, common) -> None:
+    crawl = command(cmds, "crawl", run_crawl, common, "register a page and the pages it links to")
+    crawl.add_argument("url")
+    crawl.add_argument("--depth", type=int, default=1)
+    crawl.add_argument(
+        "--same-site", action="store_true", help="follow links on the same site only"
+    )
+    crawl.add_argument("--max-pages", type=int, default=50)
+    crawl.add_argument("--delay", type=float, default=1.0, help="seconds between fetches")
+    _threshold(crawl)
+    sch = command(cmds, "schedule", run_schedule, common, "register a URL hourly/daily/weekly")
+    sch.add_argument("url", nargs="?")
+    sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
+    sch.add_argument("--list", action="store_true", help="list schedules")
+    sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
+    sch.add_argument("--run-due", action="store_true", help="register the due URLs now")
+    _threshold(sch)
+    command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")

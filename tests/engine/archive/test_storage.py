@@ -135,3 +135,31 @@ def test_state_area_round_trips(tmp_path):
     store = ArchiveStore.open(tmp_path)
     assert store.load_state("suggest") == {"accepted": ["a", "b"]}
     store.close()
+
+
+def test_failed_transaction_leaves_no_trace_in_memory_or_on_disk(tmp_path):
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    first = table.insert({"x": 1})
+    with pytest.raises(RuntimeError), storage.transaction():
+        table.insert({"x": 2})
+        table.update({"x": 99}, doc_ids=[first])
+        raise RuntimeError("crash inside registration")
+    assert table.all() == [{"x": 1}]
+    with pytest.raises(StorageError, match="cannot store"):
+        table.insert({"x": b"bytes are not JSON"})
+    assert table.all() == [{"x": 1}]
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]
+    storage.close()
+
+
+def test_store_indexes_rebuilt_after_a_failed_transaction(tmp_path):
+    store = ArchiveStore.open(tmp_path)
+    doc = {"key": "k", "host": "h", "url": "u", "ts": 0}
+    with pytest.raises(RuntimeError), store.transaction():
+        store.add_version("20260101000000000000", doc)
+        raise RuntimeError("boom")
+    assert store.ids == [] and store.ids_of_key("k") == []
+    store.close()

@@ -1,0 +1,156 @@
+"""Search the archive: URL patterns with ``*`` and ``?``, and full text over stored pages.
+
+Results are documents (one per key) described by their newest version.
+
+* URL search compiles the pattern once and runs it over ONE newline-joined
+  string of every document's URL (``re.MULTILINE``), so the loop over 100,000
+  URLs happens inside the regex engine, not in Python. A pattern without
+  wildcards matches as a substring (``example.com`` finds ``https://example.com/a``).
+* Full-text search keeps an inverted index (term -> keys) of the title, main
+  text and URL of every stored version, built on first use and kept current as
+  pages are registered; every query term must occur (AND).
+
+>>> wildcard_regex("https://e.com/*?x").pattern
+'^https://e\\\\.com/[^\\\\n]*[^\\\\n]x$'
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from engine.archive.model import DEFAULT_BASE, iso, version_url
+from engine.archive.store import ArchiveStore
+
+_TERM = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Pattern, case, sort and an optional full-text query."""
+
+    pattern: str = "*"
+    case_sensitive: bool = False
+    sort: str = "time"  # "url" | "time" (newest first)
+    text: str | None = None
+    base: str = DEFAULT_BASE
+
+
+def wildcard_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
+    """``*`` = any run of characters, ``?`` = one character; anchored per line."""
+    if "*" not in pattern and "?" not in pattern:
+        pattern = f"*{pattern}*"
+    body = "".join(
+        "[^\\n]*" if ch == "*" else "[^\\n]" if ch == "?" else re.escape(ch) for ch in pattern
+    )
+    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+    return re.compile(f"^{body}$", flags)
+
+
+def terms(text: str) -> set[str]:
+    """Lower-cased word terms of a text.
+
+    >>> sorted(terms("Die GEMA, die GEMA!"))
+    ['die', 'gema']
+    """
+    return {t.casefold() for t in _TERM.findall(text)}
+
+
+class _UrlLines:
+    """Every document URL joined by newlines, with the key of each line; extended in place."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.starts: list[int] = []
+        self.parts: list[str] = []
+        self.text = ""
+        self.length = 0
+        self.seen_ids = 0
+
+    def refresh(self, store: ArchiveStore) -> None:
+        if len(store.ids) == self.seen_ids:
+            return
+        known, versions = set(self.keys), store.raw("versions")
+        for reg_id in store.ids[self.seen_ids :]:
+            doc = versions[reg_id]
+            if doc["key"] not in known:
+                known.add(doc["key"])
+                self.keys.append(doc["key"])
+                self.starts.append(self.length)
+                self.parts.append(doc["url"].replace("\n", " "))
+                self.length += len(self.parts[-1]) + 1
+        self.text = "\n".join(self.parts)
+        self.seen_ids = len(store.ids)
+
+    def matching(self, regex: re.Pattern) -> list[str]:
+        return [
+            self.keys[bisect_right(self.starts, m.start()) - 1] for m in regex.finditer(self.text)
+        ]
+
+
+class _FullText:
+    """Inverted index term -> document keys, over the stored text of every version."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, set[str]] = {}
+        self.seen_ids = 0
+
+    def refresh(self, store: ArchiveStore) -> None:
+        for reg_id in store.ids[self.seen_ids :]:
+            key = store.raw("versions")[reg_id]["key"]
+            row = store.row("extracts", reg_id) or {}
+            text = store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+            text += " " + store.raw("versions")[reg_id]["url"]
+            for term in terms(text):
+                self.index.setdefault(term, set()).add(key)
+        self.seen_ids = len(store.ids)
+
+    def matching(self, query: str) -> set[str]:
+        wanted = terms(query)
+        if not wanted:
+            return set()
+        found = None
+        for term in sorted(wanted, key=lambda t: len(self.index.get(t, ()))):
+            keys = self.index.get(term, set())
+            found = keys if found is None else found & keys
+            if not found:
+                return set()
+        return set(found)
+
+
+def _cached(store: ArchiveStore, name: str, factory):
+    item = store.cache.get(name)
+    if item is None:
+        item = store.cache[name] = factory()
+    item.refresh(store)
+    return item
+
+
+def _entry(store: ArchiveStore, key: str, base: str) -> dict:
+    ids = store.ids_of_key(key)
+    doc = store.raw("versions")[ids[-1]]
+    return {
+        "id": ids[-1],
+        "url": doc["url"],
+        "key": key,
+        "title": doc.get("title", ""),
+        "registered_at": iso(doc["ts"]),
+        "version_url": version_url(base, ids[-1], doc["url"]),
+        "versions": len(ids),
+    }
+
+
+def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
+    """Documents whose URL matches the pattern (and whose text matches ``text``), sorted."""
+    lines = _cached(store, "search_urls", _UrlLines)
+    keys = lines.matching(wildcard_regex(options.pattern, options.case_sensitive))
+    if options.text:
+        allowed = _cached(store, "search_text", _FullText).matching(options.text)
+        keys = [k for k in keys if k in allowed]
+    found = [_entry(store, key, options.base) for key in keys]
+    if options.sort == "url":
+        found.sort(key=lambda e: (e["url"], e["id"]))
+    else:
+        found.sort(key=lambda e: e["id"], reverse=True)
+    return found
