@@ -104,6 +104,7 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
     lock = DaemonLock(home / client.LOCK_FILE)
     if not lock.acquire():
         return {**status_when_ready(home), "already_running": True}
+    client.state_path(home).unlink(missing_ok=True)  # a killed daemon's stale address
     try:
         setup_logging(home)
         app = App(home, Config.load(home, port=port))

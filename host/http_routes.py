@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import html
 import mimetypes
 import re
 from pathlib import Path
@@ -34,6 +35,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
+from host.navigation import strip_credentials
 from host.security import (
     presented_token,
     same_token,
@@ -174,6 +176,17 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     return response(200, body, content_type, COPY_HEADERS)
 
 
+def missing_page(url: str) -> Response:
+    """gc with nothing to show: the live page is unreachable and no copy is stored."""
+    safe = html.escape(strip_credentials(url) or "", quote=True)
+    body = (
+        "<!doctype html><meta charset=utf-8><title>Not archived</title>"
+        f'<p>The page <a href="{safe}">{safe}</a> cannot be reached now, '
+        "and PageKeeper has no stored copy of it.</p>"
+    ).encode()
+    return response(404, body, "text/html; charset=utf-8", COPY_HEADERS)
+
+
 async def serve_gc(app, request: Request) -> Response:
     query = parse_qs(urlsplit(request.path).query)
     url, page_id = query.get("url", [""])[0], query.get("id", [""])[0]
@@ -186,6 +199,8 @@ async def serve_gc(app, request: Request) -> Response:
     action = await archive_access.gc_target(app, url, page_id)
     if action["action"] == "live":
         return redirect(action["url"])
+    if action["action"] != "stored":
+        return missing_page(url)
     return redirect(signed_version_path(app, action["id"], quote(action.get("url", ""), safe=":/")))
 
 

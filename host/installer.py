@@ -22,6 +22,7 @@ single-file binary when running frozen.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -222,10 +223,8 @@ def uninstall(home: Path, options: InstallOptions, platform: str | None = None) 
             removed.append({"browser": browser, "manifest": str(path)})
         if platform_key(platform) == "win32" and options.profile_dir is None:  # pragma: no cover
             winreg, root = _registry(options.system)
-            try:
+            with contextlib.suppress(OSError):
                 winreg.DeleteKey(root, f"{manifest_dir(browser, options, platform)}\\{HOST_NAME}")
-            except OSError:
-                pass
     return {"removed": removed}
 
 

@@ -1,0 +1,115 @@
+"""Real daemons for host tests: a tmp home each, an OS-chosen port, always stopped.
+
+Import the fixtures into a test module (``from tests.host.daemon_fixtures import daemon``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "host.cli"]
+
+
+def pk(
+    home: Path, *args: str, check: bool = True, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    """Run the real CLI with --home."""
+    done = subprocess.run(
+        [*CLI, *args, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"pagekeeper {args} -> {done.returncode}: {done.stderr}")
+    return done
+
+
+def make_home(tmp_path: Path, **config) -> Path:
+    """A data dir whose config picks a free port (0: the OS chooses; daemon.json tells)."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.json").write_text(json.dumps({"port": 0, **config}))
+    return home
+
+
+def stop_daemon(home: Path) -> None:
+    """Stop the daemon of ``home`` whatever its state (tests never leave one behind)."""
+    state_file = home / "daemon.json"
+    pid = json.loads(state_file.read_text())["pid"] if state_file.exists() else None
+    subprocess.run([*CLI, "stop", "--home", str(home)], capture_output=True, cwd=ROOT, timeout=30)
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A tmp home; any daemon started in it is stopped afterwards."""
+    path = make_home(tmp_path)
+    yield path
+    stop_daemon(path)
+
+
+@pytest.fixture
+def daemon(home):
+    """A running daemon: its status dict (pid, port, url, home)."""
+    state = json.loads(pk(home, "serve", "--detach", "--json").stdout)
+    assert state["running"], state
+    return state
+
+
+def token_of(home: Path) -> str:
+    return (home / "token").read_text().strip()
+
+
+class NativeHost:
+    """A real `pagekeeper native` process speaking native framing."""
+
+    def __init__(self, home: Path, *argv: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "host.native", "--home", str(home), *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+
+    def send_raw(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, obj) -> None:
+        body = json.dumps(obj).encode()
+        self.send_raw(struct.pack("=I", len(body)) + body)
+
+    def recv(self) -> dict:
+        head = self.proc.stdout.read(4)
+        assert len(head) == 4, "native host closed stdout"
+        (length,) = struct.unpack("=I", head)
+        return json.loads(self.proc.stdout.read(length))
+
+    def call(self, obj) -> dict:
+        self.send(obj)
+        return self.recv()
+
+    def close(self) -> int:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
