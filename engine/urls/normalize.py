@@ -23,10 +23,18 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ada_url import idna_to_ascii
+
 from engine.errors import InvalidURL
 from engine.urls import verbatim
 from engine.urls.params import SESSION_IDS, TRACKING, TRACKING_EXTENDED, Dropper
-from engine.urls.parse import MAX_URL_LENGTH, OMITTED, ada_split, check_text, explain_failure
+from engine.urls.parse import (
+    MAX_URL_LENGTH,
+    ada_slices,
+    check_text,
+    explain_failure,
+    fast_slices,
+)
 from engine.urls.rules import PARSER_RULES, RULES, adjust_rules, profile_rules
 
 WEB_SCHEMES = frozenset({"http", "https"})
@@ -44,6 +52,8 @@ DIR_INDEX = frozenset(
 # RFC 3986 2.3 unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
 UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+HOST_RULES = frozenset({"www", "host_trailing_dot"})
+PATH_RULES = frozenset({"dir_index", "trailing_slash_dir", "session_id_path"})
 SESSION_PATH = re.compile(r";jsessionid=[^/;?#]*", re.IGNORECASE)
 
 
@@ -81,6 +91,11 @@ class Plan:
     dropper: Dropper | None
     strict: bool
     verbatim: bool
+    host_rules: bool
+    empty_query: bool
+    form_encoding: bool
+    query_sort: bool
+    path_rules: bool
 
 
 def _pct_table(upper: bool, decode: bool) -> dict[str, str] | None:
@@ -117,10 +132,15 @@ def compile_plan(options: NormalizeOptions) -> Plan:
         dropper=_dropper(on),
         strict=not {"whitespace_strip", "whatwg_lenient"} <= on,
         verbatim=not on >= PARSER_RULES,
+        host_rules=bool(on & HOST_RULES),
+        empty_query="empty_query" in on,
+        form_encoding="query_form_encoding" in on,
+        query_sort="query_sort" in on,
+        path_rules=bool(on & PATH_RULES),
     )
 
 
-ARCHIVE = NormalizeOptions.from_profile("archive")
+ARCHIVE_PLAN = compile_plan(NormalizeOptions.from_profile("archive"))
 
 
 def normalize(url: str, options: NormalizeOptions | None = None) -> str:
@@ -131,18 +151,7 @@ def normalize(url: str, options: NormalizeOptions | None = None) -> str:
     >>> normalize("http://example.com/a%7e?", NormalizeOptions.from_profile("safe"))
     'http://example.com/a~'
     """
-    plan = compile_plan(options or ARCHIVE)
-    data = check_text(url, plan.max_length)
-    if plan.strict:
-        verbatim.check_strict(url, plan.on)
-    split = ada_split(data)
-    if split is None:
-        raise InvalidURL(explain_failure(url))
-    href, comps, host_type = split
-    parts = _slice(href, comps)
-    if plan.verbatim:
-        parts = verbatim.restore(url, parts, host_type, plan.on)
-    return _apply(parts, host_type, plan)
+    return _normalize(url, ARCHIVE_PLAN if options is None else compile_plan(options))
 
 
 def archive_key(url: str) -> str:
@@ -151,45 +160,41 @@ def archive_key(url: str) -> str:
     >>> archive_key("https://WWW.example.com/a/index.php?gclid=1")
     'https://example.com/a/'
     """
-    return normalize(url, ARCHIVE)
+    return _normalize(url, ARCHIVE_PLAN)
 
 
-def _slice(href: str, comps: tuple) -> list:
-    """``[scheme, before_host, host, after_host, path, query, fragment]`` from ada's offsets.
-
-    ``before_host`` is ``//userinfo@`` (or ``//``, or empty), ``after_host``
-    is ``:port``; query and fragment are None when absent.
-    """
-    pe, _ue, hs, he, _port, ps, ss, fs = comps
-    end = len(href)
-    fragment = None if fs == OMITTED else href[fs + 1 :]
-    query_end = end if fs == OMITTED else fs
-    query = None if ss == OMITTED else href[ss + 1 : query_end]
-    path = href[ps : query_end if ss == OMITTED else ss]
-    host_from = hs + 1 if hs < he and href[hs] == "@" else hs
-    return [
-        href[: pe - 1],
-        href[pe:host_from],
-        href[host_from:he],
-        href[he:ps],
-        path,
-        query,
-        fragment,
-    ]
+def _normalize(url: str, plan: Plan) -> str:
+    if type(url) is not str or len(url) > plan.max_length:
+        check_text(url, plan.max_length)  # raises the right error
+    try:
+        data = url.encode()
+    except UnicodeEncodeError:
+        data = check_text(url, plan.max_length)  # raises InvalidURL naming the surrogate
+    if plan.strict:
+        verbatim.check_strict(url, plan.on)
+    parts = None if plan.verbatim else fast_slices(url)
+    if parts is None:
+        parts = ada_slices(data)
+    if parts is None:
+        raise InvalidURL(explain_failure(url))
+    if plan.verbatim:
+        parts = verbatim.restore(url, parts, plan.on)
+    return _apply(parts, plan)
 
 
-def _apply(parts: list, host_type: int, plan: Plan) -> str:
+def _apply(parts: tuple, plan: Plan) -> str:
     scheme, before_host, host, after_host, path, query, fragment = parts
-    on, table = plan.on, plan.pct_table
+    table = plan.pct_table
     web = scheme in WEB_SCHEMES
     if table is not None and "%" in before_host:
         before_host = PCT.sub(lambda m: table[m[0]], before_host)
-    if web and host_type == 0 and host:
-        host = _host(host, on)
+    # An IP literal never starts with "www." nor ends with ".": no host-type check needed.
+    if web and plan.host_rules and host and (host[-1] == "." or host[:4] == "www."):
+        host = _host(host, plan.on)
     if table is not None and "%" in path:
         path = PCT.sub(lambda m: table[m[0]], path)
-    if web and path[:1] == "/":
-        path = _path(path, on)
+    if web and plan.path_rules and path[:1] == "/":
+        path = _path(path, plan.on)
     if query is not None:
         query = _query(query, web, plan)
     if fragment is not None:
@@ -208,7 +213,6 @@ def _host(host: str, on: frozenset[str]) -> str:
     return host
 
 
-@lru_cache(maxsize=1 << 16)
 def drop_www(host: str) -> str:
     """Drop exactly one leading ``www.`` label, unless what remains is a public
     suffix (``www.co.uk``) or starts with ``www.`` again (which keeps the rule
@@ -218,29 +222,44 @@ def drop_www(host: str) -> str:
     ('example.co.uk', 'www.co.uk', 'www2.example.com')
     """
     rest = host[4:]
-    if not host.startswith("www.") or rest.startswith("www.") or "." not in rest.strip("."):
+    if host[:4] != "www." or rest[:4] == "www.":
         return host
-    return host if is_public_suffix(rest.rstrip(".")) else rest
+    bare = rest.rstrip(".") if rest[-1:] == "." else rest
+    if "." not in bare or is_public_suffix(bare):
+        return host
+    return rest
 
 
 @lru_cache(maxsize=1)
-def _suffix_extractor():
-    import tldextract  # noqa: PLC0415 - loaded on the first www. host only
+def public_suffixes() -> frozenset[str]:
+    """The Public Suffix List (ICANN and private sections) as punycode rules.
 
-    # Bundled Public Suffix List snapshot only: no fetch, no cache directory.
-    return tldextract.TLDExtract(
+    Read once from tldextract's bundled snapshot: no fetch, no cache directory.
+    """
+    import tldextract  # noqa: PLC0415 - only needed once a www. host shows up
+
+    rules = tldextract.TLDExtract(
         suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
-    )
+    ).tlds
+    return frozenset(rule if rule.isascii() else _to_ascii(rule) for rule in rules)
+
+
+def _to_ascii(rule: str) -> str:
+    prefix = rule[: len(rule) - len(rule.lstrip("*.!"))]
+    return prefix + idna_to_ascii(rule[len(prefix) :]).decode()
 
 
 def is_public_suffix(host: str) -> bool:
-    """Whether ``host`` is itself a public suffix (``co.uk``, ``github.io``).
+    """Whether ``host`` is itself a public suffix (PSL rules, wildcards, exceptions).
 
-    >>> is_public_suffix("co.uk"), is_public_suffix("example.co.uk")
-    (True, False)
+    >>> is_public_suffix("co.uk"), is_public_suffix("github.io"), is_public_suffix("example.co.uk")
+    (True, True, False)
     """
-    result = _suffix_extractor()(host)
-    return not result.domain and bool(result.suffix)
+    suffixes = public_suffixes()
+    if host in suffixes:
+        return True
+    parent = host.partition(".")[2]
+    return bool(parent) and "*." + parent in suffixes and "!" + host not in suffixes
 
 
 def _path(path: str, on: frozenset[str]) -> str:
@@ -258,20 +277,25 @@ def _path(path: str, on: frozenset[str]) -> str:
 
 
 def _query(query: str, web: bool, plan: Plan) -> str | None:
-    on = plan.on
     if not query:
-        return None if "empty_query" in on else query
+        return None if plan.empty_query else query
     table = plan.pct_table
     if table is not None and "%" in query:
         query = PCT.sub(lambda m: table[m[0]], query)
     if not web:
         return query
-    if "%20" in query and "query_form_encoding" in on:
+    if plan.form_encoding and "%20" in query:
         query = query.replace("%20", "+")
-    if plan.dropper is not None:
-        query = plan.dropper.filter(query)
-    if "&" in query and "query_sort" in on:
-        query = "&".join(sorted([pair for pair in query.split("&") if pair], key=_param_key))
+    pairs = None
+    dropper = plan.dropper
+    if dropper is not None and dropper.maybe(query):
+        pairs = dropper.filter_pairs(query.split("&"))
+    if plan.query_sort and "&" in query:
+        # Stable by key: repeated keys keep their relative order; "&&" pairs go.
+        pairs = [pair for pair in (pairs or query.split("&")) if pair]
+        pairs.sort(key=_param_key)
+    if pairs is not None:
+        query = "&".join(pairs)
     return query or None
 
 

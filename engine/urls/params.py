@@ -5,7 +5,7 @@ case-sensitive by our policy, and the analytics tools that read them are
 too); session ids are matched in any case (servers write ``JSESSIONID``,
 ``PHPSESSID``, ``ASPSESSIONIDQASDQ``…).
 
->>> Dropper(TRACKING, ()).drops("utm_medium=x")
+>>> bool(Dropper(TRACKING, ()).drops("utm_medium=x"))
 True
 """
 
@@ -85,53 +85,35 @@ SESSION_IDS = (
 )
 
 
+def _alternative(name: str, any_case: bool) -> str:
+    body = re.escape(name[:-1]) + "[^=&]*" if name.endswith("*") else re.escape(name)
+    return f"(?i:{body})" if any_case else body
+
+
 @dataclass(frozen=True)
 class Dropper:
-    """Decide whether a ``key=value`` pair goes, with a one-regex quick reject.
+    """Decide which ``key=value`` pairs go: one regex finds candidates in the
+    whole query (quick reject), one matches a single pair.
 
-    >>> Dropper((), SESSION_IDS).drops("CFTOKEN=12")
-    True
+    >>> bool(Dropper((), SESSION_IDS).drops("CFTOKEN=12")), bool(Dropper((), SESSION_IDS).drops("cfid2=1"))
+    (True, False)
     """
 
     exact: tuple[str, ...]
     any_case: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        names = [
-            re.escape(n.rstrip("*")) + ("" if n.endswith("*") else "(?:=|&|$)") for n in self.exact
-        ]
-        folded = [
-            "(?i:" + re.escape(n.rstrip("*")) + ("" if n.endswith("*") else "(?:=|&|$)") + ")"
-            for n in self.any_case
-        ]
-        pattern = "(?:^|&)(?:" + "|".join(names + folded or ["(?!)"]) + ")"
-        object.__setattr__(self, "_hint", re.compile(pattern))
-        object.__setattr__(self, "_exact", frozenset(n for n in self.exact if n[-1] != "*"))
-        object.__setattr__(self, "_prefix", tuple(n[:-1] for n in self.exact if n[-1] == "*"))
-        lower = [n.lower() for n in self.any_case]
-        object.__setattr__(self, "_lower", frozenset(n for n in lower if n[-1] != "*"))
-        object.__setattr__(self, "_lower_prefix", tuple(n[:-1] for n in lower if n[-1] == "*"))
+        names = [_alternative(n, False) for n in self.exact]
+        names += [_alternative(n, True) for n in self.any_case]
+        keys = "(?:" + "|".join(names or ["(?!)"]) + ")(?:=|&|$)"
+        object.__setattr__(self, "maybe", re.compile("(?:^|&)" + keys).search)
+        object.__setattr__(self, "drops", re.compile(keys).match)
 
-    def maybe(self, query: str) -> bool:
-        """Quick reject: can any pair of ``query`` be dropped?"""
-        return self._hint.search(query) is not None
+    def filter_pairs(self, pairs: list[str]) -> list[str]:
+        """``pairs`` without the dropped ones (the others keep their order).
 
-    def drops(self, pair: str) -> bool:
-        """Whether this one ``key=value`` pair is dropped."""
-        key = pair.partition("=")[0]
-        if key in self._exact or key.startswith(self._prefix):
-            return True
-        if not self._lower and not self._lower_prefix:
-            return False
-        key = key.lower()
-        return key in self._lower or key.startswith(self._lower_prefix)
-
-    def filter(self, query: str) -> str:
-        """``query`` without the dropped pairs (others keep their order).
-
-        >>> Dropper(TRACKING, ()).filter("a=1&utm_source=x&b=2")
-        'a=1&b=2'
+        >>> Dropper(TRACKING, ()).filter_pairs(["a=1", "utm_source=x", "b=2", "fbclid"])
+        ['a=1', 'b=2']
         """
-        if not self._hint.search(query):
-            return query
-        return "&".join([pair for pair in query.split("&") if not self.drops(pair)])
+        drops = self.drops
+        return [pair for pair in pairs if not drops(pair)]

@@ -90,7 +90,7 @@ def check_text(text: object, max_length: int = MAX_URL_LENGTH) -> bytes:
         return text.encode()
     except UnicodeEncodeError as exc:
         # A lone surrogate (U+D800..U+DFFF) is not a Unicode scalar value.
-        raise InvalidURL(f"lone surrogate at character {exc.start}") from None
+        raise InvalidURL(f"lone surrogate (or bytes not UTF-8) at character {exc.start}") from None
 
 
 def ada_split(data: bytes, base: bytes | None = None) -> tuple[str, tuple, int] | None:
@@ -118,6 +118,83 @@ def ada_split(data: bytes, base: bytes | None = None) -> tuple[str, tuple, int] 
         return href, comps, lib.ada_get_host_type(handle)
     finally:
         lib.ada_free(handle)
+
+
+_parse, _is_valid, _free = lib.ada_parse, lib.ada_is_valid, lib.ada_free
+
+
+def ada_slices(data: bytes) -> tuple | None:
+    """The normalizer's fast path: one parse, then the serialized URL cut into
+    ``(scheme, "//userinfo@", host, ":port", path, query, fragment)`` (query and
+    fragment None when absent), or None if ``data`` is not a URL.
+
+    >>> ada_slices(b"HTTP://u@Ex.com:8/p?q#")
+    ('http', '//u@', 'ex.com', ':8', '/p', 'q', '')
+    """
+    handle = _parse(data, len(data))
+    try:
+        if not _is_valid(handle):
+            return None
+        raw = _get_href(handle)
+        href = _unpack(raw.data, raw.length).decode()
+        c = _get_components(handle)  # points into the handle: read before freeing
+        pe, hs, he, ps, ss, fs = (
+            c.protocol_end,
+            c.host_start,
+            c.host_end,
+            c.pathname_start,
+            c.search_start,
+            c.hash_start,
+        )
+    finally:
+        _free(handle)
+    if fs == OMITTED:
+        fragment, query_end = None, len(href)
+    else:
+        fragment, query_end = href[fs + 1 :], fs
+    if ss == OMITTED:
+        query, path = None, href[ps:query_end]
+    else:
+        query, path = href[ss + 1 : query_end], href[ps:ss]
+    if hs < he and href[hs] == "@":
+        hs += 1
+    return href[: pe - 1], href[pe:hs], href[hs:he], href[he:ps], path, query, fragment
+
+
+# http(s) URLs that the WHATWG parser would only lowercase and complete: an
+# ASCII host whose last label starts with a letter (so not an IPv4 number, see
+# "ends in a number checker"), no "xn--" label (ada validates punycode), no
+# userinfo, a port without leading zero, and path/query/fragment made only
+# of characters that no percent-encode set touches. Dot segments are checked
+# apart. tests/engine/urls/test_parse.py checks this agrees with ada.
+_FAST = re.compile(
+    r"(?P<scheme>[Hh][Tt][Tt][Pp][Ss]?)://"
+    r"(?P<host>(?:(?![Xx][Nn]--)[A-Za-z0-9-]+\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*)"
+    r"(?::(?P<port>[1-9][0-9]{0,3}))?"
+    r"(?P<path>/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)?"
+    r"(?:\?(?P<query>[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*))?"
+    r"(?:#(?P<fragment>[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#]*))?"
+)
+_DEFAULT_PORT = {"http": "80", "https": "443"}
+
+
+def fast_slices(text: str) -> tuple | None:
+    """:func:`ada_slices` without ada, for input already in (almost) WHATWG
+    form; None means "ask ada".
+
+    >>> fast_slices("HTTPS://Example.com:443?a=1")
+    ('https', '//', 'example.com', '', '/', 'a=1', None)
+    """
+    match = _FAST.fullmatch(text)
+    if match is None:
+        return None
+    scheme, host, port, path, query, fragment = match.groups()
+    path = path or "/"
+    if "/." in path or ("%2" in path and ("%2e" in path or "%2E" in path)):
+        return None  # possible dot segments: let ada resolve them
+    scheme = scheme.lower()
+    port = "" if port is None or port == _DEFAULT_PORT[scheme] else ":" + port
+    return scheme, "//", host.lower(), port, path, query, fragment
 
 
 def parse_url(text: str, base: str | None = None) -> URLParts:

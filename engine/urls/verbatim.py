@@ -114,23 +114,36 @@ def _split_authority(auth: str) -> tuple[str | None, str, str | None]:
     return (userinfo if at else None), host, port
 
 
-def restore(url: str, parts: list, host_type: int, on: frozenset[str]) -> list:
+def restore(url: str, parts: tuple, on: frozenset[str]) -> tuple:
     """Put back, in the parsed ``parts``, the features whose rule is off.
 
-    >>> restore("http://EX.com/", ["http", "//", "ex.com", "", "/", None, None], 0, frozenset())[2]
+    >>> restore("http://EX.com/", ("http", "//", "ex.com", "", "/", None, None), frozenset())[2]
     'EX.com'
     """
     raw = split_raw(url, on)
     if raw is None:
         return parts
     scheme, before_host, host, after_host, path, query, fragment = parts
+    host_type = host_kind(host)
     if "scheme_case" not in on and raw.scheme.lower() == scheme:
         scheme = raw.scheme
     before_host = _userinfo(raw, before_host, on)
     host = _host(raw, host, host_type, on)
     after_host = _port(raw, scheme.lower(), after_host, on)
     path, query, fragment = _path_query(raw, scheme.lower(), path, query, fragment, on)
-    return [scheme, before_host, host, after_host, path, query, fragment]
+    return scheme, before_host, host, after_host, path, query, fragment
+
+
+def host_kind(host: str) -> int:
+    """ada's HostType of a serialized host: 0 domain, 1 IPv4, 2 IPv6.
+
+    >>> host_kind("127.0.0.1"), host_kind("[::1]"), host_kind("a.example")
+    (1, 2, 0)
+    """
+    if host[:1] == "[":
+        return 2
+    # A serialized IPv4 host is dotted decimal, and no domain ends in a number.
+    return 1 if host.rpartition(".")[2].isdigit() else 0
 
 
 def _userinfo(raw: Raw, before_host: str, on: frozenset[str]) -> str:

@@ -1,0 +1,131 @@
+"""Benchmark: archive-profile URL normalization vs w3lib.url.canonicalize_url.
+
+Run: ``.venv/bin/python tests/bench/bench_normalize.py [--count N] [--profile]``.
+Builds >= 100k realistic URLs from /work/shared/data/top-domains.csv (falling
+back to tests/fixtures when that file is absent): real domains, www./m./
+sub-domains, mixed case, ports, realistic paths with escapes, index pages and
+dot segments, queries with tracking parameters, fragments and hash routes.
+Prints URLs/s for ``archive_key`` and for w3lib, measured in the same run on
+the same URLs (best of several rounds), and their ratio. Goal: >= 200k URLs/s
+and >= 4x w3lib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from engine.errors import PageKeeperError  # noqa: E402
+from engine.urls.normalize import archive_key  # noqa: E402
+
+DOMAINS = Path("/work/shared/data/top-domains.csv")
+WORDS = ["news", "article", "blog", "post", "products", "category", "search", "about", "help", "docs", "api", "v2", "user", "profile", "2024", "05", "release", "notes", "wiki", "Main_Page", "en-us", "item", "detail", "shop", "cart", "login", "static", "img"]
+FILES = ("index.html", "index.php", "page.html", "report.pdf", "default.aspx", "view.jsp", "a.js")
+ESCAPES = ("%7euser", "caf%c3%a9", "a%2Fb", "%E2%82%AC", "x%20y", "%41BC")
+TRACKERS = ("utm_source=newsletter", "utm_medium=email", "utm_campaign=spring", "fbclid=IwAR0x9")
+TRACKERS += ("gclid=Cj0KCQ", "_ga=2.1234.5678", "mc_eid=abc123", "igshid=MzRl")
+PARAMS = ("id=42", "page=2", "q=hello+world", "sort=desc", "lang=en", "ref=home", "s=%7Eabc", "a=")
+FRAGMENTS = ("#top", "#section-2", "#!/inbox", "#/settings", "#", "#comments")
+
+
+def load_domains() -> list[str]:
+    if DOMAINS.exists():
+        with DOMAINS.open(newline="") as handle:
+            return [row["domain"] for row in csv.DictReader(handle)]
+    return ["example.com", "example.org", "example.net", "example.co.uk"]
+
+
+def make_host(rng: random.Random, domain: str) -> str:
+    roll = rng.random()
+    host = f"www.{domain}" if roll < 0.4 else f"m.{domain}" if roll < 0.45 else domain
+    if rng.random() < 0.15:
+        host = host.upper() if rng.random() < 0.3 else host.title()
+    if rng.random() < 0.1:
+        host += rng.choice((":80", ":443", ":8080", ":"))
+    return host
+
+
+def make_path(rng: random.Random) -> str:
+    segments = [rng.choice(WORDS) for _ in range(rng.randint(0, 4))]
+    if rng.random() < 0.15:
+        segments.insert(rng.randint(0, len(segments)), rng.choice((".", "..", "%2e")))
+    if rng.random() < 0.2:
+        segments.append(rng.choice(ESCAPES))
+    if rng.random() < 0.35:
+        segments.append(rng.choice(FILES))
+    path = "/" + "/".join(segments)
+    return path + "/" if segments and rng.random() < 0.2 else path
+
+
+def make_query(rng: random.Random) -> str:
+    if rng.random() < 0.45:
+        return "" if rng.random() < 0.95 else "?"
+    pairs = [rng.choice(PARAMS) for _ in range(rng.randint(1, 4))]
+    pairs += [rng.choice(TRACKERS) for _ in range(rng.randint(0, 3))]
+    rng.shuffle(pairs)
+    return "?" + "&".join(pairs)
+
+
+def make_urls(count: int, seed: int = 2026) -> list[str]:
+    rng = random.Random(seed)
+    domains = load_domains()
+    urls = []
+    for _ in range(count):
+        scheme = "https" if rng.random() < 0.8 else rng.choice(("http", "HTTP", "Https"))
+        fragment = rng.choice(FRAGMENTS) if rng.random() < 0.2 else ""
+        host = make_host(rng, rng.choice(domains))
+        urls.append(f"{scheme}://{host}{make_path(rng)}{make_query(rng)}{fragment}")
+    return urls
+
+
+def rate(fn, urls: list[str], rounds: int) -> tuple[float, int]:
+    """Best-of-``rounds`` URLs/s of ``fn`` over ``urls``, and how many raised."""
+    best, failures = float("inf"), 0
+    for _ in range(rounds):
+        failures = 0
+        start = time.perf_counter()
+        for url in urls:
+            try:
+                fn(url)
+            except (PageKeeperError, ValueError):
+                failures += 1
+        best = min(best, time.perf_counter() - start)
+    return len(urls) / best, failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=120_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="cProfile one archive round")
+    args = parser.parse_args()
+    from w3lib.url import canonicalize_url
+
+    urls = make_urls(args.count)
+    print(
+        f"{len(urls)} URLs from {DOMAINS.name}, {len(set(urls))} distinct; load {os.getloadavg()}"
+    )
+    if args.profile:
+        import cProfile
+
+        cProfile.runctx("rate(archive_key, urls, 1)", globals(), locals(), sort="tottime")
+    ours, bad = rate(archive_key, urls, args.rounds)
+    theirs, _ = rate(canonicalize_url, urls, args.rounds)
+    print(
+        f"archive_key:                 {ours:>10,.0f} URLs/s  ({1e6 / ours:.2f} us/URL, {bad} invalid)"
+    )
+    print(f"w3lib canonicalize_url:      {theirs:>10,.0f} URLs/s  ({1e6 / theirs:.2f} us/URL)")
+    print(f"ratio archive_key / w3lib:   {ours / theirs:.2f}x   (goal >= 4x, >= 200,000 URLs/s)")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
