@@ -1,0 +1,73 @@
+"""`make extension`: two loadable folders and two store zips from one source tree, the Chromium
+manifest carrying the public key whose ID the installer allows, and no private key anywhere."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import zipfile
+
+from tests.extension.conftest import EXTENSION_ID, ROOT, build_extension
+
+
+def test_build_writes_both_families_and_zips(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "build_extension.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert EXTENSION_ID in done.stdout
+    chromium = json.loads((tmp_path / "extension-chromium" / "manifest.json").read_text())
+    firefox = json.loads((tmp_path / "extension-firefox" / "manifest.json").read_text())
+    assert chromium["manifest_version"] == firefox["manifest_version"] == 3
+    assert chromium["background"] == {
+        "service_worker": "background/service-worker.js",
+        "type": "module",
+    }
+    assert firefox["background"]["scripts"] == ["background/service-worker.js"]
+    assert firefox["browser_specific_settings"]["gecko"]["id"]
+    assert "key" not in firefox and "nativeMessaging" in chromium["permissions"]
+    for family, manifest in (("chromium", chromium), ("firefox", firefox)):
+        folder = tmp_path / f"extension-{family}"
+        referenced = [manifest["background"].get("service_worker"), *manifest["icons"].values(),
+                      manifest["action"]["default_popup"], manifest["options_ui"]["page"]]  # fmt: skip
+        for path in filter(None, referenced):
+            assert (folder / path).is_file(), f"{family}: {path} missing"
+        with zipfile.ZipFile(tmp_path / f"pagekeeper-{family}.zip") as z:
+            names = z.namelist()
+            assert "manifest.json" in names and "error/error.html" in names
+            assert "key" not in json.loads(z.read("manifest.json"))  # the stores assign their own
+
+
+def test_the_key_gives_the_committed_id():
+    key = build_extension.public_key()
+    der = base64.b64decode(key)
+    digest = hashlib.sha256(der).hexdigest()[:32]
+    assert "".join("abcdefghijklmnop"[int(c, 16)] for c in digest) == EXTENSION_ID
+    assert build_extension.manifest("chromium", with_key=True)["key"] == key
+    assert re.fullmatch(r"[a-p]{32}", EXTENSION_ID)
+
+
+def test_no_private_key_is_committed():
+    tracked = subprocess.run(
+        ["git", "ls-files", "packaging", "extension"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    for name in tracked:
+        path = ROOT / name
+        if path.is_file() and path.suffix not in {".png"}:
+            assert "PRIVATE KEY" not in path.read_text(errors="replace"), name
+
+
+def test_pages_load_their_scripts_from_files():
+    """MV3's extension-page CSP forbids inline scripts (browser-testing.md, pitfall 5)."""
+    for page in (ROOT / "extension").rglob("*.html"):
+        html = page.read_text()
+        for script in re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.S):
+            assert not script.strip(), f"inline script in {page}"
+        for src in re.findall(r'<script[^>]*src="([^"]+)"', html):
+            assert (page.parent / src).resolve().is_file(), f"{page}: {src}"

@@ -1,0 +1,248 @@
+"""The extension's own logic, run as the real ES modules in real Chromium (no Node, no bundler):
+error classification, which addresses are watched, the local fallbacks, the repeat filter, the
+auto-archive rule, and the native port (request IDs, out-of-order replies, timeouts, paged
+replies, a missing host, reconnecting) against a scripted fake port.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.extension.conftest import CHROMIUM, FLAGS
+
+pytestmark = pytest.mark.browser
+SOURCE = Path(__file__).resolve().parents[2] / "extension"
+
+
+@pytest.fixture(scope="module")
+def modules_url():
+    """extension/ served over HTTP (ES modules do not load from file://)."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(SOURCE))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, modules_url):
+    page = chromium.new_page()
+    page.goto(f"{modules_url}/icons/icon.svg")  # same origin as the modules
+    yield page
+    page.close()
+
+
+def run(page, module: str, body: str, arg=None):
+    """Import extension/<module> as `m` and evaluate `body` (an async function body)."""
+    script = f"async (arg) => {{ const m = await import('/{module}'); {body} }}"
+    return page.evaluate(script, arg)
+
+
+def test_errors_that_get_our_page_and_errors_that_do_not(page):
+    cases = [
+        "net::ERR_NAME_NOT_RESOLVED",
+        "net::ERR_CONNECTION_REFUSED",
+        "net::ERR_CONNECTION_RESET",
+        "net::ERR_CONNECTION_TIMED_OUT",
+        "net::ERR_ADDRESS_UNREACHABLE",
+        "Error code 2152398878",
+        "Error code 2152398861",
+        "HTTP 404",
+        "HTTP 410",
+        "net::ERR_ABORTED",
+        "Error code 2152398850",
+        "net::ERR_CERT_DATE_INVALID",
+        "net::ERR_BLOCKED_BY_CLIENT",
+        "HTTP 500",
+        "",
+    ]
+    kinds = run(
+        page, "lib/net-errors.js", "return arg.map((e) => m.classifyError(e)?.kind ?? null);", cases
+    )
+    assert kinds == [
+        "dns",
+        "refused",
+        "reset",
+        "timeout",
+        "unreachable",
+        "dns",
+        "refused",
+        "http404",
+        "http410",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
+    words = run(page, "lib/net-errors.js", "return m.describe('dns', 'gooogle.com');")
+    assert words["title"] == "This address does not exist"
+    assert "gooogle.com" in words["detail"]
+
+
+def test_private_addresses_and_excluded_sites_are_left_alone(page):
+    hosts = ["localhost", "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.9", "wiki", "::1",
+             "printer.local", "example.com", "8.8.8.8", "172.32.0.1"]  # fmt: skip
+    private = run(page, "lib/addresses.js", "return arg.map(m.isPrivateHost);", hosts)
+    assert private == [True] * 7 + [True, False, False, False]
+    watched = run(
+        page,
+        "lib/addresses.js",
+        """const s = {allowPrivate: false, excluded: ['bank.example']};
+           return [m.isWatched('http://gooogle.com/', s), m.isWatched('http://127.0.0.1:8000/', s),
+                   m.isWatched('http://127.0.0.1:8000/', {...s, allowPrivate: true}),
+                   m.isWatched('https://www.bank.example/login', s), m.isWatched('ftp://x.com/', s),
+                   m.isWatched('chrome-extension://abc/error.html', s)];""",
+    )
+    assert watched == [True, False, True, False, False, False]
+
+
+def test_local_fallbacks_fix_what_needs_no_dictionary(page):
+    got = run(
+        page,
+        "lib/fallback.js",
+        "return m.localFallbacks(arg).map((c) => c.url);",
+        "http://gooogle.con/a?b=1",
+    )
+    assert got[0] == "http://gooogle.com/a?b=1"
+    assert "https://gooogle.con/a?b=1" in got and "http://www.gooogle.con/a?b=1" in got
+    assert "http://gooogle.con/" in got  # the home page
+    assert len(got) == len(set(got)) and "http://gooogle.con/a?b=1" not in got
+    www = run(
+        page,
+        "lib/fallback.js",
+        "return m.localFallbacks(arg).map((c) => c.url);",
+        "https://ww.example.org/",
+    )
+    assert www[0] == "https://www.example.org/"
+    assert run(page, "lib/fallback.js", "return m.localFallbacks('not a url');") == []
+
+
+def test_repeats_within_the_window_are_ignored_and_retry_releases(page):
+    got = run(
+        page,
+        "lib/rules.js",
+        """const r = new m.RecentKeys(4000);
+           const out = [r.claim('7 u', 0), r.claim('7 u', 100), r.claim('8 u', 100), r.claim('7 u', 3999),
+                        r.claim('7 u', 4100)];
+           r.release('7 u');
+           out.push(r.claim('7 u', 4200));
+           return out;""",
+    )
+    assert got == [True, False, True, False, True, True]
+
+
+def test_auto_archive_rules_are_off_by_default_and_respect_age_and_sites(page):
+    got = run(
+        page,
+        "lib/rules.js",
+        """const day = 86400000, now = 100 * day;
+           return [
+             m.shouldAutoArchive({mode: 'off', days: 7, sites: []}, 'a.com', null, now),
+             m.shouldAutoArchive({mode: 'every', days: 7, sites: []}, 'a.com', now, now),
+             m.shouldAutoArchive({mode: 'older', days: 7, sites: []}, 'a.com', now - 6 * day, now),
+             m.shouldAutoArchive({mode: 'older', days: 7, sites: []}, 'a.com', now - 8 * day, now),
+             m.shouldAutoArchive({mode: 'older', days: 7, sites: []}, 'a.com', null, now),
+             m.shouldAutoArchive({mode: 'every', days: 7, sites: ['docs.a.com']}, 'a.com', null, now),
+             m.shouldAutoArchive({mode: 'every', days: 7, sites: ['a.com']}, 'docs.a.com', null, now),
+             m.badgeText(0), m.badgeText(2), m.badgeText(1500),
+           ];""",
+    )
+    assert got == [False, True, False, True, True, False, True, "", "2", "999+"]
+
+
+FAKE_PORT = """
+  const ports = [];
+  const runtime = { lastError: null, connectNative(name) {
+    const listeners = { message: [], disconnect: [] };
+    const port = { name, sent: [],
+      onMessage: { addListener: (f) => listeners.message.push(f) },
+      onDisconnect: { addListener: (f) => listeners.disconnect.push(f) },
+      postMessage(m) { this.sent.push(m); },
+      reply(m) { listeners.message.forEach((f) => f(m)); },
+      close(error) { runtime.lastError = error ? { message: error } : null;
+                     listeners.disconnect.forEach((f) => f(port)); runtime.lastError = null; } };
+    ports.push(port);
+    return port; } };
+  globalThis.browser = { runtime };
+  const m = await import('/background/native.js');
+  const settle = (p) => p.then((r) => ({ ok: r }), (e) => ({ code: e.code, message: e.message }));
+"""
+
+
+def native(page, body: str):
+    return page.evaluate(f"async () => {{ {FAKE_PORT} {body} }}")
+
+
+def test_native_port_matches_replies_by_id_in_any_order(page):
+    got = native(
+        page,
+        """const a = settle(m.request('ping')), b = settle(m.request('versions', {url: 'u'}));
+           const [p] = ports; const [ra, rb] = p.sent;
+           p.reply({ id: rb.id, ok: true, result: { versions: [] } });
+           p.reply({ id: 'unknown', ok: true, result: 1 });
+           p.reply({ id: ra.id, ok: false, error: { code: 'not_found', message: 'no' } });
+           return { a: await a, b: await b, ports: ports.length, ids: [ra.id !== rb.id, ra.type, rb.params] };""",
+    )
+    assert got["a"] == {"code": "not_found", "message": "no"}
+    assert got["b"] == {"ok": {"versions": []}}
+    assert got["ports"] == 1 and got["ids"] == [True, "ping", {"url": "u"}]
+
+
+def test_native_port_times_out_joins_pages_and_reconnects(page):
+    got = native(
+        page,
+        """const slow = await settle(m.request('check', {}, { timeoutMs: 30 }));
+           const big = settle(m.request('get', {id: 'x'}));
+           const sent = ports[0].sent.at(-1);
+           const text = JSON.stringify({ id: sent.id, ok: true, result: { html: 'é'.repeat(50) } });
+           const half = Math.ceil(text.length / 2);
+           ports[0].reply({ id: sent.id, page: 1, pages: 2, chunk: text.slice(half) });
+           ports[0].reply({ id: sent.id, page: 0, pages: 2, chunk: text.slice(0, half) });
+           const joined = await big;
+           const cut = settle(m.request('ping'));
+           ports[0].close('Native host has exited.');
+           const afterCut = await cut;
+           const again = settle(m.request('ping'));
+           ports[1].reply({ id: ports[1].sent[0].id, ok: true, result: { version: '1' } });
+           return { slow, joined: joined.ok.html.length, afterCut, again: await again, ports: ports.length };""",
+    )
+    assert got["slow"]["code"] == "timeout"
+    assert got["joined"] == 50
+    assert got["afterCut"] == {"code": "host_disconnected", "message": "Native host has exited."}
+    assert got["again"] == {"ok": {"version": "1"}} and got["ports"] == 2
+
+
+def test_a_missing_host_fails_fast_with_host_missing(page):
+    got = native(
+        page,
+        """const first = settle(m.request('ping'));
+           ports[0].close('Specified native messaging host not found.');
+           const second = await settle(m.request('ping'));  // answered without a new process
+           return { first: await first, second, ports: ports.length, state: m.portState().lastFailure.code };""",
+    )
+    assert got["first"]["code"] == "host_missing"
+    assert got["second"]["code"] == "host_missing"
+    assert got["ports"] == 1 and got["state"] == "host_missing"
