@@ -5,6 +5,7 @@ Import the fixtures into a test module (``from tests.host.daemon_fixtures import
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -49,10 +50,8 @@ def stop_daemon(home: Path) -> None:
     pid = json.loads(state_file.read_text())["pid"] if state_file.exists() else None
     subprocess.run([*CLI, "stop", "--home", str(home)], capture_output=True, cwd=ROOT, timeout=30)
     if pid is not None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 @pytest.fixture

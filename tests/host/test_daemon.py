@@ -13,7 +13,7 @@ from pathlib import Path
 
 from websockets.sync.client import connect
 
-from tests.host.daemon_fixtures import CLI, ROOT, daemon, home, pk, token_of  # noqa: F401
+from tests.host.daemon_fixtures import CLI, ROOT, pk, token_of
 
 FIXTURE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
 

@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 from host.navigation import strip_credentials
 from host.security import ensure_token, sign
-from tests.host.daemon_fixtures import ROOT, daemon, home, token_of  # noqa: F401
+from tests.host.daemon_fixtures import ROOT, token_of
 
 EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
 PAGE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
