@@ -123,7 +123,7 @@ export function render(main, ctx, route) {
     btn.disabled = true;
     btn.textContent = "Checking…";
     try {
-      const verdict = await ctx.api.call("check", { id: doc.versions[0].id, url: doc.url });
+      const verdict = await ctx.api.call("check", { id: doc.versions[0].id });
       toast(`Live page: ${verdict.state ?? "checked"}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ""}`, "ok");
       await load();
     } catch (err) {

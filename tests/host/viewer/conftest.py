@@ -1,0 +1,253 @@
+"""A real daemon over a seeded archive, and a local "live" site to check against.
+
+The archive is seeded with real saved pages (``pages/``, from the extraction
+development set, see PROVENANCE.json) before the daemon starts (the store has
+one writer): two versions of an article served by the local site, a second
+article with the same template (a similar page), and two pages of another site.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+PAGES = Path(__file__).parent / "pages"
+ROOT = Path(__file__).resolve().parents[3]
+ARTICLE = "b18b2a048ce0dd08"
+CHIP = ("4779762459127ce0", "f158ac51f8c9d889")
+T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+CHROMIUM = "/usr/lib/chromium/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def page_bytes(name: str) -> bytes:
+    return gzip.decompress((PAGES / f"{name}.html.gz").read_bytes())
+
+
+def provenance() -> dict:
+    return json.loads((PAGES / "PROVENANCE.json").read_text("utf-8"))
+
+
+def edited_article() -> bytes:
+    """The article a month later: one sentence reworded, one paragraph added."""
+    html = page_bytes(ARTICLE).decode("utf-8")
+    html = html.replace(
+        "Die GEMA dreht völlig am Zeiger!", "Die GEMA dreht nun endgültig am Zeiger!"
+    )
+    return html.replace(
+        "unterschreibt bitte alle diese Petition:</p>",
+        "unterschreibt bitte alle diese Petition:</p><p>Nachtrag: Die Petition "
+        "hat inzwischen über zehntausend Unterschriften gesammelt.</p>",
+        1,
+    ).encode("utf-8")
+
+
+def sibling_article() -> bytes:
+    """Another article under the same site template (structurally similar)."""
+    html = page_bytes(ARTICLE).decode("utf-8")
+    start = html.index("<p>Die GEMA dreht")
+    end = html.index("</p>", start) + 4
+    other = (
+        "<p>Der Stadtrat hat beschlossen, die Sperrstunde in der Altstadt aufzuheben. "
+        "Die Clubs dürfen ab Juli wieder bis in den Morgen öffnen, sagt der Kulturausschuss.</p>"
+    )
+    return (html[:start] + other + html[end:]).encode("utf-8")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveSite:
+    """A local web server standing in for the live web; ``stop()`` takes it down."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, bytes] = {}
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                body = site.pages.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(body if body is not None else b"<h1>Not Found</h1>")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.running = True
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        if self.running:
+            self.server.shutdown()
+            self.server.server_close()
+            self.running = False
+
+
+@dataclass
+class Seeded:
+    """What the seeded archive holds (IDs by role), for the tests to look for."""
+
+    home: Path
+    article_url: str
+    sibling_url: str
+    article_ids: list[str] = field(default_factory=list)  # oldest first
+    sibling_id: str = ""
+    chip_ids: list[str] = field(default_factory=list)
+
+
+def seed(home: Path, site: LiveSite, base: str) -> Seeded:
+    from engine.archive import registry
+    from engine.archive.model import Capture, RegisterOptions
+    from engine.archive.store import ArchiveStore
+
+    info = provenance()
+    seeded = Seeded(home, site.url("/ministerium.html"), site.url("/ministerium-2.html"))
+    store = ArchiveStore.open(home)
+    try:
+
+        def add(url, html, when):
+            return registry.register(
+                store, Capture(url, html), RegisterOptions(base=base, now=when)
+            ).id
+
+        for i, name in enumerate(CHIP):
+            seeded.chip_ids.append(add(info[name]["url"], page_bytes(name), T0 + timedelta(days=i)))
+        seeded.article_ids.append(
+            add(seeded.article_url, page_bytes(ARTICLE), T0 + timedelta(days=3))
+        )
+        seeded.sibling_id = add(seeded.sibling_url, sibling_article(), T0 + timedelta(days=4))
+        seeded.article_ids.append(
+            add(seeded.article_url, edited_article(), T0 + timedelta(days=33))
+        )
+    finally:
+        store.close()
+    site.pages["/ministerium.html"] = edited_article()
+    site.pages["/ministerium-2.html"] = sibling_article()
+    return seeded
+
+
+@dataclass
+class Daemon:
+    """A running ``pagekeeper serve`` for one home."""
+
+    proc: subprocess.Popen
+    port: int
+    home: Path
+    token: str
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def viewer(self, hash_: str = "") -> str:
+        return f"{self.base}/viewer/?token={self.token}{hash_}"
+
+    def call(self, kind: str, params: dict | None = None, timeout: float = 30):
+        """One request over /ws; returns the whole reply dict."""
+        from websockets.sync.client import connect
+
+        with connect(f"ws://127.0.0.1:{self.port}/ws?token={self.token}", max_size=None) as ws:
+            ws.send(json.dumps({"id": "t1", "type": kind, "params": params or {}}))
+            return json.loads(ws.recv(timeout=timeout))
+
+    def result(self, kind: str, params: dict | None = None):
+        reply = self.call(kind, params)
+        assert reply["ok"], reply
+        return reply["result"]
+
+
+def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"daemon exited with {proc.returncode}")
+        url = f"http://127.0.0.1:{port}/viewer/"
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as resp:
+            if resp.status == 200:
+                return
+        time.sleep(0.1)
+    raise RuntimeError("daemon did not come up")
+
+
+def start_daemon(home: Path, port: int) -> Daemon:
+    env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
+    log = open(home / "serve.out", "wb")  # noqa: SIM115 (kept open for the process)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host.cli", "serve", "--home", str(home), "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_ready(port, proc)
+    except Exception:
+        stop_daemon(proc)
+        raise
+    return Daemon(proc, port, home, (home / "token").read_text("ascii").strip())
+
+
+def stop_daemon(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def live_site():
+    site = LiveSite()
+    yield site
+    site.stop()
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory, live_site) -> Seeded:
+    home = tmp_path_factory.mktemp("viewer-home")
+    port = free_port()
+    result = seed(home, live_site, f"http://127.0.0.1:{port}")
+    result.port = port
+    return result
+
+
+@pytest.fixture(scope="module")
+def daemon(seeded) -> Daemon:
+    running = start_daemon(seeded.home, seeded.port)
+    yield running
+    stop_daemon(running.proc)

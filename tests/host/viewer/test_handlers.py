@@ -1,0 +1,177 @@
+"""The viewer's message types over a real websocket to a real daemon on a seeded archive."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from host.handlers.viewer import diff_rows, pattern_regex, word_parts
+from tests.host.viewer.conftest import edited_article, page_bytes
+
+
+def urls(result) -> list[str]:
+    return [r["url"] for r in result["results"]]
+
+
+def test_search_by_pattern_case_and_sort(daemon, seeded):
+    chip = daemon.result("search_page", {"pattern": "*chip.de*"})
+    assert chip["total"] == 2
+    assert all("chip.de" in u for u in urls(chip))
+    assert (
+        daemon.result("search_page", {"pattern": "*CHIP.DE*", "case_sensitive": True})["total"] == 0
+    )
+    assert daemon.result("search_page", {"pattern": "*CHIP.DE*"})["total"] == 2
+    by_url = daemon.result("search_page", {"pattern": "*", "sort": "url"})
+    assert urls(by_url) == sorted(urls(by_url))
+    by_time = daemon.result("search_page", {"pattern": "*"})
+    times = [r["registered_at"] for r in by_time["results"]]
+    assert times == sorted(times, reverse=True)
+    assert by_time["results"][0]["url"] == seeded.article_url
+
+
+def test_question_mark_matches_one_character(daemon, seeded):
+    one = seeded.article_url.replace("ministerium.html", "ministeriu?.html")
+    assert urls(daemon.result("search_page", {"pattern": one})) == [seeded.article_url]
+    two = seeded.article_url.replace("ministerium.html", "ministeri?.html")
+    assert daemon.result("search_page", {"pattern": two})["total"] == 0
+
+
+def test_full_text_and_filters(daemon, seeded):
+    steak = daemon.result("search_page", {"pattern": "*", "text": "Steak-Himmel"})
+    assert urls(steak) == ["https://www.chip.de/test/Beef-Maker-von-Aldi-im-Test_154632771.html"]
+    local = daemon.result("search_page", {"pattern": "*", "site": "127.0.0.1"})
+    assert set(urls(local)) == {seeded.article_url, seeded.sibling_url}
+    early = daemon.result("search_page", {"pattern": "*", "until": "2026-03-02"})
+    assert early["total"] == 2  # the two chip.de pages (1 and 2 March)
+    never = daemon.result("search_page", {"pattern": "*chip.de*", "state": "unchecked"})
+    assert never["total"] == 2
+
+
+def test_paging(daemon):
+    first = daemon.result("search_page", {"pattern": "*", "limit": 2})
+    second = daemon.result("search_page", {"pattern": "*", "limit": 2, "offset": 2})
+    assert first["total"] == second["total"] == 4
+    assert len(first["results"]) == len(second["results"]) == 2
+    assert not set(urls(first)) & set(urls(second))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"pattern": "a b"},
+        {"pattern": "   "},
+        {"pattern": "x" * 3000},
+        {"pattern": "*", "sort": "size"},
+        {"pattern": "*", "limit": 100000},
+        {"pattern": "*", "since": "yesterday"},
+        {"pattern": "*", "state": "dead"},
+    ],
+)
+def test_bad_search_input_gets_a_clear_error(daemon, params):
+    reply = daemon.call("search_page", params)
+    assert not reply["ok"]
+    assert reply["error"]["code"] == "invalid_input"
+    assert len(reply["error"]["message"]) > 10
+
+
+def test_document_timeline_and_similar(daemon, seeded):
+    doc = daemon.result("document", {"id": seeded.article_ids[0]})
+    assert [v["id"] for v in doc["versions"]] == list(reversed(seeded.article_ids))
+    newest = doc["versions"][0]
+    assert newest["view_url"].startswith(f"/v/{newest['id']}/")
+    assert newest["original_view_url"].endswith("&original=1")
+    assert 0 < newest["similarity_prev"] <= 1
+    assert doc["versions"][-1]["similarity_prev"] is None
+    assert seeded.sibling_id in [s["id"] for s in doc["similar"]]
+    assert doc["liveness"] is None
+
+
+def test_document_by_url_and_unknown_id(daemon, seeded):
+    assert (
+        daemon.result("document", {"id": seeded.article_url})["versions"][0]["id"]
+        == (seeded.article_ids[-1])
+    )
+    for ref in ("99999999999999999999", "no-such-thing"):
+        reply = daemon.call("document", {"id": ref})
+        assert reply["error"]["code"] == "not_found", reply
+
+
+def test_diff_marks_the_changed_words_and_added_paragraph(daemon, seeded):
+    old, new = seeded.article_ids
+    res = daemon.result("diff", {"a": old, "b": new})
+    assert res["same_document"] and not res["identical"]
+    replaced = [r for r in res["rows"] if r["op"] == "replace"]
+    marked_new = {t.strip() for r in replaced for t, changed in r["right"] if changed}
+    marked_old = {t.strip() for r in replaced for t, changed in r["left"] if changed}
+    assert "nun endgültig" in marked_new and "völlig" in marked_old
+    added = [r["right"] for r in res["rows"] if r["op"] == "insert"]
+    assert any("Nachtrag" in a for a in added)
+    assert res["stats"]["added"] >= 1 and res["stats"]["changed"] >= 1
+
+
+def test_diff_of_unknown_version(daemon, seeded):
+    reply = daemon.call("diff", {"a": seeded.article_ids[0], "b": "20990101000000000000"})
+    assert reply["error"]["code"] == "not_found"
+
+
+def test_export_one_version_reads_back(daemon, seeded):
+    res = daemon.result("export_warc", {"ids": [seeded.article_ids[-1]]})
+    data = base64.b64decode(res["content_b64"])
+    assert len(data) == res["bytes"] and res["filename"].endswith(".warc.gz")
+    responses = [
+        (r.rec_headers.get_header("WARC-Target-URI"), r.content_stream().read())
+        for r in ArchiveIterator(io.BytesIO(data))
+        if r.rec_type == "response"
+    ]
+    assert responses == [(seeded.article_url, edited_article())]
+
+
+def test_export_a_search_result(daemon):
+    res = daemon.result("export_warc", {"search": {"pattern": "*chip.de*"}})
+    assert res["versions"] == 2
+    data = base64.b64decode(res["content_b64"])
+    targets = {
+        r.rec_headers.get_header("WARC-Target-URI")
+        for r in ArchiveIterator(io.BytesIO(data))
+        if r.rec_type == "response"
+    }
+    assert all("chip.de" in t for t in targets) and len(targets) == 2
+
+
+def test_import_bad_warc(daemon):
+    for content in ("%%%", base64.b64encode(b"not a warc at all").decode()):
+        reply = daemon.call("import_warc", {"content_b64": content, "filename": "x.warc"})
+        assert reply["error"]["code"] == "invalid_input", reply
+
+
+def test_stats_and_liveness_report(daemon):
+    stats = daemon.result("archive_stats")
+    assert stats["documents"] == 4 and stats["versions"] == 5
+    assert stats["storage_bytes"] > 0 and stats["original_bytes"] > len(
+        page_bytes("4779762459127ce0")
+    )
+    report = daemon.result("liveness_report")
+    assert sum(report["counts"].values()) == report["total"] == 4
+
+
+def test_pattern_regex_and_word_parts():
+    rx = pattern_regex("http://a.example/*.html")
+    assert rx.search("http://a.example/x/y.html") and not rx.search("http://a.example/x.htm")
+    assert pattern_regex("EXAMPLE").search("http://example.com/")
+    assert not pattern_regex("EXAMPLE", case_sensitive=True).search("http://example.com/")
+    left, right = word_parts("one two three", "one 2 three")
+    assert [t for t, c in left if c] == ["two "] and [t for t, c in right if c] == ["2 "]
+
+
+def test_diff_rows_fold_long_equal_runs():
+    a = [f"line {i}" for i in range(40)]
+    b = list(a)
+    b[20] = "changed"
+    rows, stats = diff_rows(a, b)
+    skips = [r for r in rows if r["op"] == "skip"]
+    assert stats["changed"] == 1 and stats["equal"] == 39
+    assert sum(r["count"] for r in skips) + sum(1 for r in rows if r["op"] == "equal") == 39
+    assert len(rows) < 12
