@@ -1,0 +1,107 @@
+"""10,000 random frames into a real `pagekeeper native` process (relaying to a real daemon).
+
+No crash; every complete frame gets exactly one typed error; the host still answers ping.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import threading
+
+from engine.errors import all_codes
+from tests.host.daemon_fixtures import NativeHost
+
+FRAMES = 10_000
+CAP = 4096
+
+
+def _frame(body: bytes) -> bytes:
+    return struct.pack("=I", len(body)) + body
+
+
+def random_frame(rng: random.Random, n: int) -> tuple[bytes, str | None]:
+    """One hostile frame and the id its reply must carry (None: answered with id null)."""
+    kind = rng.randrange(9)
+    if kind == 0:
+        return _frame(rng.randbytes(rng.randrange(0, 300))), None
+    if kind == 1:
+        return _frame(b"\xff\xfe" + rng.randbytes(rng.randrange(0, 50))), None
+    if kind == 2:
+        value = rng.choice([[1, 2], "s", 3.5, None, True, [], [{"id": 1}]])
+        return _frame(json.dumps(value).encode()), None
+    if kind == 3:
+        return _frame(json.dumps({"type": "ping", "params": {}}).encode()), None
+    if kind == 4:
+        return _frame(json.dumps({"id": None, "type": "ping"}).encode()), None
+    if kind == 5:
+        return _frame(b"x" * (CAP + 1 + rng.randrange(5000))), None
+    rid = f"f{n}"
+    if kind == 6:
+        kind_name = "".join(rng.choice("abcdefgh_") for _ in range(rng.randrange(1, 12)))
+        return _frame(json.dumps({"id": rid, "type": "zz" + kind_name}).encode()), rid
+    if kind == 7:
+        params = {"url": rng.choice([1, None, [], {}, True])}
+        return _frame(json.dumps({"id": rid, "type": "versions", "params": params}).encode()), rid
+    return _frame(json.dumps({"id": rid, "type": "ping", "params": [1]}).encode()), rid
+
+
+def test_ten_thousand_random_frames(home):
+    (home / "config.json").write_text(json.dumps({"port": 0, "request_cap": CAP}))
+    rng = random.Random(20261121)
+    frames = [random_frame(rng, n) for n in range(FRAMES)]
+    host = NativeHost(home, "chrome-extension://iemmkbppohhfaaamfnchoaeokbamlbba/")
+
+    def write_all():
+        for data, _ in frames:
+            host.send_raw(data)
+
+    writer = threading.Thread(target=write_all, daemon=True)
+    writer.start()
+    codes = set(all_codes())
+    expected_ids = [rid for _, rid in frames if rid is not None]
+    seen_ids, null_ids = [], 0
+    for _ in range(FRAMES):
+        reply = host.recv()
+        assert reply["ok"] is False, reply
+        assert reply["error"]["code"] in codes, reply
+        assert reply["error"]["message"]
+        if reply["id"] is None:
+            null_ids += 1
+        else:
+            seen_ids.append(reply["id"])
+    writer.join(timeout=30)
+    assert sorted(seen_ids) == sorted(expected_ids)
+    assert null_ids == FRAMES - len(expected_ids)
+    pong = host.call({"id": "last", "type": "ping"})
+    assert pong == {"id": "last", "ok": True, "result": {"version": "0.1.0", "protocol": 1}}
+    assert host.close() == 0
+
+
+def test_truncated_stream_ends_cleanly(home):
+    host = NativeHost(home)
+    assert host.call({"id": 1, "type": "ping"})["ok"]
+    host.send_raw(struct.pack("=I", 50) + b'{"id": 2')  # the browser died mid-frame
+    assert host.close() == 0
+
+
+def test_big_reply_is_paged_under_the_browser_limit(home):
+    (home / "config.json").write_text(json.dumps({"port": 0, "reply_limit": 4096}))
+    host = NativeHost(home)
+    html = "<title>big</title><p>" + "é✓ " * 20000 + "</p>"
+    reg = host.call(
+        {"id": 1, "type": "archive_page", "params": {"url": "https://e.example/", "html": html}}
+    )
+    assert reg["ok"], reg
+    host.send({"id": 2, "type": "get", "params": {"id": reg["result"]["id"], "original": True}})
+    first = host.recv()
+    assert first["page"] == 0 and first["pages"] > 1 and "ok" not in first
+    chunks = [first["chunk"]]
+    for index in range(1, first["pages"]):
+        page = host.recv()
+        assert page["id"] == 2 and page["page"] == index
+        chunks.append(page["chunk"])
+    reply = json.loads("".join(chunks))
+    assert reply["ok"] and reply["result"]["html"] == html
+    assert host.close() == 0

@@ -1,0 +1,43 @@
+"""host/PROTOCOL.md documents every message type and every error code, and nothing that does not exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.errors import all_codes
+from host.envelope import PROTOCOL_VERSION
+from host.protocol import HANDLERS, merge_handlers
+
+DOC = (Path(__file__).resolve().parents[2] / "host" / "PROTOCOL.md").read_text("utf-8")
+
+
+def documented_types() -> set[str]:
+    return set(re.findall(r"^### `([a-z_]+)`", DOC, flags=re.M))
+
+
+def test_every_handler_is_documented():
+    missing = set(HANDLERS) - documented_types()
+    assert not missing, f"document these message types in host/PROTOCOL.md: {sorted(missing)}"
+
+
+def test_no_documented_type_without_handler():
+    extra = documented_types() - set(HANDLERS)
+    assert not extra, f"PROTOCOL.md documents types with no handler: {sorted(extra)}"
+
+
+def test_every_error_code_is_documented():
+    table = set(re.findall(r"^\| `([a-z_]+)` \|", DOC, flags=re.M))
+    assert set(all_codes()) <= table, sorted(set(all_codes()) - table)
+
+
+def test_protocol_version_is_stated():
+    assert f"Protocol version: **{PROTOCOL_VERSION}**" in DOC
+
+
+def test_one_dict_and_duplicates_fail():
+    import pytest
+
+    assert all(callable(h) for h in HANDLERS.values())
+    with pytest.raises(RuntimeError, match="defined twice"):
+        merge_handlers(("core", "core"))
