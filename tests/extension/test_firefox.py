@@ -1,0 +1,96 @@
+"""Scenario 1 in Firefox ESR, headless, driven over Marionette (Debian has no geckodriver): the
+built Firefox extension as a temporary add-on, the real native host installed with
+`pagekeeper install --browser firefox` into a private $HOME, and a mistyped domain.
+
+Firefox reads native manifests from $HOME/.mozilla/native-messaging-hosts/ and reports a DNS
+failure as "Error code 2152398878" (browser-testing.md); both paths are exercised here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from tests.extension.conftest import PAGEKEEPER, build_extension, free_port
+
+pytestmark = pytest.mark.browser
+FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
+ADDON_UUID = "6f1c5a8e-2b1d-4c8e-9d0a-1f2e3d4c5b6a"  # pinned, so the page URL is known
+PREFS = {
+    "browser.shell.checkDefaultBrowser": "false",
+    "datareporting.policy.dataSubmissionEnabled": "false",
+    "browser.startup.homepage_override.mstone": '"ignore"',
+    "app.update.enabled": "false",
+    "network.dns.disablePrefetch": "true",
+}
+
+
+@pytest.fixture(scope="module")
+def firefox(tmp_path_factory, host):
+    """Headless Firefox with Marionette; yields (driver, extension base URL)."""
+    if not FIREFOX:
+        pytest.skip("firefox-esr is not installed")
+    marionette = pytest.importorskip("marionette_driver.marionette")
+    addons = pytest.importorskip("marionette_driver.addons")
+    built = build_extension.build(tmp_path_factory.mktemp("dist-ff"))["firefox"]
+    fake_home = tmp_path_factory.mktemp("ff-home")
+    env = {**os.environ, "HOME": str(fake_home), "PAGEKEEPER_HOME": str(host.home)}
+    installed = subprocess.run(
+        [str(PAGEKEEPER), "--home", str(host.home), "install", "--browser", "firefox"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    profile = tmp_path_factory.mktemp("ff-profile")
+    port = free_port()
+    prefs = {**PREFS, "marionette.port": str(port)}
+    uuids = f'{{\\"{build_extension.GECKO_ID}\\":\\"{ADDON_UUID}\\"}}'
+    lines = [f'user_pref("{k}", {v});' for k, v in prefs.items()]
+    lines.append(f'user_pref("extensions.webextensions.uuids", "{uuids}");')
+    (profile / "user.js").write_text("\n".join(lines) + "\n")
+    args = [FIREFOX, "--headless", "--marionette", "--no-remote", "--profile", str(profile)]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = marionette.Marionette(host="127.0.0.1", port=port)
+    try:
+        driver.start_session(timeout=60)
+        addons.Addons(driver).install(str(built), temp=True)
+        yield driver, f"moz-extension://{ADDON_UUID}/"
+    finally:
+        with contextlib.suppress(Exception):
+            driver.delete_session()
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for(check, timeout: float = 10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    return check()
+
+
+def test_firefox_mistyped_domain_shows_error_page_with_the_right_domain_first(firefox):
+    driver, base = firefox
+    with contextlib.suppress(Exception):  # Marionette raises on the failed load itself
+        driver.navigate("http://gooogle.com/")
+    assert wait_for(lambda: driver.get_url().startswith(f"{base}error/error.html")), (
+        driver.get_url()
+    )
+    state = wait_for(lambda: driver.execute_script("return document.documentElement.dataset.state"))
+    assert state == "answered", driver.execute_script("return document.body.innerText")
+    best = driver.execute_script(
+        "return document.querySelector('.did-you-mean .target')?.textContent"
+    )
+    assert best in ("google.com", "www.google.com"), best
+    error = driver.execute_script("return document.getElementById('error-code').textContent")
+    assert error == "Error code 2152398878"
