@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.archive import registry
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
-from engine.errors import InvalidInput, NotFound, StorageError
+from engine.errors import InvalidInput, PageKeeperError, StorageError, TooLarge
 from engine.html.parse import decode_html
 from host.cli import command
 from host.fetch import FetchOptions, fetch, reachable
@@ -79,13 +79,20 @@ def _via_daemon(home: Path, type: str, params: dict):
 # -- add -----------------------------------------------------------------------------------
 
 
-def _read_html(path: str) -> bytes:
+def _read_html(path: str, cap: int) -> bytes:
+    """The file's bytes; a file above the cap is refused before it is read."""
     if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+        data = sys.stdin.buffer.read(cap + 1)
+    else:
+        try:
+            if Path(path).stat().st_size > cap:
+                raise TooLarge(f"{path} is larger than the cap of {cap} bytes")
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > cap:
+        raise TooLarge(f"the page is larger than the cap of {cap} bytes")
+    return data
 
 
 def _fetched_capture(url: str) -> Capture:
@@ -106,9 +113,8 @@ def _fetched_capture(url: str) -> Capture:
 def _capture(args) -> Capture:
     if args.html:
         content_type = args.content_type or "text/html"
-        return Capture(
-            url=args.url, html=_read_html(args.html), content_type=content_type, source="file"
-        )
+        html = _read_html(args.html, RegisterOptions().max_bytes)
+        return Capture(url=args.url, html=html, content_type=content_type, source="file")
     if args.no_fetch:
         raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
     return _fetched_capture(args.url)
@@ -315,7 +321,7 @@ def _run_due(store: ArchiveStore, ctx) -> list:
             reg = registry.register(store, _fetched_capture(row["url"]), options)
             schedule.mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
             done.append({"url": row["url"], "id": reg.id, "skipped": reg.skipped})
-        except (InvalidInput, NotFound, StorageError) as exc:
+        except PageKeeperError as exc:  # one bad URL must not stop the others
             schedule.mark_run(store, row["url"], result=exc.code)
             done.append({"url": row["url"], "error": exc.code})
     return done
