@@ -748,7 +748,35 @@ def _disk_usage(home) -> int:
     return total
 
 
+# -- live updates --------------------------------------------------------------------------
+
+
+def viewer_changes(params: dict, app) -> dict:
+    """A cheap change stamp the viewer polls: newest version, newest check, the sweep.
+
+    ``{"versions", "last_id", "last_key", "checks", "last_check", "last_check_key", "sweep"}``
+    """
+    store = app.store
+    last_id = store.ids[-1] if store.ids else None
+    checks = store.raw("liveness")
+    newest = max(checks.items(), key=lambda kv: kv[1].get("checked_at", 0), default=None)
+    return {
+        "versions": len(store.ids),
+        "last_id": last_id,
+        "last_key": store.raw("versions")[last_id]["key"] if last_id else None,
+        "checks": len(checks),
+        "last_check": newest[1].get("checked_at") if newest else None,
+        "last_check_key": _key_of(store, newest[0]) if newest else None,
+        "sweep": sweep_of(app).to_dict(),
+    }
+
+
+def _key_of(store, reg_id: str) -> str | None:
+    return store.raw("versions")[reg_id]["key"] if store.has_version(reg_id) else None
+
+
 HANDLERS = {
+    "viewer_changes": viewer_changes,
     "search_page": search_page,
     "document": document,
     "diff": diff,

@@ -3,6 +3,7 @@
 
 import { Api, takeToken } from "./api.js";
 import { fill, notice, toast } from "./dom.js";
+import { startLive } from "./live.js";
 import * as search from "./views/search.js";
 import * as documentView from "./views/document.js";
 import * as diff from "./views/diff.js";
@@ -76,6 +77,7 @@ function start() {
     return;
   }
   api.connect().catch((err) => toast(err.message));
+  startLive(api);
   render();
 }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from tests.host.viewer.conftest import CHROMIUM, CHROMIUM_ARGS, edited_article
+from tests.host.viewer.conftest import ARTICLE, CHROMIUM, CHROMIUM_ARGS, edited_article, page_bytes
 
 pytestmark = [
     pytest.mark.browser,
@@ -167,3 +167,24 @@ def test_narrow_window_has_no_horizontal_scroll(page, daemon, seeded):
     open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
     expect(page.locator(".timeline .version")).to_have_count(2)
     assert page.evaluate("document.documentElement.scrollWidth") <= 420
+
+
+def test_sweep_progress_and_counts(page, daemon):
+    open_viewer(page, daemon, "#/liveness")
+    page.get_by_role("button", name="Check every document").click()
+    expect(page.locator(".sweep label")).to_have_text("Last sweep: 4 of 4 checked", timeout=20_000)
+    expect(page.locator('#live-counts [data-state="unchecked"]')).to_have_text("0")
+    counts = page.locator("#live-counts .stat-value").all_inner_texts()
+    assert sum(int(c) for c in counts) == 4
+    expect(page.locator("#sweep-progress")).to_have_attribute("value", "4")
+
+
+def test_live_update_when_a_version_arrives(page, daemon, seeded):
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    versions = page.locator(".timeline .version")
+    expect(versions).to_have_count(1)
+    html = page_bytes(ARTICLE).decode("utf-8")
+    daemon.result("archive_page", {"url": seeded.sibling_url, "html": html})
+    expect(versions).to_have_count(2)
+    page.get_by_role("link", name="Archive", exact=True).click()
+    expect(page.locator("#stat-versions")).to_have_text("6")

@@ -119,7 +119,9 @@ export function render(main, ctx, route) {
     load();
   };
 
+  let busy = false;
   const check = async (btn) => {
+    busy = true;
     btn.disabled = true;
     btn.textContent = "Checking…";
     try {
@@ -130,6 +132,8 @@ export function render(main, ctx, route) {
       toast(`Check failed: ${err.message}`);
       btn.disabled = false;
       btn.textContent = "Check now";
+    } finally {
+      busy = false;
     }
   };
 
@@ -165,8 +169,11 @@ export function render(main, ctx, route) {
 
   const off = ctx.api.onEvent((ev) => {
     if (!doc) return;
-    const same = ev?.data && (ev.data.key === doc.key || ev.data.url === doc.url || doc.versions.some((v) => v.id === ev.data.id));
-    if (same && (ev.event === "registered" || ev.event === "checked")) load();
+    if (ev?.event !== "registered" && ev?.event !== "checked") return;
+    const d = ev.data || {};
+    const about = d.key || d.url || d.id;
+    const same = !about || d.key === doc.key || d.url === doc.url || doc.versions.some((v) => v.id === d.id);
+    if (same && !busy) load();
   });
   load();
   return off;
