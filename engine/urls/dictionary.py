@@ -1,0 +1,330 @@
+"""The domain dictionary (the seed's "SPE" dictionary) and its typo index.
+
+Domains are kept in popularity order (id 0 is rank 1). Each domain is split
+once into a *key* (everything left of the public suffix: ``bbc`` for
+``bbc.co.uk``) and its suffix. Lookups:
+
+* exact domain, and every domain sharing a key (``google`` → google.com,
+  google.de, …);
+* keys within Levenshtein distance 2 of a query key, sublinear: keys of 10+
+  characters are cut into 3 parts (pigeonhole: two edits leave one part
+  intact, PassJoin, Li et al., VLDB 2011) and each part is indexed under
+  (part, position, key length); keys of 6-9 characters are indexed by their
+  2-deletion neighbourhood (symmetric delete: the parts of such short keys
+  are 2 letters, whose buckets are huge), keys under 6 by their 1-deletion
+  neighbourhood (distance 1 only: two edits on a 4-letter name leave
+  nothing to recognise).
+
+Storage is compact: every index entry is a 64-bit hash of
+``crc32(text) | tag | length | part`` in one sorted ``array('Q')`` searched
+with :func:`bisect`, and the domain id in a parallel ``array('I')`` (12 bytes
+an entry; a lookup returns a C-level slice of ids). A hash collision
+only adds a candidate, which verification against the real key drops. The
+whole index serialises to bytes (:meth:`DomainDictionary.to_bytes`) that the
+host caches on disk for a warm start.
+
+>>> d = DomainDictionary.from_domains(["google.com", "bbc.co.uk", "google.de"])
+>>> d.rank("bbc.co.uk"), [d.domain(i) for i in d.ids_with_key("google")]
+(2, ['google.com', 'google.de'])
+>>> [(d.domain(i), dist) for i, dist in d.near_keys("gogle")]
+[('google.com', 1), ('google.de', 1)]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import cache
+from importlib import resources
+
+import Levenshtein
+import tldextract
+
+from engine.errors import InvalidInput
+
+ID_BITS = 22
+MAX_DOMAINS = 1 << ID_BITS
+ID_MASK = MAX_DOMAINS - 1
+TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
+SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
+DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
+MAGIC = b"PKDICT1\n"
+
+# The Public Suffix List from tldextract's bundled snapshot: suffix_list_urls=()
+# means it never fetches, cache_dir=None means it never writes a cache file.
+EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+def split_host(host: str) -> tuple[str, str]:
+    """(key, public suffix) of a host; an unknown TLD counts as the suffix.
+
+    >>> split_host("www.bbc.co.uk"), split_host("google.cmo")
+    (('www.bbc', 'co.uk'), ('google', 'cmo'))
+    """
+    parts = EXTRACT(host)
+    if parts.suffix:
+        key = f"{parts.subdomain}.{parts.domain}" if parts.subdomain else parts.domain
+        return key, parts.suffix
+    head, _, tail = host.rpartition(".")
+    return head, tail
+
+
+def _entry(text: str, tag: int, length: int = 0, part: int = 0) -> int:
+    """The 42-bit hash of one index entry."""
+    return zlib.crc32(text.encode()) << 10 | tag << 8 | min(length, 63) << 2 | part
+
+
+def partition(length: int) -> list[tuple[int, int]]:
+    """(start, size) of the 3 parts of a key of ``length`` (PassJoin's even split).
+
+    >>> partition(8)
+    [(0, 2), (2, 3), (5, 3)]
+    """
+    base, longer = divmod(length, 3)
+    sizes = [base] * (3 - longer) + [base + 1] * longer
+    starts = [sum(sizes[:i]) for i in range(3)]
+    return list(zip(starts, sizes, strict=True))
+
+
+def deletions(text: str, depth: int) -> set[str]:
+    """Every string made by deleting up to ``depth`` characters (with itself).
+
+    >>> sorted(deletions("abc", 1))
+    ['ab', 'abc', 'ac', 'bc']
+    """
+    found, layer = {text}, {text}
+    for _ in range(depth):
+        layer = {s[:i] + s[i + 1 :] for s in layer for i in range(len(s))}
+        found |= layer
+    return found
+
+
+def key_entries(key: str) -> Iterator[int]:
+    """Index entries (without id) of one key: its parts, or its deletions."""
+    n = len(key)
+    if n > DELETE_MAX_LENGTH:
+        for i, (start, size) in enumerate(partition(n)):
+            yield _entry(key[start : start + size], TAG_PART, n, i)
+        return
+    for variant in deletions(key, 1 if n < SHORT_KEY else 2):
+        yield _entry(variant, TAG_DELETE)
+
+
+def max_distance(key_length: int) -> int:
+    """Edits allowed for a key: 1 below 6 characters, else 2."""
+    return 1 if key_length < SHORT_KEY else 2
+
+
+def _part_probes(query: str) -> Iterator[int]:
+    """Entries to look up for long keys of length ±2 (multi-match-aware windows)."""
+    q = len(query)
+    for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
+        delta = q - n
+        for i, (start, size) in enumerate(partition(n)):
+            lo = max(0, start - i, start + delta - (2 - i))
+            hi = min(q - size, start + i, start + delta + (2 - i))
+            for s in range(lo, hi + 1):
+                yield _entry(query[s : s + size], TAG_PART, n, i)
+
+
+def _delete_probes(query: str) -> Iterator[int]:
+    """Symmetric delete: the query's deletions against the keys' deletions."""
+    if len(query) > DELETE_MAX_LENGTH + 2:
+        return
+    # a 4-letter query may be 2 edits from a 6-letter key: depth 2 from 4 up
+    for variant in deletions(query, 2 if len(query) >= SHORT_KEY - 2 else 1):
+        yield _entry(variant, TAG_DELETE)
+
+
+class DomainDictionary:
+    """Known domains in popularity order, with the typo index (see module doc)."""
+
+    def __init__(self, domains: list[str], key_lengths: array, hashes: array, ids: array) -> None:
+        self.domains = domains
+        self.key_lengths = key_lengths
+        self.hashes = hashes  # sorted entry hashes, array('Q')
+        self.ids = ids  # the domain id of each entry, array('I')
+        self._suffixes: Counter | None = None
+
+    # -- building -----------------------------------------------------------
+    @classmethod
+    def from_domains(cls, domains: Iterable[str]) -> DomainDictionary:
+        """Build from domains in popularity order (duplicates and junk dropped)."""
+        kept, seen, lengths = [], set(), array("B")
+        for raw in domains:
+            domain = raw.strip().strip(".").lower()
+            if not _plausible(domain) or domain in seen:
+                continue
+            key, _ = split_host(domain)
+            if not key or len(key) > 255:
+                continue
+            seen.add(domain)
+            kept.append(domain)
+            lengths.append(len(key))
+        if len(kept) > MAX_DOMAINS:
+            raise InvalidInput(f"dictionary too large: {len(kept)} > {MAX_DOMAINS} domains")
+        return cls(kept, lengths, *_build_entries(kept, lengths))
+
+    @classmethod
+    def from_keys(cls, keys: Iterable[str]) -> DomainDictionary:
+        """A bare key index (no suffixes), e.g. over lexicon words.
+
+        >>> [w for w, _ in DomainDictionary.from_keys(["domain", "my"]).near_words("ddmain")]
+        ['domain']
+        """
+        kept = list(dict.fromkeys(k for k in keys if k))
+        lengths = array("B", (min(len(k), 255) for k in kept))
+        return cls(
+            [k + "." for k in kept], lengths, *_build_entries([k + "." for k in kept], lengths)
+        )
+
+    def near_words(self, query: str) -> list[tuple[str, int]]:
+        """(key, distance) pairs of :meth:`near_keys`, for a key-only index."""
+        return [(self.key(i), dist) for i, dist in self.near_keys(query)]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[int | str, str]]) -> DomainDictionary:
+        """Build from (rank, domain) rows, e.g. a parsed ``rank,domain`` CSV.
+
+        >>> DomainDictionary.from_rows([(2, "b.com"), ("1", "a.com")]).domain(0)
+        'a.com'
+        """
+        ranked = []
+        for rank, domain in rows:
+            try:
+                ranked.append((int(rank), str(domain)))
+            except (TypeError, ValueError):
+                raise InvalidInput(f"bad dictionary row: {rank!r},{domain!r}") from None
+        ranked.sort(key=lambda row: row[0])
+        return cls.from_domains(domain for _, domain in ranked)
+
+    @classmethod
+    def bundled(cls) -> DomainDictionary:
+        """The top-100k list shipped in ``engine/data/domains.txt.gz`` (built once)."""
+        return _bundled()
+
+    # -- serialisation (the host stores these bytes as a warm cache) ---------
+    def to_bytes(self) -> bytes:
+        """The whole dictionary and index as bytes for :meth:`from_bytes`."""
+        blob = "\n".join(self.domains).encode()
+        head = {"n": len(self.domains), "blob": len(blob), "entries": len(self.hashes)}
+        parts = [MAGIC, json.dumps(head).encode(), b"\n", blob]
+        parts += [self.key_lengths.tobytes(), self.hashes.tobytes(), self.ids.tobytes()]
+        return b"".join(parts)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> DomainDictionary:
+        """Load what :meth:`to_bytes` wrote; raises InvalidInput on damage."""
+        if not data.startswith(MAGIC):
+            raise InvalidInput("not a PageKeeper dictionary index")
+        try:
+            end = data.index(b"\n", len(MAGIC))
+            head = json.loads(data[len(MAGIC) : end])
+            pos = end + 1
+            blob = data[pos : pos + head["blob"]].decode()
+            pos += head["blob"]
+            lengths = array("B", data[pos : pos + head["n"]])
+            pos += head["n"]
+            count = head["entries"]
+            hashes, ids = array("Q"), array("I")
+            hashes.frombytes(data[pos : pos + 8 * count])
+            ids.frombytes(data[pos + 8 * count : pos + 12 * count])
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise InvalidInput(f"damaged dictionary index: {exc}") from None
+        domains = blob.split("\n") if blob else []
+        if len(domains) != head["n"] or len(ids) != count or len(lengths) != head["n"]:
+            raise InvalidInput("damaged dictionary index: truncated")
+        return cls(domains, lengths, hashes, ids)
+
+    # -- lookups ------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.domains)
+
+    def domain(self, ident: int) -> str:
+        return self.domains[ident]
+
+    def key(self, ident: int) -> str:
+        return self.domains[ident][: self.key_lengths[ident]]
+
+    def suffix(self, ident: int) -> str:
+        return self.domains[ident][self.key_lengths[ident] + 1 :]
+
+    def _ids(self, probe: int) -> array:
+        start = bisect_left(self.hashes, probe)
+        return self.ids[start : bisect_right(self.hashes, probe, start)]
+
+    def id_of(self, domain: str) -> int | None:
+        """The id (rank - 1) of a known domain, else None."""
+        for ident in self._ids(_entry(domain, TAG_DOMAIN)):
+            if self.domains[ident] == domain:
+                return ident
+        return None
+
+    def rank(self, domain: str) -> int | None:
+        """1-based popularity rank of a known domain."""
+        ident = self.id_of(domain)
+        return None if ident is None else ident + 1
+
+    def ids_with_key(self, key: str) -> list[int]:
+        """Ids of every domain whose key is exactly ``key``, most popular first."""
+        return sorted(i for i in set(self._ids(_entry(key, TAG_KEY))) if self.key(i) == key)
+
+    def near_keys(self, query: str) -> list[tuple[int, int]]:
+        """(id, distance) of domains whose key is 1 or 2 edits from ``query``.
+
+        Keys shorter than 6 characters are matched at distance 1 only.
+        """
+        seen: set[int] = set()
+        for probe in _part_probes(query):
+            seen.update(self._ids(probe))
+        for probe in set(_delete_probes(query)):
+            seen.update(self._ids(probe))
+        found, domains, lengths, distance = [], self.domains, self.key_lengths, Levenshtein.distance
+        for ident in seen:
+            n = lengths[ident]
+            limit = max_distance(n)
+            dist = distance(query, domains[ident][:n], score_cutoff=limit)
+            if 0 < dist <= limit:
+                found.append((ident, dist))
+        found.sort()
+        return found
+
+    def suffix_counts(self) -> Counter:
+        """How many known domains use each public suffix (for TLD repair)."""
+        if self._suffixes is None:
+            self._suffixes = Counter(self.suffix(i) for i in range(len(self.domains)))
+        return self._suffixes
+
+    def memory_bytes(self) -> int:
+        """Approximate memory of the index structures (domains + entries)."""
+        strings = sum(49 + len(d) for d in self.domains) + 8 * len(self.domains)
+        return strings + 12 * len(self.hashes) + len(self.key_lengths)
+
+
+def _plausible(domain: str) -> bool:
+    return 3 <= len(domain) <= 253 and "." in domain and " " not in domain
+
+
+def _build_entries(domains: list[str], lengths: array) -> tuple[array, array]:
+    values: list[int] = []
+    add = values.append
+    for ident, domain in enumerate(domains):
+        key = domain[: lengths[ident]]
+        add(_entry(domain, TAG_DOMAIN) << ID_BITS | ident)
+        add(_entry(key, TAG_KEY) << ID_BITS | ident)
+        for entry in key_entries(key):
+            add(entry << ID_BITS | ident)
+    values.sort()
+    hashes = array("Q", (v >> ID_BITS for v in values))
+    return hashes, array("I", (v & ID_MASK for v in values))
+
+
+@cache
+def _bundled() -> DomainDictionary:
+    raw = resources.files("engine.data").joinpath("domains.txt.gz").read_bytes()
+    return DomainDictionary.from_domains(gzip.decompress(raw).decode().split("\n"))

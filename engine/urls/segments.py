@@ -1,0 +1,179 @@
+"""Step 6 (the seed's "ALL" analysis): repair a domain segment by segment.
+
+The domain name is cut into segments; a segment that is not linguistically
+acceptable (not a word of the lexicon) is replaced by the acceptable word
+sharing the most character n-grams with it, scored by the seed's n-gram count
+normalised to 1000, with a low threshold under which nothing is offered; on a
+tie the longer word wins. Two-letter segments (``mu``) are repaired by one
+neighbouring key (``my``), as n-grams say nothing about them.
+
+The lexicon (``engine/data/lexicon.txt.gz``, 42k words) is the union of the
+8,000 most frequent words of English, French, German, Spanish, Italian,
+Portuguese and Dutch (wordfreq 3.1, accents folded, 2-12 letters), most
+frequent first; the domain dictionary's own short keys join it at run time.
+
+>>> ngram_score("ddmain", "domain")
+429
+>>> Segmenter(Lexicon(["my", "domain"])).repair("muddmain")
+('mydomain', 429)
+"""
+
+from __future__ import annotations
+
+import gzip
+import heapq
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+
+from engine.urls.keyboard import neighbours
+from engine.urls.typos import typo_cost
+
+NGRAM_SIZES = (2, 3, 4, 5)
+
+
+def ngrams(word: str) -> list[str]:
+    """The 2-5 character groups of a word, in order (the seed's "no, nom, nomd…")."""
+    return [word[i : i + n] for n in NGRAM_SIZES for i in range(len(word) - n + 1)]
+
+
+def ngram_score(typed: str, word: str) -> int:
+    """The seed's correspondence rate: n-grams of ``typed`` found in ``word``, per 1000.
+
+    The seed scores ``nomdedoamine`` against ``nomdedomaine`` at 840 without
+    giving the formula; this reading (every 2-5-gram of the typed segment
+    counts once, found or not) gives 553. See tests/engine/urls/test_suggest_steps.py.
+
+    >>> ngram_score("nomdedoamine", "nomdedomaine")
+    553
+    """
+    grams = ngrams(typed)
+    if not grams:
+        return 1000 if typed == word else 0
+    found = sum(1 for g in grams if g in word)
+    return round(1000 * found / len(grams))
+
+
+class Lexicon:
+    """Acceptable segments (words), most frequent first, with a trigram index."""
+
+    def __init__(self, words) -> None:
+        self.order = {w: i for i, w in enumerate(dict.fromkeys(words))}
+        self.trigrams: dict[str, list[str]] = defaultdict(list)
+        for word in self.order:
+            if len(word) >= 4:
+                for gram in {word[i : i + 3] for i in range(len(word) - 2)}:
+                    self.trigrams[gram].append(word)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.order
+
+    def word_cost(self, word: str) -> float:
+        """Cheaper for frequent words: 1 + log10(rank + 10) / 2."""
+        return 1.0 + math.log10(self.order.get(word, 50000) + 10) / 2
+
+    def sharing(self, segment: str, slack: int = 2, top: int = 24) -> list[str]:
+        """Words of about the same length sharing the most trigrams with ``segment``."""
+        counts: Counter = Counter()
+        for gram in {segment[i : i + 3] for i in range(len(segment) - 2)}:
+            counts.update(self.trigrams.get(gram, ()))
+        n = len(segment)
+        near = [(c, w) for w, c in counts.items() if abs(len(w) - n) <= slack]
+        return [w for _, w in heapq.nlargest(top, near)]
+
+    @classmethod
+    def bundled(cls, extra: tuple[str, ...] = ()) -> Lexicon:
+        return _bundled(extra)
+
+
+@cache
+def _bundled(extra: tuple[str, ...]) -> Lexicon:
+    raw = resources.files("engine.data").joinpath("lexicon.txt.gz").read_bytes()
+    return Lexicon(list(gzip.decompress(raw).decode().split()) + list(extra))
+
+
+@dataclass(frozen=True)
+class SegmentOptions:
+    threshold: int = 300  # the seed's "low threshold", out of 1000
+    max_typo_cost: float = 2.0
+    max_length: int = 40
+
+
+class Segmenter:
+    """Cuts a name into words and repairs the unacceptable ones (see module doc)."""
+
+    def __init__(self, lexicon: Lexicon, options: SegmentOptions | None = None) -> None:
+        self.lexicon = lexicon
+        self.options = options or SegmentOptions()
+        self.replace = lru_cache(maxsize=4096)(self._replace)
+
+    def _replace(self, segment: str) -> tuple[str, int] | None:
+        if len(segment) <= 3:
+            return self._by_neighbour_key(segment)
+        scored = []
+        for word in self.lexicon.sharing(segment):
+            score, cost = ngram_score(segment, word), typo_cost(segment, word)
+            if score >= self.options.threshold and cost <= self.options.max_typo_cost:
+                # most n-grams first; then the likelier typo; then (the seed) the longer
+                scored.append((score, -cost, len(word), word))
+        if not scored:
+            return None
+        score, _, _, word = max(scored)
+        return word, score
+
+    def _by_neighbour_key(self, segment: str) -> tuple[str, int] | None:
+        near = neighbours()
+        for i, ch in enumerate(segment):
+            for other in sorted(near.get(ch, ())):
+                word = segment[:i] + other + segment[i + 1 :]
+                if word in self.lexicon:
+                    return word, 1000 - 1000 // (len(segment) + 1)
+        return None
+
+    def repair(self, name: str) -> tuple[str, int] | None:
+        """The repaired name and its lowest segment score, or None.
+
+        None when every segment is already a word or nothing scores above the
+        threshold.
+        """
+        if not name.isalpha() or len(name) > self.options.max_length or name in self.lexicon:
+            return None
+        best = self._best_cut(name)
+        if best is None:
+            return None
+        words, score, changed = best
+        return ("".join(words), score) if changed else None
+
+    def _best_cut(self, name: str):
+        # best[i] = (cost, words, lowest score, changed) for name[:i]
+        best: list = [None] * (len(name) + 1)
+        best[0] = (0.0, [], 1000, False)
+        for i in range(len(name)):
+            if best[i] is None:
+                continue
+            for j in range(i + 2, min(len(name), i + 14) + 1):
+                self._extend(best, name, i, j)
+        end = best[len(name)]
+        return None if end is None else (end[1], end[2], end[3])
+
+    def _extend(self, best: list, name: str, i: int, j: int) -> None:
+        segment = name[i:j]
+        cost, words, low, changed = best[i]
+        if segment in self.lexicon:
+            step = (cost + self.lexicon.word_cost(segment), [*words, segment], low, changed)
+        else:
+            found = self.replace(segment)
+            if found is None:
+                return
+            word, score = found
+            penalty = typo_cost(segment, word) + (1000 - score) / 1000
+            step = (
+                cost + self.lexicon.word_cost(word) + penalty,
+                [*words, word],
+                min(low, score),
+                True,
+            )
+        if best[j] is None or step[0] < best[j][0]:
+            best[j] = step

@@ -1,0 +1,202 @@
+"""Step 1 (the seed's substitution list) and the lenient reading of a typed URL.
+
+A failed URL may not even be a valid URL (``http://goo gle.com``), so it is
+cut into scheme / host / rest by hand, credentials dropped. The host is then
+decoded (percent-escapes, punycode) and rewritten into *variants*, each with a
+cost: accents folded (é→e, ü→u or ue, ß→ss), multi-letter look-alikes
+(rn→m, vv→w), and connector characters (``, & + _`` and spaces, which the seed
+turns into segment breaks) joined with nothing, a hyphen, a dot or "and".
+
+>>> [v.host for v in host_variants("München.de")]
+['munchen.de', 'muenchen.de']
+>>> [v.host for v in host_variants("terra+world.com")][:3]
+['terraworld.com', 'terra-world.com', 'terraandworld.com']
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from engine.errors import InvalidURL
+
+MAX_URL_LENGTH = 8192
+CONNECTORS = ",&+_ ;"
+FOLDS = {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ı": "i", "þ": "th"}
+GERMAN = {"ä": "ae", "ö": "oe", "ü": "ue"}
+LOOKALIKE_GROUPS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+DIGIT_LOOKALIKES = str.maketrans("013457", "oleast")
+KNOWN_SCHEMES = ("http", "https")
+_SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-;]{0,9})\s*(:+|;)/*\\*/*")
+
+
+@dataclass(frozen=True)
+class TypedURL:
+    """A typed URL cut leniently: ``scheme://host:port`` + ``rest``; no credentials."""
+
+    scheme: str
+    host: str
+    port: str
+    rest: str
+    scheme_typo: bool = False
+    had_credentials: bool = False
+
+    def with_host(self, host: str, scheme: str | None = None) -> str:
+        """The URL rebuilt around another host (credentials never included).
+
+        >>> read_typed("http://u:p@gogle.com/x").with_host("google.com")
+        'http://google.com/x'
+        """
+        port = f":{self.port}" if self.port else ""
+        return f"{scheme or self.scheme}://{host}{port}{self.rest or '/'}"
+
+
+@dataclass(frozen=True)
+class HostVariant:
+    """One rewritten reading of the host, with its cost and what was changed."""
+
+    host: str
+    cost: float
+    change: str = ""
+
+
+def _scheme_of(text: str) -> tuple[str, str, bool]:
+    match = _SCHEME.match(text)
+    if not match or (match.group(2) != ":" and "/" not in text[match.end(2) : match.end()]):
+        if match and match.group(1).lower() in KNOWN_SCHEMES:
+            return match.group(1).lower(), text[match.end() :], False
+        return "http", text.strip().lstrip("/"), False
+    raw = match.group(1).lower().rstrip(";")
+    fixed = _repair_scheme(raw)
+    typo = raw != fixed or match.group(2) != ":" or text[match.end(2) : match.end()] != "//"
+    return fixed, text[match.end() :], typo
+
+
+def _repair_scheme(raw: str) -> str:
+    """``htp``/``htps``/``hhtp``/``ttp`` → http(s); other schemes stay as they are."""
+    if raw in KNOWN_SCHEMES:
+        return raw
+    letters = set(raw)
+    if letters <= set("htps") and "h" in raw or raw in ("ttp", "ttps", "tp"):
+        return "https" if raw.endswith("s") and len(raw) >= 4 else "http"
+    return raw
+
+
+def read_typed(text: str) -> TypedURL:
+    """Cut a typed URL into its parts, leniently.
+
+    >>> t = read_typed("htp://user:pw@WWW.Example.com:8080/a?b#c")
+    >>> (t.scheme, t.host, t.port, t.rest, t.scheme_typo, t.had_credentials)
+    ('http', 'www.example.com', '8080', '/a?b#c', True, True)
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidURL("empty URL")
+    if len(text) > MAX_URL_LENGTH:
+        raise InvalidURL(f"URL longer than {MAX_URL_LENGTH} characters")
+    scheme, after, typo = _scheme_of(text.strip())
+    if scheme not in KNOWN_SCHEMES:
+        raise InvalidURL(f"not a web URL: scheme {scheme!r}")
+    cut = min((i for i in (after.find(c) for c in "/?#\\") if i >= 0), default=len(after))
+    authority, rest = after[:cut], after[cut:].replace("\\", "/", 1) if cut < len(after) else ""
+    creds, _, hostport = authority.rpartition("@")
+    host, port = _split_port(hostport)
+    host = decode_host(host)
+    if not host.strip(". "):
+        raise InvalidURL("URL has no host")
+    return TypedURL(scheme, host, port, rest, typo, bool(creds))
+
+
+def _split_port(hostport: str) -> tuple[str, str]:
+    head, colon, tail = hostport.rpartition(":")
+    if colon and tail.isdigit() and not head.endswith("]"):
+        return head, tail
+    if colon and not tail:
+        return head, ""
+    return hostport, ""
+
+
+def decode_host(host: str) -> str:
+    """Lower-case, percent-decoded, punycode-decoded host without trailing dots.
+
+    >>> decode_host("XN--mnchen-3ya.DE.")
+    'münchen.de'
+    """
+    host = unquote(host).strip().lower().replace("\u3002", ".").strip(".")
+    return ".".join(_decode_label(label) for label in host.split("."))
+
+
+def _decode_label(label: str) -> str:
+    if not label.startswith("xn--"):
+        return label
+    try:
+        return label[4:].encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError):
+        return label
+
+
+def fold(text: str, german: bool = False) -> str:
+    """Accents off (é→e), ß→ss; with ``german`` ä/ö/ü become ae/oe/ue.
+
+    >>> fold("crème-brûlée"), fold("grüße", german=True)
+    ('creme-brulee', 'gruesse')
+    """
+    if german:
+        text = "".join(GERMAN.get(c, c) for c in text)
+    text = "".join(FOLDS.get(c, c) for c in text)
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _connector_variants(host: str) -> list[HostVariant]:
+    if not any(c in host for c in CONNECTORS):
+        return [HostVariant(host, 0.0)]
+    pattern = re.compile(r"\s*[" + re.escape(CONNECTORS) + r"]+\s*")
+    out = [
+        HostVariant(pattern.sub("", host), 0.2, "connector removed"),
+        HostVariant(pattern.sub("-", host), 0.2, "connector as hyphen"),
+    ]
+    if "&" in host or "+" in host:
+        out.append(HostVariant(re.sub(r"\s*[&+]\s*", "and", host), 0.3, "'&'/'+' read as 'and'"))
+    out.append(HostVariant(pattern.sub(".", host), 0.35, "connector as dot"))
+    return out
+
+
+def host_variants(host: str) -> list[HostVariant]:
+    """The substitution-list readings of ``host``, cheapest first (step 1)."""
+    variants = _connector_variants(host.lower())
+    out: dict[str, HostVariant] = {}
+    for v in variants:
+        plain = fold(v.host)
+        extra = 0.1 if plain != v.host else 0.0
+        _keep(out, HostVariant(plain, v.cost + extra, _join(v.change, extra and "accents folded")))
+        german = fold(v.host, german=True)
+        if german != plain:
+            _keep(out, HostVariant(german, v.cost + 0.15, _join(v.change, "umlaut as ae/oe/ue")))
+    for v in list(out.values()):
+        letters = v.host.translate(DIGIT_LOOKALIKES)
+        if letters != v.host and re.search(r"[a-z]", v.host):
+            changed = sum(a != b for a, b in zip(letters, v.host, strict=True))
+            _keep(
+                out,
+                HostVariant(
+                    letters, v.cost + 0.2 * changed, _join(v.change, "digits read as letters")
+                ),
+            )
+        for group, letter in LOOKALIKE_GROUPS:
+            if group in v.host:
+                swapped = v.host.replace(group, letter)
+                _keep(out, HostVariant(swapped, v.cost + 0.3, _join(v.change, f"{group}→{letter}")))
+    return sorted(out.values(), key=lambda v: v.cost)
+
+
+def _keep(out: dict[str, HostVariant], variant: HostVariant) -> None:
+    host = re.sub(r"[^a-z0-9.\-]", "", variant.host).strip(".-")
+    host = re.sub(r"\.{2,}", ".", host)
+    if host and (host not in out or out[host].cost > variant.cost):
+        out[host] = HostVariant(host, variant.cost, variant.change)
+
+
+def _join(*notes: str) -> str:
+    return ", ".join(n for n in notes if n)

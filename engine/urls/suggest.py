@@ -1,0 +1,640 @@
+"""The rewrite-suggestion engine: from a failed URL to ranked repaired URLs.
+
+Pipeline (the seed's order, numbered as in issue 3; each candidate stops at
+the first step that yields it, the final list merges and ranks them):
+
+1. substitution list: decode escapes/punycode, fold accents, connectors
+   (``, & + _`` and spaces) as segment breaks (engine/urls/substitution.py);
+2. split subdomain / key / public suffix (tldextract's bundled PSL), strip
+   extraneous TLD characters (``.comm``, ``.c0m``);
+3. domain dictionary: exact match (bundled top list, the user's own domains,
+   accepted corrections);
+4. TLD dictionary: the same name under a known TLD (``.cmo`` → ``.com``,
+   ``.co`` → ``.com``);
+5. spelling: keys within Levenshtein 2 (engine/urls/dictionary.py index),
+   ranked by a keyboard-aware typo cost (engine/urls/typos.py);
+6. segments: the seed's n-gram segment repair (engine/urls/segments.py),
+   only when nothing above is confident;
+7. scheme (``htp://``, https for a refused http), ``www`` mistakes, a missing
+   dot before the TLD, the referrer's domain;
+8. learning: taken corrections first, rejected ones demoted
+   (engine/urls/learning.py);
+9. a 404 on a live host: the archived copies the host passes in, and known
+   URLs of the same site with the nearest path.
+
+Scores are a noisy-channel posterior: each candidate domain weighs
+``popularity prior × exp(-β × typo cost)``, normalised against the hypothesis
+"the user typed what they meant" (a known domain, or an unknown real one), so
+a score reads as the chance the suggestion is right. A URL whose registrable
+domain is itself known never gets a different domain at ``confident`` (0.5)
+or above: the site may just be down, so retry and archived copies come first.
+
+>>> s = Suggester(DomainDictionary.from_domains(["google.com", "example.org"]))
+>>> top = s.suggest(SuggestRequest("http://gogle.com/maps"))[0]
+>>> top.url, top.step
+('http://google.com/maps', 'spelling')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import Levenshtein
+
+from engine.errors import InvalidInput, InvalidURL, PageKeeperError
+from engine.urls.dictionary import DomainDictionary, split_host
+from engine.urls.keyboard import layout_for_languages
+from engine.urls.learning import LearningState
+from engine.urls.segments import Lexicon, Segmenter
+from engine.urls.substitution import TypedURL, host_variants, read_typed
+from engine.urls.typos import typo_cost
+
+ERRORS = ("dns", "refused", "timeout", "http_404", "http_410", "soft_404", "unknown")
+NETWORK_ERRORS = ("dns", "refused", "timeout", "unknown")
+PAGE_ERRORS = ("http_404", "http_410", "soft_404")
+# Firefox's fixup table (browser/components/urlbar) and more: typos of TLDs.
+TLD_TYPOS = {
+    "cmo": "com", "con": "com", "cpm": "com", "ocm": "com", "vom": "com", "xom": "com",
+    "cim": "com", "copm": "com", "comm": "com", "coom": "com", "c0m": "com", "com.": "com",
+    "ogr": "org", "rog": "org", "prg": "org", "otg": "org", "orgg": "org", "og": "org",
+    "ent": "net", "nte": "net", "ner": "net", "bet": "net", "met": "net", "nett": "net",
+    "rdu": "edu", "eud": "edu", "ude": "edu",
+}  # fmt: skip
+WWW_TYPOS = ("ww", "wwww", "wwwww", "qww", "wqw", "wwq", "eww", "wew", "wwe", "www2w")
+
+
+@dataclass(frozen=True)
+class SuggestRequest:
+    """A failed navigation.
+
+    ``error``: dns, refused, timeout, http_404, http_410, soft_404 (or unknown).
+    ``time``: epoch seconds of the failure (the seed's time data; kept in the
+    learning statistics). ``languages``: the browser's, e.g. ("de-DE", "en"):
+    they pick the keyboard layout and favour the country's TLD.
+    ``archived``: archive addresses of this URL, newest first (the host fills it).
+    """
+
+    url: str
+    error: str = "dns"
+    referrer: str | None = None
+    time: float | None = None
+    languages: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One ranked repair: the URL, a calibrated score (0..1), the step, why."""
+
+    url: str
+    score: float
+    step: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        """The wire form; the score rounded to 3 places.
+
+        >>> Suggestion("http://a.com/", 0.91234, "tld", "x").to_dict()["score"]
+        0.912
+        """
+        return {
+            "url": self.url,
+            "score": round(self.score, 3),
+            "step": self.step,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class SuggestOptions:
+    """Tuning of the ranking; the defaults are what tests/bench measured."""
+
+    limit: int = 5
+    confident: float = 0.5  # the error page's big "Did you mean" button
+    beta: float = 2.6  # how fast a likelier typo wins: weight = exp(-beta * cost)
+    alpha: float = 0.45  # popularity prior: (rank + offset) ** -alpha
+    offset: float = 50.0
+    unknown_prior_rank: float = 150_000  # the prior of "a real domain we do not know"
+    unknown_cost: float = 1.1  # …and its typo cost
+    known_typed_boost: float = 30.0  # a known typed domain vs a typo for another one
+    user_boost: float = 40.0  # the user's own domains (per log visit)
+    referrer_boost: float = 30.0
+    taken_boost: float = 1e4
+    rejected_factor: float = 0.05
+    max_variants: int = 6
+    segments: bool = True
+
+
+@dataclass
+class _Candidate:
+    domain: str  # the registrable domain (or host) proposed
+    cost: float
+    step: str
+    reason: str
+    rank: int | None = None  # dictionary rank, None for user/learned domains
+    weight: float = 0.0
+
+
+@dataclass
+class _Query:
+    """One reading of the typed host: subdomain, key and suffix plus its cost."""
+
+    sub: str
+    key: str
+    suffix: str
+    cost: float
+    step: str
+    reason: str
+
+
+@dataclass
+class _Context:
+    request: SuggestRequest
+    typed: TypedURL
+    layout: str
+    country: str
+    typed_domain: str = ""
+    typed_known: bool = False
+    www: bool = False
+    candidates: dict[str, _Candidate] = field(default_factory=dict)
+
+
+class Suggester:
+    """Ranks repairs of a failed URL (see module doc). Thread-compatible, pure.
+
+    Build once and keep it warm: ``Suggester(DomainDictionary.bundled())``.
+    """
+
+    def __init__(
+        self,
+        dictionary: DomainDictionary | None = None,
+        learning: LearningState | dict | None = None,
+        options: SuggestOptions | None = None,
+    ) -> None:
+        self.dictionary = dictionary if dictionary is not None else DomainDictionary.bundled()
+        self.options = options or SuggestOptions()
+        self.learning = LearningState()
+        self._user: dict[str, float] = {}
+        self._user_index: DomainDictionary | None = None
+        self._segmenter: Segmenter | None = None
+        if learning is not None:
+            self.load_learning(learning)
+
+    # -- learning API (the host persists learning_state()) ------------------
+    def load_learning(self, data: LearningState | dict) -> None:
+        """Replace the learning state (a LearningState or its to_dict())."""
+        self.learning = data if isinstance(data, LearningState) else LearningState.from_dict(data)
+        self._refresh_user()
+
+    def learning_state(self) -> dict:
+        """The learning state as plain JSON-serialisable data."""
+        return self.learning.to_dict()
+
+    def add_user_domains(
+        self, domains: Iterable[str] | dict[str, int], source: str = "visited"
+    ) -> None:
+        """Add the user's own hosts: ``visited`` (from the extension) or ``archived``.
+
+        >>> s = Suggester(DomainDictionary.from_domains(["google.com"]))
+        >>> s.add_user_domains({"myintranet.example": 3})
+        >>> s.suggest(SuggestRequest("http://myintranet.exmaple/"))[0].url
+        'http://myintranet.example/'
+        """
+        counts = domains if isinstance(domains, dict) else dict.fromkeys(domains, 1)
+        record = self.learning.archive if source == "archived" else self.learning.visit
+        for host, count in counts.items():
+            clean = _clean_host(host)
+            if clean:
+                record(clean, int(count))
+        self._refresh_user()
+
+    def add_user_urls(self, urls: Iterable[str], source: str = "visited") -> None:
+        """Record visited/archived URLs: their hosts and paths (for step 9)."""
+        hosts: dict[str, int] = {}
+        for url in urls:
+            try:
+                typed = read_typed(url)
+            except PageKeeperError:
+                continue
+            hosts[typed.host] = hosts.get(typed.host, 0) + 1
+            self.learning.add_path(typed.host, typed.rest or "/")
+        self.add_user_domains(hosts, source)
+
+    def record_shown(self, url: str, suggestions: Iterable[Suggestion | str]) -> None:
+        """Count the suggestions shown for a failed URL (statistics)."""
+        typed = _domain_of(url)
+        shown = [_domain_of(s.url if isinstance(s, Suggestion) else s) for s in suggestions]
+        self.learning.shown(typed, [d for d in shown if d and d != typed])
+
+    def record_outcome(self, url: str, suggestion_url: str, taken: bool) -> None:
+        """The user took (or rejected) ``suggestion_url`` for the failed ``url``.
+
+        >>> s = Suggester(DomainDictionary.from_domains(["google.com", "goggle.com"]))
+        >>> s.record_outcome("http://gogle.com/", "http://goggle.com/", taken=True)
+        >>> s.suggest(SuggestRequest("http://gogle.com/"))[0].step
+        'learned'
+        """
+        typed, chosen = _domain_of(url), _domain_of(suggestion_url)
+        if not typed or not chosen:
+            raise InvalidInput("record_outcome needs two web URLs")
+        self.learning.record(typed, chosen, taken)
+        if taken:
+            self.learning.visit(_host_of(suggestion_url) or chosen)
+            self._refresh_user()
+
+    def _refresh_user(self) -> None:
+        user: dict[str, float] = {}
+        for table in (self.learning.visited, self.learning.archived):
+            for host, count in table.items():
+                user[host] = user.get(host, 0.0) + count
+        self._user = user
+        self._user_index = DomainDictionary.from_domains(user) if user else None
+
+    # -- the pipeline -------------------------------------------------------
+    def suggest(self, request: SuggestRequest) -> list[Suggestion]:
+        """Ranked suggestions for a failed URL; InvalidURL/InvalidInput on bad input."""
+        if not isinstance(request, SuggestRequest):
+            raise InvalidInput("suggest() takes a SuggestRequest")
+        if request.error not in ERRORS:
+            raise InvalidInput(f"unknown error kind {request.error!r}; one of {', '.join(ERRORS)}")
+        try:
+            return self._suggest(request)
+        except PageKeeperError:
+            raise
+        except (ValueError, UnicodeError, IndexError) as exc:  # malformed input deep inside
+            raise InvalidURL(f"cannot read URL: {exc}") from None
+
+    def _suggest(self, request: SuggestRequest) -> list[Suggestion]:
+        typed = read_typed(request.url)
+        ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
+        queries = self._queries(ctx)
+        self._collect(ctx, queries)
+        self._learned(ctx)
+        self._referrer(ctx)
+        out = self._rank(ctx)
+        if self.options.segments and not any(s.score >= self.options.confident for s in out):
+            out = self._with_segments(ctx, queries, out)
+        out += self._extras(ctx, out)
+        return _merge(out, self.options.limit)
+
+    # step 1, 2, 7: readings of the host
+    def _queries(self, ctx: _Context) -> list[_Query]:
+        host = ctx.typed.host
+        ctx.typed_domain = _registrable(host)
+        www_typo = host.partition(".")[0] in WWW_TYPOS or (
+            host.startswith("www") and not host.startswith("www.")
+        )
+        ctx.typed_known = not www_typo and (self._known(ctx.typed_domain) or self._known(host))
+        queries: list[_Query] = []
+        for variant in host_variants(host)[: self.options.max_variants]:
+            step = "substitution" if variant.change else "dictionary"
+            queries += self._readings(ctx, variant.host, variant.cost, step, variant.change)
+        return queries
+
+    def _readings(self, ctx, host: str, cost: float, step: str, why: str) -> list[_Query]:
+        out = []
+        for stripped, extra, note in _www_readings(host):
+            if note:
+                ctx.www = True
+            for q in self._split_readings(stripped):
+                q.cost += cost + extra
+                q.step = (
+                    "www"
+                    if note and q.step == "dictionary"
+                    else (step if q.step == "dictionary" else q.step)
+                )
+                q.reason = ", ".join(r for r in (why, note, q.reason) if r)
+                out.append(q)
+        return out
+
+    def _split_readings(self, host: str) -> list[_Query]:
+        key, suffix = split_host(host)
+        sub, _, name = key.rpartition(".")
+        out = [_Query(sub, name, suffix, 0.0, "dictionary", "")]
+        if not suffix or suffix not in self.dictionary.suffix_counts():
+            out += self._tld_repairs(sub, name, suffix)
+            if sub:  # a mistyped two-label suffix: bbc.co.uc → bbc.co.uk
+                head, _, name2 = sub.rpartition(".")
+                out += self._tld_repairs(head, name2, f"{name}.{suffix}")
+        if "." not in host or not self._known(f"{name}.{suffix}"):
+            out += self._missing_dot(host)
+        return [q for q in out if q.key]
+
+    def _tld_repairs(self, sub: str, name: str, suffix: str) -> list[_Query]:
+        """Step 2/4: extraneous characters in the TLD and known TLD typos."""
+        out = []
+        fixed = TLD_TYPOS.get(suffix)
+        if fixed:
+            out.append(_Query(sub, name, fixed, 0.3, "tld", f".{suffix} is a typo of .{fixed}"))
+        for known, count in self._popular_suffixes():
+            if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=2) <= 2:
+                cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
+                out.append(_Query(sub, name, known, max(cost, 0.3), "tld", f".{suffix} → .{known}"))
+        return out
+
+    def _popular_suffixes(self) -> list[tuple[str, int]]:
+        counts = self.dictionary.suffix_counts()
+        return [(s, c) for s, c in counts.most_common(200) if c >= 3]
+
+    def _missing_dot(self, host: str) -> list[_Query]:
+        """``examplecom`` → ``example.com`` (step 7)."""
+        head, _, last = host.rpartition(".")
+        name = last if "." not in host else last
+        out = []
+        for suffix, _count in self._popular_suffixes()[:40]:
+            flat = suffix.replace(".", "")
+            if name.endswith(flat) and len(name) > len(flat) + 1:
+                sub = head
+                out.append(
+                    _Query(
+                        sub, name[: -len(flat)], suffix, 0.3, "dot", f"dot missing before .{suffix}"
+                    )
+                )
+        return out
+
+    # steps 3, 4, 5: candidates from the dictionary and the user's domains
+    def _collect(self, ctx: _Context, queries: list[_Query]) -> None:
+        seen_keys: set[str] = set()
+        for q in sorted(queries, key=lambda q: q.cost):
+            self._exact(ctx, q)
+            if q.key not in seen_keys and len(seen_keys) < self.options.max_variants:
+                seen_keys.add(q.key)
+                self._same_key(ctx, q)
+                self._spelling(ctx, q)
+
+    def _exact(self, ctx: _Context, q: _Query) -> None:
+        domain = f"{q.key}.{q.suffix}" if q.suffix else q.key
+        if domain == ctx.typed_domain and q.step in ("dictionary", "substitution"):
+            return  # the typed domain itself is not a repair (www/scheme fixes are)
+        if self._known(domain):
+            self._add(ctx, domain, q.cost, q.step, q.reason or "known domain")
+
+    def _same_key(self, ctx: _Context, q: _Query) -> None:
+        for source in self._sources():
+            for ident in source.ids_with_key(q.key)[:20]:
+                suffix = source.suffix(ident)
+                if suffix != q.suffix:
+                    cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
+                    self._add(ctx, source.domain(ident), cost, "tld", f".{q.suffix} → .{suffix}")
+
+    def _spelling(self, ctx: _Context, q: _Query) -> None:
+        if len(q.key) < 2:
+            return
+        for source in self._sources():
+            for ident, _dist in source.near_keys(q.key)[:200]:
+                key, suffix = source.key(ident), source.suffix(ident)
+                cost = q.cost + typo_cost(q.key, key, ctx.layout)
+                if suffix != q.suffix:
+                    cost += self._suffix_cost(ctx, q.suffix, suffix)
+                why = f"{q.key} → {key}" + (
+                    f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
+                )
+                self._add(ctx, source.domain(ident), cost, "spelling", why)
+
+    def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
+        if not typed:
+            return 0.8
+        if typed in self.dictionary.suffix_counts():
+            cost = 1.0 + 0.5 * min(typo_cost(typed, known), 2.0)
+        else:
+            cost = 0.2 + typo_cost(typed, known)
+        if known == ctx.country or known.endswith("." + ctx.country):
+            cost -= 0.4
+        return max(cost, 0.2)
+
+    def _sources(self) -> list[DomainDictionary]:
+        return [self.dictionary] + ([self._user_index] if self._user_index else [])
+
+    def _known(self, domain: str) -> bool:
+        return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
+
+    def _add(self, ctx: _Context, domain: str, cost: float, step: str, reason: str) -> None:
+        if domain == ctx.typed_domain and ctx.typed.host in (domain, "www." + domain):
+            return
+        found = ctx.candidates.get(domain)
+        if found is None or cost < found.cost:
+            ctx.candidates[domain] = _Candidate(domain, cost, step, reason, self._rank_of(domain))
+
+    def _rank_of(self, domain: str) -> int | None:
+        rank = self.dictionary.rank(domain)
+        return rank
+
+    # step 8: learning
+    def _learned(self, ctx: _Context) -> None:
+        for domain, counts in self.learning.corrections(ctx.typed_domain).items():
+            if counts.get("taken", 0) > counts.get("rejected", 0):
+                self._add(ctx, domain, 0.0, "learned", "you chose this correction before")
+                ctx.candidates[domain].step = "learned"
+
+    # step 7: the referrer
+    def _referrer(self, ctx: _Context) -> None:
+        ref = ctx.request.referrer
+        if not ref:
+            return
+        try:
+            ref_domain = _registrable(read_typed(ref).host)
+        except PageKeeperError:
+            return
+        typed_key = split_host(ctx.typed_domain)[0] if ctx.typed_domain else ""
+        ref_key = split_host(ref_domain)[0]
+        dist = Levenshtein.distance(typed_key, ref_key, score_cutoff=2)
+        if ref_domain != ctx.typed_domain and dist <= 2:
+            cost = typo_cost(typed_key, ref_key, ctx.layout)
+            self._add(ctx, ref_domain, cost, "referrer", f"the link was on {ref_domain}")
+            cand = ctx.candidates[ref_domain]
+            cand.step, cand.reason = "referrer", f"the link was on {ref_domain}"
+
+    # scoring
+    def _weight(self, ctx: _Context, cand: _Candidate) -> float:
+        o = self.options
+        rank = cand.rank if cand.rank is not None else o.unknown_prior_rank / 3
+        weight = (rank + o.offset) ** -o.alpha * math.exp(-o.beta * cand.cost)
+        visits = self._user.get(cand.domain, 0.0) + self._user.get("www." + cand.domain, 0.0)
+        if visits:
+            weight *= 1 + o.user_boost * math.log1p(visits)
+        if cand.step == "referrer":
+            weight *= o.referrer_boost
+        counts = self.learning.corrections(ctx.typed_domain).get(cand.domain, {})
+        if counts.get("taken", 0) > counts.get("rejected", 0):
+            weight *= o.taken_boost
+        return weight * o.rejected_factor ** counts.get("rejected", 0)
+
+    def _null_weight(self, ctx: _Context) -> float:
+        o = self.options
+        if ctx.typed_known:
+            rank = self.dictionary.rank(ctx.typed_domain) or o.unknown_prior_rank / 3
+            visits = self._user.get(ctx.typed_domain, 0.0) + self._user.get(ctx.typed.host, 0.0)
+            return (
+                (rank + o.offset) ** -o.alpha
+                * o.known_typed_boost
+                * (1 + o.user_boost * math.log1p(visits))
+            )
+        return (o.unknown_prior_rank + o.offset) ** -o.alpha * math.exp(-o.beta * o.unknown_cost)
+
+    def _rank(self, ctx: _Context) -> list[Suggestion]:
+        cands = list(ctx.candidates.values())
+        for cand in cands:
+            cand.weight = self._weight(ctx, cand)
+        total = sum(c.weight for c in cands) + self._null_weight(ctx)
+        out = []
+        for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:
+            score = cand.weight / total
+            if ctx.typed_known and cand.step != "learned" and cand.domain != ctx.typed_domain:
+                score = min(score, self.options.confident - 0.05)
+            out.append(
+                Suggestion(self._url(ctx, cand.domain), min(score, 0.99), cand.step, cand.reason)
+            )
+        return out
+
+    def _url(self, ctx: _Context, domain: str) -> str:
+        sub = _subdomain(ctx.typed.host, ctx.typed_domain)
+        if ctx.www and not sub:
+            sub = "www"
+        host = f"{sub}.{domain}" if sub and not domain.startswith(sub + ".") else domain
+        return ctx.typed.with_host(host)
+
+    # step 6
+    def _with_segments(
+        self, ctx: _Context, queries: list[_Query], out: list[Suggestion]
+    ) -> list[Suggestion]:
+        if self._segmenter is None:
+            self._segmenter = Segmenter(Lexicon.bundled())
+        best = min(queries, key=lambda q: q.cost) if queries else None
+        if best is None or not best.suffix:
+            return out
+        repaired = self._segmenter.repair(best.key.replace("-", ""))
+        if repaired is None:
+            return out
+        name, score = repaired
+        domain = f"{name}.{best.suffix}"
+        known = self._known(domain)
+        value = (0.6 if known else 0.35) * score / 1000
+        if ctx.typed_known:
+            value = min(value, self.options.confident - 0.05)
+        why = f"segments repaired ({best.key} → {name}, n-gram score {score}/1000)"
+        return [*out, Suggestion(self._url(ctx, domain), value, "segments", why)]
+
+    # steps 7 (scheme) and 9 (retry, archive, nearest known path)
+    def _extras(self, ctx: _Context, ranked: list[Suggestion]) -> list[Suggestion]:
+        req, typed = ctx.request, ctx.typed
+        out = []
+        plain = typed.with_host(typed.host)
+        if typed.scheme_typo:
+            out.append(
+                Suggestion(plain, 0.9 if ctx.typed_known else 0.6, "scheme", "scheme repaired")
+            )
+        if req.error == "refused" and typed.scheme == "http":
+            out.append(
+                Suggestion(
+                    typed.with_host(typed.host, "https"),
+                    0.55,
+                    "scheme",
+                    "the site may only answer on https",
+                )
+            )
+        elif req.error == "refused" and typed.scheme == "https":
+            out.append(
+                Suggestion(
+                    typed.with_host(typed.host, "http"),
+                    0.3,
+                    "scheme",
+                    "the site may only answer on http",
+                )
+            )
+        archived_score = 0.95 if (ctx.typed_known or req.error in PAGE_ERRORS) else 0.45
+        for i, url in enumerate(req.archived[:3]):
+            out.append(
+                Suggestion(
+                    url, archived_score - 0.01 * i, "archive", "your archived copy of this page"
+                )
+            )
+        if ctx.typed_known and req.error in NETWORK_ERRORS:
+            out.append(Suggestion(plain, 0.4, "retry", "a known site: it may be down for a moment"))
+        if req.error in PAGE_ERRORS:
+            out += self._nearest_paths(ctx)
+        return out
+
+    def _nearest_paths(self, ctx: _Context) -> list[Suggestion]:
+        typed = ctx.typed
+        paths = self.learning.paths.get(typed.host, [])
+        target = typed.rest or "/"
+        scored = sorted(
+            ((Levenshtein.ratio(target, p), p) for p in paths if p != target), reverse=True
+        )[:3]
+        return [
+            Suggestion(
+                typed.with_host(typed.host).replace(target, p, 1)
+                if typed.rest
+                else typed.with_host(typed.host).rstrip("/") + p,
+                0.2 + 0.6 * r,
+                "site",
+                "a page you visited on this site with the nearest path",
+            )
+            for r, p in scored
+            if r >= 0.5
+        ]
+
+
+def _merge(suggestions: list[Suggestion], limit: int) -> list[Suggestion]:
+    best: dict[str, Suggestion] = {}
+    for s in suggestions:
+        if s.url not in best or best[s.url].score < s.score:
+            best[s.url] = s
+    return sorted(best.values(), key=lambda s: -s.score)[:limit]
+
+
+def _www_readings(host: str) -> list[tuple[str, float, str]]:
+    """The host, and without a mistyped ``www`` (``ww.``, ``wwww.``, ``wwwexample``)."""
+    out = [(host, 0.0, "")]
+    first, dot, rest = host.partition(".")
+    if dot and first in WWW_TYPOS and "." in rest:
+        out.append((rest, 0.15, f"'{first}.' is a typo of 'www.'"))
+    elif dot and first == "www" and "." in rest:
+        out.append((rest, 0.0, ""))
+    if host.startswith("www") and not host.startswith("www.") and "." in host[3:]:
+        out.append((host[3:].lstrip("-"), 0.25, "dot missing after www"))
+    return out
+
+
+def _country(request: SuggestRequest) -> str:
+    for lang in request.languages:
+        if "-" in lang:
+            return lang.rsplit("-", 1)[1].lower()
+    return ""
+
+
+def _registrable(host: str) -> str:
+    key, suffix = split_host(host)
+    name = key.rpartition(".")[2]
+    return f"{name}.{suffix}" if suffix else name
+
+
+def _subdomain(host: str, registrable: str) -> str:
+    if host == registrable or not host.endswith("." + registrable):
+        return ""
+    sub = host[: -len(registrable) - 1]
+    return "www" if sub.split(".")[0] in WWW_TYPOS else sub
+
+
+def _clean_host(host: str) -> str:
+    try:
+        return read_typed(host if "//" in host else f"http://{host}").host
+    except PageKeeperError:
+        return ""
+
+
+def _host_of(url: str) -> str:
+    try:
+        return read_typed(url).host
+    except PageKeeperError:
+        return ""
+
+
+def _domain_of(url: str) -> str:
+    host = _host_of(url)
+    return _registrable(host) if host else ""
+
+
+__all__ = ["DomainDictionary", "SuggestOptions", "SuggestRequest", "Suggester", "Suggestion"]
