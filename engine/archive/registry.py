@@ -392,6 +392,21 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     return found
 
 
+def keywords(store: ArchiveStore, url_or_id: str) -> dict:
+    """Title, summary and weighted keywords of the newest version of a URL (or of one version)."""
+    ref = url_or_id.strip()
+    if is_reg_id(ref) or "/v/" in ref:
+        reg_id = resolve_id(store, ref)
+    else:
+        ids = store.ids_of_key(lookup_key(store, ref))
+        if not ids:
+            raise NotFound(f"no registration of {ref}")
+        reg_id = ids[-1]
+    row = store.row("extracts", reg_id) or {}
+    fields = ("title", "summary", "keywords")
+    return {"id": reg_id, "url": store.version(reg_id)["url"], **{k: row.get(k) for k in fields}}
+
+
 def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     """The pages similar to a version, with structural and content similarity."""
     base = base or RegisterOptions().base
@@ -549,6 +564,7 @@ __all__ = [
     "Registration",
     "gc_url",
     "get",
+    "keywords",
     "nearest_version",
     "refresh_similar",
     "register",

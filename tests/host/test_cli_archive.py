@@ -187,3 +187,36 @@ def test_schedule_stores_and_runs_due_with_only_if_different(capsys, home):
     assert rows[0]["next_run"] - rows[0]["last_run"] == 86400
     with pytest.raises(SystemExit):  # argparse refuses an unknown period
         main(["archive", "schedule", url, "--every", "monthly", "--home", str(home)])
+
+
+def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
+    for n in range(1, 6):
+        path = tmp_path / f"s{n}.html"
+        text = f"This is the text of story {n}, long enough to be the main text, about topic {n}."
+        path.write_text(f"<title>Story {n}</title><h1>Story {n}</h1><p>{text}</p>")
+        for url in (
+            f"https://news.example.com/story?id={n}",
+            f"https://news.example.com/story_{n}",
+        ):
+            run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    before = run(
+        capsys,
+        "add",
+        "https://news.example.com/story?id=9",
+        "--html",
+        str(path),
+        "--home",
+        str(home),
+    )[1]
+    code, learned = run(capsys, "dust", "--home", str(home))
+    assert code == 0 and learned["rules"][0]["find"] == "story?id="
+    after = run(
+        capsys,
+        "add",
+        "https://news.example.com/story?id=9",
+        "--html",
+        str(path),
+        "--home",
+        str(home),
+    )[1]
+    assert before["key"] != after["key"] == "https://news.example.com/story_9/"

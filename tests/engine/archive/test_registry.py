@@ -9,6 +9,7 @@ import pytest
 from engine.archive.model import Capture, RegisterOptions, id_time
 from engine.archive.registry import (
     get,
+    keywords,
     nearest_version,
     refresh_similar,
     register,
@@ -200,3 +201,13 @@ def test_everything_survives_reopen(tmp_path):
         assert len(versions(store, url)) == 2
         assert get(store, reg.id, original=True).body == body
         assert similar(store, versions(store, url)[0]["id"])["similar"][0]["id"] == reg.id
+
+
+def test_keywords_by_url_and_by_id(store):
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    by_url = keywords(store, url.replace("https://die-partei.net", "https://DIE-partei.NET:443"))
+    assert by_url["id"] == reg.id and "gema" in {w.lower() for w, _ in by_url["keywords"]}
+    assert keywords(store, reg.version_url)["keywords"] == by_url["keywords"]
+    with pytest.raises(NotFound):
+        keywords(store, "https://nothing.example/")
