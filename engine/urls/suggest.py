@@ -182,6 +182,17 @@ class Suggester:
         if learning is not None:
             self.load_learning(learning)
 
+    @classmethod
+    def bundled(cls, learning: LearningState | dict | None = None) -> Suggester:
+        """A Suggester over the bundled top-100k dictionary."""
+        return cls(DomainDictionary.bundled(), learning)
+
+    def warm(self) -> Suggester:
+        """Do the lazy one-off work now (suffix table, PSL, user index)."""
+        self.dictionary.suffix_counts()
+        self.suggest(SuggestRequest("http://warm-up.example/"))
+        return self
+
     # -- learning API (the host persists learning_state()) ------------------
     def load_learning(self, data: LearningState | dict) -> None:
         """Replace the learning state (a LearningState or its to_dict())."""
@@ -244,19 +255,43 @@ class Suggester:
             self.learning.visit(_host_of(suggestion_url) or chosen)
             self._refresh_user()
 
+    # Names the daemon (host/navigation.py) calls; same behaviour as above.
+    def state(self) -> dict:
+        """Alias of :meth:`learning_state`."""
+        return self.learning_state()
+
+    def load_state(self, data: LearningState | dict) -> None:
+        """Alias of :meth:`load_learning`."""
+        self.load_learning(data)
+
+    def record_visit(self, host: str, count: int = 1) -> None:
+        """One successful visit of ``host`` (the extension's ``visited``)."""
+        self.add_user_domains({host: count})
+
+    def record_choice(self, url: str, suggestion_url: str, taken: bool) -> None:
+        """Alias of :meth:`record_outcome`."""
+        self.record_outcome(url, suggestion_url, taken)
+
     def _refresh_user(self) -> None:
         user: dict[str, float] = {}
         for table in (self.learning.visited, self.learning.archived):
             for host, count in table.items():
                 user[host] = user.get(host, 0.0) + count
         self._user = user
-        self._user_index = DomainDictionary.from_domains(user) if user else None
+        self._user_index = None  # rebuilt lazily by _sources(): visits come often
+
+    def _user_dictionary(self) -> DomainDictionary | None:
+        if self._user_index is None and self._user:
+            self._user_index = DomainDictionary.from_domains(self._user)
+        return self._user_index
 
     # -- the pipeline -------------------------------------------------------
     def suggest(self, request: SuggestRequest) -> list[Suggestion]:
         """Ranked suggestions for a failed URL; InvalidURL/InvalidInput on bad input."""
         if not isinstance(request, SuggestRequest):
             raise InvalidInput("suggest() takes a SuggestRequest")
+        if request.error is None:
+            request = SuggestRequest(**{**request.__dict__, "error": "unknown"})
         if request.error not in ERRORS:
             raise InvalidInput(f"unknown error kind {request.error!r}; one of {', '.join(ERRORS)}")
         try:
@@ -405,7 +440,8 @@ class Suggester:
         return max(cost, 0.2)
 
     def _sources(self) -> list[DomainDictionary]:
-        return [self.dictionary] + ([self._user_index] if self._user_index else [])
+        user = self._user_dictionary()
+        return [self.dictionary] + ([user] if user else [])
 
     def _known(self, domain: str) -> bool:
         return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
