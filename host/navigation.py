@@ -70,6 +70,13 @@ def _maybe_save(app, now: bool = False) -> None:
         save_learning(app)
 
 
+def record_archived(app, url: str) -> None:
+    """An archived page's host joins the user's own domains (store thread)."""
+    if app._suggester is not None:
+        app.suggester.add_user_urls([url], source="archived")
+        _maybe_save(app)
+
+
 def record_visit(app, url: str) -> dict:
     """Count a successful top-level visit of the URL's host (``visited``)."""
     host = _host(url)
@@ -107,14 +114,32 @@ def _suggestions(app, url: str, params: dict, limit: int) -> list[dict]:
 
     request = SuggestRequest(
         url=url,
-        error=params.get("error") if isinstance(params.get("error"), str) else None,
+        error=error_kind(params),
         referrer=params.get("referrer") if isinstance(params.get("referrer"), str) else None,
         languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
     )
-    found = [s.to_dict() for s in app.suggester.suggest(request)[:limit]]
+    shown = app.suggester.suggest(request)[:limit]
+    app.suggester.record_shown(url, shown)
+    _maybe_save(app)
+    found = [s.to_dict() for s in shown]
     for entry in found:
         entry["url"] = strip_credentials(entry["url"])
     return found
+
+
+def error_kind(params: dict) -> str:
+    """The engine's error kind from ``kind`` (the extension's classification) or ``error``.
+
+    >>> error_kind({"error": "net::ERR_NAME_NOT_RESOLVED", "kind": "dns"})
+    'dns'
+    """
+    from engine.urls.suggest import ERRORS
+
+    for name in ("kind", "error"):
+        value = params.get(name)
+        if isinstance(value, str) and value in ERRORS:
+            return value
+    return "unknown"
 
 
 def _archived(app, url: str) -> list[dict]:

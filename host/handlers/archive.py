@@ -40,7 +40,10 @@ def _capture(params: dict, html):
 def _register(app, capture, options) -> dict:
     from engine.archive import registry
 
+    from host.navigation import record_archived
+
     reg = registry.register(app.store, capture, options)
+    record_archived(app, reg.url)
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
