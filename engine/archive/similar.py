@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from engine.errors import TooLarge
 from engine.html.similarity import (
     DEFAULT_CONTENT,
     DEFAULT_PREFILTER,
@@ -273,7 +274,10 @@ def _exact_stage(
     if not target.fingerprint or not ranked:
         return []
     deadline = time.perf_counter() + options.time_budget
-    index = FingerprintIndex(target.fingerprint, options.similarity)
+    try:
+        index = FingerprintIndex(target.fingerprint, options.similarity)
+    except TooLarge:
+        return []  # a page too big to compare has no similar list (never fails a registration)
     target_shingles = shingles(target.text or "", options.content)
     matches, done = [], 0
     for version in ranked:

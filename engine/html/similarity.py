@@ -24,15 +24,23 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from engine.errors import TooLarge
+
 # ---------------------------------------------------------------- options
 
 
 @dataclass(frozen=True)
 class SimilarityOptions:
-    """Structural similarity knobs (seed fig. 9): the delimiter and the shortest counted match."""
+    """Structural similarity knobs (seed fig. 9): the delimiter and the shortest counted match.
+
+    ``max_automaton``: the longest fingerprint a suffix automaton is built over
+    (about 400 bytes of memory per character); above it, :class:`FingerprintIndex`
+    raises TooLarge.
+    """
 
     min_match: int = 6
     delimiter: str = "<"
+    max_automaton: int = 500_000
 
 
 @dataclass(frozen=True)
@@ -227,10 +235,13 @@ def similarity(fp_a: str, fp_b: str, options: SimilarityOptions | None = None) -
     >>> similarity("<H<BhiB<b<h", "<H<BhiB<b<h")
     1.0
     """
+    options = options or DEFAULT_SIMILARITY
     source, target = source_and_target(fp_a, fp_b)
     if not source:
         return 0.0
-    return FingerprintIndex(target, options).similarity(source)
+    # The automaton over the longer one is the cheaper direction; the shorter one saves memory.
+    over = target if len(target) <= options.max_automaton else source
+    return FingerprintIndex(over, options).similarity(target if over is source else source)
 
 
 class FingerprintIndex:
@@ -244,6 +255,11 @@ class FingerprintIndex:
     def __init__(self, fp: str, options: SimilarityOptions | None = None) -> None:
         self.fp = fp
         self.options = options or DEFAULT_SIMILARITY
+        if len(fp) > self.options.max_automaton:
+            raise TooLarge(
+                f"fingerprint of {len(fp)} characters is above the limit of "
+                f"{self.options.max_automaton} for comparison"
+            )
         self.automaton = SuffixAutomaton(fp)
 
     def similarity(self, other: str) -> float:

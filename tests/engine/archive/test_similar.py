@@ -23,7 +23,7 @@ from engine.archive.similar import (
 )
 from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint
-from engine.html.similarity import PrefilterOptions, similarity
+from engine.html.similarity import PrefilterOptions, SimilarityOptions, similarity
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
 ARTICLE, OTHER_BLOG = "66ccd752a9bb2db9", "85b666998a03fcc0"
@@ -188,3 +188,9 @@ def test_tiny_and_empty_fingerprints():
     assert sketch("") == []
     assert len(sketch("<H<h")) == 1
     assert find_similar(version_features("a", ""), [version_features("b", "<H<h")]) == []
+
+
+def test_a_page_too_big_to_compare_has_no_similar_list(site):
+    target, versions = site
+    tiny = SimilarOptions(similarity=SimilarityOptions(max_automaton=100))
+    assert find_similar(target, versions.values(), tiny) == []

@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.errors import TooLarge
 from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import (
@@ -263,3 +264,13 @@ def test_content_similarity_in_unit_interval_and_symmetric(a, b):
     value = content_similarity(a, b)
     assert 0.0 <= value <= 1.0
     assert content_similarity(b, a) == value
+
+
+def test_oversized_fingerprints_are_refused_or_indexed_from_the_smaller_side():
+    small = SimilarityOptions(max_automaton=40)
+    short, long_ = "<a<b<c<d<e" * 2, "<a<b<c<d<e" * 10
+    assert similarity(short, long_, small) == similarity(short, long_)
+    with pytest.raises(TooLarge):
+        similarity(long_, long_ + "<x", small)
+    with pytest.raises(TooLarge):
+        FingerprintIndex(long_, small)
