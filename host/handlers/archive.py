@@ -39,7 +39,6 @@ def _capture(params: dict, html):
 
 def _register(app, capture, options) -> dict:
     from engine.archive import registry
-
     from host.navigation import record_archived
 
     reg = registry.register(app.store, capture, options)
