@@ -152,6 +152,8 @@ class JournalStorage(Storage):
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = None if readonly else _Lock(self.dir / LOCK)
         self._tables: dict[str, dict] = {}
+        self._unloaded: dict[str, str] = {}
+        self._deferred: dict[str, list] = {}
         self._dirty: set[str] = set()
         self._pending: list | None = None
         self._undo_log: list = []
@@ -189,10 +191,25 @@ class JournalStorage(Storage):
     def _load_generation(self, manifest: dict) -> None:
         self.gen = manifest["gen"]
         self._files = dict(manifest["tables"])
-        self._tables, self._dirty, self.journal_lines = {}, set(), 0
-        for name, file in self._files.items():
-            self._tables[name] = self._read_snapshot(self.dir / file)
+        self._tables, self._dirty, self.journal_lines = _Tables(self), set(), 0
+        self._unloaded, self._deferred = dict(self._files), {}
         self._replay(self.dir / f"journal.{self.gen}.log")
+        if self.readonly:  # a reader loads all now: a later compaction may delete snapshots
+            self.load_all()
+
+    def load_all(self) -> None:
+        """Load every table still on disk (they load lazily, on first use, otherwise)."""
+        for name in list(self._unloaded):
+            self._tables[name]  # noqa: B018 - __missing__ loads it
+
+    def _load_table(self, name: str) -> dict:
+        """Load a table's snapshot and the journal ops replayed for it (the lazy path)."""
+        file = self._unloaded.pop(name)  # KeyError: no such table
+        data = self._read_snapshot(self.dir / file)
+        for op in self._deferred.pop(name, ()):
+            _apply_op(data, op)
+        dict.__setitem__(self._tables, name, data)
+        return data
 
     def _read_snapshot(self, path: Path) -> dict:
         try:
@@ -230,14 +247,11 @@ class JournalStorage(Storage):
 
     def _apply(self, ops: list) -> None:
         for op in ops:
-            table = self._tables.setdefault(op[1], {})
             self._dirty.add(op[1])
-            if op[0] == "put":
-                table[op[2]] = op[3]
-            elif op[0] == "del":
-                table.pop(op[2], None)
-            elif op[0] == "clear":
-                table.clear()
+            if op[1] in self._unloaded:
+                self._deferred.setdefault(op[1], []).append(op)
+            else:
+                _apply_op(self._tables.setdefault(op[1], {}), op)
 
     # -- TinyDB's Storage interface --------------------------------------------
     def read(self) -> dict:
@@ -246,16 +260,21 @@ class JournalStorage(Storage):
 
     def write(self, data: dict) -> None:
         """Whole-database write (TinyDB's drop_table path): journal it as clear+puts."""
+        self.load_all()
         ops = []
         for name in set(self._tables) | set(data):
             ops.append(["clear", name])
             ops += [["put", name, key, doc] for key, doc in data.get(name, {}).items()]
-        self._tables = {name: dict(table) for name, table in data.items()}
+        self._tables = _Tables(self)
+        self._tables.update({name: dict(table) for name, table in data.items()})
         self.record(ops)
 
     def table(self, name: str) -> dict:
-        """The live dict of one table (str doc id -> document)."""
-        return self._tables.setdefault(name, {})
+        """The live dict of one table (str doc id -> document), loaded on first use."""
+        try:
+            return self._tables[name]
+        except KeyError:
+            return self._tables.setdefault(name, {})
 
     # -- writing -----------------------------------------------------------------
     def record(self, ops: list, undo: list | None = None) -> None:
@@ -290,7 +309,7 @@ class JournalStorage(Storage):
 
     def _undo(self, undo: list) -> None:
         for name, key, before in reversed(undo):
-            table = self._tables.setdefault(name, {})
+            table = self.table(name)
             if before is None:
                 table.pop(key, None)
             else:
@@ -356,7 +375,7 @@ class JournalStorage(Storage):
         files = dict(self._files)
         for name in sorted(self._dirty):
             files[name] = f"{name}.{gen}.json"
-            write_atomic(self.dir / files[name], _dump(self._tables.get(name, {})))
+            write_atomic(self.dir / files[name], _dump(self.table(name)))
         journal = self.dir / f"journal.{gen}.log"
         write_atomic(journal, b"")
         write_atomic(self.dir / MANIFEST, json.dumps({"gen": gen, "tables": files}).encode())
@@ -380,6 +399,26 @@ class JournalStorage(Storage):
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+class _Tables(dict):
+    """Table name -> live table; a table still on disk is loaded when first looked up."""
+
+    def __init__(self, storage: JournalStorage) -> None:
+        super().__init__()
+        self.storage = storage
+
+    def __missing__(self, name: str) -> dict:
+        return self.storage._load_table(name)
+
+
+def _apply_op(table: dict, op: list) -> None:
+    if op[0] == "put":
+        table[op[2]] = op[3]
+    elif op[0] == "del":
+        table.pop(op[2], None)
+    elif op[0] == "clear":
+        table.clear()
 
 
 def _dump(table: dict) -> bytes:

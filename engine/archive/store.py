@@ -126,8 +126,7 @@ class ArchiveStore:
     def _build_indexes(self) -> None:
         self._by_key: dict[str, list[str]] = {}
         self._by_host: dict[str, list[str]] = {}
-        self._link_ids = {doc["url"]: int(k) for k, doc in self.raw("links").items()}
-        self._next_link = max(self._link_ids.values(), default=0) + 1
+        self._links_index: dict[str, int] | None = None  # built on first use
         self.ids: list[str] = sorted(self.raw("versions"))
         for reg_id in self.ids:
             self._index(reg_id, self.raw("versions")[reg_id])
@@ -217,15 +216,23 @@ class ArchiveStore:
         return self.raw(table).get(str(int(reg_id)))
 
     # -- links -------------------------------------------------------------------
+    @property
+    def _link_ids(self) -> dict[str, int]:
+        if self._links_index is None:
+            links = self.raw("links")
+            self._links_index = {doc["url"]: int(k) for k, doc in links.items()}
+            self._next_link = max(self._links_index.values(), default=0) + 1
+        return self._links_index
+
     def link_ids(self, urls: list[str]) -> list[int]:
         """Link IDs for absolute URLs, adding new ones to the link table."""
-        ids, table = [], self.db.table("links")
+        ids, table, index = [], self.db.table("links"), self._link_ids
         for url in urls:
-            link = self._link_ids.get(url)
+            link = index.get(url)
             if link is None:
                 link = self._next_link
                 table.insert(Document({"url": url}, doc_id=link))
-                self._link_ids[url], self._next_link = link, link + 1
+                index[url], self._next_link = link, link + 1
             ids.append(link)
         return ids
 

@@ -32,7 +32,9 @@ def store(tmp_path):
 
 
 def at(minutes: int) -> RegisterOptions:
-    return RegisterOptions(now=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes))
+    """Registration at a fixed time, with a similarity budget that a loaded CI machine meets."""
+    when = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes)
+    return RegisterOptions(now=when, similar_budget_s=1.0)
 
 
 def test_register_returns_the_contract_fields(store):

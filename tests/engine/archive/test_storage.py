@@ -163,3 +163,21 @@ def test_store_indexes_rebuilt_after_a_failed_transaction(tmp_path):
         raise RuntimeError("boom")
     assert store.ids == [] and store.ids_of_key("k") == []
     store.close()
+
+
+def test_tables_load_lazily_with_their_journal_ops(tmp_path):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("big").insert_multiple({"n": i} for i in range(100))
+    db.table("small").insert({"x": 1})
+    storage.compact()
+    db.table("big").insert({"n": 100})  # in the journal, not the snapshot
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert "big" not in dict.keys(storage.read())  # not loaded yet
+    assert len(open_tinydb(storage).table("big")) == 101
+    storage.compact()
+    storage.close()
+    storage = JournalStorage(tmp_path, readonly=True)
+    assert len(open_tinydb(storage).table("big")) == 101
+    storage.close()
