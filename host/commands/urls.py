@@ -34,7 +34,12 @@ def register(sub, common) -> None:
     norm = command(sub, "normalize", run_normalize, common, "normalize URLs (args or stdin lines)")
     norm.add_argument("urls", nargs="*", metavar="URL", help="URLs (default: one per stdin line)")
     norm.add_argument("--profile", choices=list(PROFILES), default="archive", help="rule profile")
-    norm.add_argument("--rules", default="", metavar="+x,-y", help="switch rules on (+) or off (-)")
+    norm.add_argument(
+        "--rules",
+        default="",
+        metavar="+x,-y",
+        help="switch rules on (+) or off (-); write --rules=-x when the list starts with -",
+    )
     norm.add_argument("--list-rules", action="store_true", help="print {rule: on?} as JSON")
     parse = command(sub, "parse", run_parse, common, "WHATWG URL components (ada-url)")
     parse.add_argument("url", nargs="?", help="the URL to parse")

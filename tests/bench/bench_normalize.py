@@ -27,7 +27,36 @@ from engine.errors import PageKeeperError  # noqa: E402
 from engine.urls.normalize import archive_key  # noqa: E402
 
 DOMAINS = Path("/work/shared/data/top-domains.csv")
-WORDS = ["news", "article", "blog", "post", "products", "category", "search", "about", "help", "docs", "api", "v2", "user", "profile", "2024", "05", "release", "notes", "wiki", "Main_Page", "en-us", "item", "detail", "shop", "cart", "login", "static", "img"]
+WORDS = [
+    "news",
+    "article",
+    "blog",
+    "post",
+    "products",
+    "category",
+    "search",
+    "about",
+    "help",
+    "docs",
+    "api",
+    "v2",
+    "user",
+    "profile",
+    "2024",
+    "05",
+    "release",
+    "notes",
+    "wiki",
+    "Main_Page",
+    "en-us",
+    "item",
+    "detail",
+    "shop",
+    "cart",
+    "login",
+    "static",
+    "img",
+]
 FILES = ("index.html", "index.php", "page.html", "report.pdf", "default.aspx", "view.jsp", "a.js")
 ESCAPES = ("%7euser", "caf%c3%a9", "a%2Fb", "%E2%82%AC", "x%20y", "%41BC")
 TRACKERS = ("utm_source=newsletter", "utm_medium=email", "utm_campaign=spring", "fbclid=IwAR0x9")

@@ -1,0 +1,84 @@
+"""The WPT URL suite (urltestdata.json): 891/891 through parse_url and the real CLI.
+
+String entries are comments; ``failure: true`` entries must fail; ``base``
+may be null. The CLI test pipes the whole file through one
+``pagekeeper parse --batch`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.errors import InvalidURL
+from engine.urls.parse import COMPONENTS, parse_url
+
+DATA = Path(os.environ.get("PAGEKEEPER_WPT_URL", "/work/shared/data/wpt-url/urltestdata.json"))
+ROOT = Path(__file__).resolve().parents[3]
+
+pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"WPT data not found at {DATA}")
+
+
+def cases() -> list[dict]:
+    return [entry for entry in json.loads(DATA.read_text("utf-8")) if isinstance(entry, dict)]
+
+
+def expected(case: dict) -> dict:
+    if case.get("failure"):
+        return {"failure": True}
+    return {key: case[key] for key in COMPONENTS}
+
+
+def parsed(case: dict) -> dict:
+    try:
+        return parse_url(case["input"], case["base"]).to_dict()
+    except InvalidURL:
+        return {"failure": True}
+
+
+def test_wpt_data_is_the_full_suite():
+    all_cases = cases()
+    assert len(all_cases) == 891
+    assert sum(1 for case in all_cases if case.get("failure")) == 267
+    assert any(case["base"] is None for case in all_cases)
+
+
+def test_wpt_in_process_891_of_891():
+    mismatches = [
+        (case["input"], case["base"], parsed(case))
+        for case in cases()
+        if parsed(case) != expected(case)
+    ]
+    assert mismatches == []
+
+
+def pagekeeper_command() -> list[str]:
+    script = Path(sys.executable).parent / "pagekeeper"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
+
+
+def test_wpt_through_the_cli_batch(tmp_path):
+    all_cases = cases()
+    stdin = "".join(
+        json.dumps({"input": case["input"], "base": case["base"]}) + "\n" for case in all_cases
+    )
+    done = subprocess.run(
+        [*pagekeeper_command(), "--home", str(tmp_path), "parse", "--batch"],
+        input=stdin.encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == len(all_cases)
+    passed = sum(
+        json.loads(line) == expected(case) for line, case in zip(lines, all_cases, strict=True)
+    )
+    assert passed == 891
