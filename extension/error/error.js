@@ -91,7 +91,7 @@ function renderOthers(suggestions, offset, heading) {
   fill('others-title', heading);
   fill('others-list', suggestions.map((s, i) => h('li', {},
     h('a', { class: 'choice', href: s.url, onclick: (e) => take(e, s, offset + i) },
-      h('span', { class: 'url' }, displayURL(s.url)),
+      h('span', { class: 'url' }, shownURL(s.url)),
       s.reason ? h('span', { class: 'why' }, s.reason) : null,
       typeof s.score === 'number' ? scoreMeter(s.score) : null))));
   show('others');
@@ -118,6 +118,12 @@ function renderSimilar(pages) {
       h('span', { class: 'url' }, displayURL(p.url), p.title ? h('span', { class: 'title' }, p.title) : null),
       typeof p.similarity === 'number' ? h('span', { class: 'why' }, `${percent(p.similarity)} alike`) : null))));
   show('similar');
+}
+
+/** A URL as shown in a list: without its scheme, unless the scheme is what changed. */
+function shownURL(url) {
+  const sameScheme = url.split(':')[0] === failure.url.split(':')[0];
+  return sameScheme ? displayURL(url) : url.replace(/^([a-z]+:\/\/[^/]*)\/$/i, '$1');
 }
 
 function scoreMeter(score) {

@@ -57,8 +57,8 @@ function renderResult(r) {
   fill('version-label', `Saved as version ${r.version}`, r.count > 1 ? h('span', { class: 'pill' }, `${r.count} in total`) : null);
   fill('registered-at', formatTime(r.registered_at));
   const first = r.version <= 1;
-  fill('similarity-term', first ? 'Earlier versions' : `Similarity to version ${r.version - 1}`);
-  fill('similarity', first ? 'none: this is the first' : similarityText(r));
+  fill('similarity-term', first ? 'Earlier versions' : `Similarity to v${r.version - 1}`);
+  fill('similarity', first ? 'none yet' : similarityText(r));
   const similar = r.similar ?? [];
   fill('similar-list', similar.slice(0, 5).map((p) => h('li', {},
     h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url }, displayURL(p.url)),

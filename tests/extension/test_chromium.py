@@ -49,7 +49,7 @@ def error_page(browser) -> re.Pattern:
 def archive_with_popup(browser, tab_id: int):
     """Open the popup for a tab (as a tab of its own, pitfall 7) and press "Archive this page"."""
     popup = browser.context.new_page()
-    popup.set_viewport_size({"width": 380, "height": 560})
+    popup.set_viewport_size({"width": 380, "height": 400})
     popup.goto(browser.url(f"popup/popup.html?tab={tab_id}"))
     popup.get_by_role("button", name=re.compile("Archive")).click()
     expect(popup.locator("#result")).to_be_visible(timeout=15000)
@@ -97,7 +97,7 @@ def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host
     page.reload()
     popup = archive_with_popup(browser, tab)
     expect(popup.locator("#version-label")).to_contain_text("version 2")
-    expect(popup.locator("#similarity-term")).to_have_text("Similarity to version 1")
+    expect(popup.locator("#similarity-term")).to_have_text("Similarity to v1")
     expect(popup.locator("#similarity")).to_have_text(re.compile(r"^\d{1,3}% structure"))
     screenshot(popup, "popup.png", full_page=True)
     popup.close()
