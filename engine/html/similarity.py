@@ -412,17 +412,10 @@ def _as_set(links: Iterable[object]) -> frozenset | set:
 # ---------------------------------------------------------------- content similarity
 
 _WORD = re.compile(r"\w+")
-
-
-def _is_cjk(ch: str) -> bool:
-    """Han, Hiragana, Katakana, Hangul: scripts written without spaces between words."""
-    code = ord(ch)
-    return (
-        0x2E80 <= code <= 0x9FFF
-        or 0xAC00 <= code <= 0xD7AF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x20000 <= code <= 0x2FA1F
-    )
+# Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
+_CJK_RANGES = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
+_CJK = re.compile(f"[{_CJK_RANGES}]")
+_CJK_SPLIT = re.compile(f"([{_CJK_RANGES}])")
 
 
 def words(text: str) -> list[str]:
@@ -431,18 +424,17 @@ def words(text: str) -> list[str]:
     >>> words("Ünïcode, ＡＢＣ 東京タワー")
     ['ünïcode', 'abc', '東', '京', 'タ', 'ワ', 'ー']
     """
+    normalized = unicodedata.normalize("NFKC", text).casefold()
+    found = _WORD.findall(normalized)
+    if not _CJK.search(normalized):
+        return found
     out: list[str] = []
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if any(_is_cjk(ch) for ch in word):
-            out.extend(_split_cjk(word))
+    for word in found:
+        if _CJK.search(word):
+            out.extend(part for part in _CJK_SPLIT.split(word) if part)
         else:
             out.append(word)
     return out
-
-
-def _split_cjk(word: str) -> list[str]:
-    """Runs of non-CJK characters stay whole; every CJK character stands alone."""
-    return [part for part in re.split(r"([\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])", word) if part]
 
 
 def shingles(text: str, options: ContentOptions | None = None) -> set[tuple[str, ...]]:

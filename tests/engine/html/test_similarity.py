@@ -238,6 +238,7 @@ def test_words_are_normalized_and_cjk_aware():
     assert words("Straße STRASSE") == ["strasse", "strasse"]
     assert words("ﬁne ＷＩＤＥ") == ["fine", "wide"]
     assert words("東京で会う") == ["東", "京", "で", "会", "う"]
+    assert words("ｶﾀｶﾅ") == ["カ", "タ", "カ", "ナ"]  # half-width katakana, NFKC first
 
 
 def test_cjk_text_without_spaces_is_comparable():
