@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -195,10 +196,12 @@ def tag_code(tag: str) -> str:
     ('D', 'H2', 'X')
     """
     code = TAG_CODES.get(tag)
-    if code is None:
-        code = _UNKNOWN_PREFIX + chr(65 + zlib.crc32(tag.encode()) % 26)
-        TAG_CODES[tag] = code
-    return code
+    return code if code is not None else _unknown_code(tag)
+
+
+@lru_cache(maxsize=1024)
+def _unknown_code(tag: str) -> str:
+    return _UNKNOWN_PREFIX + chr(65 + zlib.crc32(tag.encode()) % 26)
 
 
 def text_signature(text: str, options: FingerprintOptions = DEFAULT_FINGERPRINT) -> str:
