@@ -51,7 +51,10 @@ PAGES = DATA / "pages"
 if not PAGES.is_dir():
     PAGES = Path("/work/shared/data/extraction-dev/pages")
 # Three real pages of about 200 KB each (sizes in bytes, uncompressed).
-PAIR_PAGES = ("1bca03b49f5aa2b1", "0e5a001489ec7dfd", "1157c88e576e64ff")
+PAIR_PAGES = {
+    "typical": ("1bca03b49f5aa2b1", "0e5a001489ec7dfd"),
+    "dense": ("37cd40e45909ea62", "2cd2a77b62178428"),
+}
 NAIVE_PREFIX_DELIMITERS = 150
 
 
@@ -100,10 +103,19 @@ def _visited_delimiters(source: str, target: str) -> int:
 
 
 def bench_pair() -> dict:
-    """Similarity of ~200 KB real pages: suffix automaton vs. the seed's nested loops."""
-    pages = [load_page(name) for name in PAIR_PAGES]
+    """Similarity of ~200 KB real pages: suffix automaton vs. the seed's nested loops.
+
+    Two pairs: "typical" (6-8 K-character fingerprints) and "dense" (15-22 K: pages
+    with many small elements), each compared dissimilar (two different pages) and
+    similar (a page and an edited copy of its fingerprint).
+    """
+    return {label: _bench_pages(names) for label, names in PAIR_PAGES.items()}
+
+
+def _bench_pages(names: tuple[str, str]) -> dict:
+    pages = [load_page(name) for name in names]
     fp_time, fps = timed(lambda: [fingerprint(page) for page in pages], repeat=3)
-    a, b = fps[0], fps[1]
+    a, b = fps
     similar = edit_fingerprint(a, random.Random(4))
     fast_dissimilar, value_dissimilar = timed(lambda: similarity(a, b))
     fast_similar, value_similar = timed(lambda: similarity(a, similar))
@@ -114,7 +126,7 @@ def bench_pair() -> dict:
     spent, done, visited = naive_prefix(source, target, NAIVE_PREFIX_DELIMITERS)
     naive_dissimilar = spent / max(done, 1) * visited
     return {
-        "page_bytes": [len(page) for page in pages[:2]],
+        "page_bytes": [len(page) for page in pages],
         "fingerprint_chars": [len(a), len(b)],
         "fingerprint_ms_per_page": round(fp_time / len(pages) * 1000, 2),
         "similar_pair": {
@@ -138,7 +150,25 @@ def bench_pair() -> dict:
 # ---------------------------------------------------------------- similar-page search
 
 
-WORDS = ["der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "mit", "auf", "für", "von", "den", "im", "sich", "des"]
+WORDS = [
+    "der",
+    "die",
+    "das",
+    "und",
+    "ist",
+    "nicht",
+    "ein",
+    "eine",
+    "zu",
+    "mit",
+    "auf",
+    "für",
+    "von",
+    "den",
+    "im",
+    "sich",
+    "des",
+]
 TARGETS = (42, 1234, 5000, 7777, 9999)
 
 
@@ -223,10 +253,10 @@ def _exhaustive_per_candidate(target, candidates, store, sample: int = 40) -> fl
 def main() -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
-    pair = bench_pair()
-    print("== fingerprint similarity, two ~200 KB pages")
-    for key, value in pair.items():
-        print(f"  {key}: {value}")
+    for label, pair in bench_pair().items():
+        print(f"== fingerprint similarity, two ~200 KB pages ({label})")
+        for key, value in pair.items():
+            print(f"  {key}: {value}")
     search = bench_similar_search()
     print("== similar-page search against 10,000 same-site versions")
     for key, value in search.items():
