@@ -36,7 +36,7 @@ class RegisterOptions:
 
     base: str = DEFAULT_BASE
     max_bytes: int = DEFAULT_MAX_BYTES
-    similar_budget_s: float = 0.02  # registration never spends more than this on exact similarity
+    similar_budget_s: float = 0.005  # exact similarity at registration; the daemon refreshes later
     similar_min: float = 0.3  # keep pages at least this similar in the list
     similar_max_fingerprint: int = 150_000  # bigger pages get their similar list from the daemon
     only_if_different: float | None = None  # skip when similarity to the last version >= this

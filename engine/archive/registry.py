@@ -225,7 +225,10 @@ def _compare_previous(store: ArchiveStore, target: VersionFeatures, prev: str) -
     fp, text = _load(store)(prev)
     if not fp or not target.fingerprint:
         return []
-    structural = FingerprintIndex(target.fingerprint).similarity(fp)
+    try:
+        structural = FingerprintIndex(target.fingerprint).similarity(fp)
+    except TooLarge:  # beyond the automaton's memory cap: the daemon compares it later
+        return []
     content = content_similarity(target.text or "", text)
     return [[prev, round(structural, 4), round(content, 4)]]
 
