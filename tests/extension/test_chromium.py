@@ -68,12 +68,16 @@ def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     assert page.locator(".did-you-mean").get_attribute("href").startswith(("http://", "https://"))
     screenshot(page, "error-page.png", full_page=True)
 
-    # Warm: a second failure is on screen within 150 ms of the error event.
-    visit_failing(page, "http://wikipeda.org/wiki/Heron")
-    expect(page).to_have_url(error_page(browser))
-    expect(page.locator("html")).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
-    shown = int(page.locator("html").get_attribute("data-shown-ms"))
-    assert shown <= 150, f"error page shown {shown} ms after the error event"
+    # Warm: later failures are on screen within 150 ms of the error event (the median of three,
+    # because the machine's two cores are shared and one sample is noise).
+    shown = []
+    for typo in ("http://wikipeda.org/wiki/Heron", "http://exmaple.com/", "http://githbu.com/"):
+        visit_failing(page, typo)
+        expect(page).to_have_url(error_page(browser))
+        html = page.locator("html")
+        expect(html).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
+        shown.append(int(html.get_attribute("data-shown-ms")))
+    assert sorted(shown)[1] <= 150, f"error page shown {shown} ms after the error events"
     page.close()
 
 
