@@ -288,9 +288,10 @@ class DomainDictionary:
         for ident in seen:
             n = lengths[ident]
             limit = max_distance(n)
-            dist = distance(query, domains[ident][:n], score_cutoff=limit)
-            if 0 < dist <= limit:
-                found.append((ident, dist))
+            key = domains[ident][:n]
+            dist = distance(query, key, score_cutoff=limit + 1)
+            if 0 < dist <= limit or (dist == 2 and _is_swap(query, key)):
+                found.append((ident, min(dist, limit)))
         found.sort()
         return found
 
@@ -304,6 +305,19 @@ class DomainDictionary:
         """Approximate memory of the index structures (domains + entries)."""
         strings = sum(49 + len(d) for d in self.domains) + 8 * len(self.domains)
         return strings + 12 * len(self.hashes) + len(self.key_lengths)
+
+
+def _is_swap(a: str, b: str) -> bool:
+    """True when ``b`` is ``a`` with two adjacent letters swapped (one typo)."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and a[diff[0]] == b[diff[1]]
+        and a[diff[1]] == b[diff[0]]
+    )
 
 
 def _plausible(domain: str) -> bool:

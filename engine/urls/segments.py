@@ -116,8 +116,8 @@ class Segmenter:
         for word in self.lexicon.sharing(segment):
             score, cost = ngram_score(segment, word), typo_cost(segment, word)
             if score >= self.options.threshold and cost <= self.options.max_typo_cost:
-                # most n-grams first; then the likelier typo; then (the seed) the longer
-                scored.append((score, -cost, len(word), word))
+                # most n-grams first; on a tie the longer (the seed), then the likelier typo
+                scored.append((score, len(word), -cost, word))
         if not scored:
             return None
         score, _, _, word = max(scored)

@@ -124,7 +124,8 @@ class SuggestOptions:
     taken_boost: float = 1e4
     rejected_factor: float = 0.05
     max_variants: int = 6
-    segments: bool = True
+    segments: bool = True  # step 6, when nothing above scores 0.2
+    segment_max_length: int = 14
 
 
 @dataclass
@@ -309,7 +310,7 @@ class Suggester:
         self._learned(ctx)
         self._referrer(ctx)
         out = self._rank(ctx)
-        if self.options.segments and not any(s.score >= self.options.confident for s in out):
+        if self.options.segments and not any(s.score >= 0.2 for s in out):
             out = self._with_segments(ctx, queries, out)
         out += self._extras(ctx, out)
         return _merge(out, self.options.limit)
@@ -406,9 +407,17 @@ class Suggester:
         if self._known(domain):
             self._add(ctx, domain, q.cost, q.step, q.reason or "known domain")
 
+    def _keys_for(self, source: DomainDictionary, q: _Query) -> list[str]:
+        """The user's hosts are indexed whole (``intranet.corp``): query with the subdomain too."""
+        if q.sub and source is not self.dictionary:
+            return [q.key, f"{q.sub}.{q.key}"]
+        return [q.key]
+
     def _same_key(self, ctx: _Context, q: _Query) -> None:
         for source in self._sources():
-            for ident in source.ids_with_key(q.key)[:20]:
+            for ident in [i for k in self._keys_for(source, q) for i in source.ids_with_key(k)][
+                :20
+            ]:
                 suffix = source.suffix(ident)
                 if suffix != q.suffix:
                     cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
@@ -418,15 +427,17 @@ class Suggester:
         if len(q.key) < 2:
             return
         for source in self._sources():
-            for ident, _dist in source.near_keys(q.key)[:200]:
-                key, suffix = source.key(ident), source.suffix(ident)
-                cost = q.cost + typo_cost(q.key, key, ctx.layout)
-                if suffix != q.suffix:
-                    cost += self._suffix_cost(ctx, q.suffix, suffix)
-                why = f"{q.key} → {key}" + (
-                    f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
-                )
-                self._add(ctx, source.domain(ident), cost, "spelling", why)
+            for typed_key in self._keys_for(source, q):
+                self._near(ctx, q, source, typed_key)
+
+    def _near(self, ctx: _Context, q: _Query, source: DomainDictionary, typed_key: str) -> None:
+        for ident, _dist in source.near_keys(typed_key)[:200]:
+            key, suffix = source.key(ident), source.suffix(ident)
+            cost = q.cost + typo_cost(typed_key, key, ctx.layout)
+            if suffix != q.suffix:
+                cost += self._suffix_cost(ctx, q.suffix, suffix)
+            why = f"{typed_key} → {key}" + (f", .{q.suffix} → .{suffix}" if suffix != q.suffix else "")
+            self._add(ctx, source.domain(ident), cost, "spelling", why)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         if not typed:
@@ -540,13 +551,15 @@ class Suggester:
         best = min(queries, key=lambda q: q.cost) if queries else None
         if best is None or not best.suffix:
             return out
+        if len(best.key) > self.options.segment_max_length:
+            return out
         repaired = self._segmenter.repair(best.key.replace("-", ""))
         if repaired is None:
             return out
         name, score = repaired
         domain = f"{name}.{best.suffix}"
         known = self._known(domain)
-        value = (0.6 if known else 0.35) * score / 1000
+        value = (0.6 if known else 0.3) * score / 1000
         if ctx.typed_known:
             value = min(value, self.options.confident - 0.05)
         why = f"segments repaired ({best.key} → {name}, n-gram score {score}/1000)"
