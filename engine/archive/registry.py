@@ -525,9 +525,14 @@ def served_copy(store: ArchiveStore, ref: str) -> Content:
 def resolve_open(
     store: ArchiveStore, url_or_id: str, reachable: bool, base: str | None = None
 ) -> dict:
-    """``open``: redirect to the live page if reachable, else the stored copy of the version."""
+    """``open``: redirect to the live page if reachable, else the stored copy of the version.
+
+    ``url_or_id`` is a registration ID, a version URL, or an original URL (its newest version).
+    """
     base = base or RegisterOptions().base
-    reg_id = resolve_id(store, url_or_id)
+    ref = url_or_id.strip()
+    is_version = is_reg_id(ref) or "/v/" in ref
+    reg_id = resolve_id(store, ref) if is_version else nearest_version(store, ref)
     entry = describe(store, reg_id, base)
     if reachable:
         return {"action": "live", "location": entry["url"], **entry}

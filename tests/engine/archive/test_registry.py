@@ -214,3 +214,12 @@ def test_keywords_by_url_and_by_id(store):
     assert keywords(store, reg.version_url)["keywords"] == by_url["keywords"]
     with pytest.raises(NotFound):
         keywords(store, "https://nothing.example/")
+
+
+def test_open_by_original_url_uses_the_newest_version(store):
+    url, body = page("partei")
+    register(store, Capture(url, body), at(0))
+    newest = register(store, Capture(url, body + b"<!-- 2 -->"), at(1))
+    assert resolve_open(store, url, reachable=False)["id"] == newest.id
+    with pytest.raises(NotFound):
+        resolve_open(store, "https://never.example/", reachable=False)
