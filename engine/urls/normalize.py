@@ -27,6 +27,7 @@ from ada_url import idna_to_ascii
 
 from engine.errors import InvalidURL
 from engine.urls import verbatim
+from engine.urls.escapes import Escapes
 from engine.urls.params import SESSION_IDS, TRACKING, TRACKING_EXTENDED, Dropper
 from engine.urls.parse import (
     MAX_URL_LENGTH,
@@ -49,9 +50,6 @@ DIR_INDEX = frozenset(
     + ["Default.asp", "Default.aspx"]
 )
 
-# RFC 3986 2.3 unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
-UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-PCT = re.compile(r"%[0-9A-Fa-f]{2}")
 HOST_RULES = frozenset({"www", "host_trailing_dot"})
 PATH_RULES = frozenset({"dir_index", "trailing_slash_dir", "session_id_path"})
 SESSION_PATH = re.compile(r";jsessionid=[^/;?#]*", re.IGNORECASE)
@@ -87,7 +85,7 @@ class Plan:
 
     on: frozenset[str]
     max_length: int
-    pct_table: dict[str, str] | None
+    escapes: Escapes | None
     dropper: Dropper | None
     strict: bool
     verbatim: bool
@@ -98,20 +96,8 @@ class Plan:
     path_rules: bool
 
 
-def _pct_table(upper: bool, decode: bool) -> dict[str, str] | None:
-    """Map every ``%xx`` spelling to its replacement (decoded, uppercased, or kept)."""
-    if not (upper or decode):
-        return None
-    hexdigits = "0123456789abcdefABCDEF"
-    table = {}
-    for a in hexdigits:
-        for b in hexdigits:
-            escape = f"%{a}{b}"
-            char = chr(int(a + b, 16))
-            table[escape] = (
-                char if decode and char in UNRESERVED else escape.upper() if upper else escape
-            )
-    return table
+def _escapes(upper: bool, decode: bool) -> Escapes | None:
+    return Escapes(upper, decode) if upper or decode else None
 
 
 def _dropper(on: frozenset[str]) -> Dropper | None:
@@ -128,7 +114,7 @@ def compile_plan(options: NormalizeOptions) -> Plan:
     return Plan(
         on=on,
         max_length=options.max_length,
-        pct_table=_pct_table("pct_upper" in on, "pct_decode_unreserved" in on),
+        escapes=_escapes("pct_upper" in on, "pct_decode_unreserved" in on),
         dropper=_dropper(on),
         strict=not {"whitespace_strip", "whatwg_lenient"} <= on,
         verbatim=not on >= PARSER_RULES,
@@ -184,15 +170,15 @@ def _normalize(url: str, plan: Plan) -> str:
 
 def _apply(parts: tuple, plan: Plan) -> str:
     scheme, before_host, host, after_host, path, query, fragment = parts
-    table = plan.pct_table
+    escapes = plan.escapes
     web = scheme in WEB_SCHEMES
-    if table is not None and "%" in before_host:
-        before_host = PCT.sub(lambda m: table[m[0]], before_host)
+    if escapes is not None and "%" in before_host:
+        before_host = escapes.fix(before_host)
     # An IP literal never starts with "www." nor ends with ".": no host-type check needed.
     if web and plan.host_rules and host and (host[-1] == "." or host[:4] == "www."):
         host = _host(host, plan.on)
-    if table is not None and "%" in path:
-        path = PCT.sub(lambda m: table[m[0]], path)
+    if escapes is not None and "%" in path:
+        path = escapes.fix(path)
     if web and plan.path_rules and path[:1] == "/":
         path = _path(path, plan.on)
     if query is not None:
@@ -207,10 +193,33 @@ def _apply(parts: tuple, plan: Plan) -> str:
 
 def _host(host: str, on: frozenset[str]) -> str:
     if host[-1] == "." and "host_trailing_dot" in on:
-        host = host.rstrip(".") or host
+        host = drop_trailing_dots(host)
     if host[:4] == "www." and "www" in on:
         host = drop_www(host)
     return host
+
+
+def drop_trailing_dots(host: str) -> str:
+    """Drop the root dot(s), unless the host would then end in a number, which
+    WHATWG would read as an IPv4 address ("ends in a number checker").
+
+    >>> drop_trailing_dots("example.com."), drop_trailing_dots("0x7f..")
+    ('example.com', '0x7f..')
+    """
+    bare = host.rstrip(".")
+    return host if not bare or ends_in_number(bare) else bare
+
+
+def ends_in_number(host: str) -> bool:
+    """https://url.spec.whatwg.org/#ends-in-a-number-checker (host without trailing dot).
+
+    >>> ends_in_number("a.1"), ends_in_number("a.0x"), ends_in_number("a.b1")
+    (True, True, False)
+    """
+    last = host.rpartition(".")[2]
+    if last.isascii() and last.isdigit():
+        return True
+    return last[:2] in ("0x", "0X") and all(c in "0123456789abcdefABCDEF" for c in last[2:])
 
 
 def drop_www(host: str) -> str:
@@ -228,6 +237,15 @@ def drop_www(host: str) -> str:
     if "." not in bare or is_public_suffix(bare):
         return host
     return rest
+
+
+_SUFFIXES: frozenset[str] = frozenset()
+
+
+def _load_suffixes() -> frozenset[str]:
+    global _SUFFIXES
+    _SUFFIXES = public_suffixes()
+    return _SUFFIXES
 
 
 @lru_cache(maxsize=1)
@@ -255,7 +273,7 @@ def is_public_suffix(host: str) -> bool:
     >>> is_public_suffix("co.uk"), is_public_suffix("github.io"), is_public_suffix("example.co.uk")
     (True, True, False)
     """
-    suffixes = public_suffixes()
+    suffixes = _SUFFIXES or _load_suffixes()
     if host in suffixes:
         return True
     parent = host.partition(".")[2]
@@ -279,9 +297,9 @@ def _path(path: str, on: frozenset[str]) -> str:
 def _query(query: str, web: bool, plan: Plan) -> str | None:
     if not query:
         return None if plan.empty_query else query
-    table = plan.pct_table
-    if table is not None and "%" in query:
-        query = PCT.sub(lambda m: table[m[0]], query)
+    escapes = plan.escapes
+    if escapes is not None and "%" in query:
+        query = escapes.fix(query)
     if not web:
         return query
     if plan.form_encoding and "%20" in query:
@@ -307,7 +325,7 @@ def _fragment(fragment: str, web: bool, plan: Plan) -> str | None:
     # Hash routes (#!x, #!/x, #/x) address content in single-page apps; keep them.
     if web and "fragment" in plan.on and fragment[:1] not in ("!", "/"):
         return None
-    table = plan.pct_table
-    if table is not None and "%" in fragment:
-        fragment = PCT.sub(lambda m: table[m[0]], fragment)
+    escapes = plan.escapes
+    if escapes is not None and "%" in fragment:
+        fragment = escapes.fix(fragment)
     return fragment

@@ -169,7 +169,7 @@ def ada_slices(data: bytes) -> tuple | None:
 # apart. tests/engine/urls/test_parse.py checks this agrees with ada.
 _FAST = re.compile(
     r"(?P<scheme>[Hh][Tt][Tt][Pp][Ss]?)://"
-    r"(?P<host>(?:(?![Xx][Nn]--)[A-Za-z0-9-]+\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*)"
+    r"(?P<host>(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*)"
     r"(?::(?P<port>[1-9][0-9]{0,3}))?"
     r"(?P<path>/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)?"
     r"(?:\?(?P<query>[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*))?"
@@ -192,9 +192,12 @@ def fast_slices(text: str) -> tuple | None:
     path = path or "/"
     if "/." in path or ("%2" in path and ("%2e" in path or "%2E" in path)):
         return None  # possible dot segments: let ada resolve them
+    host = host.lower()
+    if "xn--" in host:
+        return None  # ada checks punycode labels
     scheme = scheme.lower()
     port = "" if port is None or port == _DEFAULT_PORT[scheme] else ":" + port
-    return scheme, "//", host.lower(), port, path, query, fragment
+    return scheme, "//", host, port, path, query, fragment
 
 
 def parse_url(text: str, base: str | None = None) -> URLParts:

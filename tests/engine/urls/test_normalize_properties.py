@@ -49,7 +49,7 @@ OPTIONS = st.builds(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.one_of(urlish(), st.text(max_size=60)), OPTIONS)
 def test_normalize_raises_only_pagekeeper_errors(text, options):
     try:
@@ -59,7 +59,7 @@ def test_normalize_raises_only_pagekeeper_errors(text, options):
     assert isinstance(result, str)
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(urlish())
 def test_archive_key_is_idempotent(text):
     try:
@@ -69,7 +69,7 @@ def test_archive_key_is_idempotent(text):
     assert archive_key(key) == key
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(urlish(), st.sampled_from(["safe", "aggressive"]))
 def test_other_profiles_are_idempotent_too(text, profile):
     options = NormalizeOptions.from_profile(profile)

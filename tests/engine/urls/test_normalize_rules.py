@@ -307,3 +307,24 @@ def test_tracking_params_extended():
     assert (
         norm(url, "archive") == "http://example.com/p.html?id=3&pk_campaign=y&ref=hn&si=x&spm=a.b"
     )
+
+
+UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def test_pct_rules_over_every_escape_spelling():
+    hexdigits = "0123456789abcdefABCDEF"
+    for a in hexdigits:
+        for b in hexdigits:
+            escape, char = f"%{a}{b}", chr(int(a + b, 16))
+            both = only(f"http://example.com/x{escape}y", "pct_upper", "pct_decode_unreserved")
+            want = char if char in UNRESERVED else escape.upper()
+            assert both == f"http://example.com/x{want}y", escape
+            upper = norm(f"http://example.com/x{escape}y", adjust="-pct_decode_unreserved")
+            assert upper == f"http://example.com/x{escape.upper()}y", escape
+
+
+def test_host_trailing_dot_never_makes_an_ipv4_host():
+    assert only("http://0x7f../", "host_trailing_dot") == "http://0x7f../"
+    assert only("http://a.1../", "host_trailing_dot") == "http://a.1../"
+    assert only("http://a.b1../", "host_trailing_dot") == "http://a.b1/"

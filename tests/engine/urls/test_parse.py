@@ -107,7 +107,7 @@ URLISH = st.text(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.sampled_from(["http://", "https://", "HTTP://", "http:"]), URLISH)
 def test_fast_path_never_disagrees_with_ada(prefix, rest):
     text = prefix + rest
