@@ -6,6 +6,7 @@ import { ext } from '../lib/browser.js';
 import { archiveLink, archiveTab, listVersions } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { portState, request } from './native.js';
+import { livenessOf } from './visits.js';
 
 /** Relay a request to the host unchanged. */
 const relay = (type, timeoutMs) => (params) => request(type, params, { timeoutMs });
@@ -21,6 +22,7 @@ export const HANDLERS = {
   open: relay('open', 15000),
   open_copy: openCopy,
   check: relay('check', 15000),
+  liveness: (params) => livenessOf(params.tabId, params.url),
   host_status: hostStatus,
   viewer: viewer,
 };

@@ -12,8 +12,8 @@ import { onPageFetched, onPageLoaded } from './visits.js';
 const MAIN_FRAME = { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] };
 const WEB_PAGES = { url: [{ schemes: ['http', 'https'] }] };
 
-ext.runtime.onInstalled.addListener(createMenus);
-ext.runtime.onStartup.addListener(createMenus);
+ext.runtime.onInstalled.addListener(quietly(createMenus));
+ext.runtime.onStartup.addListener(quietly(createMenus));
 
 ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   route(message, sender).then(sendResponse);
@@ -31,11 +31,10 @@ ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetS
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));
 
-function createMenus() {
-  menus.removeAll(() => {
-    menus.create({ id: 'pk-archive-page', title: 'Archive this page', contexts: ['page'] });
-    menus.create({ id: 'pk-archive-link', title: 'Archive the linked page', contexts: ['link'] });
-  });
+async function createMenus() {
+  await menus.removeAll(); // promise-based in both families (MV3)
+  menus.create({ id: 'pk-archive-page', title: 'Archive this page', contexts: ['page'] });
+  menus.create({ id: 'pk-archive-link', title: 'Archive the linked page', contexts: ['link'] });
 }
 
 async function onMenuClicked(info, tab) {

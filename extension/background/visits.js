@@ -2,7 +2,7 @@
 // optional liveness check (is the archived content still there?), the optional auto-archive
 // rules, and the `visited` report (the host only, for the dictionary of the user's own domains).
 
-import { action } from '../lib/browser.js';
+import { action, sessionStore } from '../lib/browser.js';
 import { hostOf, isPrivateHost, isWatched, isWebURL } from '../lib/addresses.js';
 import { shouldAutoArchive } from '../lib/rules.js';
 import { archiveTab, listVersions, showCount } from './archive.js';
@@ -36,7 +36,9 @@ export async function onPageFetched(details) {
 
 async function checkLiveness(tabId, url) {
   const verdict = await request('check', { url }, { timeoutMs: 15000 }).catch(() => null);
-  if (verdict?.state !== 'gone' && verdict?.state !== 'changed') return;
+  if (!verdict) return;
+  await sessionStore.set({ [`liveness:${tabId}`]: { url, state: verdict.state, reason: verdict.reason ?? null } });
+  if (verdict.state !== 'gone' && verdict.state !== 'changed') return;
   const gone = verdict.state === 'gone';
   await action.setBadgeBackgroundColor({ tabId, color: gone ? '#b3261e' : '#a15c00' });
   await action.setBadgeText({ tabId, text: '!' });
@@ -46,4 +48,11 @@ async function checkLiveness(tabId, url) {
       ? 'PageKeeper: the content you archived is no longer on this page. Open the popup for your copy.'
       : 'PageKeeper: this page changed since you archived it.',
   });
+}
+
+/** The last liveness verdict for a tab's current page ({url, state, reason}), or null. */
+export async function livenessOf(tabId, url) {
+  const key = `liveness:${tabId}`;
+  const found = (await sessionStore.get(key))[key];
+  return found?.url === url ? found : null;
 }

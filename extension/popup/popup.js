@@ -39,6 +39,19 @@ async function showVersions() {
     ? `${versions.length} archived version${versions.length === 1 ? '' : 's'} · last saved ${formatTime(versions[0].registered_at)}`
     : 'Not archived yet.');
   document.body.dataset.versions = String(versions.length);
+  if (versions.length) await showLiveness(versions[0]);
+}
+
+/** Warn when the archived content is no longer on the live page (the background's `check`). */
+async function showLiveness(newest) {
+  const reply = await callBackground('liveness', { tabId: tab.id, url: tab.url });
+  const state = reply.ok ? reply.result?.state : null;
+  if (state !== 'gone' && state !== 'changed') return show('liveness', false);
+  const text = state === 'gone'
+    ? 'The content you archived is no longer on this page. '
+    : 'This page changed since you archived it. ';
+  fill('liveness', text, h('a', { href: newest.version_url, onclick: (e) => openDaemon(e, 'open_copy', { version_url: newest.version_url }) }, 'Open your newest copy'));
+  show('liveness');
 }
 
 async function onArchive() {

@@ -150,3 +150,36 @@ def test_without_the_host_the_error_page_says_how_to_install_it(bare_browser):
     expect(page.locator("#others-list .url").first).to_have_text("gooogle.com")
     screenshot(page, "error-page-no-host.png", full_page=True)
     page.close()
+
+
+def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site):
+    """The soft 404: the server still answers 200, but the archived text is no longer there."""
+    browser.set_option("allowPrivate", True)
+    browser.set_option("liveness", True)
+    story = " ".join(
+        f"The heronry on the east bank held {n} nests this spring, counted from the old bridge."
+        for n in range(12, 30)
+    )
+    site.pages["/notes/heronry.html"] = (200, ARTICLE.format(title="the heronry", extra=story))
+    url = site.url("/notes/heronry.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    tab = browser.tab_id(url)
+    archive_with_popup(browser, tab).close()
+
+    gone = "This page is no longer available. Browse our other notes."
+    site.pages["/notes/heronry.html"] = (200, ARTICLE.format(title="notes", extra=gone))
+    page.reload()
+    for _ in range(80):
+        if browser.badge(tab) == "!":
+            break
+        page.wait_for_timeout(100)
+    assert browser.badge(tab) == "!"
+    title = browser.worker().evaluate("(id) => chrome.action.getTitle({tabId: id})", tab)
+    assert "no longer on this page" in title
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    expect(popup.locator("#liveness")).to_contain_text("no longer on this page")
+    popup.close()
+    browser.set_option("liveness", False)
+    page.close()
