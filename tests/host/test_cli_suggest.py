@@ -1,0 +1,136 @@
+"""``pagekeeper suggest`` through the real CLI (a real process, real files in a tmp home)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from host import learning_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pagekeeper(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    script = Path(sys.executable).parent / "pagekeeper"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
+    return subprocess.run(
+        [*cmd, "--home", str(home), *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_single_url_json(tmp_path):
+    done = pagekeeper(
+        tmp_path, "suggest", "http://user:pw@gogle.com/maps?q=1", "--json", "--limit", "3"
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["suggestions"][0]["url"] == "http://google.com/maps?q=1"
+    assert set(result["suggestions"][0]) == {"url", "score", "step", "reason"}
+    assert len(result["suggestions"]) <= 3
+    assert "pw@" not in done.stdout.decode().split('"suggestions"')[1]
+    assert list((tmp_path / "cache").glob("dictionary-*.idx")), (
+        "the warm index cache was not written"
+    )
+
+
+def test_human_output_and_referrer(tmp_path):
+    done = pagekeeper(
+        tmp_path, "suggest", "http://faceboook.com/", "--referrer", "https://example.org/"
+    )
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.decode().splitlines()[0]
+    assert "http://facebook.com/" in first and "[spelling]" in first
+
+
+def test_batch_keeps_order_and_types_errors_per_line(tmp_path):
+    lines = [
+        {"url": "http://gogle.com/"},
+        "not json",
+        {"url": 5},
+        {"url": "http://googlecom/", "error": "dns"},
+        {"url": "ftp://example.com/"},
+        {"url": "http://example.com/", "error": "bogus"},
+        {"url": "http://ww.facebook.com/", "referrer": "https://news.ycombinator.com/"},
+    ]
+    stdin = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines).encode() + b"\n"
+    done = pagekeeper(tmp_path, "suggest", "--batch", "--timings", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert len(out) == len(lines)
+    assert out[0]["suggestions"][0]["url"] == "http://google.com/"
+    assert out[0]["elapsed_ms"] >= 0
+    assert out[1]["error"]["code"] == "invalid_input"
+    assert out[2]["error"]["code"] == "invalid_input" and out[2]["url"] == 5
+    assert out[3]["suggestions"][0]["url"] == "http://google.com/"
+    assert out[4]["error"]["code"] == "invalid_url"
+    assert out[5]["error"]["code"] == "invalid_input"
+    assert out[6]["suggestions"][0]["url"] == "http://www.facebook.com/"
+
+
+def test_custom_dictionary_replaces_the_bundled_one(tmp_path):
+    csv = tmp_path / "dict.csv"
+    csv.write_text("rank,domain\n1,zzexamplezz.com\n2,other.org\n")
+    done = pagekeeper(
+        tmp_path, "suggest", "http://zzexamplz.com/", "--json", "--dictionary", str(csv)
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["suggestions"][0]["url"] == "http://zzexamplezz.com/"
+    # google.com is not in this dictionary: only an unverified segment repair, below 0.5
+    done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json", "--dictionary", str(csv))
+    found = json.loads(done.stdout)["suggestions"]
+    assert all(s["step"] == "segments" and s["score"] < 0.5 for s in found), found
+
+
+def test_bad_dictionary_and_bad_arguments_are_typed_errors(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,a.com\nx,b.com\n")
+    done = pagekeeper(tmp_path, "suggest", "http://a.com/", "--json", "--dictionary", str(bad))
+    assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "invalid_input"
+    done = pagekeeper(
+        tmp_path,
+        "suggest",
+        "http://a.com/",
+        "--json",
+        "--dictionary",
+        str(tmp_path / "missing.csv"),
+    )
+    assert done.returncode == 2
+    done = pagekeeper(tmp_path, "suggest", "--json")
+    assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "invalid_input"
+
+
+def test_damaged_cache_is_rebuilt(tmp_path):
+    assert pagekeeper(tmp_path, "suggest", "http://gogle.com/").returncode == 0
+    (cache,) = (tmp_path / "cache").glob("dictionary-*.idx")
+    cache.write_bytes(cache.read_bytes()[:1000])
+    done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json")
+    assert (
+        done.returncode == 0
+        and json.loads(done.stdout)["suggestions"][0]["url"] == "http://google.com/"
+    )
+    assert cache.stat().st_size > 1_000_000
+
+
+def test_learning_file_is_used(tmp_path):
+    state = {
+        "version": 1,
+        "outcomes": {"gogle.com": {"goggle.com": {"shown": 1, "taken": 2, "rejected": 0}}},
+    }
+    learning_file.save_learning(tmp_path, state)
+    done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json")
+    top = json.loads(done.stdout)["suggestions"][0]
+    assert top["url"] == "http://goggle.com/" and top["step"] == "learned"
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path):
+    learning_file.save_learning(tmp_path, {"visited": {"a.com": 1}})
+    learning_file.save_learning(tmp_path, {"visited": {"b.com": 2}})
+    assert learning_file.load_learning(tmp_path) == {"visited": {"b.com": 2}}
+    assert [p.name for p in tmp_path.iterdir()] == ["learning.json"]
