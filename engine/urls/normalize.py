@@ -93,6 +93,7 @@ class Plan:
     empty_query: bool
     form_encoding: bool
     query_sort: bool
+    drop_fragment: bool
     path_rules: bool
 
 
@@ -122,6 +123,7 @@ def compile_plan(options: NormalizeOptions) -> Plan:
         empty_query="empty_query" in on,
         form_encoding="query_form_encoding" in on,
         query_sort="query_sort" in on,
+        drop_fragment="fragment" in on,
         path_rules=bool(on & PATH_RULES),
     )
 
@@ -152,43 +154,71 @@ def archive_key(url: str) -> str:
 def _normalize(url: str, plan: Plan) -> str:
     if type(url) is not str or len(url) > plan.max_length:
         check_text(url, plan.max_length)  # raises the right error
-    try:
-        data = url.encode()
-    except UnicodeEncodeError:
-        data = check_text(url, plan.max_length)  # raises InvalidURL naming the surrogate
     if plan.strict:
         verbatim.check_strict(url, plan.on)
     parts = None if plan.verbatim else fast_slices(url)
     if parts is None:
-        parts = ada_slices(data)
+        parts = _parse(url, plan)
+    escapes = plan.escapes
+    if escapes is not None and "%" in url:
+        parts = _fix_escapes(parts, escapes)
+    if parts[0] in WEB_SCHEMES:
+        return _web(parts, plan)
+    return _serialize(*parts[:5], _query_other(parts[5], plan), parts[6])
+
+
+def _parse(url: str, plan: Plan) -> tuple:
+    try:
+        data = url.encode()
+    except UnicodeEncodeError:
+        data = check_text(url, plan.max_length)  # raises InvalidURL naming the surrogate
+    parts = ada_slices(data)
     if parts is None:
         raise InvalidURL(explain_failure(url))
-    if plan.verbatim:
-        parts = verbatim.restore(url, parts, plan.on)
-    return _apply(parts, plan)
+    return verbatim.restore(url, parts, plan.on) if plan.verbatim else parts
 
 
-def _apply(parts: tuple, plan: Plan) -> str:
+def _fix_escapes(parts: tuple, escapes: Escapes) -> tuple:
+    """pct_upper / pct_decode_unreserved on userinfo, path, query and fragment."""
     scheme, before_host, host, after_host, path, query, fragment = parts
-    escapes = plan.escapes
-    web = scheme in WEB_SCHEMES
-    if escapes is not None and "%" in before_host:
-        before_host = escapes.fix(before_host)
-    # An IP literal never starts with "www." nor ends with ".": no host-type check needed.
-    if web and plan.host_rules and host and (host[-1] == "." or host[:4] == "www."):
+    fix = escapes.fix
+    if "%" in before_host:
+        before_host = fix(before_host)
+    if "%" in path:
+        path = fix(path)
+    if query and "%" in query:
+        query = fix(query)
+    if fragment and "%" in fragment:
+        fragment = fix(fragment)
+    return scheme, before_host, host, after_host, path, query, fragment
+
+
+def _web(parts: tuple, plan: Plan) -> str:
+    """The http(s) rules: host, path, query and fragment rules of the plan."""
+    scheme, before_host, host, after_host, path, query, fragment = parts
+    if plan.host_rules and (host[-1:] == "." or host[:4] == "www."):
+        # An IP literal never starts with "www." nor ends with ".": no host-type check.
         host = _host(host, plan.on)
-    if escapes is not None and "%" in path:
-        path = escapes.fix(path)
-    if web and plan.path_rules and path[:1] == "/":
+    if plan.path_rules:
         path = _path(path, plan.on)
     if query is not None:
-        query = _query(query, web, plan)
-    if fragment is not None:
-        fragment = _fragment(fragment, web, plan)
+        query = _query(query, plan)
+    # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
+    if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
+        fragment = None
+    return _serialize(scheme, before_host, host, after_host, path, query, fragment)
+
+
+def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> str:
     out = scheme + ":" + before_host + host + after_host + path
     if query is not None:
         out += "?" + query
     return out if fragment is None else out + "#" + fragment
+
+
+def _query_other(query: str | None, plan: Plan) -> str | None:
+    """Non-web schemes: only ``empty_query`` applies to the query."""
+    return None if query == "" and plan.empty_query else query
 
 
 def _host(host: str, on: frozenset[str]) -> str:
@@ -294,14 +324,9 @@ def _path(path: str, on: frozenset[str]) -> str:
     return path
 
 
-def _query(query: str, web: bool, plan: Plan) -> str | None:
+def _query(query: str, plan: Plan) -> str | None:
     if not query:
         return None if plan.empty_query else query
-    escapes = plan.escapes
-    if escapes is not None and "%" in query:
-        query = escapes.fix(query)
-    if not web:
-        return query
     if plan.form_encoding and "%20" in query:
         query = query.replace("%20", "+")
     pairs = None
@@ -310,7 +335,7 @@ def _query(query: str, web: bool, plan: Plan) -> str | None:
         pairs = dropper.filter_pairs(query.split("&"))
     if plan.query_sort and "&" in query:
         # Stable by key: repeated keys keep their relative order; "&&" pairs go.
-        pairs = [pair for pair in (pairs or query.split("&")) if pair]
+        pairs = [pair for pair in (query.split("&") if pairs is None else pairs) if pair]
         pairs.sort(key=_param_key)
     if pairs is not None:
         query = "&".join(pairs)
@@ -319,13 +344,3 @@ def _query(query: str, web: bool, plan: Plan) -> str | None:
 
 def _param_key(pair: str) -> str:
     return pair.partition("=")[0]
-
-
-def _fragment(fragment: str, web: bool, plan: Plan) -> str | None:
-    # Hash routes (#!x, #!/x, #/x) address content in single-page apps; keep them.
-    if web and "fragment" in plan.on and fragment[:1] not in ("!", "/"):
-        return None
-    escapes = plan.escapes
-    if escapes is not None and "%" in fragment:
-        fragment = escapes.fix(fragment)
-    return fragment

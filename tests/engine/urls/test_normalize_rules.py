@@ -328,3 +328,12 @@ def test_host_trailing_dot_never_makes_an_ipv4_host():
     assert only("http://0x7f../", "host_trailing_dot") == "http://0x7f../"
     assert only("http://a.1../", "host_trailing_dot") == "http://a.1../"
     assert only("http://a.b1../", "host_trailing_dot") == "http://a.b1/"
+
+
+def test_a_query_of_only_tracking_parameters_disappears_with_sorting_on():
+    assert norm("http://example.com/a.html?utm_source=x&fbclid=y", "archive") == (
+        "http://example.com/a.html"
+    )
+    assert norm("http://example.com/a.html?utm_source=x&&fbclid=y&b=1&a", "archive") == (
+        "http://example.com/a.html?a&b=1"
+    )
