@@ -38,7 +38,7 @@ export function forgetTab(tabId) {
 
 /** webNavigation.onErrorOccurred: a network failure of a main frame. */
 export async function onNavigationError(details) {
-  if (details.frameId !== 0 || details.tabId < 0) return;
+  if (!isVisibleTopFrame(details)) return;
   const info = classifyError(details.error);
   if (!info || !isWebURL(details.url) || isOwnPage(details.url)) return;
   if (!recent.claim(`${details.tabId} ${details.url}`, Date.now())) return;
@@ -53,7 +53,7 @@ export async function onNavigationError(details) {
 
 /** webRequest.onCompleted (main_frame): a 404 or 410. */
 export async function onHttpCompleted(details) {
-  if (details.frameId !== 0 || details.tabId < 0 || details.method !== 'GET') return;
+  if (!isVisibleTopFrame(details) || details.method !== 'GET') return;
   if (!GONE_STATUSES.has(details.statusCode)) return;
   const key = `${details.tabId} ${details.url}`;
   if (bypass.has(key, Date.now()) || !recent.claim(key, Date.now())) return;
@@ -92,6 +92,14 @@ export function retry(params, sender) {
   recent.release(key);
   if (classifyError(params.error)?.kind?.startsWith('http')) bypass.claim(key, Date.now());
   return ext.tabs.update(tabId, { url: params.url }).then(() => ({ url: params.url }));
+}
+
+/**
+ * The top frame of a real tab, not a prerendered page the user never asked to see: Chromium
+ * reports `documentLifecycle: 'prerender'` for those (the field is absent in Firefox).
+ */
+function isVisibleTopFrame(details) {
+  return details.frameId === 0 && details.tabId >= 0 && details.documentLifecycle !== 'prerender';
 }
 
 function startLookup(tabId, url, info, time, prefs, key = crypto.randomUUID()) {

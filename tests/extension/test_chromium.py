@@ -67,6 +67,13 @@ def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     expect(page.locator("#failed-url")).to_have_text("http://gooogle.com/")
     assert page.locator(".did-you-mean").get_attribute("href").startswith(("http://", "https://"))
     screenshot(page, "error-page.png", full_page=True)
+    # The host accepts the report the page sends when a suggestion is taken (it feeds learning).
+    reply = page.evaluate(
+        """(s) => chrome.runtime.sendMessage({type: 'suggestion_taken', params:
+             {url: 'http://gooogle.com/', suggestion: s, step: 'test', score: 0.8, rank: 0, taken: true}})""",
+        page.locator(".did-you-mean").get_attribute("href"),
+    )
+    assert reply == {"ok": True, "result": {"recorded": True, "taken": True}}, reply
 
     # Warm: later failures are on screen within 150 ms of the error event (the median of three,
     # because the machine's two cores are shared and one sample is noise).
