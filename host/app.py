@@ -53,6 +53,7 @@ class Config:
     extension_ids: list[str] = field(default_factory=list)
     firefox_ids: list[str] = field(default_factory=lambda: ["pagekeeper@pagekeeper.app"])
     suggest_limit: int = 8
+    cache_dir: str | None = None  # default <home>/cache (the dictionary index)
 
     @property
     def base_url(self) -> str:
@@ -127,7 +128,7 @@ class App:
     def _close(self) -> None:
         from host.navigation import save_learning
 
-        if self._suggester is not None:
+        if self._suggester is not None and getattr(self, "learning_dirty", False):
             save_learning(self)
         close = getattr(self._store, "close", None)
         if close:

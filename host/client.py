@@ -82,7 +82,10 @@ def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
     """Start ``pagekeeper serve`` detached from us (own session, output to its log)."""
     home = Path(home)
     (home / LOG_DIR).mkdir(parents=True, exist_ok=True)
-    argv = [*host_command(), "serve", "--home", str(home)]
+    if getattr(sys, "frozen", False):
+        argv = [sys.executable, "serve", "--home", str(home)]
+    else:  # the daemon's own entry point: no need to build the whole CLI first
+        argv = [sys.executable, "-m", "host.daemon", "--home", str(home)]
     if port is not None:
         argv += ["--port", str(port)]
     with open(home / LOG_DIR / "daemon.out", "ab") as log:

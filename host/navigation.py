@@ -17,14 +17,21 @@ shares the store's journal and crash safety. Visits are saved at most every
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
-import time
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from engine.errors import InvalidInput, NotFound
 
 STATE_NAME = "suggest"
 SAVE_EVERY = 10.0
+CACHE_DIR = "cache"
+DOMAINS = "domains.txt.gz"
 ARCHIVED_LIMIT = 5
 SIMILAR_LIMIT = 6
 log = logging.getLogger("pagekeeper.navigation")
@@ -47,27 +54,91 @@ def strip_credentials(url: str | None) -> str | None:
 # -- the Suggester and its learned state ---------------------------------------------------
 
 
+def _cache_key() -> str:
+    """Changes whenever the bundled domain list or the index code changes."""
+    from importlib import resources
+
+    import engine.urls.dictionary as code
+    from engine import __version__
+
+    digest = hashlib.sha256(resources.files("engine.data").joinpath(DOMAINS).read_bytes())
+    try:
+        digest.update(Path(code.__file__).read_bytes())
+    except (OSError, TypeError):  # frozen binary: the module lives in the archive
+        digest.update(f"{__version__} {sys.executable}".encode())
+    return digest.hexdigest()[:16]
+
+
+def bundled_dictionary(home: Path, cache_dir: str | None = None):
+    """The bundled 100k dictionary, from ``<home>/cache/`` when its index was built before.
+
+    Building the index takes seconds; loading the cached bytes takes ~25 ms, which
+    is what keeps a daemon start under a second and a half.
+    """
+    from engine.urls.dictionary import DomainDictionary
+
+    cache = Path(cache_dir or Path(home) / CACHE_DIR)
+    path = cache / f"domains-{_cache_key()}.idx"
+    try:
+        return DomainDictionary.from_bytes(path.read_bytes())
+    except FileNotFoundError:
+        pass
+    except Exception:  # a damaged or foreign cache file: rebuild it
+        log.warning("ignoring unreadable dictionary cache %s", path)
+    dictionary = DomainDictionary.bundled()
+    _write_cache(cache, path, dictionary.to_bytes())
+    return dictionary
+
+
+def _write_cache(cache: Path, path: Path, data: bytes) -> None:
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        for old in cache.glob("domains-*.idx"):
+            if old != path:
+                old.unlink(missing_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:  # a read-only home still works, only slower to start
+        log.warning("cannot write the dictionary cache: %s", exc)
+
+
 def build_suggester(app):
     """The bundled dictionary + the learned state saved in the store."""
     from engine.urls.suggest import Suggester
 
-    suggester = Suggester.bundled() if hasattr(Suggester, "bundled") else Suggester()
+    suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir))
     state = app.store.load_state(STATE_NAME)
     if state:
         suggester.load_state(state)
-    app.learning_saved = time.monotonic()
+    app.learning_dirty = False
     return suggester
 
 
 def save_learning(app) -> None:
     """Persist the Suggester's learned state into the store (store thread only)."""
     app.store.save_state(STATE_NAME, app.suggester.state())
-    app.learning_saved = time.monotonic()
+    app.learning_dirty = False
 
 
 def _maybe_save(app, now: bool = False) -> None:
-    if now or time.monotonic() - getattr(app, "learning_saved", 0) >= SAVE_EVERY:
+    """Save a taken/rejected choice at once; visits and "shown" counts in the background
+    (:func:`flush_learning`, every ``SAVE_EVERY`` seconds), off the request's path."""
+    if now:
         save_learning(app)
+    else:
+        app.learning_dirty = True
+
+
+async def flush_learning(app) -> None:
+    """The daemon's background task: persist learned state when it changed."""
+    while True:
+        await asyncio.sleep(SAVE_EVERY)
+        if getattr(app, "learning_dirty", False):
+            try:
+                await app.run(save_learning, app)
+            except Exception:
+                log.exception("saving the learned state failed")
 
 
 def record_archived(app, url: str) -> None:
@@ -109,14 +180,16 @@ def _host(url: str) -> str:
 # -- nav_error -------------------------------------------------------------------------
 
 
-def _suggestions(app, url: str, params: dict, limit: int) -> list[dict]:
+def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) -> list[dict]:
     from engine.urls.suggest import SuggestRequest
 
     request = SuggestRequest(
         url=url,
         error=error_kind(params),
         referrer=params.get("referrer") if isinstance(params.get("referrer"), str) else None,
+        time=epoch(params.get("time")),
         languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
+        archived=tuple(v["version_url"] for v in archived),
     )
     shown = app.suggester.suggest(request)[:limit]
     app.suggester.record_shown(url, shown)
@@ -125,6 +198,22 @@ def _suggestions(app, url: str, params: dict, limit: int) -> list[dict]:
     for entry in found:
         entry["url"] = strip_credentials(entry["url"])
     return found
+
+
+def epoch(value) -> float | None:
+    """Seconds since the epoch from a number or an ISO-8601 string (the extension's ``time``).
+
+    >>> epoch("1970-01-01T00:01:00.000Z")
+    60.0
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
 
 
 def error_kind(params: dict) -> str:
@@ -193,7 +282,7 @@ def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     archived = _archived(app, url)
     return {
         "url": strip_credentials(url),
-        "suggestions": _suggestions(app, url, params, limit),
+        "suggestions": _suggestions(app, url, params, limit, archived),
         "archived": archived,
         "similar": _similar(app, url, archived),
     }

@@ -12,6 +12,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,19 @@ def pk(
     return done
 
 
+# One dictionary-index cache for every test daemon: building it takes seconds, loading it ms.
+SHARED_CACHE = (
+    Path(tempfile.gettempdir())
+    / f"pagekeeper-test-cache-{os.getuid() if hasattr(os, 'getuid') else 0}"
+)
+
+
 def make_home(tmp_path: Path, **config) -> Path:
     """A data dir whose config picks a free port (0: the OS chooses; daemon.json tells)."""
     home = tmp_path / "home"
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.json").write_text(json.dumps({"port": 0, **config}))
+    config = {"port": 0, "cache_dir": str(SHARED_CACHE), **config}
+    (home / "config.json").write_text(json.dumps(config))
     return home
 
 

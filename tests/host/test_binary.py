@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from tests.host.daemon_fixtures import ROOT, stop_daemon
+from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, stop_daemon
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,7 @@ def read_reply(stream) -> dict:
 def test_binary_answers_ping_over_native_framing(binary, tmp_path, argv):
     home = tmp_path / "home"
     home.mkdir()
-    (home / "config.json").write_text(json.dumps({"port": 0}))
+    (home / "config.json").write_text(json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE)}))
     env = {"PAGEKEEPER_HOME": str(home), "PATH": os.environ.get("PATH", "")}
     proc = subprocess.Popen(
         [str(binary), *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env

@@ -11,7 +11,7 @@ import struct
 import threading
 
 from engine.errors import all_codes
-from tests.host.daemon_fixtures import NativeHost
+from tests.host.daemon_fixtures import SHARED_CACHE, NativeHost
 
 FRAMES = 10_000
 CAP = 4096
@@ -48,7 +48,9 @@ def random_frame(rng: random.Random, n: int) -> tuple[bytes, str | None]:
 
 
 def test_ten_thousand_random_frames(home):
-    (home / "config.json").write_text(json.dumps({"port": 0, "request_cap": CAP}))
+    (home / "config.json").write_text(
+        json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE), "request_cap": CAP})
+    )
     rng = random.Random(20261121)
     frames = [random_frame(rng, n) for n in range(FRAMES)]
     host = NativeHost(home, "chrome-extension://iemmkbppohhfaaamfnchoaeokbamlbba/")
@@ -87,7 +89,9 @@ def test_truncated_stream_ends_cleanly(home):
 
 
 def test_big_reply_is_paged_under_the_browser_limit(home):
-    (home / "config.json").write_text(json.dumps({"port": 0, "reply_limit": 4096}))
+    (home / "config.json").write_text(
+        json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE), "reply_limit": 4096})
+    )
     host = NativeHost(home)
     html = "<title>big</title><p>" + "é✓ " * 20000 + "</p>"
     reg = host.call(
