@@ -82,7 +82,7 @@ def _install_signals(app) -> None:
 
 
 async def _serve(app, port: int, announce) -> None:
-    from host.navigation import flush_learning
+    from host import background
     from host.server import make_server
 
     app.shutdown_event = asyncio.Event()
@@ -93,9 +93,10 @@ async def _serve(app, port: int, announce) -> None:
         write_state(app.home, app, actual)
         log.info("serving on %s (pid %d)", app.base_url, os.getpid())
         announce(status(app.home))
-        background = asyncio.create_task(flush_learning(app))
+        tasks = background.start(app)
         await app.shutdown_event.wait()
-        background.cancel()
+        for task in tasks:
+            task.cancel()
         server.close()
 
 

@@ -1,0 +1,69 @@
+"""The daemon's background jobs, run once against a real store and a real local web server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from engine.archive import registry
+from engine.archive.model import Capture
+from host.app import App, Config
+from host.background import schedules_once, similar_once
+from host.schedule import add_schedule, schedules
+
+
+class Page(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        body = b"<title>Daily</title><h1>News</h1><p>" + b"fresh words " * 40 + b"</p>"
+        self.send_response(200 if self.path == "/daily" else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture
+def app(tmp_path):
+    application = App(tmp_path, Config(port=1))
+    yield application
+    application.close()
+
+
+def test_due_schedules_register_and_move_on(app, server):
+    url, missing = f"{server}/daily", f"{server}/gone"
+    for target in (url, missing):
+        app.executor.submit(add_schedule, app.store, target, "daily").result()
+    assert asyncio.run(schedules_once(app)) == 2
+    assert len(registry.versions(app.store, url)) == 1
+    rows = {row["url"]: row for row in schedules(app.store)}
+    assert rows[url]["last_result"].startswith("ok ") and rows[missing]["last_result"] == "HTTP 404"
+    assert rows[url]["next_run"] > rows[url]["last_run"]
+    assert asyncio.run(schedules_once(app)) == 0  # not due again for a day
+
+
+def test_stale_similar_lists_are_refreshed(app):
+    html = "<title>A</title><div><p>" + "same template text " * 30 + "</p></div>"
+
+    def add(n):
+        return registry.register(app.store, Capture(f"https://s.example/{n}", html + f"<p>{n}</p>"))
+
+    first = app.executor.submit(add, 1).result()
+    app.executor.submit(add, 2).result()  # newer page on the host: the first list is stale
+    assert first.id in app.executor.submit(registry.stale_similar, app.store, 50).result()
+    assert asyncio.run(similar_once(app)) >= 1
+    assert first.id not in app.executor.submit(registry.stale_similar, app.store, 50).result()
