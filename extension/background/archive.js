@@ -3,7 +3,7 @@
 //
 //   const summary = await archiveTab(tabId);   // {version: 2, count: 2, similarity: 0.93, ...}
 
-import { action, ext, runInTab } from '../lib/browser.js';
+import { action, ext, runInTab, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
 import { badgeText } from '../lib/rules.js';
 import { settings } from './config.js';
@@ -82,7 +82,17 @@ async function register(page, tabId) {
     similarPages(result),
   ]);
   if (tabId != null) await showCount(tabId, versions.length);
-  return summarize(result, versions, similar);
+  const summary = summarize(result, versions, similar);
+  // The shortcut and the context menu have no window: the popup shows this result when opened.
+  await sessionStore.set({ lastArchive: { ...summary, at: Date.now() } });
+  return summary;
+}
+
+/** The last archive result for `url` in the past ten minutes, or null. */
+export async function lastArchiveOf(url) {
+  const { lastArchive } = await sessionStore.get('lastArchive');
+  const fresh = lastArchive && Date.now() - lastArchive.at < 600000;
+  return fresh && lastArchive.url === url ? lastArchive : null;
 }
 
 /** The similar pages of a new version, with their URLs and titles (`similar`). */

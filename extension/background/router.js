@@ -3,7 +3,7 @@
 // {ok: true, result} or {ok: false, error: {code, message}}, the same shape as the host's replies.
 
 import { ext } from '../lib/browser.js';
-import { archiveLink, archiveTab, listVersions } from './archive.js';
+import { archiveLink, archiveTab, lastArchiveOf, listVersions } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { portState, request } from './native.js';
 import { livenessOf } from './visits.js';
@@ -18,6 +18,7 @@ export const HANDLERS = {
   archive_tab: (params) => archiveTab(params.tabId),
   archive_link: (params) => archiveLink(params.url),
   versions: (params) => listVersions(params.url),
+  last_archive: (params) => lastArchiveOf(params.url),
   similar: relay('similar'),
   open: relay('open', 15000),
   open_copy: openCopy,

@@ -22,6 +22,8 @@ async function init() {
     return;
   }
   await showVersions();
+  const last = await callBackground('last_archive', { url: tab.url });
+  if (last.ok && last.result && document.getElementById('result').hidden) renderResult(last.result);
 }
 
 async function targetTab() {

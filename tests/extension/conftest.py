@@ -88,6 +88,11 @@ class Host:
     def cli(self, *args: str) -> dict | list:
         return json.loads(pk(self.home, "--json", *args).stdout)
 
+    def version_count(self, url: str) -> int:
+        """How many versions of `url` the archive holds (`pagekeeper archive versions`)."""
+        listed = self.cli("archive", "versions", url)
+        return len(listed if isinstance(listed, list) else listed["versions"])
+
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):

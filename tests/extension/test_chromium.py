@@ -112,10 +112,20 @@ def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host
     expect(popup.locator("#similarity")).to_have_text(re.compile(r"^\d{1,3}% structure"))
     screenshot(popup, "popup.png", full_page=True)
     popup.close()
+    # Reopened (as after the keyboard shortcut or the context menu), the popup shows the result.
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    expect(popup.locator("#version-label")).to_contain_text("version 2")
+    expect(popup.locator("#status")).to_contain_text("2 archived versions")
+    popup.close()
+    commands = browser.worker().evaluate("chrome.commands.getAll()")
+    assert {
+        "name": "archive-page",
+        "description": "Archive this page",
+        "shortcut": "Alt+Shift+K",
+    } in commands
 
-    versions = host.cli("archive", "versions", url)
-    listed = versions if isinstance(versions, list) else versions["versions"]
-    assert len(listed) == 2
+    assert host.version_count(url) == 2
     for _ in range(50):
         if browser.badge(tab) == "2":
             break
@@ -189,4 +199,36 @@ def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site)
     expect(popup.locator("#liveness")).to_contain_text("no longer on this page")
     popup.close()
     browser.set_option("liveness", False)
+    page.close()
+
+
+def test_auto_archive_rule_archives_on_visit(browser, site, host):
+    """Off by default; with "on every visit" for one site, a visit creates a version by itself."""
+    browser.set_option("allowPrivate", True)
+    site.pages["/notes/auto.html"] = (200, ARTICLE.format(title="auto", extra="Kept by a rule."))
+    url = site.url("/notes/auto.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_timeout(300)
+    assert host.version_count(url) == 0  # nothing is archived by default
+
+    options = browser.context.new_page()
+    options.goto(browser.url("options/options.html"))
+    options.wait_for_selector("html[data-ready=true]")
+    options.select_option("#autoMode", "every")
+    options.locator("#autoSites").fill("127.0.0.1")
+    options.locator("#autoSites").dispatch_event("change")
+    expect(options.locator("#saved")).to_have_text("Saved.")
+    stored = browser.worker().evaluate("chrome.storage.sync.get('autoArchive')")
+    assert stored["autoArchive"]["mode"] == "every" and stored["autoArchive"]["sites"] == [
+        "127.0.0.1"
+    ]
+    page.reload()
+    for _ in range(60):
+        if host.version_count(url):
+            break
+        page.wait_for_timeout(100)
+    assert host.version_count(url) == 1
+    options.select_option("#autoMode", "off")
+    options.close()
     page.close()
