@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from ada_url import idna_to_ascii
 
-from engine.errors import InvalidURL
+from engine.errors import InvalidInput, InvalidURL
 from engine.urls import verbatim
 from engine.urls.escapes import Escapes
 from engine.urls.params import SESSION_IDS, TRACKING, TRACKING_EXTENDED, Dropper
@@ -65,6 +65,14 @@ class NormalizeOptions:
 
     rules: frozenset[str] = field(default_factory=lambda: profile_rules("archive"))
     max_length: int = MAX_URL_LENGTH
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", frozenset(self.rules))
+        unknown = sorted(self.rules - RULES.keys())
+        if unknown:
+            raise InvalidInput(f"unknown rule(s) {', '.join(unknown)}; see --list-rules")
+        if not isinstance(self.max_length, int) or self.max_length < 1:
+            raise InvalidInput(f"max_length must be a positive integer, not {self.max_length!r}")
 
     @classmethod
     def from_profile(cls, profile: str = "archive", adjust: str | None = None) -> NormalizeOptions:
@@ -206,7 +214,10 @@ def _web(parts: tuple, plan: Plan) -> str:
     # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
     if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
         fragment = None
-    return _serialize(scheme, before_host, host, after_host, path, query, fragment)
+    out = scheme + ":" + before_host + host + after_host + path  # _serialize, inlined
+    if query is not None:
+        out += "?" + query
+    return out if fragment is None else out + "#" + fragment
 
 
 def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> str:

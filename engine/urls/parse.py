@@ -189,14 +189,18 @@ def fast_slices(text: str) -> tuple | None:
     if match is None:
         return None
     scheme, host, port, path, query, fragment = match.groups()
-    path = path or "/"
-    if "/." in path or ("%2" in path and ("%2e" in path or "%2E" in path)):
+    if path is None:
+        path = "/"
+    elif "/." in path or ("%2" in path and ("%2e" in path or "%2E" in path)):
         return None  # possible dot segments: let ada resolve them
     host = host.lower()
     if "xn--" in host:
         return None  # ada checks punycode labels
     scheme = scheme.lower()
-    port = "" if port is None or port == _DEFAULT_PORT[scheme] else ":" + port
+    if port is not None:
+        port = "" if port == _DEFAULT_PORT[scheme] else ":" + port
+    else:
+        port = ""
     return scheme, "//", host, port, path, query, fragment
 
 
@@ -271,19 +275,37 @@ def explain_failure(text: str, base: str | None = None) -> str:
 def explain_host(authority: str) -> str:
     """Name the faulty part of an authority that failed to parse.
 
-    >>> explain_host("1.2.3.256")
-    'invalid IPv4 address: 1.2.3.256'
+    >>> explain_host("1.2.3.256"), explain_host("example.com:99999")
+    ('invalid IPv4 address: 1.2.3.256', 'invalid port: 99999 (above 65535)')
     """
-    host, _, port = (
-        authority.rpartition(":") if not authority.endswith("]") else (authority, "", "")
-    )
-    if host and port and not port.isdigit():
-        return f"invalid port: {port!r}"
-    host = host or authority
+    if authority.startswith("["):
+        host, bracket, rest = authority.partition("]")
+        host, port = host + bracket, rest[1:] if rest.startswith(":") else rest
+        if not bracket or rest[:1] not in ("", ":"):
+            return f"invalid IPv6 address: {authority}"
+    else:
+        host, colon, port = authority.rpartition(":")
+        host, port = (host, port) if colon else (authority, "")
+    problem = explain_port(port)
+    if problem:
+        return problem
     if any(c.isspace() for c in host):
         return f"invalid host (contains whitespace): {host!r}"
-    if _NUMERIC_HOST.fullmatch(host) and host.rstrip(".").rsplit(".", 1)[-1][:1].isdigit():
-        return f"invalid IPv4 address: {host}"
     if host.startswith("["):
         return f"invalid IPv6 address: {host}"
+    if _NUMERIC_HOST.fullmatch(host) and host.rstrip(".").rsplit(".", 1)[-1][:1].isdigit():
+        return f"invalid IPv4 address: {host}"
     return f"invalid host: {host!r}"
+
+
+def explain_port(port: str) -> str | None:
+    """What is wrong with a port, or None.
+
+    >>> explain_port("8x"), explain_port("80")
+    ("invalid port: '8x'", None)
+    """
+    if port and not (port.isascii() and port.isdigit()):
+        return f"invalid port: {port!r}"
+    if port and int(port) > 65535:
+        return f"invalid port: {port} (above 65535)"
+    return None

@@ -53,3 +53,11 @@ def test_unknown_names_are_invalid_input(profile, adjust):
 def test_options_are_hashable_values():
     assert NormalizeOptions.from_profile("archive") == NormalizeOptions.from_profile("archive")
     assert len({NormalizeOptions.from_profile(p) for p in ("safe", "archive", "safe")}) == 2
+
+
+def test_options_validate_rule_names_and_cap():
+    assert NormalizeOptions(rules={"www", "fragment"}).rules == frozenset({"www", "fragment"})
+    with pytest.raises(InvalidInput, match="wwww"):
+        NormalizeOptions(rules=frozenset({"wwww"}))
+    with pytest.raises(InvalidInput):
+        NormalizeOptions(max_length=0)

@@ -58,9 +58,11 @@ def test_host_types():
         ("http://1.2.3.256/", "invalid IPv4 address"),
         ("http://999999999999/", "invalid IPv4 address"),
         ("http://exa mple.com/", "whitespace"),
-        ("http://example.com:99999/", "invalid host"),
+        ("http://example.com:99999/", "above 65535"),
         ("http://example.com:8x/", "invalid port"),
         ("http://[::1/", "invalid IPv6"),
+        ("http://[::g]:80/", "invalid IPv6 address: \\[::g\\]"),
+        ("http://[::1]x/", "invalid IPv6"),
         ("http://a\x01b/", "invalid host"),
     ],
 )
