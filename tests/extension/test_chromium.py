@@ -218,11 +218,13 @@ def test_auto_archive_rule_archives_on_visit(browser, site, host):
     options.select_option("#autoMode", "every")
     options.locator("#autoSites").fill("127.0.0.1")
     options.locator("#autoSites").dispatch_event("change")
-    expect(options.locator("#saved")).to_have_text("Saved.")
-    stored = browser.worker().evaluate("chrome.storage.sync.get('autoArchive')")
-    assert stored["autoArchive"]["mode"] == "every" and stored["autoArchive"]["sites"] == [
-        "127.0.0.1"
-    ]
+    rule = {"mode": "every", "days": 7, "sites": ["127.0.0.1"]}
+    for _ in range(30):
+        stored = browser.worker().evaluate("chrome.storage.sync.get('autoArchive')")
+        if stored.get("autoArchive") == rule:
+            break
+        options.wait_for_timeout(100)
+    assert stored.get("autoArchive") == rule
     page.reload()
     for _ in range(60):
         if host.version_count(url):
