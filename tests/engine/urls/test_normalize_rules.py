@@ -337,3 +337,20 @@ def test_a_query_of_only_tracking_parameters_disappears_with_sorting_on():
     assert norm("http://example.com/a.html?utm_source=x&&fbclid=y&b=1&a", "archive") == (
         "http://example.com/a.html?a&b=1"
     )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "HTTP://Example.COM:80/a/../b?x#y",
+        "http://User@[2001:DB8::0:1]:0443/%7e/./x?",
+        "https://bücher.EXAMPLE/a b?q=é#f g",
+        "http://0x7F.1:/p",
+        "http://EX.com",
+    ],
+)
+def test_every_rule_off_keeps_a_valid_url_as_written(url):
+    options = NormalizeOptions(rules=frozenset({"whitespace_strip", "whatwg_lenient"}))
+    assert normalize(url, options) == url
+    with pytest.raises(InvalidURL):
+        normalize(url.replace("/", " ", 3), options)  # still validated, never repaired
