@@ -42,8 +42,11 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import resources
 
-import Levenshtein
 import tldextract
+
+# OSA distance (an adjacent swap is one edit). rapidfuzz is python-Levenshtein's
+# own backend, so it is installed with it; Levenshtein has no OSA.
+from rapidfuzz.distance import OSA
 
 from engine.errors import InvalidInput
 
@@ -277,21 +280,24 @@ class DomainDictionary:
     def near_keys(self, query: str) -> list[tuple[int, int]]:
         """(id, distance) of domains whose key is 1 or 2 edits from ``query``.
 
-        Keys shorter than 6 characters are matched at distance 1 only.
+        Edits count as in OSA: an adjacent swap is one edit (``gogole`` is 1
+        from ``google``); the index finds those too, as a swap is resolved by
+        one deletion on each side, and costs at most 2 parts of the partition
+        (so a swap plus another edit on a long key is still found when one
+        part stays intact). Keys shorter than 6 characters: distance 1 only.
         """
         seen: set[int] = set()
         for probe in _part_probes(query):
             seen.update(self._ids(probe))
         for probe in set(_delete_probes(query)):
             seen.update(self._ids(probe))
-        found, domains, lengths, distance = [], self.domains, self.key_lengths, Levenshtein.distance
+        found, domains, lengths, distance = [], self.domains, self.key_lengths, OSA.distance
         for ident in seen:
             n = lengths[ident]
             limit = max_distance(n)
-            key = domains[ident][:n]
-            dist = distance(query, key, score_cutoff=limit + 1)
-            if 0 < dist <= limit or (dist == 2 and _is_swap(query, key)):
-                found.append((ident, min(dist, limit)))
+            dist = distance(query, domains[ident][:n], score_cutoff=limit)
+            if 0 < dist <= limit:
+                found.append((ident, dist))
         found.sort()
         return found
 
@@ -305,19 +311,6 @@ class DomainDictionary:
         """Approximate memory of the index structures (domains + entries)."""
         strings = sum(49 + len(d) for d in self.domains) + 8 * len(self.domains)
         return strings + 12 * len(self.hashes) + len(self.key_lengths)
-
-
-def _is_swap(a: str, b: str) -> bool:
-    """True when ``b`` is ``a`` with two adjacent letters swapped (one typo)."""
-    if len(a) != len(b):
-        return False
-    diff = [i for i in range(len(a)) if a[i] != b[i]]
-    return (
-        len(diff) == 2
-        and diff[1] == diff[0] + 1
-        and a[diff[0]] == b[diff[1]]
-        and a[diff[1]] == b[diff[0]]
-    )
 
 
 def _plausible(domain: str) -> bool:

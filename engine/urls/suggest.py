@@ -136,6 +136,7 @@ class _Candidate:
     reason: str
     rank: int | None = None  # dictionary rank, None for user/learned domains
     weight: float = 0.0
+    sub: str | None = None  # the subdomain to keep; None: the typed one
 
 
 @dataclass
@@ -180,6 +181,8 @@ class Suggester:
         self._user: dict[str, float] = {}
         self._user_index: DomainDictionary | None = None
         self._segmenter: Segmenter | None = None
+        self._suffix_list: list[tuple[str, int]] | None = None
+        self._glue: tuple[dict, dict] | None = None
         if learning is not None:
             self.load_learning(learning)
 
@@ -372,23 +375,49 @@ class Suggester:
 
     def _popular_suffixes(self) -> list[tuple[str, int]]:
         counts = self.dictionary.suffix_counts()
-        return [(s, c) for s, c in counts.most_common(200) if c >= 3]
+        if self._suffix_list is None:
+            self._suffix_list = [(s, c) for s, c in counts.most_common(300) if c >= 3]
+        return self._suffix_list
 
     def _missing_dot(self, host: str) -> list[_Query]:
-        """``examplecom`` → ``example.com`` (step 7)."""
-        head, _, last = host.rpartition(".")
-        name = last if "." not in host else last
+        """``examplecom`` → ``example.com``, ``amazoncom.mx`` → ``amazon.com.mx`` (step 7)."""
         out = []
-        for suffix, _count in self._popular_suffixes()[:40]:
-            flat = suffix.replace(".", "")
-            if name.endswith(flat) and len(name) > len(flat) + 1:
-                sub = head
-                out.append(
-                    _Query(
-                        sub, name[: -len(flat)], suffix, 0.3, "dot", f"dot missing before .{suffix}"
-                    )
-                )
-        return out
+        for glued, suffix in self._glued_readings(host):
+            sub, _, key = glued.rpartition(".")
+            if len(key) < 3:
+                continue
+            known = bool(self.dictionary.ids_with_key(key))
+            why = f"dot missing before .{suffix}"
+            out.append(_Query(sub, key, suffix, 0.3 if known else 0.7, "dot", why))
+        out.sort(key=lambda q: q.cost)
+        return [q for q in out if q.cost < 0.5] or out[:2]
+
+    def _glued_readings(self, host: str) -> list[tuple[str, str]]:
+        """(what stands before the suffix, suffix) when a dot was left out:
+        ``www.google`` in ``www.googlecom``; ``amazon`` in ``amazoncom.mx``."""
+        flat, compound = self._suffix_tables()
+        out = []
+        for n in range(2, min(10, len(host) - 1)):
+            tail = host[-n:]
+            if host[-n - 1] != ".":
+                out += [(host[:-n], suffix) for suffix in flat.get(tail, ())]
+        head, _, last = host.rpartition(".")
+        for first, suffix in compound.get(last, ()):
+            if head.endswith(first) and head[: -len(first)][-1:] not in ("", "."):
+                out.append((head[: -len(first)], suffix))
+        return [(g, s) for g, s in out if g and not g.endswith(".")]
+
+    def _suffix_tables(self) -> tuple[dict, dict]:
+        if self._glue is None:
+            flat: dict[str, list[str]] = {}
+            compound: dict[str, list[tuple[str, str]]] = {}
+            for suffix, _count in self._popular_suffixes():
+                flat.setdefault(suffix.replace(".", ""), []).append(suffix)
+                first, _, rest = suffix.partition(".")
+                if rest:
+                    compound.setdefault(rest, []).append((first, suffix))
+            self._glue = (flat, compound)
+        return self._glue
 
     # steps 3, 4, 5: candidates from the dictionary and the user's domains
     def _collect(self, ctx: _Context, queries: list[_Query]) -> None:
@@ -405,7 +434,7 @@ class Suggester:
         if domain == ctx.typed_domain and q.step in ("dictionary", "substitution"):
             return  # the typed domain itself is not a repair (www/scheme fixes are)
         if self._known(domain):
-            self._add(ctx, domain, q.cost, q.step, q.reason or "known domain")
+            self._add(ctx, domain, q.cost, q.step, q.reason or "known domain", q.sub)
 
     def _keys_for(self, source: DomainDictionary, q: _Query) -> list[str]:
         """The user's hosts are indexed whole (``intranet.corp``): query with the subdomain too."""
@@ -421,7 +450,8 @@ class Suggester:
                 suffix = source.suffix(ident)
                 if suffix != q.suffix:
                     cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
-                    self._add(ctx, source.domain(ident), cost, "tld", f".{q.suffix} → .{suffix}")
+                    why = f".{q.suffix} → .{suffix}"
+                    self._add(ctx, source.domain(ident), cost, "tld", why, q.sub)
 
     def _spelling(self, ctx: _Context, q: _Query) -> None:
         if len(q.key) < 2:
@@ -436,8 +466,10 @@ class Suggester:
             cost = q.cost + typo_cost(typed_key, key, ctx.layout)
             if suffix != q.suffix:
                 cost += self._suffix_cost(ctx, q.suffix, suffix)
-            why = f"{typed_key} → {key}" + (f", .{q.suffix} → .{suffix}" if suffix != q.suffix else "")
-            self._add(ctx, source.domain(ident), cost, "spelling", why)
+            why = f"{typed_key} → {key}" + (
+                f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
+            )
+            self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         if not typed:
@@ -457,12 +489,13 @@ class Suggester:
     def _known(self, domain: str) -> bool:
         return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
 
-    def _add(self, ctx: _Context, domain: str, cost: float, step: str, reason: str) -> None:
+    def _add(self, ctx, domain: str, cost: float, step: str, reason: str, sub=None) -> None:
         if domain == ctx.typed_domain and ctx.typed.host in (domain, "www." + domain):
             return
         found = ctx.candidates.get(domain)
         if found is None or cost < found.cost:
-            ctx.candidates[domain] = _Candidate(domain, cost, step, reason, self._rank_of(domain))
+            rank = self._rank_of(domain)
+            ctx.candidates[domain] = _Candidate(domain, cost, step, reason, rank, sub=sub)
 
     def _rank_of(self, domain: str) -> int | None:
         rank = self.dictionary.rank(domain)
@@ -531,12 +564,18 @@ class Suggester:
             if ctx.typed_known and cand.step != "learned" and cand.domain != ctx.typed_domain:
                 score = min(score, self.options.confident - 0.05)
             out.append(
-                Suggestion(self._url(ctx, cand.domain), min(score, 0.99), cand.step, cand.reason)
+                Suggestion(
+                    self._url(ctx, cand.domain, cand.sub), min(score, 0.99), cand.step, cand.reason
+                )
             )
         return out
 
-    def _url(self, ctx: _Context, domain: str) -> str:
-        sub = _subdomain(ctx.typed.host, ctx.typed_domain)
+    def _url(self, ctx: _Context, domain: str, sub: str | None = None) -> str:
+        if sub is None:
+            sub = _subdomain(ctx.typed.host, ctx.typed_domain)
+        head, dot, tail = sub.partition(".")
+        if head in WWW_TYPOS:
+            sub = f"www{dot}{tail}"
         if ctx.www and not sub:
             sub = "www"
         host = f"{sub}.{domain}" if sub and not domain.startswith(sub + ".") else domain

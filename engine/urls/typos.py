@@ -95,6 +95,23 @@ def typo_cost(
     """
     if typed == meant:
         return 0.0
+    plain = _ops_cost(typed, meant, layout, costs)
+    if plain <= costs.transposition or len(typed) > 40:
+        return plain
+    # editops renders a swap as delete+insert: try undoing each adjacent swap
+    best, base = plain, Levenshtein.distance(typed, meant)
+    for i in range(len(typed) - 1):
+        if typed[i] == typed[i + 1]:
+            continue
+        swapped = typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :]
+        if Levenshtein.distance(swapped, meant) <= base - 2:
+            best = min(best, costs.transposition + _ops_cost(swapped, meant, layout, costs))
+    return best
+
+
+def _ops_cost(typed: str, meant: str, layout: str, costs: TypoCosts) -> float:
+    if typed == meant:
+        return 0.0
     near = neighbours(layout)
     ops = Levenshtein.editops(typed, meant)
     total, skip = 0.0, -1
@@ -126,17 +143,3 @@ def _is_swap(ops: list, k: int, typed: str, meant: str) -> bool:
         and typed[i] == meant[j2]
         and typed[i2] == meant[j]
     )
-
-
-def edit_distance(a: str, b: str, cutoff: int = 2) -> int:
-    """Levenshtein distance where one adjacent swap counts as one edit (OSA).
-
-    >>> edit_distance("gogole", "google")
-    1
-    """
-    d = Levenshtein.distance(a, b, score_cutoff=cutoff + 1)
-    if d >= 2:
-        ops = Levenshtein.editops(a, b)
-        swaps = sum(1 for k in range(len(ops)) if _is_swap(ops, k, a, b))
-        d -= swaps
-    return d
