@@ -7,9 +7,12 @@ at most once and only for unreserved characters; decoded bytes get no Unicode
 normalization; userinfo is kept; ``m.``/``amp`` variants are never static
 rules; an invalid URL raises InvalidURL and is never "repaired".
 
-Speed: one ada parse gives the serialized href and the component offsets;
-each rule first checks, with a substring test, whether its component can be
-affected at all, so a typical URL costs one parse and a few slices.
+Speed (tests/bench/bench_normalize.py): http(s) input already in WHATWG form
+is split by one regex (``parse.fast_slices``, checked against ada by tests);
+anything else gets one ada parse, whose href and component offsets are sliced
+without attribute look-ups. Options compile once into a :class:`Plan`; each
+rule first checks, with a substring test, whether its component can be
+affected at all, so a typical URL costs one split and a few slices.
 
 >>> normalize("HTTP://www.Example.com:80/a/./index.html?utm_source=x&b=2&a=1#top")
 'http://example.com/a/?a=1&b=2'
@@ -89,7 +92,7 @@ class NormalizeOptions:
 
 @dataclass(frozen=True)
 class Plan:
-    """NormalizeOptions compiled for speed: flags, the pct table, the dropper."""
+    """NormalizeOptions compiled for speed: flags, the escape rewriter, the dropper."""
 
     on: frozenset[str]
     max_length: int
