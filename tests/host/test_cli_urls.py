@@ -159,3 +159,24 @@ def test_cli_agrees_with_the_engine(profile, tmp_path, capsys):
     assert main(["--home", str(tmp_path), "normalize", "--profile", profile, url]) == 0
     expected = normalize(url, NormalizeOptions.from_profile(profile))
     assert capsys.readouterr().out == expected + "\n"
+
+
+def test_every_kind_of_bad_input_gets_a_typed_error_line(tmp_path):
+    lines = [
+        "",  # empty
+        "   ",  # spaces only
+        "http://exa mple.com/",  # space in the host
+        "http://exa\x01mple.com/",  # control character
+        "http://example.com/" + "a" * 100_000,  # 100 KB
+        "http://example.com/\ud800",  # lone surrogate
+        "http://1.2.3.256/",  # invalid IPv4
+        "https://example.com/fine",
+    ]
+    stdin = "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n"
+    done = pagekeeper(tmp_path, "--json", "normalize", stdin=stdin)
+    assert done.returncode == 0
+    records = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    codes = [r.get("error", {}).get("code") for r in records]
+    assert codes == ["invalid_url"] * 4 + ["too_large"] + ["invalid_url"] * 2 + [None]
+    assert records[-1]["url"] == "https://example.com/fine/"
+    assert all(r["url"] is None for r in records[:-1])
