@@ -196,8 +196,7 @@ def site_index(store: ArchiveStore, host: str) -> SimilarIndex:
 
 
 def _link_set(store: ArchiveStore, links: list[str]) -> frozenset:
-    # Links not yet in the link table cannot be shared, but they still count.
-    return frozenset(store.link_id(u) or ("new", u) for u in links)
+    return frozenset(store.link_id(u) for u in links)
 
 
 def _similar_options(options: RegisterOptions) -> SimilarOptions:
@@ -453,11 +452,11 @@ def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
 
     The daemon refreshes these in the background with :func:`refresh_similar`.
     """
-    rows, newest, stale = store.raw("fingerprints"), {}, []
+    newest, stale = {}, []
     for reg_id in reversed(store.ids):
         host = store.version(reg_id)["host"]
         newest.setdefault(host, store.version(reg_id)["ts"])
-        if (rows.get(reg_id, {}).get("computed_at") or 0) < newest[host]:
+        if ((store.row("fingerprints", reg_id) or {}).get("computed_at") or 0) < newest[host]:
             stale.append(reg_id)
             if len(stale) >= limit:
                 break

@@ -277,6 +277,23 @@ class JournalStorage(Storage):
             return self._tables.setdefault(name, {})
 
     # -- writing -----------------------------------------------------------------
+    def put_blind(self, name: str, key: str, doc: dict) -> None:
+        """Put a document without loading its table (for idempotent rows such as links).
+
+        If the table is still on disk the op waits with the replayed ones and applies
+        when it loads. Not undone by an aborted transaction: use only for rows that are
+        harmless on their own.
+        """
+        op = ["put", name, key, doc]
+        if name in self._unloaded:
+            self._deferred.setdefault(name, []).append(op)
+        else:
+            table = self.table(name)
+            if table.get(key) == doc:
+                return
+            table[key] = doc
+        self.record([op])
+
     def record(self, ops: list, undo: list | None = None) -> None:
         """Make ``ops`` (already applied in memory) durable, now or at the end of the transaction.
 

@@ -36,6 +36,7 @@ import hashlib
 import os
 import time
 import zlib
+from collections import ChainMap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,29 @@ from engine.archive.storage import JournalStorage, open_tinydb, write_atomic
 from engine.errors import NotFound, StorageError
 
 TABLES = ("versions", "links", "refs", "fingerprints", "extracts", "dust", "schedules", "state")
+SHARDED = frozenset({"refs", "fingerprints", "extracts"})  # split by host
+SHARDS = 64
+LINK_SHARDS = 16  # links are split by link ID
+
+
+def shard_of(host: str) -> int:
+    """The shard number of a host.
+
+    >>> shard_of("example.com")
+    57
+    """
+    return zlib.crc32(host.encode()) % SHARDS
+
+
+def link_id(url: str) -> int:
+    """A link's ID: the first 63 bits of BLAKE2b of its URL (stable, needs no lookup).
+
+    >>> link_id("https://example.com/") == link_id("https://example.com/")
+    True
+    """
+    return int.from_bytes(hashlib.blake2b(url.encode(), digest_size=8).digest(), "big") >> 1
+
+
 COMPACT_LINES = 20_000  # compact on close once the journal holds this many lines
 
 
@@ -118,15 +142,32 @@ class ArchiveStore:
                 self.cache.clear()
             raise
 
-    def raw(self, table: str) -> dict:
-        """The live dict of a table (str doc id -> document); read-only by convention."""
+    def raw(self, table: str):
+        """The live dict of a table (str doc id -> document); read-only by convention.
+
+        For a sharded table (refs, fingerprints, extracts, links) this is a read-only
+        ChainMap over every shard, which loads them all: prefer :meth:`row`.
+        """
+        if table in SHARDED or table == "links":
+            count = LINK_SHARDS if table == "links" else SHARDS
+            return ChainMap(*(self.storage.table(f"{table}@{n:02d}") for n in range(count)))
         return self.storage.table(table)
+
+    def shard(self, table: str, reg_id: str | int) -> str:
+        """The physical table that holds ``reg_id``'s row of ``table``.
+
+        refs, fingerprints and extracts are split by host into 64 shards, loaded on
+        first use, so registering a page reads only its own site's shard.
+        """
+        if table not in SHARDED:
+            return table
+        host = self.raw("versions")[str(int(reg_id))]["host"]
+        return f"{table}@{shard_of(host):02d}"
 
     # -- indexes ---------------------------------------------------------------
     def _build_indexes(self) -> None:
         self._by_key: dict[str, list[str]] = {}
         self._by_host: dict[str, list[str]] = {}
-        self._links_index: dict[str, int] | None = None  # built on first use
         self.ids: list[str] = sorted(self.raw("versions"))
         for reg_id in self.ids:
             self._index(reg_id, self.raw("versions")[reg_id])
@@ -204,7 +245,7 @@ class ArchiveStore:
 
     def update(self, table: str, reg_id: str | int, fields: dict) -> None:
         """Set ``fields`` on one document (created when missing)."""
-        tab = self.db.table(table)
+        tab = self.db.table(self.shard(table, reg_id))
         doc_id = int(reg_id)
         if tab.contains(doc_id=doc_id):
             tab.update(fields, doc_ids=[doc_id])
@@ -213,34 +254,33 @@ class ArchiveStore:
 
     def row(self, table: str, reg_id: str | int) -> dict | None:
         """One document of a table by id, or None."""
-        return self.raw(table).get(str(int(reg_id)))
+        if table in SHARDED and not self.has_version(reg_id):
+            return None
+        return self.storage.table(self.shard(table, reg_id)).get(str(int(reg_id)))
 
     # -- links -------------------------------------------------------------------
-    @property
-    def _link_ids(self) -> dict[str, int]:
-        if self._links_index is None:
-            links = self.raw("links")
-            self._links_index = {doc["url"]: int(k) for k, doc in links.items()}
-            self._next_link = max(self._links_index.values(), default=0) + 1
-        return self._links_index
-
     def link_ids(self, urls: list[str]) -> list[int]:
-        """Link IDs for absolute URLs, adding new ones to the link table."""
-        ids, table, index = [], self.db.table("links"), self._link_ids
+        """Link IDs for absolute URLs (a hash of the URL), adding them to the link table.
+
+        The rows are written without loading the link table (idempotent puts).
+        """
+        ids = []
         for url in urls:
-            link = index.get(url)
-            if link is None:
-                link = self._next_link
-                table.insert(Document({"url": url}, doc_id=link))
-                index[url], self._next_link = link, link + 1
+            link = link_id(url)
+            self.storage.put_blind(f"links@{link % LINK_SHARDS:02d}", str(link), {"url": url})
             ids.append(link)
         return ids
 
-    def link_url(self, link_id: int) -> str:
-        return self.raw("links")[str(link_id)]["url"]
+    def link_url(self, link: int) -> str:
+        """The absolute URL of a link ID; NotFound when unknown."""
+        row = self.storage.table(f"links@{link % LINK_SHARDS:02d}").get(str(link))
+        if row is None:
+            raise NotFound(f"no link {link}")
+        return row["url"]
 
-    def link_id(self, url: str) -> int | None:
-        return self._link_ids.get(url)
+    def link_id(self, url: str) -> int:
+        """The link ID of a URL (whether or not it is stored)."""
+        return link_id(url)
 
     def refs(self, reg_id: str) -> list[int]:
         """Link IDs referenced by a registration (the referenced-link table)."""
