@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
-from engine.html.extract import Extraction, decode
+from engine.html.extract import Extraction, decode, extract, page_title
 from engine.html.tokens import tokenize
 
 
@@ -34,9 +34,10 @@ class LivenessOptions:
     True
     """
 
-    present_at: float = 0.6  # P ≥ this → present
-    changed_at: float = 0.3  # P ≥ this → changed (content partly there), below → gone
+    present_at: float = 0.8  # P ≥ this → present
+    changed_at: float = 0.55  # P ≥ this → changed (content partly there), below → gone
     blocks: BlockOptions = field(default_factory=lambda: BlockOptions(class_hints=False))
+    scope: str = "page"  # "page": all filtered text | "body": the live page's extracted body
 
 
 @dataclass
@@ -96,9 +97,14 @@ def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -
     ['new', 'text']
     """
     options = options or LivenessOptions()
+    if options.scope == "body":
+        return set(tokenize(extract(live_html).body))
     tree = LexborHTMLParser(decode(live_html))
+    title = page_title(tree)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
-    return set(tokenize(" ".join(b.text for b in blocks)))
+    # Seed step 2: the title is filtered out, headings repeating it too (h1 of a kept title).
+    kept = [b.text for b in blocks if not (title and b.text in title)]
+    return set(tokenize(" ".join(kept)))
 
 
 def match_keywords(

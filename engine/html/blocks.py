@@ -54,7 +54,7 @@ HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 # they cost recall: sidebar, widget, social, banner, ads, menu, header, nav, date, pagination.
 NOISE_HINT = re.compile(
     r"(?:^|[\s_-])(?:comment|disqus|foot|breadcrumb|shar(?:e|ing)|related|newsletter|"
-    r"subscribe|cookie|advert|popup|modal|signup|navigation|post-?meta|toolbar|author)",
+    r"subscribe|cookie|advert|popup|modal|signup|navigation|post-?meta|toolbar|author|caption|cta)",
     re.I,
 )
 CONTENT_HINT = re.compile(r"article|content|main|post-?body|entry|story|text", re.I)

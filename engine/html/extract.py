@@ -46,7 +46,7 @@ class ExtractOptions:
     growth: str = "lookahead"  # "seed" (bar = Mavg) | "lookahead" (bar = M, skip short blocks)
     lookahead: int = 30  # blocks a lookahead growth may jump over
     title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
-    max_bases: int = 5  # largest blocks tried as a sample base
+    max_bases: int = 8  # largest blocks tried as a sample base
     max_link_density: float = 0.5  # blocks of the body mostly made of link text are dropped
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -54,6 +54,8 @@ class ExtractOptions:
     # Beyond the seed: widen the sample to the smallest region element holding all of it
     # (catches the lead, list items and subheads the chars/distance growth stops short of).
     container: bool = True
+    drop_title: bool = True  # the title heading is not body text (it is the title)
+    orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
 
 
@@ -349,11 +351,26 @@ def verify_sample(text: str, weights: dict[str, float], options: ExtractOptions)
     return match_degree(count_tokens(text), weights) >= options.title_threshold
 
 
-def _span_blocks(blocks, lo, hi, free, options) -> list[Block]:
+def _is_linky(block: Block, options: ExtractOptions) -> bool:
+    return block.link_density > options.max_link_density
+
+
+def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
+    """A heading whose next block is a link list or another heading heads no body text."""
+    if blocks[k].tag not in HEADINGS or k >= hi:
+        return False
+    nxt = blocks[k + 1]
+    return _is_linky(nxt, options) or nxt.tag in HEADINGS
+
+
+def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
-        if free[k] and blocks[k].link_density <= options.max_link_density
+        if free[k]
+        and not _is_linky(blocks[k], options)
+        and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
+        and not (options.drop_title and title and blocks[k].text in title)
     ]
     return trim_edges(kept, options.trim_chars)
 
@@ -374,7 +391,7 @@ def trim_edges(sample: list[Block], min_chars: int) -> list[Block]:
 
 
 def choose_body(
-    blocks: list[Block], weights: dict[str, float], options: ExtractOptions
+    blocks: list[Block], weights: dict[str, float], options: ExtractOptions, title: str = ""
 ) -> list[Block]:
     """Samples from the largest blocks down until one passes the title check.
 
@@ -383,20 +400,32 @@ def choose_body(
     """
     free = [True] * len(blocks)
     order = sorted(range(len(blocks)), key=lambda k: -blocks[k].chars)
-    first: list[Block] = []
+    best: tuple[float, list[Block]] = (-1.0, [])
     for base in order[: options.max_bases]:
         if not free[base] or blocks[base].chars < options.min_block_chars:
             continue
         lo, hi = grow_sample(blocks, base, free, options)
         if options.container:
             lo, hi = widen_to_container(blocks, lo, hi, free)
-        sample = _span_blocks(blocks, lo, hi, free, options)
-        if verify_sample(" ".join(b.text for b in sample), weights, options):
+        sample = _span_blocks(blocks, lo, hi, free, options, title)
+        degree = sample_degree(sample, weights)
+        if not weights or degree >= options.title_threshold:
             return sample
-        first = first or sample
+        best = max(best, (degree, sample), key=lambda pair: pair[0])
         for k in range(lo, hi + 1):
             free[k] = False
-    return [] if options.require_title_match else first
+    return [] if options.require_title_match else best[1]
+
+
+def sample_degree(sample: list[Block], weights: dict[str, float]) -> float:
+    """P′ of a sample (0 when there is no title).
+
+    >>> sample_degree([Block("cats nap", 8, 0, "p")], {"cats": 1.0})
+    1.0
+    """
+    if not weights:
+        return 0.0
+    return match_degree(count_tokens(" ".join(b.text for b in sample)), weights)
 
 
 # --- step 6: summary ------------------------------------------------------------------------
@@ -413,6 +442,17 @@ def pick_summary(paragraphs: list[str], weights: dict[str, float]) -> str:
         if not weights or match_degree(count_tokens(paragraph), weights) > 0:
             return paragraph
     return ranked[0] if ranked else ""
+
+
+def template_text(blocks: list[Block], body: list[Block]) -> str:
+    """The page's text outside the body (menus, sidebars, footers, teasers).
+
+    >>> a, b = Block("menu", 4, 4, "li"), Block("story", 5, 0, "p")
+    >>> template_text([a, b], [b])
+    'menu'
+    """
+    inside = {id(b) for b in body}
+    return " ".join(b.text for b in blocks if id(b) not in inside)
 
 
 # --- the pipeline ---------------------------------------------------------------------------
@@ -434,9 +474,11 @@ def extract(
     title = page_title(tree)
     weights = title_weights(title)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
-    paragraphs = [b.text for b in choose_body(blocks, weights, options)]
+    chosen = choose_body(blocks, weights, options, title)
+    paragraphs = [b.text for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)
-    words = keywords(body, title, options.keywords, summary=summary)
+    template = template_text(blocks, chosen)
+    words = keywords(body, title, options.keywords, summary=summary, template=template)
     language = detect_language(tokenize(body[:5000])) if body else "en"
     return Extraction(title, body, summary, words, language)

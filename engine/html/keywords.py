@@ -43,6 +43,9 @@ class KeywordOptions:
     sections: int = 4
     title_boost: float = 2.0
     min_length: int = 3
+    # Terms that also occur in the page's template (text outside the body: menus, sidebars,
+    # footers) say little about the article; their score is multiplied by this.
+    template_factor: float = 0.0
 
 
 @cache
@@ -119,16 +122,24 @@ def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
     return [(w, round(scores[w] / total, 6)) for w in words]
 
 
-def body_keywords(body: str, title: str, options: KeywordOptions) -> list[tuple[str, float]]:
+def body_keywords(
+    body: str, title: str, options: KeywordOptions, template: str = ""
+) -> list[tuple[str, float]]:
     """Terms spread over the whole body, weighted by damped frequency.
 
     >>> [w for w, _ in body_keywords("alpha beta gamma delta", "", KeywordOptions(limit=2, sections=2))]
     ['alpha', 'gamma']
+    >>> [w for w, _ in body_keywords("alpha beta", "", KeywordOptions(limit=1), template="alpha")]
+    ['beta']
     """
     stop = stopwords(detect_language(tokenize(body)))
     tokens = terms(body, stop, options.min_length)
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
+    for word in set(terms(template, stop, options.min_length)) & scores.keys():
+        scores[word] *= options.template_factor
+    if options.template_factor == 0.0:
+        tokens = [t for t in tokens if scores[t] > 0]
     size = max(1, math.ceil(len(tokens) / max(1, options.sections)))
     ranked = []
     for start in range(0, len(tokens), size):
@@ -152,9 +163,15 @@ def seed_keywords(summary: str, title: str, options: KeywordOptions) -> list[tup
 
 
 def keywords(
-    body: str, title: str, options: KeywordOptions | None = None, summary: str = ""
+    body: str,
+    title: str,
+    options: KeywordOptions | None = None,
+    summary: str = "",
+    template: str = "",
 ) -> list[tuple[str, float]]:
     """Keywords of a page in the configured mode, weights summing to 1.
+
+    ``template`` is the page's text outside the body (see KeywordOptions.template_factor).
 
     >>> round(sum(w for _, w in keywords("one two three", "")), 3)
     1.0
@@ -162,4 +179,4 @@ def keywords(
     options = options or KeywordOptions()
     if options.mode == "seed":
         return seed_keywords(summary or body, title, options)
-    return body_keywords(body, title, options)
+    return body_keywords(body, title, options, template)

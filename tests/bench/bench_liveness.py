@@ -1,0 +1,315 @@
+"""Liveness ("is the saved content still at the URL?") on cases built from the development pages.
+
+For each development page the stored copy is the page itself; the live answers are made from it.
+The article's container is the smallest element holding all of the corpus's own ``with`` snippets
+and every line over 50 characters of trafilatura's extraction (articles split over several boxes),
+so the construction does not depend on the method under test.
+
+present kinds: template noise, dates/counters changed, comment section added, a body edit
+(a paragraph dropped, one added), paragraphs reordered, a full redesign with the same text.
+gone kinds: removal notice under the kept template, empty content area, another article under the
+same template, the same title kept over another article, the site's home feed, a home feed with a
+teaser of the article, a bare 404 (status 404 or 200) or a parked domain page.
+A gone case is kept only if none of those snippets and lines is left in it (checked text-wise).
+
+Methods: ours (engine.liveness.judge with body keywords), the seed's title/summary keywords
+(same judge, KeywordOptions(mode="seed")), a status-code-only check, and simhash (64-bit,
+Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
+``.venv/bin/python tests/bench/bench_liveness.py [--pages N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import os
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+from bench_extract import load, split_of  # noqa: E402
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+
+from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
+from engine.html.keywords import KeywordOptions  # noqa: E402
+from engine.html.tokens import tokenize  # noqa: E402
+from engine.liveness import judge, unreachable  # noqa: E402
+
+PRESENT_KINDS = (
+    "template_noise",
+    "dates_counters",
+    "comments_added",
+    "body_edit",
+    "reordered",
+    "redesign",
+)
+GONE_KINDS = (
+    "removal_notice", "empty_content", "other_article", "same_title_other", "home_feed",
+    "feed_with_teaser", "bare_404_or_parked",
+)  # fmt: skip
+
+NOT_FOUND = (
+    "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1>"
+    "<p>The requested URL was not found on this server.</p><hr><address>Apache Server</address>"
+    "</body></html>"
+)
+PARKED = (
+    "<html><head><title>{host}</title></head><body><div class='parked'><h1>{host}</h1>"
+    "<p>This domain may be for sale! Buy this domain.</p><ul><li><a href='#'>Related searches</a></li>"
+    "<li><a href='#'>Online Degrees</a></li><li><a href='#'>Car Insurance</a></li></ul></div></body></html>"
+)
+TEASER_MARK = "<!--teaser-->"
+REMOVED = "<p>Dieser Artikel ist leider nicht mehr verfügbar. This article has been removed.</p>"
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def container(tree: LexborHTMLParser, snippets: list[str]):
+    """The deepest element whose text holds every snippet (None when the body does not)."""
+    node = tree.body
+    if node is None or not all(s in norm(node.text()) for s in snippets):
+        return None
+    while True:
+        for child in node.iter():
+            if all(s in norm(child.text()) for s in snippets):
+                node = child
+                break
+        else:
+            return node
+
+
+def content_parts(box) -> list[str]:
+    """Outer HTML of the article's top-level parts (descending through lone wrappers)."""
+    node = box
+    while True:
+        kids = [k for k in node.iter() if k.tag and k.tag[0] != "-"]
+        if len(kids) != 1:
+            break
+        node = kids[0]
+    parts = []
+    for k in node.iter(include_text=True):
+        if k.tag == "-text" and norm(k.text_content or ""):
+            parts.append(f"<p>{html.escape(k.text_content)}</p>")
+        elif k.tag and k.tag[0] != "-" and norm(k.text()):
+            parts.append(k.html)
+    return parts if len(parts) >= 3 else []
+
+
+class Page:
+    """One development page with what the case builders need."""
+
+    def __init__(self, cid: str, case: dict, raw: bytes) -> None:
+        self.cid, self.case, self.raw = cid, case, raw
+        self.text = decode(raw)
+        self.snippets = [norm(s) for s in case["with"] if norm(s)]
+        import trafilatura  # an independent extractor's view of the article (bench-only)
+
+        article = trafilatura.extract(raw, include_comments=False) or ""
+        self.lines = [n for n in map(norm, article.split("\n")) if len(n) > 50]
+        tree = LexborHTMLParser(self.text)
+        box = container(tree, self.snippets + self.lines)
+        self.ok = box is not None and box.tag not in ("body", "html")
+        self.inner = box.inner_html if self.ok else ""
+        self.parts = content_parts(box) if self.ok else []
+        self.paragraphs = [norm(p.text()) for p in box.css("p")] if self.ok else []
+        self.paragraphs = [p for p in self.paragraphs if len(p) > 40]
+        title = tree.css_first("title")
+        self.title = norm(title.text()) if title else ""
+
+    def with_content(self, inner: str) -> str:
+        """This page's template with the article container's content replaced."""
+        tree = LexborHTMLParser(self.text)
+        box = container(tree, self.snippets + self.lines)
+        box.inner_html = inner
+        return tree.html
+
+
+def teaser(page: Page) -> str:
+    first = " ".join(page.paragraphs)[:200] or norm(LexborHTMLParser(page.inner).text())[:200]
+    return f"<article><h2><a href='#'>{html.escape(page.title)}</a></h2><p>{html.escape(first)}…</p></article>"
+
+
+def present_case(kind: str, page: Page, other: Page, rnd: random.Random) -> str:
+    if kind == "template_noise":
+        noise = f"<div class='promo'><a href='#'>{html.escape(other.title)}</a> Angebote der Woche</div>"
+        return page.text.replace(
+            "<body", noise.join(("<div hidden></div>", "")) + "<body", 1
+        ).replace("</body>", noise + "</body>", 1)
+    if kind == "dates_counters":
+        inner = re.sub(r"\d", lambda m: str(rnd.randint(0, 9)), page.inner)
+        return page.with_content("<p>Aktualisiert am 03.02.2031 · 12.345 Aufrufe</p>" + inner)
+    if kind == "comments_added":
+        comments = "".join(
+            f"<div class='c'><p>{html.escape(p)}</p></div>" for p in other.paragraphs[:6]
+        )
+        return page.with_content(page.inner + f"<section><h3>Kommentare</h3>{comments}</section>")
+    if kind == "body_edit":
+        parts = list(page.parts)
+        total = sum(len(p) for p in parts)
+        small = [i for i, p in enumerate(parts) if len(p) * 5 <= total]
+        if small:
+            parts.pop(rnd.choice(small))
+        parts.insert(
+            rnd.randrange(len(parts) + 1), "<p>Update: Wir haben diesen Beitrag ergänzt.</p>"
+        )
+        return page.with_content("".join(parts))
+    if kind == "reordered":
+        parts = list(page.parts)
+        rnd.shuffle(parts)
+        return page.with_content("".join(parts))
+    body = LexborHTMLParser(page.inner).text(separator="\n")
+    paras = "".join(f"<p>{html.escape(p)}</p>" for p in body.split("\n") if p.strip())
+    return (
+        f"<!doctype html><html><head><title>{html.escape(page.title)}</title></head><body>"
+        f"<header><nav><a href='/'>Start</a> <a href='/blog'>Blog</a></nav></header><main><article>"
+        f"<h1>{html.escape(page.title)}</h1>{paras}</article></main>"
+        f"<footer>© 2031 Neues Design GmbH</footer></body></html>"
+    )
+
+
+def gone_case(kind: str, page: Page, others: list[Page], rnd: random.Random) -> tuple[str, int]:
+    other = others[0]
+    if kind == "removal_notice":
+        return page.with_content(REMOVED), 200
+    if kind == "empty_content":
+        return page.with_content(""), 200
+    if kind == "other_article":
+        return page.with_content(other.inner), 200
+    if kind == "same_title_other":
+        return page.with_content(f"<h1>{html.escape(page.title)}</h1>" + other.inner), 200
+    if kind == "home_feed":
+        return page.with_content("".join(teaser(p) for p in others)), 200
+    if kind == "feed_with_teaser":
+        feed = [teaser(p) for p in others]
+        feed.insert(rnd.randrange(len(feed) + 1), TEASER_MARK)
+        return page.with_content("".join(feed)), 200
+    if rnd.random() < 0.5:
+        return NOT_FOUND, rnd.choice((404, 200))
+    host = re.sub(r"^https?://([^/]+).*$", r"\1", page.case["url"])
+    return PARKED.format(host=html.escape(host)), 200
+
+
+def simhash(text: str) -> int:
+    """64-bit simhash over word 3-shingles."""
+    words = tokenize(text)
+    acc = [0] * 64
+    for i in range(max(1, len(words) - 2)):
+        h = int.from_bytes(
+            hashlib.blake2b(" ".join(words[i : i + 3]).encode(), digest_size=8).digest()
+        )
+        for bit in range(64):
+            acc[bit] += 1 if h >> bit & 1 else -1
+    return sum(1 << bit for bit in range(64) if acc[bit] > 0)
+
+
+def page_text(html_text: str) -> str:
+    tree = LexborHTMLParser(html_text)
+    tree.strip_tags(["script", "style", "noscript"])
+    return tree.body.text(separator=" ") if tree.body else ""
+
+
+def build(pages: list[Page], seed: int = 7) -> list[dict]:
+    rnd = random.Random(seed)
+    cases = []
+    for page in pages:
+        others = rnd.sample([p for p in pages if p is not page], 8)
+        for kind in PRESENT_KINDS:
+            cases.append({"page": page, "kind": kind, "gone": False, "status": 200,
+                          "live": present_case(kind, page, others[0], rnd)})  # fmt: skip
+        for kind in GONE_KINDS:
+            live, status = gone_case(kind, page, others, rnd)
+            text = norm(page_text(live))
+            if any(s in text for s in page.snippets + page.lines):
+                continue  # the construction left article text in: not a valid gone case
+            live = live.replace(TEASER_MARK, teaser(page))  # the teaser is meant to be there
+            cases.append({"page": page, "kind": kind, "gone": True, "status": status, "live": live})
+    return cases
+
+
+def methods() -> dict:
+    seed_opts = ExtractOptions(keywords=KeywordOptions(mode="seed"))
+    stored_cache: dict = {}
+
+    def keyword_method(options):
+        def run(case):
+            key = (case["page"].cid, id(options))
+            if key not in stored_cache:
+                stored_cache[key] = extract(case["page"].raw, options=options)
+            if case["status"] != 200:
+                return unreachable(f"status {case['status']}").present
+            return judge(stored_cache[key], case["live"]).present
+
+        return run
+
+    def simhash_method(case):
+        if case["status"] != 200:
+            return False
+        key = ("simhash", case["page"].cid)
+        if key not in stored_cache:
+            stored_cache[key] = simhash(page_text(case["page"].text))
+        return bin(stored_cache[key] ^ simhash(page_text(case["live"]))).count("1") <= 3
+
+    return {
+        "ours": keyword_method(ExtractOptions()),
+        "seed keywords": keyword_method(seed_opts),
+        "status only": lambda case: case["status"] == 200,
+        "simhash": simhash_method,
+    }
+
+
+def report(cases: list[dict], label: str) -> None:
+    print(f"\n{label}: {len(cases)} cases")
+    kinds = PRESENT_KINDS + GONE_KINDS
+    print(f"{'kind':<20}" + "".join(f"{m:>15}" for m in methods()))
+    results = {}
+    for name, method in methods().items():
+        start = time.perf_counter()
+        per = defaultdict(lambda: [0, 0])
+        for case in cases:
+            ok = method(case) == (not case["gone"])
+            per[case["kind"]][0] += ok
+            per[case["kind"]][1] += 1
+        results[name] = (per, 1000 * (time.perf_counter() - start) / max(1, len(cases)))
+    for kind in kinds:
+        cells = [results[m][0][kind] for m in results]
+        print(
+            f"{kind:<20}"
+            + "".join(f"{c[0] / max(1, c[1]):>15.3f}" for c in cells)
+            + f"   n={cells[0][1]}"
+        )
+    totals = [sum(v[0] for v in results[m][0].values()) / len(cases) for m in results]
+    worst = [min(v[0] / v[1] for v in results[m][0].values()) for m in results]
+    print(f"{'overall':<20}" + "".join(f"{t:>15.4f}" for t in totals))
+    print(f"{'worst kind':<20}" + "".join(f"{w:>15.3f}" for w in worst))
+    print(f"{'ms/case':<20}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=160)
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
+    pages = [Page(cid, case, raw) for cid, case, raw in load(None)]
+    usable = [p for p in pages if p.ok and len(p.parts) >= 3]
+    rnd = random.Random(1)
+    rnd.shuffle(usable)
+    usable = usable[: args.pages]
+    print(f"{len(usable)} usable pages of {len(pages)} (article container found with ≥ 3 parts)")
+    cases = build(usable)
+    report([c for c in cases if split_of(c["page"].cid) == "tune"], "tuning split")
+    report([c for c in cases if split_of(c["page"].cid) == "heldout"], "held-out split")
+    report(cases, "all")
+
+
+if __name__ == "__main__":
+    main()
