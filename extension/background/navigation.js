@@ -90,7 +90,7 @@ export function retry(params, sender) {
   const tabId = sender.tab?.id ?? params.tabId;
   const key = `${tabId} ${params.url}`;
   recent.release(key);
-  if (classifyError(params.error)?.kind?.startsWith('http')) bypass.claim(key, Date.now());
+  if (classifyError(params.error)?.kind?.startsWith('http_')) bypass.claim(key, Date.now());
   return ext.tabs.update(tabId, { url: params.url }).then(() => ({ url: params.url }));
 }
 

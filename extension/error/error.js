@@ -33,7 +33,7 @@ function renderProblem() {
   fill('detail', text.detail);
   fill('failed-url', failure.url);
   fill('error-code', failure.error);
-  if (kind?.startsWith('http')) fill('retry', 'Show the server’s page');
+  if (kind?.startsWith('http_')) fill('retry', 'Show the server’s page');
 }
 
 /** How long after the error event the page was on screen (ms), for the tests and the curious. */
@@ -53,7 +53,10 @@ async function loadSuggestions() {
 }
 
 function renderAnswer(result) {
-  const suggestions = (result.suggestions ?? []).filter((s) => s.url && s.url !== failure.url);
+  // The archived copy comes as a suggestion too (step "archive", a daemon /v/ address that needs
+  // the token): it has its own button below, so it is not repeated as a URL to type.
+  const copies = new Set([...(result.archived ?? []), ...(result.similar ?? [])].map((v) => v.version_url));
+  const suggestions = (result.suggestions ?? []).filter((s) => s.url && s.url !== failure.url && s.step !== 'archive' && !copies.has(s.url));
   const top = suggestions[0];
   if (top && top.score >= BEST_SCORE) renderBest(top, 0);
   const rest = best ? suggestions.slice(1) : suggestions;
@@ -80,7 +83,7 @@ function renderWithoutHost(error) {
 function renderBest(suggestion, rank) {
   best = suggestion;
   const link = h('a', { class: 'did-you-mean', href: suggestion.url, onclick: (e) => take(e, suggestion, rank) },
-    h('span', {}, h('span', { class: 'label' }, 'Did you mean'), h('span', { class: 'target' }, displayURL(suggestion.url))),
+    h('span', {}, h('span', { class: 'label' }, 'Did you mean'), ...targetParts(suggestion.url)),
     h('span', { class: 'arrow', 'aria-hidden': 'true' }, '→'));
   fill('best', link, suggestion.reason ? h('p', { class: 'why' }, reasonText(suggestion)) : null);
   show('best');
@@ -118,6 +121,14 @@ function renderSimilar(pages) {
       h('span', { class: 'url' }, displayURL(p.url), p.title ? h('span', { class: 'title' }, p.title) : null),
       typeof p.similarity === 'number' ? h('span', { class: 'why' }, `${percent(p.similarity)} alike`) : null))));
   show('similar');
+}
+
+/** The big button's text: the host large, a path (if any) on its own smaller line. */
+function targetParts(url) {
+  const shown = shownURL(url);
+  const cut = shown.indexOf('/', shown.indexOf('://') >= 0 ? shown.indexOf('://') + 3 : 0);
+  if (cut < 0) return [h('span', { class: 'target' }, shown)];
+  return [h('span', { class: 'target' }, shown.slice(0, cut)), h('span', { class: 'target-path' }, shown.slice(cut))];
 }
 
 /** A URL as shown in a list: without its scheme, unless the scheme is what changed. */

@@ -4,6 +4,9 @@
 //   classifyError('net::ERR_NAME_NOT_RESOLVED').kind === 'dns'
 //   classifyError('net::ERR_ABORTED') === null          // the user stopped it, or we redirected
 //
+// The kinds are the engine's error kinds (engine/urls/suggest.py ERRORS: dns, refused, timeout,
+// http_404, http_410) plus reset and unreachable, which the host treats as unknown.
+//
 // Being exact is the point (the Wayback extension's most common complaint is false "not found"
 // prompts), so anything not listed here is left to the browser.
 
@@ -49,8 +52,8 @@ const WORDS = {
   reset: ['The connection broke off', '{host} closed the connection before sending the page.'],
   timeout: ['The server took too long', '{host} did not answer in time.'],
   unreachable: ['The server cannot be reached', 'There is no route to {host} from this network.'],
-  http404: ['This page is not on the server', '{host} answered, but has no page at this address (HTTP 404).'],
-  http410: ['This page was removed', '{host} says the page is gone for good (HTTP 410).'],
+  http_404: ['This page is not on the server', '{host} answered, but has no page at this address (HTTP 404).'],
+  http_410: ['This page was removed', '{host} says the page is gone for good (HTTP 410).'],
 };
 
 /**
@@ -64,7 +67,7 @@ export function classifyError(error) {
   if (code && FIREFOX[code[1]]) return { kind: FIREFOX[code[1]], error: text };
   if (FIREFOX_NAMES[text]) return { kind: FIREFOX_NAMES[text], error: text };
   const http = /^HTTP (\d{3})$/.exec(text);
-  if (http && GONE_STATUSES.has(Number(http[1]))) return { kind: `http${http[1]}`, error: text };
+  if (http && GONE_STATUSES.has(Number(http[1]))) return { kind: `http_${http[1]}`, error: text };
   return null;
 }
 

@@ -151,6 +151,10 @@ def test_page_gone_404_offers_the_archived_copy(browser, site):
     expect(page.locator("#title")).to_have_text("This page is not on the server")
     button = page.locator("#open-archived")
     expect(button).to_have_text(re.compile(r"^Open my archived copy \(.+\)$"))
+    screenshot(page, "error-page-archived.png", full_page=True)
+    # The copy is offered once, through its button: never as a bare daemon address to "type".
+    links = page.locator("#best a, #others a").evaluate_all("(as) => as.map((a) => a.href)")
+    assert not [href for href in links if "/v/" in href], links
     button.click()
     expect(page.locator("body")).to_contain_text("Heron nest.", timeout=10000)
     page.close()
@@ -198,6 +202,12 @@ def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site)
     popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
     expect(popup.locator("#liveness")).to_contain_text("no longer on this page")
     popup.close()
+    options = browser.context.new_page()
+    options.goto(browser.url("options/options.html"))
+    expect(options.locator("html")).to_have_attribute("data-host", "connected", timeout=10000)
+    expect(options.locator("#host-status")).to_contain_text("Connected")
+    screenshot(options, "options.png", full_page=True)
+    options.close()
     browser.set_option("liveness", False)
     page.close()
 
