@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python tests/bench/bench_normalize.py [--count N] [--profile]``.
 Builds >= 100k realistic URLs from /work/shared/data/top-domains.csv (falling
-back to tests/fixtures when that file is absent): real domains, www./m./
+back to the bundled engine/data/domains.txt.gz on a fresh clone): real domains, www./m./
 sub-domains, mixed case, ports, realistic paths with escapes, index pages and
 dot segments, queries with tracking parameters, fragments and hash routes.
 Prints URLs/s for ``archive_key`` and for w3lib, measured in the same run on
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import os
 import random
 import sys
@@ -66,10 +67,13 @@ FRAGMENTS = ("#top", "#section-2", "#!/inbox", "#/settings", "#", "#comments")
 
 
 def load_domains() -> list[str]:
+    """The shared top-100k CSV, else the bundled domain dictionary (fresh clones)."""
     if DOMAINS.exists():
         with DOMAINS.open(newline="") as handle:
             return [row["domain"] for row in csv.DictReader(handle)]
-    return ["example.com", "example.org", "example.net", "example.co.uk"]
+    bundled = ROOT / "engine" / "data" / "domains.txt.gz"
+    with gzip.open(bundled, "rt", encoding="utf-8") as handle:
+        return [line.strip() for line in handle if line.strip()]
 
 
 def make_host(rng: random.Random, domain: str) -> str:
@@ -162,7 +166,8 @@ def main() -> None:
     from w3lib.url import canonicalize_url
 
     urls = make_urls(args.count)
-    print(f"{len(urls)} URLs from {DOMAINS.name}, {len(set(urls))} distinct; {describe(urls)}")
+    source = DOMAINS.name if DOMAINS.exists() else "engine/data/domains.txt.gz"
+    print(f"{len(urls)} URLs from {source}, {len(set(urls))} distinct; {describe(urls)}")
     print(f"load average before: {os.getloadavg()} on {os.cpu_count()} CPUs")
     if args.profile:
         import cProfile
