@@ -14,7 +14,7 @@ from engine.errors import InvalidURL, TooLarge
 from engine.urls.parse import MAX_URL_LENGTH, ada_slices, fast_slices, parse_url
 
 ROOT = Path(__file__).resolve().parents[3]
-WPT = Path("/work/shared/data/wpt-url/urltestdata.json")
+WPT = ROOT / "tests" / "fixtures" / "wpt-url" / "urltestdata.json"
 
 
 def test_components_of_a_full_url():
