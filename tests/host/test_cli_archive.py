@@ -220,3 +220,22 @@ def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
         str(home),
     )[1]
     assert before["key"] != after["key"] == "https://news.example.com/story_9/"
+
+
+def test_writes_go_through_a_running_daemon(capsys, home, saved):
+    url, _, path = saved
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert main(["serve", "--detach", "--port", str(port), "--home", str(home), "--json"]) == 0
+    capsys.readouterr()
+    try:
+        code, reg = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+        assert code == 0 and reg["version_url"].startswith(f"http://127.0.0.1:{port}/v/")
+        with pytest.raises(Exception, match="another writer"):
+            ArchiveStore.open(home)  # the daemon holds the writer's lock
+        code, rows = run(capsys, "versions", url, "--home", str(home))  # a reader meanwhile
+        assert [r["id"] for r in rows] == [reg["id"]]
+    finally:
+        main(["stop", "--home", str(home), "--json"])
+        capsys.readouterr()
