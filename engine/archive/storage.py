@@ -342,6 +342,10 @@ class JournalStorage(Storage):
             raise StorageError(f"cannot write the journal: {exc}") from exc
         self.journal_lines += 1
 
+    def journal_bytes(self) -> int:
+        """Size of the current journal (0 for a reader)."""
+        return self._journal.tell() if self._journal is not None else 0
+
     def _sync(self) -> None:
         self._journal.flush()
         if self.fsync:

@@ -70,7 +70,8 @@ def link_id(url: str) -> int:
     return int.from_bytes(hashlib.blake2b(url.encode(), digest_size=8).digest(), "big") >> 1
 
 
-COMPACT_LINES = 20_000  # compact on close once the journal holds this many lines
+COMPACT_LINES = 5_000  # compact on close once the journal holds this many lines
+COMPACT_BYTES = 32 * 1024 * 1024  # … or this many bytes
 
 
 def blob_hash(data: bytes) -> str:
@@ -109,9 +110,21 @@ class ArchiveStore:
 
     def close(self, compact: bool | None = None) -> None:
         """Close; compact first when asked (default: when the journal is long)."""
-        if compact or (compact is None and self.storage.journal_lines >= COMPACT_LINES):
+        if compact or (compact is None and self.journal_is_long()):
             self.compact()
         self.storage.close()
+
+    def journal_is_long(self) -> bool:
+        """True when replaying the journal on the next open would cost more than a compaction."""
+        size = self.storage.journal_bytes()
+        return self.storage.journal_lines >= COMPACT_LINES or size >= COMPACT_BYTES
+
+    def maybe_compact(self) -> bool:
+        """Compact if the journal is long (the daemon calls this when idle); True if it did."""
+        if self.readonly or not self.journal_is_long():
+            return False
+        self.compact()
+        return True
 
     def compact(self) -> None:
         """Fold the journal into table snapshots (atomic; see storage.py)."""

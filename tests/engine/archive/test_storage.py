@@ -181,3 +181,17 @@ def test_tables_load_lazily_with_their_journal_ops(tmp_path):
     storage = JournalStorage(tmp_path, readonly=True)
     assert len(open_tinydb(storage).table("big")) == 101
     storage.close()
+
+
+def test_maybe_compact_only_when_the_journal_is_long(tmp_path, monkeypatch):
+    import engine.archive.store as store_module
+
+    store = ArchiveStore.open(tmp_path)
+    store.save_state("a", {"n": 1})
+    assert store.maybe_compact() is False
+    monkeypatch.setattr(store_module, "COMPACT_LINES", 1)
+    assert store.maybe_compact() is True
+    assert (tmp_path / "db" / "journal.1.log").stat().st_size == 0
+    store.close()
+    with ArchiveStore.open(tmp_path, readonly=True) as again:
+        assert again.load_state("a") == {"n": 1}
