@@ -36,7 +36,7 @@ from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
-from engine.html.parse import decode_html, is_html_type
+from engine.html.parse import Decoded, decode_html, is_html_type
 from engine.html.rewrite import RewriteOptions, rewrite_tree
 from engine.html.similarity import FingerprintIndex, content_similarity
 from engine.urls.normalize import archive_key
@@ -117,15 +117,23 @@ def _extract(text: str, url: str) -> dict | None:
     }
 
 
+def _decode(capture: Capture, body: bytes) -> Decoded:
+    """Text as given (a serialized DOM is text: stored as UTF-8), or bytes sniffed.
+
+    A declared charset is only a hint for bytes; text was decoded by the browser already.
+    """
+    if isinstance(capture.html, str):
+        return Decoded(capture.html, "utf-8", "text")
+    return decode_html(body, f"text/html; charset={capture.charset}" if capture.charset else None)
+
+
 def prepare(
     store: ArchiveStore, capture: Capture, reg_id: str, options: RegisterOptions
 ) -> Prepared:
     """Validate, decode, parse once, fingerprint, rewrite, extract (no writes)."""
     body = _check(capture, options)
     url = capture.final_url or capture.url
-    decoded = decode_html(
-        body, f"text/html; charset={capture.charset}" if capture.charset else None
-    )
+    decoded = _decode(capture, body)
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")

@@ -26,6 +26,10 @@ PAGES = {
         "https://web.archive.org/web/20140226054445/http://www.time4talks.com/2013/08/07/weitere-digitalisierung-der-schweizer-kinos/",
     ),
     "latin1": ("f4e6236c495dbca0", "http://love-hina.ch/news/0409.html"),
+    "erfurt": (  # ISO-8859-1 with umlauts as raw bytes
+        "228917f19c2a4451",
+        "http://www.cdu-fraktion-erfurt.de/inhalte/aktuelles/entwicklung-der-waldorfschule-ermoeglicht/index.html",
+    ),
     "partei": (
         "b18b2a048ce0dd08",
         "https://die-partei.net/luebeck/2012/05/31/das-ministerium-fur-club-kultur-informiert/",
