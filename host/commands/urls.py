@@ -20,6 +20,7 @@ per line (the format of the WPT URL tests).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 
 from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
@@ -38,13 +39,29 @@ def register(sub, common) -> None:
         "--rules",
         default="",
         metavar="+x,-y",
-        help="switch rules on (+) or off (-); write --rules=-x when the list starts with -",
+        help="switch rules on (+) or off (-); --rules=-x always works",
     )
+    accept_dash_led_values(norm)
     norm.add_argument("--list-rules", action="store_true", help="print {rule: on?} as JSON")
     parse = command(sub, "parse", run_parse, common, "WHATWG URL components (ada-url)")
     parse.add_argument("url", nargs="?", help="the URL to parse")
     parse.add_argument("--base", default=None, help="base URL for a relative reference")
     parse.add_argument("--batch", action="store_true", help='stdin JSONL {"input","base"}')
+
+
+# A rule list such as "-www,+fragment" (never an option: options here are --long or -h).
+DASH_LED_RULES = r"^-[a-z_]+(?:,[+-]?[a-z_]*)*$"
+
+
+def accept_dash_led_values(parser) -> None:
+    """Let ``--rules -www`` pass "-www" as the value. argparse takes any
+    dash-led word for an option (https://bugs.python.org/issue9334) except what
+    its negative-number pattern matches, so rule lists join that pattern. A
+    list starting with ``-h`` still reads as ``-h``: write ``--rules=-host_case``.
+    """
+    default = getattr(parser, "_negative_number_matcher", None)
+    if default is not None:
+        parser._negative_number_matcher = re.compile(f"{DASH_LED_RULES}|{default.pattern}")
 
 
 def run_normalize(args, ctx):

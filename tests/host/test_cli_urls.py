@@ -180,3 +180,21 @@ def test_every_kind_of_bad_input_gets_a_typed_error_line(tmp_path):
     assert codes == ["invalid_url"] * 4 + ["too_large"] + ["invalid_url"] * 2 + [None]
     assert records[-1]["url"] == "https://example.com/fine/"
     assert all(r["url"] is None for r in records[:-1])
+
+
+def test_rules_value_may_start_with_a_dash(tmp_path, capsys):
+    url = "http://www.example.com/a#top"
+    assert main(["--home", str(tmp_path), "normalize", "--rules", "-www,-fragment", url]) == 0
+    assert (
+        main(["--home", str(tmp_path), "normalize", "--rules", "-www", "--profile", "safe", url])
+        == 0
+    )
+    assert (
+        main(["--home", str(tmp_path), "normalize", "--rules=-host_case", "--profile", "safe", url])
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "http://www.example.com/a/#top",
+        "http://www.example.com/a#top",
+        "http://www.example.com/a#top",
+    ]
