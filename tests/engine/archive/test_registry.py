@@ -236,3 +236,13 @@ def test_a_serialized_dom_is_text_whatever_charset_it_declares(store):
     original = get(store, reg.id, original=True)
     assert original.charset == "utf-8" and original.body == dom.encode("utf-8")
     assert "Zurück" in get(store, reg.id).body.decode("utf-8")
+
+
+def test_a_page_too_big_for_the_budget_is_left_to_the_daemon(store):
+    url, body = page("ordnung")
+    first = register(store, Capture(url, body), at(0))
+    small = RegisterOptions(similar_max_fingerprint=100, similar_budget_s=1.0)
+    second = register(store, Capture(url, body), small)
+    assert second.similar == [] and similar(store, second.id)["computed_at"] is None
+    assert second.id in stale_similar(store)
+    assert [p["id"] for p in refresh_similar(store, second.id)["similar"]] == [first.id]
