@@ -1,12 +1,15 @@
-"""`make run`: start the archive daemon, build the extension, open the viewer, and say what happened.
+"""`make run`: start the archive daemon, build the extension, open a browser with it, and say what happened.
 
-Run by the Makefile with the project's virtual environment; it only calls the
+Run by the Makefile with the project's virtual environment. It only calls the
 public CLI, so it shows a newcomer exactly the commands they can use later.
+With a display and Debian's Chromium, it starts Chromium with the extension
+loaded, the native host installed into that profile, and the viewer open.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +17,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PK = str(Path(sys.executable).with_name("pagekeeper"))
+EXTENSION = ROOT / "dist" / "extension-chromium"
+CHROMIUM_CANDIDATES = (
+    "/usr/lib/chromium/chromium",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+)
+CHROMIUM_FLAGS = ("--no-first-run", "--disable-background-networking", "--disable-sync")
 
 
 def pk(*args: str) -> subprocess.CompletedProcess:
@@ -22,11 +33,46 @@ def pk(*args: str) -> subprocess.CompletedProcess:
 
 def step(title: str, *args: str) -> str:
     done = pk(*args)
-    status = "ok" if done.returncode == 0 else f"failed ({done.returncode})"
-    print(f"- {title}: {status}")
+    print(f"- {title}: " + ("ok" if done.returncode == 0 else f"failed ({done.returncode})"))
     if done.returncode != 0:
         print("  " + (done.stderr.strip() or done.stdout.strip()).replace("\n", "\n  "))
-    return done.stdout
+    return done.stdout if done.returncode == 0 else ""
+
+
+def find_chromium() -> str | None:
+    for name in CHROMIUM_CANDIDATES:
+        found = name if os.access(name, os.X_OK) else shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def start_browser(home: Path, viewer: str) -> bool:
+    """Start Chromium with its own profile, the extension and our native host; True if started."""
+    chromium = find_chromium()
+    if not chromium or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    profile = home / "chromium-profile"
+    step(
+        "install the native host into that profile",
+        "install",
+        "--browser",
+        "chromium",
+        "--profile-dir",
+        str(profile),
+    )
+    args = [
+        chromium,
+        f"--user-data-dir={profile}",
+        f"--load-extension={EXTENSION}",
+        *CHROMIUM_FLAGS,
+        viewer,
+    ]
+    subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    print(f"- started {chromium} with the extension (profile {profile})")
+    return True
 
 
 def main() -> int:
@@ -37,18 +83,19 @@ def main() -> int:
         print(f"  daemon pid {status['pid']} on {status['url']}, data in {status['home']}")
     subprocess.run([sys.executable, str(ROOT / "packaging" / "build_extension.py")], check=False)
     step("install the native-messaging host for your browsers", "install", "--browser", "all")
-    step("open the archive viewer", "open")
-    browser = shutil.which("chromium") or shutil.which("google-chrome")
-    ext = ROOT / "dist" / "extension-chromium"
-    print(
-        f"\nLoad the extension: open chrome://extensions, enable developer mode, 'Load unpacked' {ext}"
+    viewer = json.loads(step("viewer address", "open", "--no-browser", "--json") or "{}").get(
+        "url", ""
     )
-    if browser:
-        print(f"or start a browser with it: {browser} --load-extension={ext}")
-    print(
-        "Try it: pagekeeper suggest http://gooogle.com/   ·   pagekeeper archive add https://example.com/"
-    )
-    print("Stop the daemon with: .venv/bin/pagekeeper stop")
+    home = Path(status.get("home") or ".")
+    if not start_browser(home, viewer):
+        step("open the archive viewer in your browser", "open")
+        print(
+            f"\nLoad the extension: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}"
+        )
+    print(f"\nViewer: {viewer}")
+    print("Try:    .venv/bin/pagekeeper suggest http://gooogle.com/")
+    print("        .venv/bin/pagekeeper archive add https://example.com/")
+    print("Stop:   .venv/bin/pagekeeper stop")
     return 0
 
 
