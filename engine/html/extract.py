@@ -470,7 +470,8 @@ def extract(
     'Die GEMA dreht völlig am Zeiger, sagt man.'
     """
     options = options or ExtractOptions()
-    tree = parse(html)
+    source = decode(html)
+    tree = LexborHTMLParser(source)
     title = page_title(tree)
     weights = title_weights(title)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
@@ -479,6 +480,6 @@ def extract(
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)
     template = template_text(blocks, chosen)
-    words = keywords(body, title, options.keywords, summary=summary, template=template)
-    language = detect_language(tokenize(body[:5000])) if body else "en"
+    language = detect_language(tokenize(body[:20000])) if body else "en"
+    words = keywords(body, title, options.keywords, summary, template, language)
     return Extraction(title, body, summary, words, language)

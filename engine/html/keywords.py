@@ -66,10 +66,24 @@ def detect_language(tokens: list[str]) -> str:
     'en'
     """
     sample = tokens[:2000]
-    if sum(1 for t in sample if is_cjk(t)) * 2 > len(sample) > 0:
+    if sum(1 for t in sample if t[0] >= "\u3040" and is_cjk(t)) * 2 > len(sample) > 0:
         return "zh"
-    hits = {lang: sum(1 for t in sample if t in stopwords(lang)) for lang in LANGUAGES}
+    hits = dict.fromkeys(LANGUAGES, 0)
+    table = _language_table()
+    for token in sample:
+        for lang in table.get(token, ()):
+            hits[lang] += 1
     return max(hits, key=hits.get) if any(hits.values()) else "en"
+
+
+@cache
+def _language_table() -> dict[str, tuple[str, ...]]:
+    """stop word → the languages listing it (one lookup per token instead of eight)."""
+    table: dict[str, tuple[str, ...]] = {}
+    for lang in LANGUAGES:
+        for word in stopwords(lang):
+            table[word] = table.get(word, ()) + (lang,)
+    return table
 
 
 @cache
@@ -85,8 +99,11 @@ def is_term(token: str, stop: frozenset[str], min_length: int = 3) -> bool:
     """
     if token in stop or token.isdigit():
         return False
-    if is_cjk(token):
-        return len(token) == 2 and not (_stop_chars() & set(token))
+    if token[0] >= "\u3040" and is_cjk(
+        token
+    ):  # a bigram of two Hiragana is almost always grammar (の, たり, ます…)
+        kana_only = all("\u3040" <= c <= "\u309f" for c in token)
+        return len(token) == 2 and not kana_only and not (_stop_chars() & set(token))
     return len(token) >= min_length
 
 
@@ -123,7 +140,7 @@ def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
 
 
 def body_keywords(
-    body: str, title: str, options: KeywordOptions, template: str = ""
+    body: str, title: str, options: KeywordOptions, template: str = "", language: str = ""
 ) -> list[tuple[str, float]]:
     """Terms spread over the whole body, weighted by damped frequency.
 
@@ -132,7 +149,7 @@ def body_keywords(
     >>> [w for w, _ in body_keywords("alpha beta", "", KeywordOptions(limit=1), template="alpha")]
     ['beta']
     """
-    stop = stopwords(detect_language(tokenize(body)))
+    stop = stopwords(language or detect_language(tokenize(body)))
     tokens = terms(body, stop, options.min_length)
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
@@ -168,6 +185,7 @@ def keywords(
     options: KeywordOptions | None = None,
     summary: str = "",
     template: str = "",
+    language: str = "",
 ) -> list[tuple[str, float]]:
     """Keywords of a page in the configured mode, weights summing to 1.
 
@@ -179,4 +197,4 @@ def keywords(
     options = options or KeywordOptions()
     if options.mode == "seed":
         return seed_keywords(summary or body, title, options)
-    return body_keywords(body, title, options, template)
+    return body_keywords(body, title, options, template, language)

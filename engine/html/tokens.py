@@ -21,6 +21,7 @@ from collections import Counter
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
 
 
 def is_cjk(token: str) -> bool:
@@ -49,9 +50,11 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("It's 2012: Ünïcode-Text")
     ['it', 's', '2012', 'ünïcode', 'text']
     """
+    tokens = _TOKEN.findall(text.lower())
+    if not _HAS_CJK.search(text):
+        return tokens
     out: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
-        token = match.group()
+    for token in tokens:
         if token[0] >= "\u3040" and is_cjk(token):
             out.extend(bigrams(token))
         else:

@@ -84,17 +84,20 @@ def run_readability(raw: bytes) -> str | None:
 
 def evaluate(name, fn, pages) -> dict:
     totals = {"all": [0, 0, 0, 0], "tune": [0, 0, 0, 0], "heldout": [0, 0, 0, 0]}
-    elapsed, errors = 0.0, 0
+    elapsed, cpu, errors = 0.0, 0.0, 0
     for cid, case, raw in pages:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         try:
             out = fn(raw)
         except Exception:  # a baseline crashing on a page scores as empty output
             out, errors = None, errors + 1
         elapsed += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
         for key in ("all", split_of(cid)):
             totals[key] = [a + b for a, b in zip(totals[key], score(out, case), strict=True)]
-    row = {"engine": name, "ms_per_page": 1000 * elapsed / max(1, len(pages)), "errors": errors}
+    n = max(1, len(pages))
+    row = {"engine": name, "ms_per_page": 1000 * elapsed / n, "cpu_ms": 1000 * cpu / n}
+    row["errors"] = errors
     for key, counts in totals.items():
         row[key] = prf(tuple(counts))
     return row
@@ -104,8 +107,8 @@ def show(row: dict) -> None:
     p, r, f = row["all"]
     print(
         f"{row['engine']:<28} F1 {f:.3f} (P {p:.3f} R {r:.3f})  tune F1 {row['tune'][2]:.3f}  "
-        f"held-out F1 {row['heldout'][2]:.3f}  {row['ms_per_page']:6.2f} ms/page"
-        + (f"  errors {row['errors']}" if row["errors"] else "")
+        f"held-out F1 {row['heldout'][2]:.3f}  {row['ms_per_page']:6.2f} ms/page "
+        f"(CPU {row['cpu_ms']:.2f})" + (f"  errors {row['errors']}" if row["errors"] else "")
     )
 
 
@@ -142,7 +145,8 @@ def main() -> None:
         ours, traf = by["ours"], by["trafilatura"]
         print(
             f"ratio ours/trafilatura: F1 {ours['all'][2] / max(traf['all'][2], 1e-9):.3f}, "
-            f"speed x{traf['ms_per_page'] / max(ours['ms_per_page'], 1e-9):.1f}"
+            f"speed x{traf['ms_per_page'] / max(ours['ms_per_page'], 1e-9):.1f} "
+            f"(CPU x{traf['cpu_ms'] / max(ours['cpu_ms'], 1e-9):.1f})"
         )
 
 
