@@ -36,6 +36,7 @@ documents the update touched.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import zlib
@@ -109,6 +110,24 @@ def decode_line(line: bytes) -> list | None:
         return json.loads(body)["ops"]
     except (ValueError, KeyError):
         return None
+
+
+@contextlib.contextmanager
+def _quiet_gc() -> Iterator[None]:
+    """Load a snapshot without the cyclic GC, then freeze what is loaded.
+
+    Parsed JSON is acyclic; left to the collector, every gen-2 pass would walk
+    millions of table objects (seconds at 100,000 snapshots). ``gc.freeze``
+    (Python 3.7+) moves them to the permanent generation; refcounting still frees them.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 class _Lock:
@@ -213,7 +232,8 @@ class JournalStorage(Storage):
 
     def _read_snapshot(self, path: Path) -> dict:
         try:
-            return json.loads(path.read_bytes())
+            with _quiet_gc():
+                return json.loads(path.read_bytes())
         except (OSError, ValueError) as exc:
             raise StorageError(f"cannot read table snapshot {path}: {exc}") from exc
 
