@@ -106,6 +106,9 @@ class Plan:
     query_sort: bool
     drop_fragment: bool
     path_rules: bool
+    session_path: bool
+    dir_index: bool
+    trailing_slash: bool
 
 
 def _escapes(upper: bool, decode: bool) -> Escapes | None:
@@ -136,6 +139,9 @@ def compile_plan(options: NormalizeOptions) -> Plan:
         query_sort="query_sort" in on,
         drop_fragment="fragment" in on,
         path_rules=bool(on & PATH_RULES),
+        session_path="session_id_path" in on,
+        dir_index="dir_index" in on,
+        trailing_slash="trailing_slash_dir" in on,
     )
 
 
@@ -210,24 +216,20 @@ def _web(parts: tuple, plan: Plan) -> str:
     if plan.host_rules and (host[-1:] == "." or host[:4] == "www."):
         # An IP literal never starts with "www." nor ends with ".": no host-type check.
         host = _host(host, plan.on)
-    if plan.path_rules:
-        path = _path(path, plan.on)
+    if plan.path_rules and (path[-1:] != "/" or plan.session_path):
+        path = _path(path, plan)
     if query is not None:
         query = _query(query, plan)
     # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
     if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
         fragment = None
-    out = scheme + ":" + before_host + host + after_host + path  # _serialize, inlined
-    if query is not None:
-        out += "?" + query
-    return out if fragment is None else out + "#" + fragment
+    return _serialize(scheme, before_host, host, after_host, path, query, fragment)
 
 
 def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> str:
-    out = scheme + ":" + before_host + host + after_host + path
-    if query is not None:
-        out += "?" + query
-    return out if fragment is None else out + "#" + fragment
+    query = "" if query is None else "?" + query
+    fragment = "" if fragment is None else "#" + fragment
+    return f"{scheme}:{before_host}{host}{after_host}{path}{query}{fragment}"
 
 
 def _query_other(query: str | None, plan: Plan) -> str | None:
@@ -324,16 +326,17 @@ def is_public_suffix(host: str) -> bool:
     return bool(parent) and "*." + parent in suffixes and "!" + host not in suffixes
 
 
-def _path(path: str, on: frozenset[str]) -> str:
-    if ";" in path and "session_id_path" in on:
+def _path(path: str, plan: Plan) -> str:
+    """session_id_path, then dir_index or trailing_slash_dir on the last segment."""
+    if plan.session_path and ";" in path:
         path = SESSION_PATH.sub("", path)
     cut = path.rfind("/") + 1
     last = path[cut:]
     if not last:
         return path
-    if last in DIR_INDEX and "dir_index" in on:
+    if plan.dir_index and last in DIR_INDEX:
         return path[:cut]
-    if "." not in last and "trailing_slash_dir" in on:
+    if plan.trailing_slash and "." not in last:
         return path + "/"
     return path
 

@@ -288,6 +288,9 @@ def test_session_id_path_any_case_before_query():
         "http://example.com/a.jsp?x=1"
     )
     assert only("http://example.com/a;v=1", "session_id_path") == "http://example.com/a;v=1"
+    assert (
+        only("http://example.com/a;jsessionid=1/b/", "session_id_path") == "http://example.com/a/b/"
+    )
 
 
 def test_query_form_encoding_only_in_query():
