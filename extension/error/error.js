@@ -9,8 +9,8 @@ import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { localFallbacks } from '../lib/fallback.js';
 import { hostOf } from '../lib/addresses.js';
 import { classifyError, describe } from '../lib/net-errors.js';
+import { rankForPage } from '../lib/suggestions.js';
 
-const BEST_SCORE = 0.5; // a suggestion this sure becomes the large "Did you mean" button
 const query = new URLSearchParams(location.search);
 const failure = {
   url: query.get('url') ?? '',
@@ -53,17 +53,12 @@ async function loadSuggestions() {
 }
 
 function renderAnswer(result) {
-  // The archived copy comes as a suggestion too (step "archive", a daemon /v/ address that needs
-  // the token): it has its own button below, so it is not repeated as a URL to type.
-  const copies = new Set([...(result.archived ?? []), ...(result.similar ?? [])].map((v) => v.version_url));
-  const suggestions = (result.suggestions ?? []).filter((s) => s.url && s.url !== failure.url && s.step !== 'archive' && !copies.has(s.url));
-  const top = suggestions[0];
-  if (top && top.score >= BEST_SCORE) renderBest(top, 0);
-  const rest = best ? suggestions.slice(1) : suggestions;
-  renderOthers(rest, best ? 1 : 0, best ? 'Other possibilities' : 'Possible addresses');
+  const { best: top, rest } = rankForPage(result, failure.url);
+  if (top) renderBest(top, 0);
+  renderOthers(rest, top ? 1 : 0, top ? 'Other possibilities' : 'Possible addresses');
   renderArchived(result.archived ?? []);
   renderSimilar(result.similar ?? []);
-  if (!suggestions.length && !(result.archived ?? []).length && !(result.similar ?? []).length) {
+  if (!top && !rest.length && !(result.archived ?? []).length && !(result.similar ?? []).length) {
     renderOthers(localFallbacks(failure.url), 0, 'Quick fixes to try');
   }
 }

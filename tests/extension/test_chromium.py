@@ -75,16 +75,17 @@ def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     )
     assert reply == {"ok": True, "result": {"recorded": True, "taken": True}}, reply
 
-    # Warm: later failures are on screen within 150 ms of the error event (the median of three,
-    # because the machine's two cores are shared and one sample is noise).
+    # Warm: later failures are on screen within 150 ms of the error event (the median of five:
+    # the machine's two cores are shared, and one sample is noise).
     shown = []
-    for typo in ("http://wikipeda.org/wiki/Heron", "http://exmaple.com/", "http://githbu.com/"):
-        visit_failing(page, typo)
+    typos = ("wikipeda.org/wiki/Heron", "exmaple.com", "githbu.com", "yahooo.com", "amazn.com")
+    for typo in typos:
+        visit_failing(page, f"http://{typo}/")
         expect(page).to_have_url(error_page(browser))
         html = page.locator("html")
         expect(html).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
         shown.append(int(html.get_attribute("data-shown-ms")))
-    assert sorted(shown)[1] <= 150, f"error page shown {shown} ms after the error events"
+    assert sorted(shown)[2] <= 150, f"error page shown {shown} ms after the error events"
     page.close()
 
 

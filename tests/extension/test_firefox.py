@@ -91,6 +91,8 @@ def test_firefox_mistyped_domain_shows_error_page_with_the_right_domain_first(fi
     best = driver.execute_script(
         "return document.querySelector('.did-you-mean .target')?.textContent"
     )
-    assert best in ("google.com", "www.google.com"), best
+    assert best in ("google.com", "www.google.com"), driver.execute_script(
+        "return document.body.innerText"
+    )
     error = driver.execute_script("return document.getElementById('error-code').textContent")
     assert error == "Error code 2152398878"

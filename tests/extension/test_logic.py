@@ -246,3 +246,32 @@ def test_a_missing_host_fails_fast_with_host_missing(page):
     assert got["first"]["code"] == "host_missing"
     assert got["second"]["code"] == "host_missing"
     assert got["ports"] == 1 and got["state"] == "host_missing"
+
+
+def test_the_big_button_goes_to_a_sure_or_clearly_winning_repair(page):
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """const s = (url, score, step = 'spe') => ({ url, score, step });
+           const pick = (result) => { const r = m.rankForPage(result, 'http://gooogle.com/');
+                                      return [r.best?.url ?? null, r.rest.map((x) => x.url)]; };
+           return [
+             pick({ suggestions: [s('http://google.com/', 0.83), s('http://google.cm/', 0.6)] }),
+             pick({ suggestions: [s('http://google.com/', 0.42), s('http://google.us/', 0.01)] }),
+             pick({ suggestions: [s('http://google.com/', 0.42), s('http://google.us/', 0.2)] }),
+             pick({ suggestions: [s('http://google.com/', 0.2)] }),
+             pick({ suggestions: [s('http://gooogle.com/', 0.9), s('http://a.com/', 0.1)] }),
+             pick({ suggestions: [s('http://127.0.0.1:1/v/1/x', 0.95, 'archive'), s('http://x.com/', 0.3)],
+                    archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
+             pick({}),
+           ];""",
+    )
+    assert got == [
+        ["http://google.com/", ["http://google.cm/"]],
+        ["http://google.com/", ["http://google.us/"]],
+        [None, ["http://google.com/", "http://google.us/"]],
+        [None, ["http://google.com/"]],
+        [None, ["http://a.com/"]],
+        ["http://x.com/", []],
+        [None, []],
+    ]
