@@ -51,13 +51,14 @@ async function hostStatus() {
 }
 
 /**
- * The archive viewer, signed in: it takes `?token=` into its own session storage and drops it
- * from the address bar (host/viewer/static/api.js). `hash` picks a view, e.g. '#/doc/<id>'.
+ * The archive viewer (at the address `get_token` gives), signed in: it takes `?token=` into its
+ * own session storage and drops it from the address bar (host/viewer/static/api.js). `hash`
+ * picks a view, e.g. '#/doc/<id>'.
  *   viewer({hash: '#/doc/0190…'}) → {url: 'http://127.0.0.1:47477/viewer/?token=…#/doc/0190…'}
  */
 async function viewer(params) {
-  const base = await daemonBase();
-  const { token } = await request('get_token', {});
+  const { token, url } = await request('get_token', {});
+  const base = (url ?? (await request('stats', {}))?.daemon?.url).replace(/\/$/, '');
   return { url: `${base}/viewer/?token=${encodeURIComponent(token)}${params.hash ?? ''}`, base };
 }
 
@@ -70,13 +71,6 @@ async function openCopy(params) {
   const { token } = await request('get_token', {});
   const next = encodeURIComponent(target.pathname + target.search);
   return { url: `${target.origin}/auth?token=${encodeURIComponent(token)}&next=${next}` };
-}
-
-let knownBase = null;
-
-async function daemonBase() {
-  knownBase ??= (await request('stats', {}))?.daemon?.url?.replace(/\/$/, '');
-  return knownBase;
 }
 
 function failure(code, message) {

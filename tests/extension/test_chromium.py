@@ -118,6 +118,12 @@ def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host
     popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
     expect(popup.locator("#version-label")).to_contain_text("version 2")
     expect(popup.locator("#status")).to_contain_text("2 archived versions")
+    with browser.context.expect_page() as opened:
+        popup.locator("#viewer-link").click()
+    viewer = opened.value
+    expect(viewer).to_have_url(re.compile(rf"^http://127\.0\.0\.1:{host.port}/viewer/#/doc/\d+$"))
+    expect(viewer.locator("#conn")).to_have_attribute("data-state", "online", timeout=10000)
+    viewer.close()
     popup.close()
     commands = browser.worker().evaluate("chrome.commands.getAll()")
     assert {
