@@ -32,6 +32,7 @@ from engine.urls.keyboard import neighbours
 from engine.urls.typos import typo_cost
 
 NGRAM_SIZES = (2, 3, 4, 5)
+RAREST_TRIGRAMS = 3
 
 
 def ngrams(word: str) -> list[str]:
@@ -77,8 +78,10 @@ class Lexicon:
     def sharing(self, segment: str, slack: int = 2, top: int = 24) -> list[str]:
         """Words of about the same length sharing the most trigrams with ``segment``."""
         counts: Counter = Counter()
-        for gram in {segment[i : i + 3] for i in range(len(segment) - 2)}:
-            counts.update(self.trigrams.get(gram, ()))
+        lists = [self.trigrams.get(segment[i : i + 3], ()) for i in range(len(segment) - 2)]
+        # the rarest trigrams say the most and cost the least to count
+        for words in sorted(lists, key=len)[:RAREST_TRIGRAMS]:
+            counts.update(words)
         n = len(segment)
         near = [(c, w) for w, c in counts.items() if abs(len(w) - n) <= slack]
         return [w for _, w in heapq.nlargest(top, near)]

@@ -192,10 +192,28 @@ def host_variants(host: str) -> list[HostVariant]:
 
 
 def _keep(out: dict[str, HostVariant], variant: HostVariant) -> None:
-    host = re.sub(r"[^a-z0-9.\-]", "", variant.host).strip(".-")
+    labels = [_ascii_label(label) for label in variant.host.split(".")]
+    host = re.sub(r"[^a-z0-9.\-]", "", ".".join(labels)).strip(".-")
     host = re.sub(r"\.{2,}", ".", host)
     if host and (host not in out or out[host].cost > variant.cost):
         out[host] = HostVariant(host, variant.cost, variant.change)
+
+
+def _ascii_label(label: str) -> str:
+    """A label still not ASCII after folding (Thai, Cyrillic…) back to punycode,
+    the form the dictionary holds (RFC 3492)."""
+    if label.isascii():
+        return label
+    clean = re.sub(r"[\s,&+_;]", "", label)
+    try:
+        return "xn--" + clean.encode("punycode").decode("ascii")
+    except UnicodeError:
+        return label
+
+
+def ascii_host(host: str) -> str:
+    """Non-ASCII labels as punycode: ``ปันสุข24.run`` → ``xn--24-oqizgj5g1b4c.run``."""
+    return host if host.isascii() else ".".join(_ascii_label(x) for x in host.split("."))
 
 
 def _join(*notes: str) -> str:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import Levenshtein
 
@@ -48,7 +49,7 @@ from engine.urls.dictionary import DomainDictionary, split_host
 from engine.urls.keyboard import layout_for_languages
 from engine.urls.learning import LearningState
 from engine.urls.segments import Lexicon, Segmenter
-from engine.urls.substitution import TypedURL, host_variants, read_typed
+from engine.urls.substitution import TypedURL, ascii_host, host_variants, read_typed
 from engine.urls.typos import typo_cost
 
 ERRORS = ("dns", "refused", "timeout", "http_404", "http_410", "soft_404", "unknown")
@@ -62,6 +63,7 @@ TLD_TYPOS = {
     "ent": "net", "nte": "net", "ner": "net", "bet": "net", "met": "net", "nett": "net",
     "rdu": "edu", "eud": "edu", "ude": "edu",
 }  # fmt: skip
+SECOND_LEVEL = frozenset({"com", "co", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob"})
 WWW_TYPOS = ("ww", "wwww", "wwwww", "qww", "wqw", "wwq", "eww", "wew", "wwe", "www2w")
 
 
@@ -124,6 +126,7 @@ class SuggestOptions:
     taken_boost: float = 1e4
     rejected_factor: float = 0.05
     max_variants: int = 6
+    max_near: int = 60  # index matches looked at per reading (nearest, then most popular)
     segments: bool = True  # step 6, when nothing above scores 0.2
     segment_max_length: int = 14
 
@@ -183,6 +186,7 @@ class Suggester:
         self._segmenter: Segmenter | None = None
         self._suffix_list: list[tuple[str, int]] | None = None
         self._glue: tuple[dict, dict] | None = None
+        self._tld_cache: dict[str, list[tuple[str, float, str]]] = {}
         if learning is not None:
             self.load_learning(learning)
 
@@ -320,14 +324,14 @@ class Suggester:
 
     # step 1, 2, 7: readings of the host
     def _queries(self, ctx: _Context) -> list[_Query]:
-        host = ctx.typed.host
+        host = ascii_host(ctx.typed.host)  # the dictionary holds IDNs as punycode
         ctx.typed_domain = _registrable(host)
         www_typo = host.partition(".")[0] in WWW_TYPOS or (
             host.startswith("www") and not host.startswith("www.")
         )
         ctx.typed_known = not www_typo and (self._known(ctx.typed_domain) or self._known(host))
         queries: list[_Query] = []
-        for variant in host_variants(host)[: self.options.max_variants]:
+        for variant in host_variants(ctx.typed.host)[: self.options.max_variants]:
             step = "substitution" if variant.change else "dictionary"
             queries += self._readings(ctx, variant.host, variant.cost, step, variant.change)
         return queries
@@ -352,26 +356,41 @@ class Suggester:
         key, suffix = split_host(host)
         sub, _, name = key.rpartition(".")
         out = [_Query(sub, name, suffix, 0.0, "dictionary", "")]
-        if not suffix or suffix not in self.dictionary.suffix_counts():
+        unknown = not suffix or suffix not in self.dictionary.suffix_counts()
+        if unknown:
             out += self._tld_repairs(sub, name, suffix)
-            if sub:  # a mistyped two-label suffix: bbc.co.uc → bbc.co.uk
-                head, _, name2 = sub.rpartition(".")
-                out += self._tld_repairs(head, name2, f"{name}.{suffix}")
+        if sub and (unknown or name in SECOND_LEVEL):
+            # a mistyped two-label suffix: bbc.co.uc → bbc.co.uk, x.com.tg → x.com.gt
+            head, _, name2 = sub.rpartition(".")
+            out += self._tld_repairs(head, name2, f"{name}.{suffix}")
         if "." not in host or not self._known(f"{name}.{suffix}"):
             out += self._missing_dot(host)
         return [q for q in out if q.key]
 
     def _tld_repairs(self, sub: str, name: str, suffix: str) -> list[_Query]:
         """Step 2/4: extraneous characters in the TLD and known TLD typos."""
+        return [
+            _Query(sub, name, known, cost, "tld", why)
+            for known, cost, why in self._tld_fixes(suffix)
+        ]
+
+    def _tld_fixes(self, suffix: str) -> list[tuple[str, float, str]]:
+        """Known suffixes near a typed unknown one, cheapest first (cached per suffix)."""
+        if suffix in self._tld_cache:
+            return self._tld_cache[suffix]
         out = []
         fixed = TLD_TYPOS.get(suffix)
         if fixed:
-            out.append(_Query(sub, name, fixed, 0.3, "tld", f".{suffix} is a typo of .{fixed}"))
-        for known, count in self._popular_suffixes():
+            out.append((fixed, 0.3, f".{suffix} is a typo of .{fixed}"))
+        for known, count in self.dictionary.suffix_counts().items():
             if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=2) <= 2:
                 cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
-                out.append(_Query(sub, name, known, max(cost, 0.3), "tld", f".{suffix} → .{known}"))
-        return out
+                out.append((known, max(cost, 0.3), f".{suffix} → .{known}"))
+        out.sort(key=lambda fix: fix[1])
+        if len(self._tld_cache) > 4096:
+            self._tld_cache.clear()
+        self._tld_cache[suffix] = out[:6]
+        return out[:6]
 
     def _popular_suffixes(self) -> list[tuple[str, int]]:
         counts = self.dictionary.suffix_counts()
@@ -422,19 +441,27 @@ class Suggester:
     # steps 3, 4, 5: candidates from the dictionary and the user's domains
     def _collect(self, ctx: _Context, queries: list[_Query]) -> None:
         seen_keys: set[str] = set()
+        exact = math.inf
         for q in sorted(queries, key=lambda q: q.cost):
-            self._exact(ctx, q)
+            if self._exact(ctx, q):
+                exact = min(exact, q.cost)
+            if q.sub and q.key in SECOND_LEVEL:
+                continue  # "com" of x.com.tg is part of a suffix, not a name
+            if q.cost >= exact:
+                continue  # a cheaper reading already is a known domain: no fuzzy search
             if q.key not in seen_keys and len(seen_keys) < self.options.max_variants:
                 seen_keys.add(q.key)
                 self._same_key(ctx, q)
                 self._spelling(ctx, q)
 
-    def _exact(self, ctx: _Context, q: _Query) -> None:
+    def _exact(self, ctx: _Context, q: _Query) -> bool:
         domain = f"{q.key}.{q.suffix}" if q.suffix else q.key
         if domain == ctx.typed_domain and q.step in ("dictionary", "substitution"):
-            return  # the typed domain itself is not a repair (www/scheme fixes are)
-        if self._known(domain):
-            self._add(ctx, domain, q.cost, q.step, q.reason or "known domain", q.sub)
+            return False  # the typed domain itself is not a repair (www/scheme fixes are)
+        if not self._known(domain):
+            return False
+        self._add(ctx, domain, q.cost, q.step, q.reason or "known domain", q.sub)
+        return True
 
     def _keys_for(self, source: DomainDictionary, q: _Query) -> list[str]:
         """The user's hosts are indexed whole (``intranet.corp``): query with the subdomain too."""
@@ -444,9 +471,8 @@ class Suggester:
 
     def _same_key(self, ctx: _Context, q: _Query) -> None:
         for source in self._sources():
-            for ident in [i for k in self._keys_for(source, q) for i in source.ids_with_key(k)][
-                :20
-            ]:
+            ids = [i for k in self._keys_for(source, q) for i in source.ids_with_key(k)]
+            for ident in _siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
                 if suffix != q.suffix:
                     cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
@@ -461,23 +487,24 @@ class Suggester:
                 self._near(ctx, q, source, typed_key)
 
     def _near(self, ctx: _Context, q: _Query, source: DomainDictionary, typed_key: str) -> None:
-        for ident, _dist in source.near_keys(typed_key)[:200]:
-            key, suffix = source.key(ident), source.suffix(ident)
-            cost = q.cost + typo_cost(typed_key, key, ctx.layout)
-            if suffix != q.suffix:
-                cost += self._suffix_cost(ctx, q.suffix, suffix)
-            why = f"{typed_key} → {key}" + (
-                f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
-            )
-            self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub)
+        by_key: dict[str, list[int]] = {}
+        near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
+        for ident, _dist in near[: self.options.max_near]:
+            by_key.setdefault(source.key(ident), []).append(ident)
+        for key, ids in by_key.items():
+            base = q.cost + typo_cost(typed_key, key, ctx.layout)
+            for ident in _siblings(source, ids, q.suffix):
+                suffix = source.suffix(ident)
+                cost = base + (
+                    self._suffix_cost(ctx, q.suffix, suffix) if suffix != q.suffix else 0
+                )
+                why = f"{typed_key} → {key}" + (
+                    f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
+                )
+                self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
-        if not typed:
-            return 0.8
-        if typed in self.dictionary.suffix_counts():
-            cost = 1.0 + 0.5 * min(typo_cost(typed, known), 2.0)
-        else:
-            cost = 0.2 + typo_cost(typed, known)
+        cost = _suffix_change_cost(typed, known, typed in self.dictionary.suffix_counts())
         if known == ctx.country or known.endswith("." + ctx.country):
             cost -= 0.4
         return max(cost, 0.2)
@@ -665,6 +692,25 @@ class Suggester:
         ]
 
 
+def _siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int = 5) -> list[int]:
+    """Of domains sharing a key (google.com, google.de, …: ids in rank order),
+    the most popular few and the one under the typed suffix. Two hundred
+    google.* would otherwise split the probability of "google" between them."""
+    chosen = ids[:keep]
+    chosen += [i for i in ids[keep:] if source.suffix(i) == suffix][:1]
+    return chosen
+
+
+@lru_cache(maxsize=65536)
+def _suffix_change_cost(typed: str, known: str, typed_is_known: bool) -> float:
+    if not typed:
+        return 0.8
+    if typed_is_known:
+        # a known TLD for another: people misremember TLDs more than they mistype them
+        return 0.8 + 0.2 * min(typo_cost(typed, known), 2.0)
+    return 0.2 + typo_cost(typed, known)
+
+
 def _merge(suggestions: list[Suggestion], limit: int) -> list[Suggestion]:
     best: dict[str, Suggestion] = {}
     for s in suggestions:
@@ -700,6 +746,7 @@ def _registrable(host: str) -> str:
 
 
 def _subdomain(host: str, registrable: str) -> str:
+    host = ascii_host(host)
     if host == registrable or not host.endswith("." + registrable):
         return ""
     sub = host[: -len(registrable) - 1]
