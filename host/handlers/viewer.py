@@ -3,13 +3,10 @@ liveness report and sweep, WARC export/import, archive statistics.
 
 The viewer (host/viewer/static/) calls these over ``/ws``; the core types
 (``versions``, ``similar``, ``check``…) live in the other handler modules.
-Search keeps one warm :class:`DocumentIndex` per store: every document's
-newest URL joined into two newline-separated strings (newest-first and URL
-order), so a ``*`` / ``?`` pattern becomes one compiled regex run in C over
-all of them, and paging is a slice.
+Search runs over the warm document index of host/viewer/index.py.
 
->>> pattern_regex("*.example.com/a?c").pattern
-'^[^\\\\n]*\\\\.example\\\\.com/a[^\\\\n]c$'
+>>> sorted(HANDLERS)[:3]
+['archive_stats', 'diff', 'document']
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import bisect
 import difflib
 import io
 import re
@@ -27,132 +23,13 @@ from datetime import UTC, datetime
 
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from host.handlers import choice, flag, integer, text
+from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
 STATES = ("present", "changed", "gone", "unchecked")
-MAX_PATTERN = 2048
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 MAX_DIFF_LINES = 20_000
 DIFF_CONTEXT = 3
-
-
-# -- the search index -------------------------------------------------------------
-
-
-def pattern_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
-    """A URL pattern (``*`` any run, ``?`` one character) as a regex over one line.
-
-    A pattern without a wildcard matches anywhere in the URL (typing ``blog``
-    finds every URL holding it); with one, it must match the whole URL.
-    """
-    check_pattern(pattern)
-    body = "".join(
-        "[^\\n]*" if ch == "*" else "[^\\n]" if ch == "?" else re.escape(ch) for ch in pattern
-    )
-    if "*" not in pattern and "?" not in pattern:
-        body = f"[^\\n]*{body}[^\\n]*"
-    return re.compile(f"^{body}$", re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
-
-
-def check_pattern(pattern: str) -> None:
-    """Refuse patterns that cannot be a URL pattern, with a message saying why."""
-    if not pattern.strip():
-        raise InvalidInput("the URL pattern is empty (use * to match everything)")
-    if len(pattern) > MAX_PATTERN:
-        raise InvalidInput(f"the URL pattern is longer than {MAX_PATTERN} characters")
-    bad = next((ch for ch in pattern if ord(ch) < 32 or ch in " \x7f"), None)
-    if bad is not None:
-        raise InvalidInput(f"the URL pattern holds {bad!r}: URLs contain no spaces or controls")
-
-
-@dataclass
-class DocEntry:
-    """One document (archive key) as search shows it: its newest version."""
-
-    key: str
-    id: str
-    url: str
-    title: str
-    ts: float
-    host: str
-    versions: int
-    size: int
-
-
-@dataclass
-class DocumentIndex:
-    """Every document, newest first, plus the joined URL strings the regex runs over."""
-
-    stamp: tuple
-    docs: list[DocEntry]
-    by_url: list[int] = field(default_factory=list)
-    joined_time: str = ""
-    joined_url: str = ""
-    starts_time: list[int] = field(default_factory=list)
-    starts_url: list[int] = field(default_factory=list)
-
-    @classmethod
-    def build(cls, store) -> DocumentIndex:
-        docs = [_entry(store, key) for key in list(store.keys())]
-        docs = [d for d in docs if d is not None]
-        docs.sort(key=lambda d: d.id, reverse=True)
-        index = cls(_stamp(store), docs)
-        index.by_url = sorted(range(len(docs)), key=lambda i: docs[i].url)
-        index.joined_time, index.starts_time = _join(d.url for d in docs)
-        index.joined_url, index.starts_url = _join(docs[i].url for i in index.by_url)
-        return index
-
-    def match(self, rx: re.Pattern, sort: str) -> list[int]:
-        """Indexes (into ``docs``) of the documents whose URL matches, in ``sort`` order."""
-        if sort == "url":
-            return [self.by_url[i] for i in _lines(rx, self.joined_url, self.starts_url)]
-        return _lines(rx, self.joined_time, self.starts_time)
-
-
-def _join(urls) -> tuple[str, list[int]]:
-    starts, parts, pos = [], [], 0
-    for url in urls:
-        line = url.replace("\n", " ")
-        starts.append(pos)
-        parts.append(line)
-        pos += len(line) + 1
-    return "\n".join(parts), starts
-
-
-def _lines(rx: re.Pattern, joined: str, starts: list[int]) -> list[int]:
-    return [bisect.bisect_right(starts, m.start()) - 1 for m in rx.finditer(joined)]
-
-
-def _stamp(store) -> tuple:
-    return (len(store.ids), store.ids[-1] if store.ids else None)
-
-
-def _entry(store, key: str) -> DocEntry | None:
-    ids = store.ids_of_key(key)
-    if not ids:
-        return None
-    doc = store.raw("versions")[ids[-1]]
-    return DocEntry(
-        key,
-        ids[-1],
-        doc["url"],
-        doc.get("title") or "",
-        doc["ts"],
-        doc.get("host", ""),
-        len(ids),
-        doc.get("size", 0),
-    )
-
-
-_INDEXES: dict[int, DocumentIndex] = {}
-
-
-def document_index(store) -> DocumentIndex:
-    """The warm index of ``store``, rebuilt only when a version was added or removed."""
-    index = _INDEXES.get(id(store))
-    if index is None or index.stamp != _stamp(store):
-        index = _INDEXES[id(store)] = DocumentIndex.build(store)
-    return index
 
 
 # -- search_page ---------------------------------------------------------------------
@@ -202,48 +79,30 @@ def day_start(value, name: str, end: bool = False) -> float | None:
     return when.timestamp() + (86400 - 1e-6 if end and len(value) == 10 else 0)
 
 
-def site_matches(host: str, site: str) -> bool:
-    """``example.com`` matches itself and its subdomains.
-
-    The port counts only when the site names one.
-
-    >>> site_matches("www.example.com", "example.com"), site_matches("badexample.com", "example.com")
-    (True, False)
-    >>> site_matches("127.0.0.1:8080", "127.0.0.1"), site_matches("127.0.0.1:8080", "127.0.0.1:80")
-    (True, False)
-    """
-    host = host.lower()
-    if not re.search(r":\d+$", site):
-        host = re.sub(r":\d+$", "", host)
-    return host == site or host.endswith("." + site)
-
-
-def _filters(query: SearchQuery, app) -> list:
-    tests = []
+def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
+    """Candidate sets from the selective filters, and the tests left for each entry."""
+    narrowed, tests = [], []
     if query.site:
-        tests.append(lambda d: site_matches(d.host, query.site))
-    if query.since is not None:
-        tests.append(lambda d: d.ts >= query.since)
-    if query.until is not None:
-        tests.append(lambda d: d.ts <= query.until)
+        narrowed.append(index.site(query.site))
+    if query.since is not None or query.until is not None:
+        narrowed.append(index.between(query.since, query.until))
     if query.text:
-        keys = text_matches(app, query)
-        tests.append(lambda d: d.key in keys)
-    if query.state:
+        narrowed.append(index.keyed(text_matches(app, query)))
+    if query.state == "unchecked":
+        checked = set(liveness_states(app))
+        tests.append(lambda d: d.key not in checked)
+    elif query.state:
         states = liveness_states(app)
-        tests.append(lambda d: states.get(d.key, {}).get("state", "unchecked") == query.state)
-    return tests
+        narrowed.append(index.keyed(k for k, c in states.items() if c["state"] == query.state))
+    return narrowed, tests
 
 
-def matching_docs(app, query: SearchQuery) -> list[DocEntry]:
+def matching_docs(app, query: SearchQuery) -> list:
     """Every document the query selects, in its sort order."""
     index = document_index(app.store)
-    hits = index.match(pattern_regex(query.pattern, query.case_sensitive), query.sort)
-    tests = _filters(query, app)
-    docs = index.docs
-    if not tests:
-        return [docs[i] for i in hits]
-    return [docs[i] for i in hits if all(t(docs[i]) for t in tests)]
+    rx = pattern_regex(query.pattern, query.case_sensitive)
+    narrowed, tests = _narrowing(index, query, app)
+    return index.select(rx, query.sort, narrowed, tests)
 
 
 def search_page(params: dict, app) -> dict:
@@ -269,7 +128,7 @@ def search_page(params: dict, app) -> dict:
     }
 
 
-def _result(d: DocEntry, check: dict | None) -> dict:
+def _result(d, check: dict | None) -> dict:
     from engine.archive.model import iso
 
     return {
@@ -288,20 +147,20 @@ def _result(d: DocEntry, check: dict | None) -> dict:
 
 
 def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents whose stored text holds every word of ``query.text``."""
-    from engine.archive import registry
+    """Keys of the documents whose stored text holds every word of ``query.text``.
 
-    search = getattr(registry, "search", None)
-    if search is not None:
-        found = search(app.store, "*", case_sensitive=False, sort="time", text=query.text)
-        return {row["key"] for row in _rows(found)}
-    return _scan_text(app.store, query.text)
+    Uses the archive's inverted index (engine/archive/search.py) when it is there.
+    """
+    try:
+        from engine.archive import search as archive_search
 
-
-def _rows(found) -> list[dict]:
-    if isinstance(found, dict):
-        return found.get("results", [])
-    return list(found)
+        public = getattr(archive_search, "text_keys", None)
+        if public is not None:
+            return set(public(app.store, query.text))
+        index = archive_search._cached(app.store, "search_text", archive_search._FullText)
+        return index.matching(query.text)
+    except (ImportError, AttributeError):  # no text index: read the texts
+        return _scan_text(app.store, query.text)
 
 
 def _scan_text(store, words: str) -> set[str]:
@@ -578,9 +437,9 @@ def liveness_report(params: dict, app) -> dict:
     states = liveness_states(app)
     index = document_index(app.store)
     counts = dict.fromkeys(STATES, 0)
-    for doc in index.docs:
+    for doc in index.entries:
         counts[states.get(doc.key, {}).get("state", "unchecked")] += 1
-    by_key = {d.key: d for d in index.docs}
+    by_key = {d.key: d for d in index.entries}
     recent = sorted(
         (dict(check, key=key) for key, check in states.items() if key in by_key),
         key=lambda c: c.get("checked_at") or "",
@@ -591,7 +450,7 @@ def liveness_report(params: dict, app) -> dict:
         row.update(id=entry.id, url=entry.url, title=entry.title)
     return {
         "counts": counts,
-        "total": len(index.docs),
+        "total": len(index.entries),
         "sweep": sweep_of(app).to_dict(),
         "recent": recent,
     }
@@ -603,7 +462,7 @@ async def liveness_sweep(params: dict, app) -> dict:
     if sweep.running:
         return sweep.to_dict()
     concurrency = integer(params, "concurrency", 4, 1, 16)
-    targets = await app.run(lambda: [d.id for d in document_index(app.store).docs])
+    targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
     task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
     _TASKS.add(task)
@@ -731,7 +590,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     return {
-        "documents": len(index.docs),
+        "documents": len(index.entries),
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),

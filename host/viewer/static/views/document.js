@@ -41,13 +41,14 @@ function versionRow(v, i, versions, sel, onSelect) {
         prev ? h("a", { class: "btn btn-small btn-quiet", href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, "Diff with previous") : null)));
 }
 
-function similarList(items) {
+function similarList(items, doc) {
   if (!items?.length) return h("p", { class: "muted" }, "No similar pages on this site yet.");
   return h("ol", { class: "similar", "aria-label": "Similar pages" }, items.map((s) =>
     h("li", {},
       h("a", { href: `#/doc/${encodeURIComponent(s.id)}`, class: "similar-link" },
         h("span", { class: "result-title" }, s.title || safeUrl(s.url)),
-        h("span", { class: "result-url" }, safeUrl(s.url))),
+        h("span", { class: "result-url" }, safeUrl(s.url)),
+        s.key === doc.key ? h("span", { class: "muted similar-note" }, "another version of this page, ", when(s.registered_at)) : null),
       h("div", { class: "similar-bars" },
         h("span", { class: "bar-label" }, "structure"), bar(s.similarity, `Structure similarity to ${safeUrl(s.url)}`),
         h("span", { class: "bar-label" }, "content"), bar(s.content_similarity, `Content similarity to ${safeUrl(s.url)}`)))));
@@ -151,7 +152,7 @@ export function render(main, ctx, route) {
               doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h("section", { class: "card", "aria-labelledby": "similar-h" },
-            h("h2", { id: "similar-h" }, "Similar pages"), similarList(doc.similar))),
+            h("h2", { id: "similar-h" }, "Similar pages"), similarList(doc.similar, doc))),
         frameBox(version, state.mode, ctx)));
   };
 

@@ -33,9 +33,9 @@ function recentTable(rows) {
     h("tbody", {}, rows.map((r) => h("tr", {},
       h("td", {}, h("a", { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
         h("div", { class: "result-url" }, safeUrl(r.url))),
-      h("td", {}, stateBadge(r.state)),
+      h("td", {}, stateBadge(r.state), r.reason ? h("div", { class: "muted reason" }, r.reason) : null),
       h("td", { class: "num" }, pct(r.match)),
-      h("td", {}, timeEl(r.checked_at))))));
+      h("td", { class: "nowrap" }, timeEl(r.checked_at))))));
 }
 
 export function render(main, ctx) {

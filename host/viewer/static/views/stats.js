@@ -3,8 +3,9 @@
 
 import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from "../dom.js";
 
-function stat(value, label, id) {
-  return h("div", { class: "stat" }, h("span", { class: "stat-value", id }, value), h("span", { class: "stat-label" }, label));
+function stat(value, label, id, note) {
+  return h("div", { class: "stat" }, h("span", { class: "stat-value", id }, value), h("span", { class: "stat-label" }, label),
+    note ? h("span", { class: "stat-share" }, note) : null);
 }
 
 function statsGrid(s) {
@@ -13,8 +14,10 @@ function statsGrid(s) {
   return h("div", { class: "stat-grid" },
     stat(count(s.documents), "documents", "stat-documents"),
     stat(count(s.versions), "versions", "stat-versions"),
-    stat(bytes(s.storage_bytes), "storage used", "stat-storage"),
-    stat(bytes(saved), `saved by dedup${logical ? ` (${pct(saved / logical)})` : ""}`, "stat-dedup"));
+    stat(bytes(s.storage_bytes), "storage used", "stat-storage",
+      s.original_bytes ? `pages total ${bytes(s.original_bytes)} before dedup and compression` : null),
+    stat(bytes(saved), "saved by dedup", "stat-dedup",
+      logical ? `identical copies stored once (${pct(saved / (s.original_bytes || logical))} of the pages)` : null));
 }
 
 function importForm(ctx, onDone) {

@@ -1,0 +1,73 @@
+"""The viewer's document index against the obvious answer, on a real store."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.archive.model import make_id
+from engine.archive.store import ArchiveStore
+from host.viewer.index import DocumentIndex, pattern_regex, scan_regex
+
+SEGMENTS = st.sampled_from(["a", "B", "ab", "x.y", "news", "NEWS", "?q=1", "%20", "-"])
+URLS = st.lists(st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=25)
+PATTERNS = st.lists(st.sampled_from(["*", "?", "a", "b", "news", "/", ".", "x"]), max_size=6).map(
+    "".join
+)
+
+
+def store_with(urls: list[str], root: Path) -> ArchiveStore:
+    store = ArchiveStore.open(root, fsync=False)
+    with store.transaction():
+        for n, path in enumerate(urls):
+            url = f"https://h{n % 3}.example/{path}"
+            doc = {"url": url, "key": url, "host": f"h{n % 3}.example", "ts": 1e9 + n * 7 % 11}
+            store.add_version(make_id(1e9 + n, store.ids[-1] if store.ids else None), doc)
+    return store
+
+
+def expected(index: DocumentIndex, rx: re.Pattern, sort: str) -> list[int]:
+    return [i for i in index.order_of(sort) if rx.match(index.entries[i].url)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(URLS, PATTERNS, st.booleans(), st.sampled_from(["time", "url"]))
+def test_scan_over_joined_lines_equals_matching_each_url(urls, pattern, case, sort):
+    with tempfile.TemporaryDirectory() as tmp:
+        store = store_with(urls, Path(tmp))
+        index = DocumentIndex().refresh(store)
+        rx = pattern_regex(pattern or "*", case)
+        assert index.match_all(rx, sort) == expected(index, rx, sort)
+        assert index.match_some(rx, sort, range(len(index.entries))) == expected(index, rx, sort)
+        store.close()
+
+
+def test_incremental_refresh_equals_a_fresh_build(tmp_path):
+    urls = [f"p{n % 7}/q{n}" if n % 3 else f"p{n % 7}" for n in range(60)]
+    store = store_with(urls[:30], tmp_path)
+    index = DocumentIndex().refresh(store)
+    with store.transaction():
+        for n, path in enumerate(urls[30:], 30):
+            url = f"https://h{n % 3}.example/{path}"
+            doc = {"url": url, "key": url, "host": f"h{n % 3}.example", "ts": 1e9 + n}
+            store.add_version(make_id(1e9 + n, store.ids[-1]), doc)
+            index.refresh(store)  # one at a time: the incremental path
+    fresh = DocumentIndex().refresh(store)
+    rx = pattern_regex("*")
+    for sort in ("time", "url"):
+        got = [index.entries[i] for i in index.match_all(rx, sort)]
+        want = [fresh.entries[i] for i in fresh.match_all(rx, sort)]
+        assert got == want
+    assert sum(e.versions for e in index.entries) == 60
+    store.close()
+
+
+def test_scan_regex_drops_only_outer_stars():
+    assert scan_regex(pattern_regex("*a*b*")).pattern == "a[^\\n]*b"
+    assert scan_regex(pattern_regex("a*")).pattern == "^a"
+    assert scan_regex(pattern_regex("*a")).pattern == "a$"
+    assert scan_regex(pattern_regex("a")).pattern == "a"
