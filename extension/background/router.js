@@ -44,7 +44,9 @@ async function hostStatus() {
   try {
     const started = performance.now();
     const pong = await request('ping', {}, { timeoutMs: 3000 });
-    return { installed: true, ...pong, round_trip_ms: Math.round(performance.now() - started) };
+    const round = Math.round(performance.now() - started);
+    const found = await request('search', { pattern: '*', limit: 1 }).catch(() => null);
+    return { installed: true, ...pong, round_trip_ms: round, archived_pages: found?.total ?? null };
   } catch (err) {
     return { installed: err.code !== 'host_missing', error: { code: err.code, message: err.message }, port: portState() };
   }

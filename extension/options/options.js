@@ -67,6 +67,7 @@ async function showHost() {
   status.className = `host-status ${ok ? 'ok' : 'bad'}`;
   status.textContent = ok
     ? `Connected · PageKeeper ${s.version ?? '?'} (protocol ${s.protocol ?? '?'}), answered in ${s.round_trip_ms} ms`
+      + (s.archived_pages == null ? '' : ` · ${s.archived_pages} page${s.archived_pages === 1 ? '' : 's'} archived`)
     : s.installed ? `Installed, but not answering: ${s.error?.message ?? ''}` : 'Not installed';
   show('host-help', !ok);
   document.documentElement.dataset.host = ok ? 'connected' : 'missing';
