@@ -114,15 +114,23 @@ def declared_charset(head: bytes) -> str | None:
     return "utf-8" if name.startswith("utf-16") else name  # HTML §13.2.3.2: meta UTF-16 → UTF-8
 
 
-def looks_binary(data: bytes) -> bool:
-    """True for bytes no charset turns into a page (images, archives, NUL-filled data).
+# File signatures of common non-page payloads (PNG, JPEG, GIF, PDF, ZIP, gzip, WebP/RIFF).
+_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x1f\x8b", b"RIFF")
+# C0 controls that never occur in text pages (tab, LF, FF, CR and ESC of ISO-2022 excluded).
+_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 12, 13, 27))
 
-    >>> looks_binary(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(100)), looks_binary(b"<p>hi</p>")
+
+def looks_binary(data: bytes) -> bool:
+    """True for bytes no charset turns into a page (images, archives, random data).
+
+    >>> looks_binary(b"\\x89PNG" + bytes(100)), looks_binary(b"<p>hi</p>")
     (True, False)
     """
-    head = data[:2048]
-    controls = sum(head.count(bytes([c])) for c in (0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17))
-    return len(head) >= 16 and controls * 10 > len(head)
+    if data.startswith(_MAGIC):
+        return True
+    head = data[:4096]
+    controls = len(head) - len(head.translate(None, _CONTROLS))
+    return len(head) >= 32 and controls * 33 > len(head)
 
 
 def decode(html: bytes | str) -> str:

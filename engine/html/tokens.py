@@ -19,7 +19,7 @@ from collections import Counter
 
 # Han (incl. ext. A and compatibility), Hiragana, Katakana, halfwidth Katakana.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 

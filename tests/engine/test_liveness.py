@@ -1,0 +1,138 @@
+"""Liveness on real pages: the same article, edited, or gone under a kept template."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.errors import DecodeError
+from engine.html.extract import ExtractOptions, decode, extract
+from engine.html.keywords import KeywordOptions
+from engine.liveness import (
+    LivenessOptions,
+    decide,
+    judge,
+    live_terms,
+    match_keywords,
+    stored_keywords,
+    unreachable,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extract"
+ARTICLE = "76e5d18c072b364b"  # bmjv.de consumer page (German)
+OTHER = "b48cdf12c871c85a"  # landwirt.com article (German, latin-1)
+
+
+def html(case_id: str) -> str:
+    return decode(gzip.decompress((FIXTURES / f"{case_id}.html.gz").read_bytes()))
+
+
+def stored(case_id: str = ARTICLE):
+    return extract(html(case_id))
+
+
+def replace_body(page: str, new_inner: str, stored_body: str) -> str:
+    """Replace each <p> holding stored body text with new content (the template stays)."""
+    lines = [line for line in stored_body.split("\n") if len(line) > 30]
+
+    def swap(match):
+        text = re.sub(r"<[^>]+>|\s+", " ", match.group(0))
+        return "" if any(line[:30] in " ".join(text.split()) for line in lines) else match.group(0)
+
+    page = re.sub(r"<p\b.*?</p>", swap, page, flags=re.S | re.I)
+    return page.replace("</body>", new_inner + "</body>")
+
+
+def test_the_same_page_is_present_with_all_keywords():
+    verdict = judge(stored(), html(ARTICLE))
+    assert verdict.state == "present" and verdict.present
+    assert verdict.match == 1.0 and not verdict.missing
+
+
+def test_another_article_is_gone():
+    verdict = judge(stored(), html(OTHER))
+    assert verdict.state == "gone" and not verdict.present
+    assert verdict.match < LivenessOptions().changed_at
+
+
+def test_template_kept_with_a_removal_notice_is_gone():
+    kept = stored()
+    live = replace_body(html(ARTICLE), "<p>Diese Seite wurde entfernt.</p>", kept.body)
+    assert "Auch hier gilt der Grundsatz" not in live
+    verdict = judge(kept, live)
+    assert verdict.state == "gone", verdict.reason
+
+
+def test_the_title_alone_does_not_keep_a_page_alive():
+    kept = stored()
+    title = kept.title
+    live = f"<html><head><title>{title}</title></head><body><h1>{title}</h1><p>Leider nichts.</p></body></html>"
+    assert judge(kept, live).state == "gone"
+
+
+def test_an_added_comment_section_keeps_it_present():
+    live = html(ARTICLE).replace(
+        "</body>", "<div class='comments'><p>Toller Artikel, danke!</p></div></body>"
+    )
+    assert judge(stored(), live).state == "present"
+
+
+def test_reordered_paragraphs_stay_present():
+    page = html(ARTICLE)
+    paragraphs = re.findall(r"<p\b.*?</p>", page, flags=re.S | re.I)
+    shuffled = page
+    for a, b in zip(paragraphs, reversed(paragraphs), strict=True):
+        shuffled = shuffled.replace(a, "\0" + b.replace("<p", "<P", 1), 1)
+    assert judge(stored(), shuffled.replace("\0", "")).present
+
+
+def test_thresholds_are_configurable():
+    kept, live = stored(), html(ARTICLE)
+    strict = LivenessOptions(present_at=1.01, changed_at=1.01)
+    assert judge(kept, live, strict).state == "gone"
+    assert decide(0.7, LivenessOptions(present_at=0.9, changed_at=0.5)) == "changed"
+
+
+def test_match_is_weighted():
+    p, matched, missing = match_keywords([("a", 3.0), ("b", 1.0)], {"a"})
+    assert p == 0.75 and matched == ["a"] and missing == ["b"]
+
+
+def test_stored_keywords_accepts_extraction_dict_and_pairs():
+    kept = stored()
+    assert stored_keywords(kept) == stored_keywords(kept.to_dict()) == kept.keywords
+    assert stored_keywords([["x", 1]]) == [("x", 1.0)]
+
+
+def test_unreachable_is_gone_with_the_reason():
+    verdict = unreachable("HTTP 404", stored())
+    assert verdict.state == "gone" and verdict.reason == "HTTP 404"
+    assert verdict.missing and verdict.match == 0.0
+
+
+def test_no_stored_keywords_is_gone():
+    assert judge([], html(ARTICLE)).state == "gone"
+
+
+def test_live_page_is_read_without_its_title_and_scripts():
+    terms = live_terms("<title>Geheim</title><p>offen</p><script>geheim2()</script>")
+    assert terms == {"offen"}
+
+
+def test_chinese_page_liveness_uses_bigrams():
+    kept = stored("996936aefb678cd9")
+    assert judge(kept, html("996936aefb678cd9")).state == "present"
+    assert judge(kept, html("75eb9b9958b1cd84")).state == "gone"
+
+
+def test_seed_keywords_mode_still_judges():
+    seed = extract(html(ARTICLE), options=ExtractOptions(keywords=KeywordOptions(mode="seed")))
+    assert judge(seed, html(ARTICLE)).state == "present"
+
+
+def test_binary_live_body_is_a_decode_error():
+    with pytest.raises(DecodeError):
+        judge(stored(), b"\x89PNG" + bytes(2000))
