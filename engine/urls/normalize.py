@@ -53,7 +53,6 @@ DIR_INDEX = frozenset(
     + ["Default.asp", "Default.aspx"]
 )
 
-HOST_RULES = frozenset({"www", "host_trailing_dot"})
 PATH_RULES = frozenset({"dir_index", "trailing_slash_dir", "session_id_path"})
 SESSION_PATH = re.compile(r";jsessionid=[^/;?#]*", re.IGNORECASE)
 
@@ -100,7 +99,8 @@ class Plan:
     dropper: Dropper | None
     strict: bool
     verbatim: bool
-    host_rules: bool
+    trailing_dot: bool
+    www: bool
     empty_query: bool
     form_encoding: bool
     query_sort: bool
@@ -133,7 +133,8 @@ def compile_plan(options: NormalizeOptions) -> Plan:
         dropper=_dropper(on),
         strict=not {"whitespace_strip", "whatwg_lenient"} <= on,
         verbatim=not on >= PARSER_RULES,
-        host_rules=bool(on & HOST_RULES),
+        trailing_dot="host_trailing_dot" in on,
+        www="www" in on,
         empty_query="empty_query" in on,
         form_encoding="query_form_encoding" in on,
         query_sort="query_sort" in on,
@@ -213,9 +214,11 @@ def _fix_escapes(parts: tuple, escapes: Escapes) -> tuple:
 def _web(parts: tuple, plan: Plan) -> str:
     """The http(s) rules: host, path, query and fragment rules of the plan."""
     scheme, before_host, host, after_host, path, query, fragment = parts
-    if plan.host_rules and (host[-1:] == "." or host[:4] == "www."):
-        # An IP literal never starts with "www." nor ends with ".": no host-type check.
-        host = _host(host, plan.on)
+    # An IP literal never ends with "." nor starts with "www.": no host-type check.
+    if plan.trailing_dot and host[-1:] == ".":
+        host = drop_trailing_dots(host)
+    if plan.www and host[:4] == "www.":
+        host = drop_www(host)
     if plan.path_rules and (path[-1:] != "/" or plan.session_path):
         path = _path(path, plan)
     if query is not None:
@@ -223,7 +226,9 @@ def _web(parts: tuple, plan: Plan) -> str:
     # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
     if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
         fragment = None
-    return _serialize(scheme, before_host, host, after_host, path, query, fragment)
+    query = "" if query is None else "?" + query  # _serialize, inlined: this is the hot path
+    fragment = "" if fragment is None else "#" + fragment
+    return f"{scheme}:{before_host}{host}{after_host}{path}{query}{fragment}"
 
 
 def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> str:
@@ -235,14 +240,6 @@ def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> 
 def _query_other(query: str | None, plan: Plan) -> str | None:
     """Non-web schemes: only ``empty_query`` applies to the query."""
     return None if query == "" and plan.empty_query else query
-
-
-def _host(host: str, on: frozenset[str]) -> str:
-    if host[-1] == "." and "host_trailing_dot" in on:
-        host = drop_trailing_dots(host)
-    if host[:4] == "www." and "www" in on:
-        host = drop_www(host)
-    return host
 
 
 def drop_trailing_dots(host: str) -> str:
@@ -280,8 +277,11 @@ def drop_www(host: str) -> str:
     if host[:4] != "www." or rest[:4] == "www.":
         return host
     bare = rest.rstrip(".") if rest[-1:] == "." else rest
-    if "." not in bare or is_public_suffix(bare):
+    if "." not in bare:
         return host
+    suffixes = _SUFFIXES or _load_suffixes()
+    if bare in suffixes or "*." + bare.partition(".")[2] in suffixes:
+        return host if is_public_suffix(bare) else rest  # a wildcard rule: check exceptions
     return rest
 
 
