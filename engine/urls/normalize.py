@@ -352,7 +352,10 @@ def _query(query: str, plan: Plan) -> str | None:
         pairs = dropper.filter_pairs(query.split("&"))
     if plan.query_sort and "&" in query:
         # Stable by key: repeated keys keep their relative order; "&&" pairs go.
-        pairs = [pair for pair in (query.split("&") if pairs is None else pairs) if pair]
+        if pairs is None:
+            pairs = query.split("&")
+        if "" in pairs:
+            pairs = [pair for pair in pairs if pair]
         pairs.sort(key=_param_key)
     if pairs is not None:
         query = "&".join(pairs)
