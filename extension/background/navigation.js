@@ -20,12 +20,16 @@ const OFFER_SIMILAR_ON_404 = 0.5;
 
 const recent = new RecentKeys(4000); // one failure may be reported up to three times (pitfall 4)
 const bypass = new RecentKeys(60000); // "show the server's page" on a 404: leave it alone for a minute
+const BACK_BYPASS_MS = 5000; // Back from our page: the failed entry reloads within moments
 const lookups = new Map(); // key → {params, promise}
 const committed = new Map(); // tabId → {current, previous}: the referrer of a failure
+const showing = new Map(); // tabId → the failed URL our error page shows in that tab
+const retrying = new Set(); // "tabId url" being retried from our page
 
 /** webNavigation.onCommitted: remember each tab's pages, the referrer of a later failure. */
 export function onCommitted(details) {
   if (details.frameId !== 0 || !isWebURL(details.url)) return;
+  showing.delete(details.tabId);
   const seen = committed.get(details.tabId);
   if (seen?.current === details.url) return;
   committed.set(details.tabId, { current: details.url, previous: seen?.current ?? null });
@@ -34,6 +38,20 @@ export function onCommitted(details) {
 /** tabs.onRemoved: forget the tab. */
 export function forgetTab(tabId) {
   committed.delete(tabId);
+  showing.delete(tabId);
+}
+
+/**
+ * webNavigation.onBeforeNavigate: leaving our error page for the very URL that failed, other than
+ * by "Try again", is the Back button (the failed entry sits right behind our page in the tab's
+ * history). Step aside for it this time, or Back would bring the user to our page forever.
+ */
+export function onBeforeNavigate(details) {
+  if (details.frameId !== 0 || showing.get(details.tabId) !== details.url) return;
+  const key = `${details.tabId} ${details.url}`;
+  if (retrying.delete(key)) return;
+  showing.delete(details.tabId);
+  bypass.claim(key, Date.now(), BACK_BYPASS_MS);
 }
 
 /** webNavigation.onErrorOccurred: a network failure of a main frame. */
@@ -41,13 +59,14 @@ export async function onNavigationError(details) {
   if (!isVisibleTopFrame(details)) return;
   const info = classifyError(details.error);
   if (!info || !isWebURL(details.url) || isOwnPage(details.url)) return;
-  if (!recent.claim(`${details.tabId} ${details.url}`, Date.now())) return;
+  const key = `${details.tabId} ${details.url}`;
+  if (bypass.has(key, Date.now()) || !recent.claim(key, Date.now())) return;
   const prefs = await settings();
   if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
   // Start the page load before the host lookup: both compete for the CPU, and the page has 150 ms.
-  const key = crypto.randomUUID();
-  const shown = ext.tabs.update(details.tabId, { url: errorPageURL(key, details.url, info, details.timeStamp) });
-  startLookup(details.tabId, details.url, info, details.timeStamp, prefs, key);
+  const lookup = crypto.randomUUID();
+  const shown = showErrorPage(details.tabId, errorPageURL(lookup, details.url, info, details.timeStamp), details.url);
+  startLookup(details.tabId, details.url, info, details.timeStamp, prefs, lookup);
   await shown;
 }
 
@@ -63,7 +82,12 @@ export async function onHttpCompleted(details) {
   const lookup = startLookup(details.tabId, details.url, info, details.timeStamp, prefs);
   const result = await lookups.get(lookup).promise.catch(() => null);
   if (!worthOffering(result) || !(await stillOn(details.tabId, details.url))) return;
-  await ext.tabs.update(details.tabId, { url: errorPageURL(lookup, details.url, info, details.timeStamp) });
+  await showErrorPage(details.tabId, errorPageURL(lookup, details.url, info, details.timeStamp), details.url);
+}
+
+function showErrorPage(tabId, pageUrl, failedUrl) {
+  showing.set(tabId, failedUrl);
+  return ext.tabs.update(tabId, { url: pageUrl });
 }
 
 /**
@@ -71,12 +95,12 @@ export async function onHttpCompleted(details) {
  * (after a reload of the page or a restart of the service worker).
  * → {host: true, result} or {host: false, error: {code, message}}
  */
-export async function lookupResult(params) {
+export async function lookupResult(params, sender) {
   let entry = lookups.get(params.key);
   if (!entry) {
     const prefs = await settings();
     const info = classifyError(params.error) ?? { kind: 'unknown', error: params.error };
-    entry = lookups.get(startLookup(params.tabId ?? -1, params.url, info, params.time, prefs));
+    entry = lookups.get(startLookup(sender?.tab?.id ?? -1, params.url, info, params.time, prefs));
   }
   try {
     return { host: true, request: entry.params, result: await entry.promise };
@@ -90,6 +114,7 @@ export function retry(params, sender) {
   const tabId = sender.tab?.id ?? params.tabId;
   const key = `${tabId} ${params.url}`;
   recent.release(key);
+  retrying.add(key);
   if (classifyError(params.error)?.kind?.startsWith('http_')) bypass.claim(key, Date.now());
   return ext.tabs.update(tabId, { url: params.url }).then(() => ({ url: params.url }));
 }

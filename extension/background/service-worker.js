@@ -5,7 +5,7 @@
 import { ext, menus } from '../lib/browser.js';
 import { archiveLink, archiveTab } from './archive.js';
 import { forgetSettings } from './config.js';
-import { forgetTab, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
+import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
 import { route } from './router.js';
 import { onPageFetched, onPageLoaded } from './visits.js';
 
@@ -20,6 +20,7 @@ ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   return true; // answer asynchronously
 });
 
+ext.webNavigation.onBeforeNavigate.addListener(onBeforeNavigate, WEB_PAGES);
 ext.webNavigation.onCommitted.addListener(onCommitted, WEB_PAGES);
 ext.webNavigation.onErrorOccurred.addListener(quietly(onNavigationError), WEB_PAGES);
 ext.webNavigation.onCompleted.addListener(quietly(onPageLoaded), WEB_PAGES);

@@ -16,11 +16,11 @@ export class RecentKeys {
     this.times = new Map();
   }
 
-  /** True if `key` was not claimed in the window before `now` (and claim it). */
-  claim(key, now) {
+  /** True if `key` was not claimed in the window before `now` (and claim it, for `windowMs`). */
+  claim(key, now, windowMs = this.windowMs) {
     this.prune(now);
     if (this.times.has(key)) return false;
-    this.times.set(key, now);
+    this.times.set(key, now + windowMs);
     return true;
   }
 
@@ -36,7 +36,7 @@ export class RecentKeys {
   }
 
   prune(now) {
-    for (const [key, time] of this.times) if (now - time >= this.windowMs) this.times.delete(key);
+    for (const [key, until] of this.times) if (now >= until) this.times.delete(key);
   }
 }
 

@@ -89,6 +89,24 @@ def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     page.close()
 
 
+def test_back_from_the_error_page_does_not_trap_the_user(browser, site):
+    """Back leaves our page for the failed entry; it must not bring our page back again."""
+    site.pages["/start.html"] = (200, "<!doctype html><title>Start</title><p>start</p>")
+    page = browser.context.new_page()
+    page.goto(site.url("/start.html"))
+    visit_failing(page, "http://gooogle.com/")
+    expect(page).to_have_url(error_page(browser))
+    page.wait_for_timeout(4500)  # the user reads the page: past the 4 s repeat filter
+    with contextlib.suppress(PlaywrightError):
+        page.go_back(wait_until="commit", timeout=5000)
+    page.wait_for_timeout(700)
+    assert not error_page(browser).match(page.url), page.url
+    with contextlib.suppress(PlaywrightError):
+        page.go_back(wait_until="load", timeout=5000)
+    expect(page).to_have_title("Start")
+    page.close()
+
+
 def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host):
     browser.set_option("allowPrivate", True)
     site.pages["/notes/river.html"] = (200, ARTICLE.format(title="the river", extra="First visit."))
