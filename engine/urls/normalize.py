@@ -178,7 +178,8 @@ def _normalize(url: str, plan: Plan) -> str:
     if parts is None:
         parts = _parse(url, plan)
     escapes = plan.escapes
-    if escapes is not None and "%" in url:
+    # Parsing only removes escapes or adds uppercase ones: the input tells if any would change.
+    if escapes is not None and "%" in url and escapes.search(url) is not None:
         parts = _fix_escapes(parts, escapes)
     if parts[0] in WEB_SCHEMES:
         return _web(parts, plan)

@@ -176,6 +176,7 @@ _FAST = re.compile(
     r"(?:#(?P<fragment>[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#]*))?"
 )
 _DEFAULT_PORT = {"http": "80", "https": "443"}
+_LOWER_SCHEME = {"http": "http", "https": "https"}
 
 
 def fast_slices(text: str) -> tuple | None:
@@ -196,7 +197,7 @@ def fast_slices(text: str) -> tuple | None:
     host = host.lower()
     if "xn--" in host:
         return None  # ada checks punycode labels
-    scheme = scheme.lower()
+    scheme = _LOWER_SCHEME.get(scheme) or scheme.lower()
     if port is not None:
         port = "" if port == _DEFAULT_PORT[scheme] else ":" + port
     else:
