@@ -195,6 +195,12 @@ def test_without_the_host_the_error_page_says_how_to_install_it(bare_browser):
     expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
     expect(page.locator("#others-list .url").first).to_have_text("gooogle.com")
     screenshot(page, "error-page-no-host.png", full_page=True)
+    # "Try again" really tries again, and a second failure shows the page again (not filtered).
+    first = page.url
+    page.locator("#retry").click()
+    expect(page).not_to_have_url(first, timeout=10000)
+    expect(page).to_have_url(error_page(bare_browser))
+    expect(page.locator("#failed-url")).to_have_text("http://gooogle.con/")
     page.close()
 
 
