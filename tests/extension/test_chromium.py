@@ -277,3 +277,25 @@ def test_auto_archive_rule_archives_on_visit(browser, site, host):
     options.select_option("#autoMode", "off")
     options.close()
     page.close()
+
+
+def test_archive_the_linked_page_lets_the_host_fetch_it(browser, site, host):
+    """The context menu's "Archive the linked page" path: no tab, the host fetches the URL."""
+    site.pages["/notes/linked.html"] = (200, ARTICLE.format(title="linked", extra="Fetched."))
+    url = site.url("/notes/linked.html")
+    page = browser.context.new_page()
+    page.goto(browser.url("options/options.html"))
+    reply = page.evaluate(
+        "(url) => chrome.runtime.sendMessage({type: 'archive_link', params: {url}})", url
+    )
+    assert reply["ok"], reply
+    assert reply["result"]["version"] == 1 and reply["result"]["url"] == url
+    assert host.version_count(url) == 1
+    bad = page.evaluate(
+        "() => chrome.runtime.sendMessage({type: 'archive_link', params: {url: 'file:///etc/passwd'}})"
+    )
+    assert bad == {
+        "ok": False,
+        "error": {"code": "not_archivable", "message": bad["error"]["message"]},
+    }
+    page.close()
