@@ -242,6 +242,30 @@ def title_weights(title: str) -> dict[str, float]:
     return {w: 1.0 / len(unique) for w in unique}
 
 
+def site_names(tree: LexborHTMLParser, url: str | None) -> set[str]:
+    """Words naming the site: og:site_name and the labels of the URL's host.
+
+    >>> sorted(site_names(LexborHTMLParser(""), "https://www.gnaddrig.de/x"))
+    ['de', 'gnaddrig', 'www']
+    """
+    names = set(tokenize(_meta_content(tree, 'meta[property="og:site_name"]')))
+    if url:
+        host = re.sub(r"^[a-z][a-z0-9+.-]*://([^/:?#]*).*$", r"\1", url, flags=re.I | re.S)
+        names.update(tokenize(host))
+    return names
+
+
+def article_title(title: str, site: set[str]) -> str:
+    """The title without the segments that only name the site ("Story | Site").
+
+    >>> article_title("Scherenschnitt (3) | gnaddrig ad libitum", {"gnaddrig"})
+    'Scherenschnitt (3)'
+    """
+    segments = [seg for seg in _SEPARATORS.split(title) if seg.strip()]
+    kept = [seg for seg in segments if not (set(tokenize(seg)) & site)]
+    return " ".join(kept) if kept and len(segments) > 1 else title
+
+
 # --- steps 4 and 5: body sample and its verification ---------------------------------------
 
 
@@ -478,10 +502,9 @@ def extract(
     'Die GEMA dreht völlig am Zeiger, sagt man.'
     """
     options = options or ExtractOptions()
-    source = decode(html)
-    tree = LexborHTMLParser(source)
+    tree = LexborHTMLParser(decode(html))
     title = page_title(tree)
-    weights = title_weights(title)
+    weights = title_weights(article_title(title, site_names(tree, url)))
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
     chosen = choose_body(blocks, weights, options, title)
     paragraphs = [b.text for b in chosen]

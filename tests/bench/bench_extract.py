@@ -62,9 +62,10 @@ def prf(counts: tuple[int, int, int, int]) -> tuple[float, float, float]:
 
 
 def run_ours(options: ExtractOptions | None = None):
-    def run(raw: bytes) -> str:
-        return extract(raw, options=options).body
+    def run(raw: bytes, url: str | None = None) -> str:
+        return extract(raw, url, options).body
 
+    run.takes_url = True  # type: ignore[attr-defined]
     return run
 
 
@@ -88,7 +89,7 @@ def evaluate(name, fn, pages) -> dict:
     for cid, case, raw in pages:
         start, start_cpu = time.perf_counter(), time.process_time()
         try:
-            out = fn(raw)
+            out = fn(raw, case["url"]) if getattr(fn, "takes_url", False) else fn(raw)
         except Exception:  # a baseline crashing on a page scores as empty output
             out, errors = None, errors + 1
         elapsed += time.perf_counter() - start
