@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine.errors import InvalidURL
 from engine.urls.parse import COMPONENTS, parse_url
 
@@ -80,3 +82,11 @@ def test_wpt_through_the_cli_batch(tmp_path):
         json.loads(line) == expected(case) for line, case in zip(lines, all_cases, strict=True)
     )
     assert passed == 891
+
+
+SHARED = Path("/work/shared/data/wpt-url/urltestdata.json")
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="no shared WPT copy on this machine")
+def test_fixture_is_the_shared_wpt_file_unchanged():
+    assert FIXTURE.read_bytes() == SHARED.read_bytes()
