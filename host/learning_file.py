@@ -17,13 +17,17 @@ Every write goes to a temporary file in the same directory, is fsynced, then
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 from engine.errors import InvalidInput, StorageError
+from engine.urls.dictionary import DomainDictionary
 
 LEARNING_FILE = "learning.json"
 CACHE_DIR = "cache"
@@ -91,3 +95,29 @@ def read_dictionary_file(path: str) -> bytes:
         return Path(path).read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read dictionary {path}: {exc.strerror or exc}") from None
+
+
+def cached_dictionary(
+    home: Path, source: bytes, build: Callable[[], DomainDictionary]
+) -> DomainDictionary:
+    """The dictionary from ``<home>/cache`` if present and sound, else built and cached."""
+    path = cache_path(home, source)
+    cached = read_cache(path)
+    if cached is not None:
+        try:
+            return DomainDictionary.from_bytes(cached)
+        except InvalidInput:
+            pass  # damaged or an older format: rebuilt below
+    dictionary = build()
+    write_cache(path, dictionary.to_bytes())
+    return dictionary
+
+
+def bundled_dictionary(home: Path) -> DomainDictionary:
+    """The bundled top-100k through the warm cache (0.01 s instead of ~3 s): for the daemon too."""
+    source = resources.files("engine.data").joinpath("domains.txt.gz").read_bytes()
+    return cached_dictionary(
+        home,
+        source,
+        lambda: DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n")),
+    )

@@ -124,13 +124,18 @@ def max_distance(key_length: int) -> int:
 
 
 def _part_probes(query: str) -> Iterator[int]:
-    """Entries to look up for long keys of length ±2 (multi-match-aware windows)."""
+    """Entries to look up for long keys of length ±2.
+
+    PassJoin's multi-match-aware windows assume Levenshtein edits; a swap is
+    two of those but one OSA edit, so each part is looked for within ±2 of
+    its place (and of its place shifted by the length difference).
+    """
     q = len(query)
     for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
         delta = q - n
         for i, (start, size) in enumerate(partition(n)):
-            lo = max(0, start - i, start + delta - (2 - i))
-            hi = min(q - size, start + i, start + delta + (2 - i))
+            lo = max(0, start - 2, start + delta - 2)
+            hi = min(q - size, start + 2, start + delta + 2)
             for s in range(lo, hi + 1):
                 yield _entry(query[s : s + size], TAG_PART, n, i)
 

@@ -75,7 +75,7 @@ class Lexicon:
         """Cheaper for frequent words: 1 + log10(rank + 10) / 2."""
         return 1.0 + math.log10(self.order.get(word, 50000) + 10) / 2
 
-    def sharing(self, segment: str, slack: int = 2, top: int = 24) -> list[str]:
+    def sharing(self, segment: str, slack: int = 2, top: int = 8) -> list[str]:
         """Words of about the same length sharing the most trigrams with ``segment``."""
         counts: Counter = Counter()
         lists = [self.trigrams.get(segment[i : i + 3], ()) for i in range(len(segment) - 2)]
@@ -101,6 +101,7 @@ def _bundled(extra: tuple[str, ...]) -> Lexicon:
 class SegmentOptions:
     threshold: int = 300  # the seed's "low threshold", out of 1000
     max_typo_cost: float = 2.0
+    budget: int = 12  # at most this many fresh segment look-ups per name (latency)
     max_length: int = 40
 
 
@@ -111,6 +112,7 @@ class Segmenter:
         self.lexicon = lexicon
         self.options = options or SegmentOptions()
         self.replace = lru_cache(maxsize=4096)(self._replace)
+        self._left = self.options.budget
 
     def _replace(self, segment: str) -> tuple[str, int] | None:
         if len(segment) <= 3:
@@ -151,6 +153,7 @@ class Segmenter:
 
     def _best_cut(self, name: str):
         # best[i] = (cost, words, lowest score, changed) for name[:i]
+        self._left = self.options.budget
         best: list = [None] * (len(name) + 1)
         best[0] = (0.0, [], 1000, False)
         for i in range(len(name)):
@@ -161,13 +164,23 @@ class Segmenter:
         end = best[len(name)]
         return None if end is None else (end[1], end[2], end[3])
 
+    def _lookup(self, segment: str) -> tuple[str, int] | None:
+        """:meth:`replace`, within the per-name budget of fresh look-ups."""
+        info = self.replace.cache_info()
+        if self._left <= 0:
+            return None
+        found = self.replace(segment)
+        if self.replace.cache_info().misses > info.misses:
+            self._left -= 1
+        return found
+
     def _extend(self, best: list, name: str, i: int, j: int) -> None:
         segment = name[i:j]
         cost, words, low, changed = best[i]
         if segment in self.lexicon:
             step = (cost + self.lexicon.word_cost(segment), [*words, segment], low, changed)
         else:
-            found = self.replace(segment)
+            found = self._lookup(segment)
             if found is None:
                 return
             word, score = found

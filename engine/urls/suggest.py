@@ -707,7 +707,7 @@ def _suffix_change_cost(typed: str, known: str, typed_is_known: bool) -> float:
         return 0.8
     if typed_is_known:
         # a known TLD for another: people misremember TLDs more than they mistype them
-        return 0.8 + 0.2 * min(typo_cost(typed, known), 2.0)
+        return 0.6 + 0.2 * min(typo_cost(typed, known), 2.0)
     return 0.2 + typo_cost(typed, known)
 
 

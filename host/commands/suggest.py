@@ -13,11 +13,9 @@ bad line, ``{"url", "error": {"code", "message"}}`` — the batch goes on.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import time
-from importlib import resources
 
 from engine.errors import InvalidInput, PageKeeperError, error_payload
 from engine.urls.dictionary import DomainDictionary
@@ -61,26 +59,12 @@ def build_suggester(home, dictionary_file: str | None) -> Suggester:
     """The dictionary (from the warm cache when possible) + the saved learning."""
     if dictionary_file:
         source = learning_file.read_dictionary_file(dictionary_file)
-        build = lambda: DomainDictionary.from_rows(parse_rows(source))  # noqa: E731
+        dictionary = learning_file.cached_dictionary(
+            home, source, lambda: DomainDictionary.from_rows(parse_rows(source))
+        )
     else:
-        source = resources.files("engine.data").joinpath("domains.txt.gz").read_bytes()
-        build = lambda: DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n"))  # noqa: E731
-    dictionary = load_dictionary(home, source, build)
+        dictionary = learning_file.bundled_dictionary(home)
     return Suggester(dictionary, learning_file.load_learning(home)).warm()
-
-
-def load_dictionary(home, source: bytes, build) -> DomainDictionary:
-    """From ``<home>/cache`` if present and sound, else built and cached."""
-    path = learning_file.cache_path(home, source)
-    cached = learning_file.read_cache(path)
-    if cached is not None:
-        try:
-            return DomainDictionary.from_bytes(cached)
-        except InvalidInput:
-            pass  # damaged or an older format: rebuild below
-    dictionary = build()
-    learning_file.write_cache(path, dictionary.to_bytes())
-    return dictionary
 
 
 def parse_rows(source: bytes):
