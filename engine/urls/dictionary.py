@@ -6,9 +6,11 @@ once into a *key* (everything left of the public suffix: ``bbc`` for
 
 * exact domain, and every domain sharing a key (``google`` → google.com,
   google.de, …);
-* keys within Levenshtein distance 2 of a query key, sublinear: keys of 10+
-  characters are cut into 3 parts (pigeonhole: two edits leave one part
-  intact, PassJoin, Li et al., VLDB 2011) and each part is indexed under
+* keys within OSA distance 2 of a query key (a swap is one edit),
+  sublinear: keys of 10+ characters are cut into 3 parts (pigeonhole: two
+  edits leave one part intact, PassJoin, Li et al., VLDB 2011), twice (the
+  second cut one letter later, so a swap across a cut of one is inside a
+  part of the other), each part indexed by its sorted letters under
   (part, position, key length); keys of 6-9 characters are indexed by their
   2-deletion neighbourhood (symmetric delete: the parts of such short keys
   are 2 letters, whose buckets are huge), keys under 6 by their 1-deletion
@@ -56,7 +58,7 @@ ID_MASK = MAX_DOMAINS - 1
 TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT1\n"
+MAGIC = b"PKDICT2\n"
 
 # The Public Suffix List from tldextract's bundled snapshot: suffix_list_urls=()
 # means it never fetches, cache_dir=None means it never writes a cache file.
@@ -78,8 +80,32 @@ def split_host(host: str) -> tuple[str, str]:
 
 
 def _entry(text: str, tag: int, length: int = 0, part: int = 0) -> int:
-    """The 42-bit hash of one index entry."""
-    return zlib.crc32(text.encode()) << 10 | tag << 8 | min(length, 63) << 2 | part
+    """The 43-bit hash of one index entry."""
+    return zlib.crc32(text.encode()) << 11 | tag << 9 | min(length, 63) << 3 | part
+
+
+def _letters(text: str) -> str:
+    """A part by its letters only: a swap inside it leaves this unchanged."""
+    return "".join(sorted(text))
+
+
+def partitions(length: int) -> list[list[tuple[int, int]]]:
+    """The even 3-part split and the same split with its cuts one letter later.
+
+    A swap across a cut of the first lies inside a part of the second, so with
+    parts compared by their letters (:func:`_letters`) one of the two always
+    keeps a part intact under two OSA edits.
+
+    >>> partitions(10)
+    [[(0, 3), (3, 3), (6, 4)], [(0, 4), (4, 3), (7, 3)]]
+    """
+    first = partition(length)
+    shifted = [
+        (0, first[0][1] + 1),
+        (first[1][0] + 1, first[1][1]),
+        (first[2][0] + 1, first[2][1] - 1),
+    ]
+    return [first, shifted]
 
 
 def partition(length: int) -> list[tuple[int, int]]:
@@ -111,8 +137,9 @@ def key_entries(key: str) -> Iterator[int]:
     """Index entries (without id) of one key: its parts, or its deletions."""
     n = len(key)
     if n > DELETE_MAX_LENGTH:
-        for i, (start, size) in enumerate(partition(n)):
-            yield _entry(key[start : start + size], TAG_PART, n, i)
+        for p, parts in enumerate(partitions(n)):
+            for i, (start, size) in enumerate(parts):
+                yield _entry(_letters(key[start : start + size]), TAG_PART, n, 4 * p + i)
         return
     for variant in deletions(key, 1 if n < SHORT_KEY else 2):
         yield _entry(variant, TAG_DELETE)
@@ -126,18 +153,19 @@ def max_distance(key_length: int) -> int:
 def _part_probes(query: str) -> Iterator[int]:
     """Entries to look up for long keys of length ±2.
 
-    PassJoin's multi-match-aware windows assume Levenshtein edits; a swap is
-    two of those but one OSA edit, so each part is looked for within ±2 of
-    its place (and of its place shifted by the length difference).
+    Each part (by its letters) is looked for within ±2 of its place, and of
+    its place shifted by the length difference (PassJoin's windows, widened:
+    they assume Levenshtein edits, and a swap is two of those).
     """
     q = len(query)
     for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
         delta = q - n
-        for i, (start, size) in enumerate(partition(n)):
-            lo = max(0, start - 2, start + delta - 2)
-            hi = min(q - size, start + 2, start + delta + 2)
-            for s in range(lo, hi + 1):
-                yield _entry(query[s : s + size], TAG_PART, n, i)
+        for p, parts in enumerate(partitions(n)):
+            for i, (start, size) in enumerate(parts):
+                lo = max(0, start - 2, start + delta - 2)
+                hi = min(q - size, start + 2, start + delta + 2)
+                for s in range(lo, hi + 1):
+                    yield _entry(_letters(query[s : s + size]), TAG_PART, n, 4 * p + i)
 
 
 def _delete_probes(query: str) -> Iterator[int]:
