@@ -59,6 +59,10 @@ TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
 MAGIC = b"PKDICT2\n"
+# Above this many long-key candidates, keep those hit by 2+ parts: every
+# Levenshtein-2 match is (it leaves a part intact in each cut); only a swap
+# across a cut plus an edit in the third part is lost, and only then.
+CROWDED = 150
 
 # The Public Suffix List from tldextract's bundled snapshot: suffix_list_urls=()
 # means it never fetches, cache_dir=None means it never writes a cache file.
@@ -319,9 +323,10 @@ class DomainDictionary:
         (so a swap plus another edit on a long key is still found when one
         part stays intact). Keys shorter than 6 characters: distance 1 only.
         """
-        seen: set[int] = set()
+        hits: Counter = Counter()
         for probe in _part_probes(query):
-            seen.update(self._ids(probe))
+            hits.update(self._ids(probe))
+        seen = set(hits) if len(hits) <= CROWDED else {i for i, n in hits.items() if n >= 2}
         for probe in set(_delete_probes(query)):
             seen.update(self._ids(probe))
         found, domains, lengths, distance = [], self.domains, self.key_lengths, OSA.distance

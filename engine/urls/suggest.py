@@ -126,7 +126,7 @@ class SuggestOptions:
     taken_boost: float = 1e4
     rejected_factor: float = 0.05
     max_variants: int = 6
-    max_near: int = 60  # index matches looked at per reading (nearest, then most popular)
+    max_near: int = 40  # keys looked at per reading (nearest, then most popular)
     segments: bool = True  # step 6, when nothing above scores 0.2
     segment_max_length: int = 14
 
@@ -382,10 +382,15 @@ class Suggester:
         fixed = TLD_TYPOS.get(suffix)
         if fixed:
             out.append((fixed, 0.3, f".{suffix} is a typo of .{fixed}"))
-        for known, count in self.dictionary.suffix_counts().items():
-            if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=2) <= 2:
-                cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
-                out.append((known, max(cost, 0.3), f".{suffix} → .{known}"))
+        limit = 1 if len(suffix) <= 3 else 2  # every 2-letter TLD is 2 edits from "ni"
+        near = [
+            (known, count)
+            for known, count in self.dictionary.suffix_counts().most_common()
+            if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=limit) <= limit
+        ]
+        for known, count in near[:40]:
+            cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
+            out.append((known, max(cost, 0.3), f".{suffix} → .{known}"))
         out.sort(key=lambda fix: fix[1])
         if len(self._tld_cache) > 4096:
             self._tld_cache.clear()
@@ -477,7 +482,8 @@ class Suggester:
                 if suffix != q.suffix:
                     cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
                     why = f".{q.suffix} → .{suffix}"
-                    self._add(ctx, source.domain(ident), cost, "tld", why, q.sub)
+                    rank = self._rank_in(source, ident)
+                    self._add(ctx, source.domain(ident), cost, "tld", why, q.sub, rank)
 
     def _spelling(self, ctx: _Context, q: _Query) -> None:
         if len(q.key) < 2:
@@ -489,9 +495,9 @@ class Suggester:
     def _near(self, ctx: _Context, q: _Query, source: DomainDictionary, typed_key: str) -> None:
         by_key: dict[str, list[int]] = {}
         near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
-        for ident, _dist in near[: self.options.max_near]:
+        for ident, _dist in near:
             by_key.setdefault(source.key(ident), []).append(ident)
-        for key, ids in by_key.items():
+        for key, ids in list(by_key.items())[: self.options.max_near]:
             base = q.cost + typo_cost(typed_key, key, ctx.layout)
             for ident in _siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
@@ -501,7 +507,8 @@ class Suggester:
                 why = f"{typed_key} → {key}" + (
                     f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
                 )
-                self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub)
+                rank = self._rank_in(source, ident)
+                self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub, rank)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         cost = _suffix_change_cost(typed, known, typed in self.dictionary.suffix_counts())
@@ -516,17 +523,18 @@ class Suggester:
     def _known(self, domain: str) -> bool:
         return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
 
-    def _add(self, ctx, domain: str, cost: float, step: str, reason: str, sub=None) -> None:
+    def _add(self, ctx, domain: str, cost: float, step: str, reason: str, sub=None, rank=0) -> None:
+        """Keep the cheapest way to each domain; ``rank`` 0 means look it up."""
         if domain == ctx.typed_domain and ctx.typed.host in (domain, "www." + domain):
             return
         found = ctx.candidates.get(domain)
         if found is None or cost < found.cost:
-            rank = self._rank_of(domain)
+            rank = rank or self.dictionary.rank(domain)
             ctx.candidates[domain] = _Candidate(domain, cost, step, reason, rank, sub=sub)
 
-    def _rank_of(self, domain: str) -> int | None:
-        rank = self.dictionary.rank(domain)
-        return rank
+    def _rank_in(self, source: DomainDictionary, ident: int) -> int:
+        """The popularity rank of a match (0: from the user's index, look it up)."""
+        return ident + 1 if source is self.dictionary else 0
 
     # step 8: learning
     def _learned(self, ctx: _Context) -> None:
