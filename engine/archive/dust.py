@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
-from engine.errors import InvalidURL
+from engine.errors import InvalidURL, TooLarge
 
 # A pair of URLs -> similarity of their stored content in [0, 1], or None when unknown.
 ContentLookup = Callable[[str, str], "float | None"]
@@ -374,7 +374,7 @@ def _as_key(url: str) -> str:
 
     try:
         return archive_key(url)
-    except InvalidURL:
+    except (InvalidURL, TooLarge):  # the rewrite is no URL, or over the normalizer's cap
         return url
 
 
