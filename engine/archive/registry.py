@@ -38,7 +38,12 @@ from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLa
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.parse import Decoded, decode_html, is_html_type
 from engine.html.rewrite import RewriteOptions, rewrite_tree
-from engine.html.similarity import FingerprintIndex, content_similarity
+from engine.html.similarity import (
+    FingerprintIndex,
+    shared_share,
+    shingle_similarity,
+    shingles,
+)
 from engine.urls.normalize import archive_key
 
 
@@ -213,31 +218,64 @@ def _similar_options(options: RegisterOptions) -> SimilarOptions:
 
 def find_matches(
     store: ArchiveStore, target: VersionFeatures, host: str, prev: str | None, options
-) -> list | None:
-    """[[id, structural, content]] best first; the previous version is always compared.
+) -> tuple[list | None, bool]:
+    """([[id, structural, content]] best first, complete?); the previous version is always
+    compared; complete is False when the budget stopped the comparisons early.
 
-    None when the page is too big to compare within a registration's budget (building
-    the suffix automaton alone is linear but not free): the daemon computes it later.
+    Stages 1 and 2 (link counts, sketch ranking) are C2's ``SimilarIndex.ranked_candidates``;
+    the exact stage runs here so that ONE suffix automaton of the new page serves the
+    previous version and the ranked candidates alike, within ``similar_budget_s``.
+    The list is None when the page is too big to compare at registration: the daemon
+    does it later (:func:`stale_similar`, :func:`refresh_similar`).
     """
     if len(target.fingerprint or "") > options.similar_max_fingerprint:
-        return None
-    index = site_index(store, host)
-    matches = [list(m) for m in index.search(target, _similar_options(options), _load(store))]
-    if prev and prev not in {m[0] for m in matches}:
-        matches += _compare_previous(store, target, prev)
-    return sorted(matches, key=lambda row: -row[1])
-
-
-def _compare_previous(store: ArchiveStore, target: VersionFeatures, prev: str) -> list:
-    fp, text = _load(store)(prev)
-    if not fp or not target.fingerprint:
-        return []
+        return None, False
+    deadline = time.perf_counter() + options.similar_budget_s  # the automaton's build counts
     try:
-        structural = FingerprintIndex(target.fingerprint).similarity(fp)
-    except TooLarge:  # beyond the automaton's memory cap: the daemon compares it later
-        return []
-    content = content_similarity(target.text or "", text)
-    return [[prev, round(structural, 4), round(content, 4)]]
+        exact = _Exact(store, target, _similar_options(options))
+    except TooLarge:  # beyond the automaton's memory cap
+        return None, False
+    ranked = site_index(store, host).ranked_candidates(target, exact.options)
+    pool = ([prev] if prev else []) + [v.id for v in ranked if v.id != prev]
+    pool = pool[: exact.options.max_exact + (1 if prev else 0)]
+    by_id = {v.id: v for v in ranked}
+    for count, other in enumerate(pool):
+        if count and time.perf_counter() > deadline:
+            exact.complete = False
+            break
+        exact.compare(other, by_id.get(other), force=other == prev)
+    return sorted(exact.found, key=lambda row: -row[1]), exact.complete
+
+
+class _Exact:
+    """The exact stage: one automaton of the new page, compared with candidates one by one."""
+
+    def __init__(self, store: ArchiveStore, target: VersionFeatures, options: SimilarOptions):
+        self.store, self.target, self.options = store, target, options
+        self.index = FingerprintIndex(target.fingerprint or "", options.similarity)
+        self.shingles = shingles(target.text or "", options.content)
+        self.found: list = []
+        self.complete = True
+
+    def compare(self, other: str, features: VersionFeatures | None, force: bool) -> None:
+        """Compare with ``other``; ``force`` keeps it whatever the links and scores say."""
+        if not force and features is not None and not self._links_pass(features):
+            return
+        fp, text = _load(self.store)(other)
+        if not fp:
+            return
+        structural = self.index.similarity(fp)
+        content = shingle_similarity(self.shingles, shingles(text, self.options.content))
+        keep = structural >= self.options.min_structural or content >= self.options.min_content
+        if force or keep:
+            self.found.append([other, round(structural, 4), round(content, 4)])
+
+    def _links_pass(self, other: VersionFeatures) -> bool:
+        """Step 2 of the seed's prefilter (shared links), step 1 ran in the ranking."""
+        prefilter, mine = self.options.prefilter, self.target.links
+        if len(mine) + len(other.links) <= prefilter.small_total:
+            return True
+        return shared_share(mine, other.links) >= prefilter.min_shared_share
 
 
 # -- writing -------------------------------------------------------------------------
@@ -303,7 +341,7 @@ def register(
     prev = (store.ids_of_key(prep.key) or [None])[-1]
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
-    found = find_matches(store, target, prep.host, prev, options)
+    found, complete = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
     if _skip(options, prev_sim):
         return _skipped(store, prev, prep, prev_sim, options)
@@ -315,6 +353,7 @@ def register(
             "sketch": _sketch_json(sk),
             "similar": found or [],
             "computed_at": None if found is None else now,
+            "complete": complete,
         },
     }
     link_ids = _write(store, reg_id, prep, capture, extras)
@@ -449,14 +488,16 @@ def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | No
         fp,
         _text_of(store, reg_id),
     )
-    found = find_matches(store, target, doc["host"], doc.get("prev"), options) or []
+    found, complete = find_matches(store, target, doc["host"], doc.get("prev"), options)
     with store.transaction():
-        store.update("fingerprints", reg_id, {"similar": found, "computed_at": time.time()})
+        fields = {"similar": found or [], "computed_at": time.time(), "complete": complete}
+        store.update("fingerprints", reg_id, fields)
     return similar(store, reg_id, options.base)
 
 
 def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
-    """IDs (newest first) whose similar list predates a newer version on the same host.
+    """IDs (newest first) whose similar list was cut short by the registration budget or
+    predates a newer version on the same host.
 
     The daemon refreshes these in the background with :func:`refresh_similar`.
     """
@@ -464,7 +505,8 @@ def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
     for reg_id in reversed(store.ids):
         host = store.version(reg_id)["host"]
         newest.setdefault(host, store.version(reg_id)["ts"])
-        if ((store.row("fingerprints", reg_id) or {}).get("computed_at") or 0) < newest[host]:
+        row = store.row("fingerprints", reg_id) or {}
+        if not row.get("complete", True) or (row.get("computed_at") or 0) < newest[host]:
             stale.append(reg_id)
             if len(stale) >= limit:
                 break
