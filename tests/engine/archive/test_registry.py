@@ -246,3 +246,14 @@ def test_a_page_too_big_for_the_budget_is_left_to_the_daemon(store):
     assert second.similar == [] and similar(store, second.id)["computed_at"] is None
     assert second.id in stale_similar(store)
     assert [p["id"] for p in refresh_similar(store, second.id)["similar"]] == [first.id]
+
+
+def test_a_list_cut_short_by_the_budget_is_marked_for_refresh(store):
+    url, body = page("ordnung")
+    register(store, Capture(url + "?a", body), at(0))
+    register(store, Capture(url + "?b", body), at(1))
+    rushed = register(store, Capture(url + "?c", body), RegisterOptions(similar_budget_s=0.0))
+    assert len(rushed.similar) == 1  # the first candidate is always compared
+    assert rushed.id in stale_similar(store)
+    assert len(refresh_similar(store, rushed.id)["similar"]) == 2
+    assert rushed.id not in stale_similar(store)
