@@ -58,7 +58,8 @@ ID_MASK = MAX_DOMAINS - 1
 TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT2\n"
+MAGIC = b"PKDICT3\n"
+HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
 # Above this many long-key candidates, keep those hit by 2+ parts: every
 # Levenshtein-2 match is (it leaves a part intact in each cut); only a swap
 # across a cut plus an edit in the third part is lost, and only then.
@@ -184,11 +185,21 @@ def _delete_probes(query: str) -> Iterator[int]:
 class DomainDictionary:
     """Known domains in popularity order, with the typo index (see module doc)."""
 
-    def __init__(self, domains: list[str], key_lengths: array, hashes: array, ids: array) -> None:
+    def __init__(
+        self,
+        domains: list[str],
+        key_lengths: array,
+        hashes: array,
+        ids: array,
+        starts: array | None = None,
+    ) -> None:
         self.domains = domains
         self.key_lengths = key_lengths
         self.hashes = hashes  # sorted entry hashes, array('Q')
         self.ids = ids  # the domain id of each entry, array('I')
+        # where each bucket of the top hash bits starts: bisect only inside it
+        self.starts = starts if starts is not None else _bucket_starts(hashes)
+        self.shift = HASH_BITS - ((len(self.starts) - 1).bit_length() - 1)
         self._suffixes: Counter | None = None
 
     # -- building -----------------------------------------------------------
@@ -252,9 +263,14 @@ class DomainDictionary:
     def to_bytes(self) -> bytes:
         """The whole dictionary and index as bytes for :meth:`from_bytes`."""
         blob = "\n".join(self.domains).encode()
-        head = {"n": len(self.domains), "blob": len(blob), "entries": len(self.hashes)}
-        parts = [MAGIC, json.dumps(head).encode(), b"\n", blob]
-        parts += [self.key_lengths.tobytes(), self.hashes.tobytes(), self.ids.tobytes()]
+        head = {
+            "n": len(self.domains),
+            "blob": len(blob),
+            "entries": len(self.hashes),
+            "starts": len(self.starts),
+        }
+        parts = [MAGIC, json.dumps(head).encode(), b"\n", blob, self.key_lengths.tobytes()]
+        parts += [self.hashes.tobytes(), self.ids.tobytes(), self.starts.tobytes()]
         return b"".join(parts)
 
     @classmethod
@@ -274,12 +290,16 @@ class DomainDictionary:
             hashes, ids = array("Q"), array("I")
             hashes.frombytes(data[pos : pos + 8 * count])
             ids.frombytes(data[pos + 8 * count : pos + 12 * count])
+            starts = array("I")
+            starts.frombytes(data[pos + 12 * count : pos + 12 * count + 4 * head["starts"]])
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             raise InvalidInput(f"damaged dictionary index: {exc}") from None
         domains = blob.split("\n") if blob else []
         if len(domains) != head["n"] or len(ids) != count or len(lengths) != head["n"]:
             raise InvalidInput("damaged dictionary index: truncated")
-        return cls(domains, lengths, hashes, ids)
+        if len(starts) != head["starts"] or (len(starts) - 1) & (len(starts) - 2):
+            raise InvalidInput("damaged dictionary index: bucket table")
+        return cls(domains, lengths, hashes, ids, starts)
 
     # -- lookups ------------------------------------------------------------
     def __len__(self) -> int:
@@ -295,8 +315,10 @@ class DomainDictionary:
         return self.domains[ident][self.key_lengths[ident] + 1 :]
 
     def _ids(self, probe: int) -> array:
-        start = bisect_left(self.hashes, probe)
-        return self.ids[start : bisect_right(self.hashes, probe, start)]
+        bucket = probe >> self.shift
+        lo, hi = self.starts[bucket], self.starts[bucket + 1]
+        start = bisect_left(self.hashes, probe, lo, hi)
+        return self.ids[start : bisect_right(self.hashes, probe, start, hi)]
 
     def id_of(self, domain: str) -> int | None:
         """The id (rank - 1) of a known domain, else None."""
@@ -348,7 +370,7 @@ class DomainDictionary:
     def memory_bytes(self) -> int:
         """Approximate memory of the index structures (domains + entries)."""
         strings = sum(49 + len(d) for d in self.domains) + 8 * len(self.domains)
-        return strings + 12 * len(self.hashes) + len(self.key_lengths)
+        return strings + 12 * len(self.hashes) + len(self.key_lengths) + 4 * len(self.starts)
 
 
 def _plausible(domain: str) -> bool:
@@ -367,6 +389,13 @@ def _build_entries(domains: list[str], lengths: array) -> tuple[array, array]:
     values.sort()
     hashes = array("Q", (v >> ID_BITS for v in values))
     return hashes, array("I", (v & ID_MASK for v in values))
+
+
+def _bucket_starts(hashes: array) -> array:
+    """First index of each bucket of the top hash bits (about 4 entries a bucket)."""
+    bits = max(4, min(24, (len(hashes) // 4).bit_length()))
+    shift = HASH_BITS - bits
+    return array("I", (bisect_left(hashes, b << shift) for b in range((1 << bits) + 1)))
 
 
 @cache
