@@ -60,9 +60,9 @@ SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
 MAGIC = b"PKDICT3\n"
 HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
-# Above this many long-key candidates, keep those hit by 2+ parts: every
-# Levenshtein-2 match is (it leaves a part intact in each cut); only a swap
-# across a cut plus an edit in the third part is lost, and only then.
+# Above this many long-key candidates, keep those hit by the most parts (2+,
+# more while still crowded): every Levenshtein-2 match has 2+ (a part intact
+# in each cut), a one-edit typo 4+; only then can a far match be lost.
 CROWDED = 150
 
 # The Public Suffix List from tldextract's bundled snapshot: suffix_list_urls=()
@@ -348,7 +348,7 @@ class DomainDictionary:
         hits: Counter = Counter()
         for probe in _part_probes(query):
             hits.update(self._ids(probe))
-        seen = set(hits) if len(hits) <= CROWDED else {i for i, n in hits.items() if n >= 2}
+        seen = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
         for probe in set(_delete_probes(query)):
             seen.update(self._ids(probe))
         found, domains, lengths, distance = [], self.domains, self.key_lengths, OSA.distance
@@ -389,6 +389,21 @@ def _build_entries(domains: list[str], lengths: array) -> tuple[array, array]:
     values.sort()
     hashes = array("Q", (v >> ID_BITS for v in values))
     return hashes, array("I", (v & ID_MASK for v in values))
+
+
+def _most_hit(hits: Counter) -> set[int]:
+    """Candidates hit at least ``need`` times: the least ``need`` >= 2 that keeps
+    at most CROWDED of them (or just the most hit ones)."""
+    by_count = Counter(hits.values())
+    top = max(by_count)
+    if top < 2:
+        return set()  # no Levenshtein-2 match among them
+    need, kept = top + 1, 0
+    while need > 2 and kept + by_count.get(need - 1, 0) <= CROWDED:
+        need -= 1
+        kept += by_count.get(need, 0)
+    need = min(need, top)
+    return {i for i, n in hits.items() if n >= need}
 
 
 def _bucket_starts(hashes: array) -> array:
