@@ -288,10 +288,11 @@ class DomainDictionary:
             pos += head["n"]
             count = head["entries"]
             hashes, ids = array("Q"), array("I")
-            hashes.frombytes(data[pos : pos + 8 * count])
-            ids.frombytes(data[pos + 8 * count : pos + 12 * count])
+            view = memoryview(data)  # no temporary copies of 100+ MB slices
+            hashes.frombytes(view[pos : pos + 8 * count])
+            ids.frombytes(view[pos + 8 * count : pos + 12 * count])
             starts = array("I")
-            starts.frombytes(data[pos + 12 * count : pos + 12 * count + 4 * head["starts"]])
+            starts.frombytes(view[pos + 12 * count : pos + 12 * count + 4 * head["starts"]])
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             raise InvalidInput(f"damaged dictionary index: {exc}") from None
         domains = blob.split("\n") if blob else []
