@@ -45,7 +45,7 @@ from functools import lru_cache
 import Levenshtein
 
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError
-from engine.urls.dictionary import DomainDictionary, split_host
+from engine.urls.dictionary import EXTRACT, DomainDictionary, split_host
 from engine.urls.keyboard import layout_for_languages
 from engine.urls.learning import LearningState
 from engine.urls.segments import Lexicon, Segmenter
@@ -161,7 +161,8 @@ class _Context:
     layout: str
     country: str
     typed_domain: str = ""
-    typed_known: bool = False
+    typed_known: bool = False  # the host as typed is plausibly right (the null hypothesis)
+    domain_known: bool = False  # its registrable domain is known: no other domain at >= 0.5
     www: bool = False
     candidates: dict[str, _Candidate] = field(default_factory=dict)
 
@@ -326,10 +327,10 @@ class Suggester:
     def _queries(self, ctx: _Context) -> list[_Query]:
         host = ascii_host(ctx.typed.host)  # the dictionary holds IDNs as punycode
         ctx.typed_domain = _registrable(host)
-        www_typo = host.partition(".")[0] in WWW_TYPOS or (
-            host.startswith("www") and not host.startswith("www.")
-        )
-        ctx.typed_known = not www_typo and (self._known(ctx.typed_domain) or self._known(host))
+        ctx.domain_known = self._known(ctx.typed_domain) or self._known(host)
+        # ww.example.com: the domain is known but this host is a typo of www.example.com
+        www_typo = host.partition(".")[0] in WWW_TYPOS and host != ctx.typed_domain
+        ctx.typed_known = ctx.domain_known and not www_typo
         queries: list[_Query] = []
         for variant in host_variants(ctx.typed.host)[: self.options.max_variants]:
             step = "substitution" if variant.change else "dictionary"
@@ -511,7 +512,7 @@ class Suggester:
                 self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub, rank)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
-        cost = _suffix_change_cost(typed, known, typed in self.dictionary.suffix_counts())
+        cost = _suffix_change_cost(typed, known, _is_public_suffix(typed))
         if known == ctx.country or known.endswith("." + ctx.country):
             cost -= 0.4
         return max(cost, 0.2)
@@ -596,7 +597,7 @@ class Suggester:
         out = []
         for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:
             score = cand.weight / total
-            if ctx.typed_known and cand.step != "learned" and cand.domain != ctx.typed_domain:
+            if ctx.domain_known and cand.step != "learned" and cand.domain != ctx.typed_domain:
                 score = min(score, self.options.confident - 0.05)
             out.append(
                 Suggestion(
@@ -634,7 +635,7 @@ class Suggester:
         domain = f"{name}.{best.suffix}"
         known = self._known(domain)
         value = (0.6 if known else 0.3) * score / 1000
-        if ctx.typed_known:
+        if ctx.domain_known:
             value = min(value, self.options.confident - 0.05)
         why = f"segments repaired ({best.key} → {name}, n-gram score {score}/1000)"
         return [*out, Suggestion(self._url(ctx, domain), value, "segments", why)]
@@ -709,13 +710,21 @@ def _siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int =
     return chosen
 
 
+@lru_cache(maxsize=4096)
+def _is_public_suffix(suffix: str) -> bool:
+    """A real TLD/public suffix (the PSL), whether or not the dictionary uses it."""
+    return bool(suffix) and suffix.isascii() and EXTRACT(f"x.{suffix}").suffix == suffix
+
+
 @lru_cache(maxsize=65536)
 def _suffix_change_cost(typed: str, known: str, typed_is_known: bool) -> float:
     if not typed:
         return 0.8
     if typed_is_known:
-        # a known TLD for another: people misremember TLDs more than they mistype them
-        return 0.6 + 0.2 * min(typo_cost(typed, known), 2.0)
+        # a real TLD for another: misremembered more often than mistyped, so any
+        # two TLDs are equally far apart unless one is a slip of the other (co/com)
+        slip = typo_cost(typed, known)
+        return 0.6 + 0.2 * slip if slip <= 1.0 else 1.0
     return 0.2 + typo_cost(typed, known)
 
 

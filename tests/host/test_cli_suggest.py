@@ -134,3 +134,12 @@ def test_atomic_write_leaves_no_temp_files(tmp_path):
     learning_file.save_learning(tmp_path, {"visited": {"b.com": 2}})
     assert learning_file.load_learning(tmp_path) == {"visited": {"b.com": 2}}
     assert [p.name for p in tmp_path.iterdir()] == ["learning.json"]
+
+
+def test_bundled_dictionary_cache_is_reused(tmp_path):
+    first = learning_file.bundled_dictionary(tmp_path)
+    (cache,) = (tmp_path / "cache").glob("dictionary-*.idx")
+    stamp = cache.stat().st_mtime_ns
+    again = learning_file.bundled_dictionary(tmp_path)
+    assert cache.stat().st_mtime_ns == stamp  # read, not rewritten
+    assert again.domains == first.domains and again.rank("google.com") == 1

@@ -236,3 +236,29 @@ def test_credentials_never_echoed(bundled):
         assert "secret" not in s.url and "user" not in s.url
     for s in bundled.suggest(SuggestRequest("http://user:secret@google.com/x", "refused")):
         assert "secret" not in s.url
+
+
+# ranking inputs ----------------------------------------------------------------
+def test_keyboard_layout_follows_the_browser_language():
+    from engine.urls.keyboard import is_adjacent, layout_for_languages
+
+    assert (
+        layout_for_languages(("fr-FR",)) == "azerty" and layout_for_languages(("de",)) == "qwertz"
+    )
+    assert is_adjacent("m", "p", "azerty") and not is_adjacent("m", "p", "qwerty")
+    assert typo_cost("shomify", "shopify", "azerty") < typo_cost("shomify", "shopify", "qwerty")
+
+
+def test_country_tld_from_languages():
+    d = DomainDictionary.from_domains(["shop.com", "shop.de", "shop.fr"])
+    s = Suggester(d)
+    assert top(s, "http://shop.net/", languages=("de-DE", "de")).url == "http://shop.de/"
+    assert top(s, "http://shop.net/", languages=("fr-FR",)).url == "http://shop.fr/"
+    assert top(s, "http://shop.net/").url == "http://shop.com/"
+
+
+def test_popularity_breaks_ties_between_equal_typos():
+    d = DomainDictionary.from_domains(["bigsite.com", "bugsite.com"])
+    assert top(Suggester(d), "http://bagsite.com/").url == "http://bigsite.com/"
+    d = DomainDictionary.from_domains(["bugsite.com", "bigsite.com"])
+    assert top(Suggester(d), "http://bagsite.com/").url == "http://bugsite.com/"
