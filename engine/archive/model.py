@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from urllib.parse import quote
 
 DEFAULT_BASE = "http://127.0.0.1:47477"
@@ -73,8 +74,14 @@ def gc_url(base: str, url: str, reg_id: str | None = None) -> str:
     >>> gc_url("http://h", "https://e.com/a?b=1", "2026")
     'http://h/gc?url=https%3A%2F%2Fe.com%2Fa%3Fb%3D1&id=2026'
     """
-    address = f"{base.rstrip('/')}/gc?url={quote(url, safe='')}"
+    address = f"{base.rstrip('/')}/gc?url={_quoted(url)}"
     return f"{address}&id={reg_id}" if reg_id else address
+
+
+@lru_cache(maxsize=65536)
+def _quoted(url: str) -> str:
+    # Sites repeat their navigation links on every page: quote each URL once.
+    return quote(url, safe="")
 
 
 def iso(ts: float) -> str:

@@ -90,7 +90,16 @@ def encode_line(ops: list) -> bytes:
     >>> encode_line([["clear", "t"]])
     b'c7b5be14 {"ops":[["clear","t"]]}\\n'
     """
-    body = json.dumps({"ops": ops}, separators=(",", ":"), ensure_ascii=False).encode()
+    return _line(encode_ops(ops))
+
+
+def encode_ops(ops: list) -> list[bytes]:
+    """Each op as compact JSON (encoded once, when it is recorded)."""
+    return [json.dumps(op, separators=(",", ":"), ensure_ascii=False).encode() for op in ops]
+
+
+def _line(parts: list[bytes]) -> bytes:
+    body = b'{"ops":[' + b",".join(parts) + b"]}"
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
@@ -325,17 +334,17 @@ class JournalStorage(Storage):
             return
         undo = undo or []
         try:
-            encode_line(ops)  # refuse unserializable documents before they are pending
+            parts = encode_ops(ops)  # refuse unserializable documents before they are pending
         except (TypeError, ValueError) as exc:
             self._undo(undo)
             raise StorageError(f"cannot store this document: {exc}") from exc
         self._dirty.update(op[1] for op in ops)
         if self._pending is not None:
-            self._pending.extend(ops)
+            self._pending.extend(parts)
             self._undo_log.extend(undo)
             return
         try:
-            self._append(ops)
+            self._append(parts)
         except StorageError:
             self._undo(undo)
             raise
@@ -352,11 +361,11 @@ class JournalStorage(Storage):
             else:
                 table[key] = before
 
-    def _append(self, ops: list) -> None:
+    def _append(self, parts: list[bytes]) -> None:
         if self._journal is None:
             raise StorageError("the archive is open read-only")
         try:
-            self._journal.write(encode_line(ops))
+            self._journal.write(_line(parts))
             self._sync()
         except OSError as exc:
             raise StorageError(f"cannot write the journal: {exc}") from exc
@@ -397,10 +406,10 @@ class JournalStorage(Storage):
         self._undo(undo)
 
     def _commit(self) -> None:
-        ops, self._pending = self._pending, None
+        parts, self._pending = self._pending, None
         try:
-            if ops:
-                self._append(ops)
+            if parts:
+                self._append(parts)
         except StorageError:
             self._undo(self._undo_log)
             raise
