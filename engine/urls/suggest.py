@@ -63,6 +63,7 @@ TLD_TYPOS = {
     "ent": "net", "nte": "net", "ner": "net", "bet": "net", "met": "net", "nett": "net",
     "rdu": "edu", "eud": "edu", "ude": "edu",
 }  # fmt: skip
+PENDING_MAX = 256  # new user hosts kept in a small index before the big one is rebuilt
 SECOND_LEVEL = frozenset({"com", "co", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob"})
 WWW_TYPOS = ("ww", "wwww", "wwwww", "qww", "wqw", "wwq", "eww", "wew", "wwe", "www2w")
 
@@ -183,7 +184,10 @@ class Suggester:
         self.options = options or SuggestOptions()
         self.learning = LearningState()
         self._user: dict[str, float] = {}
-        self._user_index: DomainDictionary | None = None
+        self._user_index: DomainDictionary | None = None  # the user's hosts, rebuilt rarely
+        self._indexed: set[str] = set()
+        self._pending: set[str] = set()  # hosts added since, in their own small index
+        self._pending_index: DomainDictionary | None = None
         self._segmenter: Segmenter | None = None
         self._suffix_list: list[tuple[str, int]] | None = None
         self._glue: tuple[dict, dict] | None = None
@@ -206,7 +210,7 @@ class Suggester:
     def load_learning(self, data: LearningState | dict) -> None:
         """Replace the learning state (a LearningState or its to_dict())."""
         self.learning = data if isinstance(data, LearningState) else LearningState.from_dict(data)
-        self._refresh_user()
+        self._reset_user()
 
     def learning_state(self) -> dict:
         """The learning state as plain JSON-serialisable data."""
@@ -228,7 +232,7 @@ class Suggester:
             clean = _clean_host(host)
             if clean:
                 record(clean, int(count))
-        self._refresh_user()
+                self._note_user(clean, int(count))
 
     def add_user_urls(self, urls: Iterable[str], source: str = "visited") -> None:
         """Record visited/archived URLs: their hosts and paths (for step 9)."""
@@ -261,8 +265,9 @@ class Suggester:
             raise InvalidInput("record_outcome needs two web URLs")
         self.learning.record(typed, chosen, taken)
         if taken:
-            self.learning.visit(_host_of(suggestion_url) or chosen)
-            self._refresh_user()
+            host = ascii_host(_host_of(suggestion_url)) or chosen
+            self.learning.visit(host)
+            self._note_user(host, 1)
 
     # Names the daemon (host/navigation.py) calls; same behaviour as above.
     def state(self) -> dict:
@@ -281,18 +286,30 @@ class Suggester:
         """Alias of :meth:`record_outcome`."""
         self.record_outcome(url, suggestion_url, taken)
 
-    def _refresh_user(self) -> None:
-        user: dict[str, float] = {}
+    def _reset_user(self) -> None:
+        """The user's hosts from the learning state; their index is rebuilt lazily."""
+        self._user = {}
         for table in (self.learning.visited, self.learning.archived):
             for host, count in table.items():
-                user[host] = user.get(host, 0.0) + count
-        self._user = user
-        self._user_index = None  # rebuilt lazily by _sources(): visits come often
+                self._user[host] = self._user.get(host, 0.0) + count
+        self._user_index, self._indexed = None, set()
+        self._pending, self._pending_index = set(self._user), None
 
-    def _user_dictionary(self) -> DomainDictionary | None:
-        if self._user_index is None and self._user:
+    def _note_user(self, host: str, count: int) -> None:
+        """One more visit: new hosts wait in a small index of their own, so a visit
+        never rebuilds the big one (that happens past PENDING_MAX new hosts)."""
+        self._user[host] = self._user.get(host, 0.0) + count
+        if host not in self._indexed and host not in self._pending:
+            self._pending.add(host)
+            self._pending_index = None
+
+    def _user_dictionaries(self) -> list[DomainDictionary]:
+        if len(self._pending) > PENDING_MAX:
             self._user_index = DomainDictionary.from_domains(self._user)
-        return self._user_index
+            self._indexed, self._pending, self._pending_index = set(self._user), set(), None
+        if self._pending and self._pending_index is None:
+            self._pending_index = DomainDictionary.from_domains(sorted(self._pending))
+        return [d for d in (self._user_index, self._pending_index) if d is not None]
 
     # -- the pipeline -------------------------------------------------------
     def suggest(self, request: SuggestRequest) -> list[Suggestion]:
@@ -477,14 +494,15 @@ class Suggester:
 
     def _same_key(self, ctx: _Context, q: _Query) -> None:
         for source in self._sources():
-            ids = [i for k in self._keys_for(source, q) for i in source.ids_with_key(k)]
-            for ident in _siblings(source, ids, q.suffix):
-                suffix = source.suffix(ident)
-                if suffix != q.suffix:
-                    cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
-                    why = f".{q.suffix} → .{suffix}"
-                    rank = self._rank_in(source, ident)
-                    self._add(ctx, source.domain(ident), cost, "tld", why, q.sub, rank)
+            for typed_key in self._keys_for(source, q):
+                sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
+                for ident in _siblings(source, source.ids_with_key(typed_key), q.suffix):
+                    suffix = source.suffix(ident)
+                    if suffix != q.suffix:
+                        cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
+                        why = f".{q.suffix} → .{suffix}"
+                        rank = self._rank_in(source, ident)
+                        self._add(ctx, source.domain(ident), cost, "tld", why, sub, rank)
 
     def _spelling(self, ctx: _Context, q: _Query) -> None:
         if len(q.key) < 2:
@@ -509,7 +527,8 @@ class Suggester:
                     f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
                 )
                 rank = self._rank_in(source, ident)
-                self._add(ctx, source.domain(ident), cost, "spelling", why, q.sub, rank)
+                sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
+                self._add(ctx, source.domain(ident), cost, "spelling", why, sub, rank)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         cost = _suffix_change_cost(typed, known, _is_public_suffix(typed))
@@ -518,8 +537,7 @@ class Suggester:
         return max(cost, 0.2)
 
     def _sources(self) -> list[DomainDictionary]:
-        user = self._user_dictionary()
-        return [self.dictionary] + ([user] if user else [])
+        return [self.dictionary, *self._user_dictionaries()]
 
     def _known(self, domain: str) -> bool:
         return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
@@ -772,7 +790,7 @@ def _subdomain(host: str, registrable: str) -> str:
 
 def _clean_host(host: str) -> str:
     try:
-        return read_typed(host if "//" in host else f"http://{host}").host
+        return ascii_host(read_typed(host if "//" in host else f"http://{host}").host)
     except PageKeeperError:
         return ""
 

@@ -262,3 +262,15 @@ def test_popularity_breaks_ties_between_equal_typos():
     assert top(Suggester(d), "http://bagsite.com/").url == "http://bigsite.com/"
     d = DomainDictionary.from_domains(["bugsite.com", "bigsite.com"])
     assert top(Suggester(d), "http://bagsite.com/").url == "http://bugsite.com/"
+
+
+def test_user_hosts_added_one_by_one_are_found_before_and_after_a_rebuild():
+    s = Suggester(DomainDictionary.from_domains(["example.com"]))
+    for n in range(300):  # past PENDING_MAX: the big user index is rebuilt once
+        s.record_visit(f"intranet{n:03d}.corp.example")
+        if n in (0, 5, 299):
+            want = f"http://intranet{n:03d}.corp.example/"
+            typo = want.replace("intranet", "intarnet")
+            assert top(s, typo).url == want
+    again = Suggester(DomainDictionary.from_domains(["example.com"]), s.learning_state())
+    assert top(again, "http://intranet042.crop.example/").url == "http://intranet042.corp.example/"
