@@ -159,7 +159,8 @@ def _connector_variants(host: str) -> list[HostVariant]:
     ]
     if "&" in host or "+" in host:
         out.append(HostVariant(re.sub(r"\s*[&+]\s*", "and", host), 0.3, "'&'/'+' read as 'and'"))
-    out.append(HostVariant(pattern.sub(".", host), 0.35, "connector as dot"))
+    # as a dot only at a price: "jtexpre,ss.com" must not become a subdomain of ss.com
+    out.append(HostVariant(pattern.sub(".", host), 0.8, "connector as dot"))
     return out
 
 
