@@ -24,7 +24,7 @@ export function startLive(api) {
 
   const tick = async () => {
     let busy = false;
-    if (document.visibilityState === "visible" && api.state === "online") {
+    if (last === null || (document.visibilityState === "visible" && api.state === "online")) {
       try {
         const now = await api.call("viewer_changes", {});
         diff(now);
@@ -37,6 +37,8 @@ export function startLive(api) {
     timer = setTimeout(tick, busy ? BUSY_MS : IDLE_MS);
   };
 
-  timer = setTimeout(tick, 200);
+  // The first stamp is asked for before any view asks for data (same socket, handled in
+  // order on the store thread), so nothing registered after a view loaded goes unseen.
+  tick();
   return () => clearTimeout(timer);
 }

@@ -140,7 +140,9 @@ def seed(home: Path, site: LiveSite, base: str) -> Seeded:
 
         def add(url, html, when):
             return registry.register(
-                store, Capture(url, html), RegisterOptions(base=base, now=when)
+                store,
+                Capture(url, html),
+                RegisterOptions(base=base, now=when, similar_budget_s=2.0),
             ).id
 
         for i, name in enumerate(CHIP):

@@ -142,7 +142,10 @@ export function render(main, ctx, route) {
     fill(status, res.total
       ? `${count(res.total)} ${res.total === 1 ? "document" : "documents"}${took}`
       : notice("Nothing found", "No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters."));
+    const links = [...list.querySelectorAll(".result-link")];
+    const focused = links.indexOf(document.activeElement);
     fill(list, res.results.map(resultRow));
+    if (focused >= 0) list.querySelectorAll(".result-link")[Math.min(focused, res.results.length - 1)]?.focus();
     fill(paging, res.total > PAGE_SIZE ? pager(res, page, goPage) : null);
     exportBtn.disabled = !res.total;
   };
@@ -155,7 +158,8 @@ export function render(main, ctx, route) {
 
   const typed = debounce(() => { page = 0; run(); }, 120);
   form.addEventListener("input", typed);
-  form.addEventListener("change", typed);
+  // "input" already covers typing; "change" also fires when a text field loses focus.
+  form.addEventListener("change", (ev) => { if (ev.target.type !== "search" && ev.target.type !== "text") typed(); });
   form.addEventListener("submit", (ev) => { ev.preventDefault(); page = 0; run(); });
   form.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowDown" && ev.target.type === "search") {
