@@ -47,7 +47,7 @@ class ExtractOptions:
     lookahead: int = 30  # blocks a lookahead growth may jump over
     title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
     max_bases: int = 8  # largest blocks tried as a sample base
-    max_link_density: float = 0.5  # blocks of the body mostly made of link text are dropped
+    max_link_density: float = 0.35  # blocks of the body mostly made of link text are dropped
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
     require_title_match: bool = False
