@@ -1,4 +1,4 @@
-"""Take the viewer screenshots in docs/ (not a test): a real daemon, a seeded archive, Chromium.
+"""Take the viewer screenshots in docs/screenshots/ (not a test): a real daemon, a seeded archive, Chromium.
 
     .venv/bin/python tests/host/viewer/make_screenshots.py [OUT_DIR]
 
@@ -101,7 +101,7 @@ def shoot(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs"
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
     target.mkdir(parents=True, exist_ok=True)
     shoot(target)
     print("screenshots in", target)

@@ -25,15 +25,21 @@ function progress(sweep) {
     sweep.finished_at ? h("p", { class: "muted" }, "Finished ", timeEl(sweep.finished_at)) : null);
 }
 
+/** The reason without the URL it repeats ("cannot fetch : ConnectError: …"). */
+function shortReason(r) {
+  return r.reason.split(r.url).join("").replace(/\s+:/g, ":").replace(/\s+/g, " ").trim();
+}
+
 function recentTable(rows) {
   if (!rows?.length) return notice("Nothing checked yet", "Start a sweep, or use “Check now” on a document.");
-  return h("table", { class: "grid" },
+  return h("table", { class: "grid grid-checks" },
     h("caption", { class: "sr-only" }, "Latest liveness checks"),
+    h("colgroup", {}, h("col"), h("col", { class: "col-state" }), h("col", { class: "col-p" }), h("col", { class: "col-when" })),
     h("thead", {}, h("tr", {}, ["Page", "State", "P", "Checked"].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, rows.map((r) => h("tr", {},
       h("td", {}, h("a", { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
         h("div", { class: "result-url" }, safeUrl(r.url))),
-      h("td", {}, stateBadge(r.state), r.reason ? h("div", { class: "muted reason" }, r.reason) : null),
+      h("td", {}, stateBadge(r.state), r.reason ? h("div", { class: "muted reason", title: r.reason }, shortReason(r)) : null),
       h("td", { class: "num" }, pct(r.match)),
       h("td", { class: "nowrap" }, timeEl(r.checked_at))))));
 }
