@@ -35,7 +35,7 @@ class LivenessOptions:
     """
 
     present_at: float = 0.8  # P ≥ this → present
-    changed_at: float = 0.55  # P ≥ this → changed (content partly there), below → gone
+    changed_at: float = 0.65  # P ≥ this → changed (content partly there), below → gone
     blocks: BlockOptions = field(default_factory=lambda: BlockOptions(class_hints=False))
     scope: str = "page"  # "page": all filtered text | "body": the live page's extracted body
 
