@@ -594,11 +594,24 @@ def archive_stats(params: dict, app) -> dict:
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
-        "storage_bytes": _disk_usage(store.home),
+        "storage_bytes": _disk_usage(store.home, (len(store.ids), len(store.raw("liveness")))),
     }
 
 
-def _disk_usage(home) -> int:
+_DISK: dict[str, tuple] = {}
+
+
+def _disk_usage(home, stamp: tuple | None = None) -> int:
+    """Bytes of blobs and records on disk; walked again only after the archive changed."""
+    held = _DISK.get(str(home))
+    if stamp is not None and held and held[0] == stamp:
+        return held[1]
+    total = _walk_size(home)
+    _DISK[str(home)] = (stamp, total)
+    return total
+
+
+def _walk_size(home) -> int:
     total = 0
     for part in ("blobs", "db"):
         for path in (home / part).rglob("*"):
