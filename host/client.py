@@ -56,12 +56,36 @@ def lock_held(home: Path) -> bool:
     return True
 
 
-def running(home: Path) -> dict | None:
-    """The running daemon's state ``{"pid","port","url","home"}``, or ``None``."""
-    state = read_state(home)
-    if state is None or not lock_held(home):
-        return None
-    return state
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int):
+        return False
+    if os.name == "nt":  # pragma: no cover: the lock alone tells
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running(home: Path, wait: bool = True) -> dict | None:
+    """The running daemon's state ``{"pid","port","url","home"}``, or ``None``.
+
+    A daemon that holds the lock but is still warming up is waited for (up to
+    ``START_TIMEOUT``) unless ``wait`` is false: callers such as the CLI must not
+    mistake a starting daemon for none and open the store themselves.
+    """
+    deadline = time.monotonic() + (START_TIMEOUT if wait else 0)
+    while lock_held(home):
+        state = read_state(home)
+        if state and state.get("ready") and _alive(state.get("pid")):
+            return state
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
+    return None
 
 
 def host_command() -> list[str]:
@@ -103,8 +127,8 @@ def wait_ready(home: Path, proc: subprocess.Popen | None, timeout: float = START
     """Poll until a daemon of ``home`` answers (ours, or one that beat us to the lock)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        state = running(home)
-        if state and state.get("ready"):
+        state = running(home, wait=False)
+        if state:
             return state
         if proc is not None and proc.poll() not in (None, 0):
             raise Unavailable(f"daemon exited with {proc.returncode}; see {Path(home) / LOG_DIR}")

@@ -31,7 +31,7 @@ log = logging.getLogger("pagekeeper.daemon")
 
 def status(home: Path) -> dict:
     """``{"running","pid","port","url","home"}`` (the ``status --json`` contract)."""
-    state = client.running(home)
+    state = client.running(home, wait=False)
     if state is None:
         return {"running": False, "pid": None, "port": None, "url": None, "home": str(home)}
     return {

@@ -18,10 +18,8 @@ shares the store's journal and crash safety. Visits are saved at most every
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import gzip
 import logging
-import os
-import sys
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -54,53 +52,42 @@ def strip_credentials(url: str | None) -> str | None:
 # -- the Suggester and its learned state ---------------------------------------------------
 
 
-def _cache_key() -> str:
-    """Changes whenever the bundled domain list or the index code changes."""
+def _bundled_source() -> bytes:
     from importlib import resources
 
-    import engine.urls.dictionary as code
-    from engine import __version__
+    return resources.files("engine.data").joinpath(DOMAINS).read_bytes()
 
-    digest = hashlib.sha256(resources.files("engine.data").joinpath(DOMAINS).read_bytes())
-    try:
-        digest.update(Path(code.__file__).read_bytes())
-    except (OSError, TypeError):  # frozen binary: the module lives in the archive
-        digest.update(f"{__version__} {sys.executable}".encode())
-    return digest.hexdigest()[:16]
+
+def cache_file(home: Path, cache_dir: str | None = None, source: bytes | None = None) -> Path:
+    """Where the bundled dictionary's index is cached: the same file the CLI's
+    ``pagekeeper suggest`` uses (host/learning_file.py), so both share one build."""
+    from host.learning_file import cache_path
+
+    name = cache_path(Path(home), source if source is not None else _bundled_source()).name
+    return Path(cache_dir or Path(home) / CACHE_DIR) / name
 
 
 def bundled_dictionary(home: Path, cache_dir: str | None = None):
-    """The bundled 100k dictionary, from ``<home>/cache/`` when its index was built before.
+    """The bundled 100k dictionary, from the cache when its index was built before.
 
     Building the index takes seconds; loading the cached bytes takes ~25 ms, which
-    is what keeps a daemon start under a second and a half.
+    is what keeps a daemon start around a second.
     """
+    from engine.errors import PageKeeperError
     from engine.urls.dictionary import DomainDictionary
+    from host.learning_file import read_cache, write_cache
 
-    cache = Path(cache_dir or Path(home) / CACHE_DIR)
-    path = cache / f"domains-{_cache_key()}.idx"
-    try:
-        return DomainDictionary.from_bytes(path.read_bytes())
-    except FileNotFoundError:
-        pass
-    except Exception:  # a damaged or foreign cache file: rebuild it
-        log.warning("ignoring unreadable dictionary cache %s", path)
-    dictionary = DomainDictionary.bundled()
-    _write_cache(cache, path, dictionary.to_bytes())
+    source = _bundled_source()
+    path = cache_file(home, cache_dir, source)
+    cached = read_cache(path)
+    if cached is not None:
+        try:
+            return DomainDictionary.from_bytes(cached)
+        except (PageKeeperError, ValueError):  # damaged, or an older format: rebuild
+            log.warning("rebuilding the unreadable dictionary cache %s", path)
+    dictionary = DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n"))
+    write_cache(path, dictionary.to_bytes())
     return dictionary
-
-
-def _write_cache(cache: Path, path: Path, data: bytes) -> None:
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        for old in cache.glob("domains-*.idx"):
-            if old != path:
-                old.unlink(missing_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as exc:  # a read-only home still works, only slower to start
-        log.warning("cannot write the dictionary cache: %s", exc)
 
 
 def build_suggester(app):
@@ -111,6 +98,7 @@ def build_suggester(app):
     state = app.store.load_state(STATE_NAME)
     if state:
         suggester.load_state(state)
+    suggester.warm()
     app.learning_dirty = False
     return suggester
 

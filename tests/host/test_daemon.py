@@ -179,3 +179,14 @@ def test_cli_client_call_honours_home(daemon, home):
 
 def test_token_file_is_private(daemon, home):
     assert (Path(home) / "token").stat().st_mode & 0o777 == 0o600
+
+
+def test_open_gives_the_viewer_with_the_token(home):
+    import urllib.request
+
+    result = json.loads(pk(home, "open", "--no-browser", "--json").stdout)  # starts the daemon
+    state = json.loads(pk(home, "status", "--json").stdout)
+    assert state["running"]
+    assert result["url"] == f"{state['url']}/viewer/?token={token_of(home)}"
+    with urllib.request.urlopen(result["url"], timeout=10) as resp:
+        assert resp.status == 200 and "pk_token=" in resp.headers["Set-Cookie"]
