@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import re
 from pathlib import Path
@@ -188,3 +189,20 @@ def test_live_update_when_a_version_arrives(page, daemon, seeded):
     expect(versions).to_have_count(2)
     page.get_by_role("link", name="Archive", exact=True).click()
     expect(page.locator("#stat-versions")).to_have_text("6")
+
+
+def test_warc_import_from_the_archive_tab(page, daemon, seeded, tmp_path):
+    exported = daemon.result("export_warc", {"ids": [seeded.chip_ids[0]]})
+    path = tmp_path / exported["filename"]
+    path.write_bytes(base64.b64decode(exported["content_b64"]))
+    open_viewer(page, daemon, "#/stats")
+    before = int(page.locator("#stat-versions").inner_text())
+    page.get_by_label("WARC file (.warc or .warc.gz)").set_input_files(path)
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator(".import-form > [role=status]")).to_contain_text("Imported 1 page")
+    expect(page.locator("#stat-versions")).to_have_text(str(before + 1))
+    bad = tmp_path / "bad.warc"
+    bad.write_bytes(b"this is not a WARC file")
+    page.get_by_label("WARC file (.warc or .warc.gz)").set_input_files(bad)
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator(".import-form .notice-error")).to_contain_text("not a WARC file")
