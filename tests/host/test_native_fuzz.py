@@ -109,3 +109,20 @@ def test_big_reply_is_paged_under_the_browser_limit(home):
     reply = json.loads("".join(chunks))
     assert reply["ok"] and reply["result"]["html"] == html
     assert host.close() == 0
+
+
+def test_relay_survives_a_daemon_crash(home):
+    import os
+    import signal
+    import time
+
+    host = NativeHost(home)
+    assert host.call({"id": 1, "type": "ping"})["ok"]
+    first = json.loads((home / "daemon.json").read_text())["pid"]
+    os.kill(first, signal.SIGKILL)
+    time.sleep(0.3)
+    replies = [host.call({"id": n, "type": "ping"}) for n in (2, 3)]
+    assert replies[-1]["ok"], replies  # reconnected, to a daemon started afresh
+    assert all(r["ok"] or r["error"]["code"] == "unavailable" for r in replies)
+    assert json.loads((home / "daemon.json").read_text())["pid"] != first
+    assert host.close() == 0
