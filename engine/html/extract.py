@@ -19,7 +19,6 @@ The steps, each its own function below, follow the seed document
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field
 
@@ -28,6 +27,7 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.errors import DecodeError
 from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_blocks
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
+from engine.html.parse import decode_html, looks_binary
 from engine.html.tokens import count_tokens, tokenize
 
 
@@ -85,56 +85,9 @@ class Extraction:
 
 # --- decoding -------------------------------------------------------------------------------
 
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-# WHATWG Encoding: these labels mean windows-1252 in browsers.
-_LATIN1_ALIASES = {"iso8859-1", "latin-1", "ascii", "us-ascii", "iso-8859-1", "latin1"}
-
-
-def declared_charset(head: bytes) -> str | None:
-    """The codec a <meta charset> declares in the first 4 KiB, when Python knows it.
-
-    >>> declared_charset(b'<meta charset="ISO-8859-1">')
-    'cp1252'
-    """
-    match = _META_CHARSET.search(head[:4096])
-    if not match:
-        return None
-    label = match.group(1).decode("ascii", "replace").lower()
-    if label in _LATIN1_ALIASES:
-        return "cp1252"
-    try:
-        name = codecs.lookup(label).name
-    except LookupError:
-        return None
-    return "utf-8" if name.startswith("utf-16") else name  # HTML §13.2.3.2: meta UTF-16 → UTF-8
-
-
-# File signatures of common non-page payloads (PNG, JPEG, GIF, PDF, ZIP, gzip, WebP/RIFF).
-_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x1f\x8b", b"RIFF")
-# C0 controls that never occur in text pages (tab, LF, FF, CR and ESC of ISO-2022 excluded).
-_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 12, 13, 27))
-
-
-def looks_binary(data: bytes) -> bool:
-    """True for bytes no charset turns into a page (images, archives, random data).
-
-    >>> looks_binary(b"\\x89PNG" + bytes(100)), looks_binary(b"<p>hi</p>")
-    (True, False)
-    """
-    if data.startswith(_MAGIC):
-        return True
-    head = data[:4096]
-    controls = len(head) - len(head.translate(None, _CONTROLS))
-    return len(head) >= 32 and controls * 33 > len(head)
-
 
 def decode(html: bytes | str) -> str:
-    """Page bytes as text: BOM, then <meta charset>, then UTF-8, then windows-1252.
+    """Page bytes as text, decoded as a browser would (see :mod:`engine.html.parse`).
 
     Raises DecodeError only for data that is clearly not text (see :func:`looks_binary`).
 
@@ -143,19 +96,9 @@ def decode(html: bytes | str) -> str:
     """
     if isinstance(html, str):
         return html
-    for bom, name in _BOMS:
-        if html.startswith(bom):
-            return html.decode(name, "replace")
     if looks_binary(html):
         raise DecodeError("not a text page (binary data)")
-    declared = declared_charset(html)
-    for name in (declared, "utf-8"):
-        if name:
-            try:
-                return html.decode(name)
-            except (UnicodeDecodeError, LookupError):
-                continue
-    return html.decode("cp1252", "replace")
+    return decode_html(html).text
 
 
 def parse(html: bytes | str) -> LexborHTMLParser:

@@ -2,8 +2,10 @@
 
 The order follows the WHATWG encoding sniffing algorithm (HTML §13.2.3.2):
 a byte order mark wins, then the transport layer's ``charset``, then a
-``<meta charset>`` / ``http-equiv`` declaration in the first 1024 bytes,
-then UTF-8 (which never fails thanks to ``errors="replace"``).
+``<meta charset>`` / ``http-equiv`` declaration near the top, then UTF-8
+when the bytes are valid UTF-8, else windows-1252 (the WHATWG default for
+undeclared legacy pages). Decoding never raises: invalid sequences become
+U+FFFD. :func:`looks_binary` tells pages from data no charset turns into text.
 
 >>> decode_html(b'<meta charset="latin-1"><p>caf\\xe9').text[-4:]
 'café'
@@ -20,7 +22,10 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-_META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_META = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+# How far into the page a <meta charset> is looked for: the spec's 1024 bytes miss
+# real pages with long heads (measured on the extraction dev set), so 4 KiB.
+_META_SCAN = 4096
 _HEADER = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
 # HTML §13.2.3.2 step: a meta-declared UTF-16 means UTF-8 (the bytes were read as ASCII).
 _META_OVERRIDES = {
@@ -28,7 +33,18 @@ _META_OVERRIDES = {
     "utf-16le": "utf-8",
     "utf-16be": "utf-8",
     "x-user-defined": "windows-1252",
+    # WHATWG Encoding: these labels all mean windows-1252 in browsers.
+    "iso-8859-1": "windows-1252",
+    "iso8859-1": "windows-1252",
+    "latin1": "windows-1252",
+    "latin-1": "windows-1252",
+    "ascii": "windows-1252",
+    "us-ascii": "windows-1252",
 }
+# File signatures of common non-page payloads (PNG, JPEG, GIF, PDF, ZIP, gzip, WebP/RIFF).
+_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x1f\x8b", b"RIFF")
+# C0 controls that never occur in text pages (tab, LF, FF, CR and ESC of ISO-2022 excluded).
+_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 12, 13, 27))
 
 
 @dataclass(frozen=True)
@@ -65,12 +81,12 @@ def header_charset(content_type: str | None) -> str | None:
 
 
 def meta_charset(head: bytes) -> str | None:
-    """The charset declared by a <meta> in the first 1024 bytes.
+    """The charset declared by a <meta> near the top of the page (WHATWG label mapping).
 
     >>> meta_charset(b'<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">')
     'koi8-r'
     """
-    match = _META.search(head[:1024])
+    match = _META.search(head[:_META_SCAN])
     if not match:
         return None
     label = match.group(1).decode("ascii", "replace").lower()
@@ -95,14 +111,39 @@ def sniff_charset(body: bytes, content_type: str | None = None) -> tuple[str, st
 def decode_html(body: bytes | str, content_type: str | None = None) -> Decoded:
     """Decode page bytes; invalid sequences become U+FFFD, never an exception.
 
-    >>> decode_html(b"\\xff<p>x").text
-    '\\ufffd<p>x'
+    >>> decode_html(b"\\xff<p>x").text, decode_html(b"caf\\xc3\\xa9").charset
+    ('ÿ<p>x', 'utf-8')
     """
     if isinstance(body, str):
         return Decoded(body, "utf-8", "text")
     charset, source = sniff_charset(body, content_type)
     raw = body[len(_bom_of(body)) :] if source == "bom" else body
+    if source == "default":
+        return _undeclared(raw)
     return Decoded(raw.decode(charset, errors="replace"), charset, source)
+
+
+def _undeclared(raw: bytes) -> Decoded:
+    """No BOM, header or meta: UTF-8 if the bytes are valid UTF-8, else windows-1252."""
+    try:
+        return Decoded(raw.decode("utf-8"), "utf-8", "default")
+    except UnicodeDecodeError:
+        return Decoded(raw.decode("cp1252", errors="replace"), "cp1252", "default")
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for bytes no charset turns into a page (images, archives, random data).
+
+    >>> looks_binary(b"\\x89PNG" + bytes(100)), looks_binary(b"<p>hi</p>")
+    (True, False)
+    """
+    if _bom_of(data):  # a UTF-16 page is full of NULs, yet text
+        return False
+    if data.startswith(_MAGIC):
+        return True
+    head = data[:4096]
+    controls = len(head) - len(head.translate(None, _CONTROLS))
+    return len(head) >= 32 and controls * 33 > len(head)
 
 
 def _bom_of(body: bytes) -> bytes:

@@ -165,9 +165,18 @@ def test_bad_input_is_typed(store):
     assert store.ids == []  # nothing half-registered
 
 
-def test_invalid_bytes_are_registered_with_replacement(store):
+def test_invalid_bytes_are_registered_as_a_browser_reads_them(store):
     url, _ = page("partei")
     junk = b"<html><body><p>ok \xff\xfe\xc3\x28 text</p></body></html>"
+    reg = register(store, Capture(url, junk))
+    assert get(store, reg.id, original=True).body == junk
+    # Not UTF-8 and nothing declared: windows-1252, the WHATWG default for legacy pages.
+    assert "ok ÿþÃ( text" in get(store, reg.id).body.decode("utf-8")
+
+
+def test_invalid_bytes_under_a_declared_charset_become_replacement_characters(store):
+    url, _ = page("partei")
+    junk = b'<html><head><meta charset="utf-8"></head><body><p>ok \xff\xc3\x28</p></body></html>'
     reg = register(store, Capture(url, junk))
     assert get(store, reg.id, original=True).body == junk
     assert "\ufffd" in get(store, reg.id).body.decode("utf-8")
