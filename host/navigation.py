@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotFound, error_payload
 
 STATE_NAME = "suggest"
 SAVE_EVERY = 10.0
@@ -268,9 +268,11 @@ def nearest_on_site(app, url: str) -> list[dict]:
 def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     """The ``nav_error`` answer: ``{"url", "suggestions", "archived", "similar"}``."""
     archived = _archived(app, url)
-    return {
-        "url": strip_credentials(url),
-        "suggestions": _suggestions(app, url, params, limit, archived),
-        "archived": archived,
-        "similar": _similar(app, url, archived),
-    }
+    answer = {"url": strip_credentials(url), "suggestions": [], "archived": archived}
+    try:
+        answer["suggestions"] = _suggestions(app, url, params, limit, archived)
+    except Exception as exc:  # the archived copies must still reach the error page
+        log.exception("suggestions failed for a nav_error")
+        answer["suggest_error"] = error_payload(exc)
+    answer["similar"] = _similar(app, url, archived)
+    return answer
