@@ -1,12 +1,12 @@
-"""The daemon's background work: scheduled registrations and stale similar-page lists.
+"""The daemon's background work: schedules, stale similar-page lists, journal compaction.
 
 Both run as asyncio tasks next to the server. Store work goes through the one
 store thread in small steps (one schedule, one similar list at a time, with a
 small similarity budget), so a request never waits long behind them; live
 fetches run on the event loop.
 
->>> SCHEDULE_EVERY, SIMILAR_EVERY
-(60.0, 30.0)
+>>> SCHEDULE_EVERY, SIMILAR_EVERY, COMPACT_EVERY
+(60.0, 30.0, 300.0)
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from engine.errors import PageKeeperError
 
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
+COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
 SIMILAR_BATCH = 20
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
@@ -71,6 +72,11 @@ async def similar_once(app) -> int:
     return len(stale)
 
 
+async def compact_once(app) -> bool:
+    """Fold a long journal into the table snapshots (through the store thread); True if it did."""
+    return await app.run(app.store.maybe_compact)
+
+
 async def every(seconds: float, job, app) -> None:
     """Run ``job(app)`` forever, ``seconds`` apart; a failure is logged, never fatal."""
     while True:
@@ -89,4 +95,5 @@ def start(app) -> list[asyncio.Task]:
         asyncio.create_task(flush_learning(app)),
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
+        asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
     ]

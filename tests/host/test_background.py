@@ -11,7 +11,7 @@ import pytest
 from engine.archive import registry
 from engine.archive.model import Capture
 from host.app import App, Config
-from host.background import schedules_once, similar_once
+from host.background import compact_once, schedules_once, similar_once
 from host.schedule import add_schedule, schedules
 
 
@@ -67,3 +67,17 @@ def test_stale_similar_lists_are_refreshed(app):
     assert first.id in app.executor.submit(registry.stale_similar, app.store, 50).result()
     assert asyncio.run(similar_once(app)) >= 1
     assert first.id not in app.executor.submit(registry.stale_similar, app.store, 50).result()
+
+
+def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
+    from engine.archive import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_LINES", 3)
+    for n in range(4):
+        page = Capture(f"https://c.example/{n}", f"<title>{n}</title><p>page {n} text</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    assert app.store.storage.journal_lines >= 3
+    assert asyncio.run(compact_once(app)) is True
+    assert app.store.storage.journal_lines == 0
+    assert asyncio.run(compact_once(app)) is False  # nothing left to fold
+    assert len(app.store.ids) == 4
