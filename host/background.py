@@ -26,7 +26,7 @@ log = logging.getLogger("pagekeeper.background")
 
 async def run_schedule(app, row: dict) -> str:
     """Fetch and register one scheduled URL; the result line stored with the run."""
-    from engine.archive.model import Capture, RegisterOptions
+    from engine.archive.model import RegisterOptions
     from engine.archive.registry import register
     from host.fetch import afetch
 
@@ -34,14 +34,7 @@ async def run_schedule(app, row: dict) -> str:
         got = await afetch(row["url"])
         if not got.ok:
             return f"HTTP {got.status}"
-        capture = Capture(
-            url=row["url"],
-            html=got.body,
-            final_url=got.final_url,
-            content_type=got.content_type or "text/html",
-            charset=got.charset,
-            source="schedule",
-        )
+        capture = got.capture(row["url"], "schedule")
         options = RegisterOptions(base=app.base_url, only_if_different=row.get("only_if_different"))
         reg = await app.run(register, app.store, capture, options)
         return "skipped (unchanged)" if reg.skipped else f"ok {reg.id}"

@@ -76,15 +76,7 @@ def _capture(url: str, options: CrawlOptions) -> Capture:
     got = fetch(url, options.fetch)
     if not got.ok:
         raise PageKeeperError(f"HTTP {got.status}")
-    return Capture(
-        url=url,
-        html=got.body,
-        final_url=got.final_url,
-        content_type=got.content_type or "text/html",
-        charset=got.charset,
-        last_modified=got.headers.get("last-modified"),
-        source="crawl",
-    )
+    return got.capture(url, "crawl")
 
 
 def _links(store: ArchiveStore, reg_id: str) -> list[str]:

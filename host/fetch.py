@@ -53,6 +53,24 @@ class Fetched:
         """2xx status."""
         return 200 <= self.status < 300
 
+    def capture(self, url: str, source: str):
+        """This response as the archive's input (``engine.archive.model.Capture``) for ``url``.
+
+        >>> Fetched(200, "https://e.org/b", body=b"<p>x").capture("https://e.org/a", "crawl").final_url
+        'https://e.org/b'
+        """
+        from engine.archive.model import Capture
+
+        return Capture(
+            url=url,
+            html=self.body,
+            final_url=self.final_url,
+            content_type=self.content_type or "text/html",
+            charset=self.charset,
+            last_modified=self.headers.get("last-modified"),
+            source=source,
+        )
+
 
 def _client_kwargs(options: FetchOptions) -> dict:
     timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)

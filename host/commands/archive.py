@@ -99,15 +99,7 @@ def _fetched_capture(url: str) -> Capture:
     got = fetch(url, FetchOptions())
     if not got.ok:
         raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
-    return Capture(
-        url=url,
-        html=got.body,
-        final_url=got.final_url,
-        content_type=got.content_type or "text/html",
-        charset=got.charset,
-        last_modified=got.headers.get("last-modified"),
-        source="fetch",
-    )
+    return got.capture(url, "fetch")
 
 
 def _capture(args) -> Capture:
