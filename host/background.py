@@ -70,6 +70,22 @@ async def compact_once(app) -> bool:
     return await app.run(app.store.maybe_compact)
 
 
+async def warm_search_index(app) -> int:
+    """Build the viewer's search index once, on the store thread; how many documents it holds."""
+    from host.viewer.index import document_index
+
+    index = await app.run(document_index, app.store)
+    return len(index.entries)
+
+
+async def once(job, app) -> None:
+    """Run ``job(app)`` one time in the background; a failure is logged, never fatal."""
+    try:
+        await job(app)
+    except Exception:
+        log.exception("background job %s failed", job.__name__)
+
+
 async def every(seconds: float, job, app) -> None:
     """Run ``job(app)`` forever, ``seconds`` apart; a failure is logged, never fatal."""
     while True:
@@ -86,6 +102,7 @@ def start(app) -> list[asyncio.Task]:
 
     return [
         asyncio.create_task(flush_learning(app)),
+        asyncio.create_task(once(warm_search_index, app)),  # after readiness, not before
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),

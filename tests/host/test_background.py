@@ -11,7 +11,7 @@ import pytest
 from engine.archive import registry
 from engine.archive.model import Capture
 from host.app import App, Config
-from host.background import compact_once, schedules_once, similar_once
+from host.background import compact_once, schedules_once, similar_once, warm_search_index
 from host.schedule import add_schedule, schedules
 
 
@@ -81,3 +81,15 @@ def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
     assert app.store.storage.journal_lines == 0
     assert asyncio.run(compact_once(app)) is False  # nothing left to fold
     assert len(app.store.ids) == 4
+
+
+def test_the_search_index_is_warmed_in_the_background(app):
+    from host.viewer.index import _INDEXES
+
+    for n in range(3):
+        page = Capture(f"https://w.example/{n}", f"<title>{n}</title><p>warm {n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    _INDEXES.pop(id(app.store), None)
+    assert asyncio.run(warm_search_index(app)) == 3
+    store, index = _INDEXES[id(app.store)]
+    assert store is app.store and index.seen == 3
