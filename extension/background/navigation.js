@@ -65,9 +65,24 @@ export async function onNavigationError(details) {
   if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
   // Start the page load before the host lookup: both compete for the CPU, and the page has 150 ms.
   const lookup = crypto.randomUUID();
-  const shown = showErrorPage(details.tabId, errorPageURL(lookup, details.url, info, details.timeStamp), details.url);
+  const pageUrl = errorPageURL(lookup, details.url, info, details.timeStamp);
+  const shown = showErrorPage(details.tabId, pageUrl, details.url);
   startLookup(details.tabId, details.url, info, details.timeStamp, prefs, lookup);
   await shown;
+  await keepShown(details.tabId, pageUrl, details.url, key);
+}
+
+// Chromium may commit its own error page after our tabs.update has started (the update then loses
+// the race and the tab stays on chrome-error://): look again shortly and show ours once more.
+const RECHECK_MS = [200, 600];
+
+async function keepShown(tabId, pageUrl, failedUrl, key) {
+  for (const delay of RECHECK_MS) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    const tab = await ext.tabs.get(tabId).catch(() => null);
+    if (!tab || (tab.pendingUrl || tab.url) !== failedUrl || bypass.has(key, Date.now())) return;
+    await showErrorPage(tabId, pageUrl, failedUrl);
+  }
 }
 
 /** webRequest.onCompleted (main_frame): a 404 or 410. */

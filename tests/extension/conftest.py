@@ -22,19 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM as CHROMIUM_PATH
+from tests.chromium import FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/lib/chromium/chromium")
+CHROMIUM = Path(CHROMIUM_PATH)
 PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
 EXTENSION_ID = (ROOT / "packaging" / "extension-id.txt").read_text().strip()
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
@@ -151,7 +145,7 @@ def launch(playwright, extension_dir: Path, profile: Path, env: dict):
         f"--load-extension={extension_dir}",
         *FLAGS,
     ]
-    return playwright.chromium.launch_persistent_context(
+    context = playwright.chromium.launch_persistent_context(
         str(profile),
         executable_path=str(CHROMIUM),
         headless=True,
@@ -159,6 +153,12 @@ def launch(playwright, extension_dir: Path, profile: Path, env: dict):
         env=env,
         viewport={"width": 1100, "height": 800},
     )
+    # A navigation before the service worker has run would meet no listener (seen as a
+    # flaky chrome-error:// page in the first test of a fresh browser): wait for it.
+    ours = f"chrome-extension://{EXTENSION_ID}/"
+    if not any(w.url.startswith(ours) for w in context.service_workers):
+        context.wait_for_event("serviceworker", timeout=15000)
+    return context
 
 
 @pytest.fixture(scope="module")

@@ -10,18 +10,9 @@ import re
 import pytest
 from websockets.sync.client import connect
 
+from tests.chromium import CHROMIUM, FLAGS
 from tests.host.daemon_fixtures import token_of
 
-CHROMIUM = "/usr/lib/chromium/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"),
@@ -41,7 +32,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         yield launched
         launched.close()
 

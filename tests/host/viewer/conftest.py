@@ -30,16 +30,6 @@ ROOT = Path(__file__).resolve().parents[3]
 ARTICLE = "b18b2a048ce0dd08"
 CHIP = ("4779762459127ce0", "f158ac51f8c9d889")
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
-CHROMIUM = "/usr/lib/chromium/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def page_bytes(name: str) -> bytes:

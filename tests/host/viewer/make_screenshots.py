@@ -19,9 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
+from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
 from tests.host.viewer.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
     T0,
     LiveSite,
     free_port,
@@ -68,7 +67,7 @@ def shoot(out: Path) -> None:
     try:
         daemon.result("check", {"id": seeded.article_ids[-1]})
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(daemon.viewer("#/search"))
             expect(page.locator("#conn")).to_have_text("live")

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from tests.host.viewer.conftest import ARTICLE, CHROMIUM, CHROMIUM_ARGS, edited_article, page_bytes
+from tests.chromium import CHROMIUM, FLAGS
+from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = [
     pytest.mark.browser,
@@ -23,7 +24,7 @@ expect = sync_api.expect
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         yield chromium
         chromium.close()
 
