@@ -127,6 +127,18 @@ def _cached(store: ArchiveStore, name: str, factory):
     return item
 
 
+def text_keys(store: ArchiveStore, query: str) -> set[str]:
+    """Keys of the documents whose stored text (title, main text, URL) holds every word of ``query``.
+
+    Runs over the warm inverted index (built on first use, kept current).
+
+    >>> import tempfile, pathlib
+    >>> text_keys(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "gema")
+    set()
+    """
+    return _cached(store, "search_text", _FullText).matching(query)
+
+
 def _entry(store: ArchiveStore, key: str, base: str) -> dict:
     ids = store.ids_of_key(key)
     doc = store.raw("versions")[ids[-1]]
@@ -146,7 +158,7 @@ def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     lines = _cached(store, "search_urls", _UrlLines)
     keys = lines.matching(wildcard_regex(options.pattern, options.case_sensitive))
     if options.text:
-        allowed = _cached(store, "search_text", _FullText).matching(options.text)
+        allowed = text_keys(store, options.text)
         keys = [k for k in keys if k in allowed]
     found = [_entry(store, key, options.base) for key in keys]
     if options.sort == "url":

@@ -147,34 +147,11 @@ def _result(d, check: dict | None) -> dict:
 
 
 def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents whose stored text holds every word of ``query.text``.
+    """Keys of the documents whose stored text holds every word of ``query.text``
+    (the archive's inverted index, engine/archive/search.py ``text_keys``)."""
+    from engine.archive.search import text_keys
 
-    Uses the archive's inverted index (engine/archive/search.py) when it is there.
-    """
-    try:
-        from engine.archive import search as archive_search
-
-        public = getattr(archive_search, "text_keys", None)
-        if public is not None:
-            return set(public(app.store, query.text))
-        index = archive_search._cached(app.store, "search_text", archive_search._FullText)
-        return index.matching(query.text)
-    except (ImportError, AttributeError):  # no text index: read the texts
-        return _scan_text(app.store, query.text)
-
-
-def _scan_text(store, words: str) -> set[str]:
-    """Fallback without the registry's text index: read each document's newest text."""
-    needles = [w.casefold() for w in words.split()]
-    keys = set()
-    for key in list(store.keys()):
-        ids = store.ids_of_key(key)
-        row = store.row("extracts", ids[-1]) if ids else None
-        if row and row.get("text"):
-            hay = store.get_blob(row["text"]).decode("utf-8", "replace").casefold()
-            if all(n in hay for n in needles):
-                keys.add(key)
-    return keys
+    return text_keys(app.store, query.text)
 
 
 # -- document ---------------------------------------------------------------------------

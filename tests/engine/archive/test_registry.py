@@ -266,3 +266,14 @@ def test_a_list_cut_short_by_the_budget_is_marked_for_refresh(store):
     assert rushed.id in stale_similar(store)
     assert len(refresh_similar(store, rushed.id)["similar"]) == 2
     assert rushed.id not in stale_similar(store)
+
+
+def test_text_keys_finds_documents_by_their_stored_words(store):
+    from engine.archive.search import text_keys
+
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    other_url, other = page("latin1")
+    register(store, Capture(other_url, other))
+    assert text_keys(store, "GEMA") == {reg.key}
+    assert text_keys(store, "gema nosuchwordanywhere") == set()
