@@ -293,7 +293,25 @@ def _write(
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
         store.update("extracts", reg_id, _extract_doc(prep, text_blob))
+        _list_back(store, reg_id, extras["fingerprint"]["similar"], extras["ts"], extras["limit"])
     return link_ids
+
+
+def _list_back(store: ArchiveStore, reg_id: str, found: list, now: float, limit: int) -> None:
+    """Insert ``reg_id`` into the stored list of every version it found similar (symmetric lists).
+
+    The entry is ``[reg_id, structural, content, computed_at]``; the list stays sorted best
+    structural first and bounded by ``limit``. The row's own ``computed_at`` is unchanged:
+    the daemon still recomputes that version's whole list (:func:`stale_similar`).
+    """
+    for other, structural, content, *_ in found:
+        row = store.row("fingerprints", other)
+        if row is None or other == reg_id:
+            continue
+        kept = [e for e in row.get("similar", []) if e[0] != reg_id]
+        kept.append([reg_id, structural, content, now])
+        kept.sort(key=lambda e: -e[1])
+        store.update("fingerprints", other, {"similar": kept[:limit]})
 
 
 def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, extras) -> dict:
@@ -349,6 +367,7 @@ def register(
         "ts": now,
         "prev": prev,
         "prev_similarity": prev_sim,
+        "limit": _similar_options(options).limit,
         "fingerprint": {
             "sketch": _sketch_json(sk),
             "similar": found or [],
@@ -462,7 +481,7 @@ def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     reg_id = resolve_id(store, ref)
     row = store.row("fingerprints", reg_id) or {}
     pages = []
-    for other, sim, content in row.get("similar", []):
+    for other, sim, content, *_ in row.get("similar", []):
         if other != reg_id and store.has_version(other):
             entry = describe(store, other, base)
             entry.update(similarity=sim, content_similarity=content)

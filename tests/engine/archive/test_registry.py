@@ -277,3 +277,14 @@ def test_text_keys_finds_documents_by_their_stored_words(store):
     register(store, Capture(other_url, other))
     assert text_keys(store, "GEMA") == {reg.key}
     assert text_keys(store, "gema nosuchwordanywhere") == set()
+
+
+def test_similar_lists_are_symmetric(store):
+    url, body = page("ordnung")
+    first = register(store, Capture(url, body), at(0))
+    second = register(store, Capture(url + "?v=2", body.replace(b"<p>", b"<p>Neu: ", 3)), at(1))
+    listed = similar(store, first.id)["similar"]
+    assert [p["id"] for p in listed] == [second.id]
+    back = similar(store, second.id)["similar"][0]
+    assert listed[0]["similarity"] == back["similarity"] and back["id"] == first.id
+    assert first.id in stale_similar(store)  # its own list is still recomputed by the daemon
