@@ -450,14 +450,36 @@ def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
 
 
 def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:
-    """Every version of the document, newest first, with similarity to the previous one."""
+    """Every version of the document, newest CAPTURE first (``ts``, the ID breaks ties).
+
+    A WARC import registers an older capture under a newer ID, so ID order is not time
+    order. ``similarity_to_previous`` is to the version before it in this order: the
+    stored ``prev_similarity`` when the stored ``prev`` is that version, else the value
+    from either one's similar list, else None.
+    """
     base = base or RegisterOptions().base
+    docs = store.raw("versions")
+    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=lambda i: (docs[i]["ts"], i))
     found = []
-    for reg_id in reversed(store.ids_of_key(lookup_key(store, url_or_id))):
-        entry = describe(store, reg_id, base)
-        entry["similarity_to_previous"] = store.version(reg_id).get("prev_similarity")
+    for at in range(len(ids) - 1, -1, -1):
+        entry = describe(store, ids[at], base)
+        before = ids[at - 1] if at else None
+        entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
         found.append(entry)
     return found
+
+
+def _similarity_between(store: ArchiveStore, reg_id: str, before: str | None) -> float | None:
+    if before is None:
+        return None
+    doc = store.version(reg_id)
+    if doc.get("prev") == before:
+        return doc.get("prev_similarity")
+    for one, other in ((reg_id, before), (before, reg_id)):
+        for entry in (store.row("fingerprints", one) or {}).get("similar", []):
+            if entry[0] == other:
+                return entry[1]
+    return None
 
 
 def keywords(store: ArchiveStore, url_or_id: str) -> dict:

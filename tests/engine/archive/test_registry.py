@@ -288,3 +288,14 @@ def test_similar_lists_are_symmetric(store):
     back = similar(store, second.id)["similar"][0]
     assert listed[0]["similarity"] == back["similarity"] and back["id"] == first.id
     assert first.id in stale_similar(store)  # its own list is still recomputed by the daemon
+
+
+def test_versions_are_ordered_by_capture_time_not_by_id(store):
+    url, body = page("ordnung")
+    recent = register(store, Capture(url, body), at(60))
+    older = register(store, Capture(url, body.replace(b"<p>", b"<p>Alt: ", 3)), at(0))
+    assert older.id > recent.id  # an imported older capture gets a newer ID
+    found = versions(store, url)
+    assert [v["id"] for v in found] == [recent.id, older.id]
+    assert 0.9 < found[0]["similarity_to_previous"] < 1.0
+    assert found[1]["similarity_to_previous"] is None
