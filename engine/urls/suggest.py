@@ -38,6 +38,7 @@ or above: the site may just be down, so retry and archived copies come first.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -166,6 +167,9 @@ class _Context:
     domain_known: bool = False  # its registrable domain is known: no other domain at >= 0.5
     www: bool = False
     candidates: dict[str, _Candidate] = field(default_factory=dict)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class Suggester:
@@ -320,6 +324,10 @@ class Suggester:
             request = SuggestRequest(**{**request.__dict__, "error": "unknown"})
         if request.error not in ERRORS:
             raise InvalidInput(f"unknown error kind {request.error!r}; one of {', '.join(ERRORS)}")
+        if isinstance(request.url, str) and _CONTROL.search(request.url):
+            # A browser never reports a raw control character in a URL (it percent-encodes
+            # them), and WHATWG forbids them in hosts: this is not a mistyped address.
+            raise InvalidURL("control character in the URL")
         try:
             return self._suggest(request)
         except PageKeeperError:

@@ -274,3 +274,11 @@ def test_user_hosts_added_one_by_one_are_found_before_and_after_a_rebuild():
             assert top(s, typo).url == want
     again = Suggester(DomainDictionary.from_domains(["example.com"]), s.learning_state())
     assert top(again, "http://intranet042.crop.example/").url == "http://intranet042.corp.example/"
+
+
+def test_control_characters_are_not_a_typo(bundled):
+    from engine.errors import InvalidURL
+
+    with pytest.raises(InvalidURL):
+        bundled.suggest(SuggestRequest("http://gooo\x00gle.com/", "dns"))
+    assert bundled.suggest(SuggestRequest("http://goo gle.com/", "dns"))  # a space is a connector
