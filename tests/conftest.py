@@ -6,6 +6,8 @@ clone) is reached through ``SHARED_DIR``, never through an absolute path.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,3 +22,17 @@ def shared_dir() -> Path:
     if not SHARED_DIR.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DIR}")
     return SHARED_DIR
+
+
+def run_pagekeeper(home, *args: str, stdin: bytes = b"", timeout: float = 120):
+    """Run the installed ``pagekeeper`` (or ``python -m host.cli``) with ``--home`` in a real process."""
+    script = Path(sys.executable).parent / "pagekeeper"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
+    return subprocess.run(
+        [*cmd, "--home", str(home), *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=timeout,
+        check=False,
+    )

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from host import learning_file
+from tests.conftest import run_pagekeeper
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def pagekeeper(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
-    script = Path(sys.executable).parent / "pagekeeper"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
-    return subprocess.run(
-        [*cmd, "--home", str(home), *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
+    return run_pagekeeper(home, *args, stdin=stdin, timeout=120)
 
 
 def test_single_url_json(tmp_path):

@@ -11,21 +11,13 @@ from pathlib import Path
 import pytest
 
 from host.cli import main
+from tests.conftest import run_pagekeeper
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def pagekeeper(tmp_path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
-    script = Path(sys.executable).parent / "pagekeeper"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
-    return subprocess.run(
-        [*cmd, "--home", str(tmp_path), *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    return run_pagekeeper(tmp_path, *args, stdin=stdin, timeout=60)
 
 
 BATCH = [
