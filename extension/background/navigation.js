@@ -74,7 +74,7 @@ export async function onNavigationError(details) {
 
 // Chromium may commit its own error page after our tabs.update has started (the update then loses
 // the race and the tab stays on chrome-error://): look again shortly and show ours once more.
-const RECHECK_MS = [200, 600];
+const RECHECK_MS = [200, 600, 1500]; // the last for a busy machine (seen on a cold CI run)
 
 async function keepShown(tabId, pageUrl, failedUrl, key) {
   for (const delay of RECHECK_MS) {

@@ -155,10 +155,22 @@ def launch(playwright, extension_dir: Path, profile: Path, env: dict):
     )
     # A navigation before the service worker has run would meet no listener (seen as a
     # flaky chrome-error:// page in the first test of a fresh browser): wait for it.
+    # The worker's target appears before its module has run, and a fresh profile only knows the
+    # listeners after that first run (seen on a cold CI machine): wait until they are registered.
     ours = f"chrome-extension://{EXTENSION_ID}/"
-    if not any(w.url.startswith(ours) for w in context.service_workers):
-        context.wait_for_event("serviceworker", timeout=15000)
+    worker = next((w for w in context.service_workers if w.url.startswith(ours)), None)
+    worker = worker or context.wait_for_event("serviceworker", timeout=15000)
+    worker.evaluate(LISTENERS_READY)
     return context
+
+
+LISTENERS_READY = """async () => {
+  const until = Date.now() + 15000;
+  while (!chrome.webNavigation.onErrorOccurred.hasListeners()) {
+    if (Date.now() > until) throw new Error('the service worker registered no listeners');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}"""
 
 
 @pytest.fixture(scope="module")
