@@ -33,7 +33,7 @@ from engine.archive.model import (
     version_url,
 )
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
-from engine.archive.store import ArchiveStore
+from engine.archive.store import ArchiveStore, PendingBlobs
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.parse import Decoded, decode_html, is_html_type
@@ -265,10 +265,16 @@ class _Exact:
         if not fp:
             return
         structural = self.index.similarity(fp)
-        content = shingle_similarity(self.shingles, shingles(text, self.options.content))
+        content = self._content(text)
         keep = structural >= self.options.min_structural or content >= self.options.min_content
         if force or keep:
             self.found.append([other, round(structural, 4), round(content, 4)])
+
+    def _content(self, text: str) -> float:
+        """Content similarity to ``text``; an unchanged text needs no second shingling."""
+        if text == self.target.text:
+            return 1.0 if self.shingles else 0.0
+        return shingle_similarity(self.shingles, shingles(text, self.options.content))
 
     def _links_pass(self, other: VersionFeatures) -> bool:
         """Step 2 of the seed's prefilter (shared links), step 1 ran in the ranking."""
@@ -281,12 +287,21 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
+def _blobs(store: ArchiveStore, prep: Prepared) -> PendingBlobs:
+    """Start writing the four blobs (original, rewritten, fingerprint, text)."""
+    items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
+    return store.put_blobs_soon(items)
+
+
 def _write(
-    store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
+    store: ArchiveStore,
+    reg_id: str,
+    prep: Prepared,
+    capture: Capture,
+    extras: dict,
+    blobs: PendingBlobs,
 ) -> list[int]:
-    orig, rewritten = store.put_blob(prep.original), store.put_blob(prep.rewritten)
-    fp_blob = store.put_blob(prep.fingerprint.encode("utf-8"))
-    text_blob = store.put_blob(prep.text.encode("utf-8"))
+    orig, rewritten, fp_blob, text_blob = blobs.wait()  # durable before any row names them
     with store.transaction():
         link_ids = store.link_ids(prep.links)
         store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
@@ -359,6 +374,8 @@ def register(
     prev = (store.ids_of_key(prep.key) or [None])[-1]
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
+    # The disk writes overlap the similar-page search, unless that search may skip the version.
+    blobs = _blobs(store, prep) if options.only_if_different is None else None
     found, complete = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
     if _skip(options, prev_sim):
@@ -375,7 +392,7 @@ def register(
             "complete": complete,
         },
     }
-    link_ids = _write(store, reg_id, prep, capture, extras)
+    link_ids = _write(store, reg_id, prep, capture, extras, blobs or _blobs(store, prep))
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
 

@@ -39,6 +39,7 @@ import contextlib
 import gc
 import json
 import os
+import threading
 import zlib
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
@@ -75,7 +76,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; write_atomic(p, b"hi"); p.read_bytes()
     b'hi'
     """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Unique per thread too: the store's blob writer and a caller may write the same blob.
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(temp, "wb") as handle:
         handle.write(data)
         handle.flush()

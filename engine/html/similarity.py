@@ -225,6 +225,18 @@ def greedy_count(
     return counted
 
 
+def identical_count(source: str, options: SimilarityOptions = DEFAULT_SIMILARITY) -> int:
+    """:func:`greedy_count` of a fingerprint against itself, without an automaton: the first
+    delimiter's match is the whole rest of the string, which ends the loop.
+
+    >>> identical_count("ab<cdefgh"), identical_count("<ab")
+    (7, 0)
+    """
+    first = source.find(options.delimiter)
+    rest = len(source) - first if first != -1 else 0
+    return rest if rest >= options.min_match else 0
+
+
 def _ratio(counted: int, source: str) -> float:
     return counted / len(source) if source else 0.0
 
@@ -260,13 +272,22 @@ class FingerprintIndex:
                 f"fingerprint of {len(fp)} characters is above the limit of "
                 f"{self.options.max_automaton} for comparison"
             )
-        self.automaton = SuffixAutomaton(fp)
+        self._automaton: SuffixAutomaton | None = None
+
+    @property
+    def automaton(self) -> SuffixAutomaton:
+        """Built on first need: a page compared only with an identical one never needs it."""
+        if self._automaton is None:
+            self._automaton = SuffixAutomaton(self.fp)
+        return self._automaton
 
     def similarity(self, other: str) -> float:
         """Same value as ``similarity(self.fp, other)``, whichever of the two is shorter."""
         source, _ = source_and_target(self.fp, other)
         if not source:
             return 0.0
+        if other == self.fp:
+            return _ratio(identical_count(source, self.options), source)
         if source is other:
             match_end = self.automaton.match_ends(other)
         else:

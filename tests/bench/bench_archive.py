@@ -272,6 +272,23 @@ def _bench_operations(store: ArchiveStore, tinydb_insert_s: float) -> dict:
     report(
         "add a real page, sites already in use (median of 30)", ms(warm_s), 20, ms(tinydb_insert_s)
     )
+    print("    (an unchanged re-capture: the previous version has the same structure and text)")
+    changed = iter(range(10**6))
+
+    def add_changed() -> None:  # a new paragraph: new blobs, a new fingerprint, a real comparison
+        n = next(cycle)
+        url = f"https://site{n % 1000}.example/section{n % 10}/article-{n % 10}"
+        note = f"<div><p>Update {next(changed)}: the river fell again overnight.</p></div></body>"
+        register(store, Capture(url, pages[n % 10 % 4].replace(b"</body>", note.encode(), 1)))
+
+    cycle = iter(warm * 10)
+    changed_s, _ = timed(add_changed, 30)
+    report(
+        "add a changed page, sites already in use (median of 30)",
+        ms(changed_s),
+        20,
+        ms(tinydb_insert_s),
+    )
     start = time.perf_counter()
     search(store, "*article-7*")
     cold = time.perf_counter() - start
@@ -296,6 +313,7 @@ def _bench_operations(store: ArchiveStore, tinydb_insert_s: float) -> dict:
     return {
         "add_ms": ms(add_s),
         "add_warm_ms": ms(warm_s),
+        "add_changed_ms": ms(changed_s),
         "add_p95_ms": ms(p95),
         "tinydb_insert_ms": ms(tinydb_insert_s),
         "search_ms": ms(search_s / len(patterns)),

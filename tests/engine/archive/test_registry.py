@@ -130,9 +130,12 @@ def test_only_if_different_skips_a_near_identical_version(store):
     url, body = page("ordnung")
     first = register(store, Capture(url, body), at(0))
     skip = RegisterOptions(only_if_different=0.99)
+    blobs_before = sorted(p.name for p in (store.home / "blobs").rglob("*") if p.is_file())
     again = register(store, Capture(url, body), skip)
     assert again.skipped and again.duplicate_of == first.id
     assert len(versions(store, url)) == 1
+    blobs_after = sorted(p.name for p in (store.home / "blobs").rglob("*") if p.is_file())
+    assert blobs_after == blobs_before  # a skipped capture leaves nothing on disk
     _, other = page("time4talks")
     changed = register(store, Capture(url, other), skip)
     assert not changed.skipped and len(versions(store, url)) == 2

@@ -275,3 +275,22 @@ def test_oversized_fingerprints_are_refused_or_indexed_from_the_smaller_side():
         similarity(long_, long_ + "<x", small)
     with pytest.raises(TooLarge):
         FingerprintIndex(long_, small)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FP, st.integers(1, 8))
+def test_a_fingerprint_against_itself_equals_the_naive_loop_without_an_automaton(a, min_match):
+    options = SimilarityOptions(min_match=min_match)
+    index = FingerprintIndex(a, options)
+    assert index.similarity(a) == naive_similarity(a, a, options)
+    assert index._automaton is None  # the identical case never builds it
+
+
+def test_the_automaton_is_built_once_on_first_real_comparison():
+    index = FingerprintIndex("<H<E<NheF<n<e<B<b<h")
+    assert index._automaton is None
+    first = index.similarity("<H<E<NheF<n<e<B<b<x")
+    built = index._automaton
+    assert built is not None and first == similarity("<H<E<NheF<n<e<B<b<h", "<H<E<NheF<n<e<B<b<x")
+    index.similarity("<H<E<Nhe")
+    assert index._automaton is built
