@@ -179,11 +179,24 @@ def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
         raise Unavailable(f"cannot reach the daemon on port {state['port']}: {exc}") from None
 
 
-def call(home: Path, type: str, params: dict | None = None, timeout: float = 120.0):
-    """One request to the running daemon; its result, or the typed error it sent."""
-    with connect(home) as ws:
-        ws.send(json.dumps({"id": 1, "type": type, "params": params or {}}))
+def request(ws, type: str, params: dict | None = None, timeout: float = 120.0, rid: int = 1):
+    """One request on a connection from :func:`connect` (several may follow on it, one at a
+    time, e.g. polling a crawl); its result, or the typed error the daemon sent."""
+    from websockets.exceptions import ConnectionClosed
+
+    try:
+        ws.send(json.dumps({"id": rid, "type": type, "params": params or {}}))
         reply = json.loads(ws.recv(timeout=timeout))
+    except ConnectionClosed:
+        raise Unavailable("the daemon closed the connection (stopped?)") from None
+    except TimeoutError:
+        raise Unavailable(f"no answer from the daemon to {type!r} within {timeout:.0f}s") from None
     if not reply.get("ok"):
         raise error_from(reply.get("error") or {})
     return reply.get("result")
+
+
+def call(home: Path, type: str, params: dict | None = None, timeout: float = 120.0):
+    """One request to the running daemon; its result, or the typed error it sent."""
+    with connect(home) as ws:
+        return request(ws, type, params, timeout)

@@ -1,7 +1,10 @@
 """Scheduled registration: hourly/daily/weekly per URL, stored in the archive's ``schedules`` table.
 
 The daemon asks :func:`due_schedules` for what is due, registers each URL (with the
-schedule's "only if different" threshold) and calls :func:`mark_run`.
+schedule's "only if different" threshold) and calls :func:`mark_run`. "Run the due
+ones now" (``archive schedule --run-due``) is :func:`run_due` when the CLI holds the
+store and :func:`arun_due` in the daemon (``schedule_run_due``); both record each
+run with :func:`record_run` / :func:`record_failure`, so they answer alike.
 
 >>> next_run(0, "hourly")
 3600.0
@@ -10,9 +13,12 @@ schedule's "only if different" threshold) and calls :func:`mark_run`.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
+from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
+from host.fetch import Fetched, afetch, fetch
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -22,6 +28,28 @@ def next_run(after: float, every: str) -> float:
     if every not in PERIODS:
         raise InvalidInput(f"--every must be one of {', '.join(PERIODS)}, not {every!r}")
     return after + PERIODS[every]
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an http(s) URL (the only kind a schedule can fetch), else ``InvalidURL``.
+
+    >>> check_url("mailto:a@b.c")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: only http(s) URLs can be scheduled, not 'mailto:a@b.c'
+    """
+    from engine.urls.parse import parse_url
+
+    if parse_url(url).protocol not in ("http:", "https:"):  # parse_url raises on a non-URL
+        raise InvalidURL(f"only http(s) URLs can be scheduled, not {url!r}")
+    return url
+
+
+def check_threshold(value) -> float:
+    """An "only if different" similarity threshold: a number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInput(f"only_if_different must be a number in [0, 1], not {value!r}")
+    return float(value)
 
 
 def _find(store: ArchiveStore, url: str) -> int | None:
@@ -38,6 +66,9 @@ def add_schedule(
     """Create or replace the schedule of ``url``; due at once (first capture), then every period."""
     now = time.time() if now is None else now
     next_run(now, every)  # validates ``every``
+    check_url(url)
+    if only_if_different is not None:
+        check_threshold(only_if_different)
     row = {
         "url": url,
         "every": every,
@@ -84,3 +115,56 @@ def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: st
     fields = {"last_run": now, "next_run": next_run(now, row["every"]), "last_result": result}
     store.db.table("schedules").update(fields, doc_ids=[found])
     return {**row, **fields}
+
+
+# -- running the due schedules now --------------------------------------------------------
+
+
+def fetched_capture(got: Fetched, url: str) -> Capture:
+    """The capture of a scheduled fetch; a non-2xx answer is ``InvalidInput`` (nothing to keep)."""
+    if not got.ok:
+        raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
+    return got.capture(url, "schedule")
+
+
+def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str) -> dict:
+    """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
+    from engine.archive.registry import register
+
+    options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
+    reg = register(store, capture, options)
+    mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
+    return {"url": row["url"], "id": reg.id, "skipped": reg.skipped}
+
+
+def record_failure(store: ArchiveStore, row: dict, exc: PageKeeperError) -> dict:
+    """Mark a failed run (one bad URL must not stop the others): ``{"url", "error": code}``."""
+    mark_run(store, row["url"], result=exc.code)
+    return {"url": row["url"], "error": exc.code}
+
+
+def run_due(store: ArchiveStore, base: str, now: float | None = None) -> list[dict]:
+    """Fetch and register every due schedule now (the CLI, holding the store itself)."""
+    done = []
+    for row in due_schedules(store, now):
+        try:
+            capture = fetched_capture(fetch(row["url"]), row["url"])
+            done.append(record_run(store, row, capture, base))
+        except PageKeeperError as exc:
+            done.append(record_failure(store, row, exc))
+    return done
+
+
+StoreRun = Callable[..., Awaitable]  # App.run: fn(*args) on the daemon's store thread
+
+
+async def arun_due(run: StoreRun, store: ArchiveStore, base: str) -> list[dict]:
+    """:func:`run_due` in the daemon: fetches on the event loop, store work through ``run``."""
+    done = []
+    for row in await run(due_schedules, store):
+        try:
+            capture = fetched_capture(await afetch(row["url"]), row["url"])
+            done.append(await run(record_run, store, row, capture, base))
+        except PageKeeperError as exc:
+            done.append(await run(record_failure, store, row, exc))
+    return done

@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.archive import registry
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
-from engine.errors import InvalidInput, PageKeeperError, StorageError, TooLarge
+from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from engine.html.parse import decode_html
 from host.cli import command
 from host.fetch import FetchOptions, fetch, reachable
@@ -70,10 +70,10 @@ def writing(home: Path):
         store.close()
 
 
-def _via_daemon(home: Path, type: str, params: dict):
+def _via_daemon(home: Path, type: str, params: dict, timeout: float = 120.0):
     from host.client import call
 
-    return call(home, type, params)
+    return call(home, type, params, timeout=timeout)
 
 
 # -- add -----------------------------------------------------------------------------------
@@ -254,6 +254,10 @@ def render_search(rows: list) -> str:
 
 
 # -- crawl, schedule, dust -----------------------------------------------------------------
+# With a daemon running these go through it (it is the only writer) and answer exactly what
+# the direct path answers; without one the command holds the store itself.
+
+POLL_S = 0.2  # how often a crawl in the daemon is asked for its progress
 
 
 def _progress(stream):
@@ -266,11 +270,24 @@ def _progress(stream):
     return draw
 
 
+def _crawl_params(args) -> dict:
+    params = {
+        "url": args.url,
+        "depth": args.depth,
+        "max_pages": args.max_pages,
+        "same_site": args.same_site,
+        "delay": args.delay,
+    }
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return params
+
+
 def run_crawl(args, ctx) -> dict:
     from host.crawl import CrawlOptions, crawl
 
     if _daemon(ctx.home):
-        raise StorageError("the daemon owns the archive; stop it or crawl from the viewer")
+        return _crawl_via_daemon(args, ctx)
     options = CrawlOptions(
         depth=args.depth,
         max_pages=args.max_pages,
@@ -284,48 +301,113 @@ def run_crawl(args, ctx) -> dict:
     return report.to_dict()
 
 
-def run_schedule(args, ctx):
-    from host import schedule
+def _crawl_via_daemon(args, ctx) -> dict:
+    """Start the crawl in the daemon and draw its progress until it ends.
 
-    if _daemon(ctx.home):
-        raise StorageError("the daemon owns the archive; schedule from the viewer or stop it")
-    with writing(ctx.home) as store:
-        if args.list:
-            return schedule.schedules(store)
-        if not args.url:
-            raise InvalidInput("give a URL (or --list)")
-        if args.remove:
-            return schedule.remove_schedule(store, args.url)
-        if args.run_due:
-            return _run_due(store, ctx)
-        return schedule.add_schedule(store, args.url, args.every, args.only_if_different)
+    Ctrl-C cancels it (after the page in hand); a lost connection leaves it running
+    in the daemon (``crawl_status`` with the job ID tells how it ended).
+    """
+    from host.client import connect, error_from, request
 
-
-def _run_due(store: ArchiveStore, ctx) -> list:
-    from host import schedule
-
-    done = []
-    for row in schedule.due_schedules(store, time.time()):
-        options = RegisterOptions(
-            base=base_url(ctx.home), only_if_different=row["only_if_different"]
-        )
+    draw, steps = _progress(ctx.stderr), -1
+    with connect(ctx.home) as ws:
+        job = request(ws, "crawl", _crawl_params(args))
         try:
-            reg = registry.register(store, _fetched_capture(row["url"]), options)
-            schedule.mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
-            done.append({"url": row["url"], "id": reg.id, "skipped": reg.skipped})
-        except PageKeeperError as exc:  # one bad URL must not stop the others
-            schedule.mark_run(store, row["url"], result=exc.code)
-            done.append({"url": row["url"], "error": exc.code})
-    return done
+            while True:
+                if job["steps"] != steps:
+                    steps = job["steps"]
+                    draw(job["done"], job["limit"], job["current"] or args.url)
+                if job["state"] != "running":
+                    break
+                time.sleep(POLL_S)
+                job = request(ws, "crawl_status", {"job": job["job"]}, timeout=30)
+        except KeyboardInterrupt:
+            with contextlib.suppress(PageKeeperError):
+                request(ws, "crawl_cancel", {"job": job["job"]}, timeout=5)
+            raise
+    ctx.stderr.write("\n")
+    if job["state"] == "failed":
+        raise error_from(job["error"] or {})
+    return job["report"]
+
+
+def run_schedule(args, ctx):
+    action = _schedule_action(args)
+    if _daemon(ctx.home):
+        type, unwrap = SCHEDULE_MESSAGES[action]
+        result = _via_daemon(ctx.home, type, _schedule_params(args), timeout=SCHEDULE_TIMEOUT)
+        return result[unwrap] if unwrap else result
+    with writing(ctx.home) as store:
+        return SCHEDULE_DIRECT[action](store, args, ctx)
+
+
+def _schedule_action(args) -> str:
+    if args.list:
+        return "list"
+    if args.run_due:
+        return "run_due"
+    if not args.url:
+        raise InvalidInput("give a URL (or --list, --run-due)")
+    return "remove" if args.remove else "add"
+
+
+def _schedule_params(args) -> dict:
+    params = {"url": args.url, "every": args.every}
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _schedule_add(store: ArchiveStore, args, ctx) -> dict:
+    from host import schedule
+
+    return schedule.add_schedule(store, args.url, args.every, args.only_if_different)
+
+
+def _schedule_remove(store: ArchiveStore, args, ctx) -> dict:
+    from host import schedule
+
+    return schedule.remove_schedule(store, args.url)
+
+
+def _schedule_list(store: ArchiveStore, args, ctx) -> list:
+    from host import schedule
+
+    return schedule.schedules(store)
+
+
+def _schedule_run_due(store: ArchiveStore, args, ctx) -> list:
+    from host import schedule
+
+    return schedule.run_due(store, base_url(ctx.home), time.time())
+
+
+# action -> (message type, result field holding the CLI's answer, or None for the whole result)
+SCHEDULE_MESSAGES = {
+    "add": ("schedule_add", None),
+    "remove": ("schedule_remove", None),
+    "list": ("schedule_list", "schedules"),
+    "run_due": ("schedule_run_due", "done"),
+}
+SCHEDULE_DIRECT = {
+    "add": _schedule_add,
+    "remove": _schedule_remove,
+    "list": _schedule_list,
+    "run_due": _schedule_run_due,
+}
+SCHEDULE_TIMEOUT = 600.0  # --run-due fetches every due URL before it answers
 
 
 def run_dust(args, ctx) -> dict:
     from engine.archive import dust
 
     if _daemon(ctx.home):
-        raise StorageError("the daemon owns the archive; stop it to relearn DUST rules")
+        return _via_daemon(ctx.home, "dust_learn", {}, timeout=DUST_TIMEOUT)
     with writing(ctx.home) as store:
         return dust.learn_and_store(store)
+
+
+DUST_TIMEOUT = 600.0  # learning compares stored pages; a large archive takes a while
 
 
 # -- the parser ----------------------------------------------------------------------------
@@ -396,6 +478,6 @@ def _auto_parsers(cmds, common) -> None:
     sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
     sch.add_argument("--list", action="store_true", help="list schedules")
     sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
-    sch.add_argument("--run-due", action="store_true", help="register the due URLs now")
+    sch.add_argument("--run-due", action="store_true", help="register every due URL now")
     _threshold(sch)
     command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")

@@ -1,16 +1,21 @@
-"""Archive handlers: archive_page, versions, similar, search, open, get, check.
+"""Archive handlers: archive_page, versions, similar, search, open, get, check, and the
+auto-registration ones: crawl (+ crawl_status, crawl_cancel), schedule_*, dust_learn.
 
 Thin: parameters in, one registry call (engine/archive/registry.py) on the store
 thread, its value out. Live fetches (``archive_page`` without html, ``open``,
-``check``) run on the event loop with ``host.fetch``.
+``check``, crawls, due schedules) run on the event loop with ``host.fetch``.
+A crawl outlives its request: ``crawl`` starts a job and answers at once, the
+client polls ``crawl_status`` (the protocol has one reply per request, no stream).
 
->>> sorted(HANDLERS)
-['archive_page', 'check', 'get', 'open', 'search', 'similar', 'versions']
+>>> sorted(HANDLERS)[:6]
+['archive_page', 'check', 'crawl', 'crawl_cancel', 'crawl_status', 'dust_learn']
 """
 
 from __future__ import annotations
 
-from engine.errors import InvalidInput
+import asyncio
+
+from engine.errors import InvalidInput, NotFound
 from host.handlers import choice, flag, integer, text
 
 URL_MAX = 8192
@@ -144,6 +149,136 @@ async def check(params: dict, app) -> dict:
     return await check_version(app, ref)
 
 
+# -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
+
+_CRAWLS: dict[int, dict] = {}  # id(app) -> {job id: CrawlJob}, oldest first
+_TASKS: set = set()  # strong references: the loop keeps only weak ones to tasks
+KEEP_FINISHED = 32  # finished jobs kept for crawl_status
+
+
+def _jobs(app) -> dict:
+    return _CRAWLS.setdefault(id(app), {})
+
+
+def _number(params: dict, name: str, default, low: float, high: float):
+    value = params.get(name, default)
+    if value is default:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise InvalidInput(f"parameter {name!r} must be a number in [{low}, {high}]")
+    return value
+
+
+def _crawl_options(params: dict, app):
+    from host.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
+
+    return CrawlOptions(
+        depth=integer(params, "depth", 1, 0, MAX_DEPTH),
+        max_pages=integer(params, "max_pages", 50, 1, MAX_PAGES),
+        same_site=flag(params, "same_site", True),
+        delay=_number(params, "delay", 1.0, 0, MAX_DELAY),
+        register=_options(app, only_if_different=_number(params, "only_if_different", None, 0, 1)),
+    )
+
+
+def _register_crawled(app, capture, options):
+    from engine.archive import registry
+    from host.navigation import record_archived
+
+    reg = registry.register(app.store, capture, options)
+    record_archived(app, reg.url)
+    return reg
+
+
+async def crawl(params: dict, app) -> dict:
+    """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
+    from host.crawl import CrawlJob, check_start, links_of, run_job
+
+    url = check_start(text(params, "url", max_length=URL_MAX))
+    options = _crawl_options(params, app)
+    job = CrawlJob.new(url, options.max_pages)
+
+    async def register_capture(capture):
+        return await app.run(_register_crawled, app, capture, options.register)
+
+    async def links(reg_id: str) -> list[str]:
+        return await app.run(links_of, app.store, reg_id)
+
+    _remember(app, job)
+    task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+    return job.to_dict()
+
+
+def _remember(app, job) -> None:
+    jobs = _jobs(app)
+    finished = [key for key, old in jobs.items() if old.state != "running"]
+    for key in finished[: max(0, len(finished) - KEEP_FINISHED + 1)]:
+        del jobs[key]
+    jobs[job.id] = job
+
+
+def _job(params: dict, app):
+    job_id = text(params, "job", max_length=64)
+    job = _jobs(app).get(job_id)
+    if job is None:
+        raise NotFound(f"no crawl {job_id!r} (finished crawls are kept until the daemon stops)")
+    return job
+
+
+async def crawl_status(params: dict, app) -> dict:
+    """A crawl's progress; its ``report`` once it is over. On the loop: never waits behind work."""
+    return _job(params, app).to_dict()
+
+
+async def crawl_cancel(params: dict, app) -> dict:
+    """Stop a crawl after the page in hand; what it registered so far stays registered."""
+    job = _job(params, app)
+    job.stop.set()
+    return job.to_dict()
+
+
+def schedule_add(params: dict, app) -> dict:
+    """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
+    from host.schedule import PERIODS, add_schedule
+
+    return add_schedule(
+        app.store,
+        text(params, "url", max_length=URL_MAX),
+        choice(params, "every", tuple(PERIODS), "daily"),
+        _number(params, "only_if_different", None, 0, 1),
+    )
+
+
+def schedule_remove(params: dict, app) -> dict:
+    """Delete the schedule of ``url``; ``not_found`` when it has none."""
+    from host.schedule import remove_schedule
+
+    return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
+
+
+def schedule_list(params: dict, app) -> dict:
+    """Every schedule, soonest first."""
+    from host.schedule import schedules
+
+    return {"schedules": schedules(app.store)}
+
+
+async def schedule_run_due(params: dict, app) -> dict:
+    """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
+    from host.schedule import arun_due
+
+    return {"done": await arun_due(app.run, app.store, app.base_url)}
+
+
+def dust_learn(params: dict, app) -> dict:
+    """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
+    from engine.archive import dust
+
+    return dust.learn_and_store(app.store)
+
+
 HANDLERS = {
     "archive_page": archive_page,
     "versions": versions,
@@ -152,4 +287,12 @@ HANDLERS = {
     "open": open_,
     "get": get,
     "check": check,
+    "crawl": crawl,
+    "crawl_status": crawl_status,
+    "crawl_cancel": crawl_cancel,
+    "schedule_add": schedule_add,
+    "schedule_remove": schedule_remove,
+    "schedule_list": schedule_list,
+    "schedule_run_due": schedule_run_due,
+    "dust_learn": dust_learn,
 }
