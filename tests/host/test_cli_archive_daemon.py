@@ -284,3 +284,19 @@ def test_cli_refuses_a_bad_start_url_alike_with_and_without_the_daemon(
         assert code != 0 and error["error"]["code"] == "invalid_url"
         code, error, _ = cli(capsys, each, "crawl", "http://a.test/", "--depth", "99")
         assert code != 0 and error["error"]["code"] == "invalid_input"
+
+
+def test_stopping_the_daemon_mid_crawl_is_prompt_and_keeps_what_was_registered(
+    capsys, home, daemon, site
+):
+    job = client.call(home, "crawl", {"url": f"{site}/index.html", "delay": 30})
+    deadline = time.monotonic() + 20
+    while job["steps"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = client.call(home, "crawl_status", {"job": job["job"]})
+    started = time.monotonic()
+    assert main(["stop", "--home", str(home), "--json"]) == 0
+    assert time.monotonic() - started < 10  # the crawl's 30 s pause does not hold the daemon
+    capsys.readouterr()
+    _, rows, _ = cli(capsys, home, "versions", f"{site}/index.html")  # read directly now
+    assert len(rows) == 1
