@@ -154,7 +154,9 @@ def _has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:
 class _Cutter:
     """Accumulates text and region-tag weights while walking the tree."""
 
-    __slots__ = ("weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened")
+    __slots__ = (
+        "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
+    )  # fmt: skip
 
     def __init__(self, weights: dict[str, float]) -> None:
         self.weights = weights
@@ -165,6 +167,7 @@ class _Cutter:
         self.tag = "div"
         self.path: list[int] = []
         self.opened = 0
+        self.marked = [-1, -1]  # blocks [start, end) inside the marked element
 
     def region(self, tag: str) -> None:
         self.flush()
@@ -204,22 +207,42 @@ def split_blocks(root: LexborNode | None, options: BlockOptions | None = None) -
     >>> [(b.text, b.gap) for b in split_blocks(tree.body)]
     [('a', 3.0), ('b', 0.0)]
     """
+    return split_marked(root, None, options)[0]
+
+
+def split_marked(
+    root: LexborNode | None, mark: LexborNode | None, options: BlockOptions | None = None
+) -> tuple[list[Block], tuple[int, int]]:
+    """:func:`split_blocks`, plus the range [start, end) of the blocks inside ``mark``.
+
+    >>> tree = LexborHTMLParser("<p>a</p><article><p>b</p><p>c</p></article><p>d</p>")
+    >>> split_marked(tree.body, tree.css_first("article"))[1]
+    (1, 3)
+    """
     if root is None:
-        return []
+        return [], (0, 0)
     cutter = _Cutter((options or BlockOptions()).weights)
-    _walk(root, cutter)
+    _walk(root, cutter, mark.mem_id if mark is not None else None)
     cutter.flush()
-    return cutter.blocks
+    start, end = cutter.marked
+    return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0))
 
 
-def _walk(root: LexborNode, cut: _Cutter) -> None:
+_MARK_END = "#mark"
+
+
+def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
     """Depth-first walk without recursion; closing markers replay region ends."""
     weights = cut.weights
     stack: list[tuple] = [(root.child, None, False, "div")]
     while stack:
         node, closing, in_link, region = stack.pop()
         if closing is not None:
-            cut.close(closing, region)
+            if closing is _MARK_END:
+                cut.flush()
+                cut.marked[1] = len(cut.blocks)
+            else:
+                cut.close(closing, region)
             continue
         if node is None:
             continue
@@ -237,6 +260,10 @@ def _walk(root: LexborNode, cut: _Cutter) -> None:
             cut.parts.append("\n")
         elif tag[0] != "-" and node.child is not None:
             inner = region
+            if mark is not None and node.mem_id == mark:
+                cut.flush()
+                cut.marked[0] = len(cut.blocks)
+                stack.append((None, _MARK_END, in_link, region))
             if tag in weights:
                 cut.open(tag)
                 inner = tag

@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from engine.errors import DecodeError
-from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_marked
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
 from engine.html.tokens import count_tokens, tokenize
@@ -57,6 +57,11 @@ class ExtractOptions:
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
+    # Beyond the seed: the page's article container (see article_box), when it holds enough
+    # text, is the body as a whole (minus link lists). 0 tiers turns it off.
+    article_box_tiers: int = 5
+    article_box_min_chars: int = 250
+    article_box_min_share: float = 0.4  # of the seed sample's characters
 
 
 @dataclass
@@ -430,6 +435,135 @@ def template_text(blocks: list[Block], body: list[Block]) -> str:
     return " ".join(b.text for b in blocks if id(b) not in inside)
 
 
+# --- beyond the seed: the article container ---------------------------------------------
+
+_BOX_TAGS = frozenset(("article", "div", "main", "section"))
+
+
+# Tiers of the containers CMSs put the article in, most specific first, after trafilatura's
+# BODY_XPATH (htmlprocessing/xpaths.py): substrings of class/id (tiers 0, 2, 3), <article>
+# (tier 1), <main> (tier 4), and the itemprop / role attributes.
+_TIER_OF_WORD = {
+    **dict.fromkeys(
+        [
+            "post-text",
+            "post_text",
+            "post-body",
+            "post-entry",
+            "postentry",
+            "post-content",
+            "post_content",
+            "postcontent",
+            "article-text",
+            "articletext",
+            "entry-content",
+            "article-content",
+            "article__content",
+            "article-body",
+            "article__body",
+            "articlebody",
+            "page-content",
+            "text-content",
+            "body-text",
+            "article__container",
+            "art-content",
+        ],
+        0,
+    ),
+    **dict.fromkeys(
+        [
+            "storycontent",
+            "story-content",
+            "story-body",
+            "single-content",
+            "single-post",
+            "blog-content",
+            "field-body",
+            "fulltext",
+        ],
+        2,
+    ),
+    **dict.fromkeys(
+        [
+            "content-main",
+            "content_main",
+            "content-body",
+            "contentbody",
+            "content__body",
+            "main-content",
+        ],
+        3,
+    ),
+}
+# Lower-cased label, case-sensitive pattern: re.I on a 35-word alternation is 5x slower.
+_TIER_WORDS = re.compile("|".join(map(re.escape, _TIER_OF_WORD)))
+_CONTENT_WORD = re.compile(r"(?:^|\s)content(?:\s|$)")
+_TAG_TIER = {"article": 1, "main": 4}
+BOX_TIERS = 5
+
+
+def box_tier(tag: str, attrs: dict) -> int:
+    """The tier (0 = most specific) of an article-container candidate, BOX_TIERS if none.
+
+    >>> box_tier("div", {"class": "entry-content"}), box_tier("div", {"id": "content"})
+    (0, 3)
+    """
+    tier = _TAG_TIER.get(tag, BOX_TIERS)
+    if attrs.get("itemprop") == "articleBody":
+        return 0
+    role = attrs.get("role")
+    if role:
+        tier = min(tier, {"article": 2, "main": 4}.get(role, BOX_TIERS))
+    cls, ident = attrs.get("class") or "", attrs.get("id") or ""
+    if cls or ident:
+        cls, ident = cls.lower(), ident.lower()
+        for hit in _TIER_WORDS.finditer(f"{cls} {ident}"):
+            tier = min(tier, _TIER_OF_WORD[hit.group()])
+        if tier > 3 and (ident == "content" or _CONTENT_WORD.search(cls)):
+            tier = 3
+    return tier
+
+
+def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode | None:
+    """The page's article container: the first element of the most specific tier found.
+
+    One lexbor query for the candidate tags, the tiers checked in Python (~0.1 ms/page;
+    the same test as 60 attribute selectors took ~0.9 ms).
+
+    >>> article_box(LexborHTMLParser("<main>m</main><div class='post-content'>x</div>").body).tag
+    'div'
+    """
+    if root is None or tiers <= 0:
+        return None
+    best, best_tier = None, tiers
+    for node in root.css("article, div, main, section"):
+        tier = box_tier(node.tag, node.attributes)
+        if tier < best_tier:
+            best, best_tier = node, tier
+            if tier == 0:
+                break
+    return best
+
+
+def body_blocks(blocks, span, weights, options, title) -> list[Block]:
+    """The whole article container (minus link lists) when it holds enough text, else the
+    seed's sample from the whole page.
+
+    The container must hold ``article_box_min_share`` of the seed sample's text: a match on
+    the first post of a thread or on one paragraph is too narrow.
+    """
+    start, end = span
+    inside = blocks[start:end]
+    page_wide = choose_body(blocks, weights, options, title)
+    size = sum(b.chars for b in inside)
+    if size < options.article_box_min_chars:
+        return page_wide
+    if size < options.article_box_min_share * sum(b.chars for b in page_wide):
+        return page_wide
+    chosen = _span_blocks(inside, 0, len(inside) - 1, [True] * len(inside), options, title)
+    return chosen or page_wide
+
+
 # --- the pipeline ---------------------------------------------------------------------------
 
 
@@ -448,8 +582,10 @@ def extract(
     tree = LexborHTMLParser(decode(html))
     title = page_title(tree)
     weights = title_weights(article_title(title, site_names(tree, url)))
-    blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
-    chosen = choose_body(blocks, weights, options, title)
+    root = filter_tree(tree, options.blocks)
+    box = article_box(root, options.article_box_tiers)
+    blocks, span = split_marked(root, box, options.blocks)
+    chosen = body_blocks(blocks, span, weights, options, title)
     paragraphs = [b.text for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)

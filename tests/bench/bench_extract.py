@@ -120,6 +120,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no link density": replace(base, max_link_density=1.01),
         "ours: seed growth (Mavg)": replace(base, growth="seed"),
         "ours: no title check": replace(base, title_threshold=0.0),
+        "ours: no article container": replace(base, article_box_tiers=0),
     }
 
 

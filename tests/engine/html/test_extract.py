@@ -17,6 +17,8 @@ from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
     Extraction,
     ExtractOptions,
+    article_box,
+    box_tier,
     choose_body,
     decode,
     extract,
@@ -182,6 +184,48 @@ def test_summary_is_the_longest_paragraph_matching_the_title():
 def test_real_page_summary_comes_from_the_body():
     found = extract(page("996936aefb678cd9"))
     assert found.summary and found.summary in found.body
+
+
+# --- beyond the seed: the article container ------------------------------------------------------
+
+
+def test_box_tiers_follow_the_cms_container_names():
+    assert box_tier("div", {"itemprop": "articleBody"}) == 0
+    assert box_tier("div", {"class": "Article-Body js-body"}) == 0
+    assert box_tier("article", {}) == 1
+    assert box_tier("section", {"class": "story-body"}) == 2
+    assert box_tier("div", {"id": "content"}) == box_tier("div", {"class": "main content"}) == 3
+    assert box_tier("main", {}) == 4
+    assert box_tier("div", {"class": "contentful sidebar"}) == 5  # "content" only as a word
+
+
+def test_article_box_is_the_most_specific_container_on_real_pages():
+    for case_id, tag in (("9c8e58cc8438d83e", "div"), ("fe4e69b194441513", "article")):
+        root = filter_tree(LexborHTMLParser(decode(page(case_id))))
+        box = article_box(root)
+        assert box is not None and box.tag == tag
+        text = flat(box.text())
+        assert all(s in text for s in CASES[case_id]["with"])
+        assert article_box(root, tiers=0) is None
+
+
+def test_article_box_drops_what_the_seed_sample_keeps():
+    case = CASES["a36f479981ddbc94"]  # computerbild.de: itemprop=articleBody
+    unwanted = "Gefällt Ihnen dieser Artikel?"
+    assert unwanted in case["without"]
+    seed = flat(extract(page("a36f479981ddbc94"), options=ExtractOptions(article_box_tiers=0)).body)
+    boxed = flat(extract(page("a36f479981ddbc94")).body)
+    assert unwanted in seed and unwanted not in boxed
+    assert "dennoch ist die Gladbacher Verletztenliste weiterhin lang" in boxed
+
+
+def test_a_box_too_small_for_the_article_is_ignored():
+    # banyuetan.org: the first "content" box is the "hot" list, not the article.
+    root = filter_tree(LexborHTMLParser(decode(page("996936aefb678cd9"))))
+    assert "hot" in article_box(root).attributes.get("class", "")
+    body = flat(extract(page("996936aefb678cd9")).body)
+    assert all(s in body for s in CASES["996936aefb678cd9"]["with"])
+    assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
 # --- the whole pipeline on real pages --------------------------------------------------------------
