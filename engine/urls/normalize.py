@@ -8,7 +8,7 @@ normalization; userinfo is kept; ``m.``/``amp`` variants are never static
 rules; an invalid URL raises InvalidURL and is never "repaired".
 
 Speed (tests/bench/bench_normalize.py): http(s) input already in WHATWG form
-is split by one regex (``parse.fast_slices``, checked against ada by tests);
+is split by one regex (``parse.fast_fields``, checked against ada by tests);
 anything else gets one ada parse, whose href and component offsets are sliced
 without attribute look-ups. Options compile once into a :class:`Plan`; each
 rule first checks, with a substring test, whether its component can be
@@ -37,7 +37,7 @@ from engine.urls.parse import (
     ada_slices,
     check_text,
     explain_failure,
-    fast_slices,
+    fast_fields,
 )
 from engine.urls.rules import PARSER_RULES, RULES, adjust_rules, profile_rules
 
@@ -89,7 +89,7 @@ class NormalizeOptions:
         return {name: name in self.rules for name in RULES}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     """NormalizeOptions compiled for speed: flags, the escape rewriter, the dropper."""
 
@@ -99,6 +99,7 @@ class Plan:
     dropper: Dropper | None
     strict: bool
     verbatim: bool
+    fast: bool
     trailing_dot: bool
     www: bool
     empty_query: bool
@@ -133,6 +134,7 @@ def compile_plan(options: NormalizeOptions) -> Plan:
         dropper=_dropper(on),
         strict=not {"whitespace_strip", "whatwg_lenient"} <= on,
         verbatim=not on >= PARSER_RULES,
+        fast=on >= PARSER_RULES,
         trailing_dot="host_trailing_dot" in on,
         www="www" in on,
         empty_query="empty_query" in on,
@@ -172,17 +174,32 @@ def archive_key(url: str) -> str:
 def _normalize(url: str, plan: Plan) -> str:
     if type(url) is not str or len(url) > plan.max_length:
         check_text(url, plan.max_length)  # raises the right error
-    if plan.strict:
-        verbatim.check_strict(url, plan.on)
-    parts = None if plan.verbatim else fast_slices(url)
-    if parts is None:
-        parts = _parse(url, plan)
+    fields = fast_fields(url) if plan.fast else None
+    if fields is None:
+        return _normalize_parsed(url, plan)
+    scheme, host, port, path, query, fragment = fields
     escapes = plan.escapes
     # Parsing only removes escapes or adds uppercase ones: the input tells if any would change.
     if escapes is not None and "%" in url and escapes.search(url) is not None:
+        fix = escapes.fix
+        path = fix(path)
+        if query:
+            query = fix(query)
+        if fragment:
+            fragment = fix(fragment)
+    return _web(scheme, "//", host, port, path, query, fragment, plan)
+
+
+def _normalize_parsed(url: str, plan: Plan) -> str:
+    """The general case: one ada parse (and the verbatim restorations)."""
+    if plan.strict:
+        verbatim.check_strict(url, plan.on)
+    parts = _parse(url, plan)
+    escapes = plan.escapes
+    if escapes is not None and "%" in url and escapes.search(url) is not None:
         parts = _fix_escapes(parts, escapes)
     if parts[0] in WEB_SCHEMES:
-        return _web(parts, plan)
+        return _web(*parts, plan)
     return _serialize(*parts[:5], _query_other(parts[5], plan), parts[6])
 
 
@@ -212,15 +229,23 @@ def _fix_escapes(parts: tuple, escapes: Escapes) -> tuple:
     return scheme, before_host, host, after_host, path, query, fragment
 
 
-def _web(parts: tuple, plan: Plan) -> str:
+def _web(scheme, before_host, host, after_host, path, query, fragment, plan: Plan) -> str:
     """The http(s) rules: host, path, query and fragment rules of the plan."""
-    scheme, before_host, host, after_host, path, query, fragment = parts
     # An IP literal never ends with "." nor starts with "www.": no host-type check.
     if plan.trailing_dot and host[-1:] == ".":
         host = drop_trailing_dots(host)
     if plan.www and host[:4] == "www.":
         host = drop_www(host)
-    if plan.path_rules and (path[-1:] != "/" or plan.session_path):
+    if plan.path_rules and path[-1:] != "/":
+        if plan.session_path:
+            path = _path(path, plan)
+        else:  # _path, inlined: this is the hot path
+            cut = path.rfind("/") + 1
+            if plan.dir_index and path[cut:] in DIR_INDEX:
+                path = path[:cut]
+            elif plan.trailing_slash and "." not in path[cut:]:
+                path += "/"
+    elif plan.session_path:
         path = _path(path, plan)
     if query is not None:
         query = _query(query, plan)
@@ -278,19 +303,23 @@ def drop_www(host: str) -> str:
     if host[:4] != "www." or rest[:4] == "www.":
         return host
     bare = rest.rstrip(".") if rest[-1:] == "." else rest
-    if "." not in bare:
+    dot = bare.find(".")
+    if dot < 0:
         return host
     suffixes = _SUFFIXES or _load_suffixes()
-    if bare in suffixes or "*." + bare.partition(".")[2] in suffixes:
+    # "*.parent" rules looked up by parent: no string to build for each host.
+    if bare in suffixes or bare[dot + 1 :] in _WILDCARD_PARENTS:
         return host if is_public_suffix(bare) else rest  # a wildcard rule: check exceptions
     return rest
 
 
 _SUFFIXES: frozenset[str] = frozenset()
+_WILDCARD_PARENTS: frozenset[str] = frozenset()
 
 
 def _load_suffixes() -> frozenset[str]:
-    global _SUFFIXES
+    global _SUFFIXES, _WILDCARD_PARENTS
+    _WILDCARD_PARENTS = frozenset(rule[2:] for rule in public_suffixes() if rule[:2] == "*.")
     _SUFFIXES = public_suffixes()
     return _SUFFIXES
 
@@ -347,11 +376,13 @@ def _query(query: str, plan: Plan) -> str | None:
         return None if plan.empty_query else query
     if plan.form_encoding and "%20" in query:
         query = query.replace("%20", "+")
-    pairs = None
     dropper = plan.dropper
-    if dropper is not None and dropper.maybe(query):
+    if "&" not in query:  # one pair: nothing to sort, one key to check
+        return None if dropper is not None and dropper.drops(query) else query
+    pairs = None
+    if dropper is not None and dropper.find("&" + query) is not None:
         pairs = dropper.filter_pairs(query.split("&"))
-    if plan.query_sort and "&" in query:
+    if plan.query_sort:
         # Stable by key: repeated keys keep their relative order; "&&" pairs go.
         if pairs is None:
             pairs = query.split("&")

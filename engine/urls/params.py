@@ -92,8 +92,10 @@ def _alternative(name: str, any_case: bool) -> str:
 
 @dataclass(frozen=True)
 class Dropper:
-    """Decide which ``key=value`` pairs go: one regex finds candidates in the
-    whole query (quick reject), one matches a single pair.
+    """Decide which ``key=value`` pairs go: ``find("&" + query)`` looks for a
+    candidate in a whole query (quick reject; the literal ``&`` in front lets
+    the regex engine skip to each pair instead of trying every position), and
+    ``drops(pair)`` matches a single pair.
 
     >>> bool(Dropper((), SESSION_IDS).drops("CFTOKEN=12")), bool(Dropper((), SESSION_IDS).drops("cfid2=1"))
     (True, False)
@@ -106,7 +108,7 @@ class Dropper:
         names = [_alternative(n, False) for n in self.exact]
         names += [_alternative(n, True) for n in self.any_case]
         keys = "(?:" + "|".join(names or ["(?!)"]) + ")(?:=|&|$)"
-        object.__setattr__(self, "maybe", re.compile("(?:^|&)" + keys).search)
+        object.__setattr__(self, "find", re.compile("&" + keys).search)
         object.__setattr__(self, "drops", re.compile(keys).match)
 
     def filter_pairs(self, pairs: list[str]) -> list[str]:
