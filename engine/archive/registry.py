@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import ada_url
@@ -33,7 +34,7 @@ from engine.archive.model import (
     version_url,
 )
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
-from engine.archive.store import ArchiveStore, PendingBlobs
+from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.parse import Decoded, decode_html, is_html_type
@@ -174,8 +175,27 @@ def _text_of(store: ArchiveStore, reg_id: str) -> str:
     return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
 
 
-def _load(store: ArchiveStore):
-    return lambda reg_id: (_fingerprint_of(store, reg_id) or "", _text_of(store, reg_id))
+RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
+
+
+def _recent(store: ArchiveStore) -> OrderedDict:
+    """reg_id -> (fingerprint, text, shingles) of the latest registrations, newest last."""
+    return store.cache.setdefault("recent_versions", OrderedDict())
+
+
+def _remember(store: ArchiveStore, reg_id: str, fp: str, text: str, exact: _Exact) -> None:
+    recent = _recent(store)
+    recent[reg_id] = (fp, text, exact.shingles, exact.options.content)
+    while len(recent) > RECENT_KEPT:
+        recent.popitem(last=False)
+
+
+def _load(store: ArchiveStore, reg_id: str, content) -> tuple[str, str, set | None]:
+    """Fingerprint, text and (when still in memory, of the same width) shingles of a version."""
+    kept = _recent(store).get(reg_id)
+    if kept is not None:
+        return kept[0], kept[1], kept[2] if kept[3] == content else None
+    return _fingerprint_of(store, reg_id) or "", _text_of(store, reg_id), None
 
 
 def _features(store: ArchiveStore, reg_id: str) -> VersionFeatures:
@@ -244,6 +264,7 @@ def find_matches(
             exact.complete = False
             break
         exact.compare(other, by_id.get(other), force=other == prev)
+    _remember(store, target.id, target.fingerprint or "", target.text or "", exact)
     return sorted(exact.found, key=lambda row: -row[1]), exact.complete
 
 
@@ -261,20 +282,22 @@ class _Exact:
         """Compare with ``other``; ``force`` keeps it whatever the links and scores say."""
         if not force and features is not None and not self._links_pass(features):
             return
-        fp, text = _load(self.store)(other)
+        fp, text, their_shingles = _load(self.store, other, self.options.content)
         if not fp:
             return
         structural = self.index.similarity(fp)
-        content = self._content(text)
+        content = self._content(text, their_shingles)
         keep = structural >= self.options.min_structural or content >= self.options.min_content
         if force or keep:
             self.found.append([other, round(structural, 4), round(content, 4)])
 
-    def _content(self, text: str) -> float:
+    def _content(self, text: str, their_shingles: set | None) -> float:
         """Content similarity to ``text``; an unchanged text needs no second shingling."""
         if text == self.target.text:
             return 1.0 if self.shingles else 0.0
-        return shingle_similarity(self.shingles, shingles(text, self.options.content))
+        if their_shingles is None:
+            their_shingles = shingles(text, self.options.content)
+        return shingle_similarity(self.shingles, their_shingles)
 
     def _links_pass(self, other: VersionFeatures) -> bool:
         """Step 2 of the seed's prefilter (shared links), step 1 ran in the ranking."""
@@ -287,10 +310,10 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> PendingBlobs:
-    """Start writing the four blobs (original, rewritten, fingerprint, text)."""
+def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
+    """Store the four blobs (original, rewritten, fingerprint, text) durably; their hashes."""
     items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    return store.put_blobs_soon(items)
+    return [store.put_blob(item) for item in items]
 
 
 def _write(
@@ -299,9 +322,8 @@ def _write(
     prep: Prepared,
     capture: Capture,
     extras: dict,
-    blobs: PendingBlobs,
 ) -> list[int]:
-    orig, rewritten, fp_blob, text_blob = blobs.wait()  # durable before any row names them
+    orig, rewritten, fp_blob, text_blob = _blobs(store, prep)  # durable before a row names them
     with store.transaction():
         link_ids = store.link_ids(prep.links)
         store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
@@ -374,8 +396,6 @@ def register(
     prev = (store.ids_of_key(prep.key) or [None])[-1]
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
-    # The disk writes overlap the similar-page search, unless that search may skip the version.
-    blobs = _blobs(store, prep) if options.only_if_different is None else None
     found, complete = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
     if _skip(options, prev_sim):
@@ -392,7 +412,7 @@ def register(
             "complete": complete,
         },
     }
-    link_ids = _write(store, reg_id, prep, capture, extras, blobs or _blobs(store, prep))
+    link_ids = _write(store, reg_id, prep, capture, extras)
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
 

@@ -38,7 +38,6 @@ import time
 import zlib
 from collections import ChainMap
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from tinydb.table import Document
@@ -93,7 +92,6 @@ class ArchiveStore:
         self.db = open_tinydb(storage)
         self.blob_dir = home / "blobs"
         self.cache: dict = {}  # warm derived structures (similar-page indexes, search index)
-        self._writer: ThreadPoolExecutor | None = None  # blob writes overlapped with CPU work
         self._build_indexes()
 
     @classmethod
@@ -112,8 +110,6 @@ class ArchiveStore:
 
     def close(self, compact: bool | None = None) -> None:
         """Close; compact first when asked (default: when the journal is long)."""
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
         if compact or (compact is None and self.journal_is_long()):
             self.compact()
         self.storage.close()
@@ -204,31 +200,6 @@ class ArchiveStore:
         if not path.exists():
             self._write_blob(path, digest, data, level)
         return digest
-
-    def put_blobs_soon(self, items: list[bytes], level: int = 3) -> PendingBlobs:
-        """Start storing blobs on the store's writer thread; ``wait()`` gives their hashes
-        once every one is durable. Compression and fsync release the GIL, so a registration
-        computes its similar pages meanwhile instead of waiting for the disk.
-
-        >>> import tempfile, pathlib
-        >>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
-        >>> pending = store.put_blobs_soon([b"a", b"b"])
-        >>> [store.get_blob(d) for d in pending.wait()]
-        [b'a', b'b']
-        >>> store.close()
-        """
-        digests = [blob_hash(data) for data in items]
-        jobs = []
-        for digest, data in zip(digests, items, strict=True):
-            path = self._blob_path(digest)
-            if not path.exists():
-                jobs.append(self._blob_writer().submit(self._write_blob, path, digest, data, level))
-        return PendingBlobs(digests, jobs)
-
-    def _blob_writer(self) -> ThreadPoolExecutor:
-        if self._writer is None:
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-blobs")
-        return self._writer
 
     @staticmethod
     def _write_blob(path: Path, digest: str, data: bytes, level: int) -> None:
@@ -363,16 +334,3 @@ class ArchiveStore:
             os.makedirs(path.parent, exist_ok=True)
         write_atomic(path, data)
         return path
-
-
-class PendingBlobs:
-    """Blobs being written by :meth:`ArchiveStore.put_blobs_soon`."""
-
-    def __init__(self, digests: list[str], jobs: list[Future]) -> None:
-        self.digests, self.jobs = digests, jobs
-
-    def wait(self) -> list[str]:
-        """The hashes, in the order given, once all are durable; StorageError if one failed."""
-        for job in self.jobs:
-            job.result()
-        return self.digests

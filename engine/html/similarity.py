@@ -149,6 +149,20 @@ class SuffixAutomaton:
             states[j] = v
         return out, states
 
+    def longest_prefix(self, other: str, start: int) -> int:
+        """Length of the longest prefix of ``other[start:]`` that occurs in the text.
+
+        >>> SuffixAutomaton("abcbc").longest_prefix("xbcbd", 1)
+        3
+        """
+        nxt, v, j, end = self.nxt, 0, start, len(other)
+        while j < end:
+            v = nxt[v].get(other[j], -1)
+            if v < 0:
+                break
+            j += 1
+        return j - start
+
     def match_ends(self, other: str) -> list[int]:
         """Per end position ``j`` of ``other``: the longest suffix of ``other[: j + 1]`` in the text.
 
@@ -288,10 +302,13 @@ class FingerprintIndex:
             return 0.0
         if other == self.fp:
             return _ratio(identical_count(source, self.options), source)
-        if source is other:
-            match_end = self.automaton.match_ends(other)
-        else:
-            match_end = self.automaton.own_match_ends(other)
+        if source is other:  # the seed's loop walks from each delimiter: linear in all
+            automaton = self.automaton
+            counted = greedy_count(
+                other, lambda i: automaton.longest_prefix(other, i), self.options
+            )
+            return _ratio(counted, source)
+        match_end = self.automaton.own_match_ends(other)
         return _ratio(self._count(source, match_end), source)
 
     def _count(self, source: str, match_end: list[int]) -> int:

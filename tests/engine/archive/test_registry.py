@@ -302,3 +302,22 @@ def test_versions_are_ordered_by_capture_time_not_by_id(store):
     assert [v["id"] for v in found] == [recent.id, older.id]
     assert 0.9 < found[0]["similarity_to_previous"] < 1.0
     assert found[1]["similarity_to_previous"] is None
+
+
+def test_the_previous_version_in_memory_gives_the_same_similarity_as_read_back(tmp_path):
+    """The last registrations' fingerprint, text and shingles stay in memory; the values they
+    give must equal those computed from the stored blobs after a reopen."""
+    url, body = page("ordnung")
+    sentence = "Mehr aus der vorhandenen Zeit zu machen".encode()  # a sentence of the main text
+    assert sentence in body
+    changed = body.replace(sentence, b"Weniger aus der knappen Zeit zu machen", 1)
+    with ArchiveStore.open(tmp_path / "warm") as store:
+        register(store, Capture(url, body), at(0))
+        warm = register(store, Capture(url, changed), at(1)).similar
+    with ArchiveStore.open(tmp_path / "cold") as store:
+        register(store, Capture(url, body), at(0))
+    with ArchiveStore.open(tmp_path / "cold") as store:
+        cold = register(store, Capture(url, changed), at(1)).similar
+    assert warm == cold
+    assert len(warm) == 1 and 0.5 < warm[0]["similarity"] < 1.0
+    assert 0.5 < warm[0]["content_similarity"] < 1.0

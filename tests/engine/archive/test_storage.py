@@ -115,29 +115,6 @@ def test_blobs_are_compressed_content_addressed_and_deduplicated(tmp_path):
     store.close()
 
 
-def test_blobs_written_on_the_writer_thread_are_durable_once_waited_for(tmp_path):
-    store = ArchiveStore.open(tmp_path)
-    items = [b"<p>one", b"<p>two", b"<p>one"]  # a repeat is stored once
-    digests = store.put_blobs_soon(items).wait()
-    assert digests == [blob_hash(item) for item in items]
-    assert [store.get_blob(d) for d in digests] == items
-    assert len([p for p in (tmp_path / "blobs").rglob("*") if p.is_file()]) == 2
-    assert not list((tmp_path / "blobs").rglob(".*.tmp"))  # no temporary file left behind
-    again = store.put_blobs_soon([b"<p>two"])
-    assert again.jobs == [] and again.wait() == [blob_hash(b"<p>two")]  # already stored
-    store.close()
-
-
-def test_a_failed_background_blob_write_is_a_storage_error_on_wait(tmp_path):
-    store = ArchiveStore.open(tmp_path)
-    (tmp_path / "blobs").mkdir(exist_ok=True)
-    digest = blob_hash(b"<p>x")
-    (tmp_path / "blobs" / digest[:2]).write_bytes(b"")  # a file where its folder should be
-    with pytest.raises(StorageError, match=digest):
-        store.put_blobs_soon([b"<p>x"]).wait()
-    store.close()
-
-
 def test_corrupt_blob_is_detected(tmp_path):
     store = ArchiveStore.open(tmp_path)
     digest = store.put_blob(b"abc")
