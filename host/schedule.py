@@ -13,6 +13,7 @@ run with :func:`record_run` / :func:`record_failure`, so they answer alike.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 
 from engine.archive.model import Capture, RegisterOptions
@@ -99,10 +100,33 @@ def schedules(store: ArchiveStore) -> list[dict]:
     return sorted(store.raw("schedules").values(), key=lambda row: row["next_run"])
 
 
+# url -> when it was handed out, per open store: the daemon's background runner and a
+# ``schedule_run_due`` request must not both register one due URL. In memory only: the
+# direct CLI never runs beside the daemon (the store's lock), and a claim dies with its
+# process. A claim not ended by mark_run (a runner that crashed) lapses after CLAIM_S.
+_CLAIMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+CLAIM_S = 600.0
+
+
 def due_schedules(store: ArchiveStore, now: float | None = None) -> list[dict]:
-    """Schedules whose next run is at or before ``now``."""
+    """Schedules whose next run is at or before ``now``, each handed out once until :func:`mark_run`.
+
+    >>> import tempfile, pathlib
+    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> _ = add_schedule(s, "http://a.test/", "daily", now=0)
+    >>> len(due_schedules(s, 1)), len(due_schedules(s, 2)), len(due_schedules(s, 1 + CLAIM_S))
+    (1, 0, 1)
+    >>> s.close()
+    """
     now = time.time() if now is None else now
-    return [row for row in schedules(store) if row["next_run"] <= now]
+    claims = _CLAIMS.setdefault(store, {})
+    due = [
+        row
+        for row in schedules(store)
+        if row["next_run"] <= now and now - claims.get(row["url"], -CLAIM_S) >= CLAIM_S
+    ]
+    claims.update((row["url"], now) for row in due)
+    return due
 
 
 def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: str = "ok") -> dict:
@@ -114,6 +138,7 @@ def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: st
     row = store.raw("schedules")[str(found)]
     fields = {"last_run": now, "next_run": next_run(now, row["every"]), "last_result": result}
     store.db.table("schedules").update(fields, doc_ids=[found])
+    _CLAIMS.get(store, {}).pop(url, None)
     return {**row, **fields}
 
 

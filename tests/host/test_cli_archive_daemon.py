@@ -9,6 +9,7 @@ answers. Bad input sent straight through the protocol gets typed errors.
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import socket
@@ -300,3 +301,27 @@ def test_stopping_the_daemon_mid_crawl_is_prompt_and_keeps_what_was_registered(
     capsys.readouterr()
     _, rows, _ = cli(capsys, home, "versions", f"{site}/index.html")  # read directly now
     assert len(rows) == 1
+
+
+def test_background_runner_and_run_due_never_register_one_due_url_twice(tmp_path, site):
+    from engine.archive import registry
+    from host.app import App, Config
+    from host.background import schedules_once
+    from host.schedule import add_schedule, arun_due
+
+    app = App(make_home(tmp_path / "inproc"), Config(port=1))
+    urls = [f"{site}/{name}" for name in ("a.html", "b.html", "c.html")]
+    try:
+        for url in urls:
+            app.executor.submit(add_schedule, app.store, url, "daily").result()
+
+        async def both():  # the daemon's minute tick and a `schedule --run-due` at once
+            runner = arun_due(app.run, app.store, app.base_url)
+            return await asyncio.gather(schedules_once(app), runner)
+
+        ran, done = asyncio.run(both())
+        assert ran + len(done) == len(urls)
+        counts = [len(app.executor.submit(registry.versions, app.store, u).result()) for u in urls]
+        assert counts == [1, 1, 1]
+    finally:
+        app.close()
