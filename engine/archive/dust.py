@@ -417,8 +417,8 @@ class StoredContent:
 
     def _content(self, key: str) -> tuple[str, str]:
         if key not in self._cache:
-            ids = self.store.ids_of_key(key)
-            self._cache[key] = self._load(ids[-1]) if ids else ("", "")
+            newest = self.store.latest_of_key(key)
+            self._cache[key] = self._load(newest) if newest else ("", "")
         return self._cache[key]
 
     def _load(self, reg_id: str) -> tuple[str, str]:

@@ -393,7 +393,7 @@ def register(
     now = options.now.timestamp() if options.now else time.time()
     reg_id = store.new_id(now)
     prep = prepare(store, capture, reg_id, options)
-    prev = (store.ids_of_key(prep.key) or [None])[-1]
+    prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
     found, complete = find_matches(store, target, prep.host, prev, options)
@@ -479,6 +479,11 @@ def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
     }
 
 
+def _by_capture(docs):
+    """Sort key: capture time, then ID (a WARC import gives an older capture a newer ID)."""
+    return lambda reg_id: (docs[reg_id]["ts"], reg_id)
+
+
 def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
     """The document key for a URL, a registration ID or a version URL."""
     if is_reg_id(url_or_id.strip()) or "/v/" in url_or_id:
@@ -496,7 +501,7 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     """
     base = base or RegisterOptions().base
     docs = store.raw("versions")
-    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=lambda i: (docs[i]["ts"], i))
+    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=_by_capture(docs))
     found = []
     for at in range(len(ids) - 1, -1, -1):
         entry = describe(store, ids[at], base)
@@ -525,10 +530,9 @@ def keywords(store: ArchiveStore, url_or_id: str) -> dict:
     if is_reg_id(ref) or "/v/" in ref:
         reg_id = resolve_id(store, ref)
     else:
-        ids = store.ids_of_key(lookup_key(store, ref))
-        if not ids:
+        reg_id = store.latest_of_key(lookup_key(store, ref))
+        if reg_id is None:
             raise NotFound(f"no registration of {ref}")
-        reg_id = ids[-1]
     row = store.row("extracts", reg_id) or {}
     fields = ("title", "summary", "keywords")
     return {"id": reg_id, "url": store.version(reg_id)["url"], **{k: row.get(k) for k in fields}}
@@ -667,14 +671,17 @@ def resolve_open(
 
 
 def nearest_version(store: ArchiveStore, url: str, ref_id: str | None = None) -> str:
-    """The version of ``url`` nearest in time to the referring page (newest when no referrer)."""
-    ids = store.ids_of_key(document_key(store, url))
-    if not ids:
+    """The version of ``url`` captured nearest in time to the referring page (the newest
+    capture when there is no referrer); capture times, not IDs, since imports reorder them."""
+    key = document_key(store, url)
+    newest = store.latest_of_key(key)
+    if newest is None:
         raise NotFound(f"no stored copy of {url}")
     if not ref_id or not is_reg_id(ref_id):
-        return ids[-1]
-    when = id_time(ref_id)
-    return min(ids, key=lambda i: abs(id_time(i) - when))
+        return newest
+    docs = store.raw("versions")
+    when = docs[ref_id]["ts"] if ref_id in docs else id_time(ref_id)
+    return min(store.ids_of_key(key), key=lambda i: (abs(docs[i]["ts"] - when), i))
 
 
 def resolve_gc(

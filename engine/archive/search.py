@@ -140,16 +140,17 @@ def text_keys(store: ArchiveStore, query: str) -> set[str]:
 
 
 def _entry(store: ArchiveStore, key: str, base: str) -> dict:
-    ids = store.ids_of_key(key)
-    doc = store.raw("versions")[ids[-1]]
+    newest = store.latest_of_key(key)
+    doc = store.raw("versions")[newest]
     return {
-        "id": ids[-1],
+        "id": newest,
         "url": doc["url"],
         "key": key,
         "title": doc.get("title", ""),
         "registered_at": iso(doc["ts"]),
-        "version_url": version_url(base, ids[-1], doc["url"]),
-        "versions": len(ids),
+        "version_url": version_url(base, newest, doc["url"]),
+        "versions": len(store.ids_of_key(key)),
+        "ts": doc["ts"],
     }
 
 
@@ -163,6 +164,8 @@ def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     found = [_entry(store, key, options.base) for key in keys]
     if options.sort == "url":
         found.sort(key=lambda e: (e["url"], e["id"]))
-    else:
-        found.sort(key=lambda e: e["id"], reverse=True)
+    else:  # newest capture first
+        found.sort(key=lambda e: (e["ts"], e["id"]), reverse=True)
+    for entry in found:
+        del entry["ts"]
     return found

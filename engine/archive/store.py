@@ -252,6 +252,19 @@ class ArchiveStore:
         """Registration IDs of a document key, oldest first."""
         return list(self._by_key.get(key, ()))
 
+    def latest_of_key(self, key: str) -> str | None:
+        """The newest capture of a document key by capture time (``ts``; the ID breaks ties):
+        a WARC import registers an older capture under a newer ID.
+
+        >>> import tempfile, pathlib
+        >>> ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())).latest_of_key("example.com/")
+        """
+        ids = self._by_key.get(key)
+        if not ids:
+            return None
+        docs = self.raw("versions")
+        return max(ids, key=lambda reg_id: (docs[reg_id]["ts"], reg_id))
+
     def ids_of_host(self, host: str) -> list[str]:
         """Registration IDs on a host:port, oldest first."""
         return list(self._by_host.get(host, ()))

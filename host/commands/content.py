@@ -204,7 +204,7 @@ def _targets(store, args) -> list[str]:
     from engine.archive import registry
 
     if args.all:
-        return [ids[-1] for ids in map(store.ids_of_key, list(store.keys())) if ids]
+        return [reg_id for reg_id in map(store.latest_of_key, list(store.keys())) if reg_id]
     if not args.ref:
         raise InvalidInput("give URL_OR_ID or --all")
     return [registry.keywords(store, args.ref)["id"]]

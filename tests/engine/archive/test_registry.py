@@ -15,6 +15,7 @@ from engine.archive.registry import (
     register,
     resolve_gc,
     resolve_open,
+    search,
     served_copy,
     similar,
     stale_similar,
@@ -304,11 +305,36 @@ def test_versions_are_ordered_by_capture_time_not_by_id(store):
     assert found[1]["similarity_to_previous"] is None
 
 
+def test_the_previous_version_and_the_nearest_copy_go_by_capture_time(store):
+    url, body = page("ordnung")
+    recent = register(store, Capture(url, body), at(60))
+    older = register(store, Capture(url, body.replace(b"<p>", b"<p>Alt: ", 3)), at(0))
+    assert older.id > recent.id  # imported: the older capture has the newer ID
+    newest = register(store, Capture(url, body + b"<!-- v3 -->"), at(120))
+    assert store.version(newest.id)["prev"] == recent.id  # not the imported older one
+    assert nearest_version(store, url) == newest.id
+    ref = register(store, Capture("https://ordnung.example/", b"<a href=x>x</a>"), at(5)).id
+    assert nearest_version(store, url, ref) == older.id  # captured 5 minutes before the referrer
+
+
+def test_search_describes_and_sorts_a_document_by_its_newest_capture(store):
+    url, body = page("ordnung")
+    other_url, other_body = page("partei")
+    recent = register(store, Capture(url, body), at(60))
+    register(store, Capture(other_url, other_body), at(90))
+    imported = register(store, Capture(url, body + b"<!-- old -->"), at(0))
+    assert imported.id > recent.id
+    found = search(store, "*", sort="time")
+    assert [row["url"] for row in found] == [other_url, url]  # by capture time, not by ID
+    assert found[1]["id"] == recent.id and found[1]["versions"] == 2
+    assert keywords(store, url)["id"] == recent.id
+
+
 def test_the_previous_version_in_memory_gives_the_same_similarity_as_read_back(tmp_path):
     """The last registrations' fingerprint, text and shingles stay in memory; the values they
     give must equal those computed from the stored blobs after a reopen."""
     url, body = page("ordnung")
-    sentence = "Mehr aus der vorhandenen Zeit zu machen".encode()  # a sentence of the main text
+    sentence = b"Mehr aus der vorhandenen Zeit zu machen"  # a sentence of the main text
     assert sentence in body
     changed = body.replace(sentence, b"Weniger aus der knappen Zeit zu machen", 1)
     with ArchiveStore.open(tmp_path / "warm") as store:
