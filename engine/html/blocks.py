@@ -112,8 +112,17 @@ def filter_tree(tree: LexborHTMLParser, options: BlockOptions | None = None) -> 
     return root
 
 
+# WordPress's post_class() lists the post's categories and tags as classes of the article
+# element ("category-newsletter", "tag-cookies"): they name the topic, not the container.
+TAXONOMY_CLASS = re.compile(r"(?:^|\s)(?:category|tag|post_tag|topic)-\S*", re.I)
+
+
 def _noise_label(label: str) -> bool:
-    return bool(NOISE_HINT.search(label)) and not CONTENT_HINT.search(label)
+    if not NOISE_HINT.search(label):
+        return False
+    return bool(NOISE_HINT.search(TAXONOMY_CLASS.sub(" ", label))) and not CONTENT_HINT.search(
+        label
+    )
 
 
 def is_noise(node: LexborNode) -> bool:

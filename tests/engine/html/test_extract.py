@@ -93,6 +93,17 @@ def test_filter_drops_comment_containers_by_class_hint():
     assert "Spam" in plain
 
 
+def test_a_post_filed_under_a_noise_word_category_is_kept():
+    # WordPress's post_class(): "category-newsletter" names the topic, not a newsletter box.
+    html = "<body><article class='post category-newsletter tag-cookie'><p>Story</p></article>"
+    html += "<div class='newsletter-signup'><p>Subscribe</p></div></body>"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Subscribe" not in text
+    case = CASES["a9d17260c785acb8"]  # presse-augsburg.de, the article is category-newsletter
+    body = flat(extract(page("a9d17260c785acb8"), case["url"]).body)
+    assert all(s in body for s in case["with"])
+
+
 # --- step 3: blocks --------------------------------------------------------------------------------
 
 
