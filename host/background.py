@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.errors import PageKeeperError
-
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
@@ -24,33 +22,11 @@ SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
 
 
-async def run_schedule(app, row: dict) -> str:
-    """Fetch and register one scheduled URL; the result line stored with the run."""
-    from engine.archive.model import RegisterOptions
-    from engine.archive.registry import register
-    from host.fetch import afetch
-
-    try:
-        got = await afetch(row["url"])
-        if not got.ok:
-            return f"HTTP {got.status}"
-        capture = got.capture(row["url"], "schedule")
-        options = RegisterOptions(base=app.base_url, only_if_different=row.get("only_if_different"))
-        reg = await app.run(register, app.store, capture, options)
-        return "skipped (unchanged)" if reg.skipped else f"ok {reg.id}"
-    except PageKeeperError as exc:
-        return f"{exc.code}: {exc.message}"
-
-
 async def schedules_once(app) -> int:
-    """Run every due schedule once; how many ran."""
-    from host.schedule import due_schedules, mark_run
+    """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
+    from host.schedule import arun_due
 
-    due = await app.run(due_schedules, app.store)
-    for row in due:
-        result = await run_schedule(app, row)
-        await app.run(lambda url=row["url"], r=result: mark_run(app.store, url, result=r))
-    return len(due)
+    return len(await arun_due(app.run, app.store, app.base_url))
 
 
 async def similar_once(app) -> int:

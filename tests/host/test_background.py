@@ -51,7 +51,9 @@ def test_due_schedules_register_and_move_on(app, server):
     assert asyncio.run(schedules_once(app)) == 2
     assert len(registry.versions(app.store, url)) == 1
     rows = {row["url"]: row for row in schedules(app.store)}
-    assert rows[url]["last_result"].startswith("ok ") and rows[missing]["last_result"] == "HTTP 404"
+    stored = registry.versions(app.store, url)[0]["id"]
+    assert rows[url]["last_result"] == stored  # as PROTOCOL.md says: an ID, skipped or a code
+    assert rows[missing]["last_result"] == "invalid_input"  # it answered 404
     assert rows[url]["next_run"] > rows[url]["last_run"]
     assert asyncio.run(schedules_once(app)) == 0  # not due again for a day
 
