@@ -8,7 +8,7 @@ normalization; userinfo is kept; ``m.``/``amp`` variants are never static
 rules; an invalid URL raises InvalidURL and is never "repaired".
 
 Speed (tests/bench/bench_normalize.py): http(s) input already in WHATWG form
-is split by one regex (``parse.fast_fields``, checked against ada by tests);
+is split by one regex (``parse.fast_slices``, checked against ada by tests);
 anything else gets one ada parse, whose href and component offsets are sliced
 without attribute look-ups. Options compile once into a :class:`Plan`; each
 rule first checks, with a substring test, whether its component can be
@@ -33,11 +33,13 @@ from engine.urls import verbatim
 from engine.urls.escapes import Escapes
 from engine.urls.params import SESSION_IDS, TRACKING, TRACKING_EXTENDED, Dropper
 from engine.urls.parse import (
+    DEFAULT_PORT,
+    LOWER_SCHEME,
     MAX_URL_LENGTH,
     ada_slices,
     check_text,
     explain_failure,
-    fast_fields,
+    fast_match,
 )
 from engine.urls.rules import PARSER_RULES, RULES, adjust_rules, profile_rules
 
@@ -172,38 +174,75 @@ def archive_key(url: str) -> str:
 
 
 def _normalize(url: str, plan: Plan) -> str:
+    """Split ``url`` (one regex, else one ada parse), then apply the plan's rules.
+
+    The hot path of the archive: ``parse.fast_slices`` and the http(s) rules
+    are inlined here, each saving a call and a tuple per URL;
+    tests/engine/urls/test_normalize_fastpath.py checks this function against
+    its own ada path on every profile.
+    """
     if type(url) is not str or len(url) > plan.max_length:
         check_text(url, plan.max_length)  # raises the right error
-    fields = fast_fields(url) if plan.fast else None
-    if fields is None:
-        return _normalize_parsed(url, plan)
-    scheme, host, port, path, query, fragment = fields
+    match = fast_match(url) if plan.fast else None
+    if match is not None:  # parse.fast_slices, inlined
+        scheme, host, port, path, query, fragment = match.groups()
+        if path is None:
+            path = "/"
+        elif "/." in path or ("%2" in path and ("%2e" in path or "%2E" in path)):
+            match = None  # possible dot segments: let ada resolve them
+        host = host.lower()
+        if "xn--" in host:
+            match = None  # ada checks punycode labels
+    if match is None:
+        scheme, before_host, host, port, path, query, fragment = _parse(url, plan)
+    else:
+        scheme = LOWER_SCHEME.get(scheme) or scheme.lower()
+        before_host = "//"
+        port = "" if port is None or port == DEFAULT_PORT[scheme] else ":" + port
     escapes = plan.escapes
     # Parsing only removes escapes or adds uppercase ones: the input tells if any would change.
     if escapes is not None and "%" in url and escapes.search(url) is not None:
-        fix = escapes.fix
-        path = fix(path)
-        if query:
-            query = fix(query)
-        if fragment:
-            fragment = fix(fragment)
-    return _web(scheme, "//", host, port, path, query, fragment, plan)
-
-
-def _normalize_parsed(url: str, plan: Plan) -> str:
-    """The general case: one ada parse (and the verbatim restorations)."""
-    if plan.strict:
-        verbatim.check_strict(url, plan.on)
-    parts = _parse(url, plan)
-    escapes = plan.escapes
-    if escapes is not None and "%" in url and escapes.search(url) is not None:
-        parts = _fix_escapes(parts, escapes)
-    if parts[0] in WEB_SCHEMES:
-        return _web(*parts, plan)
-    return _serialize(*parts[:5], _query_other(parts[5], plan), parts[6])
+        sub, replace = escapes.sub, escapes.replace  # Escapes.fix without its second search
+        if "%" in before_host:
+            before_host = sub(replace, before_host)
+        if "%" in path:
+            path = sub(replace, path)
+        if query and "%" in query:
+            query = sub(replace, query)
+        if fragment and "%" in fragment:
+            fragment = sub(replace, fragment)
+    if match is None and scheme not in WEB_SCHEMES:
+        query = None if query == "" and plan.empty_query else query
+        return _serialize(scheme, before_host, host, port, path, query, fragment)
+    # The http(s) rules. An IP literal never ends with "." nor starts with "www.".
+    if plan.trailing_dot and host[-1:] == ".":
+        host = drop_trailing_dots(host)
+    if plan.www and host[:4] == "www.":
+        host = drop_www(host)
+    if plan.session_path:
+        path = _path(path, plan)
+    elif plan.path_rules and path[-1:] != "/":  # _path, inlined
+        cut = path.rfind("/") + 1
+        last = path[cut:]
+        if plan.dir_index and last in DIR_INDEX:
+            path = path[:cut]
+        elif plan.trailing_slash and "." not in last:
+            path += "/"
+    if query is not None:
+        query = _query(query, plan)
+    # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
+    if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
+        fragment = None
+    query = "" if query is None else "?" + query  # _serialize, inlined
+    fragment = "" if fragment is None else "#" + fragment
+    return f"{scheme}:{before_host}{host}{port}{path}{query}{fragment}"
 
 
 def _parse(url: str, plan: Plan) -> tuple:
+    """The general case: one ada parse (after the strict checks; then the
+    verbatim restorations)."""
+    if plan.strict:
+        verbatim.check_strict(url, plan.on)
     try:
         data = url.encode()
     except UnicodeEncodeError:
@@ -214,58 +253,10 @@ def _parse(url: str, plan: Plan) -> tuple:
     return verbatim.restore(url, parts, plan.on) if plan.verbatim else parts
 
 
-def _fix_escapes(parts: tuple, escapes: Escapes) -> tuple:
-    """pct_upper / pct_decode_unreserved on userinfo, path, query and fragment."""
-    scheme, before_host, host, after_host, path, query, fragment = parts
-    fix = escapes.fix
-    if "%" in before_host:
-        before_host = fix(before_host)
-    if "%" in path:
-        path = fix(path)
-    if query and "%" in query:
-        query = fix(query)
-    if fragment and "%" in fragment:
-        fragment = fix(fragment)
-    return scheme, before_host, host, after_host, path, query, fragment
-
-
-def _web(scheme, before_host, host, after_host, path, query, fragment, plan: Plan) -> str:
-    """The http(s) rules: host, path, query and fragment rules of the plan."""
-    # An IP literal never ends with "." nor starts with "www.": no host-type check.
-    if plan.trailing_dot and host[-1:] == ".":
-        host = drop_trailing_dots(host)
-    if plan.www and host[:4] == "www.":
-        host = drop_www(host)
-    if plan.path_rules and path[-1:] != "/":
-        if plan.session_path:
-            path = _path(path, plan)
-        else:  # _path, inlined: this is the hot path
-            cut = path.rfind("/") + 1
-            if plan.dir_index and path[cut:] in DIR_INDEX:
-                path = path[:cut]
-            elif plan.trailing_slash and "." not in path[cut:]:
-                path += "/"
-    elif plan.session_path:
-        path = _path(path, plan)
-    if query is not None:
-        query = _query(query, plan)
-    # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
-    if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
-        fragment = None
-    query = "" if query is None else "?" + query  # _serialize, inlined: this is the hot path
-    fragment = "" if fragment is None else "#" + fragment
-    return f"{scheme}:{before_host}{host}{after_host}{path}{query}{fragment}"
-
-
 def _serialize(scheme, before_host, host, after_host, path, query, fragment) -> str:
     query = "" if query is None else "?" + query
     fragment = "" if fragment is None else "#" + fragment
     return f"{scheme}:{before_host}{host}{after_host}{path}{query}{fragment}"
-
-
-def _query_other(query: str | None, plan: Plan) -> str | None:
-    """Non-web schemes: only ``empty_query`` applies to the query."""
-    return None if query == "" and plan.empty_query else query
 
 
 def drop_trailing_dots(host: str) -> str:

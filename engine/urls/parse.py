@@ -179,33 +179,19 @@ _FAST = re.compile(
     r"(?:\?([A-Za-z0-9\-._~!$&()*+,;=:@/?%]*+))?+"
     r"(?:#([A-Za-z0-9\-._~!$&'()*+,;=:@/?%#]*+))?+"
 )
-_DEFAULT_PORT = {"http": "80", "https": "443"}
-_LOWER_SCHEME = {"http": "http", "https": "https"}
-_fast_match = _FAST.fullmatch
+DEFAULT_PORT = {"http": "80", "https": "443"}
+LOWER_SCHEME = {"http": "http", "https": "https"}
+fast_match = _FAST.fullmatch
 
 
 def fast_slices(text: str) -> tuple | None:
     """:func:`ada_slices` without ada, for input already in (almost) WHATWG
-    form; None means "ask ada".
+    form; None means "ask ada". (``normalize._normalize`` inlines this.)
 
     >>> fast_slices("HTTPS://Example.com:443?a=1")
     ('https', '//', 'example.com', '', '/', 'a=1', None)
     """
-    fields = fast_fields(text)
-    if fields is None:
-        return None
-    scheme, host, port, path, query, fragment = fields
-    return scheme, "//", host, port, path, query, fragment
-
-
-def fast_fields(text: str) -> tuple | None:
-    """:func:`fast_slices` without the constant ``"//"``: ``(scheme, host,
-    ":port", path, query, fragment)``, or None ("ask ada").
-
-    >>> fast_fields("HTTP://Example.com:80/a?")
-    ('http', 'example.com', '', '/a', '', None)
-    """
-    match = _fast_match(text)
+    match = fast_match(text)
     if match is None:
         return None
     scheme, host, port, path, query, fragment = match.groups()
@@ -216,9 +202,9 @@ def fast_fields(text: str) -> tuple | None:
     host = host.lower()
     if "xn--" in host:
         return None  # ada checks punycode labels
-    scheme = _LOWER_SCHEME.get(scheme) or scheme.lower()
-    port = "" if port is None or port == _DEFAULT_PORT[scheme] else ":" + port
-    return scheme, host, port, path, query, fragment
+    scheme = LOWER_SCHEME.get(scheme) or scheme.lower()
+    port = "" if port is None or port == DEFAULT_PORT[scheme] else ":" + port
+    return scheme, "//", host, port, path, query, fragment
 
 
 def parse_url(text: str, base: str | None = None) -> URLParts:
