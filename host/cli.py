@@ -132,14 +132,22 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:
-        write_result(args.run(args, ctx), ctx, getattr(args, "render", None))
+        result = args.run(args, ctx)
+        write_result(result, ctx, getattr(args, "render", None))
     except PageKeeperError as exc:
         return report_error(exc, ctx)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
-    return 0
+    return _report_status(args, result)
+
+
+def _report_status(args, result) -> int:
+    """1 when a command's report says it found problems (``set_defaults(failed=fn)``), else 0:
+    a check such as ``doctor`` answers in JSON and in its exit status alike."""
+    failed = getattr(args, "failed", None)
+    return 1 if failed is not None and failed(result) else 0
 
 
 if __name__ == "__main__":

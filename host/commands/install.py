@@ -98,4 +98,4 @@ def register(sub, common) -> None:
     )
     p = command(sub, "doctor", run_doctor, common, "check the native host, daemon and token")
     _scope_options(p)
-    p.set_defaults(render=render_doctor)
+    p.set_defaults(render=render_doctor, failed=lambda report: not report["ok"])

@@ -85,11 +85,20 @@ def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
     launcher = Path(data["path"])
     assert launcher.is_absolute() and os.access(launcher, os.X_OK)
     assert data["allowed_origins"] == [f"chrome-extension://{EXT_ID}/"]
-    report = json.loads(
-        pk(home, "doctor", "--browser", "chromium", "--profile-dir", str(profile), "--json").stdout
+    checked = pk(
+        home,
+        "doctor",
+        "--browser",
+        "chromium",
+        "--profile-dir",
+        str(profile),
+        "--json",
+        check=False,
     )
+    report = json.loads(checked.stdout)
     assert report["manifests"][0]["ok"] and report["token_readable"]
     assert not report["daemon"]["running"] and not report["ok"]
+    assert checked.returncode == 1  # problems found: the exit status says so too
 
     # The launcher really is a native host: what Chromium would run, with what Chromium passes.
     proc = subprocess.Popen(
@@ -124,9 +133,18 @@ def test_doctor_flags_a_manifest_pointing_nowhere(home, tmp_path):
     path = profile / "NativeMessagingHosts" / f"{HOST_NAME}.json"
     data = json.loads(path.read_text())
     path.write_text(json.dumps({**data, "path": str(tmp_path / "missing")}))
-    report = json.loads(
-        pk(home, "doctor", "--browser", "chromium", "--profile-dir", str(profile), "--json").stdout
+    checked = pk(
+        home,
+        "doctor",
+        "--browser",
+        "chromium",
+        "--profile-dir",
+        str(profile),
+        "--json",
+        check=False,
     )
+    report = json.loads(checked.stdout)
+    assert checked.returncode == 1
     assert (
         report["manifests"][0]["ok"] is False
         and "not an executable" in report["manifests"][0]["problem"]
