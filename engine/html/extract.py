@@ -62,6 +62,7 @@ class ExtractOptions:
     article_box_tiers: int = 5
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the seed sample's characters
+    notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
 
 
 @dataclass
@@ -343,12 +344,52 @@ def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOption
     return _is_linky(nxt, options) or nxt.tag in HEADINGS
 
 
+# Beyond the seed: short blocks that are site notices, not article text: "related"/"read more"
+# leads, share and rating prompts, newsletter and subscription calls, ad and affiliate
+# disclosures, copyright lines, reCAPTCHA, cookie and ad-blocker notices, PHP warnings, the
+# Wayback Machine's banner. Matched only in blocks up to ``notice_max_chars``.
+NOTICE = re.compile(
+    r"\b(?:"
+    # related / read more (de, en, fr, es, it, pt, pl, nl)
+    r"das könnte (?:sie|dich) auch interessieren|auch interessant|mehr zum thema|ähnliche beiträge"
+    r"|weitere (?:nachrichten|artikel|beiträge)|lesen sie auch|zum weiterlesen|schon gelesen"
+    r"|related (?:articles?|posts?|stories)|read more|you may also like|more from"
+    r"|à lire aussi|lire aussi|leer también|contenido relacionado|leggi anche|veja também"
+    r"|zobacz również|lees ook"
+    # share / rate / comment prompts
+    r"|(?:artikel|beitrag|news|seite) teilen|mit freunden teilen|share this|teilen:"
+    r"|war (?:der|dieser) (?:artikel|beitrag) (?:nützlich|hilfreich)|was this (?:article|page) helpful"
+    r"|eingeloggt sein um|logged in to (?:post|comment)"
+    # newsletter / subscription / app
+    r"|newsletter|sign(?:ing)? up|subscribe|abonnieren|e-mail-adresse ein|download the .{0,40}apps?"
+    r"|follow (?:us|the \w+) on|folgen sie uns|síguenos|siguenos"
+    # ads, affiliate, copyright, captcha, cookies, ad blockers
+    r"|advertis(?:ement|ing disclosure)|anzeige|affiliate|werbung"
+    r"|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos"
+    r"|recaptcha|cookies?|adblock|ad blocker|werbeblocker"
+    # PHP warnings and the Wayback Machine
+    r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
+    r")"
+)  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
+
+
+def is_notice(block: Block, max_chars: int) -> bool:
+    """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved").
+
+    >>> is_notice(Block("Das könnte Sie auch interessieren", 30, 0, "p"), 200)
+    True
+    """
+    return block.chars <= max_chars and NOTICE.search(block.text.lower()) is not None
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
+    notice = options.notice_max_chars
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
         and not _is_linky(blocks[k], options)
+        and not (notice and is_notice(blocks[k], notice))
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]

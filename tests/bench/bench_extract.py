@@ -121,6 +121,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: seed growth (Mavg)": replace(base, growth="seed"),
         "ours: no title check": replace(base, title_threshold=0.0),
         "ours: no article container": replace(base, article_box_tiers=0),
+        "ours: no notice filter": replace(base, notice_max_chars=0),
     }
 
 

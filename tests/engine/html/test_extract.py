@@ -25,6 +25,7 @@ from engine.html.extract import (
     grow_sample,
     growth_bar,
     is_generic,
+    is_notice,
     match_degree,
     page_title,
     pick_summary,
@@ -237,6 +238,29 @@ def test_a_box_too_small_for_the_article_is_ignored():
     body = flat(extract(page("996936aefb678cd9")).body)
     assert all(s in body for s in CASES["996936aefb678cd9"]["with"])
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
+
+
+def test_short_site_notices_are_not_body_text():
+    notices = [
+        "Das könnte Sie auch interessieren",
+        "© 2020 CBS Interactive Inc. All Rights Reserved.",
+        "This site is protected by reCAPTCHA and the Google Privacy Policy and Terms of Service apply.",
+        "Warning: Creating default object from empty value in /www/wp-includes/classes.php on line 407",
+        "Gib deine E-Mail-Adresse ein, um diesem Blog zu folgen.",
+    ]
+    for text in notices:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    story = "Die GEMA dreht völlig am Zeiger, sagt der Vorstand."
+    long_cookie = "Cookies " + "backen wir jeden Sonntag mit Zimt und Zucker. " * 5
+    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+    assert not is_notice(Block(long_cookie, len(long_cookie), 0, "p"), 160)  # too long
+    html = (
+        f"<title>Zeiger</title><article><p>{story}</p><p>Mehr zum Thema</p><p>{story}</p></article>"
+    )
+    body = extract(html).body
+    assert "Zeiger" in body and "Mehr zum Thema" not in body
+    off = extract(html, options=ExtractOptions(notice_max_chars=0)).body
+    assert "Mehr zum Thema" in off
 
 
 # --- the whole pipeline on real pages --------------------------------------------------------------
