@@ -75,17 +75,16 @@ def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     )
     assert reply == {"ok": True, "result": {"recorded": True, "taken": True}}, reply
 
-    # Warm: later failures are on screen within 150 ms of the error event (the median of five:
-    # the machine's two cores are shared, and one sample is noise).
-    shown = []
+    # Warm: each later failure gets our page too, and the page records when it was on screen
+    # (data-shown-ms after the error event; the 150 ms goal is timed by
+    # tests/bench/bench_error_page.py, not here).
     typos = ("wikipeda.org/wiki/Heron", "exmaple.com", "githbu.com", "yahooo.com", "amazn.com")
     for typo in typos:
         visit_failing(page, f"http://{typo}/")
         expect(page).to_have_url(error_page(browser))
-        html = page.locator("html")
-        expect(html).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
-        shown.append(int(html.get_attribute("data-shown-ms")))
-    assert sorted(shown)[2] <= 150, f"error page shown {shown} ms after the error events"
+        failed = re.compile(rf"^https?://{re.escape(typo)}/$")  # Chromium may try https first
+        expect(page.locator("#failed-url")).to_have_text(failed)
+        expect(page.locator("html")).to_have_attribute("data-shown-ms", re.compile(r"^\d+$"))
     page.close()
 
 
