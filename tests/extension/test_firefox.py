@@ -58,7 +58,9 @@ def firefox(tmp_path_factory, host):
     try:
         driver.start_session(timeout=60)
         addons.Addons(driver).install(str(built), temp=True)
-        yield driver, f"moz-extension://{ADDON_UUID}/"
+        base = f"moz-extension://{ADDON_UUID}/"
+        background_ready(driver, base)
+        yield driver, base
     finally:
         with contextlib.suppress(Exception):
             driver.delete_session()
@@ -67,6 +69,18 @@ def firefox(tmp_path_factory, host):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def background_ready(driver, base: str) -> None:
+    """Wait until the freshly installed add-on's background handles a failed navigation: its
+    listeners are registered in its first turn, and a navigation before that meets none
+    (Marionette may not open extension pages, so ask by behaviour, with throwaway domains)."""
+    for attempt in range(10):
+        with contextlib.suppress(Exception):
+            driver.navigate(f"http://warmup{attempt}-typo.com/")
+        if wait_for(lambda: driver.get_url().startswith(f"{base}error/"), 3.0):
+            return
+    raise AssertionError("the add-on's background never showed its error page")
 
 
 def wait_for(check, timeout: float = 10.0):
