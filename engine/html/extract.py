@@ -56,6 +56,7 @@ class ExtractOptions:
     container: bool = True
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
+    orphan_max_chars: int = 80
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     # Beyond the seed: the page's article container (see article_box), when it holds enough
     # text, is the body as a whole (minus link lists). 0 tiers turns it off.
@@ -337,8 +338,11 @@ def _is_linky(block: Block, options: ExtractOptions) -> bool:
 
 
 def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
-    """A heading whose next block is a link list or another heading heads no body text."""
-    if blocks[k].tag not in HEADINGS or k >= hi:
+    """A heading whose next block is a link list or another heading heads no body text.
+
+    A "heading" longer than ``orphan_max_chars`` is a lead set in h2/h3, not a heading.
+    """
+    if blocks[k].tag not in HEADINGS or k >= hi or blocks[k].chars > options.orphan_max_chars:
         return False
     nxt = blocks[k + 1]
     return _is_linky(nxt, options) or nxt.tag in HEADINGS

@@ -240,6 +240,17 @@ def test_a_box_too_small_for_the_article_is_ignored():
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
+def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
+    para = "<p>" + "Die Polizei nahm drei Männer fest, die Motoren umgebaut hatten. " * 3 + "</p>"
+    lead = "Durante un operativo para detener a tres presuntos roba motos, la Policía informó " * 2
+    html = f"<article>{para}<h2>Lesen</h2><h3>Teil eins</h3>{para}<h2>{lead}</h2><h3>Teil zwei</h3>{para}</article>"
+    body = extract(html).body
+    assert lead.strip() in body  # a long h2 is a lead, kept
+    assert "Lesen" not in body  # a short heading over a heading heads nothing
+    strict = extract(html, options=ExtractOptions(orphan_max_chars=10**9)).body
+    assert lead.strip() not in strict
+
+
 def test_short_site_notices_are_not_body_text():
     notices = [
         "Das könnte Sie auch interessieren",
