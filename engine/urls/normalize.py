@@ -224,18 +224,24 @@ def _normalize(url: str, plan: Plan) -> str:
     elif plan.path_rules and path[-1:] != "/":  # _path, inlined
         cut = path.rfind("/") + 1
         last = path[cut:]
-        if plan.dir_index and last in DIR_INDEX:
+        if "." not in last:  # so not in DIR_INDEX either
+            if plan.trailing_slash:
+                path += "/"
+        elif plan.dir_index and last in DIR_INDEX:
             path = path[:cut]
-        elif plan.trailing_slash and "." not in last:
-            path += "/"
     if query is not None:
         query = _query(query, plan)
     # Hash routes (#!x, #!/x, #/x) address content in single-page apps: kept.
     if fragment is not None and plan.drop_fragment and fragment[:1] not in ("!", "/"):
         fragment = None
-    query = "" if query is None else "?" + query  # _serialize, inlined
-    fragment = "" if fragment is None else "#" + fragment
-    return f"{scheme}:{before_host}{host}{port}{path}{query}{fragment}"
+    # _serialize, inlined: one f-string per case, no "?" + query concatenation.
+    if fragment is None:
+        if query is None:
+            return f"{scheme}:{before_host}{host}{port}{path}"
+        return f"{scheme}:{before_host}{host}{port}{path}?{query}"
+    if query is None:
+        return f"{scheme}:{before_host}{host}{port}{path}#{fragment}"
+    return f"{scheme}:{before_host}{host}{port}{path}?{query}#{fragment}"
 
 
 def _parse(url: str, plan: Plan) -> tuple:
