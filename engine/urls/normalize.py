@@ -200,9 +200,11 @@ def _normalize(url: str, plan: Plan) -> str:
         before_host = "//"
         port = "" if port is None or port == DEFAULT_PORT[scheme] else ":" + port
     escapes = plan.escapes
-    # Parsing only removes escapes or adds uppercase ones: the input tells if any would change.
-    if escapes is not None and "%" in url and escapes.search(url) is not None:
-        sub, replace = escapes.sub, escapes.replace  # Escapes.fix without its second search
+    # Parsing only removes escapes or adds uppercase ones (never unreserved):
+    # without "%" in the input, no escape can change. Escapes.sub returns its
+    # input when nothing changes, so no search is needed before it.
+    if escapes is not None and "%" in url:
+        sub, replace = escapes.sub, escapes.replace
         if "%" in before_host:
             before_host = sub(replace, before_host)
         if "%" in path:
