@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.errors import PageKeeperError  # noqa: E402
 from engine.urls.normalize import NormalizeOptions, archive_key, normalize  # noqa: E402
+from engine.urls.parse import fast_slices  # noqa: E402
 
 DOMAINS = Path("/work/shared/data/top-domains.csv")
 OTHER = ("safe", "aggressive")  # profiles timed alongside (the goal is on archive)
@@ -174,9 +175,12 @@ def host_repetition(urls: list[str]) -> str:
     less here than on real lists."""
     written = {url.split("/", 3)[2] for url in urls}
     lowered = {host.lower() for host in written}
+    fast = sum(fast_slices(url) is not None for url in urls)
     return (
         f"distinct host[:port]: {len(written):,} as written ({100 * len(written) / len(urls):.0f}%"
-        f" of URLs), {len(lowered):,} lowercased ({100 * len(lowered) / len(urls):.0f}%)"
+        f" of URLs), {len(lowered):,} lowercased ({100 * len(lowered) / len(urls):.0f}%): each URL"
+        " draws its own domain, real histories and crawls repeat hosts far more;"
+        f" regex split (no ada parse) {100 * fast / len(urls):.0f}%"
     )
 
 
