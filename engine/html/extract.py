@@ -56,13 +56,14 @@ class ExtractOptions:
     container: bool = True
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
-    orphan_max_chars: int = 80
+    orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     # Beyond the seed: the page's article container (see article_box), when it holds enough
     # text, is the body as a whole (minus link lists). 0 tiers turns it off.
     article_box_tiers: int = 5
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the seed sample's characters
+    lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
 
 
@@ -606,7 +607,21 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
     if size < options.article_box_min_share * sum(b.chars for b in page_wide):
         return page_wide
     chosen = _span_blocks(inside, 0, len(inside) - 1, [True] * len(inside), options, title)
+    if chosen and options.lead_blocks:
+        chosen = lead_before(blocks, start, page_wide, options.lead_blocks) + chosen
     return chosen or page_wide
+
+
+def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int) -> list[Block]:
+    """Blocks of the seed sample among the ``reach`` blocks just before the container: the
+    lead or standfirst that many CMSs print above the article body's element.
+
+    >>> a, b, c = Block("lead", 4, 0, "p"), Block("menu", 4, 4, "li"), Block("body", 4, 0, "p")
+    >>> [x.text for x in lead_before([b, a, c], 2, [a, c], 6)]
+    ['lead']
+    """
+    window = {id(b) for b in blocks[max(0, start - reach) : start]}
+    return [b for b in sample if id(b) in window]
 
 
 # --- the pipeline ---------------------------------------------------------------------------

@@ -231,6 +231,19 @@ def test_article_box_drops_what_the_seed_sample_keeps():
     assert "dennoch ist die Gladbacher Verletztenliste weiterhin lang" in boxed
 
 
+def test_the_lead_above_the_container_joins_the_body():
+    lead = "Die Stadtwerke erhöhen die Preise für Bus und Bahn im kommenden Jahr deutlich."
+    para = "<p>" + "Der Verbund begründet den Schritt mit gestiegenen Kosten für Energie. " * 3
+    html = (
+        "<title>Preise</title><body><ul><li><a href=/>Start</a></li><li><a href=/a>Politik</a></li>"
+        f"</ul><div class='lead'><p>{lead}</p></div><div class='entry-content'>{para}</p>"
+        f"{para}</p></div><div class='foot'><p>Impressum und Datenschutz der Seite</p></div></body>"
+    )
+    body = extract(html).body
+    assert lead in body and "Impressum" not in body and "Politik" not in body
+    assert lead not in extract(html, options=ExtractOptions(lead_blocks=0)).body
+
+
 def test_a_box_too_small_for_the_article_is_ignored():
     # banyuetan.org: the first "content" box is the "hot" list, not the article.
     root = filter_tree(LexborHTMLParser(decode(page("996936aefb678cd9"))))
