@@ -75,6 +75,9 @@ class BlockOptions:
     useless_tags: tuple[str, ...] = USELESS_TAGS
     weights: dict[str, float] = field(default_factory=lambda: dict(REGION_WEIGHTS))
     class_hints: bool = True
+    # A hinted container holding this share of the page's text is a page-wide wrapper
+    # (id="navigation-container" around the whole page), not a boilerplate box: it stays.
+    hint_max_share: float = 0.8
 
 
 @dataclass(slots=True)
@@ -108,7 +111,7 @@ def filter_tree(tree: LexborHTMLParser, options: BlockOptions | None = None) -> 
     tree.strip_tags(list(options.useless_tags))
     root = tree.body or tree.root
     if root is not None and options.class_hints:
-        drop_hinted(root)
+        drop_hinted(root, max_share=options.hint_max_share)
     return root
 
 
@@ -135,20 +138,38 @@ def is_noise(node: LexborNode) -> bool:
     return _noise_label(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
 
 
-def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR) -> None:
+def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR, max_share: float = 1.01) -> None:
     """Remove containers whose class/id marks them as boilerplate.
 
     Only the outermost hits are decomposed: destroying a node frees its subtree,
     so touching a hit inside an already removed one would read freed memory.
+    A hit holding ``max_share`` of the page's text is kept (hits inside it still go).
     """
     hits = [n for n in root.css(selector) if n.tag not in ("body", "html") and is_noise(n)]
     doomed: set[int] = set()
+    total = -1  # the page's text length, measured only when a big hit needs it
     for node in hits:
-        if not _has_ancestor_in(node, doomed):
-            doomed.add(node.mem_id)
+        if _has_ancestor_in(node, doomed):
+            continue
+        if max_share <= 1.0 and not _overlay(node):
+            size = len(node.text())
+            if size >= 1000:  # a smaller container is never a page-wide wrapper worth a look
+                total = len(root.text()) if total < 0 else total
+                if size >= max_share * total:
+                    continue
+        doomed.add(node.mem_id)
     for node in hits:
         if node.mem_id in doomed:
             node.decompose()
+
+
+OVERLAY_HINT = re.compile(r"cookie|popup|modal|consent|dsgvo|gdpr|privacy", re.I)
+
+
+def _overlay(node: LexborNode) -> bool:
+    """A cookie/consent/popup layer: it may hold most of a page's text (legal notices)."""
+    attrs = node.attributes
+    return bool(OVERLAY_HINT.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
 
 
 def _has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:

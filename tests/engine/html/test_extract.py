@@ -94,6 +94,21 @@ def test_filter_drops_comment_containers_by_class_hint():
     assert "Spam" in plain
 
 
+def test_a_noise_named_wrapper_around_the_whole_page_is_kept():
+    story = (
+        "<p>" + "Thorwirth gewann über 1500 Meter in Erfurt vor starker Konkurrenz. " * 20 + "</p>"
+    )
+    page_html = (
+        f"<body><div id='navigation-container'><div class='comments'>Spam</div>{story}</div></body>"
+    )
+    text = filter_tree(LexborHTMLParser(page_html)).text()
+    assert "Thorwirth" in text and "Spam" not in text  # hits inside the wrapper still go
+    wrapper_off = filter_tree(LexborHTMLParser(page_html), BlockOptions(hint_max_share=1.01))
+    assert "Thorwirth" not in wrapper_off.text()
+    consent = f"<body><div class='cookie-popup'>{story}</div><p>Kurz.</p></body>"
+    assert "Thorwirth" not in filter_tree(LexborHTMLParser(consent)).text()  # overlays always go
+
+
 def test_a_post_filed_under_a_noise_word_category_is_kept():
     # WordPress's post_class(): "category-newsletter" names the topic, not a newsletter box.
     html = "<body><article class='post category-newsletter tag-cookie'><p>Story</p></article>"
