@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
-from engine.html.extract import Extraction, decode, extract, page_title
+from engine.html.extract import Extraction, decode, extract, nfc, page_title
 from engine.html.tokens import tokenize
 
 
@@ -104,7 +104,7 @@ def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
     # Seed step 2: the title is filtered out, headings repeating it too (h1 of a kept title).
     kept = [b.text for b in blocks if not (title and b.text in title)]
-    return set(tokenize(" ".join(kept)))
+    return set(tokenize(nfc(" ".join(kept))))  # NFC, as the stored body's keywords are
 
 
 def match_keywords(
@@ -129,7 +129,7 @@ def match_keywords(
 def decide(match: float, options: LivenessOptions) -> str:
     """present / changed / gone from P and the thresholds.
 
-    >>> decide(0.9, LivenessOptions()), decide(0.4, LivenessOptions()), decide(0.1, LivenessOptions())
+    >>> decide(0.9, LivenessOptions()), decide(0.7, LivenessOptions()), decide(0.1, LivenessOptions())
     ('present', 'changed', 'gone')
     """
     if match >= options.present_at:

@@ -20,6 +20,7 @@ The steps, each its own function below, follow the seed document
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -624,6 +625,16 @@ def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int
     return [b for b in sample if id(b) in window]
 
 
+def nfc(text: str) -> str:
+    """Text in Unicode NFC, as readers and search expect it (a page may hold Bengali য় as
+    the excluded precomposed U+09DF, or Latin accents decomposed).
+
+    >>> nfc("Cafe\u0301") == "Café"
+    True
+    """
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 # --- the pipeline ---------------------------------------------------------------------------
 
 
@@ -646,7 +657,7 @@ def extract(
     box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
     chosen = body_blocks(blocks, span, weights, options, title)
-    paragraphs = [b.text for b in chosen]
+    paragraphs = [nfc(b.text) for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)
     template = template_text(blocks, chosen)

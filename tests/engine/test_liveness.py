@@ -136,3 +136,14 @@ def test_seed_keywords_mode_still_judges():
 def test_binary_live_body_is_a_decode_error():
     with pytest.raises(DecodeError):
         judge(stored(), b"\x89PNG" + bytes(2000))
+
+
+def test_keywords_match_across_unicode_normal_forms():
+    # Stored body is NFC; a live page may spell the same word decomposed (e + U+0301).
+    text = "Le café de la gare ferme ses portes après cent ans de service au quartier. " * 3
+    page = f"<title>Café</title><article><p>{text}</p></article>"
+    kept = extract(page)
+    assert "café" in dict(kept.keywords)
+    decomposed = page.replace("é", "e\u0301").replace("è", "e\u0300")
+    verdict = judge(kept, decomposed)
+    assert verdict.state == "present" and "café" in verdict.matched

@@ -340,6 +340,15 @@ def test_latin1_page_is_decoded_by_its_meta_charset():
     assert any(c in found.body for c in "äöüß")
 
 
+def test_body_text_is_nfc():
+    # U+09DF (Bengali য়) is excluded from composition: NFC spells it U+09AF U+09BC.
+    page = (
+        "<p>" + "\u0995\u09c1\u09b7\u09cd\u099f\u09bf\u09df\u09be-\u09e7 Cafe\u0301 " * 5 + "</p>"
+    )
+    body = extract(page).body
+    assert "\u09af\u09bc" in body and "\u09df" not in body and "Café" in body
+
+
 def test_to_dict_is_the_cli_shape():
     data = extract(page("76e5d18c072b364b")).to_dict()
     assert list(data) == ["title", "body", "summary", "keywords"]
