@@ -661,6 +661,7 @@ def extract(
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)
     template = template_text(blocks, chosen)
-    language = detect_language(tokenize(body[:20000])) if body else "en"
-    words = keywords(body, title, options.keywords, summary, template, language)
+    tokens = tokenize(body)
+    language = detect_language(tokens) if body else "en"
+    words = keywords(body, title, options.keywords, summary, template, language, tokens)
     return Extraction(title, body, summary, words, language)

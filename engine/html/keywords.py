@@ -140,7 +140,12 @@ def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
 
 
 def body_keywords(
-    body: str, title: str, options: KeywordOptions, template: str = "", language: str = ""
+    body: str,
+    title: str,
+    options: KeywordOptions,
+    template: str = "",
+    language: str = "",
+    tokens: list[str] | None = None,
 ) -> list[tuple[str, float]]:
     """Terms spread over the whole body, weighted by damped frequency.
 
@@ -149,11 +154,12 @@ def body_keywords(
     >>> [w for w, _ in body_keywords("alpha beta", "", KeywordOptions(limit=1), template="alpha")]
     ['beta']
     """
-    stop = stopwords(language or detect_language(tokenize(body)))
-    tokens = terms(body, stop, options.min_length)
+    tokens = tokenize(body) if tokens is None else tokens
+    stop = stopwords(language or detect_language(tokens))
+    tokens = [t for t in tokens if is_term(t, stop, options.min_length)]
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
-    for word in set(terms(template, stop, options.min_length)) & scores.keys():
+    for word in set(tokenize(template)) & scores.keys():  # the keys are terms already
         scores[word] *= options.template_factor
     if options.template_factor == 0.0:
         tokens = [t for t in tokens if scores[t] > 0]
@@ -186,10 +192,12 @@ def keywords(
     summary: str = "",
     template: str = "",
     language: str = "",
+    tokens: list[str] | None = None,
 ) -> list[tuple[str, float]]:
     """Keywords of a page in the configured mode, weights summing to 1.
 
-    ``template`` is the page's text outside the body (see KeywordOptions.template_factor).
+    ``template`` is the page's text outside the body (see KeywordOptions.template_factor);
+    ``tokens`` are the body's tokens when the caller has them (saves a tokenization).
 
     >>> round(sum(w for _, w in keywords("one two three", "")), 3)
     1.0
@@ -197,4 +205,4 @@ def keywords(
     options = options or KeywordOptions()
     if options.mode == "seed":
         return seed_keywords(summary or body, title, options)
-    return body_keywords(body, title, options, template, language)
+    return body_keywords(body, title, options, template, language, tokens)
