@@ -65,6 +65,7 @@ class ExtractOptions:
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the seed sample's characters
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
+    credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
 
 
@@ -379,6 +380,23 @@ NOTICE = re.compile(
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 
 
+# Photo credits and captions left outside <figcaption>: "© AFP / X", "Foto: Andina".
+CREDIT = re.compile(
+    r"©|\(c\) ?\d{4}|getty ?images|shutterstock|istock|picture[- ]alliance"
+    r"|\b(?:fotos?|photos?|bild|bilder|credits?|crédits? photos?|titelbild|beitragsbild"
+    r"|bildquelle|image|imagen) ?:"
+)
+
+
+def is_credit(block: Block, max_chars: int) -> bool:
+    """True for a short photo credit or caption line.
+
+    >>> is_credit(Block("Marco Odermatt, Ski-Star. © AFP / MARCO BERTORELLO", 44, 0, "p"), 160)
+    True
+    """
+    return block.chars <= max_chars and CREDIT.search(block.text.lower()) is not None
+
+
 def is_notice(block: Block, max_chars: int) -> bool:
     """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved").
 
@@ -396,6 +414,7 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         if free[k]
         and not _is_linky(blocks[k], options)
         and not (notice and is_notice(blocks[k], notice))
+        and not (options.credit_max_chars and is_credit(blocks[k], options.credit_max_chars))
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]

@@ -24,6 +24,7 @@ from engine.html.extract import (
     extract,
     grow_sample,
     growth_bar,
+    is_credit,
     is_generic,
     is_notice,
     match_degree,
@@ -277,6 +278,16 @@ def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
     assert "Lesen" not in body  # a short heading over a heading heads nothing
     strict = extract(html, options=ExtractOptions(orphan_max_chars=10**9)).body
     assert lead.strip() not in strict
+
+
+def test_photo_credits_are_not_body_text():
+    for text in ("© Oli Scarff/Getty Images", "Titelbild: Geyres Christophe/ABACA", "Foto: Andina"):
+        assert is_credit(Block(text, len(text), 0, "p"), 120), text
+    story = "Das Foto zeigt den Hafen, sagte der Fotograf am Montag in Hamburg."
+    assert not is_credit(Block(story, len(story), 0, "p"), 120)
+    html = f"<article><p>{story}</p><p>© dpa / Max Muster</p><p>{story}</p></article>"
+    assert "Muster" not in extract(html).body
+    assert "Muster" in extract(html, options=ExtractOptions(credit_max_chars=0)).body
 
 
 def test_short_site_notices_are_not_body_text():
