@@ -376,6 +376,11 @@ NOTICE = re.compile(
     r"|recaptcha|cookies?|adblock|ad blocker|werbeblocker"
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
+    # update stamps, embed-consent placeholders, comment and support prompts
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|ultima modifica|mis à jour le"
+    r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
+    r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
+    r"|support (?:us|our journalism|local news)|we rely on your support|unterstütze"
     r")"
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 
@@ -397,13 +402,22 @@ def is_credit(block: Block, max_chars: int) -> bool:
     return block.chars <= max_chars and CREDIT.search(block.text.lower()) is not None
 
 
+# A block opening with PHP's error output is the server's noise at any length.
+PHP_ERROR = re.compile(
+    r"(?:warning|deprecated|notice|fatal error|parse error): .{0,300}? on line \d+"
+)
+
+
 def is_notice(block: Block, max_chars: int) -> bool:
-    """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved").
+    """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved"),
+    or a block of any length opening with a PHP error.
 
     >>> is_notice(Block("Das könnte Sie auch interessieren", 30, 0, "p"), 200)
     True
     """
-    return block.chars <= max_chars and NOTICE.search(block.text.lower()) is not None
+    if block.chars <= max_chars:
+        return NOTICE.search(block.text.lower()) is not None
+    return PHP_ERROR.match(block.text[:400].lower()) is not None
 
 
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:

@@ -300,6 +300,8 @@ def test_short_site_notices_are_not_body_text():
     ]
     for text in notices:
         assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    php = "Warning: Creating default object from empty value in /www/classes.php on line 407 " * 9
+    assert is_notice(Block(php, len(php), 0, "p"), 160)  # PHP's output goes at any length
     story = "Die GEMA dreht völlig am Zeiger, sagt der Vorstand."
     long_cookie = "Cookies " + "backen wir jeden Sonntag mit Zimt und Zucker. " * 5
     assert not is_notice(Block(story, len(story), 0, "p"), 160)
