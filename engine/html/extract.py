@@ -59,6 +59,7 @@ class ExtractOptions:
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
+    trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
     # Beyond the seed: the page's article container (see article_box), when it holds enough
     # text, is the body as a whole (minus link lists). 0 tiers turns it off.
     article_box_tiers: int = 5
@@ -432,20 +433,38 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]
-    return trim_edges(kept, options.trim_chars)
+    return trim_edges(kept, options.trim_chars, options.trim_plain_stays)
 
 
-def trim_edges(sample: list[Block], min_chars: int) -> list[Block]:
-    """Cut short blocks and headings off the ends of a sample (bylines, dates, "Related").
+_DIGIT = re.compile(r"\d")
+
+
+def edge_noise(block: Block) -> bool:
+    """A short block at a body's edge is cut unless it is a plain paragraph: a <p> without
+    digits or links (dates, bylines, counters and "Related" links are not).
+
+    >>> edge_noise(Block("May 5", 5, 0, "p")), edge_noise(Block("Die Stadt steht schwarz", 20, 0, "p"))
+    (True, False)
+    """
+    return block.tag != "p" or block.link_chars > 0 or _DIGIT.search(block.text) is not None
+
+
+def trim_edges(sample: list[Block], min_chars: int, plain_stays: bool = True) -> list[Block]:
+    """Cut short blocks (see :func:`edge_noise`) and headings off the ends of a sample
+    (bylines, dates, "Related"). ``plain_stays=False`` cuts every short block.
 
     >>> [b.text for b in trim_edges([Block("May 5", 4, 0, "p"), Block("x" * 50, 50, 0, "p"),
     ...  Block("More", 4, 0, "h2")], 40)]
     ['xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx']
     """
+
+    def cut(block: Block) -> bool:
+        return block.chars < min_chars and (not plain_stays or edge_noise(block))
+
     lo, hi = 0, len(sample)
-    while lo < hi and sample[lo].chars < min_chars:
+    while lo < hi and cut(sample[lo]):
         lo += 1
-    while hi > lo and (sample[hi - 1].chars < min_chars or sample[hi - 1].tag in HEADINGS):
+    while hi > lo and (cut(sample[hi - 1]) or sample[hi - 1].tag in HEADINGS):
         hi -= 1
     return sample[lo:hi] or sorted(sample, key=lambda b: -b.chars)[:1]
 

@@ -200,6 +200,13 @@ def test_trim_edges_cuts_dates_and_trailing_headings():
     assert trim_edges(sample, 40) == [sample[1]]
 
 
+def test_trim_edges_keeps_a_short_plain_paragraph():
+    greeting, byline = Block("Liebe Besucherin,", 16, 0, "p"), Block("Von Anna", 7, 7, "p")
+    story, date = Block("x" * 60, 60, 0, "p"), Block("Stand 3.2.", 9, 0, "p")
+    assert trim_edges([byline, greeting, story, date], 40) == [greeting, story]
+    assert trim_edges([byline, greeting, story, date], 40, plain_stays=False) == [story]
+
+
 # --- step 6: summary -------------------------------------------------------------------------------
 
 
