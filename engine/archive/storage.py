@@ -20,6 +20,10 @@ appending ONE line to a journal and fsync'ing it:
   tables changed since the last compaction are rewritten.
 * ``LOCK`` is held with an exclusive ``flock`` by the one writer; a second
   writer gets a ``StorageError`` at once. Readers may open read-only.
+* Readers load tables lazily too. A compaction keeps the snapshots it
+  replaced for one more generation, so a reader that opened before it still
+  finds its generation's files; only a reader outliving two compactions gets
+  a ``StorageError`` (asking to run the command again).
 
 ``JournalTable`` overrides TinyDB's ``Table._update_table`` (which would copy
 the whole table per write) to apply the update in place and journal only the
@@ -39,6 +43,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 import threading
 import zlib
 from collections.abc import Iterator, MutableMapping
@@ -57,6 +62,7 @@ except ImportError:  # pragma: no cover - Windows
     import msvcrt
 
 MANIFEST = "MANIFEST"
+SNAPSHOT_NAME = re.compile(r".+\.\d+\.json")  # <table>.<gen>.json
 LOCK = "LOCK"
 
 
@@ -224,8 +230,6 @@ class JournalStorage(Storage):
         self._tables, self._dirty, self.journal_lines = _Tables(self), set(), 0
         self._unloaded, self._deferred = dict(self._files), {}
         self._replay(self.dir / f"journal.{self.gen}.log")
-        if self.readonly:  # a reader loads all now: a later compaction may delete snapshots
-            self.load_all()
 
     def load_all(self) -> None:
         """Load every table still on disk (they load lazily, on first use, otherwise)."""
@@ -245,6 +249,13 @@ class JournalStorage(Storage):
         try:
             with _quiet_gc():
                 return json.loads(path.read_bytes())
+        except FileNotFoundError as exc:
+            if self.readonly:  # retired by two compactions since this reader opened
+                raise StorageError(
+                    f"the archive at {self.dir} was compacted twice while this command read "
+                    "it; run the command again"
+                ) from exc
+            raise StorageError(f"cannot read table snapshot {path}: {exc}") from exc
         except (OSError, ValueError) as exc:
             raise StorageError(f"cannot read table snapshot {path}: {exc}") from exc
 
@@ -434,12 +445,14 @@ class JournalStorage(Storage):
         self._switch(gen, files, journal)
 
     def _switch(self, gen: int, files: dict, journal: Path) -> None:
-        old_journal, old_files = self._journal, set(self._files.values())
+        old_journal, kept = self._journal, set(self._files.values()) | set(files.values())
         self._journal = open(journal, "ab")  # noqa: SIM115
         old_journal.close()
         (self.dir / f"journal.{self.gen}.log").unlink(missing_ok=True)
-        for stale in old_files - set(files.values()):
-            (self.dir / stale).unlink(missing_ok=True)
+        # The snapshots just replaced stay one generation for readers opened before (module doc).
+        for stale in self.dir.glob("*.json"):
+            if stale.name not in kept and SNAPSHOT_NAME.fullmatch(stale.name):
+                stale.unlink(missing_ok=True)
         self.gen, self._files, self._dirty, self.journal_lines = gen, files, set(), 0
 
     def close(self) -> None:

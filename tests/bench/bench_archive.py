@@ -229,8 +229,15 @@ def bench_large_archive(tmp: Path, count: int) -> dict:
 
     open_s, _ = timed(reopen, 3)
     report("open the archive (median of 3)", ms(open_s), 1000, ms(plain_open_s))
+
+    def read_only() -> None:  # what `pagekeeper archive versions URL` does with no daemon
+        with ArchiveStore.open(home, readonly=True) as reader:
+            versions(reader, "https://site7.example/section3/article-3")
+
+    read_s, _ = timed(read_only, 3)
+    report("read-only open + versions, as the CLI without a daemon (median of 3)", ms(read_s), 1000)
     store = ArchiveStore.open(home)
-    results = {"open_ms": ms(open_s), "tinydb_open_ms": ms(plain_open_s)}
+    results = {"open_ms": ms(open_s), "tinydb_open_ms": ms(plain_open_s), "read_ms": ms(read_s)}
     results.update(_bench_operations(store, insert_s))
     store.close(compact=False)
     start = time.perf_counter()

@@ -92,6 +92,30 @@ def test_compaction_switches_generation_and_keeps_data(tmp_path):
     storage.close()
 
 
+def test_a_reader_loads_lazily_and_keeps_its_generation_through_one_compaction(tmp_path):
+    writer = JournalStorage(tmp_path)
+    db = open_tinydb(writer)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 1})
+    writer.compact()  # generation 1
+    reader = JournalStorage(tmp_path, readonly=True)
+    assert not dict.keys(reader.read())  # nothing loaded at open: the CLI's reads stay fast
+    db.table("a").insert({"x": 2})
+    db.table("b").insert({"y": 2})
+    writer.compact()  # generation 2 replaces a.1.json and b.1.json, which stay one generation
+    assert len(open_tinydb(reader).table("a")) == 1  # the reader's own generation, consistent
+    db.table("b").insert({"y": 3})
+    writer.compact()  # generation 3: the files retired by generation 2 go
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["a.2.json", "b.2.json", "b.3.json"]
+    with pytest.raises(StorageError, match="compacted twice"):
+        open_tinydb(reader).table("b").all()
+    reader.close()
+    fresh = JournalStorage(tmp_path, readonly=True)
+    assert len(open_tinydb(fresh).table("b")) == 3 and len(open_tinydb(fresh).table("a")) == 2
+    fresh.close()
+    writer.close()
+
+
 def test_second_writer_gets_storage_error(tmp_path):
     first = JournalStorage(tmp_path)
     with pytest.raises(StorageError, match="another writer"):
