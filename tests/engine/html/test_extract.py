@@ -95,6 +95,14 @@ def test_filter_drops_comment_containers_by_class_hint():
     assert "Spam" in plain
 
 
+def test_an_article_inside_noscript_is_read():
+    # Blogger and lazy-loading themes: the article's markup in <noscript>, a copy in a script.
+    story = "Over the past few years we have seen threats on the web becoming sophisticated. " * 4
+    html = f"<title>Safe Browsing</title><body><script type='text/template'><p>{story}</p></script>"
+    html += f"<noscript><p>{story}</p></noscript><div class='x'>Labels</div></body>"
+    assert story.strip() in extract(html).body
+
+
 def test_a_noise_named_wrapper_around_the_whole_page_is_kept():
     story = (
         "<p>" + "Thorwirth gewann über 1500 Meter in Erfurt vor starker Konkurrenz. " * 20 + "</p>"
