@@ -155,8 +155,9 @@ def present_case(kind: str, page: Page, other: Page, rnd: random.Random) -> str:
         return page.with_content(page.inner + f"<section><h3>Kommentare</h3>{comments}</section>")
     if kind == "body_edit":
         parts = list(page.parts)
-        total = sum(len(p) for p in parts)
-        small = [i for i, p in enumerate(parts) if len(p) * 5 <= total]
+        # "small" by visible text, not markup: a part of little HTML can hold most of the text.
+        sizes = [len(norm(LexborHTMLParser(p).text())) for p in parts]
+        small = [i for i, n in enumerate(sizes) if n * 5 <= sum(sizes)]
         if small:
             parts.pop(rnd.choice(small))
         parts.insert(
