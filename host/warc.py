@@ -256,3 +256,25 @@ def import_captures(
         if reg_id:
             summary.ids.append(reg_id)
     return summary
+
+
+def version_record(store, reg_id: str) -> VersionRecord:
+    """A stored version as it goes into a WARC: the original bytes and the record's facts."""
+    from engine.archive.model import iso
+
+    doc = store.version(reg_id)
+    return VersionRecord(
+        id=reg_id,
+        url=doc["url"],
+        body=store.get_blob(doc["orig"]),
+        registered_at=iso(doc["ts"]),
+        content_type=doc.get("content_type") or "text/html",
+        charset=doc.get("charset"),
+        last_modified=doc.get("last_modified"),
+        meta={
+            "key": doc["key"],
+            "title": doc.get("title") or "",
+            "final_url": doc.get("final_url"),
+            "similarity_to_previous": doc.get("prev_similarity"),
+        },
+    )

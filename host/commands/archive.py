@@ -1,4 +1,5 @@
-"""``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust.
+"""``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust,
+export and import (WARC, host/commands/warc.py).
 
 Writes go through the running daemon when there is one (it is the archive's only
 writer); otherwise the command opens the store itself and holds its exclusive
@@ -23,6 +24,7 @@ from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from engine.html.parse import decode_html
 from host.cli import command
+from host.commands import warc
 from host.fetch import FetchOptions, fetch, reachable
 
 DEFAULT_PORT = 47477
@@ -420,6 +422,7 @@ def register(sub, common) -> None:
     _add_parsers(cmds, common)
     _read_parsers(cmds, common)
     _auto_parsers(cmds, common)
+    warc.add_parsers(cmds, common)
 
 
 def _threshold(parser) -> None:

@@ -472,28 +472,6 @@ async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) ->
 # -- WARC ----------------------------------------------------------------------------------
 
 
-def _version_record(store, reg_id: str):
-    from engine.archive.model import iso
-    from host.warc import VersionRecord
-
-    doc = store.version(reg_id)
-    return VersionRecord(
-        id=reg_id,
-        url=doc["url"],
-        body=store.get_blob(doc["orig"]),
-        registered_at=iso(doc["ts"]),
-        content_type=doc.get("content_type") or "text/html",
-        charset=doc.get("charset"),
-        last_modified=doc.get("last_modified"),
-        meta={
-            "key": doc["key"],
-            "title": doc.get("title") or "",
-            "final_url": doc.get("final_url"),
-            "similarity_to_previous": doc.get("prev_similarity"),
-        },
-    )
-
-
 def export_ids(params: dict, app) -> list[str]:
     """The versions to export: ``ids`` (IDs or version URLs) or every version of a ``search``."""
     from engine.archive import registry
@@ -512,7 +490,7 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.warc import WarcOptions, export_versions
+    from host.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -523,7 +501,7 @@ def export_warc(params: dict, app) -> dict:
     filename = f"pagekeeper-{stamp}-{len(ids)}.warc.gz"
     out = io.BytesIO()
     records = export_versions(
-        (_version_record(app.store, i) for i in ids), out, filename, WarcOptions()
+        (version_record(app.store, i) for i in ids), out, filename, WarcOptions()
     )
     data = out.getvalue()
     return {

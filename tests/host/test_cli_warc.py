@@ -1,0 +1,131 @@
+"""``pagekeeper archive export | import`` through the real CLI, on real saved pages, real files.
+
+The exported WARC is read back with warcio: one response per version, the original bytes,
+the capture time; an import into another home restores the versions at their capture times.
+With a daemon running, export reads beside it and import goes through it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from warcio.archiveiterator import ArchiveIterator
+
+from tests.conftest import run_pagekeeper
+from tests.engine.archive.pages import page
+from tests.host.daemon_fixtures import make_home, pk
+
+
+def cli(home, *args: str) -> tuple[int, dict]:
+    done = run_pagekeeper(home, "--json", *args)
+    return done.returncode, json.loads(done.stdout or done.stderr or "null")
+
+
+def seed(home, tmp_path) -> list[tuple[str, str, bytes]]:
+    """Two versions of one article and one other page, registered from saved files:
+    (id, url, original bytes) in registration order."""
+    url, body = page("ordnung")
+    other_url, other = page("peptalks")
+    seeded = []
+    for n, (target, html) in enumerate(
+        [(url, body), (url, body + b"<!-- v2 -->"), (other_url, other)]
+    ):
+        path = tmp_path / f"page{n}.html"
+        path.write_bytes(html)
+        code, added = cli(home, "archive", "add", target, "--html", str(path))
+        assert code == 0, added
+        seeded.append((added["id"], target, html))
+    return seeded
+
+
+def responses(path) -> dict[str, tuple[bytes, str]]:
+    """URL → (body, WARC-Date) of each response record, with its registration id."""
+    found = {}
+    with open(path, "rb") as stream:
+        for record in ArchiveIterator(stream):
+            if record.rec_type == "response":
+                body = record.content_stream().read()
+                found[body] = (
+                    record.rec_headers.get_header("WARC-Target-URI"),
+                    record.rec_headers.get_header("WARC-Date"),
+                )
+    return found
+
+
+def test_export_writes_every_version_of_the_matching_documents(tmp_path):
+    home = make_home(tmp_path / "a")
+    seeded = seed(home, tmp_path)
+    out = tmp_path / "all.warc.gz"
+    code, result = cli(home, "archive", "export", "*ordnungsrausch*", "-o", str(out))
+    assert code == 0, result
+    assert result["versions"] == 2 and result["file"] == str(out)
+    assert result["bytes"] == out.stat().st_size
+    bodies = responses(out)
+    assert set(bodies) == {seeded[0][2], seeded[1][2]}  # byte-identical originals, both versions
+    assert {uri for uri, _ in bodies.values()} == {seeded[0][1]}
+    assert not list(tmp_path.glob("*.part"))
+    gzip.decompress(out.read_bytes())  # a valid gzip stream (one member per record)
+
+
+def test_export_by_id_and_import_restores_versions_at_their_capture_times(tmp_path):
+    home = make_home(tmp_path / "a")
+    seeded = seed(home, tmp_path)
+    first, _, third = seeded
+    out = tmp_path / "two.warc.gz"
+    code, result = cli(
+        home, "archive", "export", "--id", first[0], "--id", third[0], "-o", str(out)
+    )
+    assert code == 0 and result["versions"] == 2, result
+    assert set(responses(out)) == {first[2], third[2]}
+
+    other = make_home(tmp_path / "b")
+    code, imported = cli(other, "archive", "import", str(out))
+    assert code == 0, imported
+    assert imported["imported"] == 2
+    assert imported["reasons"] == {"warcinfo": 1, "metadata": 2}  # only the non-captures
+    _, before = cli(home, "archive", "versions", first[1])
+    _, after = cli(other, "archive", "versions", first[1])
+    assert [v["registered_at"] for v in after] == [before[-1]["registered_at"]]  # the first capture
+    restored = tmp_path / "restored.html"
+    code, _ = cli(other, "archive", "get", after[0]["id"], "--original", "-o", str(restored))
+    assert code == 0 and restored.read_bytes() == first[2]
+
+
+def test_bad_input_gets_typed_errors_and_no_file(tmp_path):
+    home = make_home(tmp_path / "a")
+    seed(home, tmp_path)
+    out = tmp_path / "none.warc.gz"
+    code, error = cli(home, "archive", "export", "*nowhere.example*", "-o", str(out))
+    assert code != 0 and error["error"]["code"] == "invalid_input" and not out.exists()
+    code, error = cli(home, "archive", "export", "--id", "20990101000000000000")
+    assert code != 0 and error["error"]["code"] == "not_found"
+    code, error = cli(home, "archive", "import", str(tmp_path / "missing.warc"))
+    assert code != 0 and error["error"]["code"] == "invalid_input"
+    junk = tmp_path / "junk.warc"
+    junk.write_bytes(b"this is not a WARC file at all\n" * 10)
+    code, error = cli(home, "archive", "import", str(junk))
+    assert code != 0 and error["error"]["code"] in ("invalid_input", "decode_error"), error
+    code, listed = cli(home, "archive", "search")
+    assert code == 0 and len(listed) == 2  # nothing stored was touched
+
+
+def test_with_a_daemon_export_reads_beside_it_and_import_goes_through_it(tmp_path):
+    home = make_home(tmp_path / "a")
+    seed(home, tmp_path)
+    out = tmp_path / "all.warc.gz"
+    pk(home, "serve", "--detach")
+    try:
+        code, result = cli(home, "archive", "export", "-o", str(out))
+        assert code == 0 and result["versions"] == 3, result
+        other = make_home(tmp_path / "b")
+        pk(other, "serve", "--detach")
+        try:
+            code, imported = cli(other, "archive", "import", str(out))
+            assert code == 0 and imported["imported"] == 3, imported
+            code, listed = cli(other, "archive", "search")
+            assert code == 0 and len(listed) == 2
+        finally:
+            pk(other, "stop", check=False)
+    finally:
+        pk(home, "stop", check=False)
