@@ -74,8 +74,8 @@ class SuggestRequest:
     """A failed navigation.
 
     ``error``: dns, refused, timeout, http_404, http_410, soft_404 (or unknown).
-    ``time``: epoch seconds of the failure (the seed's time data; kept in the
-    learning statistics). ``languages``: the browser's, e.g. ("de-DE", "en"):
+    ``time``: epoch seconds of the failure (the seed's error message carries it;
+    no step ranks by it, the host passes it through). ``languages``: the browser's, e.g. ("de-DE", "en"):
     they pick the keyboard layout and favour the country's TLD.
     ``archived``: archive addresses of this URL, newest first (the host fills it).
     """
