@@ -68,6 +68,10 @@ class ExtractOptions:
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
+    # After trafilatura's compare_extraction: a later sample that also passes the title check
+    # and is this many times larger joins the first one (page-builder layouts and tables cut
+    # the article into parts far apart; the largest block's sample is then one part). 0: off.
+    rival_factor: float = 1.5
 
 
 @dataclass
@@ -474,14 +478,19 @@ def choose_body(
 ) -> list[Block]:
     """Samples from the largest blocks down until one passes the title check.
 
+    The first passing sample is the body; a later base (outside it) whose passing sample is
+    ``rival_factor`` times larger adds that sample to it (see :class:`ExtractOptions`).
+
     >>> choose_body([Block("x" * 30, 30, 0, "p")], {}, ExtractOptions())[0].chars
     30
     """
     free = [True] * len(blocks)
     order = sorted(range(len(blocks)), key=lambda k: -blocks[k].chars)
     best: tuple[float, list[Block]] = (-1.0, [])
+    first: tuple[int, list[Block]] | None = None
+    covered = range(0)  # the first passing sample's span
     for base in order[: options.max_bases]:
-        if not free[base] or blocks[base].chars < options.min_block_chars:
+        if not free[base] or blocks[base].chars < options.min_block_chars or base in covered:
             continue
         lo, hi = grow_sample(blocks, base, free, options)
         if options.container:
@@ -489,11 +498,31 @@ def choose_body(
         sample = _span_blocks(blocks, lo, hi, free, options, title)
         degree = sample_degree(sample, weights)
         if not weights or degree >= options.title_threshold:
-            return sample
+            size = sum(b.chars for b in sample)
+            if first is not None and size > options.rival_factor * first[0]:
+                return merge_samples(blocks, first[1], sample)
+            if first is None:
+                if not options.rival_factor:
+                    return sample
+                first, covered = (size, sample), range(lo, hi + 1)
+            continue
         best = max(best, (degree, sample), key=lambda pair: pair[0])
         for k in range(lo, hi + 1):
             free[k] = False
+    if first is not None:
+        return first[1]
     return [] if options.require_title_match else best[1]
+
+
+def merge_samples(blocks: list[Block], first: list[Block], rival: list[Block]) -> list[Block]:
+    """The blocks of both samples, once each, in page order.
+
+    >>> a, b, c = Block("a", 1, 0, "p"), Block("b", 1, 0, "p"), Block("c", 1, 0, "p")
+    >>> [x.text for x in merge_samples([a, b, c], [c], [a, c])]
+    ['a', 'c']
+    """
+    chosen = {id(b) for b in first} | {id(b) for b in rival}
+    return [b for b in blocks if id(b) in chosen]
 
 
 def sample_degree(sample: list[Block], weights: dict[str, float]) -> float:

@@ -122,6 +122,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no title check": replace(base, title_threshold=0.0),
         "ours: no article container": replace(base, article_box_tiers=0),
         "ours: no notice filter": replace(base, notice_max_chars=0),
+        "ours: no rival sample": replace(base, rival_factor=0.0),
     }
 
 

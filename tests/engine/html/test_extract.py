@@ -196,6 +196,20 @@ def test_a_sample_failing_the_title_check_is_discarded_for_the_next_block():
     assert body == [good]
 
 
+def test_a_much_larger_passing_sample_elsewhere_joins_the_first():
+    # Page-builder layout: the largest block stands alone (gap 100), the rest of the article
+    # is a run of sections further down; both pass the title check.
+    lead = Block("gema zeiger " * 25, 300, 0, "p", 100.0, path=(1, 2, 3))
+    parts = [Block("zeiger gema " * 17, 200, 0, "p", 2.0, path=(1, 4, 5 + k)) for k in range(4)]
+    weights = title_weights("GEMA Zeiger")
+    assert choose_body([lead, *parts], weights, ExtractOptions()) == [lead, *parts]
+    alone = choose_body([lead, *parts], weights, ExtractOptions(rival_factor=0.0))
+    assert alone == [lead]
+    # A rival no larger than rival_factor × the first sample does not join.
+    few = parts[:2]
+    assert choose_body([lead, *few], weights, ExtractOptions()) == [lead]
+
+
 def test_seed_mode_no_passing_sample_means_no_body():
     big = Block("lorem ipsum " * 20, 200, 0, "p")
     options = ExtractOptions(require_title_match=True)
