@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -72,6 +72,11 @@ class ExtractOptions:
     # and is this many times larger joins the first one (page-builder layouts and tables cut
     # the article into parts far apart; the largest block's sample is then one part). 0: off.
     rival_factor: float = 1.5
+    # After trafilatura's MIN_EXTRACTED_SIZE (250) and compare_extraction (factor 2): a body
+    # this short is extracted again without the class/id hints (a "share-zone" or "comment"
+    # class around the article itself); the second body wins if it is twice as long. 0: off.
+    fallback_min_chars: int = 250
+    fallback_factor: float = 2.0
 
 
 @dataclass
@@ -719,6 +724,21 @@ def nfc(text: str) -> str:
 # --- the pipeline ---------------------------------------------------------------------------
 
 
+def page_body(
+    tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
+) -> tuple[list[Block], list[Block]]:
+    """Steps 2-6 on a parsed page: all its blocks and those of the body (filters ``tree``).
+
+    >>> tree = LexborHTMLParser("<nav>Menu</nav><p>Cats nap a lot, cats nap all day.</p>")
+    >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
+    ['Cats nap a lot, cats nap all day.']
+    """
+    root = filter_tree(tree, options.blocks)
+    box = article_box(root, options.article_box_tiers)
+    blocks, span = split_marked(root, box, options.blocks)
+    return blocks, body_blocks(blocks, span, weights, options, title)
+
+
 def extract(
     html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
 ) -> Extraction:
@@ -731,13 +751,17 @@ def extract(
     'Die GEMA dreht völlig am Zeiger, sagt man.'
     """
     options = options or ExtractOptions()
-    tree = LexborHTMLParser(decode(html))
+    text = decode(html)
+    tree = LexborHTMLParser(text)
     title = page_title(tree)
     weights = title_weights(article_title(title, site_names(tree, url)))
-    root = filter_tree(tree, options.blocks)
-    box = article_box(root, options.article_box_tiers)
-    blocks, span = split_marked(root, box, options.blocks)
-    chosen = body_blocks(blocks, span, weights, options, title)
+    blocks, chosen = page_body(tree, weights, title, options)
+    size = sum(b.chars for b in chosen)
+    if options.blocks.class_hints and size < options.fallback_min_chars:
+        bare = replace(options, blocks=replace(options.blocks, class_hints=False))
+        again = page_body(LexborHTMLParser(text), weights, title, bare)
+        if sum(b.chars for b in again[1]) > options.fallback_factor * size:
+            blocks, chosen = again
     paragraphs = [nfc(b.text) for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)

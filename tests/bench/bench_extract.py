@@ -123,6 +123,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no article container": replace(base, article_box_tiers=0),
         "ours: no notice filter": replace(base, notice_max_chars=0),
         "ours: no rival sample": replace(base, rival_factor=0.0),
+        "ours: no hint-free fallback": replace(base, fallback_min_chars=0),
     }
 
 

@@ -118,6 +118,15 @@ def test_a_noise_named_wrapper_around_the_whole_page_is_kept():
     assert "Thorwirth" not in filter_tree(LexborHTMLParser(consent)).text()  # overlays always go
 
 
+def test_a_body_emptied_by_class_hints_is_extracted_again_without_them():
+    # The article itself sits in a container whose class starts with a boilerplate hint.
+    text = "Die Stadt plant eine neue Brücke über den Fluss, sagt der Rat. " * 8
+    html = f"<title>Brücke</title><div class='share-zone'><p>{text}</p></div><p>Impressum</p>"
+    assert flat(extract(html).body).strip() == text.strip()
+    hinted_only = extract(html, options=ExtractOptions(fallback_min_chars=0)).body
+    assert "neue Brücke" not in hinted_only
+
+
 def test_a_post_filed_under_a_noise_word_category_is_kept():
     # WordPress's post_class(): "category-newsletter" names the topic, not a newsletter box.
     html = "<body><article class='post category-newsletter tag-cookie'><p>Story</p></article>"
