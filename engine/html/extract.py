@@ -66,6 +66,9 @@ class ExtractOptions:
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the seed sample's characters
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
+    # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
+    # title and the article element). 0: off.
+    standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
     # After trafilatura's compare_extraction: a later sample that also passes the title check
@@ -695,7 +698,10 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
         return page_wide
     chosen = _span_blocks(inside, 0, len(inside) - 1, [True] * len(inside), options, title)
     if chosen and options.lead_blocks:
-        chosen = lead_before(blocks, start, page_wide, options.lead_blocks) + chosen
+        lead = lead_before(blocks, start, page_wide, options.lead_blocks)
+        if options.standfirst_min_chars:
+            lead = merge_samples(blocks, lead, standfirst_before(blocks, start, options, title))
+        chosen = lead + chosen
     return chosen or page_wide
 
 
@@ -709,6 +715,30 @@ def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int
     """
     window = {id(b) for b in blocks[max(0, start - reach) : start]}
     return [b for b in sample if id(b) in window]
+
+
+def standfirst_before(
+    blocks: list[Block], start: int, options: ExtractOptions, title: str = ""
+) -> list[Block]:
+    """Sentence-long subheadings (h2-h6, ``standfirst_min_chars``+, not links, not the title)
+    among the ``lead_blocks`` blocks just before the container: a standfirst set as a heading.
+
+    >>> lead = Block("Why the town wants a new bridge over the river now", 50, 0, "h2")
+    >>> label = Block("Advertisement", 13, 0, "h3")
+    >>> body = Block("x" * 300, 300, 0, "p")
+    >>> [b.text[:8] for b in standfirst_before([lead, label, body], 2, ExtractOptions())]
+    ['Why the ']
+    """
+    window = blocks[max(0, start - options.lead_blocks) : start]
+    return [
+        b
+        for b in window
+        if b.tag in HEADINGS
+        and b.tag != "h1"
+        and b.chars >= options.standfirst_min_chars
+        and not _is_linky(b, options)
+        and not (title and b.text in title)
+    ]
 
 
 def nfc(text: str) -> str:

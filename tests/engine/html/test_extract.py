@@ -298,6 +298,21 @@ def test_the_lead_above_the_container_joins_the_body():
     assert lead not in extract(html, options=ExtractOptions(lead_blocks=0)).body
 
 
+def test_a_standfirst_set_as_a_heading_above_the_container_joins_the_body():
+    text = "Die Stadt plant eine neue Brücke über den Fluss, sagt der Rat heute. " * 6
+    standfirst = "Warum die Stadt jetzt eine zweite Brücke über den Fluss bauen will"
+    html = (
+        "<title>Neue Brücke</title><h1>Neue Brücke</h1><h2>Anzeige</h2>"
+        + "<div>" * 12  # far from the article: the seed sample does not reach it
+        + f"<h2>{standfirst}</h2>"
+        + "</div>" * 12
+        + f"<div class='entry-content'><p>{text}</p></div>"
+    )
+    body = extract(html).body
+    assert body.startswith(standfirst) and "Anzeige" not in body
+    assert standfirst not in extract(html, options=ExtractOptions(standfirst_min_chars=0)).body
+
+
 def test_a_box_too_small_for_the_article_is_ignored():
     # banyuetan.org: the first "content" box is the "hot" list, not the article.
     root = filter_tree(LexborHTMLParser(decode(page("996936aefb678cd9"))))
