@@ -77,9 +77,12 @@ class ExtractOptions:
     rival_factor: float = 1.5
     # After trafilatura's MIN_EXTRACTED_SIZE (250) and compare_extraction (factor 2): a body
     # this short is extracted again without the class/id hints (a "share-zone" or "comment"
-    # class around the article itself); the second body wins if it is twice as long. 0: off.
+    # class around the article itself); the second body wins if it is twice as long. Still
+    # that short: trafilatura's baseline, every paragraph of the page, wins if twice as long.
+    # 0: off.
     fallback_min_chars: int = 250
     fallback_factor: float = 2.0
+    paragraph_fallback: bool = True  # the baseline step of the fallback above
 
 
 @dataclass
@@ -741,6 +744,25 @@ def standfirst_before(
     ]
 
 
+def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Block]:
+    """Every <p> of the page that is not link text, a site notice or a photo credit: the
+    fallback for a page whose body came out too short (after trafilatura's baseline()).
+
+    >>> menu, story = Block("Home", 4, 4, "p"), Block("Cats nap all day long.", 22, 0, "p")
+    >>> [b.text for b in paragraph_baseline([menu, story], ExtractOptions())]
+    ['Cats nap all day long.']
+    """
+    notice, credit = options.notice_max_chars, options.credit_max_chars
+    return [
+        b
+        for b in blocks
+        if b.tag == "p"
+        and not _is_linky(b, options)
+        and not (notice and is_notice(b, notice))
+        and not (credit and is_credit(b, credit))
+    ]
+
+
 def nfc(text: str) -> str:
     """Text in Unicode NFC, as readers and search expect it (a page may hold Bengali য় as
     the excluded precomposed U+09DF, or Latin accents decomposed).
@@ -792,6 +814,11 @@ def extract(
         again = page_body(LexborHTMLParser(text), weights, title, bare)
         if sum(b.chars for b in again[1]) > options.fallback_factor * size:
             blocks, chosen = again
+            size = sum(b.chars for b in chosen)
+    if options.paragraph_fallback and size < options.fallback_min_chars:
+        baseline = paragraph_baseline(blocks, options)
+        if sum(b.chars for b in baseline) > options.fallback_factor * size:
+            chosen = baseline
     paragraphs = [nfc(b.text) for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)

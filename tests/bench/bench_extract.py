@@ -125,6 +125,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no rival sample": replace(base, rival_factor=0.0),
         "ours: no hint-free fallback": replace(base, fallback_min_chars=0),
         "ours: no heading standfirst": replace(base, standfirst_min_chars=0),
+        "ours: no paragraph fallback": replace(base, paragraph_fallback=False),
     }
 
 

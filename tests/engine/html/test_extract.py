@@ -127,6 +127,18 @@ def test_a_body_emptied_by_class_hints_is_extracted_again_without_them():
     assert "neue Brücke" not in hinted_only
 
 
+def test_a_too_short_body_falls_back_to_every_paragraph_of_the_page():
+    # Two short posts far apart: the body is the first; every <p> is more than twice as long.
+    posts = [f"Der {n}. Eintrag im Tagebuch: heute Regen, morgen Sonne." for n in (1, 2, 3)]
+    html = "<title>Tagebuch</title>" + "".join(
+        "<div>" * 12 + f"<p>{post}</p>" + "</div>" * 12 for post in posts
+    )
+    body = extract(html).body
+    assert all(post in body for post in posts)
+    only_sample = extract(html, options=ExtractOptions(paragraph_fallback=False)).body
+    assert posts[1] not in only_sample
+
+
 def test_a_post_filed_under_a_noise_word_category_is_kept():
     # WordPress's post_class(): "category-newsletter" names the topic, not a newsletter box.
     html = "<body><article class='post category-newsletter tag-cookie'><p>Story</p></article>"
