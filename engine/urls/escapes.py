@@ -3,10 +3,11 @@
 One regex matches only the escapes that would change (a lowercase hex digit,
 or an unreserved character when decoding), so the common case, escapes that
 are already uppercase and reserved or non-ASCII (``%2F``, ``%C3%A9``), costs
-one failed search. Decoding is a single pass over the original text: ``%25``
+one ``sub`` without a match (and normalize.py skips it for URLs without "%"). Decoding is a single pass over the original text: ``%25``
 is reserved and never decoded, so ``%2541`` stays (no repeated unescaping).
 
->>> Escapes(upper=True, decode=True).fix("/%7euser/a%2fb%41")
+>>> escapes = Escapes(upper=True, decode=True)
+>>> escapes.sub(escapes.replace, "/%7euser/a%2fb%41")
 '/~user/a%2FbA'
 """
 
@@ -26,7 +27,7 @@ UNRESERVED_CODES = r"2[DdEe]|3[0-9]|4[1-9A-Fa-f]|5[0-9AaFf]|6[1-9A-Fa-f]|7[0-9Aa
 class Escapes:
     """Rewrites ``%xx`` escapes: uppercase hex digits, decode unreserved ones."""
 
-    __slots__ = ("search", "sub", "replace")
+    __slots__ = ("sub", "replace")
 
     def __init__(self, upper: bool, decode: bool) -> None:
         table = {}
@@ -39,11 +40,5 @@ class Escapes:
         alternatives = [LOWER] if upper else []
         alternatives += [UNRESERVED_CODES] if decode else []
         pattern = re.compile("%(?:" + "|".join(alternatives or ["(?!)"]) + ")")
-        self.search, self.sub = pattern.search, pattern.sub
+        self.sub = pattern.sub
         self.replace = lambda match: table[match[0]]
-
-    def fix(self, text: str) -> str:
-        """``text`` with its escapes rewritten (itself when none changes)."""
-        if self.search(text) is None:
-            return text
-        return self.sub(self.replace, text)
