@@ -317,11 +317,7 @@ def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
 
 
 def _write(
-    store: ArchiveStore,
-    reg_id: str,
-    prep: Prepared,
-    capture: Capture,
-    extras: dict,
+    store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
     orig, rewritten, fp_blob, text_blob = _blobs(store, prep)  # durable before a row names them
     with store.transaction():
@@ -479,11 +475,6 @@ def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
     }
 
 
-def _by_capture(docs):
-    """Sort key: capture time, then ID (a WARC import gives an older capture a newer ID)."""
-    return lambda reg_id: (docs[reg_id]["ts"], reg_id)
-
-
 def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
     """The document key for a URL, a registration ID or a version URL."""
     if is_reg_id(url_or_id.strip()) or "/v/" in url_or_id:
@@ -500,8 +491,7 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     from either one's similar list, else None.
     """
     base = base or RegisterOptions().base
-    docs = store.raw("versions")
-    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=_by_capture(docs))
+    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=store.capture_order)
     found = []
     for at in range(len(ids) - 1, -1, -1):
         entry = describe(store, ids[at], base)

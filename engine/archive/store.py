@@ -260,10 +260,11 @@ class ArchiveStore:
         >>> ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())).latest_of_key("example.com/")
         """
         ids = self._by_key.get(key)
-        if not ids:
-            return None
-        docs = self.raw("versions")
-        return max(ids, key=lambda reg_id: (docs[reg_id]["ts"], reg_id))
+        return max(ids, key=self.capture_order) if ids else None
+
+    def capture_order(self, reg_id: str) -> tuple[float, str]:
+        """Sort key of a version: capture time, then ID."""
+        return self.raw("versions")[reg_id]["ts"], reg_id
 
     def ids_of_host(self, host: str) -> list[str]:
         """Registration IDs on a host:port, oldest first."""
