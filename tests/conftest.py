@@ -6,8 +6,12 @@ clone) is reached through ``SHARED_DIR``, never through an absolute path.
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +40,23 @@ def run_pagekeeper(home, *args: str, stdin: bytes = b"", timeout: float = 120):
         timeout=timeout,
         check=False,
     )
+
+
+@contextlib.contextmanager
+def static_site(root: Path) -> Iterator[str]:
+    """A real, quiet ``http.server`` over the files in ``root``; yields its base URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

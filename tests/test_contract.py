@@ -7,18 +7,16 @@ fetches talks to a local ``http.server`` on 127.0.0.1; every daemon is stopped i
 from __future__ import annotations
 
 import gzip
-import http.server
 import json
 import socket
 import struct
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, static_site
 
 CLI = Path(sys.executable).with_name("pagekeeper")
 PAGES = ROOT / "tests" / "fixtures" / "pages"
@@ -97,18 +95,8 @@ def site(tmp_path: Path):
     hub = b"<html><head><title>Hub</title></head><body><p>hub</p>" + link + b"</body></html>"
     (root / "hub.html").write_bytes(hub)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a, **k):
-            super().__init__(*a, directory=str(root), **k)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with static_site(root) as url:
+        yield url
 
 
 @pytest.fixture

@@ -10,10 +10,8 @@ answers. Bad input sent straight through the protocol gets typed errors.
 from __future__ import annotations
 
 import asyncio
-import http.server
 import json
 import socket
-import threading
 import time
 
 import pytest
@@ -22,6 +20,7 @@ from engine.archive.store import ArchiveStore
 from engine.errors import PageKeeperError
 from host import client
 from host.cli import main
+from tests.conftest import static_site
 from tests.host.daemon_fixtures import make_home
 
 # A small site: / links to a, b, a missing page and another site; a links c; c links d.
@@ -51,18 +50,8 @@ def site(tmp_path):
     for name, body in SITE.items():
         (root / name).write_bytes(_page(name, body))
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with static_site(root) as url:
+        yield url
 
 
 @pytest.fixture

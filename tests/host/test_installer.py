@@ -74,6 +74,21 @@ def test_windows_launcher_is_a_cmd_file(tmp_path):
     assert text.startswith("@echo off") and "-m host.native %*" in text and str(tmp_path) in text
 
 
+def doctor(home, profile) -> tuple[int, dict]:
+    """``pagekeeper doctor`` for Chromium in ``profile``: (exit status, JSON report)."""
+    done = pk(
+        home,
+        "doctor",
+        "--browser",
+        "chromium",
+        "--profile-dir",
+        str(profile),
+        "--json",
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
 def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
     profile = tmp_path / "profile"
     done = json.loads(
@@ -85,20 +100,10 @@ def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
     launcher = Path(data["path"])
     assert launcher.is_absolute() and os.access(launcher, os.X_OK)
     assert data["allowed_origins"] == [f"chrome-extension://{EXT_ID}/"]
-    checked = pk(
-        home,
-        "doctor",
-        "--browser",
-        "chromium",
-        "--profile-dir",
-        str(profile),
-        "--json",
-        check=False,
-    )
-    report = json.loads(checked.stdout)
+    code, report = doctor(home, profile)
     assert report["manifests"][0]["ok"] and report["token_readable"]
     assert not report["daemon"]["running"] and not report["ok"]
-    assert checked.returncode == 1  # problems found: the exit status says so too
+    assert code == 1  # problems found: the exit status says so too
 
     # The launcher really is a native host: what Chromium would run, with what Chromium passes.
     proc = subprocess.Popen(
@@ -115,10 +120,8 @@ def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
     proc.stdin.close()
     assert proc.wait(timeout=30) == 0
 
-    report = json.loads(
-        pk(home, "doctor", "--browser", "chromium", "--profile-dir", str(profile), "--json").stdout
-    )
-    assert report["ok"] and report["daemon"]["ping"]["protocol"] == 1
+    code, report = doctor(home, profile)
+    assert code == 0 and report["ok"] and report["daemon"]["ping"]["protocol"] == 1
     gone = json.loads(
         pk(
             home, "uninstall", "--browser", "chromium", "--profile-dir", str(profile), "--json"
@@ -133,18 +136,8 @@ def test_doctor_flags_a_manifest_pointing_nowhere(home, tmp_path):
     path = profile / "NativeMessagingHosts" / f"{HOST_NAME}.json"
     data = json.loads(path.read_text())
     path.write_text(json.dumps({**data, "path": str(tmp_path / "missing")}))
-    checked = pk(
-        home,
-        "doctor",
-        "--browser",
-        "chromium",
-        "--profile-dir",
-        str(profile),
-        "--json",
-        check=False,
-    )
-    report = json.loads(checked.stdout)
-    assert checked.returncode == 1
+    code, report = doctor(home, profile)
+    assert code == 1
     assert (
         report["manifests"][0]["ok"] is False
         and "not an executable" in report["manifests"][0]["problem"]
