@@ -25,6 +25,7 @@ const lookups = new Map(); // key → {params, promise}
 const committed = new Map(); // tabId → {current, previous}: the referrer of a failure
 const showing = new Map(); // tabId → the failed URL our error page shows in that tab
 const retrying = new Set(); // "tabId url" being retried from our page
+const attempts = new Map(); // tabId → number of its latest failure shown or retry started
 
 /** webNavigation.onCommitted: remember each tab's pages, the referrer of a later failure. */
 export function onCommitted(details) {
@@ -39,6 +40,14 @@ export function onCommitted(details) {
 export function forgetTab(tabId) {
   committed.delete(tabId);
   showing.delete(tabId);
+  attempts.delete(tabId);
+}
+
+/** A new failure shown, or a retry started, in a tab: older re-checks of that tab stop. */
+function nextAttempt(tabId) {
+  const attempt = (attempts.get(tabId) ?? 0) + 1;
+  attempts.set(tabId, attempt);
+  return attempt;
 }
 
 /**
@@ -66,19 +75,23 @@ export async function onNavigationError(details) {
   // Start the page load before the host lookup: both compete for the CPU, and the page has 150 ms.
   const lookup = crypto.randomUUID();
   const pageUrl = errorPageURL(lookup, details.url, info, details.timeStamp);
+  const attempt = nextAttempt(details.tabId);
   const shown = showErrorPage(details.tabId, pageUrl, details.url);
   startLookup(details.tabId, details.url, info, details.timeStamp, prefs, lookup);
   await shown;
-  await keepShown(details.tabId, pageUrl, details.url, key);
+  await keepShown(details.tabId, pageUrl, details.url, key, attempt);
 }
 
 // Chromium may commit its own error page after our tabs.update has started (the update then loses
 // the race and the tab stays on chrome-error://): look again shortly and show ours once more.
 const RECHECK_MS = [200, 600, 1500]; // the last for a busy machine (seen on a cold CI run)
 
-async function keepShown(tabId, pageUrl, failedUrl, key) {
+// A "Try again" also loads the failed URL: a newer attempt ends the re-checks, or they would
+// put the old page back over the retry (seen on a slow CI machine).
+async function keepShown(tabId, pageUrl, failedUrl, key, attempt) {
   for (const delay of RECHECK_MS) {
     await new Promise((resolve) => setTimeout(resolve, delay));
+    if (attempts.get(tabId) !== attempt) return;
     const tab = await ext.tabs.get(tabId).catch(() => null);
     if (!tab || (tab.pendingUrl || tab.url) !== failedUrl || bypass.has(key, Date.now())) return;
     await showErrorPage(tabId, pageUrl, failedUrl);
@@ -128,6 +141,7 @@ export async function lookupResult(params, sender) {
 export function retry(params, sender) {
   const tabId = sender.tab?.id ?? params.tabId;
   const key = `${tabId} ${params.url}`;
+  nextAttempt(tabId);
   recent.release(key);
   retrying.add(key);
   if (classifyError(params.error)?.kind?.startsWith('http_')) bypass.claim(key, Date.now());
