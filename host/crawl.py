@@ -32,7 +32,7 @@ from engine.archive.model import Capture, RegisterOptions, Registration, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
-from host.fetch import Fetched, FetchOptions, afetch, fetch
+from host.fetch import FetchOptions, afetch, fetch
 
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot only, no network
 MAX_DEPTH = 10
@@ -168,13 +168,6 @@ class Frontier:
             progress(len(self.report.registered), self.options.max_pages, url)
 
 
-def _capture(got: Fetched, url: str) -> Capture:
-    """The page as the archive's input; a non-2xx answer is ``InvalidInput``, as in ``archive add``."""
-    if not got.ok:
-        raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
-    return got.capture(url, "crawl")
-
-
 def links_of(store: ArchiveStore, reg_id: str) -> list[str]:
     """The absolute URLs a registered version links to (its referenced-link rows)."""
     return [store.link_url(i) for i in store.refs(reg_id)]
@@ -194,7 +187,7 @@ def crawl(
         if frontier.started:
             time.sleep(options.delay)
         try:
-            reg = register(store, _capture(fetch(url, options.fetch), url), options.register)
+            reg = register(store, fetch(url, options.fetch).capture(url, "crawl"), options.register)
             if frontier.registered(url, depth, reg):
                 frontier.follow(links_of(store, reg.id), depth)
         except PageKeeperError as exc:
@@ -230,7 +223,7 @@ async def acrawl(
             break
         try:
             got = await afetch(url, options.fetch)
-            reg = await register_capture(_capture(got, url))
+            reg = await register_capture(got.capture(url, "crawl"))
             if frontier.registered(url, depth, reg):
                 frontier.follow(await links(reg.id), depth)
         except PageKeeperError as exc:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from engine import __version__
-from engine.errors import FetchError, InvalidURL, TooLarge
+from engine.errors import FetchError, InvalidInput, InvalidURL, TooLarge
 from engine.html.parse import sniff_charset
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -54,12 +54,16 @@ class Fetched:
         return 200 <= self.status < 300
 
     def capture(self, url: str, source: str):
-        """This response as the archive's input (``engine.archive.model.Capture``) for ``url``.
+        """This response as the archive's input (``engine.archive.model.Capture``) for ``url``;
+        a non-2xx answer is ``InvalidInput``: there is nothing to archive.
 
         >>> Fetched(200, "https://e.org/b", body=b"<p>x").capture("https://e.org/a", "crawl").final_url
         'https://e.org/b'
         """
         from engine.archive.model import Capture
+
+        if not self.ok:
+            raise InvalidInput(f"{url} answered HTTP {self.status}; nothing to archive")
 
         return Capture(
             url=url,

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
-from host.fetch import Fetched, afetch, fetch
+from host.fetch import afetch, fetch
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -145,13 +145,6 @@ def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: st
 # -- running the due schedules now --------------------------------------------------------
 
 
-def fetched_capture(got: Fetched, url: str) -> Capture:
-    """The capture of a scheduled fetch; a non-2xx answer is ``InvalidInput`` (nothing to keep)."""
-    if not got.ok:
-        raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
-    return got.capture(url, "schedule")
-
-
 def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str) -> dict:
     """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
     from engine.archive.registry import register
@@ -173,7 +166,7 @@ def run_due(store: ArchiveStore, base: str, now: float | None = None) -> list[di
     done = []
     for row in due_schedules(store, now):
         try:
-            capture = fetched_capture(fetch(row["url"]), row["url"])
+            capture = fetch(row["url"]).capture(row["url"], "schedule")
             done.append(record_run(store, row, capture, base))
         except PageKeeperError as exc:
             done.append(record_failure(store, row, exc))
@@ -188,7 +181,7 @@ async def arun_due(run: StoreRun, store: ArchiveStore, base: str) -> list[dict]:
     done = []
     for row in await run(due_schedules, store):
         try:
-            capture = fetched_capture(await afetch(row["url"]), row["url"])
+            capture = (await afetch(row["url"])).capture(row["url"], "schedule")
             done.append(await run(record_run, store, row, capture, base))
         except PageKeeperError as exc:
             done.append(await run(record_failure, store, row, exc))

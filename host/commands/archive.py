@@ -97,13 +97,6 @@ def _read_html(path: str, cap: int) -> bytes:
     return data
 
 
-def _fetched_capture(url: str) -> Capture:
-    got = fetch(url, FetchOptions())
-    if not got.ok:
-        raise InvalidInput(f"{url} answered HTTP {got.status}; nothing to archive")
-    return got.capture(url, "fetch")
-
-
 def _capture(args) -> Capture:
     if args.html:
         content_type = args.content_type or "text/html"
@@ -111,7 +104,7 @@ def _capture(args) -> Capture:
         return Capture(url=args.url, html=html, content_type=content_type, source="file")
     if args.no_fetch:
         raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
-    return _fetched_capture(args.url)
+    return fetch(args.url, FetchOptions()).capture(args.url, "fetch")
 
 
 def _daemon_params(capture: Capture, args) -> dict:

@@ -121,3 +121,19 @@ class NativeHost:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+
+
+def dust_stories(folder: Path) -> list[tuple[str, Path]]:
+    """Five saved stories, each under two URL forms a DUST rule joins
+    (``story?id=N`` and ``story_N``): (url, saved page) pairs."""
+    pairs = []
+    for n in range(1, 6):
+        path = folder / f"s{n}.html"
+        text = f"This is the text of story {n}, long enough to be the main text, about topic {n}."
+        path.write_text(f"<title>Story {n}</title><h1>Story {n}</h1><p>{text}</p>")
+        for url in (
+            f"https://news.example.com/story?id={n}",
+            f"https://news.example.com/story_{n}",
+        ):
+            pairs.append((url, path))
+    return pairs

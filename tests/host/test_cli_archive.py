@@ -10,6 +10,7 @@ import pytest
 from engine.archive.store import ArchiveStore
 from host.cli import main
 from tests.engine.archive.pages import page
+from tests.host.daemon_fixtures import dust_stories
 from tests.host.test_fetch import serve
 
 
@@ -190,15 +191,8 @@ def test_schedule_stores_and_runs_due_with_only_if_different(capsys, home):
 
 
 def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
-    for n in range(1, 6):
-        path = tmp_path / f"s{n}.html"
-        text = f"This is the text of story {n}, long enough to be the main text, about topic {n}."
-        path.write_text(f"<title>Story {n}</title><h1>Story {n}</h1><p>{text}</p>")
-        for url in (
-            f"https://news.example.com/story?id={n}",
-            f"https://news.example.com/story_{n}",
-        ):
-            run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    for url, path in dust_stories(tmp_path):
+        run(capsys, "add", url, "--html", str(path), "--home", str(home))
     before = run(
         capsys,
         "add",

@@ -21,7 +21,7 @@ from engine.errors import PageKeeperError
 from host import client
 from host.cli import main
 from tests.conftest import static_site
-from tests.host.daemon_fixtures import make_home
+from tests.host.daemon_fixtures import dust_stories, make_home
 
 # A small site: / links to a, b, a missing page and another site; a links c; c links d.
 SITE = {
@@ -190,15 +190,8 @@ def test_schedule_run_due_records_a_failing_url_and_goes_on(capsys, home, daemon
 
 
 def _stories(capsys, home, tmp_path) -> None:
-    for n in range(1, 6):
-        path = tmp_path / f"s{n}.html"
-        text = f"This is the text of story {n}, long enough to be the main text, about topic {n}."
-        path.write_text(f"<title>Story {n}</title><h1>Story {n}</h1><p>{text}</p>")
-        for url in (
-            f"https://news.example.com/story?id={n}",
-            f"https://news.example.com/story_{n}",
-        ):
-            assert cli(capsys, home, "add", url, "--html", str(path))[0] == 0
+    for url, path in dust_stories(tmp_path):
+        assert cli(capsys, home, "add", url, "--html", str(path))[0] == 0
 
 
 def test_dust_through_the_daemon_gives_the_direct_answer(capsys, home, daemon, direct, tmp_path):
