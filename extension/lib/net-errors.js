@@ -26,6 +26,9 @@ const CHROMIUM = {
 
 // Firefox reports nsresult codes as "Error code <decimal>" (xpcom/base/ErrorList.py, module
 // NETWORK = 6, so 0x804B0000 + n). NS_BINDING_ABORTED (2152398850) is an aborted load: ignored.
+// Firefox has no code of its own for an unreachable address: nsSocketTransport2.cpp
+// (ErrorAccordingToNSPR) lumps PR_NETWORK_UNREACHABLE_ERROR and PR_HOST_UNREACHABLE_ERROR into
+// NS_ERROR_CONNECTION_REFUSED, so it arrives here as 'refused'.
 const FIREFOX = {
   2152398878: 'dns', // NS_ERROR_UNKNOWN_HOST
   2152398890: 'dns', // NS_ERROR_UNKNOWN_PROXY_HOST

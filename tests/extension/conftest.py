@@ -10,6 +10,7 @@ opened with ``ctx.new_page()``, never the start-up tab (pitfall 1).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -17,7 +18,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -242,3 +243,30 @@ def site():
     yield Site(server.server_address[1], pages)
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def modules_url():
+    """extension/ served over HTTP (ES modules do not load from file://), for the tests that run
+    the extension's modules and pages in a plain Chromium page with a scripted browser API."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(ROOT / "extension"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def chromium(playwright_instance):
+    """Plain headless Chromium (no extension), for the modules and pages under a scripted API."""
+    browser = playwright_instance.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=FLAGS
+    )
+    yield browser
+    browser.close()

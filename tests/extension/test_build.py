@@ -71,3 +71,41 @@ def test_pages_load_their_scripts_from_files():
             assert not script.strip(), f"inline script in {page}"
         for src in re.findall(r'<script[^>]*src="([^"]+)"', html):
             assert (page.parent / src).resolve().is_file(), f"{page}: {src}"
+
+
+def extension_sources() -> dict[str, str]:
+    """Every extension/*.js by its path, with // and /* */ comments removed."""
+    comments = re.compile(r"/\*.*?\*/|(?<![:'\"])//[^\n]*", re.S)
+    folder = ROOT / "extension"
+    return {
+        p.relative_to(folder).as_posix(): comments.sub("", p.read_text())
+        for p in sorted(folder.rglob("*.js"))
+    }
+
+
+def test_architecture_rules_of_the_issue():
+    """One file owns the native port; one wrapper over chrome.*/browser.*; every listener at the
+    top level of the service worker; one {type: handler} router; one folder per page."""
+    sources = extension_sources()
+    globals_ = re.compile(r"(?<![\w.$'\"/])(chrome|browser)\.\w|\bglobalThis\.(chrome|browser)\b")
+    assert [n for n, s in sources.items() if globals_.search(s)] == ["lib/browser.js"]
+    assert [n for n, s in sources.items() if "connectNative" in s] == ["background/native.js"]
+    listeners = {n: s.count(".addListener(") for n, s in sources.items() if ".addListener(" in s}
+    # native.js adds only its own port's two listeners (onMessage, onDisconnect of the port)
+    assert set(listeners) == {"background/service-worker.js", "background/native.js"}
+    assert (
+        re.findall(r"(\w+)\.on\w+\.addListener", sources["background/native.js"]) == ["opened"] * 2
+    )
+    worker = sources["background/service-worker.js"]
+    for line in worker.splitlines():
+        if ".addListener(" in line:
+            assert not line.startswith((" ", "\t")), f"listener not at the top level: {line}"
+    assert worker.count("onMessage.addListener(") == 1
+    assert sum(s.count("export const HANDLERS") for s in sources.values()) == 1
+    pages = sorted(
+        p.relative_to(ROOT / "extension").as_posix() for p in (ROOT / "extension").rglob("*.html")
+    )
+    assert pages == ["error/error.html", "options/options.html", "popup/popup.html"]
+    for page in pages:
+        folder = page.split("/")[0]
+        assert (ROOT / "extension" / folder / f"{folder}.js").is_file()

@@ -6,43 +6,9 @@ replies, a missing host, reconnecting) against a scripted fake port.
 
 from __future__ import annotations
 
-import functools
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-
 import pytest
 
-from tests.extension.conftest import CHROMIUM, FLAGS
-
 pytestmark = pytest.mark.browser
-SOURCE = Path(__file__).resolve().parents[2] / "extension"
-
-
-@pytest.fixture(scope="module")
-def modules_url():
-    """extension/ served over HTTP (ES modules do not load from file://)."""
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(SOURCE))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -1,0 +1,119 @@
+"""The real error page (extension/error/) with a scripted background, in plain headless Chromium:
+the large button only for a suggestion scored >= 0.5, `suggestion_taken` sent when the user takes
+it (and `taken: false` when they pass it over), the archived copy's button, and the page without
+the host (how to install it, and the local fixes). test_chromium.py runs the same page for real.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlencode
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+# The page's only channel is runtime.sendMessage; every message goes to Python (`record`, which
+# survives the navigation a taken suggestion starts) and nav_error_result gets the scripted answer.
+FAKE_RUNTIME = """
+  globalThis.browser = { runtime: {
+    id: 'pk-test', getURL: (p) => 'chrome-extension://pk-test/' + p,
+    async sendMessage(message) {
+      await globalThis.record(message);
+      if (message.type === 'nav_error_result') return { ok: true, result: ANSWER };
+      return { ok: true, result: { url: location.origin + '/icons/icon.svg' } };
+    } } };
+"""
+
+
+@pytest.fixture
+def error_page(chromium, modules_url):
+    """open(answer, url, error) → the page showing that failure, and the messages it sent."""
+    context = chromium.new_context()
+    sent: list[dict] = []
+    context.expose_function("record", lambda message: sent.append(message))
+    pages = []
+
+    def open_page(
+        answer: dict, url: str = "http://gooogle.com/", error="net::ERR_NAME_NOT_RESOLVED"
+    ):
+        page = context.new_page()
+        page.add_init_script(FAKE_RUNTIME.replace("ANSWER", json.dumps(answer)))
+        query = urlencode({"url": url, "error": error, "key": "k1", "t": "1795298400000"})
+        page.goto(f"{modules_url}/error/error.html?{query}")
+        expect(page.locator("html")).to_have_attribute("data-state", re.compile("."))
+        pages.append(page)
+        return page, sent
+
+    yield open_page
+    context.close()
+
+
+def suggestion(url: str, score: float) -> dict:
+    return {"url": url, "score": score, "step": "spelling", "reason": "one letter too many"}
+
+
+def test_a_sure_repair_is_the_big_button_and_taking_it_is_reported(error_page, modules_url):
+    target = f"{modules_url}/icons/icon.svg?google"
+    answer = {"host": True, "result": {"suggestions": [suggestion(target, 0.5),
+                                                       suggestion("http://gogle.com/", 0.2)]}}  # fmt: skip
+    page, sent = error_page(answer)
+    expect(page.locator("#title")).to_have_text("This address does not exist")
+    expect(page.locator("#failed-url")).to_have_text("http://gooogle.com/")
+    expect(page.locator(".did-you-mean")).to_have_attribute("href", target)
+    expect(page.locator("#others-list .url")).to_have_text(["gogle.com"])
+    page.locator(".did-you-mean").click()
+    expect(page).to_have_url(target)
+    taken = [m["params"] for m in sent if m["type"] == "suggestion_taken"]
+    assert taken == [{"url": "http://gooogle.com/", "suggestion": target, "step": "spelling",
+                      "score": 0.5, "rank": 0, "taken": True}]  # fmt: skip
+    request = next(m["params"] for m in sent if m["type"] == "nav_error_result")
+    assert request == {"url": "http://gooogle.com/", "error": "net::ERR_NAME_NOT_RESOLVED",
+                       "key": "k1", "time": 1795298400000}  # fmt: skip
+
+
+def test_below_half_there_is_no_big_button(error_page):
+    answer = {"host": True, "result": {"suggestions": [suggestion("http://google.com/", 0.49)]}}
+    page, _ = error_page(answer)
+    expect(page.locator("#best")).to_be_hidden()
+    expect(page.locator(".did-you-mean")).to_have_count(0)
+    expect(page.locator("#others-title")).to_have_text("Possible addresses")
+    expect(page.locator("#others-list .url")).to_have_text(["google.com"])
+
+
+def test_passing_over_the_best_suggestion_is_reported_as_not_taken(error_page):
+    answer = {"host": True, "result": {"suggestions": [suggestion("http://google.com/", 0.9)]}}
+    page, sent = error_page(answer)
+    page.locator("#retry").click()
+    expect(page.locator("#retry")).to_be_enabled()
+    page.wait_for_timeout(200)
+    kinds = [(m["type"], m["params"].get("taken")) for m in sent if m["type"] != "nav_error_result"]
+    assert ("suggestion_taken", False) in kinds and ("retry", None) in kinds
+
+
+def test_the_archived_copy_gets_its_own_button(error_page):
+    copy = {"id": "a1", "url": "http://s.example/gone", "registered_at": "2026-11-20T10:00:00Z",
+            "version_url": "http://127.0.0.1:1/v/a1/http://s.example/gone"}  # fmt: skip
+    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": []}}
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    expect(page.locator("#title")).to_have_text("This page is not on the server")
+    expect(page.locator("#open-archived")).to_have_text(
+        re.compile(r"^Open my archived copy \(.*2026.*\)$")
+    )
+    expect(page.locator("#retry")).to_have_text("Show the server’s page")
+
+
+def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_page):
+    answer = {"host": False, "error": {"code": "host_missing",
+                                       "message": "Specified native messaging host not found."}}  # fmt: skip
+    page, _ = error_page(answer, "http://ww.example.con/a")
+    expect(page.locator("#missing")).to_be_visible()
+    expect(page.locator("#missing .install")).to_have_text("pagekeeper install")
+    expect(page.locator("#missing-detail")).to_contain_text("not found")
+    expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
+    fixes = page.locator("#others-list a").evaluate_all("(as) => as.map((a) => a.href)")
+    assert fixes[0] == "http://ww.example.com/a"  # the TLD typo first
+    assert "http://www.example.con/a" in fixes and "https://ww.example.con/a" in fixes
+    expect(page.locator(".did-you-mean")).to_have_count(0)
