@@ -1,0 +1,164 @@
+"""The real popup and options pages with a scripted background, tabs and storage.sync, in plain
+headless Chromium: what the popup shows after "Archive this page" (version N, registered at,
+similarity to the previous version, similar pages, the viewer link) and without the host; every
+item of the options page and what it writes to storage.sync. test_chromium.py runs both pages
+against the real host.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+# Every runtime message, tabs.create and storage.sync.set goes to Python (`record`); the
+# background's answers come from REPLIES by message type.
+FAKE_API = """
+  const replies = REPLIES;
+  const stored = {};
+  globalThis.browser = {
+    runtime: { id: 'pk-test', getURL: (p) => 'chrome-extension://pk-test/' + p,
+      async sendMessage(m) { await globalThis.record(m); return replies[m.type] ?? { ok: true, result: null }; } },
+    tabs: { async get(id) { return { id, url: 'https://docs.example/guide', title: 'The guide' }; },
+            async query() { return [{ id: 4, url: 'https://docs.example/guide', title: 'The guide' }]; },
+            async create(o) { await globalThis.record({ type: 'tabs.create', params: o }); return o; } },
+    storage: { sync: { async get() { return { ...stored }; },
+                       async set(v) { Object.assign(stored, v); await globalThis.record({ type: 'sync.set', params: v }); } } },
+  };
+"""
+
+VERSIONS = [
+    {
+        "id": "v2",
+        "registered_at": "2026-11-21T22:00:00Z",
+        "version_url": "http://127.0.0.1:1/v/v2/x",
+    },
+    {
+        "id": "v1",
+        "registered_at": "2026-11-01T09:00:00Z",
+        "version_url": "http://127.0.0.1:1/v/v1/x",
+    },
+]
+ARCHIVED = {
+    "id": "v2",
+    "url": "https://docs.example/guide",
+    "version": 2,
+    "count": 2,
+    "registered_at": "2026-11-21T22:00:00Z",
+    "version_url": "http://127.0.0.1:1/v/v2/https://docs.example/guide",
+    "similarity": 0.93,
+    "content_similarity": 0.88,
+    "similar": [
+        {"id": "s1", "url": "https://docs.example/other", "similarity": 0.71,
+         "version_url": "http://127.0.0.1:1/v/s1/https://docs.example/other"},
+    ],
+}  # fmt: skip
+VIEWER = {"ok": True, "result": {"url": "http://127.0.0.1:1/viewer/?token=t#/doc/v2"}}
+
+
+@pytest.fixture
+def open_page(chromium, modules_url):
+    """open(path, replies) → (page, messages sent) for extension/<path> with FAKE_API."""
+    context = chromium.new_context()
+    sent: list[dict] = []
+    context.expose_function("record", lambda message: sent.append(message))
+
+    def open_(path: str, replies: dict):
+        page = context.new_page()
+        page.add_init_script(FAKE_API.replace("REPLIES", json.dumps(replies)))
+        page.goto(f"{modules_url}/{path}")
+        return page, sent
+
+    yield open_
+    context.close()
+
+
+def of_type(sent: list[dict], kind: str) -> list:
+    return [m["params"] for m in sent if m["type"] == kind]
+
+
+def test_popup_after_archiving_shows_version_time_similarity_similar_and_viewer(open_page):
+    replies = {
+        "versions": {"ok": True, "result": VERSIONS},
+        "archive_tab": {"ok": True, "result": ARCHIVED},
+        "viewer": VIEWER,
+    }
+    page, sent = open_page("popup/popup.html?tab=4", replies)
+    expect(page.locator("#status")).to_contain_text("2 archived versions")
+    page.get_by_role("button", name="Archive this page").click()
+    expect(page.locator("#version-label")).to_have_text(
+        re.compile(r"^Saved as version 2\s*2 in total$")
+    )
+    expect(page.locator("#registered-at")).to_contain_text("2026")
+    expect(page.locator("#similarity-term")).to_have_text("Similarity to v1")
+    expect(page.locator("#similarity")).to_have_text("93% structure · text 88%")
+    expect(page.locator("#similar-list li")).to_have_text(
+        [re.compile(r"docs\.example/other\s*71%")]
+    )
+    assert of_type(sent, "archive_tab") == [{"tabId": 4}]
+    page.locator("#viewer-link").click()
+    expect(page.locator("#error")).to_be_hidden()
+    page.wait_for_timeout(200)
+    assert of_type(sent, "viewer") == [{"hash": "#/doc/v2"}]
+    assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
+
+
+def test_popup_without_the_host_says_how_to_install_it(open_page):
+    missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
+    page, _ = open_page("popup/popup.html?tab=4", {"versions": missing})
+    expect(page.locator("#missing")).to_be_visible()
+    expect(page.locator("#missing")).to_contain_text("pagekeeper install")
+    expect(page.locator("#archive")).to_be_disabled()
+
+
+def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(open_page):
+    status = {"version": "0.1.0", "protocol": 1, "round_trip_ms": 3, "archived_pages": 5}
+    replies = {"host_status": {"ok": True, "result": status}, "viewer": VIEWER}
+    page, sent = open_page("options/options.html", replies)
+    expect(page.locator("html")).to_have_attribute("data-host", "connected")
+    expect(page.locator("#host-status")).to_have_text(
+        "Connected · PageKeeper 0.1.0 (protocol 1), answered in 3 ms · 5 pages archived"
+    )
+    # Defaults: error pages on, private addresses off, history on, liveness off, auto-archive off.
+    checked = {name: page.locator(f"input[name={name}]").is_checked()
+               for name in ("errorPages", "allowPrivate", "historyUse", "badge", "liveness")}  # fmt: skip
+    assert checked == {"errorPages": True, "allowPrivate": False, "historyUse": True,
+                       "badge": True, "liveness": False}  # fmt: skip
+    expect(page.locator("#autoMode")).to_have_value("off")
+    expect(page.locator("#profile")).to_have_value("archive")
+    # The host keys every archive with the archive profile; the page must not promise more.
+    expect(page.locator("#profile-note")).to_contain_text("does not change")
+
+    page.locator("input[name=historyUse]").click()
+    page.locator("textarea[name=excluded]").fill("Bank.example\n\nmail.example.com ")
+    page.locator("textarea[name=excluded]").dispatch_event("change")
+    page.select_option("#profile", "safe")
+    page.select_option("#autoMode", "older")
+    page.locator("#autoDays").fill("30")
+    page.locator("#autoDays").dispatch_event("change")
+    expect(page.locator("#saved")).to_have_text("Saved.")
+    page.wait_for_timeout(200)
+    writes = of_type(sent, "sync.set")
+    assert all(len(w) == 1 for w in writes)  # each control writes its own setting only
+    merged = {k: v for w in writes for k, v in w.items()}
+    assert merged == {
+        "historyUse": False,
+        "excluded": ["bank.example", "mail.example.com"],
+        "profile": "safe",
+        "autoArchive": {"mode": "older", "days": 30, "sites": []},
+    }
+    page.locator("#viewer-link").click()
+    page.wait_for_timeout(200)
+    assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
+
+
+def test_options_without_the_host(open_page):
+    missing = {"installed": False, "error": {"code": "host_missing", "message": "not found"}}
+    page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": missing}})
+    expect(page.locator("html")).to_have_attribute("data-host", "missing")
+    expect(page.locator("#host-status")).to_have_text("Not installed")
+    expect(page.locator("#host-help")).to_contain_text("pagekeeper install")
