@@ -62,7 +62,7 @@ function start() {
     cleanup = null;
     if (!found) {
       markTab(null);
-      fill(main, notice("No such page", `The viewer has no page at “#${path}”.`, "error"));
+      fill(main, notice("No such page", `The viewer has no page at “#${path}”.`, "error", "h1"));
       return;
     }
     markTab(found.route.tab);
@@ -73,7 +73,7 @@ function start() {
   };
   window.addEventListener("hashchange", render);
   if (!api.token) {
-    fill(main, notice("No token", "Open the viewer with `pagekeeper open` (or from the extension's popup): it passes the daemon's token.", "error"));
+    fill(main, notice("No token", "Open the viewer with `pagekeeper open` (or from the extension's popup): it passes the daemon's token.", "error", "h1"));
     return;
   }
   api.connect().catch((err) => toast(err.message));

@@ -114,18 +114,11 @@ export function toast(message, kind = "error") {
   return el;
 }
 
-/** A panel with a clear message for bad input, not found, offline. */
-export function notice(title, detail, kind = "info") {
+/** A panel with a clear message for bad input, not found, offline; a page-level one
+ * (`heading` = "h1") titles the page, which then has no other heading. */
+export function notice(title, detail, kind = "info", heading = "strong") {
   return h("div", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : "status" },
-    h("strong", {}, title), detail ? h("p", {}, detail) : null);
-}
-
-export function debounce(fn, ms) {
-  let timer;
-  return (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
-  };
+    h(heading, { class: "notice-title" }, title), detail ? h("p", {}, detail) : null);
 }
 
 /** The site (host) of a URL, or the text itself if it is not one. */

@@ -73,14 +73,22 @@ def free_port() -> int:
 
 
 class LiveSite:
-    """A local web server standing in for the live web; ``stop()`` takes it down."""
+    """A local web server standing in for the live web; ``stop()`` takes it down,
+    ``start()`` brings it back on the same port; ``delay_s`` slows every answer."""
 
     def __init__(self) -> None:
         self.pages: dict[str, bytes] = {}
+        self.delay_s = 0.0
+        self.port = 0
+        self.running = False
+        self.start()
+
+    def start(self) -> None:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (http.server's name)
+                time.sleep(site.delay_s)
                 body = site.pages.get(self.path)
                 self.send_response(200 if body is not None else 404)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -90,7 +98,7 @@ class LiveSite:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -149,6 +157,38 @@ def seed(home: Path, site: LiveSite, base: str) -> Seeded:
     site.pages["/ministerium.html"] = edited_article()
     site.pages["/ministerium-2.html"] = sibling_article()
     return seeded
+
+
+def synthetic_archive(home: Path, documents: int) -> None:
+    """``documents`` one-version documents on 100 hosts, each the real article's bytes
+    (one blob), written through the store's own API as tests/bench/bench_viewer.py does:
+    a result set too large for one page or one WARC download."""
+    from engine.archive.model import make_id
+    from engine.archive.store import ArchiveStore
+
+    store = ArchiveStore.open(home, fsync=False)
+    try:
+        body = page_bytes(ARTICLE)
+        orig = store.put_blob(body)
+        text = store.put_blob(b"Das Ministerium\nDie GEMA dreht am Zeiger")
+        with store.transaction():
+            for n in range(documents):
+                host = f"site{n % 100}.example"
+                url = f"https://{host}/news/article-{n}"
+                when = T0.timestamp() + n * 60
+                reg_id = make_id(when, store.ids[-1] if store.ids else None)
+                store.add_version(reg_id, {
+                    "url": url, "final_url": url, "key": url, "host": host, "ts": when,
+                    "content_type": "text/html", "charset": "utf-8", "last_modified": None,
+                    "title": f"Article {n} on {host}", "orig": orig, "rewritten": orig,
+                    "size": len(body), "source": "extension", "prev": None,
+                    "prev_similarity": None,
+                })  # fmt: skip
+                store.update(
+                    "extracts", reg_id, {"title": "", "summary": "", "keywords": [], "text": text}
+                )
+    finally:
+        store.close()
 
 
 @dataclass
@@ -243,3 +283,34 @@ def daemon(seeded) -> Daemon:
     running = start_daemon(seeded.home, seeded.port)
     yield running
     stop_daemon(running.proc)
+
+
+# -- browser (Playwright + Debian's chromium) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from tests.chromium import CHROMIUM, FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, daemon):
+    """A fresh 1280x800 tab; any uncaught script error in it fails the test."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, locale="en-US", accept_downloads=True
+    )
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    errors = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield tab
+    context.close()
+    assert not errors, errors

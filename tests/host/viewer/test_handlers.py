@@ -9,7 +9,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from host.handlers.viewer import diff_rows, pattern_regex, word_parts
-from tests.host.viewer.conftest import edited_article, page_bytes
+from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
 
 def urls(result) -> list[str]:
@@ -50,6 +50,22 @@ def test_full_text_and_filters(daemon, seeded):
     assert never["total"] == 2
 
 
+def test_since_and_liveness_state_filters(daemon, seeded):
+    later = daemon.result("search_page", {"pattern": "*", "since": "2026-03-04"})
+    assert set(urls(later)) == {seeded.article_url, seeded.sibling_url}  # 3 Apr and 5 Mar
+    between = {"pattern": "*", "since": "2026-03-02", "until": "2026-03-05"}
+    assert daemon.result("search_page", between)["total"] == 2  # 2 Mar (chip) and 5 Mar
+    assert daemon.result("search_page", {"pattern": "*", "state": "present"})["total"] == 0
+    verdict = daemon.result("check", {"id": seeded.article_ids[-1]})
+    assert verdict["state"] == "present"
+    present = daemon.result("search_page", {"pattern": "*", "state": "present"})
+    assert urls(present) == [seeded.article_url]
+    assert present["results"][0]["state"] == "present"
+    unchecked = daemon.result("search_page", {"pattern": "*", "state": "unchecked"})
+    assert seeded.article_url not in urls(unchecked) and unchecked["total"] == 3
+    assert daemon.result("search_page", {"pattern": "*", "state": "gone"})["total"] == 0
+
+
 def test_paging(daemon):
     first = daemon.result("search_page", {"pattern": "*", "limit": 2})
     second = daemon.result("search_page", {"pattern": "*", "limit": 2, "offset": 2})
@@ -86,7 +102,7 @@ def test_document_timeline_and_similar(daemon, seeded):
     assert 0 < newest["similarity_prev"] <= 1
     assert doc["versions"][-1]["similarity_prev"] is None
     assert seeded.sibling_id in [s["id"] for s in doc["similar"]]
-    assert doc["liveness"] is None
+    assert doc["liveness"] is None or doc["liveness"]["state"] == "present"
 
 
 def test_document_by_url_and_unknown_id(daemon, seeded):
@@ -155,6 +171,20 @@ def test_stats_and_liveness_report(daemon):
     )
     report = daemon.result("liveness_report")
     assert sum(report["counts"].values()) == report["total"] == 4
+
+
+def test_stats_count_what_dedup_saves(daemon, seeded):
+    """A second copy of identical bytes (here: a version exported and imported again)
+    adds a version and its size to the pages' total, and the same size to the savings."""
+    before = daemon.result("archive_stats")
+    exported = daemon.result("export_warc", {"ids": [seeded.chip_ids[0]]})
+    imported = daemon.result("import_warc", {"content_b64": exported["content_b64"]})
+    assert imported["imported"] == 1
+    after = daemon.result("archive_stats")
+    size = len(page_bytes(CHIP[0]))
+    assert (after["documents"], after["versions"]) == (before["documents"], before["versions"] + 1)
+    assert after["original_bytes"] - before["original_bytes"] == size
+    assert after["dedup_saved_bytes"] - before["dedup_saved_bytes"] == size
 
 
 def test_pattern_regex_and_word_parts():

@@ -90,6 +90,31 @@ def _iter_with_offsets(data: bytes):
         yield rec
 
 
+def test_replay_index_finds_every_response(tmp_path):
+    """pywb and ReplayWeb.page find a capture through a CDXJ index (URL key, time, mime,
+    status, offset, length); webrecorder's own cdxj-indexer builds one from our export,
+    and each (offset, length) is one gzip member holding that response."""
+    from cdxj_indexer.main import write_cdx_index
+
+    versions = sample_versions()
+    warc = tmp_path / "x.warc.gz"
+    with warc.open("wb") as out:
+        export_versions(versions, out, warc.name, WarcOptions())
+    index = io.StringIO()
+    write_cdx_index(index, str(warc), {})
+    lines = [line.split(" ", 2) for line in index.getvalue().splitlines()]
+    entries = [json.loads(fields) for _, _, fields in lines]
+    responses = [e for e in entries if e.get("mime") == "text/html"]
+    assert [e["url"] for e in responses] == [v.url for v in versions]
+    assert all(e["status"] == "200" for e in responses)
+    assert [stamp for _, stamp, _ in lines if stamp][0].startswith("2026030")
+    data = warc.read_bytes()
+    for entry, version in zip(responses, versions, strict=True):
+        start, length = int(entry["offset"]), int(entry["length"])
+        record = next(ArchiveIterator(io.BytesIO(data[start : start + length])))
+        assert record.rec_type == "response" and record.content_stream().read() == version.body
+
+
 def test_import_into_a_fresh_archive_keeps_urls_dates_and_bytes(tmp_path):
     from engine.archive import registry
     from engine.archive.model import RegisterOptions

@@ -66,6 +66,6 @@ export function render(main, ctx, route) {
       h("div", { class: "card diff-card" }, table));
   }).catch((err) => {
     fill(main, h("a", { class: "back", href: "#/search" }, "← Search"),
-      notice(err.code === "not_found" ? "No such version" : "Could not compute the diff", err.message, "error"));
+      notice(err.code === "not_found" ? "No such version" : "Could not compute the diff", err.message, "error", "h1"));
   });
 }

@@ -163,8 +163,8 @@ export function render(main, ctx, route) {
     } catch (err) {
       fill(main, h("a", { class: "back", href: "#/search" }, "← Search"),
         err.code === "not_found"
-          ? notice("No such document", `Nothing in the archive has the ID “${id}”. It may have been deleted, or the link is mistyped.`, "error")
-          : notice("Could not load the document", err.message, "error"));
+          ? notice("No such document", `Nothing in the archive has the ID “${id}”. It may have been deleted, or the link is mistyped.`, "error", "h1")
+          : notice("Could not load the document", err.message, "error", "h1"));
     }
   };
 

@@ -1,7 +1,7 @@
 // Search: URL pattern (* ?), case, sort, full text, filters; results as you type,
 // paged on the server (search_page), stale answers dropped by sequence number.
 
-import { bytes, count, debounce, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
+import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
 
 const PAGE_SIZE = 50;
 const FIELDS = ["pattern", "text", "site", "since", "until", "state", "sort", "case"];
@@ -115,7 +115,14 @@ export function render(main, ctx, route) {
     history.replaceState(null, "", `#/search${s ? `?${s}` : ""}`);
   };
 
-  const run = async () => {
+  // Latest wins, one request in flight: a keystroke sends at once when the socket is
+  // idle; keystrokes during a request leave one follow-up with the form as it is then.
+  // (No debounce: a 120 ms one alone would break the issue's <= 100 ms as you type.)
+  let inFlight = false;
+  let again = false;
+  let pastEnd = null;
+
+  const once = async () => {
     const v = readForm(form);
     remember(v);
     const mine = ++seq;
@@ -123,8 +130,16 @@ export function render(main, ctx, route) {
     try {
       const res = await ctx.api.call("search_page", toParams(v, page));
       if (mine !== seq) return;
+      if (!res.results.length && res.total && page > 0) {
+        // past the end (an old link, fewer results now): show the last page and say so
+        pastEnd = `There is no page ${count(page + 1)}: showing the last one.`;
+        page = Math.max(0, Math.ceil(res.total / PAGE_SIZE) - 1);
+        again = true;
+        return;
+      }
       last = { params: toParams(v, page), res };
-      show(res);
+      show(res, pastEnd);
+      pastEnd = null;
     } catch (err) {
       if (mine !== seq) return;
       last = null;
@@ -137,10 +152,26 @@ export function render(main, ctx, route) {
     }
   };
 
-  const show = (res) => {
+  const run = async () => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    try {
+      do {
+        again = false;
+        await once();
+      } while (again);
+    } finally {
+      inFlight = false;
+    }
+  };
+
+  const show = (res, note) => {
     const took = res.took_ms != null ? ` in ${res.took_ms < 10 ? res.took_ms.toFixed(1) : Math.round(res.took_ms)} ms` : "";
     fill(status, res.total
-      ? `${count(res.total)} ${res.total === 1 ? "document" : "documents"}${took}`
+      ? [`${count(res.total)} ${res.total === 1 ? "document" : "documents"}${took}`, note ? ` · ${note}` : ""]
       : notice("Nothing found", "No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters."));
     const links = [...list.querySelectorAll(".result-link")];
     const focused = links.indexOf(document.activeElement);
@@ -156,7 +187,7 @@ export function render(main, ctx, route) {
     list.scrollIntoView({ block: "start" });
   };
 
-  const typed = debounce(() => { page = 0; run(); }, 120);
+  const typed = () => { page = 0; run(); };
   form.addEventListener("input", typed);
   // "input" already covers typing; "change" also fires when a text field loses focus.
   form.addEventListener("change", (ev) => { if (ev.target.type !== "search" && ev.target.type !== "text") typed(); });
@@ -185,7 +216,7 @@ export function render(main, ctx, route) {
     }
   };
   document.addEventListener("keydown", slash);
-  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") typed(); });
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") run(); }); // same page: no jump to page 1
   if (!route.samePage) document.getElementById("q-pattern").focus();
   run();
   return () => { document.removeEventListener("keydown", slash); off(); };
