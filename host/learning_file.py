@@ -1,8 +1,10 @@
 """The suggester's learned state and warm index cache on disk, for the CLI.
 
-The daemon keeps its learned state in the archive store (host/navigation.py);
-the one-shot CLI reads ``<home>/learning.json`` when it exists and writes it
-only when something was learned. The dictionary index (built in ~2 s for the
+The daemon keeps its learned state in the archive store (host/navigation.py:
+every suggestion taken or rejected on the error page is saved there at once).
+The one-shot CLI reads that state read-only, so ``pagekeeper suggest`` ranks a
+correction the user took in the browser first too; without an archive it reads
+``<home>/learning.json`` when that exists (written by :func:`save_learning`). The dictionary index (built in ~2 s for the
 bundled 100k, ~25 s for 1M) is cached as bytes under ``<home>/cache/`` keyed
 by the SHA-1 of its source, so the next start loads it in milliseconds.
 Every write goes to a temporary file in the same directory, is fsynced, then
@@ -49,7 +51,10 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def load_learning(home: Path) -> dict | None:
-    """The saved learning state, or None when there is none yet."""
+    """The daemon's learned state (from the archive store), else ``learning.json``, else None."""
+    state = store_learning(home)
+    if state is not None:
+        return state
     path = Path(home) / LEARNING_FILE
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -57,6 +62,29 @@ def load_learning(home: Path) -> dict | None:
         return None
     except (OSError, ValueError) as exc:
         raise StorageError(f"cannot read {path}: {exc}") from None
+
+
+def store_learning(home: Path) -> dict | None:
+    """The state the daemon saved under ``store.save_state("suggest", …)``, read-only.
+
+    Only the small ``state`` table is read (the journal storage loads tables
+    lazily), not the archive's version index: a one-shot ``suggest`` stays fast
+    on a large archive, and a running daemon (the writer) is not disturbed.
+    """
+    from engine.archive.storage import JournalStorage
+    from host.navigation import STATE_NAME
+
+    directory = Path(home) / "db"
+    if not directory.is_dir():
+        return None
+    storage = JournalStorage(directory, readonly=True)
+    try:
+        for doc in storage.table("state").values():
+            if doc.get("name") == STATE_NAME:
+                return doc.get("data")
+    finally:
+        storage.close()
+    return None
 
 
 def save_learning(home: Path, state: dict) -> None:

@@ -56,11 +56,31 @@ def is_adjacent(a: str, b: str, layout: str = "any") -> bool:
     return b in neighbours(layout).get(a, ())
 
 
-def layout_for_languages(languages: tuple[str, ...]) -> str:
-    """The likely layout from the browser's languages (fr → AZERTY, de → QWERTZ).
+# The national layouts by browser language, a region overriding its language:
+# AZERTY in France and Belgium, QWERTZ in German-speaking and most Central
+# European countries (Swiss and Luxembourg French too), QWERTY elsewhere
+# (Canadian French included).
+BY_LANGUAGE = {
+    **dict.fromkeys(("fr", "br", "oc", "co"), "azerty"),
+    **dict.fromkeys(("de", "cs", "sk", "hu", "sl", "hr", "bs", "sq", "lb", "rm"), "qwertz"),
+}
+BY_REGION = {
+    **dict.fromkeys(("fr-be", "nl-be"), "azerty"),
+    **dict.fromkeys(("fr-ch", "fr-lu", "it-ch"), "qwertz"),
+    "fr-ca": "qwerty",
+}
 
-    >>> layout_for_languages(("de-DE", "en"))
-    'qwertz'
+
+def layout_for_languages(languages: tuple[str, ...]) -> str:
+    """The likely layout from the browser's first language; ``any`` without one.
+
+    >>> layout_for_languages(("de-DE", "en")), layout_for_languages(("fr-CA",))
+    ('qwertz', 'qwerty')
+    >>> layout_for_languages(("fr",)), layout_for_languages(())
+    ('azerty', 'any')
     """
-    first = (languages[0] if languages else "").lower()[:2]
-    return {"fr": "azerty", "de": "qwertz", "cs": "qwertz", "hu": "qwertz"}.get(first, "any")
+    first = (languages[0] if languages else "").strip().lower().replace("_", "-")
+    if not first or first == "*":
+        return "any"
+    region = "-".join(first.split("-")[:1] + first.split("-")[-1:])
+    return BY_REGION.get(region) or BY_LANGUAGE.get(first.split("-")[0], "qwerty")

@@ -265,7 +265,7 @@ class Suggester:
         'learned'
         """
         typed, chosen = _domain_of(url), _domain_of(suggestion_url)
-        if not typed or not chosen:
+        if not typed or not chosen or " " in chosen:
             raise InvalidInput("record_outcome needs two web URLs")
         self.learning.record(typed, chosen, taken)
         if taken:
@@ -623,7 +623,9 @@ class Suggester:
         out = []
         for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:
             score = cand.weight / total
-            if ctx.domain_known and cand.step != "learned" and cand.domain != ctx.typed_domain:
+            if ctx.domain_known and cand.domain != ctx.typed_domain:
+                # the issue's calibration rule, learned corrections included: a known
+                # domain may just be down; a taken correction still ranks above retry
                 score = min(score, self.options.confident - 0.05)
             out.append(
                 Suggestion(
@@ -811,8 +813,15 @@ def _host_of(url: str) -> str:
 
 
 def _domain_of(url: str) -> str:
-    host = _host_of(url)
-    return _registrable(host) if host else ""
+    """The registrable domain as the pipeline keys it (IDNs as punycode, like
+    ``ctx.typed_domain``), or "" when the URL names no domain.
+
+    >>> _domain_of("http://www.goögle.com/x"), _domain_of("not a url")
+    ('xn--gogle-kua.com', '')
+    """
+    host = ascii_host(_host_of(url))
+    domain = _registrable(host) if host else ""
+    return "" if domain.startswith(".") or " " in domain.partition(".")[2] else domain
 
 
 __all__ = ["DomainDictionary", "SuggestOptions", "SuggestRequest", "Suggester", "Suggestion"]

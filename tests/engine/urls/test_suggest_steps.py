@@ -205,6 +205,29 @@ def test_taken_correction_ranks_first_and_rejected_is_demoted():
     assert after[0].score < before[0].score
 
 
+def test_learning_keys_idn_typos_the_way_the_pipeline_reads_them():
+    """A taken correction for a typed IDN (goögle.com) is found again next time, and a
+    suggestion that names no domain is refused instead of stored."""
+    from engine.errors import InvalidInput
+
+    s = Suggester(DomainDictionary.from_domains(["google.com", "goggle.com"]))
+    s.record_outcome("http://goögle.com/", "http://goggle.com/", taken=True)
+    assert top(s, "http://goögle.com/").step == "learned"
+    assert top(s, "http://xn--gogle-kua.com/").url == "http://goggle.com/"
+    with pytest.raises(InvalidInput):
+        s.record_outcome("http://gogle.com/", "not a url", taken=True)
+
+
+def test_a_learned_correction_of_a_known_domain_ranks_first_yet_below_05(bundled):
+    """Taken once for amazon.fr (known, maybe just down): first next time, but the known
+    domain rule still holds (no big "Did you mean" button for another domain)."""
+    s = Suggester(bundled.dictionary)
+    s.record_outcome("http://amazon.fr/", "http://amazon.de/", taken=True)
+    found = s.suggest(SuggestRequest("http://amazon.fr/", "dns"))
+    assert (found[0].url, found[0].step) == ("http://amazon.de/", "learned")
+    assert found[0].score < 0.5 and found[1].step == "retry"
+
+
 def test_user_domains_are_suggested():
     s = Suggester(DomainDictionary.from_domains(["google.com"]))
     s.add_user_domains({"intranet.mycorp.example": 4})
@@ -247,6 +270,29 @@ def test_keyboard_layout_follows_the_browser_language():
     )
     assert is_adjacent("m", "p", "azerty") and not is_adjacent("m", "p", "qwerty")
     assert typo_cost("shomify", "shopify", "azerty") < typo_cost("shomify", "shopify", "qwerty")
+
+
+@pytest.mark.parametrize(
+    "domains,typed,languages,meant",
+    [
+        # m is next to p on AZERTY only, next to n on QWERTY/QWERTZ only
+        (["shonify.com", "shopify.com"], "shomify", ("fr-FR", "fr"), "shopify.com"),
+        (["shonify.com", "shopify.com"], "shomify", ("en-US", "en"), "shonify.com"),
+        (["shopify.com", "shonify.com"], "shomify", ("de-DE",), "shonify.com"),
+        (["shopify.com", "shonify.com"], "shomify", ("fr-CA",), "shonify.com"),  # QWERTY
+        # z is next to t on QWERTZ only, next to s on QWERTY/AZERTY only
+        (["masch.com", "match.com"], "mazch", ("de-DE", "en"), "match.com"),
+        (["masch.com", "match.com"], "mazch", ("fr-CH",), "match.com"),  # Swiss: QWERTZ
+        (["match.com", "masch.com"], "mazch", ("en-GB",), "masch.com"),
+        (["match.com", "masch.com"], "mazch", ("fr-FR",), "masch.com"),
+    ],
+)
+def test_the_browser_language_picks_the_keyboard_in_ranking(domains, typed, languages, meant):
+    """The same typo ranks another domain first under another keyboard (the more popular
+    one is listed first, so popularity alone would pick it in half the cases)."""
+    s = Suggester(DomainDictionary.from_domains(domains))
+    found = top(s, f"http://{typed}.com/", languages=languages)
+    assert found.url == f"http://{meant}/" and found.score >= 0.7, found
 
 
 def test_country_tld_from_languages():
