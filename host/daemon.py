@@ -25,6 +25,7 @@ from pathlib import Path
 from engine.errors import Unavailable
 from host import client
 from host.lockfile import DaemonLock
+from host.security import CredentialFilter
 
 log = logging.getLogger("pagekeeper.daemon")
 
@@ -52,6 +53,7 @@ def setup_logging(home: Path) -> None:
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     )
+    handler.addFilter(CredentialFilter())  # no user:pass@ from a URL ever reaches the file
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import BadRequest, error_payload
+from host.security import strip_credentials_deep
 
 PROTOCOL_VERSION = 1
 MAX_ID_LENGTH = 200
@@ -70,5 +71,6 @@ def ok_reply(req_id: object, result: object) -> dict:
 
 
 def error_reply(req_id: object, exc: BaseException) -> dict:
-    """An error reply; the one place exceptions become wire errors."""
-    return {"id": req_id, "ok": False, "error": error_payload(exc)}
+    """An error reply; the one place exceptions become wire errors (a URL quoted in the
+    message loses its credentials: the extension may show it)."""
+    return {"id": req_id, "ok": False, "error": strip_credentials_deep(error_payload(exc))}

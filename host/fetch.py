@@ -55,20 +55,22 @@ class Fetched:
 
     def capture(self, url: str, source: str):
         """This response as the archive's input (``engine.archive.model.Capture``) for ``url``;
-        a non-2xx answer is ``InvalidInput``: there is nothing to archive.
+        a non-2xx answer is ``InvalidInput``: there is nothing to archive. URL credentials
+        (``user:pass@``) are not kept: the fetch used them, the archive never shows them.
 
         >>> Fetched(200, "https://e.org/b", body=b"<p>x").capture("https://e.org/a", "crawl").final_url
         'https://e.org/b'
         """
         from engine.archive.model import Capture
+        from host.security import strip_credentials
 
         if not self.ok:
             raise InvalidInput(f"{url} answered HTTP {self.status}; nothing to archive")
 
         return Capture(
-            url=url,
+            url=strip_credentials(url),
             html=self.body,
-            final_url=self.final_url,
+            final_url=strip_credentials(self.final_url),
             content_type=self.content_type or "text/html",
             charset=self.charset,
             last_modified=self.headers.get("last-modified"),

@@ -35,6 +35,7 @@ from host import client
 from host.envelope import error_reply, parse_request, request_id
 from host.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT, Truncated, decode, encode, read_frame
 from host.framing import write_frame as _write_frame
+from host.security import CredentialFilter
 
 log = logging.getLogger("pagekeeper.native")
 DRAIN_TIMEOUT = 60.0
@@ -200,6 +201,8 @@ def setup_logging(home: Path) -> None:
         level=logging.INFO,
         format="%(asctime)s %(process)d %(levelname)s %(message)s",
     )
+    for handler in logging.getLogger().handlers:  # no user:pass@ from a URL in the log
+        handler.addFilter(CredentialFilter())
 
 
 def limits(home: Path) -> tuple[int, int]:

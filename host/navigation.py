@@ -7,7 +7,9 @@ the archive store's key/value area (``store.save_state("suggest", …)``) so it
 shares the store's journal and crash safety. Visits are saved at most every
 ``SAVE_EVERY`` seconds (and at shutdown); a taken/rejected suggestion at once.
 
-``nav_error`` answers with three lists, each URL stripped of credentials:
+``nav_error`` answers with three lists, every URL in them stripped of credentials
+(host/security.py; also those of pages archived with ``user:pass@`` before the host
+started cutting them at registration):
 ``suggestions`` (repaired URLs), ``archived`` (versions of this URL) and
 ``similar`` (similar archived pages, or same-site pages with the nearest path).
 
@@ -22,9 +24,10 @@ import gzip
 import logging
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from engine.errors import InvalidInput, NotFound, error_payload
+from host.security import strip_credentials, strip_credentials_deep
 
 STATE_NAME = "suggest"
 SAVE_EVERY = 10.0
@@ -33,20 +36,6 @@ DOMAINS = "domains.txt.gz"
 ARCHIVED_LIMIT = 5
 SIMILAR_LIMIT = 6
 log = logging.getLogger("pagekeeper.navigation")
-
-
-def strip_credentials(url: str | None) -> str | None:
-    """Drop ``user:password@`` from a URL (never echoed into suggestions, logs or the viewer)."""
-    if not url or "@" not in url:
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 # -- the Suggester and its learned state ---------------------------------------------------
@@ -182,10 +171,7 @@ def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) 
     shown = app.suggester.suggest(request)[:limit]
     app.suggester.record_shown(url, shown)
     _maybe_save(app)
-    found = [s.to_dict() for s in shown]
-    for entry in found:
-        entry["url"] = strip_credentials(entry["url"])
-    return found
+    return strip_credentials_deep([s.to_dict() for s in shown])
 
 
 def epoch(value) -> float | None:
@@ -267,12 +253,13 @@ def nearest_on_site(app, url: str) -> list[dict]:
 
 def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     """The ``nav_error`` answer: ``{"url", "suggestions", "archived", "similar"}``."""
-    archived = _archived(app, url)
-    answer = {"url": strip_credentials(url), "suggestions": [], "archived": archived}
+    clean = strip_credentials(url)  # the archive stores URLs without credentials
+    archived = strip_credentials_deep(_archived(app, clean))
+    answer = {"url": clean, "suggestions": [], "archived": archived}
     try:
         answer["suggestions"] = _suggestions(app, url, params, limit, archived)
     except Exception as exc:  # the archived copies must still reach the error page
         log.exception("suggestions failed for a nav_error")
-        answer["suggest_error"] = error_payload(exc)
-    answer["similar"] = _similar(app, url, archived)
+        answer["suggest_error"] = strip_credentials_deep(error_payload(exc))
+    answer["similar"] = strip_credentials_deep(_similar(app, clean, archived))
     return answer

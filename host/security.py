@@ -11,7 +11,10 @@ So (see ARCHITECTURE.md, "Host"):
 * ``Origin``, when present, must be an extension origin we allow or the
   daemon's own (cross-site websocket hijacking);
 * links inside archived copies are signed per target (HMAC of the token), so a
-  sandboxed copy can follow its own gc links without ever seeing the token.
+  sandboxed copy can follow its own gc links without ever seeing the token;
+* URL credentials (``user:pass@``) are cut from stored URLs, from what ``nav_error``
+  and the archive reads answer, from error messages and from log lines
+  (:func:`strip_credentials`, :class:`CredentialFilter`).
 
 >>> check_host("127.0.0.1:47477", 47477)
 >>> check_host("evil.example:47477", 47477)
@@ -24,7 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
+import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,6 +41,9 @@ TOKEN_FILE = "token"
 COOKIE = "pk_token"
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 SIG_LENGTH = 32
+# ``scheme://userinfo@``: the userinfo runs up to the first '@' before any '/', '?' or '#'
+# (WHATWG URL's authority), so ``https://medium.com/@user`` is left alone.
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\\\"'<>]*@")
 
 
 def token_path(home: Path) -> Path:
@@ -151,3 +159,49 @@ def valid_signature(token: str, sig: str | None, *parts: str) -> bool:
 def session_cookie(token: str) -> str:
     """``Set-Cookie`` value: HttpOnly (no script reads it), SameSite=Strict (no other site sends it)."""
     return f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+
+
+def strip_credentials(text: str | None) -> str | None:
+    """Cut ``user:password@`` out of every URL in ``text`` (never echoed anywhere).
+
+    Works on a bare URL, on a version URL that embeds one, and on a message quoting one.
+
+    >>> strip_credentials("see /v/1/https://alice:s3cret@bank.example/a?b")
+    'see /v/1/https://bank.example/a?b'
+    >>> strip_credentials("https://medium.com/@user")
+    'https://medium.com/@user'
+    """
+    if not text or "@" not in text:
+        return text
+    return USERINFO.sub(r"\1", text)
+
+
+def strip_credentials_deep(value):
+    """:func:`strip_credentials` over every string of a JSON-like value (a reply's result).
+
+    >>> strip_credentials_deep({"a": ["http://u:p@h.example/"]})
+    {'a': ['http://h.example/']}
+    """
+    if isinstance(value, str):
+        return strip_credentials(value)
+    if isinstance(value, dict):
+        return {key: strip_credentials_deep(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strip_credentials_deep(item) for item in value]
+    return value
+
+
+class CredentialFilter(logging.Filter):
+    """A log handler filter: the formatted message and traceback lose URL credentials.
+
+    >>> record = logging.LogRecord("x", 20, "f", 1, "fetch %s", ("http://u:p@h/",), None)
+    >>> CredentialFilter().filter(record), record.getMessage()
+    (True, 'fetch http://h/')
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = strip_credentials(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.exc_text = strip_credentials(record.exc_text)
+        return True

@@ -218,6 +218,7 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
     Malformed input raises InvalidInput; records above the cap raise TooLarge.
     """
     from engine.archive.model import Capture
+    from host.security import strip_credentials
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
@@ -232,7 +233,7 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
                 raise TooLarge(f"a WARC record is larger than {options.max_record_bytes} bytes")
             mime, charset = _content_type(record)
             capture = Capture(
-                url=record.rec_headers.get_header("WARC-Target-URI"),
+                url=strip_credentials(record.rec_headers.get_header("WARC-Target-URI")),
                 html=body,
                 content_type=mime,
                 charset=charset,

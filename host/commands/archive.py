@@ -26,6 +26,7 @@ from engine.html.parse import decode_html
 from host.cli import command
 from host.commands import warc
 from host.fetch import FetchOptions, fetch, reachable
+from host.security import strip_credentials
 
 DEFAULT_PORT = 47477
 
@@ -101,7 +102,8 @@ def _capture(args) -> Capture:
     if args.html:
         content_type = args.content_type or "text/html"
         html = _read_html(args.html, RegisterOptions().max_bytes)
-        return Capture(url=args.url, html=html, content_type=content_type, source="file")
+        url = strip_credentials(args.url)  # never stored (host/security.py)
+        return Capture(url=url, html=html, content_type=content_type, source="file")
     if args.no_fetch:
         raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
     return fetch(args.url, FetchOptions()).capture(args.url, "fetch")

@@ -14,9 +14,11 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from engine.errors import InvalidInput, NotFound
 from host.handlers import choice, flag, integer, text
+from host.security import strip_credentials, strip_credentials_deep
 
 URL_MAX = 8192
 
@@ -28,12 +30,13 @@ def _options(app, **fields):
 
 
 def _capture(params: dict, html):
+    """The extension's capture; URL credentials are cut (never stored, never shown)."""
     from engine.archive.model import Capture
 
     return Capture(
-        url=text(params, "url", max_length=URL_MAX),
+        url=strip_credentials(text(params, "url", max_length=URL_MAX)),
         html=html,
-        final_url=text(params, "final_url", None, max_length=URL_MAX),
+        final_url=strip_credentials(text(params, "final_url", None, max_length=URL_MAX)),
         content_type=text(params, "content_type", "text/html", max_length=200),
         charset=text(params, "charset", None, max_length=64),
         last_modified=text(params, "last_modified", None, max_length=200),
@@ -54,13 +57,14 @@ def _register(app, capture, options) -> dict:
 
 
 async def _fetched_capture(params: dict):
+    """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
+    as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
     from host.fetch import afetch
 
-    got = await afetch(text(params, "url", max_length=URL_MAX))
-    fields = {**params, "final_url": got.final_url, "content_type": got.content_type}
-    fields["charset"] = got.charset
-    fields["source"] = "fetch"
-    return _capture(fields, got.body)
+    url = text(params, "url", max_length=URL_MAX)
+    capture = (await afetch(url)).capture(url, "fetch")
+    title = text(params, "title", None, max_length=4096)
+    return capture if title is None else replace(capture, title=title)
 
 
 async def archive_page(params: dict, app) -> dict:
@@ -78,15 +82,20 @@ def versions(params: dict, app) -> dict:
     """Every version of the document behind a URL (or ID), newest first."""
     from engine.archive import registry
 
-    ref = text(params, "url", max_length=URL_MAX)
-    return {"url": ref, "versions": registry.versions(app.store, ref, app.base_url)}
+    ref = strip_credentials(text(params, "url", max_length=URL_MAX))
+    return {"url": ref, "versions": _clean(registry.versions(app.store, ref, app.base_url))}
+
+
+def _clean(rows):
+    """Rows of stored URLs without credentials (pages archived before they were cut)."""
+    return strip_credentials_deep(rows)
 
 
 def similar(params: dict, app) -> dict:
     """Pages similar to a version, with structural and content similarity."""
     from engine.archive import registry
 
-    return registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
+    return _clean(registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url))
 
 
 def search(params: dict, app) -> dict:
@@ -99,8 +108,11 @@ def search(params: dict, app) -> dict:
         case_sensitive=flag(params, "case_sensitive"),
         sort=choice(params, "sort", ("url", "time"), "time"),
         text=text(params, "text", None, max_length=4096),
+        base=app.base_url,  # version URLs on this daemon's port, not the default one
     )
-    return _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
+    page = _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
+    page["results"] = _clean(page["results"])
+    return page
 
 
 def _page(items: list, offset: int, limit: int) -> dict:

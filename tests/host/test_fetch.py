@@ -65,9 +65,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve(extra: dict | None = None):
+def serve(extra: dict | None = None, base_handler: type = Handler):
     """Run a real HTTP server on 127.0.0.1 in a thread; yield its base URL."""
-    handler = type("H", (Handler,), {"extra": dict(extra or {})})
+    handler = type("H", (base_handler,), {"extra": dict(extra or {})})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

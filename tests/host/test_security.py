@@ -220,3 +220,86 @@ def test_credentials_never_echoed():
     assert strip_credentials("https://alice:s3cret@bank.example/x?y") == "https://bank.example/x?y"
     assert strip_credentials("http://bob@h.example/") == "http://h.example/"
     assert strip_credentials("https://plain.example/") == "https://plain.example/"
+
+
+def _ws(daemon, home, type_: str, params: dict) -> dict:
+    with connect(f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}") as ws:
+        ws.send(json.dumps({"id": 1, "type": type_, "params": params}))
+        return json.loads(ws.recv(timeout=30))
+
+
+def test_credentials_never_reach_replies_copies_or_logs(daemon, home):
+    port, token = daemon["port"], token_of(home)
+    html = "<title>Account</title><p>" + "your balance and statements " * 20 + "</p>"
+    secret = "https://alice:s3cret@bank.example/acct"
+    replies = [_ws(daemon, home, "archive_page", {"url": secret, "html": html})]
+    reg = replies[0]["result"]
+    for type_, params in [
+        ("versions", {"url": secret}),
+        ("nav_error", {"url": secret, "kind": "http_404"}),  # archived copy + archive suggestion
+        ("nav_error", {"url": "https://alice:s3cret@bank.exampel/acct", "kind": "dns"}),
+        ("nav_error", {"url": "https://alice:s3cret@bank.example/other", "kind": "http_404"}),
+        ("search", {"pattern": "*bank*"}),
+        ("similar", {"id": reg["id"]}),
+        ("archive_page", {"url": "http://alice:s3cret@nonexistent.invalid/x"}),  # fetch_failed
+        ("visited", {"url": "http://alice:s3cret@[bad/x"}),  # invalid_input quoting the URL
+    ]:
+        replies.append(_ws(daemon, home, type_, params))
+    assert replies[1]["result"]["versions"][0]["id"] == reg["id"]  # found under the clean URL
+    assert replies[2]["result"]["archived"] and replies[2]["result"]["suggestions"]
+    assert replies[5]["result"]["results"][0]["version_url"].startswith(daemon["url"])
+    assert [r["ok"] for r in replies[-2:]] == [False, False]
+    for reply in replies:
+        assert "s3cret" not in json.dumps(reply), reply
+    status, _, body = raw_get(port, f"/v/{reg['id']}/x", {"Authorization": f"Bearer {token}"})
+    assert status == 200 and b"s3cret" not in body
+    for log in (home / "logs").iterdir():
+        assert b"s3cret" not in log.read_bytes(), log
+
+
+def test_credentials_archived_before_they_were_cut_are_not_echoed(home):
+    """A store written by an older host may hold ``user:pass@`` URLs: the replies still cut them."""
+    from engine.archive.model import Capture
+    from engine.archive.registry import register
+    from engine.archive.store import ArchiveStore
+    from tests.host.daemon_fixtures import pk
+
+    store = ArchiveStore.open(home)
+    html = "<title>Old</title><p>" + "an old page kept with its login " * 20 + "</p>"
+    old = register(store, Capture("https://bob:hunter2@old.example/a", html)).id
+    store.close()
+    daemon = json.loads(pk(home, "serve", "--detach", "--json").stdout)
+    replies = [
+        _ws(daemon, home, "nav_error", {"url": "https://old.example/a", "kind": "http_404"}),
+        _ws(daemon, home, "nav_error", {"url": "https://old.example/b", "kind": "http_404"}),
+        _ws(daemon, home, "search", {"pattern": "*old.example*"}),
+        _ws(daemon, home, "similar", {"id": old}),
+    ]
+    assert replies[1]["result"]["similar"][0]["id"] == old  # same site, nearest path
+    assert replies[2]["result"]["results"][0]["id"] == old
+    for reply in replies:
+        assert reply["ok"] and "hunter2" not in json.dumps(reply), reply
+
+
+def test_log_files_cut_credentials(tmp_path):
+    import logging
+
+    from host.daemon import setup_logging
+
+    root = logging.getLogger()
+    before = list(root.handlers)
+    setup_logging(tmp_path)
+    try:
+        log = logging.getLogger("pagekeeper.test")
+        log.warning("fetch of %s failed", "https://alice:s3cret@bank.example/")
+        try:
+            raise ValueError("cannot open http://bob:hunter2@h.example/x")
+        except ValueError:
+            log.exception("handler failed")
+    finally:
+        for handler in set(root.handlers) - set(before):
+            handler.close()
+            root.removeHandler(handler)
+    text = (tmp_path / "logs" / "daemon.log").read_text()
+    assert "https://bank.example/" in text and "http://h.example/x" in text
+    assert "s3cret" not in text and "hunter2" not in text and "alice" not in text
