@@ -129,3 +129,42 @@ def test_missing_id_reply_has_null_id():
 
     reply = asyncio.run(handle({"type": "ping"}, app=None))
     assert reply["id"] is None and reply["error"]["code"] == "bad_request"
+
+
+def test_relay_answers_every_bad_frame_on_streams(tmp_path):
+    """The native relay itself, on io.BytesIO in and out: each complete bad frame gets one
+    typed error (no daemon needed, none started); a truncated frame ends the stream cleanly."""
+    from host.native import Relay
+
+    frames = [
+        frame(b'{"id":"\xff\xfe"}'),  # invalid UTF-8
+        frame(b'{"id": 1,'),  # invalid JSON
+        frame(b"[1,2]"),  # not an object
+        frame(b'{"type":"ping"}'),  # missing id
+        frame(b'{"id":7,"type":"ping","params":[1]}'),  # params not an object: id kept
+        frame(b"x" * 5000),  # over the cap
+        struct.pack("=I", 100) + b'{"id":8',  # truncated body: the stream is over
+    ]
+    out = io.BytesIO()
+    Relay(tmp_path, out, cap=1000, reply_limit=1 << 20).run(io.BytesIO(b"".join(frames)))
+    out.seek(0)
+    replies = []
+    while (reply := read_message(out)) is not None:
+        replies.append(reply)
+    assert [(r["id"], r["ok"], r["error"]["code"]) for r in replies] == [
+        (None, False, "bad_request"),
+        (None, False, "bad_request"),
+        (None, False, "bad_request"),
+        (None, False, "bad_request"),
+        (7, False, "bad_request"),
+        (None, False, "too_large"),
+    ]
+    assert not (tmp_path / "daemon.json").exists()
+
+
+def test_relay_truncated_length_ends_quietly(tmp_path):
+    from host.native import Relay
+
+    out = io.BytesIO()
+    Relay(tmp_path, out, cap=1000, reply_limit=1 << 20).run(io.BytesIO(b"\x05\x00"))
+    assert out.getvalue() == b""

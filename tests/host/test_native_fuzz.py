@@ -126,3 +126,47 @@ def test_relay_survives_a_daemon_crash(home):
     assert all(r["ok"] or r["error"]["code"] == "unavailable" for r in replies)
     assert json.loads((home / "daemon.json").read_text())["pid"] != first
     assert host.close() == 0
+
+
+def padded_ping(rid: str, size: int) -> bytes:
+    """A ``ping`` frame whose body is exactly ``size`` bytes (the padding is an ignored param)."""
+    empty = json.dumps({"id": rid, "type": "ping", "params": {"pad": ""}}).encode()
+    body = json.dumps({"id": rid, "type": "ping", "params": {"pad": "x" * (size - len(empty))}})
+    assert len(body) == size
+    return _frame(body.encode())
+
+
+def test_default_limits_64_mib_requests_and_1_mib_replies(home):
+    """Default config: a request of exactly 64 MiB is relayed and answered, one byte more is
+    ``too_large`` (and the stream goes on); a reply over 1 MiB comes paged, each frame <= 1 MiB."""
+    from host.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+
+    assert (DEFAULT_REQUEST_CAP, REPLY_LIMIT) == (64 * 1024 * 1024, 1024 * 1024)
+    host = NativeHost(home)
+    host.send_raw(padded_ping("at-cap", DEFAULT_REQUEST_CAP))
+    assert host.recv() == {
+        "id": "at-cap",
+        "ok": True,
+        "result": {"version": "0.1.0", "protocol": 1},
+    }
+    host.send_raw(padded_ping("over", DEFAULT_REQUEST_CAP + 1))
+    refused = host.recv()
+    assert refused["id"] is None and refused["error"]["code"] == "too_large", refused
+    assert host.call({"id": "after", "type": "ping"})["ok"]
+
+    html = "<title>big</title><p>" + "paged reply text " * 100_000 + "</p>"  # ~1.7 MB
+    reg = host.call(
+        {"id": 1, "type": "archive_page", "params": {"url": "https://b.example/", "html": html}}
+    )
+    assert reg["ok"], reg
+    host.send({"id": 2, "type": "get", "params": {"id": reg["result"]["id"], "original": True}})
+    pages, sizes = [], []
+    while not pages or len(pages) < pages[0]["pages"]:
+        head = host.proc.stdout.read(4)
+        (length,) = struct.unpack("=I", head)
+        sizes.append(length)
+        pages.append(json.loads(host.proc.stdout.read(length)))
+    assert len(pages) >= 2 and max(sizes) <= REPLY_LIMIT
+    assert [p["page"] for p in pages] == list(range(len(pages)))
+    assert json.loads("".join(p["chunk"] for p in pages))["result"]["html"] == html
+    assert host.close() == 0
