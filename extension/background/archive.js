@@ -6,6 +6,7 @@
 import { action, ext, runInTab, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
 import { badgeText } from '../lib/rules.js';
+import { distinctPages } from '../lib/suggestions.js';
 import { settings } from './config.js';
 import { HostError, request } from './native.js';
 
@@ -118,6 +119,6 @@ function summarize(result, versions, similar) {
     similarity: result.previous_similarity ?? entry.similarity_to_previous ?? prevSimilar?.similarity ?? null,
     content_similarity: prevSimilar?.content_similarity ?? null,
     previous,
-    similar: similar.filter((p) => p.id !== previous?.id && p.key !== result.key),
+    similar: distinctPages(similar.filter((p) => p.id !== previous?.id && p.key !== result.key)),
   };
 }

@@ -9,7 +9,7 @@ import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { localFallbacks } from '../lib/fallback.js';
 import { hostOf } from '../lib/addresses.js';
 import { classifyError, describe } from '../lib/net-errors.js';
-import { rankForPage } from '../lib/suggestions.js';
+import { distinctPages, rankForPage } from '../lib/suggestions.js';
 
 const query = new URLSearchParams(location.search);
 const failure = {
@@ -57,7 +57,7 @@ function renderAnswer(result) {
   if (top) renderBest(top, 0);
   renderOthers(rest, top ? 1 : 0, top ? 'Other possibilities' : 'Possible addresses');
   renderArchived(result.archived ?? []);
-  renderSimilar(result.similar ?? []);
+  renderSimilar(distinctPages(result.similar));
   if (!top && !rest.length && !(result.archived ?? []).length && !(result.similar ?? []).length) {
     renderOthers(localFallbacks(failure.url), 0, 'Quick fixes to try');
   }

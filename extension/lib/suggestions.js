@@ -25,3 +25,19 @@ export function rankForPage(result, failedUrl) {
 export function isBest(top) {
   return typeof top?.score === 'number' && top.score >= BEST_SCORE;
 }
+
+/**
+ * One entry per archived page: the host lists similar pages by version, so a page archived
+ * twice would show twice. The first of each page (key, else URL) is kept: the lists come
+ * most similar first.
+ *   distinctPages([{key: 'a', similarity: 0.96}, {key: 'a', similarity: 0.95}]).length === 1
+ */
+export function distinctPages(pages) {
+  const seen = new Set();
+  return (pages ?? []).filter((page) => {
+    const id = page.key ?? page.url;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}

@@ -295,12 +295,20 @@ def test_archive_from_the_shortcut_and_both_context_menus(page):
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-page' }, { id: 5 });
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'https://docs.example/other' });
            await wait(200);
-           return { menus: log.menus, shortcut, all: sentOf('archive_page'), scripted: log.scripted.length };""",
+           // the popup's summary: one entry per similar page, though the host lists versions
+           replies.archive_page = (p) => ({ id: 'v9', url: p.url, key: 'k', similar: [{ id: 'r2' }, { id: 'r1' }] });
+           replies.similar = { similar: [{ id: 'r2', key: 'river', similarity: 0.96 },
+                                         { id: 'r1', key: 'river', similarity: 0.95 }] };
+           const summary = await new Promise((r) => runtime.onMessage.fire(
+             { type: 'archive_tab', params: { tabId: 5 } }, { id: 'pk-test' }, r));
+           return { menus: log.menus, shortcut, all: sentOf('archive_page'), scripted: log.scripted.length,
+                    similar: summary.result.similar.map((p) => p.id) };""",
     )
     assert got["menus"] == ["pk-archive-page", "pk-archive-link"]
     assert got["shortcut"]["scripted"] == [{"tabId": 5, "func": "capturePage"}]
     (sent,) = got["shortcut"]["sent"]
     assert sent["url"] == "https://docs.example/guide" and sent["html"].startswith("<html>")
-    assert got["scripted"] == 2  # the page menu captures the tab too
+    assert got["scripted"] == 3  # the page menu and the popup's button capture the tab too
+    assert got["similar"] == ["r2"]
     (link,) = [p for p in got["all"] if p["url"] == "https://docs.example/other"]
     assert "html" not in link and link["captured_at"]  # no tab: the host fetches the link

@@ -96,8 +96,31 @@ def test_passing_over_the_best_suggestion_is_reported_as_not_taken(error_page):
 def test_the_archived_copy_gets_its_own_button(error_page):
     copy = {"id": "a1", "url": "http://s.example/gone", "registered_at": "2026-11-20T10:00:00Z",
             "version_url": "http://127.0.0.1:1/v/a1/http://s.example/gone"}  # fmt: skip
-    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": []}}
+    similar = [  # the host lists similar pages by version: one page archived twice comes twice
+        {
+            "id": "r2",
+            "key": "http://s.example/river",
+            "url": "http://s.example/river",
+            "similarity": 0.96,
+        },
+        {
+            "id": "r1",
+            "key": "http://s.example/river",
+            "url": "http://s.example/river",
+            "similarity": 0.95,
+        },
+        {
+            "id": "o1",
+            "key": "http://s.example/other",
+            "url": "http://s.example/other",
+            "similarity": 0.6,
+        },
+    ]
+    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": similar}}
     page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    expect(page.locator("#similar-list .url")).to_have_text(
+        [re.compile(r"^s\.example/river"), re.compile(r"^s\.example/other")]
+    )
     expect(page.locator("#title")).to_have_text("This page is not on the server")
     expect(page.locator("#open-archived")).to_have_text(
         re.compile(r"^Open my archived copy \(.*2026.*\)$")
