@@ -168,16 +168,33 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _registry(scope_system: bool):  # pragma: no cover (Windows)
+def _registry(scope_system: bool):
+    """``(winreg, HKLM or HKCU)``; tests swap in a recording stand-in for ``winreg``."""
     import winreg
 
     return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
 
 
+def _uses_registry(options: InstallOptions, platform: str | None) -> bool:
+    return platform_key(platform) == "win32" and options.profile_dir is None
+
+
+def registered_manifest(browser: str, options: InstallOptions, platform=None) -> str | None:
+    """The manifest path the browser's registry key names (Windows), or ``None`` if no key."""
+    winreg, root = _registry(options.system)
+    try:
+        with winreg.OpenKey(
+            root, f"{manifest_dir(browser, options, platform)}\\{HOST_NAME}"
+        ) as key:
+            return winreg.QueryValueEx(key, "")[0]
+    except OSError:
+        return None
+
+
 def _install_one(browser, options, home, launcher, ids, platform) -> dict:
     where = manifest_dir(browser, options, platform)
     body = json.dumps(manifest(browser, launcher, *ids), indent=2).encode("utf-8")
-    if platform_key(platform) == "win32" and options.profile_dir is None:  # pragma: no cover
+    if _uses_registry(options, platform):
         path = Path(home) / "native-messaging" / browser / f"{HOST_NAME}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, body)
@@ -208,7 +225,7 @@ def install(home: Path, options: InstallOptions, config=None, platform: str | No
 
 
 def manifest_path(browser: str, options: InstallOptions, home: Path, platform=None) -> Path:
-    if platform_key(platform) == "win32" and options.profile_dir is None:  # pragma: no cover
+    if _uses_registry(options, platform):
         return Path(home) / "native-messaging" / browser / f"{HOST_NAME}.json"
     return Path(manifest_dir(browser, options, platform)) / f"{HOST_NAME}.json"
 
@@ -221,16 +238,23 @@ def uninstall(home: Path, options: InstallOptions, platform: str | None = None) 
         if path.exists():
             path.unlink()
             removed.append({"browser": browser, "manifest": str(path)})
-        if platform_key(platform) == "win32" and options.profile_dir is None:  # pragma: no cover
+        if _uses_registry(options, platform):
             winreg, root = _registry(options.system)
             with contextlib.suppress(OSError):
                 winreg.DeleteKey(root, f"{manifest_dir(browser, options, platform)}\\{HOST_NAME}")
     return {"removed": removed}
 
 
-def check_manifest(browser: str, path: Path) -> dict:
-    """One doctor line: present, valid, pointing at an executable, which IDs it allows."""
+def check_manifest(browser: str, path: Path, windows: bool = False, registered=None) -> dict:
+    """One doctor line: present, valid, pointing at an executable, which IDs it allows.
+
+    On Windows (``windows``) the browser finds the file only through its registry key:
+    ``registered`` is the path that key names (``None``: no key), and must be ``path``.
+    """
     entry = {"browser": browser, "manifest": str(path), "present": path.is_file()}
+    if windows:
+        entry["registry_value"] = registered
+        entry["present"] = entry["present"] and registered is not None and Path(registered) == path
     if not entry["present"]:
         return entry
     try:
@@ -257,8 +281,15 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
     from host import client
     from host.security import read_token
 
+    windows = _uses_registry(options, platform)
     manifests = [
-        check_manifest(b, manifest_path(b, options, home, platform)) for b in options.browsers
+        check_manifest(
+            b,
+            manifest_path(b, options, home, platform),
+            windows,
+            registered_manifest(b, options, platform) if windows else None,
+        )
+        for b in options.browsers
     ]
     token = read_token(home)
     daemon = {"running": False}

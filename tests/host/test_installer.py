@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.errors import InvalidInput
+from host import installer
 from host.installer import (
     BROWSERS,
     HOST_NAME,
@@ -18,6 +21,7 @@ from host.installer import (
     manifest,
     manifest_dir,
 )
+from host.security import ensure_token
 from tests.host.daemon_fixtures import ROOT, pk
 
 EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
@@ -168,3 +172,141 @@ def test_user_install_writes_every_browser_under_home(home, tmp_path, monkeypatc
     assert json.loads(written["firefox"].read_text())["allowed_extensions"] == [
         "pagekeeper@pagekeeper.app"
     ]
+
+
+# -- every browser x OS from the one table, in-process (the table decides every location) --
+
+
+class FakeWinreg:
+    """Records what the installer does to the Windows registry: (root, key) -> default value."""
+
+    HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, REG_SZ = "HKCU", "HKLM", 1
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple[str, str], str | None] = {}
+
+    @contextlib.contextmanager
+    def CreateKey(self, root, path):  # noqa: N802 (winreg's names)
+        self.keys.setdefault((root, path), None)
+        yield (root, path)
+
+    def SetValueEx(self, key, name, reserved, kind, value):  # noqa: N802
+        assert (name, reserved, kind) == ("", 0, self.REG_SZ)
+        self.keys[key] = value
+
+    @contextlib.contextmanager
+    def OpenKey(self, root, path):  # noqa: N802
+        if (root, path) not in self.keys:
+            raise FileNotFoundError(path)
+        yield (root, path)
+
+    def QueryValueEx(self, key, name):  # noqa: N802
+        return self.keys[key], self.REG_SZ
+
+    def DeleteKey(self, root, path):  # noqa: N802
+        if (root, path) not in self.keys:
+            raise FileNotFoundError(path)
+        del self.keys[(root, path)]
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    fake = FakeWinreg()
+    monkeypatch.setattr(
+        installer,
+        "_registry",
+        lambda system: (fake, fake.HKEY_LOCAL_MACHINE if system else fake.HKEY_CURRENT_USER),
+    )
+    return fake
+
+
+def config():
+    from host.app import Config
+
+    return Config()
+
+
+@pytest.mark.parametrize("system", [False, True], ids=["HKCU", "HKLM"])
+def test_windows_registry_keys_for_every_browser(tmp_path, registry, system):
+    home = tmp_path / "home"
+    ensure_token(home)
+    options = InstallOptions(system=system)
+    done = installer.install(home, options, config(), platform="win32")
+    root = "HKLM" if system else "HKCU"
+    assert {i["browser"] for i in done["installed"]} == set(BROWSERS)
+    assert done["launcher"].endswith("pagekeeper-native.cmd")
+    for browser, per_os in BROWSERS.items():
+        key = (root, f"{per_os['win32'][int(system)]}\\{HOST_NAME}")
+        path = Path(registry.keys[key])  # the key's default value names the manifest
+        data = json.loads(path.read_text())
+        assert data["path"] == done["launcher"] and home in path.parents
+        field = "allowed_extensions" if browser == "firefox" else "allowed_origins"
+        assert data[field] == (
+            ["pagekeeper@pagekeeper.app"]
+            if browser == "firefox"
+            else [f"chrome-extension://{EXT_ID}/"]
+        )
+    assert len(registry.keys) == len(BROWSERS)
+
+    report = installer.doctor(home, options, platform="win32")
+    assert all(m["present"] and m["ok"] for m in report["manifests"]), report["manifests"]
+    del registry.keys[(root, f"{BROWSERS['edge']['win32'][0]}\\{HOST_NAME}")]
+    report = installer.doctor(home, options, platform="win32")
+    edge = next(m for m in report["manifests"] if m["browser"] == "edge")
+    assert not edge["present"] and edge["registry_value"] is None  # file there, key gone
+
+    gone = installer.uninstall(home, options, platform="win32")
+    assert len(gone["removed"]) == len(BROWSERS) and registry.keys == {}
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_user_install_doctor_uninstall_for_every_browser(tmp_path, monkeypatch, platform):
+    fake_home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(fake_home))
+    home = tmp_path / "home"
+    ensure_token(home)
+    done = installer.install(home, InstallOptions(), config(), platform=platform)
+    for entry in done["installed"]:
+        user_dir = BROWSERS[entry["browser"]][platform][0]
+        expected = Path(os.path.expanduser(user_dir)) / f"{HOST_NAME}.json"
+        assert entry["manifest"] == str(expected) and expected.is_file()
+        assert fake_home in expected.parents
+    report = installer.doctor(home, InstallOptions(), platform=platform)
+    assert [m["browser"] for m in report["manifests"]] == list(BROWSERS)
+    assert all(m["ok"] for m in report["manifests"]) and report["token_readable"]
+    assert not report["ok"]  # no daemon runs
+    gone = installer.uninstall(home, InstallOptions(), platform=platform)
+    assert len(gone["removed"]) == len(BROWSERS)
+    assert not any(Path(i["manifest"]).exists() for i in done["installed"])
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
+def test_system_scope_uses_the_tables_system_column(platform):
+    for browser, per_os in BROWSERS.items():
+        system = manifest_dir(browser, InstallOptions(system=True), platform)
+        assert system == per_os[platform][1] and not system.startswith("~")
+        if platform != "win32":
+            assert system.startswith("/")
+
+
+def test_browser_choice_and_profile_dir(tmp_path):
+    assert installer.choose_browsers("all") == tuple(BROWSERS)
+    assert installer.choose_browsers("edge") == ("edge",)
+    assert "firefox" not in installer.choose_browsers("all", tmp_path)  # Chromium-family idea
+    with pytest.raises(InvalidInput):
+        installer.choose_browsers("opera")
+    options = InstallOptions(("brave",), profile_dir=tmp_path / "p")
+    assert manifest_dir("brave", options, "win32") == str(tmp_path / "p" / "NativeMessagingHosts")
+
+
+def test_extension_id_comes_from_the_public_key_and_is_the_default():
+    """The manifest's public ``key`` fixes the Chromium ID; the installer allows that ID."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_extension", ROOT / "packaging" / "build_extension.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.extension_id(build.public_key()) == EXT_ID
+    assert config().all_extension_ids()[0] == EXT_ID
