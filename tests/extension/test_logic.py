@@ -1,10 +1,12 @@
 """The extension's own logic, run as the real ES modules in real Chromium (no Node, no bundler):
 error classification, which addresses are watched, the local fallbacks, the repeat filter, the
-auto-archive rule, and the native port (request IDs, out-of-order replies, timeouts, paged
+auto-archive rule, the page capture, and the native port (request IDs, out-of-order replies, timeouts, paged
 replies, a missing host, reconnecting) against a scripted fake port.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -241,3 +243,36 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         [None, ["http://x.com/"]],
         [None, []],
     ]
+
+
+def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
+    """capturePage (injected with scripting.executeScript): the live DOM with what the user typed,
+    never a password, plus URL, title, charset and the capture time."""
+    # Served by the route below, on the modules' origin so the page can import them.
+    form = f"{modules_url}/capture-test.html"
+    html = """<!doctype html><html><head><meta charset="utf-8"><title>Sign-up form</title></head>
+        <body><input id="name"><input id="secret" type="password"><textarea id="note"></textarea>
+        <select id="size"><option>S</option><option>M</option></select><input id="ok" type="checkbox">
+        </body></html>"""
+    page.route(
+        form, lambda route: route.fulfill(body=html, content_type="text/html; charset=utf-8")
+    )
+    page.goto(form)
+    page.fill("#name", "Ada")
+    page.fill("#secret", "hunter2")
+    page.fill("#note", "typed <b>text</b>")
+    page.select_option("#size", "M")
+    page.check("#ok")
+    page.evaluate(
+        "document.body.append(Object.assign(document.createElement('p'), {id: 'late', textContent: 'added by script'}))"
+    )
+    got = run(page, "background/archive.js", "return m.capturePage();")
+    html = got["html"]
+    assert html.startswith("<!DOCTYPE html>\n<html")
+    assert 'value="Ada"' in html and "hunter2" not in html
+    assert "typed &lt;b&gt;text&lt;/b&gt;</textarea>" in html
+    assert '<option selected="">M</option>' in html and 'id="ok" type="checkbox" checked=""' in html
+    assert '<p id="late">added by script</p>' in html  # the DOM as it is now, not as served
+    assert got["title"] == "Sign-up form" and got["charset"] == "UTF-8"
+    assert got["url"] == page.url and got["content_type"] == "text/html"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", got["captured_at"])
