@@ -170,3 +170,33 @@ def test_default_limits_64_mib_requests_and_1_mib_replies(home):
     assert [p["page"] for p in pages] == list(range(len(pages)))
     assert json.loads("".join(p["chunk"] for p in pages))["result"]["html"] == html
     assert host.close() == 0
+
+
+def test_ping_and_get_token_through_the_native_host(home):
+    host = NativeHost(home, "/path/to/com.pagekeeper.host.json", "pagekeeper@pagekeeper.app")
+    assert host.call({"id": 1, "type": "ping"})["result"] == {"version": "0.1.0", "protocol": 1}
+    got = host.call({"id": 2, "type": "get_token"})["result"]
+    assert got["token"] == (home / "token").read_text().strip()
+    assert got["url"] == json.loads((home / "daemon.json").read_text())["url"]
+    assert host.close() == 0
+    assert "pagekeeper@pagekeeper.app" in (home / "logs" / "native.log").read_text()
+
+
+def test_stray_output_never_reaches_the_frame_stream():
+    """After take_stdout, a print from any library goes to stderr; only frames reach fd 1."""
+    import subprocess
+    import sys
+
+    from tests.host.daemon_fixtures import ROOT
+
+    code = (
+        "import os, sys\n"
+        "from host.native import take_stdout\n"
+        "out = take_stdout()\n"
+        "print('stray print'); sys.stdout.flush(); os.write(1, b'stray fd write\\n')\n"
+        "out.write(b'FRAME')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"FRAME"
+    assert b"stray print" in done.stderr and b"stray fd write" in done.stderr

@@ -31,6 +31,27 @@ def test_every_error_code_is_documented():
     assert set(all_codes()) <= table, sorted(set(all_codes()) - table)
 
 
+# Protocol version 1's codes: append-only, so each of them must stay (renaming one breaks clients).
+CODES_V1 = {
+    "internal",
+    "invalid_input",
+    "invalid_url",
+    "decode_error",
+    "bad_request",
+    "unknown_type",
+    "not_found",
+    "too_large",
+    "storage",
+    "unavailable",
+    "fetch_failed",
+    "forbidden",
+}
+
+
+def test_error_codes_are_append_only():
+    assert set(all_codes()) >= CODES_V1, sorted(CODES_V1 - set(all_codes()))
+
+
 def test_protocol_version_is_stated():
     assert f"Protocol version: **{PROTOCOL_VERSION}**" in DOC
 
