@@ -33,7 +33,7 @@ function renderProblem() {
   fill('detail', text.detail);
   fill('failed-url', failure.url);
   fill('error-code', failure.error);
-  if (kind?.startsWith('http_')) fill('retry', 'Show the server’s page');
+  if (kind?.startsWith('http_') || kind === 'soft_404') fill('retry', 'Show the server’s page');
 }
 
 /** How long after the error event the page was on screen (ms), for the tests and the curious. */

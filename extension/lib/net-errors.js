@@ -46,6 +46,12 @@ const FIREFOX_NAMES = {
   NS_ERROR_NET_TIMEOUT: 'timeout',
 };
 
+/**
+ * A soft 404: the server still answers 200 at an archived URL, but the liveness check (`check`)
+ * says the archived content is gone. The engine's error kind of the same name (engine/urls/suggest.py).
+ */
+export const SOFT_404 = 'soft_404';
+
 /** HTTP statuses of a main frame that mean "this page is gone". */
 export const GONE_STATUSES = new Set([404, 410]);
 
@@ -57,11 +63,13 @@ const WORDS = {
   unreachable: ['The server cannot be reached', 'There is no route to {host} from this network.'],
   http_404: ['This page is not on the server', '{host} answered, but has no page at this address (HTTP 404).'],
   http_410: ['This page was removed', '{host} says the page is gone for good (HTTP 410).'],
+  soft_404: ['The page you archived is gone', '{host} still answers at this address, but the content you archived is no longer there.'],
 };
 
 /**
  * The kind of a navigation error string, or null when PageKeeper must not step in.
- * Accepts Chromium names, Firefox "Error code N" strings and nsresult names, and "HTTP 404".
+ * Accepts Chromium names, Firefox "Error code N" strings and nsresult names, "HTTP 404", and
+ * 'soft_404' (never a browser event: the popup opens our page with it after a liveness check).
  */
 export function classifyError(error) {
   const text = String(error ?? '').trim();
@@ -69,6 +77,7 @@ export function classifyError(error) {
   const code = /^Error code (\d+)$/.exec(text);
   if (code && FIREFOX[code[1]]) return { kind: FIREFOX[code[1]], error: text };
   if (FIREFOX_NAMES[text]) return { kind: FIREFOX_NAMES[text], error: text };
+  if (text === SOFT_404) return { kind: SOFT_404, error: text };
   const http = /^HTTP (\d{3})$/.exec(text);
   if (http && GONE_STATUSES.has(Number(http[1]))) return { kind: `http_${http[1]}`, error: text };
   return null;

@@ -1,9 +1,10 @@
 // The toolbar popup: what PageKeeper knows about the current page, and "Archive this page".
 // Opened as a tab (tests, keyboard users) it takes the target tab from `?tab=ID`.
 
-import { callBackground, ext } from '../lib/browser.js';
+import { callBackground, ext, pageURL } from '../lib/browser.js';
 import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
+import { SOFT_404 } from '../lib/net-errors.js';
 
 const archiveButton = document.getElementById('archive');
 let tab = null;
@@ -52,8 +53,20 @@ async function showLiveness(newest) {
   const text = state === 'gone'
     ? 'The content you archived is no longer on this page. '
     : 'This page changed since you archived it. ';
-  fill('liveness', text, h('a', { href: newest.version_url, onclick: (e) => openDaemon(e, 'open_copy', { version_url: newest.version_url }) }, 'Open your newest copy'));
+  fill('liveness', text, h('a', { href: newest.version_url, onclick: (e) => openDaemon(e, 'open_copy', { version_url: newest.version_url }) }, 'Open your newest copy'),
+    state === 'gone' ? [' · ', h('a', { id: 'soft-404', href: '#', onclick: showSoft404 }, 'Suggestions')] : null);
   show('liveness');
+}
+
+/**
+ * A soft 404 (the server answers, the archived content is gone): our error page for this URL in
+ * its tab, which sends `nav_error` with error soft_404. Never shown unasked: the badge warns.
+ */
+async function showSoft404(event) {
+  event.preventDefault();
+  const query = new URLSearchParams({ url: tab.url, error: SOFT_404, key: '', t: String(Date.now()) });
+  await ext.tabs.update(tab.id, { url: `${pageURL('error/error.html')}?${query}` });
+  window.close();
 }
 
 async function onArchive() {

@@ -240,6 +240,24 @@ def test_404_and_410_open_our_page_only_when_the_host_has_something(page):
     ]
 
 
+def test_a_soft_404_page_asks_the_host_with_soft_404(page):
+    """The popup opens our page for a soft 404 (no key: no lookup started at an error event);
+    the page's request starts the lookup, with the engine's error kind soft_404."""
+    got = background(
+        page,
+        """browser.webNavigation.onCommitted.fire({ tabId: 3, frameId: 0, url: 'https://s.example/' });
+           browser.webNavigation.onCommitted.fire({ tabId: 3, frameId: 0, url: 'https://s.example/kept' });
+           const answer = await new Promise((r) => runtime.onMessage.fire({ type: 'nav_error_result',
+             params: { url: 'https://s.example/kept', error: 'soft_404', key: '', time: 1795298400000 } },
+             { id: 'pk-test', tab: { id: 3 } }, r));
+           return { answer, sent: sentOf('nav_error') };""",
+    )
+    assert got["answer"]["ok"] and got["answer"]["result"]["host"] is True
+    (sent,) = got["sent"]
+    assert (sent["error"], sent["kind"]) == ("soft_404", "soft_404")
+    assert sent["referrer"] == "https://s.example/"
+
+
 def test_visited_reports_the_origin_only_and_obeys_its_switch(page):
     got = background(
         page,

@@ -140,3 +140,13 @@ def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_pa
     assert fixes[0] == "http://ww.example.com/a"  # the TLD typo first
     assert "http://www.example.con/a" in fixes and "https://ww.example.con/a" in fixes
     expect(page.locator(".did-you-mean")).to_have_count(0)
+
+
+def test_a_soft_404_says_the_archived_content_is_gone(error_page):
+    copy = {"id": "a1", "url": "http://s.example/kept", "registered_at": "2026-11-20T10:00:00Z",
+            "version_url": "http://127.0.0.1:1/v/a1/http://s.example/kept"}  # fmt: skip
+    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": []}}
+    page, _ = error_page(answer, "http://s.example/kept", "soft_404")
+    expect(page.locator("#title")).to_have_text("The page you archived is gone")
+    expect(page.locator("#open-archived")).to_be_visible()
+    expect(page.locator("#retry")).to_have_text("Show the server’s page")

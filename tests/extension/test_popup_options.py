@@ -25,7 +25,8 @@ FAKE_API = """
       async sendMessage(m) { await globalThis.record(m); return replies[m.type] ?? { ok: true, result: null }; } },
     tabs: { async get(id) { return { id, url: 'https://docs.example/guide', title: 'The guide' }; },
             async query() { return [{ id: 4, url: 'https://docs.example/guide', title: 'The guide' }]; },
-            async create(o) { await globalThis.record({ type: 'tabs.create', params: o }); return o; } },
+            async create(o) { await globalThis.record({ type: 'tabs.create', params: o }); return o; },
+            async update(id, o) { await globalThis.record({ type: 'tabs.update', params: { id, ...o } }); return o; } },
     storage: { sync: { async get() { return { ...stored }; },
                        async set(v) { Object.assign(stored, v); await globalThis.record({ type: 'sync.set', params: v }); } } },
   };
@@ -113,6 +114,22 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     expect(page.locator("#missing")).to_be_visible()
     expect(page.locator("#missing")).to_contain_text("pagekeeper install")
     expect(page.locator("#archive")).to_be_disabled()
+
+
+def test_popup_warns_of_a_soft_404_and_opens_our_page_for_it(open_page):
+    gone = {"url": "https://docs.example/guide", "state": "gone", "reason": "text missing"}
+    replies = {
+        "versions": {"ok": True, "result": VERSIONS},
+        "liveness": {"ok": True, "result": gone},
+    }
+    page, sent = open_page("popup/popup.html?tab=4", replies)
+    expect(page.locator("#liveness")).to_contain_text("no longer on this page")
+    page.locator("#soft-404").click()
+    page.wait_for_timeout(300)
+    (update,) = of_type(sent, "tabs.update")
+    assert update["id"] == 4
+    assert update["url"].startswith("chrome-extension://pk-test/error/error.html?")
+    assert "url=https%3A%2F%2Fdocs.example%2Fguide&error=soft_404&" in update["url"]
 
 
 def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(open_page):
