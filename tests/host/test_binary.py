@@ -56,7 +56,13 @@ def read_reply(stream) -> dict:
 
 
 @pytest.mark.parametrize(
-    "argv", [["chrome-extension://iemmkbppohhfaaamfnchoaeokbamlbba/"], ["native"]]
+    "argv",
+    [
+        ["chrome-extension://iemmkbppohhfaaamfnchoaeokbamlbba/"],  # Chrome starts it so
+        ["/etc/x/com.pagekeeper.host.json", "pagekeeper@pagekeeper.app"],  # Firefox so
+        ["native"],
+    ],
+    ids=["chrome", "firefox", "native"],
 )
 def test_binary_answers_ping_over_native_framing(binary, tmp_path, argv):
     home = tmp_path / "home"
