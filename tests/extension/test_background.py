@@ -218,6 +218,8 @@ def test_404_and_410_open_our_page_only_when_the_host_has_something(page):
              setTab(tabId, url);
              browser.webRequest.onCompleted.fire({ tabId, frameId: 0, url, statusCode, method, type: 'main_frame',
                                                    timeStamp: 1795298400000 }); };
+           done(7, 'http://127.0.0.1:8000/kept', 404);  // private: left alone unless enabled
+           await wait(100);
            await setOptions({ allowPrivate: true });
            done(1, 'http://s.example/nothing', 404);  // the host knows nothing: the server's page stays
            replies.nav_error = (p) => ({ url: p.url, suggestions: [],
