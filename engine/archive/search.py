@@ -96,15 +96,18 @@ class _FullText:
         self.index: dict[str, set[str]] = {}
         self.seen_ids = 0
 
-    def refresh(self, store: ArchiveStore) -> None:
-        for reg_id in store.ids[self.seen_ids :]:
+    def refresh(self, store: ArchiveStore, limit: int | None = None) -> None:
+        """Index the versions not seen yet (at most ``limit`` of them, oldest first)."""
+        todo = store.ids[self.seen_ids :]
+        todo = todo if limit is None else todo[:limit]
+        for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
             row = store.row("extracts", reg_id) or {}
             text = store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)
-        self.seen_ids = len(store.ids)
+        self.seen_ids += len(todo)
 
     def matching(self, query: str) -> set[str]:
         wanted = terms(query)
@@ -125,6 +128,24 @@ def _cached(store: ArchiveStore, name: str, factory):
         item = store.cache[name] = factory()
     item.refresh(store)
     return item
+
+
+def warm_text_index(store: ArchiveStore, max_ids: int = 1000) -> bool:
+    """Index up to ``max_ids`` more versions for full-text search; True once all are in.
+
+    Lets the daemon build the inverted index in short steps on the store thread
+    (100,000 versions take seconds at once), so the first full-text query the viewer
+    sends as you type finds it built. A query before that finishes the rest itself.
+
+    >>> import tempfile, pathlib
+    >>> warm_text_index(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())))
+    True
+    """
+    item = store.cache.get("search_text")
+    if item is None:
+        item = store.cache["search_text"] = _FullText()
+    item.refresh(store, max_ids)
+    return item.seen_ids >= len(store.ids)
 
 
 def text_keys(store: ArchiveStore, query: str) -> set[str]:

@@ -71,3 +71,33 @@ def test_scan_regex_drops_only_outer_stars():
     assert scan_regex(pattern_regex("a*")).pattern == "^a"
     assert scan_regex(pattern_regex("*a")).pattern == "a$"
     assert scan_regex(pattern_regex("a")).pattern == "a"
+
+
+def test_full_text_index_warms_in_steps_to_the_same_index(tmp_path):
+    """The daemon's background warm-up (host/background.py) builds the inverted index
+    1,000 versions a step; stepped or at once, it is the same index."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from engine.archive.search import _FullText, text_keys, warm_text_index
+    from host.background import warm_search_index
+
+    store = store_with([f"news/w{n}" for n in range(25)], tmp_path)
+    steps = 0
+    while not warm_text_index(store, max_ids=10):
+        steps += 1
+    assert steps == 2 and store.cache["search_text"].seen_ids == 25
+    whole = _FullText()
+    whole.refresh(store)
+    assert store.cache["search_text"].index == whole.index
+    assert len(text_keys(store, "news")) == 25
+
+    store.cache.pop("search_text")
+
+    async def run(fn, *args):
+        return fn(*args)
+
+    app = SimpleNamespace(store=store, run=run)
+    assert asyncio.run(warm_search_index(app)) == 25
+    assert store.cache["search_text"].seen_ids == 25  # warmed before any query
+    store.close()
