@@ -11,14 +11,17 @@ export const BEST_SCORE = 0.5;
 /**
  * Split a `nav_error` answer into {best, rest}. The failed URL itself is dropped, and so is the
  * archived copy offered as a suggestion (step "archive", a daemon /v/ address that needs the
- * token): the page has its own button for it.
+ * token): the page has its own button for it. When the engine ranks that copy first (a 404 of a
+ * page the user archived), the copy's button is the answer and no runner-up is promoted to the
+ * large button: a sibling page at 0.69 is not what the user meant (seen on the 404 screenshot).
  */
 export function rankForPage(result, failedUrl) {
   const copies = new Set([...(result?.archived ?? []), ...(result?.similar ?? [])].map((v) => v.version_url));
-  const shown = (result?.suggestions ?? []).filter(
-    (s) => s.url && s.url !== failedUrl && s.step !== 'archive' && !copies.has(s.url),
-  );
-  return isBest(shown[0]) ? { best: shown[0], rest: shown.slice(1) } : { best: null, rest: shown };
+  const isCopy = (s) => s.step === 'archive' || copies.has(s.url);
+  const ranked = (result?.suggestions ?? []).filter((s) => s.url && s.url !== failedUrl);
+  const shown = ranked.filter((s) => !isCopy(s));
+  const copyFirst = ranked.length > 0 && isCopy(ranked[0]);
+  return !copyFirst && isBest(shown[0]) ? { best: shown[0], rest: shown.slice(1) } : { best: null, rest: shown };
 }
 
 /** Whether `top` deserves the large button. */

@@ -175,6 +175,8 @@ def test_page_gone_404_offers_the_archived_copy(browser, site):
     expect(page.locator("#title")).to_have_text("This page is not on the server")
     button = page.locator("#open-archived")
     expect(button).to_have_text(re.compile(r"^Open my archived copy \(.+\)$"))
+    # The engine ranks the copy first; no other page is promoted to "Did you mean".
+    expect(page.locator(".did-you-mean")).to_have_count(0)
     screenshot(page, "error-page-archived.png", full_page=True)
     # The copy is offered once, through its button: never as a bare daemon address to "type".
     links = page.locator("#best a, #others a").evaluate_all("(as) => as.map((a) => a.href)")

@@ -233,6 +233,10 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
              pick({ suggestions: [s('http://gooogle.com/', 0.9), s('http://a.com/', 0.1)] }),
              pick({ suggestions: [s('http://127.0.0.1:1/v/1/x', 0.95, 'archive'), s('http://x.com/', 0.3)],
                     archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
+             pick({ suggestions: [s('http://127.0.0.1:1/v/1/x', 0.95, 'archive'), s('http://x.com/b', 0.69, 'site')],
+                    archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
+             pick({ suggestions: [s('http://google.com/', 0.9), s('http://127.0.0.1:1/v/1/x', 0.45, 'archive')],
+                    archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
              pick({}),
            ];""",
     )
@@ -243,6 +247,8 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         [None, ["http://google.com/"]],
         [None, ["http://a.com/"]],
         [None, ["http://x.com/"]],
+        [None, ["http://x.com/b"]],  # the copy ranked first: no runner-up takes the large button
+        ["http://google.com/", []],
         [None, []],
     ]
 
