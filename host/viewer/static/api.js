@@ -49,24 +49,37 @@ export class Api {
     this.setState("connecting");
     this.opened = new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url());
+      let wasOpen = false;
       this.ws = ws;
       ws.addEventListener("open", () => {
+        wasOpen = true;
         this.retryMs = 500;
         this.setState("online");
         resolve(ws);
       });
       ws.addEventListener("message", (ev) => this.receive(ev.data));
-      ws.addEventListener("close", (ev) => this.closed(ev, reject));
+      ws.addEventListener("close", (ev) => this.closed(ev, reject, wasOpen));
     });
     return this.opened;
   }
 
-  closed(ev, reject) {
-    this.opened = null;
+  /** A handshake that failed shows the page only code 1006: is the daemon there and
+   * refusing this token? /auth answers 403 to a wrong token (host/PROTOCOL.md). */
+  async tokenRefused() {
+    try {
+      const res = await fetch(`/auth?token=${encodeURIComponent(this.token)}&next=/viewer/`, { redirect: "manual", cache: "no-store" });
+      return res.status === 403;
+    } catch {
+      return false; // the daemon is not there at all
+    }
+  }
+
+  async closed(ev, reject, wasOpen) {
     this.ws = null;
     for (const { fail } of this.pending.values()) fail(new ApiError("unavailable", "connection to the archive daemon lost"));
     this.pending.clear();
-    const refused = ev.code === 1008 || ev.code === 4003;
+    const refused = ev.code === 1008 || ev.code === 4003 || (!wasOpen && await this.tokenRefused());
+    this.opened = null; // only now: calls made meanwhile wait for this attempt's verdict
     this.setState(refused ? "refused" : "offline");
     reject(new ApiError(refused ? "forbidden" : "unavailable", refused
       ? "the daemon refused the token: open the viewer again with `pagekeeper open`"

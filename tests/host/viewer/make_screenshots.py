@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
+from tests.conftest import SHARED_DIR  # noqa: E402
 from tests.host.viewer.conftest import (  # noqa: E402
     T0,
     LiveSite,
@@ -29,7 +30,7 @@ from tests.host.viewer.conftest import (  # noqa: E402
     stop_daemon,
 )
 
-DEV = ROOT.parent / "shared" / "data" / "extraction-dev"
+DEV = SHARED_DIR / "data" / "extraction-dev"
 
 
 def seed_dev_pages(home: Path, base: str, count: int = 40) -> None:
@@ -68,7 +69,7 @@ def shoot(out: Path) -> None:
         daemon.result("check", {"id": seeded.article_ids[-1]})
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page = browser.new_page(viewport={"width": 1280, "height": 800}, locale="en-US")
             page.goto(daemon.viewer("#/search"))
             expect(page.locator("#conn")).to_have_text("live")
             expect(page.locator(".result").first).to_be_visible()
@@ -83,9 +84,12 @@ def shoot(out: Path) -> None:
             expect(page.locator("#diff-table")).to_be_visible()
             page.screenshot(path=out / "viewer-diff.png")
             page.goto(daemon.viewer("#/liveness"))
+            site.delay_s = 4.0  # the two local pages hold the sweep open: shot while it runs
             page.get_by_role("button", name="Check every document").click()
-            expect(page.locator(".sweep label")).to_contain_text("Last sweep", timeout=60_000)
+            expect(page.locator(".sweep label")).to_contain_text("Checking 4")
             page.screenshot(path=out / "viewer-liveness.png")
+            expect(page.locator(".sweep label")).to_contain_text("Last sweep", timeout=60_000)
+            site.delay_s = 0.0
             page.goto(daemon.viewer("#/stats"))
             expect(page.locator("#stat-versions")).not_to_have_text("–")
             page.screenshot(path=out / "viewer-stats.png")

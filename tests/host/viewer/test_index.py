@@ -75,7 +75,7 @@ def test_scan_regex_drops_only_outer_stars():
 
 def test_full_text_index_warms_in_steps_to_the_same_index(tmp_path):
     """The daemon's background warm-up (host/background.py) builds the inverted index
-    1,000 versions a step; stepped or at once, it is the same index."""
+    250 versions a step; stepped or at once, it is the same index."""
     import asyncio
     from types import SimpleNamespace
 

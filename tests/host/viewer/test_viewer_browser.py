@@ -138,6 +138,15 @@ def test_diff_between_versions(page, daemon, seeded):
     expect(table.locator("ins", has_text="nun endgültig")).to_have_count(1)
     expect(table.locator("tr.op-insert")).to_contain_text("Nachtrag")
     expect(page.locator(".diff-stats")).to_contain_text("+1 added")
+    # Any two versions, either way round: the compare form, newest as A.
+    page.get_by_role("link", name="← Document").click()
+    old, new = seeded.article_ids
+    page.get_by_label("Compare").select_option(new)
+    page.get_by_label("with").select_option(old)
+    page.get_by_role("button", name="Show diff").click()
+    expect(page).to_have_url(re.compile(rf"#/diff/{new}/{old}$"))
+    expect(table.locator("del", has_text="nun endgültig")).to_have_count(1)
+    expect(page.locator(".diff-stats")).to_contain_text("−1 removed")
 
 
 def test_unknown_id_is_a_clear_message(page, daemon):
@@ -145,6 +154,17 @@ def test_unknown_id_is_a_clear_message(page, daemon):
     expect(page.get_by_role("alert").filter(has_text="No such document")).to_be_visible()
     page.goto(daemon.viewer("#/diff/1/2"))
     expect(page.locator(".notice-error")).to_contain_text("No such version")
+
+
+def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
+    page.goto(f"{daemon.base}/viewer/?token=not-the-token#/search")
+    expect(page.locator("#conn")).to_have_text("token refused")
+    expect(page.locator(".search-status")).to_contain_text("the daemon refused the token")
+    expect(page.locator("#main")).not_to_contain_text("not reachable")
+    page.goto(f"{daemon.base}/viewer/#/search")
+    page.evaluate("sessionStorage.clear()")
+    page.reload()
+    expect(page.get_by_role("heading", name="No token")).to_be_visible()
 
 
 def test_warc_export_of_a_version_reads_back(page, daemon, seeded, tmp_path):

@@ -8,6 +8,11 @@ function stat(value, label, id, note) {
     note ? h("span", { class: "stat-share" }, note) : null);
 }
 
+/** 0.0025 -> "under 1%" (not a "0%" next to a non-zero saving), 0.43 -> "43%" */
+function share(x) {
+  return x > 0 && x < 0.005 ? "under 1%" : pct(x);
+}
+
 function statsGrid(s) {
   const saved = s.dedup_saved_bytes ?? 0;
   const logical = (s.storage_bytes ?? 0) + saved;
@@ -17,7 +22,7 @@ function statsGrid(s) {
     stat(bytes(s.storage_bytes), "storage used", "stat-storage",
       s.original_bytes ? `pages total ${bytes(s.original_bytes)} before dedup and compression` : null),
     stat(bytes(saved), "saved by dedup", "stat-dedup",
-      logical ? `identical copies stored once (${pct(saved / (s.original_bytes || logical))} of the pages)` : null));
+      logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null));
 }
 
 function importForm(ctx, onDone) {
