@@ -87,7 +87,8 @@ def versions(params: dict, app) -> dict:
 
 
 def _clean(rows):
-    """Rows of stored URLs without credentials (pages archived before they were cut)."""
+    """A result without URL credentials: pages archived before they were cut, a crawl's or a
+    schedule's own URL (a schedule keeps them to fetch with; it never shows them)."""
     return strip_credentials_deep(rows)
 
 
@@ -128,8 +129,8 @@ async def open_(params: dict, app) -> dict:
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
     live = await areachable(record["url"])
     if not live:
-        return record
-    return await app.run(registry.resolve_open, app.store, ref, True, app.base_url)
+        return _clean(record)
+    return _clean(await app.run(registry.resolve_open, app.store, ref, True, app.base_url))
 
 
 def get(params: dict, app) -> dict:
@@ -142,7 +143,7 @@ def get(params: dict, app) -> dict:
     doc = content.record
     return {
         "id": content.id,
-        "url": doc["url"],
+        "url": strip_credentials(doc["url"]),
         "original": content.original,
         "content_type": content.content_type,
         "charset": content.charset,
@@ -158,7 +159,7 @@ async def check(params: dict, app) -> dict:
         from host.liveness_check import check_version
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref)
+    return _clean(await check_version(app, ref))
 
 
 # -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
@@ -220,7 +221,7 @@ async def crawl(params: dict, app) -> dict:
     task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
-    return job.to_dict()
+    return _clean(job.to_dict())
 
 
 def _remember(app, job) -> None:
@@ -241,25 +242,27 @@ def _job(params: dict, app):
 
 async def crawl_status(params: dict, app) -> dict:
     """A crawl's progress; its ``report`` once it is over. On the loop: never waits behind work."""
-    return _job(params, app).to_dict()
+    return _clean(_job(params, app).to_dict())
 
 
 async def crawl_cancel(params: dict, app) -> dict:
     """Stop a crawl after the page in hand; what it registered so far stays registered."""
     job = _job(params, app)
     job.stop.set()
-    return job.to_dict()
+    return _clean(job.to_dict())
 
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
     from host.schedule import PERIODS, add_schedule
 
-    return add_schedule(
-        app.store,
-        text(params, "url", max_length=URL_MAX),
-        choice(params, "every", tuple(PERIODS), "daily"),
-        _number(params, "only_if_different", None, 0, 1),
+    return _clean(
+        add_schedule(
+            app.store,
+            text(params, "url", max_length=URL_MAX),
+            choice(params, "every", tuple(PERIODS), "daily"),
+            _number(params, "only_if_different", None, 0, 1),
+        )
     )
 
 
@@ -274,14 +277,14 @@ def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
     from host.schedule import schedules
 
-    return {"schedules": schedules(app.store)}
+    return {"schedules": _clean(schedules(app.store))}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
     from host.schedule import arun_due
 
-    return {"done": await arun_due(app.run, app.store, app.base_url)}
+    return {"done": _clean(await arun_due(app.run, app.store, app.base_url))}
 
 
 def dust_learn(params: dict, app) -> dict:

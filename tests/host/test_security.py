@@ -243,12 +243,17 @@ def test_credentials_never_reach_replies_copies_or_logs(daemon, home):
         ("similar", {"id": reg["id"]}),
         ("archive_page", {"url": "http://alice:s3cret@nonexistent.invalid/x"}),  # fetch_failed
         ("visited", {"url": "http://alice:s3cret@[bad/x"}),  # invalid_input quoting the URL
+        ("crawl", {"url": "http://alice:s3cret@nonexistent.invalid/", "delay": 0}),
+        ("schedule_add", {"url": "https://alice:s3cret@bank.example/acct"}),
+        ("schedule_list", {}),
     ]:
         replies.append(_ws(daemon, home, type_, params))
     assert replies[1]["result"]["versions"][0]["id"] == reg["id"]  # found under the clean URL
     assert replies[2]["result"]["archived"] and replies[2]["result"]["suggestions"]
     assert replies[5]["result"]["results"][0]["version_url"].startswith(daemon["url"])
-    assert [r["ok"] for r in replies[-2:]] == [False, False]
+    assert [r["ok"] for r in replies[-5:-3]] == [False, False]
+    assert replies[-3]["result"]["url"] == "http://nonexistent.invalid/"  # the crawl's job
+    assert replies[-1]["result"]["schedules"][0]["url"] == "https://bank.example/acct"
     for reply in replies:
         assert "s3cret" not in json.dumps(reply), reply
     status, _, body = raw_get(port, f"/v/{reg['id']}/x", {"Authorization": f"Bearer {token}"})
@@ -274,6 +279,9 @@ def test_credentials_archived_before_they_were_cut_are_not_echoed(home):
         _ws(daemon, home, "nav_error", {"url": "https://old.example/b", "kind": "http_404"}),
         _ws(daemon, home, "search", {"pattern": "*old.example*"}),
         _ws(daemon, home, "similar", {"id": old}),
+        _ws(daemon, home, "get", {"id": old}),
+        _ws(daemon, home, "open", {"id": old}),
+        _ws(daemon, home, "check", {"id": old}),
     ]
     assert replies[1]["result"]["similar"][0]["id"] == old  # same site, nearest path
     assert replies[2]["result"]["results"][0]["id"] == old
