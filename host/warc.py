@@ -4,7 +4,8 @@ Export writes, per version, a ``response`` record whose payload is the original
 bytes exactly as registered (``WARC-Target-URI`` = the page's URL, ``WARC-Date`` =
 the registration time, an HTTP/1.1 200 header block rebuilt from the stored
 content type, charset and Last-Modified), followed by a ``metadata`` record
-(``WARC-Concurrent-To`` the response) holding PageKeeper's own fields as JSON:
+(``application/warc-fields``, ``WARC-Concurrent-To`` the response) whose one field
+``pagekeeper`` holds PageKeeper's own fields as JSON:
 registration ID, document key, title, version URL, similarity to the previous
 version. A ``warcinfo`` record opens the file. Records are gzipped one by one
 (WARC 1.1, annex D), which is what replay tools index.
@@ -149,13 +150,17 @@ def write_version(writer: WARCWriter, version: VersionRecord) -> None:
         warc_headers_dict={"WARC-Date": date},
     )
     writer.write_record(response)
-    meta = json.dumps({"pagekeeper": {"id": version.id, **version.meta}}, ensure_ascii=False)
+    # WARC 1.1 section 6.6: metadata as application/warc-fields, one field here holding
+    # PageKeeper's fields as one line of JSON. pywb and cdxj-indexer skip warc-fields
+    # metadata; with application/json it was indexed under the page's URL and time, and
+    # pywb replayed this record instead of the page.
+    meta = json.dumps({"id": version.id, **version.meta}, ensure_ascii=False)
     record_id = response.rec_headers.get_header("WARC-Record-ID")
     metadata = writer.create_warc_record(
         version.url,
         "metadata",
-        payload=io.BytesIO(meta.encode("utf-8")),
-        warc_content_type="application/json",
+        payload=io.BytesIO(f"pagekeeper: {meta}\r\n".encode()),
+        warc_content_type="application/warc-fields",
         warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": record_id},
     )
     writer.write_record(metadata)
