@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
@@ -64,6 +65,30 @@ def test_since_and_liveness_state_filters(daemon, seeded):
     unchecked = daemon.result("search_page", {"pattern": "*", "state": "unchecked"})
     assert seeded.article_url not in urls(unchecked) and unchecked["total"] == 3
     assert daemon.result("search_page", {"pattern": "*", "state": "gone"})["total"] == 0
+
+
+def test_a_partly_changed_live_page_is_changed_everywhere(daemon, seeded, live_site):
+    """P between the thresholds (0.65 <= P < 0.8): the document's check, the state
+    filter and the report all say "changed"."""
+    first = daemon.result("check", {"id": seeded.article_ids[-1]})
+    assert first["state"] == "present" and len(first["matched"]) >= 10
+    kept = live_site.pages["/ministerium.html"]
+    html = kept.decode("utf-8")
+    for word in first["matched"][: round(len(first["matched"]) * 0.3)]:
+        html = re.sub(re.escape(word), "xxxx", html, flags=re.IGNORECASE)
+    live_site.pages["/ministerium.html"] = html.encode("utf-8")
+    try:
+        verdict = daemon.result("check", {"id": seeded.article_ids[-1]})
+    finally:
+        live_site.pages["/ministerium.html"] = kept
+    assert verdict["state"] == "changed", verdict["reason"]
+    assert 0.65 <= verdict["match"] < 0.8
+    doc = daemon.result("document", {"id": seeded.article_url})
+    assert doc["liveness"]["state"] == "changed" and doc["liveness"]["checked_at"]
+    found = daemon.result("search_page", {"pattern": "*", "state": "changed"})
+    assert urls(found) == [seeded.article_url]
+    assert daemon.result("liveness_report")["counts"]["changed"] == 1
+    daemon.result("check", {"id": seeded.article_ids[-1]})  # back to present for the rest
 
 
 def test_paging(daemon):
