@@ -23,7 +23,8 @@ with :func:`bisect`, and the domain id in a parallel ``array('I')`` (12 bytes
 an entry; a lookup returns a C-level slice of ids). A hash collision
 only adds a candidate, which verification against the real key drops. The
 whole index serialises to bytes (:meth:`DomainDictionary.to_bytes`) that the
-host caches on disk for a warm start.
+host caches on disk for a warm start. The domains are one newline-joined
+string and an offset per domain, not a list of 1M strings.
 
 >>> d = DomainDictionary.from_domains(["google.com", "bbc.co.uk", "google.de"])
 >>> d.rank("bbc.co.uk"), [d.domain(i) for i in d.ids_with_key("google")]
@@ -58,7 +59,7 @@ ID_MASK = MAX_DOMAINS - 1
 TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT3\n"
+MAGIC = b"PKDICT4\n"
 HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
 # Above this many long-key candidates, keep those hit by the most parts (2+,
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
@@ -187,13 +188,16 @@ class DomainDictionary:
 
     def __init__(
         self,
-        domains: list[str],
+        domains: list[str] | tuple[str, array],
         key_lengths: array,
         hashes: array,
         ids: array,
         starts: array | None = None,
     ) -> None:
-        self.domains = domains
+        # The domains are one string plus where each starts (offsets[i + 1] - 1 is where
+        # it ends): 1M domains load as 2 objects instead of 1M, which halves the warm
+        # start from disk, saves ~50 MB and makes freeing them at exit free.
+        self.text, self.offsets = _pack(domains) if isinstance(domains, list) else domains
         self.key_lengths = key_lengths
         self.hashes = hashes  # sorted entry hashes, array('Q')
         self.ids = ids  # the domain id of each entry, array('I')
@@ -262,15 +266,17 @@ class DomainDictionary:
     # -- serialisation (the host stores these bytes as a warm cache) ---------
     def to_bytes(self) -> bytes:
         """The whole dictionary and index as bytes for :meth:`from_bytes`."""
-        blob = "\n".join(self.domains).encode()
+        blob = self.text.encode()
         head = {
-            "n": len(self.domains),
+            "n": len(self),
             "blob": len(blob),
             "entries": len(self.hashes),
             "starts": len(self.starts),
+            "suffixes": dict(self.suffix_counts()),  # a 1M-domain count costs 0.1-0.5 s
         }
         parts = [MAGIC, json.dumps(head).encode(), b"\n", blob, self.key_lengths.tobytes()]
-        parts += [self.hashes.tobytes(), self.ids.tobytes(), self.starts.tobytes()]
+        parts += [self.offsets.tobytes(), self.hashes.tobytes(), self.ids.tobytes()]
+        parts.append(self.starts.tobytes())
         return b"".join(parts)
 
     @classmethod
@@ -286,34 +292,51 @@ class DomainDictionary:
             pos += head["blob"]
             lengths = array("B", data[pos : pos + head["n"]])
             pos += head["n"]
+            view = memoryview(data)  # no temporary copies of 100+ MB slices
+            offsets = array("I")
+            offsets.frombytes(view[pos : pos + 4 * (head["n"] + 1)])
+            pos += 4 * (head["n"] + 1)
             count = head["entries"]
             hashes, ids = array("Q"), array("I")
-            view = memoryview(data)  # no temporary copies of 100+ MB slices
             hashes.frombytes(view[pos : pos + 8 * count])
             ids.frombytes(view[pos + 8 * count : pos + 12 * count])
             starts = array("I")
             starts.frombytes(view[pos + 12 * count : pos + 12 * count + 4 * head["starts"]])
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            suffixes = Counter({str(k): int(v) for k, v in head["suffixes"].items()})
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
             raise InvalidInput(f"damaged dictionary index: {exc}") from None
-        domains = blob.split("\n") if blob else []
-        if len(domains) != head["n"] or len(ids) != count or len(lengths) != head["n"]:
+        n = head["n"]
+        if len(offsets) != n + 1 or offsets[n] != (len(blob) + 1 if n else 0) or len(lengths) != n:
             raise InvalidInput("damaged dictionary index: truncated")
-        if len(starts) != head["starts"] or (len(starts) - 1) & (len(starts) - 2):
+        if (
+            len(ids) != count
+            or len(starts) != head["starts"]
+            or (len(starts) - 1) & (len(starts) - 2)
+        ):
             raise InvalidInput("damaged dictionary index: bucket table")
-        return cls(domains, lengths, hashes, ids, starts)
+        loaded = cls((blob, offsets), lengths, hashes, ids, starts)
+        loaded._suffixes = suffixes
+        return loaded
 
     # -- lookups ------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self.domains)
+        return len(self.offsets) - 1
+
+    @property
+    def domains(self) -> list[str]:
+        """Every domain, most popular first (a new list: for tests and baselines)."""
+        return self.text.split("\n") if len(self) else []
 
     def domain(self, ident: int) -> str:
-        return self.domains[ident]
+        return self.text[self.offsets[ident] : self.offsets[ident + 1] - 1]
 
     def key(self, ident: int) -> str:
-        return self.domains[ident][: self.key_lengths[ident]]
+        start = self.offsets[ident]
+        return self.text[start : start + self.key_lengths[ident]]
 
     def suffix(self, ident: int) -> str:
-        return self.domains[ident][self.key_lengths[ident] + 1 :]
+        start = self.offsets[ident] + self.key_lengths[ident] + 1
+        return self.text[start : self.offsets[ident + 1] - 1]
 
     def _ids(self, probe: int) -> array:
         bucket = probe >> self.shift
@@ -324,7 +347,7 @@ class DomainDictionary:
     def id_of(self, domain: str) -> int | None:
         """The id (rank - 1) of a known domain, else None."""
         for ident in self._ids(_entry(domain, TAG_DOMAIN)):
-            if self.domains[ident] == domain:
+            if self.domain(ident) == domain:
                 return ident
         return None
 
@@ -352,11 +375,13 @@ class DomainDictionary:
         seen = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
         for probe in set(_delete_probes(query)):
             seen.update(self._ids(probe))
-        found, domains, lengths, distance = [], self.domains, self.key_lengths, OSA.distance
+        found, text, at, lengths = [], self.text, self.offsets, self.key_lengths
+        distance = OSA.distance
         for ident in seen:
             n = lengths[ident]
             limit = max_distance(n)
-            dist = distance(query, domains[ident][:n], score_cutoff=limit)
+            start = at[ident]
+            dist = distance(query, text[start : start + n], score_cutoff=limit)
             if 0 < dist <= limit:
                 found.append((ident, dist))
         found.sort()
@@ -365,17 +390,30 @@ class DomainDictionary:
     def suffix_counts(self) -> Counter:
         """How many known domains use each public suffix (for TLD repair)."""
         if self._suffixes is None:
-            self._suffixes = Counter(self.suffix(i) for i in range(len(self.domains)))
+            self._suffixes = Counter(self.suffix(i) for i in range(len(self)))
         return self._suffixes
 
     def memory_bytes(self) -> int:
         """Approximate memory of the index structures (domains + entries)."""
-        strings = sum(49 + len(d) for d in self.domains) + 8 * len(self.domains)
+        strings = 49 + len(self.text) + 4 * len(self.offsets)
         return strings + 12 * len(self.hashes) + len(self.key_lengths) + 4 * len(self.starts)
 
 
+def _pack(domains: list[str]) -> tuple[str, array]:
+    """Domains as one newline-joined string and the offset where each starts.
+
+    >>> _pack(["a.com", "bb.org"])
+    ('a.com\\nbb.org', array('I', [0, 6, 13]))
+    """
+    offsets, at = array("I", [0]), 0
+    for domain in domains:
+        at += len(domain) + 1
+        offsets.append(at)
+    return "\n".join(domains), offsets
+
+
 def _plausible(domain: str) -> bool:
-    return 3 <= len(domain) <= 253 and "." in domain and " " not in domain
+    return 3 <= len(domain) <= 253 and "." in domain and " " not in domain and "\n" not in domain
 
 
 def _build_entries(domains: list[str], lengths: array) -> tuple[array, array]:

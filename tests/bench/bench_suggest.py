@@ -12,8 +12,11 @@
 3. Real domains are never rewritten: every known domain (all 100k by default)
    typed as-is never gets a different domain at score >= 0.5.
 4. Calibration: accuracy of the top suggestion per score band.
-5. 1M dictionary (the real 100k + 900k deterministic synthetic domains):
-   build time, index bytes, warm start from bytes, p99, top-1.
+5. 1M dictionary (the real 100k + 900k deterministic synthetic domains),
+   through the CLI's own files: the rank,domain CSV, the index cached under
+   <home>/cache; build time, index memory, warm start from disk (in process,
+   and as a whole ``pagekeeper suggest --dictionary`` process), p50/p99,
+   top-1/top-3, and brute force with the ratio.
 """
 
 from __future__ import annotations
@@ -22,13 +25,16 @@ import argparse
 import gzip
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from importlib import resources
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
 from rapidfuzz import process  # noqa: E402
 from rapidfuzz.distance import Levenshtein as RFLev  # noqa: E402
@@ -37,6 +43,8 @@ from engine.urls.dictionary import DomainDictionary, split_host  # noqa: E402
 from engine.urls.keyboard import neighbours  # noqa: E402
 from engine.urls.substitution import read_typed  # noqa: E402
 from engine.urls.suggest import Suggester, SuggestRequest  # noqa: E402
+from host import learning_file  # noqa: E402
+from host.commands.suggest import parse_rows  # noqa: E402
 
 VOWELS = "aeiou"
 LOOK = {"o": "0", "l": "1", "i": "1", "e": "3", "s": "5", "m": "rn", "w": "vv", "a": "4"}
@@ -79,8 +87,8 @@ def _edit(key: str, rng: random.Random, kind: str) -> str:
 def make_typo(domain: str, kind: str, rng: random.Random) -> str | None:
     """A typed URL for ``domain`` with one typo of ``kind`` (None if not applicable)."""
     key, suffix = split_host(domain)
-    if len(key) < 4 or not key.replace("-", "").isalnum():
-        return None
+    if len(key) < 4 or not key.replace("-", "").isalnum() or key.startswith("xn--"):
+        return None  # nobody types an IDN's punycode form
     if kind in (
         "omission",
         "insertion",
@@ -288,27 +296,74 @@ def rss_mb() -> float:
         return int(f.read().split()[1]) * 4096 / 1e6
 
 
-def bench_1m(cases) -> None:
-    domains = synthetic_domains(1_000_000)
+def write_csv(domains: list[str], path: Path) -> bytes:
+    """The ``rank,domain`` CSV ``pagekeeper suggest --dictionary`` reads; returns its bytes."""
+    rows = "".join(f"{rank},{domain}\n" for rank, domain in enumerate(domains, 1))
+    data = ("rank,domain\n" + rows).encode()
+    path.write_bytes(data)
+    return data
+
+
+def cli_seconds(home: Path, *args: str, runs: int = 3) -> float:
+    """Median wall time of a whole ``pagekeeper`` process (interpreter start included)."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "host.cli", *args, "--home", str(home)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def warm_start(cache: Path) -> tuple[float, float, DomainDictionary]:
+    """From the cached index on disk to a Suggester that has answered once (seconds),
+    and the load alone (read + from_bytes)."""
     started = time.perf_counter()
-    big = DomainDictionary.from_domains(domains)
-    build = time.perf_counter() - started
-    data = big.to_bytes()
-    del big
-    started = time.perf_counter()
-    warm = DomainDictionary.from_bytes(data)
+    loaded = DomainDictionary.from_bytes(cache.read_bytes())
     load = time.perf_counter() - started
-    del warm
-    before = rss_mb()
-    tracemalloc.start()  # a second load, traced (tracemalloc slows it down)
-    warm = DomainDictionary.from_bytes(data)
-    traced = tracemalloc.get_traced_memory()[0] / 1e6
-    tracemalloc.stop()
-    print(
-        f"1M: {len(warm)} domains, {len(warm.hashes)} index entries; build {build:.1f} s; "
-        f"index bytes {len(data) / 1e6:.0f} MB; warm start {load:.2f} s; "
-        f"index memory {traced:.0f} MB (tracemalloc), RSS +{rss_mb() - before:.0f} MB"
-    )
+    Suggester(loaded).warm()
+    return time.perf_counter() - started, load, loaded
+
+
+def bench_1m(cases, total: int = 1_000_000) -> None:
+    """The 1M run through the CLI's own files: the CSV ``--dictionary`` reads, the index
+    cached under ``<home>/cache`` (host/learning_file.py), loaded back from disk."""
+    domains = synthetic_domains(total)
+    tag = "1M" if total == 1_000_000 else f"{total:,}"
+    with tempfile.TemporaryDirectory(prefix="bench-suggest-1m-") as tmp:
+        home, csv_path = Path(tmp) / "home", Path(tmp) / "1m.csv"
+        source = write_csv(domains, csv_path)
+        started = time.perf_counter()
+        built = learning_file.cached_dictionary(
+            home, source, lambda: DomainDictionary.from_rows(parse_rows(source))
+        )
+        build = time.perf_counter() - started
+        entries, count = len(built.hashes), len(built)
+        del built
+        (cache,) = (home / "cache").glob("dictionary-*.idx")
+        total, load, warm = warm_start(cache)
+        del warm
+        tracemalloc.start()  # a second load, traced (tracemalloc slows it down)
+        warm = DomainDictionary.from_bytes(cache.read_bytes())
+        traced = tracemalloc.get_traced_memory()[0] / 1e6
+        tracemalloc.stop()
+        url = cases[0][2]
+        cli = cli_seconds(home, "suggest", url, "--json", "--dictionary", str(csv_path))
+        bare = cli_seconds(home, "--help")
+        print(
+            f"{tag}: {count} domains, {entries} index entries; build + cache {build:.1f} s; "
+            f"index file {cache.stat().st_size / 1e6:.0f} MB; "
+            f"index memory {traced:.0f} MB (tracemalloc; estimate {warm.memory_bytes() / 1e6:.0f} MB)"
+        )
+        print(
+            f"{tag} warm start from disk: load {load:.2f} s, to the first answer {total:.2f} s in process; "
+            f"whole 'pagekeeper suggest --dictionary' process {cli:.2f} s "
+            f"('pagekeeper --help' process {bare:.2f} s)  (goal <= 1 s)"
+        )
     suggester = Suggester(warm).warm()
     e1, e3, times, _ = run_engine(suggester, cases)
     all1 = rate([x for v in e1.values() for x in v])
@@ -319,11 +374,20 @@ def bench_1m(cases) -> None:
         started = time.perf_counter()
         process.extract(host, warm.domains, scorer=RFLev.distance, limit=3)
         brute.append(time.perf_counter() - started)
-    p99 = pct(times, 0.99)
     print(
-        f"1M: top-1 {all1:.3f} top-3 {all3:.3f}; latency p50 {pct(times, 0.5):.3f} ms p99 {p99:.3f} ms "
-        f"(CPU p50 {pct(CPU_TIMES, 0.5):.3f} ms p99 {pct(CPU_TIMES, 0.99):.3f} ms); "
-        f"brute force p50 {pct(brute, 0.5):.1f} ms (ratio {pct(brute, 0.5) / p99:.0f}x the engine's p99)"
+        f"{tag}: top-1 {all1:.3f} top-3 {all3:.3f}; latency p50 {pct(times, 0.5):.3f} ms "
+        f"p99 {pct(times, 0.99):.3f} ms (CPU p50 {pct(CPU_TIMES, 0.5):.3f} ms "
+        f"p99 {pct(CPU_TIMES, 0.99):.3f} ms) (goal p99 <= 2 ms)"
+    )
+    print_ratio(tag, times, brute)
+
+
+def print_ratio(label: str, times: list[float], brute: list[float]) -> None:
+    """Brute force against the engine, both as wall time in this run."""
+    print(
+        f"{label}: brute force p50 {pct(brute, 0.5):.2f} ms p99 {pct(brute, 0.99):.2f} ms; "
+        f"ratio to the engine: p50 {pct(brute, 0.5) / pct(times, 0.5):.0f}x, "
+        f"p99 {pct(brute, 0.99) / pct(times, 0.99):.1f}x"
     )
 
 
@@ -334,6 +398,7 @@ def main() -> None:
         "--real-sample", type=int, default=100_000, help="known domains checked (all by default)"
     )
     parser.add_argument("--skip-1m", action="store_true")
+    parser.add_argument("--big", type=int, default=1_000_000, help="domains in the big run")
     args = parser.parse_args()
     with open("/proc/loadavg") as f:
         print(f"load average: {f.read().split()[0]} (2 shared cores: figures are noisy)")
@@ -349,9 +414,9 @@ def main() -> None:
     times, btimes = engine[2], baseline[2]
     print(
         f"latency per suggestion (100k, warm): p50 {pct(times, 0.5):.3f} ms, p99 {pct(times, 0.99):.3f} ms, "
-        f"max {max(times) * 1000:.1f} ms; brute force p50 {pct(btimes, 0.5):.2f} ms p99 {pct(btimes, 0.99):.2f} ms; "
-        f"ratio brute p50 / engine p99 = {pct(btimes, 0.5) / pct(times, 0.99):.1f}x"
+        f"max {max(times) * 1000:.1f} ms  (goal p99 <= 1 ms)"
     )
+    print_ratio("100k", times, btimes)
     print(
         f"CPU time per suggestion (thread_time, excludes waiting for the shared cores): "
         f"p50 {pct(CPU_TIMES, 0.5):.3f} ms, p99 {pct(CPU_TIMES, 0.99):.3f} ms; "
@@ -360,7 +425,7 @@ def main() -> None:
     report_calibration(engine[3])
     real_domains_never_rewritten(suggester, domains, args.real_sample)
     if not args.skip_1m:
-        bench_1m(cases[::2])
+        bench_1m(cases[::2], args.big)
 
 
 if __name__ == "__main__":

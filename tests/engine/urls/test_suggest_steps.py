@@ -91,9 +91,15 @@ def test_dictionary_exact_lookup_and_keys():
 
 
 def test_index_round_trips_through_bytes():
-    d = DomainDictionary.from_domains(["google.com", "facebook.com", "wikipedia.org"])
+    d = DomainDictionary.from_domains(["google.com", "bücher.de", "wikipedia.org", "bbc.co.uk"])
     back = DomainDictionary.from_bytes(d.to_bytes())
     assert back.domains == d.domains and back.near_keys("wikipdia") == d.near_keys("wikipdia")
+    assert [(back.key(i), back.suffix(i)) for i in range(len(back))] == [
+        ("google", "com"), ("bücher", "de"), ("wikipedia", "org"), ("bbc", "co.uk")
+    ]  # fmt: skip
+    assert back.suffix_counts() == d.suffix_counts() and back.rank("bbc.co.uk") == 4
+    empty = DomainDictionary.from_bytes(DomainDictionary.from_domains([]).to_bytes())
+    assert len(empty) == 0 and empty.near_keys("google") == []
 
 
 def test_index_finds_exactly_what_brute_force_finds():
