@@ -74,6 +74,8 @@ def test_keyboard_from_search_to_document(page, daemon, seeded):
     expect(result_links(page)).to_have_count(1)
     page.get_by_label("URL pattern").press("ArrowDown")
     expect(result_links(page).first).to_be_focused()
+    ring = "(e => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth])"
+    assert page.evaluate(f"{ring}(document.activeElement)") == ["solid", "3px"]  # focus is seen
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"#/doc/"))
     expect(page.locator("#doc-h")).to_contain_text("Ministerium")
