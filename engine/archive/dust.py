@@ -317,10 +317,10 @@ def _spread(items: list, count: int) -> list:
 # ---------------------------------------------------------------- application
 
 
-def apply_rules(url: str, rules: Iterable[DustRule | dict]) -> str:
+def apply_rules(url: str, rules: Iterable[DustRule | dict], profile: str = "archive") -> str:
     """The canonical form of ``url`` under its site's rules (unchanged when none applies).
 
-    The result is an archive key again (profile ``archive``) when a rule applied.
+    The result is a key again (normalized with ``profile``) when a rule applied.
 
     >>> apply_rules("https://m.example.com/a", [{"site": "example.com", "part": "host",
     ...     "find": "m.", "replace": ""}])
@@ -336,7 +336,7 @@ def apply_rules(url: str, rules: Iterable[DustRule | dict]) -> str:
         rewritten = substitute(rewritten, rule)
     if rewritten == form:
         return url
-    return _as_key(rewritten)
+    return _as_key(rewritten, profile)
 
 
 def _as_rule(rule: DustRule | dict) -> DustRule:
@@ -369,11 +369,11 @@ def substitute(form: str, rule: DustRule) -> str:
     return form[:lo] + "".join(out) + form[pos:] if out else form
 
 
-def _as_key(url: str) -> str:
-    from engine.urls.normalize import archive_key
+def _as_key(url: str, profile: str) -> str:
+    from engine.urls.normalize import profile_key
 
     try:
-        return archive_key(url)
+        return profile_key(url, profile)
     except (InvalidURL, TooLarge):  # the rewrite is no URL, or over the normalizer's cap
         return url
 

@@ -45,7 +45,8 @@ from engine.html.similarity import (
     shingle_similarity,
     shingles,
 )
-from engine.urls.normalize import archive_key
+from engine.urls.normalize import profile_key
+from engine.urls.rules import profile_rules
 
 
 @dataclass
@@ -98,14 +99,48 @@ def _check(capture: Capture, options: RegisterOptions) -> bytes:
 
 
 def document_key(store: ArchiveStore, url: str) -> str:
-    """The archive key of ``url`` (profile ``archive``) with learned DUST rules applied."""
-    key = archive_key(url)
+    """The archive key of ``url`` under the archive's key profile, learned DUST rules applied."""
+    profile = key_profile(store)
+    key = profile_key(url, profile)
     rules = store.load_state("dust_rules")
     if rules and rules.get("rules"):
         from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
 
-        key = apply_rules(key, rules["rules"])
+        key = apply_rules(key, rules["rules"], profile)
     return key
+
+
+def key_profile(store: ArchiveStore) -> str:
+    """The normalization profile that keys this archive (state ``key_profile``, else ``archive``)."""
+    state = store.load_state("key_profile")
+    return state["profile"] if state else "archive"
+
+
+def set_key_profile(store: ArchiveStore, profile: str) -> dict:
+    """Key the whole archive with ``profile``: every version is re-keyed in one transaction,
+    so documents whose URLs now share a key merge (and split again under a stricter profile).
+
+    >>> import tempfile, pathlib
+    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> set_key_profile(s, "safe")["profile"], key_profile(s); s.close()
+    ('safe', 'safe')
+    """
+    profile_rules(profile)  # InvalidInput for an unknown profile, before anything is written
+    with store.transaction():
+        store.save_state("key_profile", {"profile": profile})
+        moved = _rekey(store)
+    return {"profile": profile, "rekeyed": moved, "documents": len(list(store.keys()))}
+
+
+def _rekey(store: ArchiveStore) -> int:
+    versions, moved = store.raw("versions"), 0
+    for reg_id in list(store.ids):
+        key = document_key(store, versions[reg_id]["url"])
+        if key != versions[reg_id]["key"]:
+            store.update("versions", reg_id, {"key": key})
+            moved += 1
+    store.reindex()
+    return moved
 
 
 def _extract(text: str, url: str) -> dict | None:

@@ -92,6 +92,7 @@ class ArchiveStore:
         self.db = open_tinydb(storage)
         self.blob_dir = home / "blobs"
         self.cache: dict = {}  # warm derived structures (similar-page indexes, search index)
+        self.rekeyed = 0  # bumped by reindex()
         self._build_indexes()
 
     @classmethod
@@ -184,6 +185,13 @@ class ArchiveStore:
         self.ids: list[str] = sorted(self.raw("versions"))
         for reg_id in self.ids:
             self._index(reg_id, self.raw("versions")[reg_id])
+
+    def reindex(self) -> None:
+        """Rebuild the key and host indexes and drop warm caches (after versions were re-keyed);
+        ``rekeyed`` counts these, so indexes held outside the store know to rebuild."""
+        self._build_indexes()
+        self.cache.clear()
+        self.rekeyed += 1
 
     def _index(self, reg_id: str, doc: dict) -> None:
         self._by_key.setdefault(doc["key"], []).append(reg_id)

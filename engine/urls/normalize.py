@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ada_url import idna_to_ascii
 
@@ -171,6 +171,24 @@ def archive_key(url: str) -> str:
     'https://example.com/a/'
     """
     return _normalize(url, ARCHIVE_PLAN)
+
+
+@cache
+def _profile_plan(profile: str) -> Plan:
+    return (
+        ARCHIVE_PLAN
+        if profile == "archive"
+        else compile_plan(NormalizeOptions.from_profile(profile))
+    )
+
+
+def profile_key(url: str, profile: str = "archive") -> str:
+    """:func:`normalize` with a named profile, its plan compiled once (InvalidInput for an unknown one).
+
+    >>> profile_key("https://WWW.example.com/a/index.php?gclid=1", "safe")
+    'https://www.example.com/a/index.php?gclid=1'
+    """
+    return _normalize(url, _profile_plan(profile))
 
 
 def _normalize(url: str, plan: Plan) -> str:

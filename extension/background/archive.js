@@ -7,7 +7,6 @@ import { action, ext, runInTab, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
 import { badgeText } from '../lib/rules.js';
 import { distinctPages } from '../lib/suggestions.js';
-import { settings } from './config.js';
 import { HostError, request } from './native.js';
 
 const ARCHIVE_TIMEOUT_MS = 30000;
@@ -56,9 +55,8 @@ export function archiveLink(url) {
 
 /** Every version of `url`, newest first (the host's `versions`). */
 export async function listVersions(url) {
-  const { profile } = await settings();
   try {
-    const answer = await request('versions', { url, profile });
+    const answer = await request('versions', { url });
     return Array.isArray(answer) ? answer : (answer?.versions ?? []);
   } catch (err) {
     if (err.code === 'not_found') return []; // never archived
@@ -76,8 +74,7 @@ export async function showCount(tabId, count) {
 }
 
 async function register(page, tabId) {
-  const { profile } = await settings();
-  const result = await request('archive_page', { ...page, profile }, { timeoutMs: ARCHIVE_TIMEOUT_MS });
+  const result = await request('archive_page', page, { timeoutMs: ARCHIVE_TIMEOUT_MS });
   const [versions, similar] = await Promise.all([
     listVersions(result.url ?? page.url).catch(() => []),
     similarPages(result),

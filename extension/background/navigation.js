@@ -77,7 +77,7 @@ export async function onNavigationError(details) {
   const pageUrl = errorPageURL(lookup, details.url, info, details.timeStamp);
   const attempt = nextAttempt(details.tabId);
   const shown = showErrorPage(details.tabId, pageUrl, details.url);
-  startLookup(details.tabId, details.url, info, details.timeStamp, prefs, lookup);
+  startLookup(details.tabId, details.url, info, details.timeStamp, lookup);
   await shown;
   await keepShown(details.tabId, pageUrl, details.url, key, attempt);
 }
@@ -107,7 +107,7 @@ export async function onHttpCompleted(details) {
   const prefs = await settings();
   if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
   const info = classifyError(`HTTP ${details.statusCode}`);
-  const lookup = startLookup(details.tabId, details.url, info, details.timeStamp, prefs);
+  const lookup = startLookup(details.tabId, details.url, info, details.timeStamp);
   const result = await lookups.get(lookup).promise.catch(() => null);
   if (!worthOffering(result) || !(await stillOn(details.tabId, details.url))) return;
   await showErrorPage(details.tabId, errorPageURL(lookup, details.url, info, details.timeStamp), details.url);
@@ -126,9 +126,8 @@ function showErrorPage(tabId, pageUrl, failedUrl) {
 export async function lookupResult(params, sender) {
   let entry = lookups.get(params.key);
   if (!entry) {
-    const prefs = await settings();
     const info = classifyError(params.error) ?? { kind: 'unknown', error: params.error };
-    entry = lookups.get(startLookup(sender?.tab?.id ?? -1, params.url, info, params.time, prefs));
+    entry = lookups.get(startLookup(sender?.tab?.id ?? -1, params.url, info, params.time));
   }
   try {
     return { host: true, request: entry.params, result: await entry.promise };
@@ -156,7 +155,7 @@ function isVisibleTopFrame(details) {
   return details.frameId === 0 && details.tabId >= 0 && details.documentLifecycle !== 'prerender';
 }
 
-function startLookup(tabId, url, info, time, prefs, key = crypto.randomUUID()) {
+function startLookup(tabId, url, info, time, key = crypto.randomUUID()) {
   const params = {
     url,
     error: info.error,
@@ -164,7 +163,6 @@ function startLookup(tabId, url, info, time, prefs, key = crypto.randomUUID()) {
     referrer: referrerOf(tabId, url),
     time: new Date(time || Date.now()).toISOString(),
     languages: [...(navigator.languages ?? [])],
-    profile: prefs.profile,
   };
   const promise = request('nav_error', params, { timeoutMs: LOOKUP_TIMEOUT_MS });
   promise.catch(() => {}); // read by the error page; an unread failure is not an error

@@ -25,6 +25,7 @@ export const HANDLERS = {
   check: relay('check', 15000),
   liveness: (params) => livenessOf(params.tabId, params.url),
   host_status: hostStatus,
+  key_profile: relay('key_profile', 120000),
   viewer: viewer,
 };
 

@@ -11,7 +11,7 @@ export const DEFAULTS = Object.freeze({
   allowPrivate: false, // also localhost, 10.x, 192.168.x, intranet names
   historyUse: true, // report visited hosts (counts only) so your own domains join the dictionary
   excluded: [], // sites PageKeeper leaves alone entirely, e.g. ["bank.example"]
-  profile: 'archive', // URL normalization profile for archive keys: safe | archive | aggressive
+  profile: 'archive', // URL normalization profile that keys the archive (the host keeps the one in force): safe | archive | aggressive
   badge: true, // show the number of archived versions on the toolbar button
   liveness: false, // check whether an archived page still holds its content when you visit it
   autoArchive: { mode: 'off', days: 7, sites: [] }, // mode: off | every | older

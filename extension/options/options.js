@@ -20,6 +20,7 @@ async function init() {
   document.getElementById('viewer-link').addEventListener('click', openViewer);
   document.documentElement.dataset.ready = 'true';
   await showHost();
+  await showProfile();
 }
 
 function controls() {
@@ -30,6 +31,10 @@ async function onChange(control) {
   const [top, field] = control.name.split('.');
   const value = readControl(control);
   const changed = field ? { [top]: { ...current[top], [field]: value } } : { [top]: value };
+  if (control.name === 'profile' && !(await setProfile(value))) {
+    control.value = current.profile;
+    return;
+  }
   current = { ...current, ...changed };
   await saveSettings(changed);
   syncAutoFields();
@@ -78,4 +83,28 @@ async function openViewer(event) {
   const reply = await callBackground('viewer', {});
   if (reply.ok) await ext.tabs.create({ url: reply.result.url });
   else fill('host-status', `The viewer needs the helper app: ${reply.error?.message ?? ''}`);
+}
+
+// The key profile lives in the host, one per archive (a second browser shares it): the select
+// shows the host's, and a change re-keys the archive there (host/PROTOCOL.md, `key_profile`).
+async function showProfile() {
+  const reply = await callBackground('key_profile', {});
+  if (!reply.ok) return;
+  current = { ...current, profile: reply.result.profile };
+  document.getElementById('profile').value = reply.result.profile;
+}
+
+/** Ask the host to re-key the archive; true when it did. */
+async function setProfile(profile) {
+  fill('profile-note', 'Regrouping your archived pages…');
+  const reply = await callBackground('key_profile', { profile });
+  fill('profile-note', reply.ok ? regrouped(reply.result)
+    : `Not changed: the helper app keeps this choice and did not answer (${reply.error?.message ?? 'not connected'}).`);
+  return reply.ok;
+}
+
+function regrouped({ rekeyed, documents }) {
+  const pages = `${documents} page${documents === 1 ? '' : 's'}`;
+  return rekeyed ? `Done: ${rekeyed} archived version${rekeyed === 1 ? '' : 's'} regrouped, ${pages} now.`
+    : `Done: nothing to regroup (${pages}).`;
 }

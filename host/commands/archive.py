@@ -1,5 +1,5 @@
 """``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust,
-export and import (WARC, host/commands/warc.py).
+profile, export and import (WARC, host/commands/warc.py).
 
 Writes go through the running daemon when there is one (it is the archive's only
 writer); otherwise the command opens the store itself and holds its exclusive
@@ -407,6 +407,18 @@ def run_dust(args, ctx) -> dict:
 DUST_TIMEOUT = 600.0  # learning compares stored pages; a large archive takes a while
 
 
+def run_profile(args, ctx) -> dict:
+    """Show the archive's key profile, or set it (every version re-keyed)."""
+    params = {} if args.profile is None else {"profile": args.profile}
+    if _daemon(ctx.home):
+        return _via_daemon(ctx.home, "key_profile", params, timeout=DUST_TIMEOUT)
+    if args.profile is None:
+        with reading(ctx.home) as store:
+            return {"profile": registry.key_profile(store)}
+    with writing(ctx.home) as store:
+        return registry.set_key_profile(store, args.profile)
+
+
 # -- the parser ----------------------------------------------------------------------------
 
 
@@ -479,3 +491,7 @@ def _auto_parsers(cmds, common) -> None:
     sch.add_argument("--run-due", action="store_true", help="register every due URL now")
     _threshold(sch)
     command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")
+    prof = command(
+        cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
+    )
+    prof.add_argument("profile", nargs="?", choices=("safe", "archive", "aggressive"))

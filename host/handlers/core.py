@@ -1,5 +1,5 @@
-"""Core handlers: ping, get_token, stats, shutdown, and the navigation ones
-(nav_error, visited, suggestion_taken) that feed and use the Suggester.
+"""Core handlers: ping, get_token, stats, shutdown, key_profile, and the navigation
+ones (nav_error, visited, suggestion_taken) that feed and use the Suggester.
 
 >>> sorted(HANDLERS)[:2]
 ['get_token', 'nav_error']
@@ -13,7 +13,7 @@ import time
 
 from engine import __version__
 from host.envelope import PROTOCOL_VERSION
-from host.handlers import integer, text
+from host.handlers import choice, integer, text
 
 
 async def ping(params: dict, app) -> dict:
@@ -74,11 +74,24 @@ def suggestion_taken(params: dict, app) -> dict:
     return record_choice(app, url, chosen, params.get("taken", chosen is not None))
 
 
+def key_profile(params: dict, app) -> dict:
+    """The normalization profile that keys the archive; with ``profile``, set it (every
+    version is re-keyed, so the documents that now share a key merge)."""
+    from engine.archive import registry
+    from engine.urls.rules import PROFILES
+
+    if params.get("profile") is None:
+        return {"profile": registry.key_profile(app.store), "profiles": list(PROFILES)}
+    profile = choice(params, "profile", tuple(PROFILES), "archive")
+    return {**registry.set_key_profile(app.store, profile), "profiles": list(PROFILES)}
+
+
 HANDLERS = {
     "ping": ping,
     "get_token": get_token,
     "stats": stats,
     "shutdown": shutdown,
+    "key_profile": key_profile,
     "nav_error": nav_error,
     "visited": visited,
     "suggestion_taken": suggestion_taken,

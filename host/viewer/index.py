@@ -306,12 +306,13 @@ def _ranks(order: list[int]) -> list[int]:
     return rank
 
 
-_INDEXES: dict[int, tuple[object, DocumentIndex]] = {}
+_INDEXES: dict[int, tuple[object, int, DocumentIndex]] = {}
 
 
 def document_index(store) -> DocumentIndex:
-    """The warm index of ``store``, brought up to date with its newest registrations."""
+    """The warm index of ``store``, brought up to date with its newest registrations
+    (built anew after the archive was re-keyed, e.g. by a new key profile)."""
     held = _INDEXES.get(id(store))
-    if held is None or held[0] is not store:
-        held = _INDEXES[id(store)] = (store, DocumentIndex())
-    return held[1].refresh(store)
+    if held is None or held[0] is not store or held[1] != store.rekeyed:
+        held = _INDEXES[id(store)] = (store, store.rekeyed, DocumentIndex())
+    return held[2].refresh(store)

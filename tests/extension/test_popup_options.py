@@ -16,13 +16,14 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 # Every runtime message, tabs.create and storage.sync.set goes to Python (`record`); the
-# background's answers come from REPLIES by message type.
+# background's answers come from REPLIES by message type (a list: one reply per call, in order).
 FAKE_API = """
   const replies = REPLIES;
   const stored = {};
   globalThis.browser = {
     runtime: { id: 'pk-test', getURL: (p) => 'chrome-extension://pk-test/' + p,
-      async sendMessage(m) { await globalThis.record(m); return replies[m.type] ?? { ok: true, result: null }; } },
+      async sendMessage(m) { await globalThis.record(m); const r = replies[m.type];
+      return (Array.isArray(r) ? r.shift() : r) ?? { ok: true, result: null }; } },
     tabs: { async get(id) { return { id, url: 'https://docs.example/guide', title: 'The guide' }; },
             async query() { return [{ id: 4, url: 'https://docs.example/guide', title: 'The guide' }]; },
             async create(o) { await globalThis.record({ type: 'tabs.create', params: o }); return o; },
@@ -108,6 +109,17 @@ def test_popup_after_archiving_shows_version_time_similarity_similar_and_viewer(
     assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
 
 
+def test_a_key_profile_the_host_refuses_is_not_kept(open_page):
+    refused = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
+    page, sent = open_page("options/options.html", {"key_profile": refused})
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    page.select_option("#profile", "safe")
+    expect(page.locator("#profile-note")).to_contain_text("Not changed")
+    expect(page.locator("#profile")).to_have_value("archive")
+    assert of_type(sent, "key_profile")[-1] == {"profile": "safe"}
+    assert not [w for w in of_type(sent, "sync.set") if "profile" in w]
+
+
 def test_popup_without_the_host_says_how_to_install_it(open_page):
     missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("popup/popup.html?tab=4", {"versions": missing})
@@ -134,7 +146,16 @@ def test_popup_warns_of_a_soft_404_and_opens_our_page_for_it(open_page):
 
 def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(open_page):
     status = {"version": "0.1.0", "protocol": 1, "round_trip_ms": 3, "archived_pages": 5}
-    replies = {"host_status": {"ok": True, "result": status}, "viewer": VIEWER}
+    profiles = ["safe", "archive", "aggressive"]
+    rekeyed = {"profile": "safe", "rekeyed": 3, "documents": 2, "profiles": profiles}
+    replies = {
+        "host_status": {"ok": True, "result": status},
+        "viewer": VIEWER,
+        "key_profile": [
+            {"ok": True, "result": {"profile": "aggressive", "profiles": profiles}},
+            {"ok": True, "result": rekeyed},
+        ],
+    }
     page, sent = open_page("options/options.html", replies)
     expect(page.locator("html")).to_have_attribute("data-host", "connected")
     expect(page.locator("#host-status")).to_have_text(
@@ -146,14 +167,16 @@ def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(ope
     assert checked == {"errorPages": True, "allowPrivate": False, "historyUse": True,
                        "badge": True, "liveness": False}  # fmt: skip
     expect(page.locator("#autoMode")).to_have_value("off")
-    expect(page.locator("#profile")).to_have_value("archive")
-    # The host keys every archive with the archive profile; the page must not promise more.
-    expect(page.locator("#profile-note")).to_contain_text("does not change")
+    # The key profile is the host's (one per archive), not this browser's stored default.
+    expect(page.locator("#profile")).to_have_value("aggressive")
 
     page.locator("input[name=historyUse]").click()
     page.locator("textarea[name=excluded]").fill("Bank.example\n\nmail.example.com ")
     page.locator("textarea[name=excluded]").dispatch_event("change")
     page.select_option("#profile", "safe")
+    expect(page.locator("#profile-note")).to_have_text(
+        "Done: 3 archived versions regrouped, 2 pages now."
+    )
     page.select_option("#autoMode", "older")
     page.locator("#autoDays").fill("30")
     page.locator("#autoDays").dispatch_event("change")
@@ -171,6 +194,7 @@ def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(ope
     page.locator("#viewer-link").click()
     page.wait_for_timeout(200)
     assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
+    assert of_type(sent, "key_profile") == [{}, {"profile": "safe"}]
 
 
 def test_options_without_the_host(open_page):

@@ -93,5 +93,5 @@ def test_the_search_index_is_warmed_in_the_background(app):
         app.executor.submit(registry.register, app.store, page).result()
     _INDEXES.pop(id(app.store), None)
     assert asyncio.run(warm_search_index(app)) == 3
-    store, index = _INDEXES[id(app.store)]
+    store, _, index = _INDEXES[id(app.store)]
     assert store is app.store and index.seen == 3
