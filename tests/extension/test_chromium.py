@@ -205,7 +205,7 @@ def test_without_the_host_the_error_page_says_how_to_install_it(bare_browser):
     page.close()
 
 
-def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site):
+def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site, host):
     """The soft 404: the server still answers 200, but the archived text is no longer there."""
     browser.set_option("allowPrivate", True)
     browser.set_option("liveness", True)
@@ -247,6 +247,12 @@ def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site)
         re.compile(r"Connected .* [1-9]\d* pages? archived")
     )
     screenshot(options, "options.png", full_page=True)
+    # The key profile is the host's: a change re-keys the real archive, and going back too.
+    expect(options.locator("#profile")).to_have_value("archive")
+    for profile in ("safe", "archive"):
+        options.select_option("#profile", profile)
+        expect(options.locator("#profile-note")).to_have_text(re.compile(r"^Done: "))
+        assert host.cli("archive", "profile")["profile"] == profile
     options.close()
     browser.set_option("liveness", False)
     page.close()
