@@ -712,9 +712,8 @@ class Suggester:
         typed = ctx.typed
         paths = self.learning.paths.get(typed.host, [])
         target = typed.rest or "/"
-        scored = sorted(
-            ((Levenshtein.ratio(target, p), p) for p in paths if p != target), reverse=True
-        )[:3]
+        near = [p for p in paths if p != target and Levenshtein.ratio(target, p) >= 0.5]
+        scored = sorted(((path_score(target, p), p) for p in near), reverse=True)[:3]
         return [
             Suggestion(
                 typed.with_host(typed.host).replace(target, p, 1)
@@ -725,8 +724,26 @@ class Suggester:
                 "a page you visited on this site with the nearest path",
             )
             for r, p in scored
-            if r >= 0.5
         ]
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def path_score(target: str, path: str) -> float:
+    """How likely ``path`` is the page a 404 on ``target`` meant (0..1): the edit ratio from
+    the first segment where they differ, file extensions aside. A typo in a name scores high;
+    a different name in the same folder does not, however much of the path they share.
+
+    >>> round(path_score("/docs/instalation", "/docs/installation"), 2)
+    0.96
+    >>> round(path_score("/notes/heron.html", "/notes/river.html"), 2)
+    0.4
+    """
+    a, b = target.split("/"), path.split("/")
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    rest_a, rest_b = "/".join(a[i:]), "/".join(b[i:])
+    return Levenshtein.ratio(_EXTENSION.sub("", rest_a), _EXTENSION.sub("", rest_b))
 
 
 def _siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int = 5) -> list[int]:

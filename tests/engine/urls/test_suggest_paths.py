@@ -1,0 +1,26 @@
+"""Step 9's nearest paths on a live host's 404: a typo in a page name is a confident
+suggestion; another page in the same folder is listed, never the big "Did you mean"."""
+
+from __future__ import annotations
+
+from engine.urls.dictionary import DomainDictionary
+from engine.urls.suggest import Suggester, SuggestRequest
+
+PAGES = ["https://example.com/notes/river.html", "https://example.com/docs/installation"]
+
+
+def _site(url: str) -> list:
+    s = Suggester(DomainDictionary.from_domains(["example.com"]))
+    s.add_user_urls(PAGES)
+    return [f for f in s.suggest(SuggestRequest(url, "http_404")) if f.step == "site"]
+
+
+def test_a_typo_in_the_page_name_is_a_confident_suggestion():
+    found = _site("https://example.com/docs/instalation")
+    assert found[0].url == "https://example.com/docs/installation" and found[0].score >= 0.5
+
+
+def test_another_page_of_the_same_folder_stays_below_the_big_button():
+    found = _site("https://example.com/notes/heron.html")
+    assert [f.url for f in found] == ["https://example.com/notes/river.html"]
+    assert found[0].score < 0.5
