@@ -37,6 +37,7 @@ or above: the site may just be down, so retry and archived copies come first.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 from collections.abc import Iterable
@@ -338,6 +339,9 @@ class Suggester:
     def _suggest(self, request: SuggestRequest) -> list[Suggestion]:
         typed = read_typed(request.url)
         ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
+        if _is_local(typed.host):
+            # an address or localhost names no domain to repair: scheme/archive/paths only
+            return _merge(self._extras(ctx, []), self.options.limit)
         queries = self._queries(ctx)
         self._collect(ctx, queries)
         self._learned(ctx)
@@ -792,6 +796,22 @@ def _www_readings(host: str) -> list[tuple[str, float, str]]:
     if host.startswith("www") and not host.startswith("www.") and "." in host[3:]:
         out.append((host[3:].lstrip("-"), 0.25, "dot missing after www"))
     return out
+
+
+def _is_local(host: str) -> bool:
+    """An IP literal or localhost: nothing a domain dictionary can repair.
+
+    >>> _is_local("192.168.1.1"), _is_local("[::1]"), _is_local("localhost"), _is_local("1.example")
+    (True, True, True, False)
+    """
+    host = host.rstrip(".")
+    if host.startswith("[") or host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _country(request: SuggestRequest) -> str:

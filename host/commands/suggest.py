@@ -17,7 +17,7 @@ import io
 import json
 import time
 
-from engine.errors import InvalidInput, PageKeeperError, error_payload
+from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import ERRORS, Suggester, SuggestRequest
 from host import learning_file
@@ -101,6 +101,9 @@ def batch_line(suggester: Suggester, line: str, args) -> dict:
         if not isinstance(item, dict):
             raise InvalidInput("each line must be a JSON object")
         url = item.get("url")
+        if isinstance(url, str) and _unicode(url) != url:
+            url = _unicode(url)  # echoed as the output can carry it, then refused
+            raise InvalidURL("the URL holds a lone surrogate (\\ud800-\\udfff): not text")
         request = _request(item, args.error)
         started = time.perf_counter()
         found = suggester.suggest(request)[: args.limit]
@@ -115,8 +118,19 @@ def batch_line(suggester: Suggester, line: str, args) -> dict:
     return out
 
 
+def _unicode(text: str) -> str:
+    """``text`` with lone surrogates (JSON allows ``"\\ud800"``; UTF-8 output does not)
+    replaced by U+FFFD.
+
+    >>> _unicode("a\\ud800b") == "a\\ufffdb", _unicode("gögle")
+    (True, 'gögle')
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _request(item: dict, default_error: str) -> SuggestRequest:
-    url, referrer, error = item.get("url"), item.get("referrer"), item.get("error", default_error)
+    url, referrer, error = item.get("url"), item.get("referrer"), item.get("error")
+    error = default_error if error is None else error  # "error": null is no error kind given
     languages = item.get("languages") or []
     if not isinstance(url, str):
         raise InvalidInput("'url' must be a string")

@@ -65,6 +65,26 @@ def test_batch_keeps_order_and_types_errors_per_line(tmp_path):
     assert out[6]["suggestions"][0]["url"] == "http://www.facebook.com/"
 
 
+def test_batch_survives_lines_the_output_cannot_carry(tmp_path):
+    """JSON may hold a lone surrogate (\\ud800) that UTF-8 output cannot: that line gets an
+    error (the url echoed with U+FFFD), the batch goes on; "error": null is the default kind."""
+    stdin = (
+        b'{"url": "http://g\\ud800ogle.com/"}\n'
+        b'{"url": "http://gogle.com/", "referrer": "http://x\\udc00.com/"}\n'
+        b'{"url": "http://gogle.com/", "error": null, "referrer": null, "languages": null}\n'
+    )
+    done = pagekeeper(tmp_path, "suggest", "--batch", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert len(out) == 3
+    assert out[0] == {
+        "url": "http://g\ufffdogle.com/",
+        "error": {"code": "invalid_url", "message": out[0]["error"]["message"]},
+    }
+    assert "error" in out[1] or out[1]["suggestions"][0]["url"] == "http://google.com/"
+    assert out[2]["suggestions"][0]["url"] == "http://google.com/"
+
+
 def test_custom_dictionary_replaces_the_bundled_one(tmp_path):
     csv = tmp_path / "dict.csv"
     csv.write_text("rank,domain\n1,zzexamplezz.com\n2,other.org\n")

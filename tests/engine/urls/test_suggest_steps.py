@@ -328,6 +328,19 @@ def test_user_hosts_added_one_by_one_are_found_before_and_after_a_rebuild():
     assert top(again, "http://intranet042.crop.example/").url == "http://intranet042.corp.example/"
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["http://192.168.1.1/", "http://1.2.3.4/x", "http://[::1]:8080/", "http://localhost:3000/"],
+)
+def test_addresses_and_localhost_are_not_rewritten_into_domains(bundled, url):
+    """They name no domain (1.2.3.4 became 1.2.3.cn, localhost local.ch before)."""
+    typed = read_typed(url).host
+    for error in ("dns", "refused"):
+        assert all(
+            read_typed(s.url).host == typed for s in bundled.suggest(SuggestRequest(url, error))
+        )
+
+
 def test_control_characters_are_not_a_typo(bundled):
     from engine.errors import InvalidURL
 
