@@ -85,3 +85,18 @@ def test_bad_suggestion_taken_params_are_typed_errors(home):
             assert exc.code == "invalid_input", (params, exc.code)
         else:
             raise AssertionError(f"accepted {params}")
+
+
+def test_404_on_a_live_host_offers_the_archived_copy_and_the_nearest_known_path(home):
+    """Step 9 through the daemon: a page archived via ``archive_page`` comes back first for a
+    404 of its URL, and as the nearest known path for a mistyped path on the same site."""
+    pk(home, "serve", "--detach", "--json")
+    page = "https://docs.example.org/guide/installation"
+    html = "<!doctype html><title>Install</title><main><p>" + "How to install it. " * 40
+    archived = call(home, "archive_page", {"url": page, "html": html})
+    found = nav_error(home, page, error="http_404")
+    assert (found[0]["url"], found[0]["step"]) == (archived["version_url"], "archive")
+    assert found[0]["score"] >= 0.5
+    near = nav_error(home, "https://docs.example.org/guide/instalation", error="http_404")
+    assert [s["url"] for s in near if s["step"] == "site"] == [page]
+    assert all(s["step"] != "archive" for s in near)  # that URL itself was never archived
