@@ -245,11 +245,14 @@ def uninstall(home: Path, options: InstallOptions, platform: str | None = None) 
     return {"removed": removed}
 
 
-def check_manifest(browser: str, path: Path, windows: bool = False, registered=None) -> dict:
+def check_manifest(
+    browser: str, path: Path, windows: bool = False, registered=None, expected=()
+) -> dict:
     """One doctor line: present, valid, pointing at an executable, which IDs it allows.
 
     On Windows (``windows``) the browser finds the file only through its registry key:
     ``registered`` is the path that key names (``None``: no key), and must be ``path``.
+    ``expected``: the origins (Firefox: add-on IDs) the manifest must allow, ours.
     """
     entry = {"browser": browser, "manifest": str(path), "present": path.is_file()}
     if windows:
@@ -263,8 +266,11 @@ def check_manifest(browser: str, path: Path, windows: bool = False, registered=N
         return {**entry, "ok": False, "problem": f"unreadable manifest: {exc}"}
     target = Path(data.get("path", ""))
     executable = target.is_absolute() and target.is_file() and os.access(target, os.X_OK)
-    allowed = data.get("allowed_extensions" if browser in FIREFOX else "allowed_origins", [])
+    allowed = _allowed(data, browser)
     problem = None if executable else f"path {str(target)!r} is not an executable file"
+    missing = [ext for ext in expected if ext not in allowed]
+    if missing:
+        problem = f"does not allow {', '.join(missing)} (run pagekeeper install again)"
     if data.get("name") != HOST_NAME:
         problem = f"name is {data.get('name')!r}, not {HOST_NAME}"
     return {
@@ -276,11 +282,18 @@ def check_manifest(browser: str, path: Path, windows: bool = False, registered=N
     }
 
 
+def _allowed(data: dict, browser: str) -> list[str]:
+    return data.get("allowed_extensions" if browser in FIREFOX else "allowed_origins", [])
+
+
 def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
     """Manifests present and executable, daemon reachable, token readable, IDs allowed."""
     from host import client
+    from host.app import Config
     from host.security import read_token
 
+    config = Config.load(home)
+    ids = (config.all_extension_ids(), config.firefox_ids)
     windows = _uses_registry(options, platform)
     manifests = [
         check_manifest(
@@ -288,6 +301,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
             manifest_path(b, options, home, platform),
             windows,
             registered_manifest(b, options, platform) if windows else None,
+            _allowed(manifest(b, Path(), *ids), b),
         )
         for b in options.browsers
     ]

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from websockets.sync.client import connect
 
 from tests.host.daemon_fixtures import CLI, ROOT, pk, token_of
@@ -63,10 +64,44 @@ def test_second_start_finds_the_first_and_exits_zero(daemon, home):
 
 def test_home_from_environment(daemon, home):
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
-    done = subprocess.run(
-        [*CLI, "status", "--json"], capture_output=True, text=True, env=env, cwd=ROOT
+
+    def run(*args: str) -> dict:
+        done = subprocess.run(
+            [*CLI, *args, "--json"], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+        return json.loads(done.stdout)
+
+    assert run("status")["pid"] == daemon["pid"]
+    again = run("serve", "--detach")
+    assert again["pid"] == daemon["pid"] and again["already_running"]
+    assert run("stop")["stopped"] and not run("status")["running"]
+    assert not (home / "daemon.json").exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="process groups and killpg are POSIX")
+def test_daemon_started_by_a_native_host_outlives_it(home):
+    """The browser may kill the native host and its process group; the daemon runs in its own."""
+    import struct
+
+    native = subprocess.Popen(
+        [sys.executable, "-m", "host.native", "--home", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,
     )
-    assert json.loads(done.stdout)["pid"] == daemon["pid"]
+    body = json.dumps({"id": 1, "type": "ping"}).encode()
+    native.stdin.write(struct.pack("=I", len(body)) + body)
+    native.stdin.flush()
+    (length,) = struct.unpack("=I", native.stdout.read(4))
+    assert json.loads(native.stdout.read(length))["ok"]
+    daemon_pid = json.loads((home / "daemon.json").read_text())["pid"]
+    assert os.getpgid(daemon_pid) != native.pid
+    os.killpg(native.pid, signal.SIGKILL)
+    native.wait(timeout=10)
+    time.sleep(0.2)
+    os.kill(daemon_pid, 0)  # still alive
+    assert json.loads(pk(home, "status", "--json").stdout)["pid"] == daemon_pid
 
 
 def test_killed_daemon_leaves_no_stale_lock(daemon, home):

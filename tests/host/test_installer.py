@@ -310,3 +310,21 @@ def test_extension_id_comes_from_the_public_key_and_is_the_default():
     spec.loader.exec_module(build)
     assert build.extension_id(build.public_key()) == EXT_ID
     assert config().all_extension_ids()[0] == EXT_ID
+
+
+def test_doctor_flags_a_manifest_that_does_not_allow_our_extension(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    home = tmp_path / "home"
+    ensure_token(home)
+    options = InstallOptions(("chrome", "firefox"))
+    done = installer.install(home, options, config(), platform="linux")
+    for entry in done["installed"]:  # an install made for other extension IDs
+        path = Path(entry["manifest"])
+        data = json.loads(path.read_text())
+        field = "allowed_extensions" if entry["browser"] == "firefox" else "allowed_origins"
+        path.write_text(json.dumps({**data, field: ["chrome-extension://someoneelse/"]}))
+    report = installer.doctor(home, options, platform="linux")
+    for line in report["manifests"]:
+        assert line["ok"] is False and "does not allow" in line["problem"], line
+    assert EXT_ID in report["manifests"][0]["problem"]
+    assert "pagekeeper@pagekeeper.app" in report["manifests"][1]["problem"]

@@ -48,6 +48,12 @@ CODES_V1 = {
 }
 
 
+def test_the_issues_minimum_message_types_exist():
+    required = {"ping", "nav_error", "archive_page", "versions", "similar", "search", "open"}
+    required |= {"check", "stats", "get_token", "visited"}
+    assert required <= set(HANDLERS), sorted(required - set(HANDLERS))
+
+
 def test_error_codes_are_append_only():
     assert set(all_codes()) >= CODES_V1, sorted(CODES_V1 - set(all_codes()))
 
