@@ -25,10 +25,19 @@ export function parseHash(hash) {
   return { path: path || "/search", query: new URLSearchParams(query) };
 }
 
+/** decodeURIComponent that keeps a malformed escape ("%zz") as typed instead of throwing. */
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function match(path) {
   for (const route of ROUTES) {
     const m = route.pattern.exec(path);
-    if (m) return { route, args: m.slice(1).map(decodeURIComponent) };
+    if (m) return { route, args: m.slice(1).map(decode) };
   }
   return null;
 }

@@ -156,6 +156,10 @@ def test_unknown_id_is_a_clear_message(page, daemon):
     expect(page.get_by_role("alert").filter(has_text="No such document")).to_be_visible()
     page.goto(daemon.viewer("#/diff/1/2"))
     expect(page.locator(".notice-error")).to_contain_text("No such version")
+    page.goto(daemon.viewer("#/doc/%zz"))  # a malformed escape: a message, not a script error
+    expect(page.get_by_role("alert").filter(has_text="No such document")).to_contain_text("%zz")
+    page.goto(daemon.viewer("#/nowhere"))
+    expect(page.get_by_role("heading", name="No such page")).to_be_visible()
 
 
 def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
@@ -221,6 +225,8 @@ def test_every_view_passes_axe_and_fits_the_window(page, daemon, seeded, width):
     for hash_, ready in views(seeded):
         open_viewer(page, daemon, hash_)
         expect(page.locator(ready).first).to_be_visible()
+        if hash_ == "#/search":
+            page.get_by_text("Filters and sort").click()  # its controls count too
         page.wait_for_timeout(200)  # let late paints (bars, badges) land
         # The archived copy in the frame is the archived site's markup, not the viewer's.
         found = axe.run(page, context={"exclude": [["#version-frame"]]}).response["violations"]
