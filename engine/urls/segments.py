@@ -10,7 +10,9 @@ neighbouring key (``my``), as n-grams say nothing about them.
 The lexicon (``engine/data/lexicon.txt.gz``, 42k words) is the union of the
 8,000 most frequent words of English, French, German, Spanish, Italian,
 Portuguese and Dutch (wordfreq 3.1, accents folded, 2-12 letters), most
-frequent first; the domain dictionary's own short keys join it at run time.
+frequent first; the names of the domain dictionary's 10,000 most popular
+domains (split at hyphens, 3-12 letters) join it at run time
+(``Suggester._labels``), as brands are acceptable segments no word list holds.
 
 >>> ngram_score("ddmain", "domain")
 429

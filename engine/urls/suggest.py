@@ -132,6 +132,7 @@ class SuggestOptions:
     max_near: int = 40  # keys looked at per reading (nearest, then most popular)
     segments: bool = True  # step 6, when nothing above scores 0.2
     segment_max_length: int = 14
+    lexicon_labels: int = 10_000  # names of the N most popular domains join the lexicon
 
 
 @dataclass
@@ -654,7 +655,7 @@ class Suggester:
         self, ctx: _Context, queries: list[_Query], out: list[Suggestion]
     ) -> list[Suggestion]:
         if self._segmenter is None:
-            self._segmenter = Segmenter(Lexicon.bundled())
+            self._segmenter = Segmenter(Lexicon.bundled(self._labels()))
         best = min(queries, key=lambda q: q.cost) if queries else None
         if best is None or not best.suffix:
             return out
@@ -671,6 +672,17 @@ class Suggester:
             value = min(value, self.options.confident - 0.05)
         why = f"segments repaired ({best.key} → {name}, n-gram score {score}/1000)"
         return [*out, Suggestion(self._url(ctx, domain), value, "segments", why)]
+
+    def _labels(self) -> tuple[str, ...]:
+        """The names of the most popular domains, split at hyphens: the issue's lexicon is
+        "words from the dictionary's own labels plus a word-frequency list" (brands and
+        names like ``zorbix`` are acceptable segments that no word list holds)."""
+        dictionary, out = self.dictionary, {}
+        for ident in range(min(len(dictionary), self.options.lexicon_labels)):
+            for part in dictionary.key(ident).split("-"):
+                if 3 <= len(part) <= 12 and part.isascii() and part.isalpha():
+                    out[part] = None
+        return tuple(out)
 
     # steps 7 (scheme) and 9 (retry, archive, nearest known path)
     def _extras(self, ctx: _Context, ranked: list[Suggestion]) -> list[Suggestion]:

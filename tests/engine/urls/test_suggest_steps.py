@@ -154,6 +154,14 @@ def test_seed_muddmain_becomes_mydomain_by_segments():
     assert seg.repair("mydomain") is None  # every segment acceptable: nothing to repair
 
 
+def test_the_lexicon_holds_the_dictionarys_own_labels():
+    """zorbix is no word of any language, but a known domain's name: an acceptable segment."""
+    s = Suggester(DomainDictionary.from_domains(["zorbix.com", "example-shop.org"]))
+    found = {f.url: f for f in s.suggest(SuggestRequest("http://myzorbux.com/"))}
+    assert found["http://myzorbix.com/"].step == "segments"
+    assert {"zorbix", "example", "shop"} <= set(s._labels())
+
+
 def test_segments_threshold_blocks_weak_replacements():
     assert Segmenter(Lexicon(["zebra"])).repair("qqqqqq") is None
 
