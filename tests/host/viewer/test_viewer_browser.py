@@ -56,6 +56,27 @@ def test_case_switch_and_sort_by_url(page, daemon, seeded):
     assert "sort=url" in page.url
 
 
+def test_date_filter_means_the_days_the_list_shows(browser, daemon):
+    """In Honolulu (UTC-10) the first chip.de page, stored 1 March 09:30 UTC, is listed
+    on 28 February; filtering on that local day finds it, and 1 March does not."""
+    context = browser.new_context(timezone_id="Pacific/Honolulu", locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        open_viewer(page, daemon)
+        page.get_by_label("URL pattern").fill("*BestCrypt*")
+        expect(page.locator(".result time")).to_have_text("Feb 28, 2026, 11:30 PM")
+        page.get_by_text("Filters and sort").click()
+        page.get_by_label("From").fill("2026-02-28")
+        page.get_by_label("To").fill("2026-02-28")
+        expect(result_links(page)).to_have_count(1)
+        page.get_by_label("From").fill("2026-03-01")
+        page.get_by_label("To").fill("2026-03-01")
+        expect(page.locator(".search-status")).to_contain_text("Nothing found")
+    finally:
+        context.close()
+
+
 def test_malformed_pattern_and_nothing_found(page, daemon):
     open_viewer(page, daemon)
     page.get_by_label("URL pattern").fill("a b")

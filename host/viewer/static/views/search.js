@@ -16,6 +16,15 @@ function readForm(form) {
   };
 }
 
+/** "2026-03-01" -> the instant that local day starts (or, with `end`, its last ms) as ISO:
+ * the list shows local times, so the date filter means local days, not UTC ones. */
+export function localDay(date, end = false) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date || "");
+  if (!m) return date || null; // not a date: the daemon says so
+  const start = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + (end ? 1 : 0));
+  return new Date(start.getTime() - (end ? 1 : 0)).toISOString();
+}
+
 /** Form values -> search_page params. */
 export function toParams(values, page) {
   return {
@@ -24,8 +33,8 @@ export function toParams(values, page) {
     sort: values.sort || "time",
     text: values.text || null,
     site: values.site || null,
-    since: values.since || null,
-    until: values.until || null,
+    since: localDay(values.since),
+    until: localDay(values.until, true),
     state: values.state || null,
     offset: page * PAGE_SIZE,
     limit: PAGE_SIZE,
