@@ -109,7 +109,8 @@ def search_page(params: dict, app) -> dict:
     """One page of documents matching a URL pattern, text and filters.
 
     Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
-    ``text``, ``site``, ``since``/``until`` (dates), ``state``, ``offset``, ``limit``.
+    ``text``, ``site``, ``since``/``until`` (a date = that UTC day, or an ISO time),
+    ``state``, ``offset``, ``limit``.
     Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
     """
     started = time.perf_counter()
