@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import json
 import subprocess
+from argparse import Namespace
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.urls.dictionary import DomainDictionary
+from engine.urls.suggest import Suggester
 from host import learning_file
+from host.commands.suggest import batch_line
 from tests.conftest import run_pagekeeper
 
 ROOT = Path(__file__).resolve().parents[2]
+SUGGESTER = Suggester(DomainDictionary.from_domains(["google.com", "facebook.com"]))
+BATCH_ARGS = Namespace(error="dns", limit=5, timings=True)
 
 
 def pagekeeper(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
@@ -154,3 +163,29 @@ def test_bundled_dictionary_cache_is_reused(tmp_path):
     again = learning_file.bundled_dictionary(tmp_path)
     assert cache.stat().st_mtime_ns == stamp  # read, not rewritten
     assert again.domains == first.domains and again.rank("google.com") == 1
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FIELD = st.sampled_from(["http://gogle.com/", "ww.facebook.com", "", "http://\ud800.com/"]) | JSON
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.text(max_size=80)
+    | st.fixed_dictionaries(
+        {"url": FIELD},
+        optional={"referrer": FIELD, "error": FIELD, "languages": FIELD},
+    ).map(json.dumps)
+)
+def test_any_batch_line_gives_one_answer_the_output_can_carry(line):
+    """Whatever a line holds, batch_line answers {"url", "suggestions"} or {"url", "error"}
+    and that answer encodes as UTF-8 (what ``--batch`` writes)."""
+    out = batch_line(SUGGESTER, line, BATCH_ARGS)
+    assert set(out) in ({"url", "suggestions", "elapsed_ms"}, {"url", "error"})
+    json.dumps(out, ensure_ascii=False).encode("utf-8")
