@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from engine.urls.suggest import _domain_of as registrable
+from host import learning_file
 from host.client import call
 from tests.host.daemon_fixtures import pk, stop_daemon
 
@@ -41,6 +43,10 @@ def test_taken_ranks_first_next_time_and_survives_a_restart(home):
     assert cli_suggestions(home, TYPO)[0]["url"] == runner_up
 
     stop_daemon(home)
+    # every suggestion shown is counted too (the seed's statistics), saved by the stop
+    counts = learning_file.store_learning(home)["outcomes"]["gogle.com"]
+    assert counts["google.com"]["shown"] >= 2 and counts["google.com"]["taken"] == 0
+    assert counts[registrable(runner_up)]["taken"] == 1
     assert cli_suggestions(home, TYPO)[0]["url"] == runner_up  # no daemon: same answer
     pk(home, "serve", "--detach", "--json")
     assert nav_error(home, TYPO)[0]["url"] == runner_up  # saved in the store, reloaded
