@@ -10,14 +10,17 @@ the manifest path and the add-on ID) and talks framed JSON on stdin/stdout
   if none runs) and writes its replies back as they come (out of order is
   fine: replies carry the request's id);
 * pages replies over the browser's 1 MB host→browser limit (host/PROTOCOL.md);
-* writes nothing but frames to stdout: file descriptor 1 is moved to the log
-  file at start, so a stray print from any library cannot corrupt the stream.
+* writes nothing but frames to stdout: at start the frames get a private copy
+  of file descriptor 1 and fd 1 itself is pointed at stderr, so a stray print
+  from any library cannot corrupt the stream; logs go to ``<home>/logs/native.log``.
 
 It imports no engine code (no selectolax, no dictionary): a browser may start
 one per message, so start-up must stay in the tens of milliseconds.
 
->>> split_pages(1, '{"id":1,"ok":true,"result":"' + "x" * 50 + '"}', 64)[0]["pages"]
-2
+>>> reply = '{"id":1,"ok":true,"result":"' + "x" * 200 + '"}'
+>>> pages = split_pages(1, reply, 128)
+>>> len(pages), max(len(encode(p)) for p in pages) <= 128, "".join(p["chunk"] for p in pages) == reply
+(6, True, True)
 """
 
 from __future__ import annotations

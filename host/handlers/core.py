@@ -1,8 +1,8 @@
 """Core handlers: ping, get_token, stats, shutdown, key_profile, and the navigation
 ones (nav_error, visited, suggestion_taken) that feed and use the Suggester.
 
->>> sorted(HANDLERS)[:2]
-['get_token', 'nav_error']
+>>> {"ping", "get_token", "nav_error", "visited"} <= set(HANDLERS)
+True
 """
 
 from __future__ import annotations
