@@ -11,6 +11,7 @@ import os
 import shutil
 import struct
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +88,44 @@ def test_binary_answers_ping_over_native_framing(binary, tmp_path, argv):
             [str(binary), "status", "--json"], capture_output=True, text=True, env=env, timeout=60
         )
         assert json.loads(status.stdout)["pid"] == state["pid"]  # the binary started its daemon
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        stop_daemon(home)
+
+
+def test_binary_installs_a_launcher_that_runs_itself(binary, tmp_path):
+    """`pagekeeper install` from the binary: the manifest's launcher execs the binary's native host."""
+    home, profile = tmp_path / "home", tmp_path / "profile"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE)}))
+    env = {"PATH": os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [str(binary), "install", "--browser", "chromium", "--profile-dir", str(profile), "--json"]
+        + ["--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads(
+        (profile / "NativeMessagingHosts" / "com.pagekeeper.host.json").read_text()
+    )
+    launcher = manifest["path"]
+    assert str(binary) in Path(launcher).read_text()  # frozen: the launcher runs the binary
+    proc = subprocess.Popen(
+        [launcher, "chrome-extension://iemmkbppohhfaaamfnchoaeokbamlbba/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        proc.stdin.write(frame({"id": "i1", "type": "ping"}))
+        proc.stdin.flush()
+        assert read_reply(proc.stdout)["result"]["protocol"] == 1
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
