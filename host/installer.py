@@ -14,7 +14,9 @@ follow Chrome's scheme under their own directories and registry keys):
 The manifest's ``path`` is a launcher written into the home (``bin/``) that sets
 ``PAGEKEEPER_HOME`` and execs ``python -m host.native`` of this environment
 (exactly ``pagekeeper native``, without loading the whole CLI), or the
-single-file binary when running frozen.
+single-file binary when running frozen. With ``--system`` the launcher (and the
+Windows manifests) go beside the program instead (:func:`shared_dir`) and set no
+home: every user's browser then reaches that user's own data dir and daemon.
 
 >>> sorted(BROWSERS)
 ['brave', 'chrome', 'chromium', 'edge', 'firefox']
@@ -138,26 +140,46 @@ def manifest(browser: str, launcher: Path, chrome_ids: list[str], firefox_ids: l
     return data
 
 
-def launcher_text(home: Path, platform: str | None = None) -> str:
-    """The launcher script: our home, then this environment's native host."""
+def launcher_text(home: Path | None, platform: str | None = None) -> str:
+    """The launcher script: our home (``None``: each user's default), then this environment's
+    native host."""
     frozen = getattr(sys, "frozen", False)
     if platform_key(platform) == "win32":
         target = f'"{sys.executable}" native' if frozen else f'"{sys.executable}" -m host.native'
-        return f'@echo off\r\nset "PAGEKEEPER_HOME={home}"\r\n{target} %*\r\n'
+        env = f'set "PAGEKEEPER_HOME={home}"\r\n' if home is not None else ""
+        return f"@echo off\r\n{env}{target} %*\r\n"
     argv = [sys.executable, "native"] if frozen else [sys.executable, "-m", "host.native"]
+    env = (
+        f"PAGEKEEPER_HOME={shlex.quote(str(home))}\nexport PAGEKEEPER_HOME\n"
+        if home is not None
+        else ""
+    )
     return (
         "#!/bin/sh\n# PageKeeper native-messaging host launcher, written by `pagekeeper install`.\n"
-        f"PAGEKEEPER_HOME={shlex.quote(str(home))}\nexport PAGEKEEPER_HOME\n"
-        f'exec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
+        f'{env}exec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
     )
 
 
-def write_launcher(home: Path, platform: str | None = None) -> Path:
-    """``<home>/bin/pagekeeper-native`` (``.cmd`` on Windows), executable."""
+def shared_dir() -> Path:
+    """Where ``--system`` puts the launcher (and, on Windows, the manifests): beside this
+    program (the environment's ``bin/``, or the binary's folder), which every user can read.
+    That launcher sets no ``PAGEKEEPER_HOME``, so each user's host keeps its own data dir.
+    """
+    return Path(sys.executable).parent
+
+
+def _shared(options: InstallOptions) -> bool:
+    return options.system and options.profile_dir is None
+
+
+def write_launcher(home: Path, platform: str | None = None, shared: bool = False) -> Path:
+    """``<home>/bin/pagekeeper-native`` (``.cmd`` on Windows), executable; with ``shared``
+    (``--system``) ``<shared_dir>/pagekeeper-native``, for every user."""
     suffix = ".cmd" if platform_key(platform) == "win32" else ""
-    path = Path(home) / LAUNCHER_DIR / f"pagekeeper-native{suffix}"
+    folder = shared_dir() if shared else Path(home) / LAUNCHER_DIR
+    path = folder / f"pagekeeper-native{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, launcher_text(home, platform).encode("utf-8"))
+    _atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
     path.chmod(0o755)
     return path
 
@@ -195,7 +217,7 @@ def _install_one(browser, options, home, launcher, ids, platform) -> dict:
     where = manifest_dir(browser, options, platform)
     body = json.dumps(manifest(browser, launcher, *ids), indent=2).encode("utf-8")
     if _uses_registry(options, platform):
-        path = Path(home) / "native-messaging" / browser / f"{HOST_NAME}.json"
+        path = manifest_path(browser, options, home, platform)
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, body)
         winreg, root = _registry(options.system)
@@ -213,7 +235,7 @@ def install(home: Path, options: InstallOptions, config=None, platform: str | No
     from host.app import Config
 
     config = config or Config.load(home)
-    launcher = write_launcher(home, platform)
+    launcher = write_launcher(home, platform, _shared(options))
     ids = (config.all_extension_ids(), config.firefox_ids)
     written = [_install_one(b, options, home, launcher, ids, platform) for b in options.browsers]
     return {
@@ -225,8 +247,9 @@ def install(home: Path, options: InstallOptions, config=None, platform: str | No
 
 
 def manifest_path(browser: str, options: InstallOptions, home: Path, platform=None) -> Path:
-    if _uses_registry(options, platform):
-        return Path(home) / "native-messaging" / browser / f"{HOST_NAME}.json"
+    if _uses_registry(options, platform):  # the file is ours to place; the key points at it
+        base = shared_dir() if _shared(options) else Path(home)
+        return base / "native-messaging" / browser / f"{HOST_NAME}.json"
     return Path(manifest_dir(browser, options, platform)) / f"{HOST_NAME}.json"
 
 

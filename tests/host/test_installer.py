@@ -22,7 +22,7 @@ from host.installer import (
     manifest_dir,
 )
 from host.security import ensure_token
-from tests.host.daemon_fixtures import ROOT, pk
+from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, pk, stop_daemon
 
 EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
 
@@ -226,8 +226,16 @@ def config():
     return Config()
 
 
+@pytest.fixture
+def shared(tmp_path, monkeypatch):
+    """``--system``'s shared folder (normally beside the program), in tmp."""
+    folder = tmp_path / "shared"
+    monkeypatch.setattr(installer, "shared_dir", lambda: folder)
+    return folder
+
+
 @pytest.mark.parametrize("system", [False, True], ids=["HKCU", "HKLM"])
-def test_windows_registry_keys_for_every_browser(tmp_path, registry, system):
+def test_windows_registry_keys_for_every_browser(tmp_path, registry, shared, system):
     home = tmp_path / "home"
     ensure_token(home)
     options = InstallOptions(system=system)
@@ -235,11 +243,14 @@ def test_windows_registry_keys_for_every_browser(tmp_path, registry, system):
     root = "HKLM" if system else "HKCU"
     assert {i["browser"] for i in done["installed"]} == set(BROWSERS)
     assert done["launcher"].endswith("pagekeeper-native.cmd")
+    launcher = Path(done["launcher"]).read_text()
+    assert (shared in Path(done["launcher"]).parents) == system
+    assert ("PAGEKEEPER_HOME" in launcher) == (not system)  # HKLM: every user's own home
     for browser, per_os in BROWSERS.items():
         key = (root, f"{per_os['win32'][int(system)]}\\{HOST_NAME}")
         path = Path(registry.keys[key])  # the key's default value names the manifest
         data = json.loads(path.read_text())
-        assert data["path"] == done["launcher"] and home in path.parents
+        assert data["path"] == done["launcher"] and (shared if system else home) in path.parents
         field = "allowed_extensions" if browser == "firefox" else "allowed_origins"
         assert data[field] == (
             ["pagekeeper@pagekeeper.app"]
@@ -328,3 +339,53 @@ def test_doctor_flags_a_manifest_that_does_not_allow_our_extension(tmp_path, mon
         assert line["ok"] is False and "does not allow" in line["problem"], line
     assert EXT_ID in report["manifests"][0]["problem"]
     assert "pagekeeper@pagekeeper.app" in report["manifests"][1]["problem"]
+
+
+def test_system_install_serves_each_user_their_own_home(tmp_path, shared, monkeypatch):
+    """``--system`` on Linux: the manifest in the system folder points at a shared launcher that
+    sets no home, so another user's browser reaches that user's own data dir and daemon."""
+    system_dir = tmp_path / "etc" / "chromium" / "native-messaging-hosts"
+    user_dir = BROWSERS["chromium"]["linux"][0]
+    monkeypatch.setitem(
+        BROWSERS, "chromium", {**BROWSERS["chromium"], "linux": (user_dir, str(system_dir))}
+    )
+    admin_home = tmp_path / "admin-home"
+    ensure_token(admin_home)
+    options = InstallOptions(("chromium",), system=True)
+    done = installer.install(admin_home, options, config(), platform="linux")
+    path = system_dir / f"{HOST_NAME}.json"
+    assert done["installed"] == [{"browser": "chromium", "manifest": str(path)}]
+    launcher = Path(json.loads(path.read_text())["path"])
+    assert launcher.parent == shared and "PAGEKEEPER_HOME" not in launcher.read_text()
+
+    xdg = tmp_path / "other-user" / "share"  # another user: platformdirs' data dir is theirs
+    their_home = xdg / "pagekeeper"
+    their_home.mkdir(parents=True)
+    (their_home / "config.json").write_text(json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE)}))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "other-user")}
+    env["XDG_DATA_HOME"] = str(xdg)
+    proc = subprocess.Popen(
+        [str(launcher), f"chrome-extension://{EXT_ID}/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        body = json.dumps({"id": 1, "type": "ping"}).encode()
+        proc.stdin.write(struct.pack("=I", len(body)) + body)
+        proc.stdin.flush()
+        (length,) = struct.unpack("=I", proc.stdout.read(4))
+        assert json.loads(proc.stdout.read(length))["ok"]
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        assert (their_home / "daemon.json").exists()  # that user's daemon, in that user's home
+        assert not (admin_home / "daemon.json").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        stop_daemon(their_home)
+    report = installer.doctor(admin_home, options, platform="linux")
+    assert report["manifests"][0]["ok"], report["manifests"]
+    assert installer.uninstall(admin_home, options, platform="linux")["removed"]
+    assert not path.exists()
