@@ -163,6 +163,10 @@ def test_archived_copies_need_auth_and_are_sandboxed(daemon, home):
     assert links, "rewritten copy should link through gc"
     signed = [link for link in links if b"sig=" in link]
     assert signed, links[:3]
+    auth = {"Authorization": f"Bearer {token}"}
+    status, headers, body = raw_get(port, path + "?original=1", auth)  # the byte-identical copy
+    assert status == 200 and headers["content-security-policy"] == ["sandbox"]
+    assert b"<script>alert(1)</script>" in body  # kept as captured, and unable to run
 
 
 def test_signed_gc_link_works_without_token_and_tampering_fails(daemon, home):
@@ -173,6 +177,8 @@ def test_signed_gc_link_works_without_token_and_tampering_fails(daemon, home):
     good = f"/gc?url={quote(target, safe='')}&id={reg['id']}&sig={sig}"
     status, headers, _ = raw_get(port, good, {})
     assert status in (302, 404), status  # unreachable and not archived: no copy to show
+    if status == 404:  # our "not archived" page is sandboxed like a copy
+        assert headers["content-security-policy"] == ["sandbox"]
     tampered = f"/gc?url={quote(target + 'x', safe='')}&id={reg['id']}&sig={sig}"
     assert raw_get(port, tampered, {})[0] == 403
     assert raw_get(port, f"/gc?url={quote(target, safe='')}&id={reg['id']}", {})[0] == 403
