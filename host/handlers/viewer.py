@@ -105,6 +105,14 @@ def matching_docs(app, query: SearchQuery) -> list:
     return index.select(rx, query.sort, narrowed, tests)
 
 
+def first_docs(app, query: SearchQuery, stop: int) -> tuple[list, int]:
+    """The first ``stop`` documents the query selects and how many it selects in all."""
+    index = document_index(app.store)
+    rx = pattern_regex(query.pattern, query.case_sensitive)
+    narrowed, tests = _narrowing(index, query, app)
+    return index.select_first(rx, query.sort, narrowed, tests, stop)
+
+
 def search_page(params: dict, app) -> dict:
     """One page of documents matching a URL pattern, text and filters.
 
@@ -117,11 +125,11 @@ def search_page(params: dict, app) -> dict:
     query = SearchQuery.from_params(params)
     offset = integer(params, "offset", 0, 0)
     limit = integer(params, "limit", 50, 1, MAX_PAGE)
-    docs = matching_docs(app, query)
+    docs, total = first_docs(app, query, offset + limit)
     page = [_result(d, check_of(app.store, d.key)) for d in docs[offset : offset + limit]]
     took = (time.perf_counter() - started) * 1000
     return {
-        "total": len(docs),
+        "total": total,
         "offset": offset,
         "limit": limit,
         "took_ms": round(took, 2),

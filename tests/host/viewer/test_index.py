@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.archive.model import make_id
 from engine.archive.store import ArchiveStore
+from host.viewer import index as index_module
 from host.viewer.index import DocumentIndex, pattern_regex, scan_regex
 
 SEGMENTS = st.sampled_from(["a", "B", "ab", "x.y", "news", "NEWS", "?q=1", "%20", "-"])
@@ -34,15 +36,20 @@ def expected(index: DocumentIndex, rx: re.Pattern, sort: str) -> list[int]:
     return [i for i in index.order_of(sort) if rx.match(index.entries[i].url)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(URLS, PATTERNS, st.booleans(), st.sampled_from(["time", "url"]))
 def test_scan_over_joined_lines_equals_matching_each_url(urls, pattern, case, sort):
     with tempfile.TemporaryDirectory() as tmp:
         store = store_with(urls, Path(tmp))
         index = DocumentIndex().refresh(store)
         rx = pattern_regex(pattern or "*", case)
-        assert index.match_all(rx, sort) == expected(index, rx, sort)
-        assert index.match_some(rx, sort, range(len(index.entries))) == expected(index, rx, sort)
+        want = expected(index, rx, sort)
+        assert index.match_all(rx, sort) == want
+        assert index.match_some(rx, sort, range(len(index.entries))) == want
+        for dense in (index_module.DENSE, -1):  # -1: the rest always counted in one pass
+            with patch.object(index_module, "DENSE", dense):
+                for stop in (1, 3):  # a page's first hits and the total
+                    assert index.match_first(rx, sort, stop) == (want[:stop], len(want))
         store.close()
 
 

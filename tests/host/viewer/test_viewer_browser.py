@@ -64,7 +64,9 @@ def test_date_filter_means_the_days_the_list_shows(browser, daemon):
     page = context.new_page()
     try:
         open_viewer(page, daemon)
+        expect(result_links(page)).to_have_count(4)
         page.get_by_label("URL pattern").fill("*BestCrypt*")
+        expect(result_links(page)).to_have_count(1)
         expect(page.locator(".result time")).to_have_text("Feb 28, 2026, 11:30 PM")
         page.get_by_text("Filters and sort").click()
         page.get_by_label("From").fill("2026-02-28")
