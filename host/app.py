@@ -62,6 +62,27 @@ class Config:
     def all_extension_ids(self) -> list[str]:
         return list(dict.fromkeys([*bundled_extension_ids(), *self.extension_ids]))
 
+    @staticmethod
+    def chose_port(home: Path, port: int | None = None) -> bool:
+        """Did the user pick the port (``--port``, or ``port`` in config.json)?
+
+        >>> Config.chose_port(Path("/nonexistent"), None)
+        False
+        """
+        path = Path(home) / CONFIG_FILE
+        return port is not None or (
+            path.is_file() and "port" in json.loads(path.read_text("utf-8"))
+        )
+
+    @staticmethod
+    def remember_port(home: Path, port: int) -> None:
+        """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
+        path = Path(home) / CONFIG_FILE
+        data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({**data, "port": port}, indent=2), "utf-8")
+        tmp.replace(path)
+
     @classmethod
     def load(cls, home: Path, **overrides) -> Config:
         """Defaults, then ``<home>/config.json``, then explicit overrides (e.g. ``--port``)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -83,8 +84,9 @@ def _install_signals(app) -> None:
             loop.add_signal_handler(sig, app.shutdown_event.set)
 
 
-async def _serve(app, port: int, announce) -> None:
+async def _serve(app, port: int, announce, remember: bool = False) -> None:
     from host import background
+    from host.app import Config
     from host.server import make_server
 
     app.shutdown_event = asyncio.Event()
@@ -92,6 +94,8 @@ async def _serve(app, port: int, announce) -> None:
     async with make_server(app, port) as server:
         actual = server.sockets[0].getsockname()[1]
         app.config.port, app.base_url = actual, f"http://127.0.0.1:{actual}"
+        if remember:  # this user's port from now on: archived copies' links keep working
+            Config.remember_port(app.home, actual)
         write_state(app.home, app, actual)
         log.info("serving on %s (pid %d)", app.base_url, os.getpid())
         announce(status(app.home))
@@ -116,15 +120,30 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
         app = App(home, Config.load(home, port=port))
         app.warm()
         try:
-            asyncio.run(_serve(app, app.config.port, announce))
-        except OSError as exc:
-            raise Unavailable(f"cannot listen on 127.0.0.1:{app.config.port}: {exc}") from None
+            _serve_somewhere(app, announce, Config.chose_port(home, port))
         finally:
             app.close()
     finally:
         client.state_path(home).unlink(missing_ok=True)
         lock.release()
     return {**status(home), "stopped": True}
+
+
+def _serve_somewhere(app, announce, chosen: bool) -> None:
+    """Serve on the configured port; if the *default* port is taken (say by another user's
+    daemon on the same machine), on a free one, remembered in this home's config.json."""
+    try:
+        asyncio.run(_serve(app, app.config.port, announce))
+        return
+    except OSError as exc:
+        taken = exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE))
+        if chosen or not taken:
+            raise Unavailable(f"cannot listen on 127.0.0.1:{app.config.port}: {exc}") from None
+        log.warning("default port %d is taken; taking a free one for this home", app.config.port)
+    try:
+        asyncio.run(_serve(app, 0, announce, remember=True))
+    except OSError as exc:
+        raise Unavailable(f"cannot listen on 127.0.0.1: {exc}") from None
 
 
 def status_when_ready(home: Path) -> dict:

@@ -225,3 +225,33 @@ def test_open_gives_the_viewer_with_the_token(home):
     assert result["url"] == f"{state['url']}/viewer/?token={token_of(home)}"
     with urllib.request.urlopen(result["url"], timeout=10) as resp:
         assert resp.status == 200 and "pk_token=" in resp.headers["Set-Cookie"]
+
+
+def test_a_taken_default_port_gives_way_and_a_chosen_one_does_not(tmp_path):
+    """Two users on one machine: the second daemon finds the default port taken, serves on a
+    free one and keeps it (config.json); a port the user chose is never silently changed."""
+    import socket
+
+    from host.app import DEFAULT_PORT
+    from tests.host.daemon_fixtures import SHARED_CACHE, stop_daemon
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))  # no port
+    blocker = socket.socket()
+    try:
+        blocker.bind(("127.0.0.1", DEFAULT_PORT))
+        blocker.listen()
+    except OSError:  # another daemon already holds it: taken just the same
+        blocker.close()
+    try:
+        refused = pk(home, "serve", "--detach", "--port", str(DEFAULT_PORT), "--json", check=False)
+        assert refused.returncode != 0
+        assert json.loads(refused.stdout)["error"]["code"] == "unavailable"
+        state = json.loads(pk(home, "serve", "--detach", "--json").stdout)
+        assert state["running"] and state["port"] not in (DEFAULT_PORT, 0)
+        config = json.loads((home / "config.json").read_text())
+        assert config == {"cache_dir": str(SHARED_CACHE), "port": state["port"]}
+    finally:
+        stop_daemon(home)
+        blocker.close()
