@@ -28,9 +28,6 @@ from host.commands import warc
 from host.fetch import FetchOptions, fetch, reachable
 from host.security import strip_credentials
 
-DEFAULT_PORT = 47477
-
-
 # -- plumbing ------------------------------------------------------------------------------
 
 
@@ -44,11 +41,14 @@ def _daemon(home: Path) -> dict | None:
 
 
 def base_url(home: Path) -> str:
-    """The archive's base URL: the running daemon's, else the default port's."""
+    """The archive's base URL: the running daemon's, else the port its config names (a chosen
+    one, or the free one a daemon took when the default was busy), else the default's."""
+    from host.app import DEFAULT_PORT, Config
+
     state = _daemon(home)
     if state and state.get("port"):
         return f"http://127.0.0.1:{state['port']}"
-    return f"http://127.0.0.1:{DEFAULT_PORT}"
+    return f"http://127.0.0.1:{Config.load(home).port or DEFAULT_PORT}"
 
 
 @contextlib.contextmanager

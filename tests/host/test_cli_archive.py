@@ -50,6 +50,17 @@ def test_add_from_file_returns_the_contract(capsys, home, saved):
     assert [s["id"] for s in again["similar"]] == [result["id"]]
 
 
+def test_version_urls_without_a_daemon_use_the_homes_port(capsys, home, saved):
+    """No daemon: version URLs name the port the home's config.json gives (a chosen one, or the
+    free one a daemon took when 47477 was busy), else 47477."""
+    url, _, path = saved
+    code, default = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    assert code == 0 and default["version_url"].startswith("http://127.0.0.1:47477/v/")
+    (home / "config.json").write_text(json.dumps({"port": 47123}))
+    code, listed = run(capsys, "versions", url, "--home", str(home))
+    assert code == 0 and listed[0]["version_url"].startswith("http://127.0.0.1:47123/v/")
+
+
 def test_versions_similar_get_original_and_rewritten(capsys, home, saved, tmp_path):
     url, body, path = saved
     first = run(capsys, "add", url, "--html", str(path), "--home", str(home))[1]
