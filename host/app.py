@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from host.changes import ChangeFeed
 from host.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
 from host.security import ensure_token
 
@@ -107,17 +108,19 @@ class App:
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-store")
         self.counters: dict[str, int] = {"requests": 0}
         self.shutdown_event: asyncio.Event | None = None
+        self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
         self._store = None
         self._suggester = None
         self._lock = threading.Lock()
 
     @property
     def store(self):
-        """The archive store, opened on first use (``ArchiveStore.open(home)``)."""
+        """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
+        write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
             from engine.archive.store import ArchiveStore
 
-            self._store = ArchiveStore.open(self.home)
+            self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
         return self._store
 
     @property

@@ -16,16 +16,19 @@ holds up a ``ping`` on the same connection); replies carry the request's id.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from engine.errors import BadRequest, Forbidden, PageKeeperError
 from host import http_routes, protocol
+from host.changes import CONNECTION_CLOSED
 from host.envelope import error_reply
 from host.security import check_host, check_origin, presented_token, same_token
 
@@ -72,18 +75,23 @@ async def answer(app, ws: ServerConnection, message: str | bytes) -> None:
         reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
     else:
         reply = await protocol.handle(obj, app)
-    await ws.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+    with contextlib.suppress(ConnectionClosed):  # the client left first: nobody to answer
+        await ws.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
 
 
 async def session(app, ws: ServerConnection) -> None:
-    """One websocket: every message gets its own task; wait for them on close."""
+    """One websocket: every message gets its own task; wait for them on close (a
+    ``viewer_watch`` long-poll ends at once: ``CONNECTION_CLOSED``, host/changes.py)."""
     tasks: set[asyncio.Task] = set()
+    closed = asyncio.Event()
+    CONNECTION_CLOSED.set(closed)  # this connection's tasks copy this context
     try:
         async for message in ws:
             task = asyncio.create_task(answer(app, ws, message))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
     finally:
+        closed.set()
         if tasks:
             await asyncio.wait(tasks, timeout=30)
 

@@ -179,12 +179,28 @@ class _Lock:
 
 
 class JournalStorage(Storage):
-    """TinyDB storage over ``directory``: snapshots + journal + lock (see the module doc)."""
+    """TinyDB storage over ``directory``: snapshots + journal + lock (see the module doc).
 
-    def __init__(self, directory: Path, readonly: bool = False, fsync: bool = True) -> None:
+    ``on_write``, when given, is called with no arguments after each journal line is
+    durable (one call per write or per transaction), on the writing thread; it must
+    not raise. The daemon uses it to wake viewers without polling (host/changes.py).
+
+    >>> import tempfile, pathlib
+    >>> seen = []
+    >>> storage = JournalStorage(pathlib.Path(tempfile.mkdtemp()), on_write=lambda: seen.append(1))
+    >>> open_tinydb(storage).table("t").insert({"a": 1}); len(seen)
+    1
+    1
+    >>> storage.close()
+    """
+
+    def __init__(
+        self, directory: Path, readonly: bool = False, fsync: bool = True, on_write=None
+    ) -> None:
         self.dir = Path(directory)
         self.readonly = readonly
         self.fsync = fsync
+        self.on_write = on_write
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = None if readonly else _Lock(self.dir / LOCK)
         self._tables: dict[str, dict] = {}
@@ -383,6 +399,8 @@ class JournalStorage(Storage):
         except OSError as exc:
             raise StorageError(f"cannot write the journal: {exc}") from exc
         self.journal_lines += 1
+        if self.on_write is not None:
+            self.on_write()
 
     def journal_bytes(self) -> int:
         """Size of the current journal (0 for a reader)."""

@@ -96,17 +96,20 @@ class ArchiveStore:
         self._build_indexes()
 
     @classmethod
-    def open(cls, home: Path, readonly: bool = False, fsync: bool = True) -> ArchiveStore:
+    def open(
+        cls, home: Path, readonly: bool = False, fsync: bool = True, on_write=None
+    ) -> ArchiveStore:
         """Open (creating if needed) the archive under ``home``.
 
         A writer takes the exclusive lock; a second writer raises StorageError.
+        ``on_write`` is called after each durable journal line (see JournalStorage).
         """
         home = Path(home)
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot create {home}: {exc}") from exc
-        storage = JournalStorage(home / "db", readonly=readonly, fsync=fsync)
+        storage = JournalStorage(home / "db", readonly=readonly, fsync=fsync, on_write=on_write)
         return cls(home, storage)
 
     def close(self, compact: bool | None = None) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
+from host.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
@@ -450,6 +451,7 @@ async def liveness_sweep(params: dict, app) -> dict:
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
+    app.changes.note()  # watchers see the sweep start (host/changes.py)
     task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -471,11 +473,13 @@ async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) ->
                 state = "error"
             sweep.counts[state] = sweep.counts.get(state, 0) + 1
             sweep.done += 1
+            app.changes.note()  # progress, also for a check that stored nothing
 
     try:
         await asyncio.gather(*(one(t) for t in targets))
     finally:
         sweep.running, sweep.finished_at = False, time.time()
+        app.changes.note()
 
 
 # -- WARC ----------------------------------------------------------------------------------
@@ -588,7 +592,8 @@ def _walk_size(home) -> int:
 
 
 def viewer_changes(params: dict, app) -> dict:
-    """A cheap change stamp the viewer polls: newest version, newest check, the sweep.
+    """A cheap change stamp: newest version, newest check, the sweep (``viewer_watch`` adds
+    ``seq``; the viewer polls this only when the daemon has no ``viewer_watch``).
 
     ``{"versions", "last_id", "last_key", "checks", "last_check", "last_check_key", "sweep"}``
     """
@@ -611,8 +616,39 @@ def _key_of(store, reg_id: str) -> str | None:
     return store.raw("versions")[reg_id]["key"] if store.has_version(reg_id) else None
 
 
+WATCH_DEFAULT_MS = 25_000
+WATCH_MAX_MS = 60_000
+
+
+def watch_since(params: dict) -> int | None:
+    """``since``: absent/null (answer now) or the ``seq`` of the last answer.
+
+    >>> watch_since({"since": 3}), watch_since({})
+    (3, None)
+    """
+    since = params.get("since")
+    if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
+        raise InvalidInput("parameter 'since' must be a non-negative integer (a seq) or null")
+    return since
+
+
+async def viewer_watch(params: dict, app) -> dict:
+    """Long-poll for live updates: ``viewer_changes``'s stamp plus ``seq`` and ``changed``,
+    answered as soon as the archive (or a sweep) changed after ``since``, else at
+    ``timeout_ms`` (default 25 s). Waits on the event loop, never on the store thread.
+    """
+    since = watch_since(params)
+    timeout_ms = integer(params, "timeout_ms", WATCH_DEFAULT_MS, 0, WATCH_MAX_MS)
+    if since is not None:
+        stops = [e for e in (app.shutdown_event, CONNECTION_CLOSED.get()) if e is not None]
+        await app.changes.wait(since, timeout_ms / 1000, *stops)
+    stamp = await app.changes.stamp(app, lambda: viewer_changes({}, app))
+    return {**stamp, "changed": since is None or stamp["seq"] != since}
+
+
 HANDLERS = {
     "viewer_changes": viewer_changes,
+    "viewer_watch": viewer_watch,
     "search_page": search_page,
     "document": document,
     "diff": diff,

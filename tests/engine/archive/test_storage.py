@@ -219,3 +219,33 @@ def test_maybe_compact_only_when_the_journal_is_long(tmp_path, monkeypatch):
     store.close()
     with ArchiveStore.open(tmp_path, readonly=True) as again:
         assert again.load_state("a") == {"n": 1}
+
+
+def test_on_write_is_called_once_per_durable_line_only(tmp_path):
+    calls = []
+
+    def on_write():  # the line is on disk when we are told
+        calls.append(len((tmp_path / "journal.0.log").read_bytes().splitlines()))
+
+    storage = JournalStorage(tmp_path, on_write=on_write)
+    table = open_tinydb(storage).table("t")
+    table.insert({"x": 1})
+    with storage.transaction():
+        table.insert({"x": 2})
+        table.insert({"x": 3})
+    with pytest.raises(RuntimeError), storage.transaction():
+        table.insert({"x": 4})
+        raise RuntimeError("aborted: nothing written, nobody told")
+    with pytest.raises(StorageError):
+        table.insert({"x": b"not JSON"})
+    assert calls == [1, 2]
+    storage.close()
+
+
+def test_store_passes_on_write_to_its_journal(tmp_path):
+    calls = []
+    store = ArchiveStore.open(tmp_path, on_write=lambda: calls.append(1))
+    store.save_state("x", {"a": 1})
+    store.put_blob(b"blobs alone are not a change of the records")
+    assert calls == [1]
+    store.close()
