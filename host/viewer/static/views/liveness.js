@@ -1,9 +1,14 @@
 // Liveness over the whole archive: counts per state, a running sweep's
 // progress bar (live events, with polling as the fallback), the latest checks.
+// Live "checked" events can come every ~100 ms in a sweep (live.js), and the report
+// walks every document on the daemon's store thread (~140 ms at 50k documents), so
+// events reload it at most every REPORT_GAP_MS, one request at a time; the progress
+// bar itself follows each "sweep" event at once.
 
 import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
 
 const STATES = ["present", "changed", "gone", "unchecked"];
+const REPORT_GAP_MS = 500;
 
 function counts(c) {
   const total = STATES.reduce((n, s) => n + (c[s] || 0), 0) || 1;
@@ -51,6 +56,10 @@ export function render(main, ctx) {
   const startBtn = h("button", { type: "button", class: "btn btn-primary", id: "start-sweep" }, "Check every document");
   let timer = null;
   let alive = true;
+  let loading = false; // a report request in flight
+  let again = false; // asked for while one was in flight
+  let lastLoad = 0;
+  let soonTimer = null;
 
   const paint = (rep) => {
     fill(countsBox, counts(rep.counts || {}));
@@ -62,11 +71,32 @@ export function render(main, ctx) {
   };
 
   const load = async () => {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    lastLoad = Date.now();
     try {
       paint(await ctx.api.call("liveness_report", { limit: 50 }));
     } catch (err) {
       fill(countsBox, notice("Could not load the report", err.message, "error"));
+    } finally {
+      loading = false;
     }
+    if (again && alive) {
+      again = false;
+      soon();
+    }
+  };
+
+  // A reload for a live event: at most one per REPORT_GAP_MS.
+  const soon = () => {
+    if (soonTimer) return;
+    soonTimer = setTimeout(() => {
+      soonTimer = null;
+      if (alive) load();
+    }, Math.max(0, lastLoad + REPORT_GAP_MS - Date.now()));
   };
 
   startBtn.addEventListener("click", async () => {
@@ -89,8 +119,8 @@ export function render(main, ctx) {
 
   const off = ctx.api.onEvent((ev) => {
     if (ev?.event === "sweep" && ev.data) fill(sweepBox, progress(ev.data));
-    if (ev?.event === "checked" || (ev?.event === "sweep" && !ev.data?.running)) load();
+    if (ev?.event === "checked" || (ev?.event === "sweep" && !ev.data?.running)) soon();
   });
   load();
-  return () => { alive = false; clearTimeout(timer); off(); };
+  return () => { alive = false; clearTimeout(timer); clearTimeout(soonTimer); off(); };
 }
