@@ -89,3 +89,26 @@ def test_a_daemon_without_viewer_watch_is_polled(page, daemon, seeded):
     assert len(relay.asked("viewer_watch")) == 1  # asked once, then never again
     assert relay.asked("viewer_changes"), relay.sent
     assert time.monotonic() - began < 8
+
+
+def test_a_burst_of_registrations_reruns_the_search_a_few_times_and_shows_the_last(
+    page, daemon, seeded
+):
+    """A crawl registers many pages a second: the open search follows it, re-running at most
+    every 0.75 s rather than on every pushed change, and the last page is never missed."""
+    relay = Relay(page)
+    page.goto(daemon.viewer("#/search?pattern=*burst*"))
+    expect(page.locator("#conn")).to_have_text("live")
+    status = page.locator(".search-status")
+    expect(status).to_contain_text("Nothing found")
+    before = len(relay.asked("search_page"))
+    started = time.monotonic()
+    for n in range(30):  # ~2-3 s of registrations, one pushed change each
+        url = f"{seeded.sibling_url}?burst={n}"
+        daemon.result("archive_page", {"url": url, "html": version_html(n)})
+        page.wait_for_timeout(50)  # not time.sleep: the relay only forwards while Playwright runs
+    burst_s = time.monotonic() - started
+    expect(status).to_contain_text(re.compile(r"^30 documents"), timeout=3000)
+    reruns = len(relay.asked("search_page")) - before
+    # unthrottled: one search per pushed change (~every 0.1-0.15 s, 15-30 here)
+    assert 2 <= reruns <= burst_s / 0.75 + 3, (reruns, burst_s)

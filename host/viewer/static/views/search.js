@@ -2,8 +2,10 @@
 // paged on the server (search_page), stale answers dropped by sequence number.
 
 import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
+import { throttled } from "../live.js";
 
 const PAGE_SIZE = 50;
+const LIVE_REFRESH_MS = 750; // live "registered" events re-run the search at most this often
 const FIELDS = ["pattern", "text", "site", "since", "until", "state", "sort", "case"];
 
 function readForm(form) {
@@ -225,7 +227,8 @@ export function render(main, ctx, route) {
     }
   };
   document.addEventListener("keydown", slash);
-  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") run(); }); // same page: no jump to page 1
+  const refresh = throttled(run, LIVE_REFRESH_MS);
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") refresh(); }); // same page: no jump to page 1
   if (!route.samePage) document.getElementById("q-pattern").focus();
   run();
   return () => { document.removeEventListener("keydown", slash); off(); };

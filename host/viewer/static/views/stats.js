@@ -2,6 +2,7 @@
 // WARC import.
 
 import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from "../dom.js";
+import { throttled } from "../live.js";
 
 function stat(value, label, id, note) {
   return h("div", { class: "stat" }, h("span", { class: "stat-value", id }, value), h("span", { class: "stat-label" }, label),
@@ -69,7 +70,8 @@ export function render(main, ctx) {
       h("h2", { id: "import-h" }, "Import a WARC"),
       h("p", { class: "muted" }, "HTML responses in the file become versions of their URLs, with their capture dates. Export a version or a search result from its page; ReplayWeb.page and pywb open the files."),
       importForm(ctx, load)));
-  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") load(); });
+  const refresh = throttled(load, 1000);
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") refresh(); });
   load();
   return off;
 }
