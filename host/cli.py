@@ -25,10 +25,11 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from engine import __version__
-from engine.errors import PageKeeperError, error_payload
+from engine.errors import InvalidInput, PageKeeperError, error_payload
 from host.settings import Context, resolve_home
 
 # Modules under host/commands/, each owning a group of subcommands.
@@ -76,9 +77,24 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
     return common
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are typed like every other error: ``InvalidInput``
+    (exit 2, as argparse's own), so ``--json`` gets ``{"ok": false, "error"}`` on stdout too.
+
+    >>> Parser(prog="pk").parse_args(["--bogus"])
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: pk: unrecognized arguments: --bogus
+    """
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)  # this (sub)command's usage line, for people
+        raise InvalidInput(f"{self.prog}: {message}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     top = _common_options(suppress=False)
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="pagekeeper",
         parents=[top],
         description="Repair broken links and keep a personal, versioned archive of pages.",
@@ -126,7 +142,11 @@ def report_error(exc: BaseException, ctx: Context) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except InvalidInput as exc:  # a usage error (Parser.error)
+        wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
+        return report_error(exc, Context(home=Path("."), json=wants_json))
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2

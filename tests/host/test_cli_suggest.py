@@ -124,6 +124,12 @@ def test_bad_dictionary_and_bad_arguments_are_typed_errors(tmp_path):
     assert done.returncode == 2
     done = pagekeeper(tmp_path, "suggest", "--json")
     assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "invalid_input"
+    # a usage error (argparse's) is typed too: JSON on stdout with --json, the usage on stderr
+    done = pagekeeper(tmp_path, "suggest", "http://a.com/", "--error", "bogus", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "invalid_input"
+    assert "invalid choice: 'bogus'" in error["message"]
+    assert done.stderr.startswith(b"usage: pagekeeper suggest")
 
 
 def test_damaged_cache_is_rebuilt(tmp_path):
