@@ -111,4 +111,4 @@ def test_a_burst_of_registrations_reruns_the_search_a_few_times_and_shows_the_la
     expect(status).to_contain_text(re.compile(r"^30 documents"), timeout=3000)
     reruns = len(relay.asked("search_page")) - before
     # unthrottled: one search per pushed change (~every 0.1-0.15 s, 15-30 here)
-    assert 2 <= reruns <= burst_s / 0.75 + 3, (reruns, burst_s)
+    assert 1 <= reruns <= burst_s / 0.75 + 3, (reruns, burst_s)
