@@ -35,12 +35,12 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
-from host.navigation import strip_credentials
 from host.security import (
     presented_token,
     same_token,
     session_cookie,
     sign,
+    strip_credentials,
     valid_signature,
 )
 

@@ -171,7 +171,7 @@ def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) 
     shown = app.suggester.suggest(request)[:limit]
     app.suggester.record_shown(url, shown)
     _maybe_save(app)
-    return strip_credentials_deep([s.to_dict() for s in shown])
+    return [s.to_dict() for s in shown]
 
 
 def epoch(value) -> float | None:
@@ -254,12 +254,13 @@ def nearest_on_site(app, url: str) -> list[dict]:
 def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     """The ``nav_error`` answer: ``{"url", "suggestions", "archived", "similar"}``."""
     clean = strip_credentials(url)  # the archive stores URLs without credentials
+    # cut here, not only in the reply: version URLs become suggestions the learner records
     archived = strip_credentials_deep(_archived(app, clean))
     answer = {"url": clean, "suggestions": [], "archived": archived}
     try:
         answer["suggestions"] = _suggestions(app, url, params, limit, archived)
     except Exception as exc:  # the archived copies must still reach the error page
         log.exception("suggestions failed for a nav_error")
-        answer["suggest_error"] = strip_credentials_deep(error_payload(exc))
-    answer["similar"] = strip_credentials_deep(_similar(app, clean, archived))
+        answer["suggest_error"] = error_payload(exc)
+    answer["similar"] = _similar(app, clean, archived)
     return answer

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from engine.errors import UnknownType
 from host.envelope import PROTOCOL_VERSION, error_reply, ok_reply, parse_request, request_id
+from host.security import strip_credentials_deep
 
 __all__ = ["HANDLERS", "PROTOCOL_VERSION", "handle"]
 
@@ -63,6 +64,22 @@ async def call_handler(handler: Callable, params: dict, app) -> object:
     return await app.run(handler, params, app)
 
 
+# Replies that carry content byte for byte (an archived copy's HTML, a WARC file); their
+# handlers cut credentials from their own URL fields.
+VERBATIM = frozenset({"get", "export_warc"})
+
+
+def clean_result(kind: str, result: object) -> object:
+    """The one place a result loses URL credentials (``user:pass@``; host/security.py), as
+    error_reply is for errors: the daemon cuts them before storing, but a page archived
+    before that, a schedule's own URL or an echoed parameter may still carry them.
+
+    >>> clean_result("versions", {"url": "https://u:pw@a.example/"})
+    {'url': 'https://a.example/'}
+    """
+    return result if kind in VERBATIM else strip_credentials_deep(result)
+
+
 async def handle(message: object, app) -> dict:
     """The one loop body: any decoded message in, exactly one reply dict out."""
     rid = request_id(message)
@@ -71,7 +88,9 @@ async def handle(message: object, app) -> dict:
         handler = HANDLERS.get(req.type)
         if handler is None:
             raise UnknownType(f"unknown message type {req.type!r}")
-        return ok_reply(req.id, await call_handler(handler, req.params, app))
+        return ok_reply(
+            req.id, clean_result(req.type, await call_handler(handler, req.params, app))
+        )
     except Exception as exc:  # every failure becomes a typed reply, never a crash
         if not getattr(exc, "code", None):
             log.exception("handler failed")

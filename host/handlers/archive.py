@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from engine.errors import InvalidInput, NotFound
 from host.handlers import choice, flag, integer, text
-from host.security import strip_credentials, strip_credentials_deep
+from host.security import strip_credentials
 
 URL_MAX = 8192
 
@@ -83,20 +83,14 @@ def versions(params: dict, app) -> dict:
     from engine.archive import registry
 
     ref = strip_credentials(text(params, "url", max_length=URL_MAX))
-    return {"url": ref, "versions": _clean(registry.versions(app.store, ref, app.base_url))}
-
-
-def _clean(rows):
-    """A result without URL credentials: pages archived before they were cut, a crawl's or a
-    schedule's own URL (a schedule keeps them to fetch with; it never shows them)."""
-    return strip_credentials_deep(rows)
+    return {"url": ref, "versions": registry.versions(app.store, ref, app.base_url)}
 
 
 def similar(params: dict, app) -> dict:
     """Pages similar to a version, with structural and content similarity."""
     from engine.archive import registry
 
-    return _clean(registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url))
+    return registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
 
 
 def search(params: dict, app) -> dict:
@@ -111,9 +105,7 @@ def search(params: dict, app) -> dict:
         text=text(params, "text", None, max_length=4096),
         base=app.base_url,  # version URLs on this daemon's port, not the default one
     )
-    page = _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
-    page["results"] = _clean(page["results"])
-    return page
+    return _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
 
 
 def _page(items: list, offset: int, limit: int) -> dict:
@@ -129,8 +121,8 @@ async def open_(params: dict, app) -> dict:
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
     live = await areachable(record["url"])
     if not live:
-        return _clean(record)
-    return _clean(await app.run(registry.resolve_open, app.store, ref, True, app.base_url))
+        return record
+    return await app.run(registry.resolve_open, app.store, ref, True, app.base_url)
 
 
 def get(params: dict, app) -> dict:
@@ -159,7 +151,7 @@ async def check(params: dict, app) -> dict:
         from host.liveness_check import check_version
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return _clean(await check_version(app, ref))
+    return await check_version(app, ref)
 
 
 # -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
@@ -221,7 +213,7 @@ async def crawl(params: dict, app) -> dict:
     task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
-    return _clean(job.to_dict())
+    return job.to_dict()
 
 
 def _remember(app, job) -> None:
@@ -242,27 +234,25 @@ def _job(params: dict, app):
 
 async def crawl_status(params: dict, app) -> dict:
     """A crawl's progress; its ``report`` once it is over. On the loop: never waits behind work."""
-    return _clean(_job(params, app).to_dict())
+    return _job(params, app).to_dict()
 
 
 async def crawl_cancel(params: dict, app) -> dict:
     """Stop a crawl after the page in hand; what it registered so far stays registered."""
     job = _job(params, app)
     job.stop.set()
-    return _clean(job.to_dict())
+    return job.to_dict()
 
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
     from host.schedule import PERIODS, add_schedule
 
-    return _clean(
-        add_schedule(
-            app.store,
-            text(params, "url", max_length=URL_MAX),
-            choice(params, "every", tuple(PERIODS), "daily"),
-            _number(params, "only_if_different", None, 0, 1),
-        )
+    return add_schedule(
+        app.store,
+        text(params, "url", max_length=URL_MAX),
+        choice(params, "every", tuple(PERIODS), "daily"),
+        _number(params, "only_if_different", None, 0, 1),
     )
 
 
@@ -277,14 +267,14 @@ def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
     from host.schedule import schedules
 
-    return {"schedules": _clean(schedules(app.store))}
+    return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
     from host.schedule import arun_due
 
-    return {"done": _clean(await arun_due(app.run, app.store, app.base_url))}
+    return {"done": await arun_due(app.run, app.store, app.base_url)}
 
 
 def dust_learn(params: dict, app) -> dict:

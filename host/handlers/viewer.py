@@ -15,8 +15,6 @@ import asyncio
 import base64
 import binascii
 import difflib
-import functools
-import inspect
 import io
 import re
 import time
@@ -26,7 +24,6 @@ from datetime import UTC, datetime
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from host.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
-from host.security import strip_credentials_deep
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
 STATES = ("present", "changed", "gone", "unchecked")
@@ -649,39 +646,15 @@ async def viewer_watch(params: dict, app) -> dict:
     return {**stamp, "changed": since is None or stamp["seq"] != since}
 
 
-def without_credentials(handler):
-    """``handler`` whose result has ``user:pass@`` cut from every URL: the daemon cuts them
-    before storing, but an archive from before that may still hold some (never shown).
-
-    >>> without_credentials(lambda p, app: {"url": "https://u:pw@a.example/"})({}, None)
-    {'url': 'https://a.example/'}
-    """
-    if inspect.iscoroutinefunction(handler):  # stays a coroutine: it runs on the event loop
-
-        async def cleaned_async(params: dict, app):
-            return strip_credentials_deep(await handler(params, app))
-
-        return functools.wraps(handler)(cleaned_async)
-    return functools.wraps(handler)(
-        lambda params, app: strip_credentials_deep(handler(params, app))
-    )
-
-
-# WARC export stays byte-exact (base64 has no '@'); everything the viewer shows is cleaned.
 HANDLERS = {
+    "viewer_changes": viewer_changes,
+    "viewer_watch": viewer_watch,
+    "search_page": search_page,
+    "document": document,
+    "diff": diff,
+    "liveness_report": liveness_report,
+    "liveness_sweep": liveness_sweep,
     "export_warc": export_warc,
-    **{
-        kind: without_credentials(handler)
-        for kind, handler in {
-            "viewer_changes": viewer_changes,
-            "viewer_watch": viewer_watch,
-            "search_page": search_page,
-            "document": document,
-            "diff": diff,
-            "liveness_report": liveness_report,
-            "liveness_sweep": liveness_sweep,
-            "import_warc": import_warc,
-            "archive_stats": archive_stats,
-        }.items()
-    },
+    "import_warc": import_warc,
+    "archive_stats": archive_stats,
 }
