@@ -215,7 +215,9 @@ class DocumentIndex:
                 # Hits this dense promise thousands more: one counting pass beats walking
                 # them (the count regex costs ~5-20 ms whatever it matches).
                 return hits, count_lines(count, joined)
-            pos = starts[line + 1] - 1 if line < last_line else end
+            if line == last_line:  # an empty match at the end would be the last line again
+                break
+            pos = starts[line + 1] - 1
         return hits, total
 
     def match_some(self, rx: re.Pattern, sort: str, candidates: Iterable[int]) -> list[int]:
