@@ -100,14 +100,18 @@ def _check(capture: Capture, options: RegisterOptions) -> bytes:
 
 def document_key(store: ArchiveStore, url: str) -> str:
     """The archive key of ``url`` under the archive's key profile, learned DUST rules applied."""
-    profile = key_profile(store)
-    key = profile_key(url, profile)
-    rules = store.load_state("dust_rules")
-    if rules and rules.get("rules"):
-        from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
+    return keyer(store)(url)
 
-        key = apply_rules(key, rules["rules"], profile)
-    return key
+
+def keyer(store: ArchiveStore):
+    """:func:`document_key` for many URLs: the profile and the rules are read once."""
+    profile = key_profile(store)
+    rules = (store.load_state("dust_rules") or {}).get("rules")
+    if not rules:
+        return lambda url: profile_key(url, profile)
+    from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
+
+    return lambda url: apply_rules(profile_key(url, profile), rules, profile)
 
 
 def key_profile(store: ArchiveStore) -> str:
@@ -133,9 +137,9 @@ def set_key_profile(store: ArchiveStore, profile: str) -> dict:
 
 
 def _rekey(store: ArchiveStore) -> int:
-    versions, moved = store.raw("versions"), 0
+    versions, moved, key_of = store.raw("versions"), 0, keyer(store)
     for reg_id in list(store.ids):
-        key = document_key(store, versions[reg_id]["url"])
+        key = key_of(versions[reg_id]["url"])
         if key != versions[reg_id]["key"]:
             store.update("versions", reg_id, {"key": key})
             moved += 1
