@@ -1,0 +1,44 @@
+"""nav_error's answer on real files: archived copies survive a failing suggester."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from engine.archive.model import Capture
+from engine.archive.registry import register
+from host.daemon.app import App, Config
+from host.services.navigation import navigation_help
+
+PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
+URL = "https://news.example.org/story/1"
+
+
+class BrokenSuggester:
+    def suggest(self, request):
+        raise RuntimeError("dictionary cache damaged")
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = App(tmp_path / "home", Config(port=47999))
+    html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
+    register(app.store, Capture(URL, html))
+    yield app
+    app.store.close()
+
+
+def test_archived_copies_come_back_when_the_suggester_fails(app):
+    app._suggester = BrokenSuggester()
+    answer = navigation_help(app, URL, {"error": "http_404"}, 5)
+    assert answer["suggestions"] == []
+    assert answer["suggest_error"]["code"] == "internal"
+    assert [v["url"] for v in answer["archived"]] == [URL]
+
+
+def test_a_working_suggester_gives_no_error(app):
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert "suggest_error" not in answer
+    assert answer["suggestions"][0]["url"] == "http://google.com/"
