@@ -132,7 +132,7 @@ async function fetchHere(url, resourceBytes) {
     const sha256 = [...sum].map((b) => b.toString(16).padStart(2, '0')).join('');
     return { entry: { url, type, size: blob.size, status: response.status, sha256 }, blob };
   } catch (err) {
-    return { entry: { url, type: '', size: 0, error: err?.name === 'TimeoutError' ? 'timed out' : String(err?.message ?? err) } };
+    return { entry: { url, type: '', size: 0, error: err?.name === 'TimeoutError' ? 'timeout' : String(err?.message ?? err) } };
   }
 }
 

@@ -121,7 +121,6 @@
   /** Shadow root of `el`, open or (for content scripts) closed. */
   function shadowOf(el) {
     if (!SHADOW_HOSTS.has(el.localName) && !el.localName.includes('-')) return null;
-    /* global chrome */
     const api = globalThis.chrome?.dom?.openOrClosedShadowRoot;
     if (api) return api(el);
     return el.openOrClosedShadowRoot ?? el.shadowRoot ?? null;
@@ -379,7 +378,7 @@
     } catch (err) {
       // A cross-origin resource without CORS headers cannot be read from the page (Chromium runs
       // content-script fetches as the page); the background fetches it with its host permission.
-      return { url, cors: err?.name !== 'AbortError', error: err?.name === 'AbortError' ? 'timed out' : String(err?.message ?? err) };
+      return { url, cors: err?.name !== 'AbortError', error: err?.name === 'AbortError' ? 'timeout' : String(err?.message ?? err) };
     } finally {
       clearTimeout(timer);
     }
