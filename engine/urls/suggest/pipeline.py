@@ -65,8 +65,19 @@ from engine.urls.suggest.ranking import (
 from engine.urls.suggest.readings import SECOND_LEVEL, WWW_TYPOS, HostReader, Query
 from engine.urls.typos import typo_cost
 
-ERRORS = ("dns", "refused", "timeout", "http_404", "http_410", "soft_404", "unknown")
-NETWORK_ERRORS = ("dns", "refused", "timeout", "unknown")
+# The one list of error kinds: the extension (extension/lib/net-errors.js) sends only these,
+# which tests/engine/urls/test_suggest_errors.py checks by reading that file.
+ERRORS = (
+    "dns", "refused", "reset", "timeout", "unreachable",
+    "http_404", "http_410", "soft_404", "unknown",
+)  # fmt: skip
+NETWORK_ERRORS = ("dns", "refused", "reset", "timeout", "unreachable", "unknown")
+# What a retry of a known site may expect, by kind (a name that resolved, then failed).
+RETRY_REASONS = {
+    "reset": "a known site: the connection broke off, a reload may get through",
+    "unreachable": "a known site: no route to it now, check the network and try again",
+}
+RETRY_REASON = "a known site: it may be down for a moment"
 PAGE_ERRORS = ("http_404", "http_410", "soft_404")
 PENDING_MAX = 256  # new user hosts kept in a small index before the big one is rebuilt
 
@@ -75,7 +86,8 @@ PENDING_MAX = 256  # new user hosts kept in a small index before the big one is 
 class SuggestRequest:
     """A failed navigation.
 
-    ``error``: dns, refused, timeout, http_404, http_410, soft_404 (or unknown).
+    ``error``: one of :data:`ERRORS` (dns, refused, reset, timeout, unreachable,
+    http_404, http_410, soft_404, or unknown).
     ``time``: epoch seconds of the failure (the seed's error message carries it;
     no step ranks by it, the host passes it through). ``languages``: the browser's, e.g. ("de-DE", "en"):
     they pick the keyboard layout and favour the country's TLD.
@@ -518,7 +530,8 @@ class Suggester:
                 )
             )
         if ctx.typed_known and req.error in NETWORK_ERRORS:
-            out.append(Suggestion(plain, 0.4, "retry", "a known site: it may be down for a moment"))
+            reason = RETRY_REASONS.get(req.error, RETRY_REASON)
+            out.append(Suggestion(plain, 0.4, "retry", reason))
         if req.error in PAGE_ERRORS:
             out += self._nearest_paths(ctx)
         return out
