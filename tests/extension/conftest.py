@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pytest
 
+from host.daemon.app import bundled_extension_ids
 from tests.chromium import CHROMIUM as CHROMIUM_PATH
 from tests.chromium import FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(CHROMIUM_PATH)
 PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
-EXTENSION_ID = (ROOT / "packaging" / "extension-id.txt").read_text().strip()
+EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one copy
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402

@@ -13,6 +13,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from websockets.sync.client import connect
 
+from host.daemon.app import bundled_extension_ids
 from host.daemon.security import (
     allowed_origin,
     ensure_token,
@@ -24,7 +25,7 @@ from host.daemon.security import (
 from host.services.navigation import strip_credentials
 from tests.host.daemon_fixtures import ROOT, make_home, pk, stop_daemon, token_of
 
-EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
+EXT_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt
 PAGE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import InvalidInput
+from host.daemon.app import bundled_extension_ids
 from host.daemon.security import ensure_token
 from host.native import installer
 from host.native.installer import (
@@ -24,7 +25,7 @@ from host.native.installer import (
 )
 from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, pk, stop_daemon
 
-EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
+EXT_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt
 
 
 def test_table_covers_every_browser_and_os():
