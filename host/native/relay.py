@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 
 from engine.errors import PageKeeperError, Unavailable
-from host.daemon import client
+from host.daemon import client, pause
 from host.daemon.security import CredentialFilter
 from host.protocol.envelope import error_reply, parse_request, request_id
 from host.protocol.framing import (
@@ -140,10 +140,21 @@ class Relay:
         """The websocket to the daemon, connecting (and starting it) when needed."""
         with self.ws_lock:
             if self.ws is None:
+                self.refuse_when_paused()
                 state = client.ensure_daemon(self.home)
                 self.ws = client.connect(self.home, state)
                 threading.Thread(target=self.receive, args=(self.ws,), daemon=True).start()
             return self.ws
+
+    def refuse_when_paused(self) -> None:
+        """``stop --until-login`` holds until the next login: start no daemon before then
+        (one the user started again with ``serve`` or ``open`` is used)."""
+        running = client.running(self.home)
+        if not (running and running.get("ready")) and pause.paused(self.home):
+            raise Unavailable(
+                "PageKeeper is stopped until the next login (pagekeeper stop --until-login); "
+                "pagekeeper serve starts it again"
+            )
 
     def receive(self, ws) -> None:
         """Write each daemon reply to the browser; on disconnect fail what is in flight."""
