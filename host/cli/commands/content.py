@@ -273,13 +273,14 @@ def _check_daemon(home: Path, args, ctx) -> list[dict]:
 
     with _reader(home) as store:
         targets = _targets(store, args)
-    progress = Progress(len(targets), ctx.stderr)
+        urls = [store.version(t)["url"] for t in targets]  # the bar names pages, not version IDs
+    progress = Progress(len(targets), ctx.stderr, force=getattr(args, "progress", False))
     with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
         futures = [pool.submit(call, home, "check", {"id": t}) for t in targets]
         results = []
-        for target, future in zip(targets, futures, strict=True):
+        for url, future in zip(urls, futures, strict=True):
             results.append(future.result())
-            progress.step(target)
+            progress.step(url)
     return results
 
 

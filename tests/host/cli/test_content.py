@@ -4,7 +4,9 @@ and for ``check`` a real HTTP server on 127.0.0.1 and a real archive store."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -12,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from host.cli.entry import main
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "extract"
@@ -188,3 +192,30 @@ def test_check_unknown_url_is_not_found(tmp_path):
     run = pk("check", "https://nowhere.invalid/x", "--json", home=tmp_path / "home")
     assert run.returncode == 3
     assert json.loads(run.stdout)["error"]["code"] == "not_found"
+
+
+class Terminal(io.StringIO):
+    """stderr as a terminal: the progress bar draws."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("with_daemon", [False, True], ids=["no-daemon", "daemon"])
+def test_check_all_progress_bar_names_the_pages(home, tmp_path, monkeypatch, with_daemon):
+    page = tmp_path / "page.html"
+    page.write_text("<title>t</title><p>the river rose two metres overnight</p>")
+    urls = ["http://127.0.0.1:9/first-page", "http://127.0.0.1:9/second-page"]  # refused at once
+    for url in urls:
+        assert (
+            pk("archive", "add", url, "--html", str(page), "--no-fetch", home=home).returncode == 0
+        )
+    if with_daemon:
+        assert pk("serve", "--detach", home=home).returncode == 0
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["check", "--all", "--json", "--home", str(home)]) == 0
+    drawn = terminal.getvalue()
+    assert all(url in drawn for url in urls), drawn
+    ids = re.findall(r"\b\d{20}\b", drawn)
+    assert ids == [], f"version IDs in the progress bar: {ids}"
