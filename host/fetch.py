@@ -17,6 +17,9 @@ see 404 and 410.
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import socket
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,6 +48,9 @@ class FetchOptions:
     user_agent: str = f"PageKeeper/{__version__} (personal archive)"
     method: str = "GET"
     verify: bool = True
+    # Refuse every hop (redirects too) whose host is or resolves to a loopback, private,
+    # link-local or reserved address: for fetches the user did not ask for.
+    public_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,32 @@ def _wrap(exc: Exception, url: str) -> Exception:
     return FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}")
 
 
+def _refuse_private(url, addresses: list) -> None:
+    for info in addresses:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if not address.is_global:
+            raise FetchError(f"refused to fetch {url}: {address} is a private or loopback address")
+
+
+def _check_public(url: httpx.URL, options: FetchOptions) -> None:
+    if options.public_only:
+        try:
+            addresses = socket.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+        _refuse_private(url, addresses)
+
+
+async def _acheck_public(url: httpx.URL, options: FetchOptions) -> None:
+    if options.public_only:
+        loop = asyncio.get_running_loop()
+        try:
+            addresses = await loop.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+        _refuse_private(url, addresses)
+
+
 def _next_hop(response: httpx.Response, hops: int, url: str, options: FetchOptions):
     """The redirect to follow, or None; the response's body is never read."""
     if not response.has_redirect_location:
@@ -261,6 +293,7 @@ def fetch(url: str, options: FetchOptions | None = None) -> Fetched:
         with httpx.Client(**_client_kwargs(options)) as client:
             request = client.build_request(options.method, url)
             for hops in range(options.max_redirects + 1):
+                _check_public(request.url, options)
                 response = client.send(request, stream=True)
                 try:
                     request = _next_hop(response, hops, url, options)
@@ -284,6 +317,7 @@ async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
         async with httpx.AsyncClient(**_client_kwargs(options)) as client:
             request = client.build_request(options.method, url)
             for hops in range(options.max_redirects + 1):
+                await _acheck_public(request.url, options)
                 response = await client.send(request, stream=True)
                 try:
                     request = _next_hop(response, hops, url, options)
