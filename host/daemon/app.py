@@ -18,6 +18,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from host.daemon.changes import ChangeFeed
@@ -28,16 +29,21 @@ DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
 ANALYSIS_TASKS_PER_PROCESS = 20  # then a fresh worker: a huge page's heap is given back
 CONFIG_FILE = "config.json"
-ROOT = Path(__file__).resolve().parents[2]
-# The Chromium extension's fixed ID (from the public key in its manifest).
-EXTENSION_ID_FILE = ROOT / "packaging" / "extension-id.txt"
+# The Chromium extension's fixed ID (from the public key in its manifest), shipped inside the
+# package so an installed wheel has it too; packaging/build_extension.py checks it against the key.
+EXTENSION_ID_RESOURCE = ("host", "data/extension-id.txt")
 log = logging.getLogger("pagekeeper.app")
 
 
 def bundled_extension_ids() -> list[str]:
-    """The extension ID shipped with the source tree (packaging/extension-id.txt)."""
+    """The extension IDs shipped in the package (host/data/extension-id.txt).
+
+    >>> [len(i) for i in bundled_extension_ids()]
+    [32]
+    """
+    package, name = EXTENSION_ID_RESOURCE
     try:
-        text = EXTENSION_ID_FILE.read_text("ascii")
+        text = resources.files(package).joinpath(name).read_text("ascii")
     except OSError:
         return []
     return [line.strip() for line in text.splitlines() if line.strip()]

@@ -9,7 +9,7 @@ path                what
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
-                    a signature (``?sig=``) of that id required
+                    a signature (``?sig=``) of the path ``/v/<id>/`` required
 ``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
@@ -40,8 +40,11 @@ from host.daemon.security import (
     same_token,
     session_cookie,
     sign,
+    sign_path,
     strip_credentials,
     valid_signature,
+    verify_path,
+    version_path,
 )
 
 REASONS = {
@@ -142,8 +145,9 @@ def auth(app, request: Request) -> Response:
 
 
 def signed_version_path(app, version_id: str, url: str = "") -> str:
-    """``/v/<id>/<url>?sig=…``: a version address that works without the token."""
-    return f"/v/{version_id}/{url}?sig={sign(app.token, 'v', version_id)}"
+    """``/v/<id>/<url>?sig=…``: a version address that works without the token (the
+    signature covers the version's path, :func:`host.security.sign_path`)."""
+    return f"{version_path(version_id)}{url}?sig={sign_path(app.token, version_path(version_id))}"
 
 
 def sign_links(app, html: str, page_id: str, produced: set[str]) -> str:
@@ -172,7 +176,9 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     version_id = rest.split("/", 1)[0]
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
-    if not authorized(app, request, "v", version_id):
+    sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
+    signed = verify_path(app.token, version_path(version_id), sig)
+    if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
     original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
     from host.services import archive_access
