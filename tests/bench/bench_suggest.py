@@ -48,8 +48,8 @@ from engine.urls.dictionary import DomainDictionary, split_host  # noqa: E402
 from engine.urls.keyboard import neighbours  # noqa: E402
 from engine.urls.substitution import read_typed  # noqa: E402
 from engine.urls.suggest import Suggester, SuggestRequest  # noqa: E402
-from host import learning_file  # noqa: E402
-from host.commands.suggest import parse_rows  # noqa: E402
+from host.cli.commands.suggest import parse_rows  # noqa: E402
+from host.services import learning_file  # noqa: E402
 
 VOWELS = "aeiou"
 LOOK = {"o": "0", "l": "1", "i": "1", "e": "3", "s": "5", "m": "rn", "w": "vv", "a": "4"}
@@ -479,7 +479,7 @@ def warm_start(cache: Path) -> tuple[float, float, DomainDictionary]:
 
 def bench_1m(cases, total: int = 1_000_000) -> None:
     """The 1M run through the CLI's own files: the CSV ``--dictionary`` reads, the index
-    cached under ``<home>/cache`` (host/learning_file.py), loaded back from disk."""
+    cached under ``<home>/cache`` (host/services/learning_file.py), loaded back from disk."""
     domains = synthetic_domains(total)
     tag = "1M" if total == 1_000_000 else f"{total:,}"
     with tempfile.TemporaryDirectory(prefix="bench-suggest-1m-") as tmp:

@@ -226,7 +226,7 @@ class Suggester:
             self.learning.visit(host)
             self._note_user(host, 1)
 
-    # Names the daemon (host/navigation.py) calls; same behaviour as above.
+    # Names the daemon (host/services/navigation.py) calls; same behaviour as above.
     def state(self) -> dict:
         """Alias of :meth:`learning_state`."""
         return self.learning_state()
