@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from host.daemon.security import sign
+from host.daemon.security import sign, sign_path
 from tests.host.daemon.test_security import raw_get
 from tests.host.daemon_fixtures import pk, token_of
 
@@ -54,7 +54,7 @@ def archive(home, tmp_path, url: str, html: str) -> str:
 
 def copy_links(daemon, home, reg_id: str) -> list[str]:
     """Every gc link in the copy as the daemon serves it (opened by its signed address)."""
-    path = f"/v/{reg_id}/x?sig={sign(token_of(home), 'v', reg_id)}"
+    path = f"/v/{reg_id}/x?sig={sign_path(token_of(home), f'/v/{reg_id}/')}"
     status, _, body = raw_get(daemon["port"], path, {})
     assert status == 200
     return [
