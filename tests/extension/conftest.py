@@ -26,6 +26,7 @@ import pytest
 from host.daemon.app import bundled_extension_ids
 from tests.chromium import CHROMIUM as CHROMIUM_PATH
 from tests.chromium import FLAGS
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(CHROMIUM_PATH)
@@ -95,7 +96,8 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    (home / "config.json").write_text(json.dumps({"port": port}))
+    # the dictionary index cache every test daemon shares: a start takes ~1 s, not a build's ~5
+    (home / "config.json").write_text(json.dumps({"port": port, "cache_dir": str(SHARED_CACHE)}))
     pk(home, "serve", "--port", str(port), "--detach")
     yield Host(home, port)
     pk(home, "stop", check=False)

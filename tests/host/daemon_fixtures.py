@@ -6,6 +6,7 @@ Import the fixtures into a test module (``from tests.host.daemon_fixtures import
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -38,9 +39,12 @@ def pk(
 
 
 # One dictionary-index cache for every test daemon: building it takes seconds, loading it ms.
+# One per checkout: two checkouts of different versions would each find the other's index
+# unreadable and rebuild it on every daemon start.
 SHARED_CACHE = (
     Path(tempfile.gettempdir())
     / f"pagekeeper-test-cache-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    f"-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}"
 )
 
 
