@@ -31,7 +31,8 @@ from host.daemon import http_routes
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.security import check_host, check_origin, presented_token, same_token
 from host.protocol import dispatch
-from host.protocol.envelope import error_reply
+from host.protocol.envelope import error_reply, request_id
+from host.protocol.framing import to_json
 
 WS_PATH = "/ws"
 log = logging.getLogger("pagekeeper.server")
@@ -76,8 +77,12 @@ async def answer(app, ws: ServerConnection, message: str | bytes) -> None:
         reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
     else:
         reply = await dispatch.handle(obj, app)
+    try:
+        text = to_json(reply)  # a lone surrogate is escaped, never a dropped connection
+    except ValueError as exc:  # NaN/Infinity in a result: not JSON
+        text = to_json(error_reply(request_id(reply), exc))
     with contextlib.suppress(ConnectionClosed):  # the client left first: nobody to answer
-        await ws.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+        await ws.send(text)
 
 
 async def session(app, ws: ServerConnection) -> None:
