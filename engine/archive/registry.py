@@ -16,9 +16,10 @@ True
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
@@ -76,6 +77,8 @@ class Prepared:
 
 # -- validation and preparation --------------------------------------------------
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def host_of(url: str) -> str:
     """``host[:port]`` of a URL: only pages on the same host and port are compared.
@@ -100,6 +103,21 @@ def _check(capture: Capture, options: RegisterOptions) -> bytes:
     if not capture.url.lower().startswith(("http://", "https://")):
         raise InvalidURL(f"only http(s) pages can be archived: {capture.url!r}")
     return body
+
+
+def scalar_values(capture: Capture) -> Capture:
+    """The capture with lone surrogates in its text replaced by U+FFFD, as WebIDL's
+    USVString conversion does (a DOM string may hold them; UTF-8 cannot).
+
+    >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
+    '\ufffd'
+    """
+    fields = {}
+    for name in ("html", "title"):
+        value = getattr(capture, name)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            fields[name] = _SURROGATE.sub("\ufffd", value)
+    return replace(capture, **fields) if fields else capture
 
 
 def document_key(store: ArchiveStore, url: str) -> str:
@@ -191,6 +209,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     A page over ``options.limits`` is kept with a ``note``: not parsed at all past the
     element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
     """
+    capture = scalar_values(capture)
     body = _check(capture, options)
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)

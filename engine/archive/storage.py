@@ -191,7 +191,12 @@ class _Lock:
     """An exclusive, non-blocking lock on ``<dir>/LOCK`` held for the storage's life."""
 
     def __init__(self, path: Path) -> None:
-        self.handle = open(path, "a+b")  # noqa: SIM115 - held open until release()
+        try:
+            self.handle = open(path, "a+b")  # noqa: SIM115 - held open until release()
+        except OSError as exc:
+            raise StorageError(
+                f"cannot write to the archive at {path.parent}: {exc.strerror or exc}"
+            ) from exc
         try:
             self._acquire()
         except OSError as exc:
@@ -241,7 +246,10 @@ class JournalStorage(Storage):
         self.readonly = readonly
         self.fsync = fsync
         self.on_write = on_write
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create the archive at {self.dir}: {exc.strerror}") from exc
         self._lock = None if readonly else _Lock(self.dir / LOCK)
         self._tables: dict[str, dict] = {}
         self._unloaded: dict[str, str] = {}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import __version__
-from engine.errors import InvalidInput, PageKeeperError, error_payload
+from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
 from host.settings import Context, resolve_home
 
 # Modules under host/cli/commands/, each owning a group of subcommands.
@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a read-only or full home, a vanished directory: typed, no traceback
+        return report_error(StorageError(f"{exc.strerror or exc}: {exc.filename or ctx.home}"), ctx)
     return _report_status(args, result)
 
 

@@ -100,7 +100,10 @@ def static_dir() -> Path:
 def safe_static_path(relative: str, root: Path | None = None) -> Path | None:
     """The file under the viewer's static dir, or ``None`` if the path would escape it."""
     root = (root or static_dir()).resolve()
-    candidate = (root / unquote(relative).lstrip("/")).resolve()
+    name = unquote(relative).lstrip("/")
+    if "\x00" in name:  # no file name holds NUL (and Path.resolve raises on one)
+        return None
+    candidate = (root / name).resolve()
     if candidate != root and root not in candidate.parents:
         return None
     if candidate.is_dir():

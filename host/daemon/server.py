@@ -46,6 +46,15 @@ def text_response(status: int, text: str, extra: dict | None = None) -> Response
     return Response(status, http_routes.REASONS.get(status, "Error"), headers, text.encode())
 
 
+def single_header(request: Request, name: str) -> str | None:
+    """The one value of header ``name`` (None when absent); sent twice it is a bad request
+    (RFC 9112 §3.2: a request with more than one Host is answered 400)."""
+    values = request.headers.get_all(name)
+    if len(values) > 1:
+        raise BadRequest(f"the {name} header is sent {len(values)} times")
+    return values[0] if values else None
+
+
 def check_websocket(app, request: Request) -> None:
     """A ``/ws`` upgrade needs an allowed Origin (or none) and the token."""
     check_origin(request.headers.get("Origin"), app.config.port, app.config.all_extension_ids())
@@ -56,7 +65,9 @@ def check_websocket(app, request: Request) -> None:
 async def process_request(app, connection: ServerConnection, request: Request) -> Response | None:
     """Gatekeeper and router for every request on the socket."""
     try:
-        check_host(request.headers.get("Host"), app.config.port)
+        check_host(single_header(request, "Host"), app.config.port)
+        for name in ("Origin", "Authorization", "Cookie"):
+            single_header(request, name)  # the checks below read them as one value
         if urlsplit(request.path).path == WS_PATH:
             check_websocket(app, request)
             return None  # proceed with the websocket handshake
