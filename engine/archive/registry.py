@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from urllib.parse import unquote
 
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
@@ -78,6 +80,20 @@ class Prepared:
 # -- validation and preparation --------------------------------------------------
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_IGNORED = frozenset(map(chr, [0x034F, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10)]))
+# ``scheme://userinfo@`` (WHATWG authority: up to the first '@' before '/', '?' or '#').
+_USERINFO = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\\\"'<>]*@")
+
+
+def without_credentials(body: bytes) -> bytes:
+    """The page with ``user:password@`` cut from every URL in it (never stored, never shown).
+
+    >>> without_credentials(b'<a href="https://alice:s3cret@bank.example/">x</a> @me')
+    b'<a href="https://bank.example/">x</a> @me'
+    """
+    if b"@" not in body or b"://" not in body:
+        return body
+    return _USERINFO.sub(rb"\1", body)
 
 
 def host_of(url: str) -> str:
@@ -102,7 +118,32 @@ def _check(capture: Capture, options: RegisterOptions) -> bytes:
         raise DecodeError("the page bytes look binary (NUL bytes), not HTML")
     if not capture.url.lower().startswith(("http://", "https://")):
         raise InvalidURL(f"only http(s) pages can be archived: {capture.url!r}")
+    for url in (capture.url, capture.final_url):
+        _check_visible_host(url)
     return body
+
+
+def _check_visible_host(url: str | None) -> None:
+    """Refuse a host holding characters IDNA maps to nothing (soft hyphen, zero-width
+    space/joiners, BOM, variation selectors: UTS #46 "ignored"), raw or percent-encoded:
+    ``exa\u00admple.com`` parses as ``example.com``, so its copy would join that
+    document while showing another address.
+
+    >>> _check_visible_host("https://exa%C2%ADmple.com/")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: the host of 'https://exa%C2%ADmple.com/' holds an invisible character (U+00AD); refused so it cannot pass for another site
+    """
+    if not url or "://" not in url:
+        return
+    authority = re.split(r"[/?#\\]", url.split("://", 1)[1], maxsplit=1)[0]
+    host = unquote(authority.rsplit("@", 1)[-1])
+    for char in host:
+        if unicodedata.category(char) == "Cf" or char in _IGNORED:
+            raise InvalidURL(
+                f"the host of {url!r} holds an invisible character (U+{ord(char):04X}); "
+                "refused so it cannot pass for another site"
+            )
 
 
 def scalar_values(capture: Capture) -> Capture:
@@ -210,7 +251,10 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
     """
     capture = scalar_values(capture)
-    body = _check(capture, options)
+    raw = _check(capture, options)
+    body = without_credentials(raw)
+    if body is not raw and isinstance(capture.html, str):
+        capture = replace(capture, html=body.decode("utf-8"))
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)
     size = measure(decoded.text, options.limits)

@@ -72,12 +72,20 @@ class Rewritten:
 def absolute(url: str, base: str) -> str | None:
     """``url`` resolved against ``base`` (WHATWG, via ada-url), or None if not resolvable.
 
+    URL credentials (``user:pass@``) are cut: a copy never shows or follows them.
+
     >>> absolute("../c?d#e", "https://e.com/a/b/")
     'https://e.com/a/c?d#e'
+    >>> absolute("https://alice:s3cret@bank.example/a", "https://e.com/")
+    'https://bank.example/a'
     >>> absolute("http://[bad", "https://e.com/")
     """
     try:
-        return ada_url.join_url(base, url.strip())
+        joined = ada_url.join_url(base, url.strip())
+        parts = ada_url.parse_url(joined) if "@" in joined else None
+        if parts and (parts["username"] or parts["password"]):
+            joined = ada_url.replace_url(joined, username="", password="")
+        return joined
     except ValueError:
         return None
 

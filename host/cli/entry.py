@@ -30,6 +30,7 @@ from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
+from host.daemon.security import strip_credentials_deep
 from host.settings import Context, resolve_home
 
 # Modules under host/cli/commands/, each owning a group of subcommands.
@@ -133,7 +134,7 @@ def exit_code(exc: PageKeeperError) -> int:
 
 
 def report_error(exc: BaseException, ctx: Context) -> int:
-    payload = error_payload(exc)
+    payload = strip_credentials_deep(error_payload(exc))  # never print user:password
     if ctx.json:
         ctx.stdout.write(json.dumps({"ok": False, "error": payload}) + "\n")
     ctx.stderr.write(f"pagekeeper: {payload['code']}: {payload['message']}\n")

@@ -133,13 +133,26 @@ def authorized(app, request: Request, *signed: str) -> bool:
     return bool(signed) and valid_signature(app.token, sig, *signed)
 
 
+def local_path(target: str) -> bool:
+    """True for a path on this origin. Browsers read ``\\`` as ``/`` and drop tabs and
+    newlines in a URL (WHATWG URL), so ``/\\evil.example`` and ``/\t/evil.example`` are
+    ``//evil.example``: another site.
+
+    >>> local_path("/viewer/?q=1"), local_path("/\\evil.example/"), local_path("//evil.example")
+    (True, False, False)
+    """
+    if any(char == "\\" or ord(char) < 0x21 or ord(char) == 0x7F for char in target):
+        return False
+    return target.startswith("/") and not target.startswith("//")
+
+
 def auth(app, request: Request) -> Response:
     """``/auth?token=T&next=/viewer/``: exchange the token for the HttpOnly cookie."""
     query = parse_qs(urlsplit(request.path).query)
     if not same_token(query.get("token", [None])[0], app.token):
         raise Forbidden("missing or wrong token")
     target = query.get("next", ["/viewer/"])[0]
-    if not target.startswith("/") or target.startswith("//"):
+    if not local_path(target):
         raise InvalidInput("next must be a local path")
     return redirect(target, 303, {"Set-Cookie": session_cookie(app.token)})
 
