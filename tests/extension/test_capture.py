@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -88,7 +89,11 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
         in html
     )
     assert "p { font-weight: 700; }</style></template>" in html  # the shadow root's adopted sheet
-    assert "background-image: url(&quot;data:image/png;base64," in html  # the canvas as drawn
+    assert '<img id="cv" width="30" height="30" src="data:image/png;base64,' in html  # as drawn
+    # An external <use> points at its target, inlined (a copy's opaque origin may not fetch it).
+    assert re.search(r'<use href="#(pagekeeper-use-[\w-]+)"/>', html)
+    sprite = re.search(r'<symbol [^>]*id="(pagekeeper-use-[\w-]+)"[^>]*><circle', html)
+    assert sprite and sprite[1] == re.search(r'<use href="#([^"]+)"', html)[1]
     assert f'<img id="responsive" src="{main}/img/w400.png" width="40" height="40">' in html
     assert (
         f'<img id="lazy" data-src="/img/lazy.png" src="{main}/img/lazy.png"' in html
