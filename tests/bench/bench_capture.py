@@ -304,8 +304,12 @@ def fidelity(
     rows = []
     for page_info in pages:
         url = page_info["url"]
-        live, _ = shot_of(context, url, True, ("",))
-        result, took = archive(context, worker, url)
+        page = context.new_page()
+        page.goto(url)
+        settle(page, scripted=True)
+        live = page.screenshot()
+        result, took = archive(context, worker, page.url)
+        page.close()
         row = {"id": page_info["id"], "url": url, "capture_s": took, "live": live,
                "version_url": result["version_url"], "resources": result.get("resources")}  # fmt: skip
         if cli:
