@@ -234,10 +234,10 @@ def noise(n: int, seed: str) -> bytes:
     return hashlib.shake_256(seed.encode()).digest(n)
 
 
-def timing_site(count: int, each: int) -> ThreadingHTTPServer:
+def timing_site(count: int, each: int, seed: str = "") -> ThreadingHTTPServer:
     """A page of `count` images of `each` bytes (random bytes labelled image/png: the browser
     shows broken images, the capture still fetches and stores every one)."""
-    images = {f"/img/{i}.png": noise(each, f"{count}-{i}") for i in range(count)}
+    images = {f"/img/{i}.png": noise(each, f"{seed}{count}-{i}") for i in range(count)}
     tags = "".join(f'<img src="/img/{i}.png" width="8" height="8">' for i in range(count))
     page = f"<!doctype html><title>{count} resources</title><p>timing page</p>{tags}".encode()
 
@@ -269,18 +269,34 @@ FETCH_ALL = """async () => {
 
 
 def capture_time(context, worker, cli, rules: str, workdir: Path) -> dict:
-    server = timing_site(100, 50 * 1024)
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    page = context.new_page()
-    page.goto(url)
-    page.wait_for_load_state("load")
-    fetch_floor = statistics.median(page.evaluate(FETCH_ALL) for _ in range(3))
-    runs = [archive(context, worker, url)[1] for _ in range(3)]
-    page.close()
+    """Three pages of new bytes each (a re-capture of known bytes would send nothing)."""
+    runs, floors, phases = [], [], []
+    for run in range(3):
+        server = timing_site(100, 50 * 1024, seed=f"timing-{run}")
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_load_state("load")
+        floors.append(page.evaluate(FETCH_ALL))
+        result, took = archive(context, worker, url)
+        runs.append(took)
+        phases.append(progress_of(worker, url))
+        page.close()
+        if run < 2:
+            server.shutdown()
     singlefile = singlefile_save(cli, url, workdir / "timing.html", rules) if cli else None
     server.shutdown()
-    return {"ours_s": statistics.median(runs), "runs": runs, "fetch_floor_s": fetch_floor,
-            "singlefile_s": singlefile}  # fmt: skip
+    return {"ours_s": statistics.median(runs), "runs": runs, "fetch_floor_s": statistics.median(floors),
+            "singlefile_s": singlefile, "phases": phases}  # fmt: skip
+
+
+def progress_of(worker, url: str) -> dict:
+    """ms from the start to the end of each capture phase (storage.session, capture/progress.js)."""
+    return worker.evaluate(
+        """async (u) => { const all = await chrome.storage.session.get(null);
+             return Object.values(all).find((p) => p?.url === u)?.timings ?? {}; }""",
+        url,
+    )
 
 
 def large_page(context, worker) -> dict:
@@ -374,6 +390,7 @@ def report(rows: list[dict], timing: dict | None, large: dict | None) -> None:
               f" (ours / fetch = {timing['ours_s'] / max(floor, 1e-3):.1f}x)")  # fmt: skip
         if timing["singlefile_s"]:
             sf = timing["singlefile_s"]
+            print(f"  phases (ms from the start): {timing['phases']}")
             print(f"  SingleFile CLI on the same page: {sf:.2f} s, its browser start included"
                   f" (ours / SingleFile = {timing['ours_s'] / sf:.2f})")  # fmt: skip
     if large:
