@@ -339,8 +339,9 @@ def fidelity(
         before = control(info, "/log?since=0")["seq"]
         copy, outside = shot_of(context, address, False, (daemon, "data:"))
         row["ours"], row["ours_shift"] = score(context, row["live"], copy)
-        row["ours_outside"] = len(outside) + control(info, f"/log?since={before}")["seq"] - before
-        row["ours_outside_urls"] = outside
+        reached = [e["url"] for e in control(info, f"/log?since={before}")["log"]]
+        row["ours_outside"] = len(outside) + len(reached)
+        row["ours_outside_urls"] = outside + reached
         if row.get("singlefile_file"):
             before = control(info, "/log?since=0")["seq"]
             copy, outside = shot_of(context, row["singlefile_file"].as_uri(), True, ("file:", "data:", "blob:"))  # fmt: skip
@@ -388,9 +389,9 @@ def report(rows: list[dict], timing: dict | None, large: dict | None) -> None:
         print(f"\ncapture time, 100 resources / 5 MB: ours {timing['ours_s']:.2f} s (median of {runs};"
               f" goal <= 1.5 s); bare in-page fetch of the same URLs {floor:.2f} s"
               f" (ours / fetch = {timing['ours_s'] / max(floor, 1e-3):.1f}x)")  # fmt: skip
+        print(f"  phases (ms from the start to each end): {timing['phases']}")
         if timing["singlefile_s"]:
             sf = timing["singlefile_s"]
-            print(f"  phases (ms from the start): {timing['phases']}")
             print(f"  SingleFile CLI on the same page: {sf:.2f} s, its browser start included"
                   f" (ours / SingleFile = {timing['ours_s'] / sf:.2f})")  # fmt: skip
     if large:
