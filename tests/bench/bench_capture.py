@@ -39,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -78,6 +79,19 @@ COMPARE = """async ([a, b, maxShift]) => {
   }
   return best;
 }"""
+
+
+def site_of(url: str) -> str:
+    return urllib.parse.urlsplit(url).hostname or ""
+
+
+# The corpus's own hosts: what reaches the replay server from elsewhere is the browser's own
+# background traffic (accounts.google.com and the like), not a request of the copy.
+SITES = (
+    {site_of(u) for u in json.loads((DEV / "corpus" / "index.json").read_text())}
+    if DEV.exists()
+    else set()
+)
 
 
 # ---- the parts: replay server, daemon, browser, SingleFile ----------------------------------
@@ -339,14 +353,23 @@ def fidelity(
         before = control(info, "/log?since=0")["seq"]
         copy, outside = shot_of(context, address, False, (daemon, "data:"))
         row["ours"], row["ours_shift"] = score(context, row["live"], copy)
-        reached = [e["url"] for e in control(info, f"/log?since={before}")["log"]]
+        reached = [
+            e["url"]
+            for e in control(info, f"/log?since={before}")["log"]
+            if site_of(e["url"]) in SITES
+        ]
         row["ours_outside"] = len(outside) + len(reached)
         row["ours_outside_urls"] = outside + reached
         if row.get("singlefile_file"):
             before = control(info, "/log?since=0")["seq"]
             copy, outside = shot_of(context, row["singlefile_file"].as_uri(), True, ("file:", "data:", "blob:"))  # fmt: skip
             row["singlefile"], _ = score(context, row["live"], copy)
-            row["singlefile_outside"] = len(outside) + control(info, f"/log?since={before}")["seq"] - before  # fmt: skip
+            reached = [
+                e["url"]
+                for e in control(info, f"/log?since={before}")["log"]
+                if site_of(e["url"]) in SITES
+            ]
+            row["singlefile_outside"] = len(outside) + len(reached)
     control(info, "/mode?set=live")
     return rows
 
