@@ -353,6 +353,7 @@ def fidelity(
         before = control(info, "/log?since=0")["seq"]
         copy, outside = shot_of(context, address, False, (daemon, "data:"))
         row["ours"], row["ours_shift"] = score(context, row["live"], copy)
+        save(shots, row["id"], live=row["live"], ours=copy)
         reached = [
             e["url"]
             for e in control(info, f"/log?since={before}")["log"]
@@ -364,6 +365,7 @@ def fidelity(
             before = control(info, "/log?since=0")["seq"]
             copy, outside = shot_of(context, row["singlefile_file"].as_uri(), True, ("file:", "data:", "blob:"))  # fmt: skip
             row["singlefile"], _ = score(context, row["live"], copy)
+            save(shots, row["id"], singlefile=copy)
             reached = [
                 e["url"]
                 for e in control(info, f"/log?since={before}")["log"]
@@ -381,6 +383,13 @@ def fmt(value, spec: str = ".4f") -> str:
 def missing_count(resources: dict) -> str:
     missing = resources.get("missing")
     return str(len(missing) if isinstance(missing, list) else missing)
+
+
+def save(folder: Path | None, page_id: str, **shots: bytes) -> None:
+    if folder:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, png in shots.items():
+            (folder / f"{page_id}-{name}.png").write_bytes(png)
 
 
 def report(rows: list[dict], timing: dict | None, large: dict | None) -> None:
@@ -428,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-singlefile", action="store_true")
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--no-large", action="store_true")
+    parser.add_argument("--shots", type=Path, help="save live/ours/singlefile screenshots here")
     args = parser.parse_args(argv)
     if not Path(CHROMIUM).exists() or not DEV.exists():
         print(f"skipped: needs {CHROMIUM} and {DEV}")
