@@ -328,9 +328,8 @@ def large_page(context, worker) -> dict:
 # ---- the run ---------------------------------------------------------------------------------
 
 
-def fidelity(
-    context, worker, info, cli, workdir: Path, pages: list[dict], daemon: str
-) -> list[dict]:
+def fidelity(context, worker, info, cli, workdir: Path, pages: list[dict], daemon: str,
+             shots: Path | None = None) -> list[dict]:  # fmt: skip
     rows = []
     for page_info in pages:
         url = page_info["url"]
