@@ -460,9 +460,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with sync_playwright() as p:
                 context, worker = launch(p, ext_dir, profile, info["rules"], home)
-                rows = fidelity(
-                    context, worker, info, cli, workdir, pages, f"http://127.0.0.1:{port}/"
-                )
+                daemon = f"http://127.0.0.1:{port}/"
+                rows = fidelity(context, worker, info, cli, workdir, pages, daemon, args.shots)
                 timing = None if args.no_timing else capture_time(context, worker, cli, info["rules"], workdir)  # fmt: skip
                 large = None if args.no_large else large_page(context, worker)
                 context.close()
