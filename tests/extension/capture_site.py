@@ -74,7 +74,7 @@ const lazy = document.getElementById('lazy'); lazy.src = lazy.dataset.src;
 """
 
 SITE_CSS = """@import url("base.css");
-@font-face { font-family: Kept; src: url(/fonts/kept.woff2) format("woff2"), url(/fonts/kept.ttf) format("truetype"); }
+@font-face { font-family: Kept; src: url(/fonts/kept.eot) format("embedded-opentype"), url(/fonts/kept.woff2) format("woff2"), url(/fonts/kept.ttf) format("truetype"); }
 h1 { font-family: Kept, serif; }
 .hero { width: 50px; height: 50px; background: url(../img/bg.png); }
 """
@@ -95,6 +95,7 @@ def files(other: str) -> dict[str, tuple[str, bytes]]:
         "/css/base.css": ("text/css", BASE_CSS.encode()),
         "/fonts/kept.woff2": ("font/woff2", font_bytes()),
         "/fonts/kept.ttf": ("font/ttf", b"not really a font"),
+        "/fonts/kept.eot": ("application/vnd.ms-fontobject", b"no browser asks for this"),
         "/favicon.png": image((1, 1, 1)),
         "/img/plain.png": image((10, 200, 10)),
         "/img/w100.png": image((100, 0, 0)),

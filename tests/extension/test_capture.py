@@ -120,7 +120,13 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
     for path in ("/frame.css", "/fimg.png", "/fbg.png", "/x.png"):  # the frame's, and no-CORS
         assert host.blob(resources[other + path]["sha256"]) == OTHER_FILES[path][1], path
     # Not used by the rendering: the font format the browser skipped, the srcset loser, scripts.
-    for path in ("/fonts/kept.ttf", "/img/w100.png", "/app.js", "/img/pic-fallback.png"):
+    for path in (
+        "/fonts/kept.eot",
+        "/fonts/kept.ttf",
+        "/img/w100.png",
+        "/app.js",
+        "/img/pic-fallback.png",
+    ):
         assert main + path not in resources, path
     assert resources[main + "/img/missing.png"]["status"] == 404 and "sha256" not in resources[main + "/img/missing.png"]  # fmt: skip
 
@@ -156,12 +162,22 @@ def test_a_second_capture_sends_only_what_the_host_lacks(capture_browser, sites)
     page.close()
 
 
+def with_big_image(table: dict) -> None:
+    """Put the 1.9 MB image on the page (once)."""
+    kind, html = table["/"]
+    if b"/img/big.png" not in html:
+        table["/"] = (
+            kind,
+            html.replace(b'<div id="host">', b'<img src="/img/big.png"><div id="host">'),
+        )
+
+
 def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser, sites):
     """Part size from capture_begin's limits; after the host dies, capture_status names the
     missing parts and only those are sent again."""
     context, host = capture_browser
     main, _other, table = sites
-    table["/"] = (table["/"][0], table["/"][1].replace(b'<div id="host">', b'<img src="/img/big.png"><div id="host">'))  # fmt: skip
+    with_big_image(table)
     host.configure(part_bytes=16384, die_after_parts=10)
     for blob in (host.state / "blobs").glob("*"):
         blob.unlink()
@@ -179,29 +195,34 @@ def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser,
     page.close()
 
 
+def archive_with(context, url: str, capture: dict) -> dict:
+    """Archive with the capture settings `capture` (as the options page stores them)."""
+    worker(context).evaluate("(c) => chrome.storage.sync.set({ capture: c })", capture)
+    try:
+        return archive(context, url)
+    finally:
+        worker(context).evaluate("chrome.storage.sync.remove('capture')")
+
+
 def test_caps_list_what_they_left_out_and_the_capture_goes_on(capture_browser, sites):
     context, host = capture_browser
     main, _other, table = sites
     host.configure(part_bytes=1 << 20)
-    worker(context).evaluate(
-        "chrome.storage.sync.set({ capture: { keepScripts: true, resourceMB: 1, pageMB: 1 } })"
-    )
+    with_big_image(table)
     page = open_page(context, main + "/")
-    try:
-        got = archive(context, main + "/")
-    finally:
-        worker(context).evaluate("chrome.storage.sync.remove('capture')")
+    got = archive_with(context, main + "/", {"keepScripts": True, "resourceMB": 1, "pageMB": 10})
     record = host.committed()[-1]
-    assert record["options"] == {
-        "keep_scripts": True,
-        "resource_bytes": 1 << 20,
-        "page_bytes": 1 << 20,
-    }
+    assert record["options"] == {"keep_scripts": True, "resource_bytes": 1 << 20, "page_bytes": 10 << 20}  # fmt: skip
     resources = {r["url"]: r for r in record["resources"]}
     assert resources[main + "/img/big.png"]["error"] == "over the per-resource cap"
     assert "sha256" not in resources[main + "/img/big.png"]
     assert "<script" in record["html"] and main + "/app.js" in resources  # kept when asked
     assert got["result"]["resources"]["stored"] > 10
+    # Under a 1 MB page cap the 1.9 MB image no longer fits: listed, not sent, the rest kept.
+    archive_with(context, main + "/", {"keepScripts": False, "resourceMB": 5, "pageMB": 1})
+    resources = {r["url"]: r for r in host.committed()[-1]["resources"]}
+    assert resources[main + "/img/big.png"]["error"] == "over the per-page cap"
+    assert "sha256" not in resources[main + "/img/big.png"] and resources[main + "/img/plain.png"]["sha256"]  # fmt: skip
     page.close()
 
 
