@@ -191,6 +191,9 @@ def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser,
     big_parts = [p for p in parts if p["url"] == big["url"]]
     assert {p["count"] for p in big_parts} == {-(-big["size"] // 16384)} and big["size"] > 16384 * 5
     assert any(m["type"] == "capture_status" for m in log)  # resumed after the kill
+    # Only what the host lacked was sent again: every part once, plus those lost in flight.
+    needed = sum(max(1, -(-r["size"] // 16384)) for r in record["resources"] if r.get("sha256"))
+    assert needed <= len(parts) <= needed + 8, (needed, len(parts))
     assert len({m["pid"] for m in log if m["type"] == "capture_part"}) >= 2
     page.close()
 
