@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -96,8 +95,35 @@ class Config:
         return cls(**known)
 
 
+@dataclass
+class Jobs:
+    """Work the daemon runs beside requests: crawls by job ID (oldest first), the one liveness
+    sweep, schedule claims (url -> when handed out) and strong references to their tasks (the
+    event loop keeps only weak ones)."""
+
+    crawls: dict = field(default_factory=dict)
+    sweep: object | None = None
+    claims: dict[str, float] = field(default_factory=dict)
+    tasks: set = field(default_factory=set)
+
+    def start(self, coro) -> asyncio.Task:
+        """Run ``coro`` as a task on the running loop, held until it ends."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+@dataclass
+class Learning:
+    """The Suggester's learned state: ``dirty`` once it changed since it was last saved."""
+
+    dirty: bool = False
+
+
 class App:
-    """The daemon's state, shared by all handlers."""
+    """The daemon's state, shared by all handlers: home, config, token, the store, the
+    Suggester and its learning, background jobs, the change feed."""
 
     def __init__(self, home: Path, config: Config) -> None:
         self.home = Path(home)
@@ -109,9 +135,10 @@ class App:
         self.counters: dict[str, int] = {"requests": 0}
         self.shutdown_event: asyncio.Event | None = None
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
+        self.jobs = Jobs()
+        self.learning = Learning()
         self._store = None
         self._suggester = None
-        self._lock = threading.Lock()
 
     @property
     def store(self):
@@ -131,6 +158,11 @@ class App:
 
             self._suggester = build_suggester(self)
         return self._suggester
+
+    @property
+    def suggester_warm(self) -> bool:
+        """Is the Suggester built (without building it)?"""
+        return self._suggester is not None
 
     def warm(self) -> None:
         """Open the store and build the Suggester now, so the first request is fast."""
@@ -152,7 +184,7 @@ class App:
     def _close(self) -> None:
         from host.services.navigation import save_learning
 
-        if self._suggester is not None and getattr(self, "learning_dirty", False):
+        if self._suggester is not None and self.learning.dirty:
             save_learning(self)
         close = getattr(self._store, "close", None)
         if close:

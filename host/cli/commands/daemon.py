@@ -10,7 +10,7 @@ import argparse
 import sys
 import webbrowser
 
-from host.cli.entry import command
+from host.cli.command import command
 
 
 def render_status(state: dict) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from host.cli.entry import command
+from host.cli.command import command
 
 BROWSER_CHOICES = ("all", "chrome", "chromium", "brave", "edge", "firefox")
 
@@ -34,11 +34,11 @@ def run_install(args, ctx):
 def warm_dictionary(home: Path) -> str:
     """Build the Suggester's index cache now, so the daemon's first start takes ~1 s, not ~6."""
     from host.daemon.app import Config
-    from host.services.navigation import bundled_dictionary, cache_file
+    from host.services.learning_file import bundled_cache_path, bundled_dictionary
 
     config = Config.load(home)
     bundled_dictionary(home, config.cache_dir)
-    return str(cache_file(home, config.cache_dir))
+    return str(bundled_cache_path(home, config.cache_dir))
 
 
 def run_uninstall(args, ctx):
