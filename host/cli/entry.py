@@ -11,7 +11,7 @@ Each command lives in a module of ``host/cli/commands/`` that exposes
   for batch commands that must not stop on a bad input line.
 
 Errors are mapped to exit codes and to ``{"ok": false, "error": {...}}`` here
-and nowhere else.
+and nowhere else. Version addresses in a result are signed here (:func:`openable`).
 
 >>> main(["normalize", "HTTP://Example.COM"])  # doctest: +SKIP
 http://example.com/
@@ -31,6 +31,7 @@ from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, error_payload
 from host.cli.command import Lines
 from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
+from host.daemon.security import ensure_token, has_version_url, sign_version_urls
 from host.settings import Context, resolve_home
 
 # Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:
-        result = args.run(args, ctx)
+        result = openable(args.run(args, ctx), ctx.home)
         write_result(result, ctx, getattr(args, "render", None))
     except PageKeeperError as exc:
         return report_error(exc, ctx)
@@ -145,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return _report_status(args, result)
+
+
+def openable(result: Any, home: Path) -> Any:
+    """Every version address in a result signed (host/security.py ``sign_path``), so each
+    address the CLI prints opens in any browser, with the daemon up or down."""
+    if isinstance(result, dict | list) and has_version_url(result):
+        return sign_version_urls(result, ensure_token(home))
+    return result
 
 
 def _report_status(args, result) -> int:

@@ -13,8 +13,12 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import gc
+import threading
+import time
 from dataclasses import replace
 
 from engine.archive.model import RegisterOptions
@@ -49,12 +53,62 @@ def _capture(params: dict, html):
     )
 
 
-def _register(app, capture, options) -> dict:
+def _reserve_id(app, now: float) -> str:
+    """A registration ID later than every stored and every reserved one (store thread)."""
+    from engine.archive.model import make_id
+
+    ids = app.store.ids
+    last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
+    app.reserved_id = make_id(now, last)
+    return app.reserved_id
+
+
+def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
     from engine.archive import registry
     from host.services.navigation import record_archived
 
-    reg = registry.register(app.store, capture, options)
+    reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
+    return reg
+
+
+_GC_PAUSES = [0]
+_GC_LOCK = threading.Lock()
+
+
+def without_gc_pauses(fn, *args):
+    """``fn(*args)`` with the cyclic GC off: a big page allocates millions of objects, and
+    each full collection then holds the GIL for 100-250 ms, stalling the event loop's
+    pings (bench_hostile.py). Parsed pages hold no cycles; refcounting frees them."""
+    with _GC_LOCK:
+        _GC_PAUSES[0] += 1
+        gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if not _GC_PAUSES[0]:
+                gc.enable()
+
+
+async def register_off_store(app, capture, options):
+    """Register a capture with its analysis off the store thread: other requests that need
+    the store go on while a big page is parsed (the store only does the writes)."""
+    from engine.archive import registry
+    from host.daemon.app import BIG_PAGE_CHARS
+
+    now = time.time()
+    reg_id = await app.run(_reserve_id, app, now)
+    if len(capture.html) > BIG_PAGE_CHARS:
+        prep = await app.analyse(registry.analyse, capture, reg_id, options, big=True)
+    else:
+        prep = await app.analyse(without_gc_pauses, registry.analyse, capture, reg_id, options)
+    register = _register_analysed
+    return await app.run(without_gc_pauses, register, app, capture, prep, reg_id, now, options)
+
+
+def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
@@ -90,9 +144,9 @@ async def archive_page(params: dict, app) -> dict:
     """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
     html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
-    only = params.get("only_if_different")
-    options = _options(app, only_if_different=only) if only is not None else _options(app)
-    return await app.run(_register, app, capture, options)
+    options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
+    reg = await register_off_store(app, capture, options)
+    return await app.run(_with_versions, app, reg)
 
 
 def versions(params: dict, app) -> dict:
@@ -202,15 +256,6 @@ def _crawl_options(params: dict, app):
     )
 
 
-def _register_crawled(app, capture, options):
-    from engine.archive import registry
-    from host.services.navigation import record_archived
-
-    reg = registry.register(app.store, capture, options)
-    record_archived(app, reg.url)
-    return reg
-
-
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
     from host.services.crawl import CrawlJob, check_start, links_of, run_job
@@ -220,7 +265,7 @@ async def crawl(params: dict, app) -> dict:
     job = CrawlJob.new(url, options.max_pages)
 
     async def register_capture(capture):
-        return await app.run(_register_crawled, app, capture, options.register)
+        return await register_off_store(app, capture, options.register)
 
     async def links(reg_id: str) -> list[str]:
         return await app.run(links_of, app.store, reg_id)

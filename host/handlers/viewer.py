@@ -227,16 +227,11 @@ def document(params: dict, app) -> dict:
 
 
 def body_text(store, reg_id: str) -> str:
-    """The extracted main text of a version (title line first), for diffs."""
-    row = store.row("extracts", reg_id)
-    if row and row.get("text"):
-        return store.get_blob(row["text"]).decode("utf-8", "replace")
+    """The visible text of a version (title line first, headlines and links included), for
+    diffs: a new article's title on a home page is a link that main-text extraction drops."""
     from engine.archive import registry
-    from engine.html.extract import extract
 
-    content = registry.get(store, reg_id, original=True)
-    found = extract(content.body, content.record.get("url"))
-    return f"{found.title}\n{found.body}"
+    return registry.visible_text_of(store, reg_id)
 
 
 def diff_lines(text_value: str) -> list[str]:
@@ -319,7 +314,7 @@ def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
 
 
 def diff(params: dict, app) -> dict:
-    """Side-by-side text diff of two versions' extracted bodies (``a`` old, ``b`` new)."""
+    """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
     from engine.archive import registry
 
     store = app.store

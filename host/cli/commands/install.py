@@ -18,7 +18,8 @@ def _options(args):
     from host.native.installer import InstallOptions, choose_browsers
 
     profile = Path(args.profile_dir).expanduser().absolute() if args.profile_dir else None
-    return InstallOptions(choose_browsers(args.browser, profile), args.system, profile)
+    everything = args.browser == "all"  # only those installed here; a named one as asked
+    return InstallOptions(choose_browsers(args.browser, profile), args.system, profile, everything)
 
 
 def run_install(args, ctx):
@@ -56,7 +57,13 @@ def run_doctor(args, ctx):
 def render_install(result: dict) -> str:
     lines = [f"launcher: {result['launcher']}"]
     lines += [f"{i['browser']}: {i['manifest']}" for i in result["installed"]]
+    lines += _missing_line(result)
     return "\n".join(lines)
+
+
+def _missing_line(result: dict) -> list[str]:
+    missing = result.get("missing") or []
+    return [f"not installed here (skipped): {', '.join(missing)}"] if missing else []
 
 
 def render_doctor(result: dict) -> str:
@@ -66,6 +73,7 @@ def render_doctor(result: dict) -> str:
         lines.append(f"{m['browser']}: {state} ({m['manifest']})")
         if m.get("allowed"):
             lines.append(f"  allows {', '.join(m['allowed'])}")
+    lines += _missing_line(result)
     lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
     daemon = result["daemon"]
     lines.append(

@@ -10,9 +10,10 @@ import pytest
 
 from engine.archive.model import Capture
 from engine.archive.registry import register
+from engine.urls.suggest import Suggester, SuggestOptions
 from host.daemon.app import App, Config
 from host.protocol import dispatch
-from host.services.navigation import navigation_help
+from host.services.navigation import error_kind, navigation_help
 from tests.host.daemon_fixtures import SHARED_CACHE
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
@@ -65,3 +66,20 @@ def test_nav_error_limit_is_honoured_beyond_the_engines_default_five(tmp_path):
         assert len(_nav_error(app)["suggestions"]) == 8  # PROTOCOL.md: limit defaults to 8
     finally:
         app.close()
+
+
+def test_the_confident_bar_is_the_engines_and_travels_in_the_answer(app):
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == SuggestOptions().confident == 0.5
+    app._suggester = Suggester(app.suggester.dictionary, options=SuggestOptions(confident=0.7))
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == 0.7
+
+
+@pytest.mark.parametrize("kind", ["reset", "unreachable"])
+def test_reset_and_unreachable_reach_the_engine_as_themselves(app, kind):
+    assert error_kind({"kind": kind, "error": "net::ERR_X"}) == kind
+    answer = navigation_help(app, "https://wikipedia.org/", {"kind": kind}, 8)
+    retry = [s for s in answer["suggestions"] if s["step"] == "retry"]
+    assert retry and "known site:" in retry[0]["reason"]
+    assert "down for a moment" not in retry[0]["reason"]  # not the generic (unknown) reason
