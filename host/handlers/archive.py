@@ -3,7 +3,7 @@ auto-registration ones: crawl (+ crawl_status, crawl_cancel), schedule_*, dust_l
 
 Thin: parameters in, one registry call (engine/archive/registry.py) on the store
 thread, its value out. Live fetches (``archive_page`` without html, ``open``,
-``check``, crawls, due schedules) run on the event loop with ``host.fetch``.
+``check``, crawls, due schedules) run on the event loop with ``host.services.fetch``.
 A crawl outlives its request: ``crawl`` starts a job and answers at once, the
 client polls ``crawl_status`` (the protocol has one reply per request, no stream).
 
@@ -14,11 +14,19 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import gc
+import threading
+import time
 from dataclasses import replace
 
+from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, NotFound
+from engine.liveness import LivenessOptions
+from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
-from host.security import strip_credentials
+from host.services.liveness import check_version
 
 URL_MAX = 8192
 
@@ -45,12 +53,62 @@ def _capture(params: dict, html):
     )
 
 
-def _register(app, capture, options) -> dict:
-    from engine.archive import registry
-    from host.navigation import record_archived
+def _reserve_id(app, now: float) -> str:
+    """A registration ID later than every stored and every reserved one (store thread)."""
+    from engine.archive.model import make_id
 
-    reg = registry.register(app.store, capture, options)
+    ids = app.store.ids
+    last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
+    app.reserved_id = make_id(now, last)
+    return app.reserved_id
+
+
+def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
+    from engine.archive import registry
+    from host.services.navigation import record_archived
+
+    reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
+    return reg
+
+
+_GC_PAUSES = [0]
+_GC_LOCK = threading.Lock()
+
+
+def without_gc_pauses(fn, *args):
+    """``fn(*args)`` with the cyclic GC off: a big page allocates millions of objects, and
+    each full collection then holds the GIL for 100-250 ms, stalling the event loop's
+    pings (bench_hostile.py). Parsed pages hold no cycles; refcounting frees them."""
+    with _GC_LOCK:
+        _GC_PAUSES[0] += 1
+        gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if not _GC_PAUSES[0]:
+                gc.enable()
+
+
+async def register_off_store(app, capture, options):
+    """Register a capture with its analysis off the store thread: other requests that need
+    the store go on while a big page is parsed (the store only does the writes)."""
+    from engine.archive import registry
+    from host.daemon.app import BIG_PAGE_CHARS
+
+    now = time.time()
+    reg_id = await app.run(_reserve_id, app, now)
+    if len(capture.html) > BIG_PAGE_CHARS:
+        prep = await app.analyse(registry.analyse, capture, reg_id, options, big=True)
+    else:
+        prep = await app.analyse(without_gc_pauses, registry.analyse, capture, reg_id, options)
+    register = _register_analysed
+    return await app.run(without_gc_pauses, register, app, capture, prep, reg_id, now, options)
+
+
+def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
@@ -59,7 +117,7 @@ def _register(app, capture, options) -> dict:
 async def _fetched_capture(params: dict):
     """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
     as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
-    from host.fetch import afetch
+    from host.services.fetch import afetch
 
     url = text(params, "url", max_length=URL_MAX)
     capture = (await afetch(url)).capture(url, "fetch")
@@ -67,15 +125,28 @@ async def _fetched_capture(params: dict):
     return capture if title is None else replace(capture, title=title)
 
 
-async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+def _html(params: dict) -> str | bytes | None:
+    """The page: ``html`` (the DOM as text), ``html_b64`` (a saved file's bytes, kept
+    byte for byte), or None (the handler fetches the URL)."""
+    if params.get("html_b64") is not None:
+        raw = text(params, "html_b64", max_length=RegisterOptions().max_bytes * 4 // 3 + 4)
+        try:
+            return base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise InvalidInput(f"html_b64 is not base64: {exc}") from exc
     html = params.get("html")
     if html is not None and not isinstance(html, str):
         raise InvalidInput("parameter 'html' must be a string")
+    return html
+
+
+async def archive_page(params: dict, app) -> dict:
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
-    only = params.get("only_if_different")
-    options = _options(app, only_if_different=only) if only is not None else _options(app)
-    return await app.run(_register, app, capture, options)
+    options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
+    reg = await register_off_store(app, capture, options)
+    return await app.run(_with_versions, app, reg)
 
 
 def versions(params: dict, app) -> dict:
@@ -115,7 +186,7 @@ def _page(items: list, offset: int, limit: int) -> dict:
 async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
     from engine.archive import registry
-    from host.fetch import areachable
+    from host.services.fetch import areachable
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
@@ -144,25 +215,24 @@ def get(params: dict, app) -> dict:
 
 
 async def check(params: dict, app) -> dict:
-    """Is the stored content still at the live URL? ``{"state", "match", ...}``."""
-    try:  # engineer D's liveness results store, when it has landed
-        from host.liveness_store import check_version
-    except ImportError:
-        from host.liveness_check import check_version
-
+    """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
+    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref)
+    return await check_version(app, ref, _liveness_options(params))
+
+
+def _liveness_options(params: dict) -> LivenessOptions:
+    default = LivenessOptions()
+    present = _number(params, "present_at", default.present_at, 0, 1)
+    changed = _number(params, "changed_at", default.changed_at, 0, 1)
+    if changed > present:
+        raise InvalidInput("thresholds must satisfy changed_at <= present_at")
+    return LivenessOptions(present_at=present, changed_at=changed)
 
 
 # -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
 
-_CRAWLS: dict[int, dict] = {}  # id(app) -> {job id: CrawlJob}, oldest first
-_TASKS: set = set()  # strong references: the loop keeps only weak ones to tasks
 KEEP_FINISHED = 32  # finished jobs kept for crawl_status
-
-
-def _jobs(app) -> dict:
-    return _CRAWLS.setdefault(id(app), {})
 
 
 def _number(params: dict, name: str, default, low: float, high: float):
@@ -175,7 +245,7 @@ def _number(params: dict, name: str, default, low: float, high: float):
 
 
 def _crawl_options(params: dict, app):
-    from host.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
+    from host.services.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
 
     return CrawlOptions(
         depth=integer(params, "depth", 1, 0, MAX_DEPTH),
@@ -186,38 +256,27 @@ def _crawl_options(params: dict, app):
     )
 
 
-def _register_crawled(app, capture, options):
-    from engine.archive import registry
-    from host.navigation import record_archived
-
-    reg = registry.register(app.store, capture, options)
-    record_archived(app, reg.url)
-    return reg
-
-
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
-    from host.crawl import CrawlJob, check_start, links_of, run_job
+    from host.services.crawl import CrawlJob, check_start, links_of, run_job
 
     url = check_start(text(params, "url", max_length=URL_MAX))
     options = _crawl_options(params, app)
     job = CrawlJob.new(url, options.max_pages)
 
     async def register_capture(capture):
-        return await app.run(_register_crawled, app, capture, options.register)
+        return await register_off_store(app, capture, options.register)
 
     async def links(reg_id: str) -> list[str]:
         return await app.run(links_of, app.store, reg_id)
 
     _remember(app, job)
-    task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.jobs.start(run_job(job, options, register_capture, links))
     return job.to_dict()
 
 
 def _remember(app, job) -> None:
-    jobs = _jobs(app)
+    jobs = app.jobs.crawls
     finished = [key for key, old in jobs.items() if old.state != "running"]
     for key in finished[: max(0, len(finished) - KEEP_FINISHED + 1)]:
         del jobs[key]
@@ -226,7 +285,7 @@ def _remember(app, job) -> None:
 
 def _job(params: dict, app):
     job_id = text(params, "job", max_length=64)
-    job = _jobs(app).get(job_id)
+    job = app.jobs.crawls.get(job_id)
     if job is None:
         raise NotFound(f"no crawl {job_id!r} (finished crawls are kept until the daemon stops)")
     return job
@@ -246,7 +305,7 @@ async def crawl_cancel(params: dict, app) -> dict:
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
-    from host.schedule import PERIODS, add_schedule
+    from host.services.schedule import PERIODS, add_schedule
 
     return add_schedule(
         app.store,
@@ -258,23 +317,23 @@ def schedule_add(params: dict, app) -> dict:
 
 def schedule_remove(params: dict, app) -> dict:
     """Delete the schedule of ``url``; ``not_found`` when it has none."""
-    from host.schedule import remove_schedule
+    from host.services.schedule import remove_schedule
 
     return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
 
 
 def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
-    from host.schedule import schedules
+    from host.services.schedule import schedules
 
     return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
-    from host.schedule import arun_due
+    from host.services.schedule import arun_due
 
-    return {"done": await arun_due(app.run, app.store, app.base_url)}
+    return {"done": await arun_due(app.run, app.store, app.base_url, app.jobs.claims)}
 
 
 def dust_learn(params: dict, app) -> dict:

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
-from host.changes import CONNECTION_CLOSED
+from host.daemon.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
+from host.services.liveness import check_version
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
 STATES = ("present", "changed", "gone", "unchecked")
@@ -169,7 +170,7 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.http_routes import signed_version_path
+    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
@@ -226,16 +227,11 @@ def document(params: dict, app) -> dict:
 
 
 def body_text(store, reg_id: str) -> str:
-    """The extracted main text of a version (title line first), for diffs."""
-    row = store.row("extracts", reg_id)
-    if row and row.get("text"):
-        return store.get_blob(row["text"]).decode("utf-8", "replace")
+    """The visible text of a version (title line first, headlines and links included), for
+    diffs: a new article's title on a home page is a link that main-text extraction drops."""
     from engine.archive import registry
-    from engine.html.extract import extract
 
-    content = registry.get(store, reg_id, original=True)
-    found = extract(content.body, content.record.get("url"))
-    return f"{found.title}\n{found.body}"
+    return registry.visible_text_of(store, reg_id)
 
 
 def diff_lines(text_value: str) -> list[str]:
@@ -318,7 +314,7 @@ def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
 
 
 def diff(params: dict, app) -> dict:
-    """Side-by-side text diff of two versions' extracted bodies (``a`` old, ``b`` new)."""
+    """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
     from engine.archive import registry
 
     store = app.store
@@ -358,7 +354,7 @@ def liveness_states(app) -> dict[str, dict]:
     """The last check of every checked document: key -> {state, match, checked_at, ...}.
 
     Checks live in the store's ``liveness`` table, one row per checked version
-    (written by ``check``, host/liveness_check.py); a document shows its newest.
+    (written by ``check``, host/services/liveness.py); a document shows its newest.
     """
     store = app.store
     newest: dict[str, dict] = {}
@@ -376,15 +372,6 @@ def check_of(store, key: str) -> dict | None:
     rows = [store.row("liveness", i) for i in store.ids_of_key(key)]
     rows = [r for r in rows if r]
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
-
-
-async def check_version(app, reg_id: str) -> dict:
-    """The daemon's own check (fetch, judge, store), as the ``check`` type runs it."""
-    try:  # engineer D's liveness results store, when it lands (as host/handlers/archive.py)
-        from host.liveness_store import check_version as run
-    except ImportError:
-        from host.liveness_check import check_version as run
-    return await run(app, reg_id)
 
 
 @dataclass
@@ -411,11 +398,11 @@ class Sweep:
         }
 
 
-_SWEEPS: dict[int, Sweep] = {}
-
-
 def sweep_of(app) -> Sweep:
-    return _SWEEPS.setdefault(id(app), Sweep())
+    """The daemon's one liveness sweep (``app.jobs.sweep``), made on first use."""
+    if app.jobs.sweep is None:
+        app.jobs.sweep = Sweep()
+    return app.jobs.sweep
 
 
 def liveness_report(params: dict, app) -> dict:
@@ -451,14 +438,9 @@ async def liveness_sweep(params: dict, app) -> dict:
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
-    app.changes.note()  # watchers see the sweep start (host/changes.py)
-    task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
+    app.jobs.start(_run_sweep(app, sweep, targets, concurrency))
     return sweep.to_dict()
-
-
-_TASKS: set = set()
 
 
 async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) -> None:
@@ -503,7 +485,7 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.warc import WarcOptions, export_versions, version_record
+    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -530,7 +512,7 @@ def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
     from engine.archive import registry
     from engine.archive.model import RegisterOptions
-    from host.warc import WarcOptions, import_captures
+    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)

@@ -106,6 +106,14 @@ def test_local_fallbacks_fix_what_needs_no_dictionary(page):
     )
     assert www[0] == "https://www.example.org/"
     assert run(page, "lib/fallback.js", "return m.localFallbacks('not a url');") == []
+    ported = run(
+        page,
+        "lib/fallback.js",
+        "return m.localFallbacks(arg).map((c) => c.url);",
+        "http://localhost:8080/app",
+    )
+    # a port that refused http refuses https too: no scheme swap on an explicit port
+    assert ported and not any(u.startswith("https:") for u in ported)
 
 
 def test_repeats_within_the_window_are_ignored_and_retry_releases(page):

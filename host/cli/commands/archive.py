@@ -1,0 +1,369 @@
+"""``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust,
+profile, export and import (WARC, host/cli/commands/warc.py).
+
+Writes are protocol messages sent through :func:`host.cli.backend.backend`: to the running
+daemon when there is one (it is the archive's only writer), else to the same handler run
+in this process on a store the command holds as the writer for its duration (a concurrent
+writer gets a clear ``storage`` error). Reads open the store read-only and never block
+the daemon.
+
+>>> from host.cli.entry import main
+>>> main(["archive", "versions", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
+[]
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import sys
+from pathlib import Path
+
+from engine.archive import registry
+from engine.archive.model import RegisterOptions
+from engine.errors import InvalidInput, PageKeeperError, TooLarge
+from engine.urls.rules import PROFILES
+from host.cli.backend import backend, base_url, reading, send
+from host.cli.command import command
+from host.cli.commands.warc import add_parsers as add_warc_parsers
+from host.daemon import client
+from host.services.fetch import reachable
+
+# -- add -----------------------------------------------------------------------------------
+
+
+def _read_html(path: str, cap: int) -> bytes:
+    """The file's bytes; a file above the cap is refused before it is read."""
+    if path == "-":
+        data = sys.stdin.buffer.read(cap + 1)
+    else:
+        try:
+            if Path(path).stat().st_size > cap:
+                raise TooLarge(f"{path} is larger than the cap of {cap} bytes")
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > cap:
+        raise TooLarge(f"the page is larger than the cap of {cap} bytes")
+    return data
+
+
+def add_params(args) -> dict:
+    """``archive_page``'s parameters: the file's bytes exactly (``html_b64``), or the URL for
+    the handler to fetch (non-2xx refused, credentials used for the fetch, never stored)."""
+    if args.html:
+        html = _read_html(args.html, RegisterOptions().max_bytes)
+        params = {
+            "url": args.url,
+            "html_b64": base64.b64encode(html).decode("ascii"),
+            "content_type": args.content_type or "text/html",
+            "source": "file",
+        }
+    elif args.no_fetch:
+        raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
+    else:
+        params = {"url": args.url}
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return params
+
+
+def _add_result(result: dict) -> dict:
+    keys = ("id", "url", "key", "version_url", "registered_at", "similar")
+    extra = {
+        k: result[k] for k in ("skipped", "duplicate_of", "previous_similarity") if k in result
+    }
+    return {**{k: result.get(k) for k in keys}, **extra}
+
+
+def run_add(args, ctx) -> dict:
+    return _add_result(send(ctx, "archive_page", add_params(args)))
+
+
+def render_add(result: dict) -> str:
+    if result.get("skipped"):
+        return (
+            f"unchanged (similarity {result.get('previous_similarity')}): {result['version_url']}"
+        )
+    lines = [f"registered {result['id']}", f"  {result['version_url']}"]
+    lines += [f"  similar {s['id']}  {s['similarity']:.3f}" for s in result.get("similar", [])]
+    return "\n".join(lines)
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+
+def run_versions(args, ctx) -> list:
+    with reading(ctx.home) as store:
+        return registry.versions(store, args.url, base_url(ctx.home))
+
+
+def render_versions(rows: list) -> str:
+    if not rows:
+        return "no versions"
+    return "\n".join(
+        f"{r['registered_at']}  {r['id']}  sim={_num(r['similarity_to_previous'])}  {r['version_url']}"
+        for r in rows
+    )
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def run_similar(args, ctx) -> dict:
+    with reading(ctx.home) as store:
+        return registry.similar(store, args.id, base_url(ctx.home))
+
+
+def render_similar(result: dict) -> str:
+    rows = result["similar"]
+    head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    body = [
+        f"  {r['similarity']:.3f} / {r['content_similarity']:.3f}  {r['id']}  {r['url']}"
+        for r in rows
+    ]
+    return "\n".join([head, *body] if body else [head, "  none"])
+
+
+def _write_output(ctx, data: bytes, path: str | None) -> None:
+    if path and path != "-":
+        Path(path).write_bytes(data)
+        return
+    buffer = getattr(ctx.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text stream (tests): decode for display
+        ctx.stdout.write(data.decode("utf-8", "replace"))
+
+
+def run_get(args, ctx):
+    with reading(ctx.home) as store:
+        content = registry.get(store, args.id, original=args.original)
+    doc = content.record
+    info = {
+        "id": content.id,
+        "url": doc["url"],
+        "original": content.original,
+        "content_type": content.content_type,
+        "charset": content.charset,
+        "size": len(content.body),
+    }
+    if args.output and args.output != "-":
+        _write_output(ctx, content.body, args.output)
+        return {**info, "file": str(Path(args.output).absolute())}
+    if ctx.json:
+        return {**info, "html": content.body.decode(content.charset or "utf-8", "replace")}
+    _write_output(ctx, content.body, None)
+    return None
+
+
+def run_open(args, ctx) -> dict:
+    with reading(ctx.home) as store:
+        stored = registry.resolve_open(store, args.ref, False, base_url(ctx.home))
+    if reachable(stored["url"]):
+        return {**stored, "action": "live", "location": stored["url"], "banner": False}
+    return stored
+
+
+def render_open(result: dict) -> str:
+    return f"{result['action']}: {result['location']}"
+
+
+def run_search(args, ctx) -> list:
+    with reading(ctx.home) as store:
+        return registry.search(
+            store, args.pattern, args.case_sensitive, args.sort, args.text, base_url(ctx.home)
+        )
+
+
+def render_search(rows: list) -> str:
+    if not rows:
+        return "no matches"
+    return "\n".join(
+        f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}" for r in rows
+    )
+
+
+# -- crawl, schedule, dust, profile -------------------------------------------------------
+
+POLL_S = 0.2  # how often a crawl is asked for its progress
+JOB_TIMEOUT = 600.0  # --run-due fetches every due URL, dust compares stored pages
+
+
+def _progress(stream):
+    def draw(done: int, limit: int, url: str) -> None:
+        width = 30
+        filled = int(width * done / max(limit, 1))
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{limit} {url[:60]:<60}")
+        stream.flush()
+
+    return draw
+
+
+def _crawl_params(args) -> dict:
+    params = {
+        "url": args.url,
+        "depth": args.depth,
+        "max_pages": args.max_pages,
+        "same_site": args.same_site,
+        "delay": args.delay,
+    }
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return params
+
+
+def run_crawl(args, ctx) -> dict:
+    """Start the crawl and draw its progress until it ends.
+
+    Ctrl-C cancels it (after the page in hand); with a daemon, a lost connection leaves it
+    running there (``crawl_status`` with the job ID tells how it ended).
+    """
+    with backend(ctx) as b:
+        job = b.call("crawl", _crawl_params(args))
+        try:
+            job = _follow(b, job, _progress(ctx.stderr), args.url)
+        except KeyboardInterrupt:
+            with contextlib.suppress(PageKeeperError):
+                b.call("crawl_cancel", {"job": job["job"]}, timeout=5)
+            raise
+    ctx.stderr.write("\n")
+    if job["state"] == "failed":
+        raise client.error_from(job["error"] or {})
+    return job["report"]
+
+
+def _follow(b, job: dict, draw, url: str) -> dict:
+    steps = -1
+    while True:
+        if job["steps"] != steps:
+            steps = job["steps"]
+            draw(job["done"], job["limit"], job["current"] or url)
+        if job["state"] != "running":
+            return job
+        b.pause(POLL_S)
+        job = b.call("crawl_status", {"job": job["job"]}, timeout=30)
+
+
+def run_schedule(args, ctx):
+    type, unwrap = SCHEDULE_MESSAGES[_schedule_action(args)]
+    result = send(ctx, type, _schedule_params(args), timeout=JOB_TIMEOUT)
+    return result[unwrap] if unwrap else result
+
+
+def _schedule_action(args) -> str:
+    if args.list:
+        return "list"
+    if args.run_due:
+        return "run_due"
+    if not args.url:
+        raise InvalidInput("give a URL (or --list, --run-due)")
+    return "remove" if args.remove else "add"
+
+
+def _schedule_params(args) -> dict:
+    params = {"url": args.url, "every": args.every}
+    if args.only_if_different is not None:
+        params["only_if_different"] = args.only_if_different
+    return {k: v for k, v in params.items() if v is not None}
+
+
+# action -> (message type, result field holding the CLI's answer, or None for the whole result)
+SCHEDULE_MESSAGES = {
+    "add": ("schedule_add", None),
+    "remove": ("schedule_remove", None),
+    "list": ("schedule_list", "schedules"),
+    "run_due": ("schedule_run_due", "done"),
+}
+
+
+def run_dust(args, ctx) -> dict:
+    return send(ctx, "dust_learn", {}, timeout=JOB_TIMEOUT)
+
+
+def run_profile(args, ctx) -> dict:
+    """Show the archive's key profile, or set it (every version re-keyed)."""
+    if args.profile is None:
+        with reading(ctx.home) as store:
+            return {"profile": registry.key_profile(store), "profiles": list(PROFILES)}
+    return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
+
+
+# -- the parser ----------------------------------------------------------------------------
+
+
+def register(sub, common) -> None:
+    """Add ``archive`` and its subcommands."""
+    top = command(sub, "archive", None, common, "the versioned page archive")
+    cmds = top.add_subparsers(dest="archive_command", metavar="SUBCOMMAND")
+    _add_parsers(cmds, common)
+    _read_parsers(cmds, common)
+    _auto_parsers(cmds, common)
+    add_warc_parsers(cmds, common)
+
+
+def _threshold(parser) -> None:
+    parser.add_argument(
+        "--only-if-different",
+        type=float,
+        metavar="SIM",
+        help="skip the new version when its similarity to the last one is at least SIM (0..1)",
+    )
+
+
+def _add_parsers(cmds, common) -> None:
+    add = command(cmds, "add", run_add, common, "register a page (fetched, or from --html FILE)")
+    add.add_argument("url")
+    add.add_argument("--html", metavar="FILE", help="the page as saved (- for stdin)")
+    add.add_argument("--no-fetch", action="store_true", help="never fetch; requires --html")
+    add.add_argument("--content-type", help="content type of --html FILE (default text/html)")
+    _threshold(add)
+    add.set_defaults(render=render_add)
+
+
+def _read_parsers(cmds, common) -> None:
+    ver = command(cmds, "versions", run_versions, common, "every version of a URL, newest first")
+    ver.add_argument("url", help="URL, registration ID or version URL")
+    ver.set_defaults(render=render_versions)
+    sim = command(cmds, "similar", run_similar, common, "pages similar to a version")
+    sim.add_argument("id", help="registration ID or version URL")
+    sim.set_defaults(render=render_similar)
+    get = command(cmds, "get", run_get, common, "a version's rewritten (or original) copy")
+    get.add_argument("id", help="registration ID or version URL")
+    get.add_argument("--original", action="store_true", help="the byte-identical original")
+    get.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    opn = command(cmds, "open", run_open, common, "live page if reachable, else the stored copy")
+    opn.add_argument("ref", metavar="URL_OR_ID", help="registration ID or version URL")
+    opn.set_defaults(render=render_open)
+    find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
+    find.add_argument("pattern", nargs="?", default="*")
+    find.add_argument("--case-sensitive", action="store_true")
+    find.add_argument("--sort", choices=("url", "time"), default="time")
+    find.add_argument("--text", metavar="QUERY", help="full-text query (all words must occur)")
+    find.set_defaults(render=render_search)
+
+
+def _auto_parsers(cmds, common) -> None:
+    crawl = command(cmds, "crawl", run_crawl, common, "register a page and the pages it links to")
+    crawl.add_argument("url")
+    crawl.add_argument("--depth", type=int, default=1)
+    crawl.add_argument(
+        "--same-site", action="store_true", help="follow links on the same site only"
+    )
+    crawl.add_argument("--max-pages", type=int, default=50)
+    crawl.add_argument("--delay", type=float, default=1.0, help="seconds between fetches")
+    _threshold(crawl)
+    sch = command(cmds, "schedule", run_schedule, common, "register a URL hourly/daily/weekly")
+    sch.add_argument("url", nargs="?")
+    sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
+    sch.add_argument("--list", action="store_true", help="list schedules")
+    sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
+    sch.add_argument("--run-due", action="store_true", help="register every due URL now")
+    _threshold(sch)
+    command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")
+    prof = command(
+        cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
+    )
+    prof.add_argument("profile", nargs="?", choices=("safe", "archive", "aggressive"))
