@@ -17,7 +17,19 @@ from tests.extension.capture_site import archive, open_page, start_sites
 from tests.extension.conftest import EXTENSION_ID
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
 
-pytestmark = pytest.mark.browser
+
+def _host_captures() -> bool:
+    from host.protocol.dispatch import HANDLERS
+
+    return "capture_begin" in HANDLERS
+
+
+# The host's half of the capture protocol (capture_begin ... capture_commit, the sealed copy with
+# its resources) comes from its own branch; until it is in, an archive is the HTML alone.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not _host_captures(), reason="the host has no capture_begin handler yet"),
+]
 # Share of pixels within a small colour distance that "looks the same": anti-aliasing of text at
 # another origin may differ by a few pixels; a lost font, image or stylesheet costs far more.
 SAME = 0.99
