@@ -322,7 +322,10 @@ def large_page(context, worker) -> dict:
     result, took = archive(context, worker, url)
     page.close()
     server.shutdown()
-    return {"seconds": took, **result["resources"]}
+    return {
+        "seconds": took,
+        **(result.get("resources") or {"stored": "?", "missing": "?", "bytes_total": "?"}),
+    }
 
 
 # ---- the run ---------------------------------------------------------------------------------
