@@ -83,7 +83,7 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
     # DOM as rendered: script gone (and its handler attributes), its effects kept.
     assert "<script" not in html and "onclick" not in html and "insertRule" not in html
     assert "rgb(10, 20, 30)" in html  # the insertRule'd rule, serialized from the CSSOM
-    assert 'data-pagekeeper="adopted">body { border-top: 3px solid rgb(1, 2, 3); }' in html
+    assert 'data-pagekeeper="adopted">h1 { border-top: 3px solid rgb(1, 2, 3); }' in html
     assert (
         '<template shadowrootmode="open"><style>p { color: rgb(0, 90, 0) }</style><p id="inside">'
         in html
