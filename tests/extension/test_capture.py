@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.extension.capture_site import OTHER_FILES, archive, open_page, start_sites, worker
 from tests.extension.conftest import EXTENSION_ID, build_extension, launch
@@ -196,6 +197,34 @@ def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser,
     assert needed <= len(parts) <= needed + 8, (needed, len(parts))
     assert len({m["pid"] for m in log if m["type"] == "capture_part"}) >= 2
     page.close()
+
+
+def test_the_popup_shows_a_large_page_in_transfer_and_again_when_reopened(capture_browser, sites):
+    context, host = capture_browser
+    main, _other, table = sites
+    host.configure(part_bytes=16384, part_delay_ms=40)
+    for blob in (host.state / "blobs").glob("*"):
+        blob.unlink()
+    with_big_image(table)
+    page = open_page(context, main + "/")
+    tab = worker(context).evaluate("async (u) => (await chrome.tabs.query({})).find((t) => t.url === u).id", main + "/")  # fmt: skip
+    starter = context.new_page()
+    starter.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+    starter.evaluate("(id) => { chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } }); }", tab)  # fmt: skip
+    for _ in range(2):  # a popup opened while it runs, then closed and opened again
+        popup = context.new_page()
+        popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+        expect(popup.locator("#capture-text")).to_contain_text(re.compile(r"Sending \d+ files to the helper app: \d+\.\d of \d+\.\d MB"), timeout=10000)  # fmt: skip
+        assert popup.locator("#archive").is_disabled()
+        bar = popup.locator("#capture-bar")
+        assert float(bar.get_attribute("max")) > 0 and popup.locator("#capture").is_visible()
+        popup.close()
+    popup = context.new_page()
+    popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+    expect(popup.locator("#capture")).to_be_hidden(timeout=60000)  # done: the bar goes away
+    for p in (popup, starter, page):
+        p.close()
+    host.configure(part_bytes=1 << 20)
 
 
 def archive_with(context, url: str, capture: dict) -> dict:
