@@ -33,9 +33,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 
 from engine.errors import InvalidURL, TooLarge
+from engine.urls.sites import registrable_domain
 
 # A pair of URLs -> similarity of their stored content in [0, 1], or None when unknown.
 ContentLookup = Callable[[str, str], "float | None"]
@@ -130,25 +130,13 @@ def host_span(url: str) -> tuple[int, int]:
     return start, end
 
 
-@lru_cache(maxsize=1)
-def _extractor():
-    import tldextract  # the bundled Public Suffix List snapshot: no fetch, no cache directory
-
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-
-
-@lru_cache(maxsize=4096)
 def site_of_host(host: str) -> str:
     """The registrable domain of a host (``m.bbc.co.uk`` → ``bbc.co.uk``); the host if none.
 
     >>> site_of_host("m.news.example.co.uk:8080")
     'example.co.uk'
     """
-    bare = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    parts = _extractor()(bare)
-    if parts.domain and parts.suffix:
-        return f"{parts.domain}.{parts.suffix}"
-    return bare.lower()
+    return registrable_domain(host)
 
 
 def site_of(url: str) -> str:

@@ -33,6 +33,7 @@ from engine.archive.model import (
     iso,
     version_url,
 )
+from engine.archive.search import stored_text
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
@@ -270,9 +271,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     from the original page, else the stored main text stands in (cheap, for bulk indexing).
     """
     row = store.row("extracts", reg_id) or {}
-    if row.get("visible_text"):
-        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
-    if recompute and store.has_version(reg_id):
+    if not row.get("visible_text") and recompute and store.has_version(reg_id):
         content = get(store, reg_id, original=True)
         try:
             seen = visible_text(content.body)
@@ -280,7 +279,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
             seen = ""
         if seen:
             return f"{content.record.get('title') or ''}\n{seen}"
-    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+    return stored_text(store, reg_id)
 
 
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)

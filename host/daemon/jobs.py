@@ -53,8 +53,8 @@ async def warm_search_index(app) -> int:
     steps of 250 versions (~10-25 ms each; seconds in all at 100k), so requests typed
     meanwhile wait behind one short step, not the whole build.
     """
+    from engine.archive.documents import document_index
     from engine.archive.search import warm_text_index
-    from host.viewer.index import document_index
 
     index = await app.run(document_index, app.store)
     while not await app.run(warm_text_index, app.store, 250):

@@ -13,7 +13,6 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import gc

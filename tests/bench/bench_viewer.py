@@ -30,10 +30,10 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from engine.archive.documents import DocumentIndex  # noqa: E402
 from engine.archive.model import make_id  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
 from host.handlers import viewer  # noqa: E402
-from host.viewer.index import DocumentIndex  # noqa: E402
 
 PAGE = ROOT / "tests" / "host" / "viewer" / "pages" / "b18b2a048ce0dd08.html.gz"
 QUERIES = [

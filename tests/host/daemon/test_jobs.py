@@ -86,12 +86,12 @@ def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
 
 
 def test_the_search_index_is_warmed_in_the_background(app):
-    from host.viewer.index import _INDEXES
+    from engine.archive.documents import CACHE_NAME
 
     for n in range(3):
         page = Capture(f"https://w.example/{n}", f"<title>{n}</title><p>warm {n}</p>")
         app.executor.submit(registry.register, app.store, page).result()
-    _INDEXES.pop(id(app.store), None)
+    app.store.cache.pop(CACHE_NAME, None)
     assert asyncio.run(warm_search_index(app)) == 3
-    store, _, index = _INDEXES[id(app.store)]
-    assert store is app.store and index.seen == 3
+    _, index = app.store.cache[CACHE_NAME]
+    assert index.seen == 3

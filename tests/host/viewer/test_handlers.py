@@ -9,7 +9,8 @@ import re
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from host.handlers.viewer import diff_rows, pattern_regex, word_parts
+from engine.archive.documents import pattern_regex
+from engine.html.diff import diff_rows, word_parts
 from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
 

@@ -10,10 +10,10 @@ from unittest.mock import patch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from engine.archive import documents as index_module
+from engine.archive.documents import DocumentIndex, pattern_regex, scan_regex
 from engine.archive.model import make_id
 from engine.archive.store import ArchiveStore
-from host.viewer import index as index_module
-from host.viewer.index import DocumentIndex, pattern_regex, scan_regex
 
 SEGMENTS = st.sampled_from(["a", "B", "ab", "x.y", "news", "NEWS", "?q=1", "%20", "-"])
 URLS = st.lists(st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=25)
