@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from engine.errors import InvalidURL, TooLarge
+from engine.html.similarity import content_similarity, similarity
+from engine.urls.normalize import profile_key
 from engine.urls.sites import registrable_domain
 
 # A pair of URLs -> similarity of their stored content in [0, 1], or None when unknown.
@@ -358,7 +360,6 @@ def substitute(form: str, rule: DustRule) -> str:
 
 
 def _as_key(url: str, profile: str) -> str:
-    from engine.urls.normalize import profile_key
 
     try:
         return profile_key(url, profile)
@@ -393,7 +394,6 @@ class StoredContent:
 
     def similarity(self, key_a: str, key_b: str) -> float | None:
         """Shingle resemblance of the texts; fingerprint similarity when a text is empty."""
-        from engine.html.similarity import content_similarity, similarity
 
         (text_a, fp_a), (text_b, fp_b) = self._content(key_a), self._content(key_b)
         self.compared += 1

@@ -19,12 +19,17 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from engine.archive import registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
+from engine.archive.model import RegisterOptions, iso
+from engine.archive.search import text_keys
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
+from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
 from host.services.liveness import check_version
+from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
 STATES = ("present", "changed", "gone", "unchecked")
 MAX_PAGE = 500
@@ -137,7 +142,6 @@ def search_page(params: dict, app) -> dict:
 
 
 def _result(d, check: dict | None) -> dict:
-    from engine.archive.model import iso
 
     return {
         "id": d.id,
@@ -157,7 +161,6 @@ def _result(d, check: dict | None) -> dict:
 def text_matches(app, query: SearchQuery) -> set[str]:
     """Keys of the documents whose stored text holds every word of ``query.text``
     (the archive's inverted index, engine/archive/search.py ``text_keys``)."""
-    from engine.archive.search import text_keys
 
     return text_keys(app.store, query.text)
 
@@ -167,14 +170,12 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
 
 
 def _timeline(app, key_ref: str) -> list[dict]:
-    from engine.archive import registry
 
     rows = registry.versions(app.store, key_ref, app.base_url)
     for row in rows:
@@ -184,7 +185,6 @@ def _timeline(app, key_ref: str) -> list[dict]:
 
 
 def _similar_of(app, reg_id: str) -> list[dict]:
-    from engine.archive import registry
 
     return registry.similar(app.store, reg_id, app.base_url)["similar"]
 
@@ -193,7 +193,6 @@ def document(params: dict, app) -> dict:
     """A document by registration ID, version URL or page URL: its timeline,
     the similar pages of one version (``version``, default the newest) and its last check.
     """
-    from engine.archive import registry
 
     ref = text(params, "id", max_length=8192).strip()
     if not ref:
@@ -226,14 +225,12 @@ def document(params: dict, app) -> dict:
 def body_text(store, reg_id: str) -> str:
     """The visible text of a version (title line first, headlines and links included), for
     diffs: a new article's title on a home page is a link that main-text extraction drops."""
-    from engine.archive import registry
 
     return registry.visible_text_of(store, reg_id)
 
 
 def diff(params: dict, app) -> dict:
     """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
-    from engine.archive import registry
 
     store = app.store
     ids = [registry.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
@@ -254,7 +251,6 @@ def diff(params: dict, app) -> dict:
 
 
 def _public_check(row: dict) -> dict:
-    from engine.archive.model import iso
 
     when = row.get("checked_at")
     return {
@@ -304,7 +300,6 @@ class Sweep:
     counts: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        from engine.archive.model import iso
 
         return {
             "running": self.running,
@@ -387,7 +382,6 @@ async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) ->
 
 def export_ids(params: dict, app) -> list[str]:
     """The versions to export: ``ids`` (IDs or version URLs) or every version of a ``search``."""
-    from engine.archive import registry
 
     if params.get("ids") is not None:
         ids = params["ids"]
@@ -403,7 +397,6 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -428,9 +421,6 @@ def export_warc(params: dict, app) -> dict:
 
 def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
-    from engine.archive import registry
-    from engine.archive.model import RegisterOptions
-    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)

@@ -31,6 +31,7 @@ from engine.archive.model import Capture, RegisterOptions, Registration, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
+from engine.urls.parse import parse_url
 from engine.urls.sites import registrable_domain
 from host.services.fetch import FetchOptions, afetch, fetch
 
@@ -57,7 +58,6 @@ def check_start(url: str) -> str:
     ...
     engine.errors.InvalidURL: a crawl starts at an http(s) URL, not 'ftp://example.com/'
     """
-    from engine.urls.parse import parse_url
 
     parsed = parse_url(url)  # raises InvalidURL with the reason
     if parsed.protocol not in ("http:", "https:"):
