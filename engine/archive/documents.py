@@ -19,6 +19,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from engine.archive.search import wildcard_regex
 from engine.errors import InvalidInput
@@ -102,6 +103,9 @@ class DocumentIndex:
     """Every document, by time and by URL, with the joined URL strings."""
 
     def __init__(self) -> None:
+        self._clear()
+
+    def _clear(self) -> None:
         self.entries: list[DocEntry] = []
         self.pos: dict[str, int] = {}
         self.hosts: dict[str, list[int]] = {}
@@ -118,7 +122,7 @@ class DocumentIndex:
         if len(ids) == self.seen and (not ids or ids[-1] == self.last_seen):
             return self
         if len(ids) < self.seen or (self.seen and ids[self.seen - 1] != self.last_seen):
-            self.__init__()
+            self._clear()
         new = ids[self.seen :]
         bulk = len(new) > BULK
         for reg_id in new:
@@ -158,7 +162,7 @@ class DocumentIndex:
 
     def _join(self) -> None:
         """Forget the derived orders; each is rebuilt on its first use (see :meth:`derived`)."""
-        self._derived: dict[str, object] = {}
+        self._derived = {}
 
     def derived(self, name: str):
         """Joined strings, line starts, ranks and times, built lazily per refresh."""
@@ -240,7 +244,7 @@ class DocumentIndex:
         as a common word's keys may be half the archive (4x faster than a comprehension)."""
         found = set(map(self.pos.get, keys))
         found.discard(None)
-        return found
+        return cast(set[int], found)
 
     def select_first(
         self, rx: re.Pattern, sort: str, narrowed: list, tests: list[Callable], stop: int

@@ -86,7 +86,8 @@ def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
     >>> [r["op"] for r in rows], stats["changed"]
     (['equal', 'replace'], 1)
     """
-    rows, stats = [], {"added": 0, "removed": 0, "changed": 0, "equal": 0}
+    rows: list[dict] = []
+    stats = {"added": 0, "removed": 0, "changed": 0, "equal": 0}
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) + len(b) > 4000)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
