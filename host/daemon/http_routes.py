@@ -10,7 +10,7 @@ path                what
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
                     a signature (``?sig=``) of the path ``/v/<id>/`` required
-``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
+``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
 
