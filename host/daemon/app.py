@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from engine.archive.store import ArchiveStore
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
+from host.home import atomic_write
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+from host.services.navigation import build_suggester, save_learning
 
 DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
@@ -89,9 +92,7 @@ class Config:
         """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
         path = Path(home) / CONFIG_FILE
         data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**data, "port": port}, indent=2), "utf-8")
-        tmp.replace(path)
+        atomic_write(path, json.dumps({**data, "port": port}, indent=2).encode("utf-8"))
 
     @classmethod
     def load(cls, home: Path, **overrides) -> Config:
@@ -163,8 +164,6 @@ class App:
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
-            from engine.archive.store import ArchiveStore
-
             self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
         return self._store
 
@@ -172,8 +171,6 @@ class App:
     def suggester(self):
         """The warm Suggester (bundled dictionary + the user's learned state)."""
         if self._suggester is None:
-            from host.services.navigation import build_suggester
-
             self._suggester = build_suggester(self)
         return self._suggester
 
@@ -217,7 +214,6 @@ class App:
         self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
-        from host.services.navigation import save_learning
 
         if self._suggester is not None and self.learning.dirty:
             save_learning(self)

@@ -34,6 +34,7 @@ EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 def pytest_collection_modifyitems(items):
@@ -200,7 +201,6 @@ LISTENERS_READY = """async () => {
 
 @pytest.fixture(scope="module")
 def playwright_instance():
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         yield p

@@ -15,7 +15,6 @@ handler in this process).
 from __future__ import annotations
 
 import base64
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from engine.archive import registry
 from engine.errors import InvalidInput, StorageError, TooLarge
 from host.cli.backend import reading, send
 from host.cli.command import command
+from host.home import atomic_file
 from host.services.warc import WarcOptions, export_versions, version_record
 
 IMPORT_TIMEOUT = 600.0  # seconds the daemon may take to register a large WARC
@@ -74,19 +74,12 @@ def run_export(args, ctx) -> dict:
 
 
 def _write_warc(path: Path, versions) -> int:
-    """Stream the WARC into ``path.part``, then rename: complete or absent."""
-    part = path.with_name(path.name + ".part")
+    """Stream the WARC under a temporary name, then rename: complete or absent."""
     try:
-        with open(part, "wb") as out:
-            records = export_versions(versions, out, path.name, WarcOptions())
-        os.replace(part, path)
+        with atomic_file(path) as out:
+            return export_versions(versions, out, path.name, WarcOptions())
     except OSError as exc:
-        part.unlink(missing_ok=True)
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-    return records
 
 
 def run_import(args, ctx) -> dict:
