@@ -9,8 +9,8 @@ path                what
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
-                    a signature (``?sig=``) of that id required
-``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
+                    a signature (``?sig=``) of the path ``/v/<id>/`` required
+``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
 
@@ -40,9 +40,14 @@ from host.daemon.security import (
     same_token,
     session_cookie,
     sign,
+    sign_path,
     strip_credentials,
     valid_signature,
+    verify_path,
+    version_path,
 )
+from host.services import archive_access
+from host.viewer import STATIC_DIR
 
 REASONS = {
     200: "OK",
@@ -92,7 +97,6 @@ def redirect(location: str, status: int = 302, headers: dict | None = None) -> R
 
 
 def static_dir() -> Path:
-    from host.viewer import STATIC_DIR
 
     return STATIC_DIR
 
@@ -158,8 +162,9 @@ def auth(app, request: Request) -> Response:
 
 
 def signed_version_path(app, version_id: str, url: str = "") -> str:
-    """``/v/<id>/<url>?sig=…``: a version address that works without the token."""
-    return f"/v/{version_id}/{url}?sig={sign(app.token, 'v', version_id)}"
+    """``/v/<id>/<url>?sig=…``: a version address that works without the token (the
+    signature covers the version's path, :func:`host.security.sign_path`)."""
+    return f"{version_path(version_id)}{url}?sig={sign_path(app.token, version_path(version_id))}"
 
 
 def sign_links(app, html: str, page_id: str, produced: set[str]) -> str:
@@ -188,10 +193,11 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     version_id = rest.split("/", 1)[0]
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
-    if not authorized(app, request, "v", version_id):
+    sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
+    signed = verify_path(app.token, version_path(version_id), sig)
+    if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
     original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
-    from host.services import archive_access
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
@@ -220,7 +226,6 @@ async def serve_gc(app, request: Request) -> Response:
     user_asked = same_token(presented_token(request.path, request.headers), app.token)
     if not (user_asked or authorized(app, request, "gc", url, page_id)):
         raise Forbidden("missing or wrong token")
-    from host.services import archive_access
 
     action = await archive_access.gc_target(app, url, page_id, user_asked)
     if action["action"] == "live":

@@ -38,7 +38,9 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from engine import __version__
+from engine.archive.model import Capture, iso
 from engine.errors import InvalidInput, TooLarge
+from host.daemon.security import strip_credentials
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -222,8 +224,6 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
 
     Malformed input raises InvalidInput; records above the cap raise TooLarge.
     """
-    from engine.archive.model import Capture
-    from host.daemon.security import strip_credentials
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
@@ -266,7 +266,6 @@ def import_captures(
 
 def version_record(store, reg_id: str) -> VersionRecord:
     """A stored version as it goes into a WARC: the original bytes and the record's facts."""
-    from engine.archive.model import iso
 
     doc = store.version(reg_id)
     return VersionRecord(
