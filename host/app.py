@@ -55,6 +55,17 @@ class Config:
     firefox_ids: list[str] = field(default_factory=lambda: ["pagekeeper@pagekeeper.app"])
     suggest_limit: int = 8
     cache_dir: str | None = None  # default <home>/cache (the dictionary index)
+    # Resource capture caps (engine/archive/resources.py CaptureLimits), sent to the extension.
+    capture_part_bytes: int = 8 * 1024 * 1024
+    capture_resource_bytes: int = 20 * 1024 * 1024
+    capture_page_bytes: int = 200 * 1024 * 1024
+
+    def capture_limits(self):
+        from engine.archive.resources import CaptureLimits
+
+        return CaptureLimits(
+            self.capture_part_bytes, self.capture_resource_bytes, self.capture_page_bytes
+        )
 
     @property
     def base_url(self) -> str:
@@ -133,12 +144,18 @@ class App:
         return self._suggester
 
     def warm(self) -> None:
-        """Open the store and build the Suggester now, so the first request is fast."""
+        """Open the store and build the Suggester now, so the first request is fast;
+        remove captures abandoned in transfer (host/pending_captures.py)."""
         for part in ("suggester", "store"):
             try:
                 getattr(self, part)
             except Exception:  # a missing part must not keep the daemon down
                 log.exception("could not warm %s", part)
+        from host.pending_captures import sweep
+
+        removed = sweep(self.home)
+        if removed:
+            log.info("removed %d abandoned captures", len(removed))
 
     async def run(self, fn, *args):
         """Run ``fn(*args)`` on the single store thread."""

@@ -26,6 +26,17 @@ def copy_bytes(app, version_id: str, original: bool) -> tuple[bytes, str]:
     return content.body, _charset_type(content.content_type, content.charset)
 
 
+def resource_bytes(app, version_id: str, number: int, original: bool) -> tuple[bytes, str]:
+    """(body, Content-Type) of resource ``number`` of a version (NotFound when missing)."""
+    from engine.archive import registry
+
+    content = registry.served_resource(app.store, version_id, number, original, app.base_url)
+    kind = content.content_type.split(";", 1)[0].strip().lower() or "application/octet-stream"
+    if kind == "text/html" and not original:
+        kind = "text/html; charset=utf-8"
+    return content.body, kind
+
+
 async def gc_target(app, url: str, page_id: str) -> dict:
     """Where a gc address leads: ``{"action": "live"|"stored"|"missing", "url", "id"?}``."""
     from engine.archive import registry

@@ -33,12 +33,13 @@ from engine.archive.model import (
     iso,
     version_url,
 )
+from engine.archive.resources import ResourceMap, is_css, is_html, manifest_entry
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.parse import Decoded, decode_html, is_html_type
-from engine.html.rewrite import RewriteOptions, rewrite_tree
+from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, css_urls, rewrite_tree
 from engine.html.similarity import (
     FingerprintIndex,
     shared_share,
@@ -63,6 +64,7 @@ class Prepared:
     links: list[str]
     title: str
     extraction: dict | None
+    resources: list[dict]
 
     @property
     def text(self) -> str:
@@ -182,7 +184,10 @@ def prepare(
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
-    rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
+    resmap = ResourceMap(reg_id, capture.resources)
+    sealing = RewriteOptions(options.base, reg_id, resmap, capture.keep_scripts)
+    rewritten = rewrite_tree(tree, url, sealing)
+    _note_nested(store, resmap, sealing)
     extraction = _extract(decoded.text, url) if options.extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
     return Prepared(
@@ -196,7 +201,22 @@ def prepare(
         links=rewritten.links,
         title=title or (extraction or {}).get("title", ""),
         extraction=extraction,
+        resources=[manifest_entry(e) for e in resmap.entries],
     )
+
+
+def _note_nested(store: ArchiveStore, resmap: ResourceMap, sealing: RewriteOptions) -> None:
+    """List what stored stylesheets and frames use, so the manifest names every resource
+    the sealed copy will ask for (they are rewritten to it when served)."""
+    for entry in list(resmap.entries):
+        if not entry.get("blob") or not (is_css(entry["type"]) or is_html(entry["type"])):
+            continue
+        text = store.get_blob(entry["blob"]).decode("utf-8", "replace")
+        if is_css(entry["type"]):
+            for url in css_urls(text, entry["url"]):
+                resmap.number(url)
+        else:
+            rewrite_tree(LexborHTMLParser(text), entry["url"], sealing)
 
 
 # -- similarity at registration (bounded) ------------------------------------------
@@ -403,6 +423,8 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
+        "resources": prep.resources,
+        **({"capture_id": capture.capture_id} if capture.capture_id else {}),
     }
 
 
@@ -680,6 +702,42 @@ def served_copy(store: ArchiveStore, ref: str) -> Content:
     doc = content.record
     content.body = with_banner(content.body, doc["ts"], doc["url"])
     return content
+
+
+def served_resource(
+    store: ArchiveStore, ref: str, number: int, original: bool = False, base: str | None = None
+) -> Content:
+    """Resource ``number`` of a version's manifest: its bytes as captured, except that a
+    stylesheet's ``url()``/``@import`` and a frame's resources point at the version's own
+    resources (``original`` keeps them as captured). NotFound when missing."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    manifest = doc.get("resources") or []
+    if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
+        raise NotFound(f"resource {number} of {reg_id} was not captured")
+    entry = manifest[number]
+    body = store.get_blob(entry["blob"])
+    if not original and (is_css(entry["type"]) or is_html(entry["type"])):
+        body = _sealed_text(reg_id, manifest, entry, body, base or RegisterOptions().base)
+    return Content(reg_id, body, entry["type"] or "application/octet-stream", "", original, entry)
+
+
+def _sealed_text(reg_id: str, manifest: list, entry: dict, body: bytes, base: str) -> bytes:
+    """A stored stylesheet or frame with its resource URLs pointed at the version's resources.
+    Bytes outside the URLs are kept as they were (undecodable ones too: surrogateescape)."""
+    resmap = ResourceMap(reg_id, manifest, grow=False)
+    if is_css(entry["type"]):
+        text = body.decode("utf-8", "surrogateescape")
+        fixed = css_rewrite(text, lambda url: _mapped(resmap, url, entry["url"]))
+        return fixed.encode("utf-8", "surrogateescape")
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    options = RewriteOptions(base, reg_id, resmap)
+    return rewrite_tree(tree, entry["url"], options).html.encode("utf-8")
+
+
+def _mapped(resmap: ResourceMap, url: str, base: str) -> str | None:
+    resolved = absolute(url, base)
+    return resmap.path(resolved) if resolved else None
 
 
 def resolve_open(

@@ -45,7 +45,8 @@ def _capture(params: dict, html):
     )
 
 
-def _register(app, capture, options) -> dict:
+def register_capture(app, capture, options) -> dict:
+    """Register a capture, note its host as archived; the reply of ``archive_page``."""
     from engine.archive import registry
     from host.navigation import record_archived
 
@@ -75,7 +76,7 @@ async def archive_page(params: dict, app) -> dict:
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
     only = params.get("only_if_different")
     options = _options(app, only_if_different=only) if only is not None else _options(app)
-    return await app.run(_register, app, capture, options)
+    return await app.run(register_capture, app, capture, options)
 
 
 def versions(params: dict, app) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
+from host.http_routes import SEALED_CSP
 from tests.host.daemon_fixtures import CLI, ROOT, pk, token_of
 
 FIXTURE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
@@ -193,7 +194,7 @@ def test_archive_page_versions_get_and_serve_copy(daemon, home):
 
     req = urllib.request.Request(reg["version_url"], headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.headers["Content-Security-Policy"] == "sandbox"
+        assert resp.headers["Content-Security-Policy"] == SEALED_CSP
         assert b"registered on" in resp.read()
 
 

@@ -9,6 +9,7 @@ import re
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from host.http_routes import SEALED_CSP
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
@@ -129,7 +130,7 @@ def test_archived_copy_cannot_script_the_viewer(page, daemon, seeded):
     expect(page.frame_locator("#version-frame").locator("body")).to_contain_text("nun endgültig")
     # Lock 1: the daemon sends a CSP sandbox with the very URL the frame loads.
     copy = page.request.get(daemon.base + frame.get_attribute("src"))
-    assert copy.ok and copy.headers["content-security-policy"] == "sandbox"
+    assert copy.ok and copy.headers["content-security-policy"] == SEALED_CSP
     # Lock 2: the frame's own sandbox, without scripts or same-origin.
     tokens = frame.get_attribute("sandbox").split()
     assert "allow-scripts" not in tokens and "allow-same-origin" not in tokens
