@@ -182,8 +182,8 @@ def _stored(app, entry: dict, data: bytes, counts: dict) -> dict:
 
 def _store_entry(app, capture: PendingCapture, entry: dict, frames: dict, counts: dict) -> dict:
     status = entry["status"]
-    if status == HAVE:
-        return {**entry, "status": STORED}
+    if status == HAVE:  # unless a reclaim removed it since capture_begin
+        return {**entry, "status": STORED if app.store.has_blob(entry["blob"]) else NOT_RECEIVED}
     if status == INLINE:
         return _stored(app, entry, frames[entry["url"]].encode("utf-8"), counts)
     if status != PENDING:
