@@ -20,6 +20,7 @@ from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
 from host.fetch import afetch, fetch
+from host.resource_fetch import awith_resources, with_resources
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -166,7 +167,7 @@ def run_due(store: ArchiveStore, base: str, now: float | None = None) -> list[di
     done = []
     for row in due_schedules(store, now):
         try:
-            capture = fetch(row["url"]).capture(row["url"], "schedule")
+            capture = with_resources(fetch(row["url"]).capture(row["url"], "schedule"))
             done.append(record_run(store, row, capture, base))
         except PageKeeperError as exc:
             done.append(record_failure(store, row, exc))
@@ -182,6 +183,7 @@ async def arun_due(run: StoreRun, store: ArchiveStore, base: str) -> list[dict]:
     for row in await run(due_schedules, store):
         try:
             capture = (await afetch(row["url"])).capture(row["url"], "schedule")
+            capture = await awith_resources(capture)
             done.append(await run(record_run, store, row, capture, base))
         except PageKeeperError as exc:
             done.append(await run(record_failure, store, row, exc))

@@ -33,7 +33,14 @@ from engine.archive.model import (
     iso,
     version_url,
 )
-from engine.archive.resources import ResourceMap, is_css, is_html, manifest_entry
+from engine.archive.resources import (
+    PENDING,
+    STORED,
+    ResourceMap,
+    is_css,
+    is_html,
+    manifest_entry,
+)
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
@@ -449,6 +456,7 @@ def register(
     options = options or RegisterOptions()
     now = options.now.timestamp() if options.now else time.time()
     reg_id = store.new_id(now)
+    capture.resources = store_resource_data(store, capture.resources)  # blobs before rows
     prep = prepare(store, capture, reg_id, options)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
@@ -472,6 +480,28 @@ def register(
     link_ids = _write(store, reg_id, prep, capture, extras)
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
+
+
+def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
+    """Manifest entries with their bytes (``data``, from a host-side fetch) stored as blobs,
+    durably; entries without bytes pass as they are.
+
+    >>> import tempfile, pathlib
+    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> out = store_resource_data(s, [{"url": "u", "type": "text/css", "size": 2,
+    ...                                "status": "pending", "data": b"a{"}])
+    >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
+    ('stored', b'a{')
+    """
+    kept = []
+    for entry in entries:
+        data = entry.get("data")
+        entry = {k: v for k, v in entry.items() if k != "data"}
+        if data is not None and entry.get("status") == PENDING:
+            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
+            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+        kept.append(entry)
+    return kept
 
 
 def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:

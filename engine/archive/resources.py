@@ -75,9 +75,11 @@ def reported_status(entry: dict) -> str | None:
     >>> reported_status({"status": 200}), reported_status({"status": "ok"})
     (None, None)
     """
-    error = entry.get("error")
+    error = str(entry.get("error") or "").lower()
     if error:
-        return TIMEOUT if "timeout" in str(error).lower() else FAILED
+        if "timeout" in error or "timed out" in error:
+            return TIMEOUT
+        return TOO_LARGE if error == TOO_LARGE else FAILED
     status = entry.get("status")
     if isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 300:
         return f"http_{status}"

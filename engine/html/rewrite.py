@@ -287,9 +287,9 @@ def rewrite_tree(tree: LexborHTMLParser, page_url: str, options: RewriteOptions)
     rw.each(NAVIGATION[:2], rw.navigation)
     rw.each(NAVIGATION[2:], rw.frame)
     rw.each(FORMS, rw.form)
+    rw.links_of_head()  # stylesheets first: under a page cap they matter most
     rw.each(RESOURCES, rw.resource)
     rw.svg()
-    rw.links_of_head()
     rw.each(SRCSETS, lambda value: _srcset(value, rw.resource))
     rw.styles()
     return Rewritten(tree.html or "", list(rw.links), list(rw.resources))
@@ -298,3 +298,26 @@ def rewrite_tree(tree: LexborHTMLParser, page_url: str, options: RewriteOptions)
 def rewrite_html(html: str, page_url: str, options: RewriteOptions | None = None) -> Rewritten:
     """Parse ``html`` and rewrite it (see the module doc for the rules)."""
     return rewrite_tree(LexborHTMLParser(html), page_url, options or RewriteOptions())
+
+
+class _Recorder:
+    """Sealing paths that keep URLs as they are: what a sealed copy would load."""
+
+    def path(self, url: str) -> str:
+        return url
+
+    def frame_path(self, url: str) -> str | None:
+        return None
+
+
+def resource_urls(html: str, page_url: str) -> list[str]:
+    """The http(s) resources a sealed copy of the page loads (no scripts): stylesheets and
+    icons first, then images and media, then srcset candidates and CSS in the page.
+
+    >>> resource_urls('<img src=i.png><link rel=stylesheet href=s.css><script src=j.js>',
+    ...               "https://e.com/")
+    ['https://e.com/s.css', 'https://e.com/i.png']
+    """
+    options = RewriteOptions(resources=_Recorder())
+    found = rewrite_tree(LexborHTMLParser(html), page_url, options).resources
+    return [u for u in found if u.startswith(("http://", "https://"))]

@@ -136,9 +136,19 @@ def _add_result(result: dict) -> dict:
 
 
 def run_add(args, ctx) -> dict:
+    """Register a page; a fetched one comes with its resources (the daemon fetches them
+    when it runs, else this process: host/resource_fetch.py, the same caps)."""
     capture = _capture(args)
+    fetched = capture.source == "fetch"
     if _daemon(ctx.home):
-        return _add_result(_via_daemon(ctx.home, "archive_page", _daemon_params(capture, args)))
+        params = {**_daemon_params(capture, args), "fetch_resources": fetched}
+        return _add_result(_via_daemon(ctx.home, "archive_page", params))
+    if fetched:
+        from host.app import Config
+        from host.resource_fetch import ResourceFetchOptions, with_resources
+
+        limits = Config.load(ctx.home).capture_limits()
+        capture = with_resources(capture, ResourceFetchOptions(limits=limits))
     options = RegisterOptions(base=base_url(ctx.home), only_if_different=args.only_if_different)
     with writing(ctx.home) as store:
         return _add_result(registry.register(store, capture, options).to_dict())

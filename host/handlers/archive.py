@@ -68,12 +68,23 @@ async def _fetched_capture(params: dict):
     return capture if title is None else replace(capture, title=title)
 
 
+def _resource_options(app):
+    from host.resource_fetch import ResourceFetchOptions
+
+    return ResourceFetchOptions(limits=app.config.capture_limits())
+
+
 async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first;
+    a fetched page (or ``fetch_resources``) has its resources fetched by the host too."""
+    from host.resource_fetch import awith_resources
+
     html = params.get("html")
     if html is not None and not isinstance(html, str):
         raise InvalidInput("parameter 'html' must be a string")
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
+    if html is None or flag(params, "fetch_resources"):
+        capture = await awith_resources(capture, _resource_options(app))
     only = params.get("only_if_different")
     options = _options(app, only_if_different=only) if only is not None else _options(app)
     return await app.run(register_capture, app, capture, options)
