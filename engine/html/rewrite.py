@@ -300,24 +300,28 @@ def rewrite_html(html: str, page_url: str, options: RewriteOptions | None = None
     return rewrite_tree(LexborHTMLParser(html), page_url, options or RewriteOptions())
 
 
+@dataclass(frozen=True)
 class _Recorder:
     """Sealing paths that keep URLs as they are: what a sealed copy would load."""
+
+    frames: bool = False
 
     def path(self, url: str) -> str:
         return url
 
     def frame_path(self, url: str) -> str | None:
-        return None
+        return url if self.frames else None
 
 
-def resource_urls(html: str, page_url: str) -> list[str]:
+def resource_urls(html: str, page_url: str, frames: bool = False) -> list[str]:
     """The http(s) resources a sealed copy of the page loads (no scripts): stylesheets and
-    icons first, then images and media, then srcset candidates and CSS in the page.
+    icons first, then images and media, then srcset candidates and CSS in the page
+    (``frames``: iframe documents too, first).
 
     >>> resource_urls('<img src=i.png><link rel=stylesheet href=s.css><script src=j.js>',
     ...               "https://e.com/")
     ['https://e.com/s.css', 'https://e.com/i.png']
     """
-    options = RewriteOptions(resources=_Recorder())
+    options = RewriteOptions(resources=_Recorder(frames))
     found = rewrite_tree(LexborHTMLParser(html), page_url, options).resources
     return [u for u in found if u.startswith(("http://", "https://"))]

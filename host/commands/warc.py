@@ -35,7 +35,11 @@ def add_parsers(cmds, common) -> None:
     out.add_argument("--case-sensitive", action="store_true")
     out.add_argument("--id", action="append", metavar="ID", help="one version (repeatable)")
     out.add_argument(
-        "-o", "--output", metavar="FILE", help="default: pagekeeper-<time>-<n>.warc.gz"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="default: pagekeeper-<time>-<n>.warc.gz; "
+        "a name ending in .wacz writes WACZ (WARC + CDXJ index + pages.jsonl + datapackage.json)",
     )
     out.set_defaults(render=render_export)
     into = command(cmds, "import", run_import, common, "register the HTML captures of a WARC")
@@ -75,11 +79,17 @@ def run_export(args, ctx) -> dict:
 
 
 def _write_warc(path: Path, versions) -> int:
-    """Stream the WARC into ``path.part``, then rename: complete or absent."""
+    """Stream the WARC (a WACZ when the name ends in ``.wacz``: host/wacz.py) into
+    ``path.part``, then rename: complete or absent."""
+    from host.wacz import write_wacz
+
     part = path.with_name(path.name + ".part")
     try:
         with open(part, "wb") as out:
-            records = export_versions(versions, out, path.name, WarcOptions())
+            if path.name.lower().endswith(".wacz"):
+                records = write_wacz(out, versions)
+            else:
+                records = export_versions(versions, out, path.name, WarcOptions())
         os.replace(part, path)
     except OSError as exc:
         part.unlink(missing_ok=True)
@@ -106,7 +116,7 @@ def run_import(args, ctx) -> dict:
         def register(capture, when):
             return registry.register(store, capture, RegisterOptions(base=base, now=when))
 
-        summary = import_captures(stream, register, WarcOptions())
+        summary = import_captures(stream, register, WarcOptions(), store.put_blob)
     return {"filename": path.name, **summary.to_dict()}
 
 

@@ -543,7 +543,7 @@ def import_warc(params: dict, app) -> dict:
         opts = RegisterOptions(base=app.base_url, now=when)
         return registry.register(app.store, capture, opts)
 
-    summary = import_captures(io.BytesIO(data), register, options)
+    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
