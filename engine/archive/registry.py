@@ -191,8 +191,10 @@ def prepare(
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
-    resmap = ResourceMap(reg_id, capture.resources)
-    sealing = RewriteOptions(options.base, reg_id, resmap, capture.keep_scripts)
+    # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
+    # page's re-capture stores the same rewritten blob: content addressing keeps it once.
+    resmap = ResourceMap(ID_SLOT, capture.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, capture.keep_scripts)
     rewritten = rewrite_tree(tree, url, sealing)
     _note_nested(store, resmap, sealing)
     extraction = _extract(decoded.text, url) if options.extract else None
@@ -241,6 +243,7 @@ def _text_of(store: ArchiveStore, reg_id: str) -> str:
     return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
 
 
+ID_SLOT = "__PK_VERSION_ID__"  # the version ID in a stored rewritten copy (see prepare)
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
 
 
@@ -693,6 +696,8 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
     body = store.get_blob(doc["orig"] if original else doc["rewritten"])
+    if not original:
+        body = body.replace(ID_SLOT.encode(), reg_id.encode())
     charset = doc["charset"] if original else "utf-8"
     return Content(reg_id, body, doc["content_type"], charset, original, doc)
 
