@@ -143,3 +143,43 @@ def test_viewing_copies_sends_nothing_to_the_live_sites(archived, replay):
     leaked = replay.requests_since(before)
     assert leaked == [], [r["url"] for r in leaked][:5]
     assert loaded[0] >= 20  # the product images render from the daemon
+
+
+def test_single_file_export_renders_with_no_request(archived, replay, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "books.html"
+    done = subprocess.run(
+        [
+            *CLI,
+            "archive",
+            "get",
+            archived["ids"][0],
+            "--single-file",
+            "-o",
+            str(out),
+            "--home",
+            str(archived["home"]),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    html = out.read_text("utf-8")
+    assert "/v/" not in html and "/gc?url=" not in html
+    requests = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page()
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(out.as_uri(), wait_until="load")
+        shown = page.evaluate(
+            "[...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        styled = page.evaluate("document.styleSheets.length")
+        browser.close()
+    outside = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
+    assert outside == [], outside[:5]
+    assert shown >= 20 and styled >= 1
