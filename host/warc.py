@@ -44,6 +44,7 @@ from warcio.warcwriter import WARCWriter
 
 from engine import __version__
 from engine.errors import InvalidInput, TooLarge
+from host.singlefile import looks_like_singlefile, read_singlefile
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -342,6 +343,9 @@ def import_captures(
     stream.seek(0)
     if head == b"PK\x03\x04":  # a WACZ: the WARCs under archive/
         return _import_wacz(stream, register, options, put_blob)
+    if looks_like_singlefile(stream.read(64)):
+        return _import_singlefile(stream, register, options)
+    stream.seek(0)
     summary = ImportSummary()
     found = collect_resources(stream, put_blob, options) if put_blob else {}
     stream.seek(0)
@@ -408,3 +412,17 @@ def _import_wacz(
             total.skipped += count
             total.reasons[reason] = total.reasons.get(reason, 0) + count
     return total
+
+
+def _import_singlefile(stream: BinaryIO, register: Callable, options: WarcOptions) -> ImportSummary:
+    """Register one SingleFile page (host/singlefile.py); its data: URIs become blobs."""
+    stream.seek(0)
+    data = stream.read(options.max_import_bytes + 1)
+    if len(data) > options.max_import_bytes:
+        raise TooLarge(f"the file is larger than {options.max_import_bytes} bytes")
+    capture, when = read_singlefile(data)
+    summary = ImportSummary(resources=len(capture.resources))
+    reg = register(capture, when)
+    summary.imported = 1
+    summary.ids.append(getattr(reg, "id", None) or reg.get("id"))
+    return summary

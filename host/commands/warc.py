@@ -42,8 +42,12 @@ def add_parsers(cmds, common) -> None:
         "a name ending in .wacz writes WACZ (WARC + CDXJ index + pages.jsonl + datapackage.json)",
     )
     out.set_defaults(render=render_export)
-    into = command(cmds, "import", run_import, common, "register the HTML captures of a WARC")
-    into.add_argument("file", metavar="FILE", help="a .warc or .warc.gz file")
+    into = command(
+        cmds, "import", run_import, common, "register the pages of a WARC, WACZ or SingleFile page"
+    )
+    into.add_argument(
+        "file", metavar="FILE", help="a .warc/.warc.gz, .wacz, or SingleFile .html (detected)"
+    )
     into.set_defaults(render=render_import)
 
 

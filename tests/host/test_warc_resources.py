@@ -3,6 +3,7 @@ brings them back; the WACZ validates with py-wacz and its CDXJ index points at r
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import subprocess
@@ -121,3 +122,33 @@ def test_wacz_import_brings_pages_and_resources(tmp_path):
     store = ArchiveStore.open(fresh, readonly=True)
     stored = [e for e in store.version(store.ids[-1])["resources"] if e["status"] == "stored"]
     assert len(stored) == 3
+
+
+def singlefile_page(url: str, text: str) -> bytes:
+    """A page in SingleFile's layout: its save comment, every resource inlined."""
+    logo = base64.b64encode(LOGO).decode()
+    font = base64.b64encode(b"wOF2 font bytes").decode()
+    return (
+        f"<!DOCTYPE html> <html lang=en><!--\n Page saved with SingleFile \n url: {url} \n"
+        " saved date: Tue Nov 24 2026 10:00:00 GMT+0000 (Coordinated Universal Time)\n-->"
+        f"<head><style>@font-face{{font-family:f;src:url(data:font/woff2;base64,{font})}}</style>"
+        f'</head><body><img src="data:image/png;base64,{logo}"><p>{text}</p></body></html>'
+    ).encode()
+
+
+def test_singlefile_import_turns_data_uris_into_shared_blobs(tmp_path):
+    home = tmp_path / "a"
+    for n, url in enumerate(("https://site.test/one", "https://site.test/two")):
+        path = tmp_path / f"{n}.html"
+        path.write_bytes(singlefile_page(url, f"page {n}"))
+        result = json.loads(pk(home, "archive", "import", str(path), "--json").stdout)
+        assert result["imported"] == 1 and result["resources"] == 2
+    store = ArchiveStore.open(home, readonly=True)
+    docs = [store.version(i) for i in store.ids]
+    assert [d["url"] for d in docs] == ["https://site.test/one", "https://site.test/two"]
+    logos = [e for d in docs for e in d["resources"] if e["type"] == "image/png"]
+    assert len(logos) == 2 and logos[0]["blob"] == logos[1]["blob"]  # stored once
+    assert store.get_blob(logos[0]["blob"]) == LOGO
+    copy = registry.get(store, store.ids[0]).body.decode()
+    assert "base64" not in copy and f"/v/{store.ids[0]}/r/" in copy
+    assert docs[0]["ts"] == 1795514400.0  # the saved date of the comment
