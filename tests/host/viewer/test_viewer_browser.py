@@ -311,3 +311,14 @@ def test_warc_import_from_the_archive_tab(page, daemon, seeded, tmp_path):
     page.get_by_label("WARC file (.warc or .warc.gz)").set_input_files(bad)
     page.get_by_role("button", name="Import").click()
     expect(page.locator(".import-form .notice-error")).to_contain_text("not a WARC file")
+
+
+def test_captured_resources_panel_lists_sizes_and_missing(page, daemon, seeded):
+    manifest = daemon.result("version_resources", {"id": seeded.article_ids[-1], "limit": 1000})
+    assert manifest["total"] > 0  # the saved page uses images nobody captured
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    card = page.locator("#resources-card")
+    expect(card).to_contain_text(f"{manifest['missing']} missing")
+    expect(card.locator("li.res-missing")).to_have_count(min(manifest["total"], 200))
+    first = manifest["resources"][0]
+    expect(card.locator("li").first).to_contain_text(f"missing: {first['status']}")
