@@ -53,6 +53,7 @@ from engine.html.similarity import (
     shingle_similarity,
     shingles,
 )
+from engine.html.visible import visible_text
 from engine.urls.normalize import profile_key
 from engine.urls.rules import profile_rules
 
@@ -72,6 +73,7 @@ class Prepared:
     title: str
     extraction: dict | None
     resources: list[dict]
+    visible: str = ""  # title line and the page's visible text (search and diff read it)
 
     @property
     def text(self) -> str:
@@ -191,6 +193,7 @@ def prepare(
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
+    seen = visible_text(tree) if options.extract else ""  # before the rewrite changes the tree
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
     # page's re-capture stores the same rewritten blob: content addressing keeps it once.
     resmap = ResourceMap(ID_SLOT, capture.resources)
@@ -199,6 +202,7 @@ def prepare(
     _note_nested(store, resmap, sealing)
     extraction = _extract(decoded.text, url) if options.extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
+    title = title or (extraction or {}).get("title", "")
     return Prepared(
         url=capture.url,
         key=document_key(store, capture.url),
@@ -208,9 +212,10 @@ def prepare(
         charset=decoded.charset,
         fingerprint=fp,
         links=rewritten.links,
-        title=title or (extraction or {}).get("title", ""),
+        title=title,
         extraction=extraction,
         resources=[manifest_entry(e) for e in resmap.entries],
+        visible=f"{title}\n{seen}" if seen else "",
     )
 
 
@@ -244,6 +249,29 @@ def _text_of(store: ArchiveStore, reg_id: str) -> str:
 
 
 ID_SLOT = "__PK_VERSION_ID__"  # the version ID in a stored rewritten copy (see prepare)
+
+
+def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
+    """The title line and visible text of a version (links, headings and menus included):
+    what full-text search and the diff between versions read; ``text`` stays the main text.
+
+    A version stored before visible text was kept has none: with ``recompute`` it is read
+    from the original page, else the stored main text stands in (cheap, for bulk indexing).
+    """
+    row = store.row("extracts", reg_id) or {}
+    if row.get("visible_text"):
+        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
+    if recompute and store.has_version(reg_id):
+        content = get(store, reg_id, original=True)
+        try:
+            seen = visible_text(content.body)
+        except DecodeError:
+            seen = ""
+        if seen:
+            return f"{content.record.get('title') or ''}\n{seen}"
+    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+
+
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
 
 
@@ -380,21 +408,24 @@ class _Exact:
 
 
 def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
-    """Store the four blobs (original, rewritten, fingerprint, text) durably; their hashes."""
+    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
+    hashes (None for an empty visible text)."""
     items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    return [store.put_blob(item) for item in items]
+    hashes = [store.put_blob(item) for item in items]
+    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
 
 
 def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
-    orig, rewritten, fp_blob, text_blob = _blobs(store, prep)  # durable before a row names them
+    # durable before a row names them
+    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
         store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
-        store.update("extracts", reg_id, _extract_doc(prep, text_blob))
+        store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
         _list_back(store, reg_id, extras["fingerprint"]["similar"], extras["ts"], extras["limit"])
     return link_ids
 
@@ -438,14 +469,17 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
     }
 
 
-def _extract_doc(prep: Prepared, text_blob: str) -> dict:
+def _extract_doc(prep: Prepared, text_blob: str, seen_blob: str | None) -> dict:
+    """``text`` is the title and MAIN text (liveness, keywords, content similarity);
+    ``visible_text`` the title and VISIBLE text, links and headings included (search, diff)."""
     ext = prep.extraction or {}
-    return {
+    doc = {
         "title": prep.title,
         "summary": ext.get("summary", ""),
         "keywords": ext.get("keywords", []),
         "text": text_blob,
     }
+    return {**doc, "visible_text": seen_blob} if seen_blob else doc
 
 
 def _previous_similarity(similar: list | None, prev: str | None) -> float | None:

@@ -6,8 +6,8 @@ Results are documents (one per key) described by their newest version.
   string of every document's URL (``re.MULTILINE``), so the loop over 100,000
   URLs happens inside the regex engine, not in Python. A pattern without
   wildcards matches as a substring (``example.com`` finds ``https://example.com/a``).
-* Full-text search keeps an inverted index (term -> keys) of the title, main
-  text and URL of every stored version, built on first use and kept current as
+* Full-text search keeps an inverted index (term -> keys) of the title, visible
+  text (headlines and links included) and URL of every stored version, built on first use and kept current as
   pages are registered; every query term must occur (AND).
 
 >>> wildcard_regex("https://e.com/*?x").pattern
@@ -21,6 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from engine.archive.model import DEFAULT_BASE, iso, version_url
+from engine.archive.registry import visible_text_of
 from engine.archive.store import ArchiveStore
 
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -104,8 +105,7 @@ class _FullText:
         todo = todo if limit is None else todo[:limit]
         for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
-            row = store.row("extracts", reg_id) or {}
-            text = store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+            text = visible_text_of(store, reg_id, recompute=False)
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)
@@ -151,7 +151,7 @@ def warm_text_index(store: ArchiveStore, max_ids: int = 1000) -> bool:
 
 
 def text_keys(store: ArchiveStore, query: str) -> set[str]:
-    """Keys of the documents whose stored text (title, main text, URL) holds every word of ``query``.
+    """Keys of the documents whose stored text (title, visible text, URL) holds every word of ``query``.
 
     Runs over the warm inverted index (built on first use, kept current).
 

@@ -61,8 +61,8 @@ def row_blob_refs(table: str, doc: dict) -> set[str]:
     """
     if table == "versions":
         return version_blob_refs(doc)
-    name = {"fingerprints": "fp", "extracts": "text"}.get(table)
-    return {doc[name]} if name and doc.get(name) else set()
+    names = {"fingerprints": ("fp",), "extracts": ("text", "visible_text")}.get(table, ())
+    return {doc[name] for name in names if doc.get(name)}
 
 
 # -- which versions -------------------------------------------------------------------------

@@ -50,6 +50,19 @@ export async function runInTab(tabId, func, args = []) {
   return first?.result;
 }
 
+/**
+ * Run a file or `func(...args)` in frames of a tab: every frame (`frameIds` unset) or the listed
+ * ones. Returns one {frameId, result} per frame that ran it (a frame that failed is left out).
+ *   await runInFrames(7, { files: ['capture/page.js'] });
+ *   await runInFrames(7, { func: (k) => globalThis.pagekeeperCapture.release(k), args: ['c1'], frameIds: [0] });
+ */
+export async function runInFrames(tabId, { files, func, args = [], frameIds }) {
+  const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
+  const injection = files ? { target, files } : { target, func, args };
+  const results = await ext.scripting.executeScript(injection);
+  return results.filter((r) => r && !r.error);
+}
+
 function memoryArea() {
   const data = new Map();
   return {

@@ -26,9 +26,9 @@ from engine.archive.resources import (
     summary,
 )
 from engine.errors import InvalidInput
+from host.daemon.security import strip_credentials
 from host.handlers import flag, integer, text
-from host.pending_captures import PendingCapture
-from host.security import strip_credentials
+from host.services.pending_captures import PendingCapture
 
 URL_MAX = 8192
 MAX_RESOURCES = 20_000
@@ -252,7 +252,7 @@ def _committed_reply(app, reg_id: str, counts: dict) -> dict:
 def version_resources(params: dict, app) -> dict:
     """A version's manifest, paged: each resource's size and status, and its signed path."""
     from engine.archive import registry
-    from host.security import sign
+    from host.daemon.security import sign
 
     reg_id = registry.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
     manifest = app.store.version(reg_id).get("resources") or []

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from engine.archive.registry import register  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
-from host.fetch import fetch  # noqa: E402
-from host.resource_fetch import with_resources  # noqa: E402
+from host.services.fetch import fetch  # noqa: E402
+from host.services.resource_fetch import with_resources  # noqa: E402
 from tests.host.capture_dev import CORPUS, start_replay  # noqa: E402
 
 GOAL = 0.05

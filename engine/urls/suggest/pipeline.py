@@ -217,7 +217,7 @@ class Suggester:
             self.learning.visit(host)
             self._note_user(host, 1)
 
-    # Names the daemon (host/navigation.py) calls; same behaviour as above.
+    # Names the daemon (host/services/navigation.py) calls; same behaviour as above.
     def state(self) -> dict:
         """Alias of :meth:`learning_state`."""
         return self.learning_state()
@@ -520,24 +520,8 @@ class Suggester:
             out.append(
                 Suggestion(plain, 0.9 if ctx.typed_known else 0.6, "scheme", "scheme repaired")
             )
-        if req.error == "refused" and typed.scheme == "http":
-            out.append(
-                Suggestion(
-                    typed.with_host(typed.host, "https"),
-                    0.55,
-                    "scheme",
-                    "the site may only answer on https",
-                )
-            )
-        elif req.error == "refused" and typed.scheme == "https":
-            out.append(
-                Suggestion(
-                    typed.with_host(typed.host, "http"),
-                    0.3,
-                    "scheme",
-                    "the site may only answer on http",
-                )
-            )
+        if req.error == "refused" and not typed.port:
+            out += _other_scheme(typed)
         archived_score = 0.95 if (ctx.typed_known or req.error in PAGE_ERRORS) else 0.45
         for i, url in enumerate(req.archived[:3]):
             out.append(
@@ -569,6 +553,21 @@ class Suggester:
             )
             for r, p in scored
         ]
+
+
+def _other_scheme(typed: TypedURL) -> list[Suggestion]:
+    """A refused connection on the scheme's default port: the other scheme's port may
+    answer. (On an explicit port the other scheme would knock on the same refused port:
+    the caller does not ask.)
+
+    >>> [s.url for s in _other_scheme(read_typed("http://example.com/a"))]
+    ['https://example.com/a']
+    """
+    if typed.scheme == "http":
+        why = "the site may only answer on https"
+        return [Suggestion(typed.with_host(typed.host, "https"), 0.55, "scheme", why)]
+    why = "the site may only answer on http"
+    return [Suggestion(typed.with_host(typed.host, "http"), 0.3, "scheme", why)]
 
 
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")

@@ -15,7 +15,7 @@ from engine.archive import registry
 from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import Conflict, InvalidInput, NotFound
-from host.app import App, Config
+from host.daemon.app import App, Config
 from host.handlers.capture import (
     capture_abort,
     capture_begin,
@@ -24,7 +24,7 @@ from host.handlers.capture import (
     capture_status,
     version_resources,
 )
-from host.pending_captures import pending_root, sweep
+from host.services.pending_captures import pending_root, sweep
 
 PART = 1000  # bytes per part in these tests (the default is 8 MiB)
 PAGE = "https://site.test/a/page.html"

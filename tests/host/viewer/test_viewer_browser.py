@@ -9,7 +9,7 @@ import re
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from host.http_routes import SEALED_CSP
+from host.daemon.http_routes import SEALED_CSP
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
