@@ -68,21 +68,24 @@ def part_length(index: int, size: int, part_bytes: int) -> int:
 
 
 def reported_status(entry: dict) -> str | None:
-    """The missing-status a capture reported for a resource, or None when it loaded.
+    """The missing-status a capture reported for a resource, or None when it loaded: an HTTP
+    error status first, then the error text (a timeout, a cap, anything else).
 
-    >>> reported_status({"status": 404}), reported_status({"error": "timeout"})
+    >>> reported_status({"status": 404, "error": "HTTP 404"}), reported_status({"error": "timeout"})
     ('http_404', 'timeout')
+    >>> reported_status({"status": 200, "error": "over the per-resource cap"})
+    'too_large'
     >>> reported_status({"status": 200}), reported_status({"status": "ok"})
     (None, None)
     """
+    status = entry.get("status")
+    if isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 300:
+        return f"http_{status}"
     error = str(entry.get("error") or "").lower()
     if error:
         if "timeout" in error or "timed out" in error:
             return TIMEOUT
-        return TOO_LARGE if error == TOO_LARGE else FAILED
-    status = entry.get("status")
-    if isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 300:
-        return f"http_{status}"
+        return TOO_LARGE if "cap" in error or "too large" in error or error == TOO_LARGE else FAILED
     if isinstance(status, str) and status not in ("ok", STORED, ""):
         return status if status.startswith("http_") or status == TIMEOUT else FAILED
     return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from dataclasses import replace
 
 from engine.archive.resources import (
     DIGEST_MISMATCH,
@@ -94,13 +95,26 @@ def _page(params: dict, frames: list[dict]) -> dict:
     }
 
 
-def _plan(app, page: dict, frames: list[dict], resources: list[dict]) -> list[dict]:
+def _limits(app, params: dict):
+    """The host's caps (config), lowered by the extension's own settings when it sends them
+    (``options.resource_bytes``, ``options.page_bytes``): the stricter one applies."""
+    limits = app.config.capture_limits()
+    options = params.get("options") or {}
+    asked = {}
+    for name in ("resource_bytes", "page_bytes"):
+        value = options.get(name) if isinstance(options, dict) else None
+        if value is not None:
+            asked[name] = min(getattr(limits, name), integer(options, name, 0, 1, 1 << 40))
+    return replace(limits, **asked)
+
+
+def _plan(limits, app, page: dict, frames: list[dict], resources: list[dict]) -> list[dict]:
     """The capture's manifest plan: frames first (their HTML is here), then resources."""
     framed = [
         {"url": f["url"], "type": "text/html", "size": len(f["html"].encode())} for f in frames
     ]
     html_bytes = len(page["html"].encode())
-    entries = plan(framed + resources, html_bytes, app.config.capture_limits())
+    entries = plan(framed + resources, html_bytes, limits)
     frame_urls = {f["url"] for f in frames}
     for entry in entries:
         if entry["status"] != PENDING:
@@ -116,8 +130,9 @@ def capture_begin(params: dict, app) -> dict:
     """Announce a page and its resources; answers which URLs' bytes to send."""
     frames = _frames(params)
     page = _page(params, frames)
-    entries = _plan(app, page, frames, _resources(params))
-    capture = PendingCapture.create(app.home, page, entries, app.config.capture_limits())
+    limits = _limits(app, params)
+    entries = _plan(limits, app, page, frames, _resources(params))
+    capture = PendingCapture.create(app.home, page, entries, limits)
     return {
         "capture_id": capture.id,
         "need": [e["url"] for e in entries if e["status"] == PENDING],

@@ -316,3 +316,21 @@ def test_unchanged_recapture_stores_the_same_rewritten_copy(tmp_path):
     for reg_id in ids:  # each served copy names its own version
         copy = registry.get(app.store, reg_id).body.decode()
         assert f"/v/{reg_id}/r/" in copy and "__PK_VERSION_ID__" not in copy
+
+
+def test_the_extensions_caps_apply_when_stricter(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app, options={"resource_bytes": 2000, "page_bytes": 1 << 40})
+    assert started["limits"]["resource_bytes"] == 2000  # stricter than the host's 20 MiB
+    assert started["limits"]["page_bytes"] == 200 * 1024 * 1024  # the host's is stricter
+    assert started["skipped"]["https://site.test/logo.png"] == "too_large"
+
+
+def test_reported_failures_are_recorded_as_the_extension_sends_them(tmp_path):
+    app = app_in(tmp_path)
+    items = manifest()
+    items[1].update(status=200, error="over the per-resource cap")
+    items[2].update(status=404, error="HTTP 404", size=0)
+    started = begin(app, resources=items)
+    assert started["skipped"]["https://site.test/logo.png"] == "too_large"
+    assert started["skipped"]["https://site.test/a/bg.png"] == "http_404"
