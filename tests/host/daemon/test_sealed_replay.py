@@ -44,11 +44,13 @@ def archived(replay, tmp_path_factory):
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    first = json.loads(pk("archive", "add", PAGES[0], "--json"))
-    state = json.loads(pk("serve", "--detach", "--json"))
-    second = json.loads(pk("archive", "add", PAGES[1], "--json"))
-    yield {"home": home, "base": state["url"], "ids": [first["id"], second["id"]]}
-    stop_daemon(home)
+    try:
+        first = json.loads(pk("archive", "add", PAGES[0], "--json"))
+        state = json.loads(pk("serve", "--detach", "--json"))
+        second = json.loads(pk("archive", "add", PAGES[1], "--json"))
+        yield {"home": home, "base": state["url"], "ids": [first["id"], second["id"]]}
+    finally:
+        stop_daemon(home)  # also one that came up after serve gave up waiting
 
 
 def get(url: str) -> tuple[int, dict, bytes]:
@@ -183,3 +185,42 @@ def test_single_file_export_renders_with_no_request(archived, replay, tmp_path):
     outside = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
     assert outside == [], outside[:5]
     assert shown >= 20 and styled >= 1
+
+
+def _stored_resources(archived, url: str) -> list[int]:
+    """For each version of ``url`` (newest first), how many resources it stored."""
+    port = archived["base"].rsplit(":", 1)[1]
+    from websockets.sync.client import connect
+
+    token = token_of(archived["home"])
+    headers = {"Authorization": f"Bearer {token}"}
+    with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=headers) as ws:
+        ws.send(json.dumps({"id": 1, "type": "versions", "params": {"url": url}}))
+        ids = [v["id"] for v in json.loads(ws.recv(timeout=30))["result"]["versions"]]
+        counts = []
+        for reg_id in ids:
+            params = {"id": reg_id, "limit": 1}
+            ws.send(json.dumps({"id": 2, "type": "version_resources", "params": params}))
+            counts.append(json.loads(ws.recv(timeout=30))["result"]["stored"])
+    return counts
+
+
+def test_crawl_and_schedule_fetch_resources_too(archived, replay):
+    def pk(*args):
+        done = subprocess.run(
+            [*CLI, *args, "--home", str(archived["home"]), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=replay.env(),
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    # the daemon fetches (it inherited the replay proxy when the fixture started it)
+    pk("archive", "crawl", PAGES[1], "--depth", "0", "--delay", "0")
+    pk("archive", "schedule", PAGES[1], "--every", "daily")
+    pk("archive", "schedule", "--run-due")
+    counts = _stored_resources(archived, PAGES[1])
+    assert len(counts) >= 3 and all(c >= 3 for c in counts[:3]), counts
