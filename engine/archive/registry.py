@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.archive.dust import apply_rules
 from engine.archive.model import (
     Capture,
     RegisterOptions,
@@ -41,10 +42,14 @@ from engine.archive.resources import (
     is_html,
     manifest_entry,
 )
+from engine.archive.search import SearchOptions, stored_text
+from engine.archive.search import search as run
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
+from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint_tree
+from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
 from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, css_urls, rewrite_tree
 from engine.html.similarity import (
@@ -74,6 +79,7 @@ class Prepared:
     extraction: dict | None
     resources: list[dict]
     visible: str = ""  # title line and the page's visible text (search and diff read it)
+    note: str | None = None  # why part of the analysis was cut (PageLimits)
 
     @property
     def text(self) -> str:
@@ -120,7 +126,6 @@ def keyer(store: ArchiveStore):
     rules = (store.load_state("dust_rules") or {}).get("rules")
     if not rules:
         return lambda url: profile_key(url, profile)
-    from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
 
     return lambda url: apply_rules(profile_key(url, profile), rules, profile)
 
@@ -159,7 +164,6 @@ def _rekey(store: ArchiveStore) -> int:
 
 
 def _extract(text: str, url: str) -> dict | None:
-    from engine.html.extract import extract
 
     try:
         found = extract(text, url)
@@ -187,25 +191,41 @@ def prepare(
     store: ArchiveStore, capture: Capture, reg_id: str, options: RegisterOptions
 ) -> Prepared:
     """Validate, decode, parse once, fingerprint, rewrite, extract (no writes)."""
+    prep = analyse(capture, reg_id, options)
+    prep.key = document_key(store, capture.url)
+    return prep
+
+
+def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared:
+    """:func:`prepare` without the store (any thread): everything but the archive key.
+
+    A page over ``options.limits`` is kept with a ``note``: not parsed at all past the
+    element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
+    """
     body = _check(capture, options)
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)
+    size = measure(decoded.text, options.limits)
+    cut = cut_reason(size, options.limits)
+    if cut is not None:
+        return _unparsed(capture, body, decoded, url, f"not analysed: {cut}")
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
-    seen = visible_text(tree) if options.extract else ""  # before the rewrite changes the tree
+    extract = options.extract and size.elements <= options.limits.extract_elements
+    seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
     # page's re-capture stores the same rewritten blob: content addressing keeps it once.
     resmap = ResourceMap(ID_SLOT, capture.resources)
     sealing = RewriteOptions(options.base, ID_SLOT, resmap, capture.keep_scripts)
     rewritten = rewrite_tree(tree, url, sealing)
-    _note_nested(store, resmap, sealing)
-    extraction = _extract(decoded.text, url) if options.extract else None
+    del tree
+    extraction = _extract(decoded.text, url) if extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
     title = title or (extraction or {}).get("title", "")
     return Prepared(
         url=capture.url,
-        key=document_key(store, capture.url),
+        key="",
         host=host_of(url),
         original=body,
         rewritten=rewritten.html.encode("utf-8"),
@@ -214,14 +234,48 @@ def prepare(
         links=rewritten.links,
         title=title,
         extraction=extraction,
-        resources=[manifest_entry(e) for e in resmap.entries],
+        resources=_with_data(resmap.entries, capture.resources),
         visible=f"{title}\n{seen}" if seen else "",
+        note=None if extract or not options.extract else _no_text(size, options),
     )
 
 
-def _note_nested(store: ArchiveStore, resmap: ResourceMap, sealing: RewriteOptions) -> None:
+def _no_text(size, options: RegisterOptions) -> str:
+    limit = options.limits.extract_elements
+    return f"text not extracted: about {size.elements} elements (limit {limit})"
+
+
+def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: str) -> Prepared:
+    """A page kept as captured: no fingerprint, no links, no text; resources resolve via <base>."""
+    base = '<base href="' + url.replace("&", "&amp;").replace('"', "&quot;") + '">'
+    return Prepared(
+        url=capture.url,
+        key="",
+        host=host_of(url),
+        original=body,
+        rewritten=(base + decoded.text).encode("utf-8"),
+        charset=decoded.charset,
+        fingerprint="",
+        links=[],
+        title=capture.title or "",
+        extraction=None,
+        resources=_with_data(capture.resources, capture.resources),
+        note=note,
+    )
+
+
+def _with_data(entries: list[dict], given: list[dict]) -> list[dict]:
+    """Manifest entries, with the bytes a host-side fetch brought (stored before the rows)."""
+    data = {g["url"]: g["data"] for g in given if g.get("data") is not None}
+    kept = [manifest_entry(e) for e in entries]
+    return [{**e, "data": data[e["url"]]} if e["url"] in data else e for e in kept]
+
+
+def _note_nested(store: ArchiveStore, prep: Prepared, options: RegisterOptions, keep: bool) -> None:
     """List what stored stylesheets and frames use, so the manifest names every resource
     the sealed copy will ask for (they are rewritten to it when served)."""
+    resmap = ResourceMap(ID_SLOT, prep.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, keep)
     for entry in list(resmap.entries):
         if not entry.get("blob") or not (is_css(entry["type"]) or is_html(entry["type"])):
             continue
@@ -231,6 +285,7 @@ def _note_nested(store: ArchiveStore, resmap: ResourceMap, sealing: RewriteOptio
                 resmap.number(url)
         else:
             rewrite_tree(LexborHTMLParser(text), entry["url"], sealing)
+    prep.resources = resmap.entries
 
 
 # -- similarity at registration (bounded) ------------------------------------------
@@ -259,9 +314,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     from the original page, else the stored main text stands in (cheap, for bulk indexing).
     """
     row = store.row("extracts", reg_id) or {}
-    if row.get("visible_text"):
-        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
-    if recompute and store.has_version(reg_id):
+    if not row.get("visible_text") and recompute and store.has_version(reg_id):
         content = get(store, reg_id, original=True)
         try:
             seen = visible_text(content.body)
@@ -269,7 +322,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
             seen = ""
         if seen:
             return f"{content.record.get('title') or ''}\n{seen}"
-    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+    return stored_text(store, reg_id)
 
 
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
@@ -466,6 +519,7 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "prev_similarity": extras["prev_similarity"],
         "resources": prep.resources,
         **({"capture_id": capture.capture_id} if capture.capture_id else {}),
+        **({"analysis": prep.note} if prep.note else {}),
     }
 
 
@@ -493,8 +547,24 @@ def register(
     options = options or RegisterOptions()
     now = options.now.timestamp() if options.now else time.time()
     reg_id = store.new_id(now)
-    capture.resources = store_resource_data(store, capture.resources)  # blobs before rows
-    prep = prepare(store, capture, reg_id, options)
+    return register_analysed(
+        store, capture, analyse(capture, reg_id, options), reg_id, now, options
+    )
+
+
+def register_analysed(
+    store: ArchiveStore,
+    capture: Capture,
+    prep: Prepared,
+    reg_id: str,
+    now: float,
+    options: RegisterOptions,
+) -> Registration:
+    """The store's part of :func:`register`, for a page :func:`analyse` prepared elsewhere
+    (the daemon analyses off its store thread)."""
+    prep.resources = store_resource_data(store, prep.resources)  # blobs before rows
+    _note_nested(store, prep, options, capture.keep_scripts)
+    prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
@@ -562,6 +632,7 @@ def _registration(reg_id, prep: Prepared, ts, similar, prev_sim, options) -> Reg
         registered_at=iso(ts),
         similar=[_similar_entry_short(row) for row in similar],
         previous_similarity=prev_sim,
+        note=prep.note,
     )
 
 
@@ -886,8 +957,6 @@ def search(
     base: str | None = None,
 ) -> list[dict]:
     """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
-    from engine.archive.search import SearchOptions
-    from engine.archive.search import search as run
 
     if sort not in ("url", "time"):
         raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")

@@ -144,10 +144,9 @@ def version_blob_refs(version_doc: dict) -> set[str]:
     """Every blob a version document names: its original and rewritten HTML and each
     stored resource of its manifest. A blob no version names can be reclaimed (the
     fingerprint and text blobs belong to the version's ``fingerprints``/``extracts`` rows)."""
-    refs = {version_doc.get("orig"), version_doc.get("rewritten")}
-    refs.update(entry.get("blob") for entry in version_doc.get("resources") or ())
-    refs.discard(None)
-    return refs
+    named = [version_doc.get("orig"), version_doc.get("rewritten")]
+    named += [entry.get("blob") for entry in version_doc.get("resources") or ()]
+    return {blob for blob in named if blob}
 
 
 def resource_path(reg_id: str, number: int | str) -> str:

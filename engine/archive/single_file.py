@@ -26,10 +26,10 @@ import base64
 import re
 from urllib.parse import unquote
 
-from engine.archive.registry import get, resolve_id
-from engine.archive.resources import is_css, is_html
+from engine.archive.registry import get, resolve_id, served_resource
+from engine.archive.resources import ResourceMap, is_css, is_html
 from engine.archive.store import ArchiveStore
-from engine.html.rewrite import css_rewrite
+from engine.html.rewrite import absolute, css_rewrite
 
 GC_LINK = re.compile(
     r"""https?://[^"'\s<>]*/gc\?url=([^&"'\s<>]+)(?:&(?:amp;)?id=[0-9]+)?(?:&(?:amp;)?sig=[0-9a-f]+)?"""
@@ -65,9 +65,6 @@ class _Inliner:
         return f"data:{kind.split(';')[0]};base64,{base64.b64encode(data).decode('ascii')}"
 
     def css(self, data: bytes, base: str, depth: int) -> str:
-        from engine.archive.resources import ResourceMap
-        from engine.html.rewrite import absolute
-
         resmap = ResourceMap(self.reg_id, self.manifest, grow=False)
         text = data.decode("utf-8", "surrogateescape")
 
@@ -78,8 +75,6 @@ class _Inliner:
         return css_rewrite(text, fix)
 
     def frame(self, number: int, depth: int) -> bytes:
-        from engine.archive.registry import served_resource
-
         html = served_resource(self.store, self.reg_id, number).body.decode("utf-8", "replace")
         return finish(self.text(html, depth + 1)).encode("utf-8")
 

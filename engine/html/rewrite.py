@@ -225,7 +225,7 @@ class _Rewriter:
         url = absolute(value, self.base)
         sealed = self.options.resources
         found = sealed.frame_path(url) if sealed is not None and url else None
-        if found is None:
+        if found is None or url is None:
             return self.navigation(value)
         self.resources[url] = None
         return found

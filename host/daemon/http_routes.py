@@ -9,9 +9,9 @@ path                what
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
-                    a signature (``?sig=``) of that id required
+                    a signature (``?sig=``) of the path ``/v/<id>/`` required
 ``/v/<id>/r/<n>``   resource n of that version's manifest (same auth, same sealed CSP)
-``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
+``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
 
@@ -41,9 +41,14 @@ from host.daemon.security import (
     same_token,
     session_cookie,
     sign,
+    sign_path,
     strip_credentials,
     valid_signature,
+    verify_path,
+    version_path,
 )
+from host.services import archive_access
+from host.viewer import STATIC_DIR
 
 REASONS = {
     200: "OK",
@@ -98,7 +103,6 @@ def redirect(location: str, status: int = 302, headers: dict | None = None) -> R
 
 
 def static_dir() -> Path:
-    from host.viewer import STATIC_DIR
 
     return STATIC_DIR
 
@@ -148,16 +152,24 @@ def auth(app, request: Request) -> Response:
 
 
 def signed_version_path(app, version_id: str, url: str = "") -> str:
-    """``/v/<id>/<url>?sig=…``: a version address that works without the token."""
-    return f"/v/{version_id}/{url}?sig={sign(app.token, 'v', version_id)}"
+    """``/v/<id>/<url>?sig=…``: a version address that works without the token (the
+    signature covers the version's path, :func:`host.security.sign_path`)."""
+    return f"{version_path(version_id)}{url}?sig={sign_path(app.token, version_path(version_id))}"
 
 
-def sign_links(app, html: str, page_id: str) -> str:
-    """Append ``&sig=`` to every gc link of a rewritten copy (the link's own HMAC)."""
+def sign_links(app, html: str, page_id: str, produced: set[str]) -> str:
+    """Append ``&sig=`` (the link's own HMAC) to the gc links the rewriter produced.
+
+    Only a link of this page (``id`` = ``page_id``) to one of its recorded navigation
+    links (``produced``) is signed: a ``/gc?url=…`` the page's author wrote stays
+    unsigned, and the daemon never follows it.
+    """
 
     def signed(match: re.Match) -> str:
         query = parse_qs("url=" + match.group(2).replace("&amp;", "&"))
-        target, link_id = query.get("url", [""])[0], query.get("id", [page_id])[0]
+        target, link_id = query.get("url", [""])[0], query.get("id", [""])[0]
+        if link_id != page_id or target not in produced:
+            return match.group(0)
         return f"{match.group(1)}{match.group(2)}&amp;sig={sign(app.token, 'gc', target, link_id)}"
 
     return GC_LINK.sub(signed, html)
@@ -169,12 +181,13 @@ def gc_signature(app, url: str, page_id: str) -> str:
 
 def sign_resources(app, body: bytes, version_id: str) -> bytes:
     """Append the version's signature to each of its resource paths in a served copy,
-    stylesheet or frame (a sandboxed copy sends no cookie; the signature of ``v\n<id>``
-    opens that version and its resources, nothing else)."""
+    stylesheet or frame (a sandboxed copy sends no cookie): the version's own path
+    signature (``sign_path`` of ``/v/<id>/``), which opens that version and what lies under
+    its path, nothing else."""
     prefix = f"/v/{version_id}/r/".encode()
     if prefix not in body:
         return body
-    sig = sign(app.token, "v", version_id).encode()
+    sig = sign_path(app.token, version_path(version_id)).encode()
     pattern = re.compile(re.escape(prefix) + rb"[0-9a-z]+")
     return pattern.sub(lambda m: m.group(0) + b"?sig=" + sig, body)
 
@@ -187,16 +200,19 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     version_id, _, tail = rest.partition("/")
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
-    if not authorized(app, request, "v", version_id):
+    sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
+    signed = verify_path(app.token, version_path(version_id), sig)
+    if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
     if tail.startswith("r/"):
         return await serve_resource(app, request, version_id, tail[2:])
     original = _wants_original(request)
-    from host.services import archive_access
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
-        body = sign_links(app, body.decode("utf-8", "replace"), version_id).encode("utf-8")
+        produced = await app.run(archive_access.produced_links, app, version_id)
+        text = body.decode("utf-8", "replace")
+        body = sign_links(app, text, version_id, produced).encode("utf-8")
         body = sign_resources(app, body, version_id)
     return response(200, body, content_type, COPY_HEADERS)
 
@@ -207,14 +223,14 @@ async def serve_resource(app, request: Request, version_id: str, number: str) ->
     if not number.isdigit():
         raise NotFound(f"no resource {number!r}")
     original = _wants_original(request)
-    from host.services import archive_access
-
     found = await app.run(archive_access.resource_bytes, app, version_id, int(number), original)
     body, content_type = found
     if not original and (content_type.startswith("text/html") or content_type == "text/css"):
         body = sign_resources(app, body, version_id)
         if content_type.startswith("text/html"):
-            body = sign_links(app, body.decode("utf-8", "replace"), version_id).encode("utf-8")
+            produced = await app.run(archive_access.produced_links, app, version_id)
+            text = body.decode("utf-8", "replace")
+            body = sign_links(app, text, version_id, produced).encode("utf-8")
     return response(200, body, content_type, COPY_HEADERS)
 
 
@@ -234,11 +250,11 @@ async def serve_gc(app, request: Request) -> Response:
     url, page_id = query.get("url", [""])[0], query.get("id", [""])[0]
     if not url:
         raise InvalidInput("gc needs ?url=")
-    if not authorized(app, request, "gc", url, page_id):
+    user_asked = same_token(presented_token(request.path, request.headers), app.token)
+    if not (user_asked or authorized(app, request, "gc", url, page_id)):
         raise Forbidden("missing or wrong token")
-    from host.services import archive_access
 
-    action = await archive_access.gc_target(app, url, page_id)
+    action = await archive_access.gc_target(app, url, page_id, user_asked)
     if action["action"] == "live":
         return redirect(action["url"])
     if action["action"] != "stored":

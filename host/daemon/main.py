@@ -11,6 +11,7 @@ False
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import errno
@@ -24,9 +25,12 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from engine.errors import Unavailable
-from host.daemon import client
+from host.daemon import client, jobs, pause
+from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
-from host.lockfile import DaemonLock
+from host.daemon.server import make_server
+from host.home import Home, atomic_write
+from host.settings import resolve_home
 
 log = logging.getLogger("pagekeeper.daemon")
 
@@ -71,9 +75,7 @@ def write_state(home: Path, app, port: int) -> None:
         "started": time.time(),
         "ready": True,
     }
-    tmp = client.state_path(home).with_suffix(".tmp")
-    tmp.write_text(json.dumps(state), "utf-8")
-    os.replace(tmp, client.state_path(home))
+    atomic_write(client.state_path(home), json.dumps(state).encode("utf-8"))
 
 
 def _install_signals(app) -> None:
@@ -85,9 +87,6 @@ def _install_signals(app) -> None:
 
 
 async def _serve(app, port: int, announce, remember: bool = False) -> None:
-    from host.daemon import jobs
-    from host.daemon.app import Config
-    from host.daemon.server import make_server
 
     app.shutdown_event = asyncio.Event()
     _install_signals(app)
@@ -108,10 +107,10 @@ async def _serve(app, port: int, announce, remember: bool = False) -> None:
 
 def serve(home: Path, port: int | None = None, announce=lambda state: None) -> dict:
     """Run the daemon in this process until stopped; or report the one already running."""
-    from host.daemon.app import App, Config
 
     home = Path(home)
-    lock = DaemonLock(home / client.LOCK_FILE)
+    pause.resume(home)  # a started daemon ends a `stop --until-login` pause
+    lock = Home(Path(home)).lock()
     if not lock.acquire():
         return {**status_when_ready(home), "already_running": True}
     client.state_path(home).unlink(missing_ok=True)  # a killed daemon's stale address
@@ -153,7 +152,9 @@ def status_when_ready(home: Path) -> dict:
 
 
 def start_detached(home: Path, port: int | None = None) -> dict:
-    """``serve --detach``: start a daemon in the background (or find the running one)."""
+    """``serve --detach``: start a daemon in the background (or find the running one); it
+    ends a ``stop --until-login`` pause."""
+    pause.resume(home)
     state = client.running(home)
     if state and state.get("ready"):
         return {**status(home), "already_running": True}
@@ -161,11 +162,15 @@ def start_detached(home: Path, port: int | None = None) -> dict:
     return status(home)
 
 
-def stop(home: Path, timeout: float = 15.0) -> dict:
-    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it."""
+def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
+    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it.
+    ``until_login``: and keep it stopped until the next login (host/daemon/pause.py)."""
+    if until_login:
+        pause.pause(home)
+    restarts = {"restarts": "next_login" if until_login else "on_demand"}
     state = client.running(home)
     if state is None:
-        return {**status(home), "stopped": False}
+        return {**status(home), "stopped": False, **restarts}
     try:
         client.call(home, "shutdown", timeout=5)
     except Exception:
@@ -176,7 +181,7 @@ def stop(home: Path, timeout: float = 15.0) -> dict:
         time.sleep(0.02)
     if client.lock_held(home):
         raise Unavailable(f"daemon pid {state['pid']} did not stop within {timeout:.0f}s")
-    return {**status(home), "stopped": True, "pid": state["pid"]}
+    return {**status(home), "stopped": True, "pid": state["pid"], **restarts}
 
 
 def announce_stderr(state: dict) -> None:
@@ -190,9 +195,6 @@ def main(argv: list[str] | None = None) -> int:
     The same as ``pagekeeper serve`` without building the whole CLI first
     (every command module), which saves a few hundred ms of start-up.
     """
-    import argparse
-
-    from host.settings import resolve_home
 
     parser = argparse.ArgumentParser(prog="pagekeeper serve")
     parser.add_argument("--home")

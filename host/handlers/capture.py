@@ -17,6 +17,8 @@ import binascii
 import re
 from dataclasses import replace
 
+from engine.archive import registry
+from engine.archive.model import Capture
 from engine.archive.resources import (
     DIGEST_MISMATCH,
     NOT_RECEIVED,
@@ -26,9 +28,11 @@ from engine.archive.resources import (
     plan,
     summary,
 )
+from engine.archive.store import blob_hash
 from engine.errors import InvalidInput
-from host.daemon.security import strip_credentials
+from host.daemon.security import sign, strip_credentials
 from host.handlers import flag, integer, text
+from host.handlers.archive import _options, register_capture
 from host.services.pending_captures import PendingCapture
 
 URL_MAX = 8192
@@ -182,8 +186,6 @@ def _level(kind: str) -> int:
 
 
 def _stored(app, entry: dict, data: bytes, counts: dict) -> dict:
-    from engine.archive.store import blob_hash
-
     if len(data) != entry["size"]:
         return {**entry, "status": TRUNCATED}
     digest = blob_hash(data)
@@ -219,9 +221,6 @@ def _already_committed(app, capture_id: str) -> str | None:
 def capture_commit(params: dict, app) -> dict:
     """Store the received resources (blobs first), then register the version with its
     manifest in one transaction; answers as ``archive_page`` plus ``resources``."""
-    from engine.archive.model import Capture
-    from host.handlers.archive import _options, register_capture
-
     capture = PendingCapture.load(app.home, params.get("capture_id"))
     page = capture.record["page"]
     done = _already_committed(app, capture.id)
@@ -257,8 +256,6 @@ def _resource_counts(app, reg_id: str) -> dict:
 
 
 def _committed_reply(app, reg_id: str, counts: dict) -> dict:
-    from engine.archive import registry
-
     entry = registry.describe(app.store, reg_id, app.base_url)
     entry["versions"] = len(app.store.ids_of_key(entry["key"]))
     return {**entry, "resources": {**_resource_counts(app, reg_id), **counts}}
@@ -266,9 +263,6 @@ def _committed_reply(app, reg_id: str, counts: dict) -> dict:
 
 def version_resources(params: dict, app) -> dict:
     """A version's manifest, paged: each resource's size and status, and its signed path."""
-    from engine.archive import registry
-    from host.daemon.security import sign
-
     reg_id = registry.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
     manifest = app.store.version(reg_id).get("resources") or []
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 200, 1, 1000)

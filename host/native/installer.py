@@ -28,9 +28,16 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from engine.errors import InvalidInput
+from host.daemon import client
+from host.daemon.app import Config
+from host.daemon.security import read_token
+from host.home import atomic_write
 
 HOST_NAME = "com.pagekeeper.host"
 DESCRIPTION = "PageKeeper native host: relays the extension to the local archive daemon"
@@ -93,6 +100,37 @@ BROWSERS: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 FIREFOX = {"firefox"}
+# browser -> OS -> signs that it is installed: a program name looked up on PATH, or a path
+# ("~" and %VARS% expanded) of its program or of a file only the browser itself writes in its
+# user data folder ("Local State", profiles.ini): the folder alone may hold nothing but a
+# manifest an earlier `install` wrote.
+SIGNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "chrome": {
+        "linux": ("google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome", "~/.config/google-chrome/Local State"),
+        "darwin": ("/Applications/Google Chrome.app", "~/Applications/Google Chrome.app"),
+        "win32": ("%LOCALAPPDATA%\\Google\\Chrome\\User Data\\Local State", "%PROGRAMFILES%\\Google\\Chrome\\Application\\chrome.exe"),
+    },
+    "chromium": {
+        "linux": ("chromium", "chromium-browser", "/usr/lib/chromium/chromium", "/snap/bin/chromium", "~/.config/chromium/Local State"),
+        "darwin": ("/Applications/Chromium.app", "~/Applications/Chromium.app"),
+        "win32": ("%LOCALAPPDATA%\\Chromium\\User Data\\Local State",),
+    },
+    "brave": {
+        "linux": ("brave-browser", "brave", "/opt/brave.com/brave/brave", "~/.config/BraveSoftware/Brave-Browser/Local State"),
+        "darwin": ("/Applications/Brave Browser.app", "~/Applications/Brave Browser.app"),
+        "win32": ("%LOCALAPPDATA%\\BraveSoftware\\Brave-Browser\\User Data\\Local State",),
+    },
+    "edge": {
+        "linux": ("microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge", "~/.config/microsoft-edge/Local State"),
+        "darwin": ("/Applications/Microsoft Edge.app", "~/Applications/Microsoft Edge.app"),
+        "win32": ("%LOCALAPPDATA%\\Microsoft\\Edge\\User Data\\Local State",),
+    },
+    "firefox": {
+        "linux": ("firefox", "firefox-esr", "/usr/lib/firefox/firefox", "/usr/lib/firefox-esr/firefox-esr", "/snap/bin/firefox", "~/.mozilla/firefox/profiles.ini"),
+        "darwin": ("/Applications/Firefox.app", "~/Applications/Firefox.app"),
+        "win32": ("%APPDATA%\\Mozilla\\Firefox\\profiles.ini", "%PROGRAMFILES%\\Mozilla Firefox\\firefox.exe"),
+    },
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -102,6 +140,26 @@ class InstallOptions:
     browsers: tuple[str, ...] = tuple(BROWSERS)
     system: bool = False
     profile_dir: Path | None = None
+    present_only: bool = False  # `--browser all`: only the browsers found on this machine
+
+
+def browser_present(browser: str, platform: str | None = None) -> bool:
+    """Whether ``browser`` is installed here: one of its :data:`SIGNS` is found."""
+    for sign in SIGNS[browser].get(platform_key(platform), ()):
+        if "/" in sign or "\\" in sign:
+            if Path(os.path.expandvars(os.path.expanduser(sign))).exists():
+                return True
+        elif shutil.which(sign):
+            return True
+    return False
+
+
+def present_and_missing(options: InstallOptions, platform=None) -> tuple[tuple[str, ...], list]:
+    """The browsers to install or check, and those left out because they are not installed."""
+    if not options.present_only or options.profile_dir is not None:
+        return options.browsers, []
+    present = tuple(b for b in options.browsers if browser_present(b, platform))
+    return present, [b for b in options.browsers if b not in present]
 
 
 def platform_key(platform: str | None = None) -> str:
@@ -116,8 +174,6 @@ def choose_browsers(name: str, profile_dir: Path | None = None) -> tuple[str, ..
     elif name in BROWSERS:
         chosen = (name,)
     else:
-        from engine.errors import InvalidInput
-
         raise InvalidInput(f"unknown browser {name!r}; choose all or {', '.join(BROWSERS)}")
     return tuple(b for b in chosen if not (profile_dir and b in FIREFOX)) or chosen
 
@@ -181,20 +237,14 @@ def write_launcher(home: Path, platform: str | None = None, shared: bool = False
     folder = shared_dir() if shared else Path(home) / LAUNCHER_DIR
     path = folder / f"pagekeeper-native{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
+    atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
     path.chmod(0o755)
     return path
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def _registry(scope_system: bool):
     """``(winreg, HKLM or HKCU)``; tests swap in a recording stand-in for ``winreg``."""
-    import winreg
+    import winreg  # noqa: PLC0415 - Windows only
 
     return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
 
@@ -221,28 +271,29 @@ def _install_one(browser, options, home, launcher, ids, platform) -> dict:
     if _uses_registry(options, platform):
         path = manifest_path(browser, options, home, platform)
         path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path, body)
+        atomic_write(path, body)
         winreg, root = _registry(options.system)
         with winreg.CreateKey(root, f"{where}\\{HOST_NAME}") as key:
             winreg.SetValueEx(key, "", 0, winreg.REG_SZ, str(path))
         return {"browser": browser, "manifest": str(path), "registry": where}
     path = Path(where) / f"{HOST_NAME}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, body)
+    atomic_write(path, body)
     return {"browser": browser, "manifest": str(path)}
 
 
 def install(home: Path, options: InstallOptions, config=None, platform: str | None = None) -> dict:
     """Write the launcher and one manifest per browser; report what was written."""
-    from host.daemon.app import Config
 
     config = config or Config.load(home)
     launcher = write_launcher(home, platform, _shared(options))
     ids = (config.all_extension_ids(), config.firefox_ids)
-    written = [_install_one(b, options, home, launcher, ids, platform) for b in options.browsers]
+    browsers, missing = present_and_missing(options, platform)
+    written = [_install_one(b, options, home, launcher, ids, platform) for b in browsers]
     return {
         "launcher": str(launcher),
         "installed": written,
+        "missing": missing,
         "extension_ids": ids[0],
         "firefox_ids": ids[1],
     }
@@ -313,13 +364,11 @@ def _allowed(data: dict, browser: str) -> list[str]:
 
 def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
     """Manifests present and executable, daemon reachable, token readable, IDs allowed."""
-    from host.daemon import client
-    from host.daemon.app import Config
-    from host.daemon.security import read_token
 
     config = Config.load(home)
     ids = (config.all_extension_ids(), config.firefox_ids)
     windows = _uses_registry(options, platform)
+    browsers, missing = present_and_missing(options, platform)
     manifests = [
         check_manifest(
             b,
@@ -328,7 +377,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
             registered_manifest(b, options, platform) if windows else None,
             _allowed(manifest(b, Path(), *ids), b),
         )
-        for b in options.browsers
+        for b in browsers
     ]
     token = read_token(home)
     daemon = {"running": False}
@@ -352,6 +401,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
     return {
         "ok": ok,
         "manifests": manifests,
+        "missing": missing,
         "token_readable": bool(token),
         "daemon": daemon,
         "home": str(home),

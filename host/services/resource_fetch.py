@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from engine.archive.resources import PENDING, CaptureLimits, plan
 from engine.errors import FetchError, InvalidURL, TooLarge
+from engine.html.parse import decode_html
 from engine.html.rewrite import css_urls, resource_urls
 from host.services.fetch import FetchOptions, afetch
 
@@ -113,8 +114,6 @@ def fetch_resources(html: str, page_url: str, options: ResourceFetchOptions | No
 
 async def awith_resources(capture, options: ResourceFetchOptions | None = None):
     """The capture with its resources fetched (``capture.resources`` = the plan with bytes)."""
-    from engine.html.parse import decode_html
-
     body = capture.html
     if isinstance(body, bytes):
         hint = f"text/html; charset={capture.charset}" if capture.charset else None

@@ -22,7 +22,9 @@ import hashlib
 import re
 from datetime import UTC, datetime
 
+from engine.archive.model import Capture
 from engine.errors import InvalidInput
+from host.daemon.security import strip_credentials
 
 MARK = re.compile(rb"Page saved with SingleFile\s+url:\s*(\S+)(?:\s+saved date:\s*([^\n]+))?")
 DATA_URI = re.compile(r"data:([\w.+-]+/[\w.+-]+)((?:;[\w.-]+=[\w.\"-]+)*);base64,([A-Za-z0-9+/=]+)")
@@ -49,9 +51,6 @@ def _saved_date(text: str | None) -> datetime:
 
 def read_singlefile(data: bytes):
     """(Capture, saved time) of a SingleFile page; InvalidInput without its URL comment."""
-    from engine.archive.model import Capture
-    from host.daemon.security import strip_credentials
-
     mark = MARK.search(data[:16384])
     if mark is None:
         raise InvalidInput("not a SingleFile page: no 'Page saved with SingleFile' comment")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +44,11 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from engine import __version__
+from engine.archive.model import Capture, iso
 from engine.errors import InvalidInput, TooLarge
+from engine.html.parse import decode_html
+from engine.html.rewrite import css_urls, resource_urls
+from host.daemon.security import strip_credentials
 from host.services.singlefile import looks_like_singlefile, read_singlefile
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -263,8 +268,6 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
 
     Malformed input raises InvalidInput; records above the cap raise TooLarge.
     """
-    from engine.archive.model import Capture
-    from host.daemon.security import strip_credentials
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
@@ -318,9 +321,6 @@ def collect_resources(stream: BinaryIO, put_blob: Callable, options: WarcOptions
 
 def page_manifest(capture, found: dict) -> list[dict]:
     """The manifest of one imported page: what it uses that the WARC holds."""
-    from engine.html.parse import decode_html
-    from engine.html.rewrite import css_urls, resource_urls
-
     hint = f"text/html; charset={capture.charset}" if capture.charset else None
     html = decode_html(capture.html, hint).text
     queue = resource_urls(html, capture.url, frames=True)
@@ -363,7 +363,6 @@ def import_captures(
 
 def version_record(store, reg_id: str) -> VersionRecord:
     """A stored version as it goes into a WARC: the original bytes and the record's facts."""
-    from engine.archive.model import iso
 
     doc = store.version(reg_id)
     return VersionRecord(
@@ -389,8 +388,6 @@ def _import_wacz(
     stream: BinaryIO, register: Callable, options: WarcOptions, put_blob
 ) -> ImportSummary:
     """Import each WARC of a WACZ (``archive/*.warc[.gz]``) and add up the summaries."""
-    import zipfile
-
     total = ImportSummary()
     try:
         zipped = zipfile.ZipFile(stream)

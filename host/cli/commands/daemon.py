@@ -10,7 +10,11 @@ import argparse
 import sys
 import webbrowser
 
-from host.cli.entry import command
+from host.cli.command import command
+from host.daemon import client
+from host.daemon import main as daemon
+from host.daemon.security import read_token
+from host.native import relay
 
 
 def render_status(state: dict) -> str:
@@ -21,7 +25,6 @@ def render_status(state: dict) -> str:
 
 
 def run_serve(args, ctx):
-    from host.daemon import main as daemon
 
     if args.detach:
         return daemon.start_detached(ctx.home, args.port)
@@ -30,19 +33,35 @@ def run_serve(args, ctx):
 
 
 def run_stop(args, ctx):
-    from host.daemon import main as daemon
 
-    return daemon.stop(ctx.home)
+    return daemon.stop(ctx.home, until_login=args.until_login)
+
+
+def render_stop(result: dict) -> str:
+    """What stopping means: a plain stop lasts until the browser needs the daemon again.
+
+    >>> print(render_stop({"stopped": True, "restarts": "on_demand"}))
+    stopped. The next page load that needs PageKeeper (a failed address, the popup) starts it again;
+    to keep it stopped until you log in again: pagekeeper stop --until-login
+    """
+    done = "stopped" if result.get("stopped") else "daemon not running"
+    if result.get("restarts") == "next_login":
+        return (
+            f"{done}; it stays stopped until you log in again or restart the computer "
+            "(pagekeeper serve starts it now)"
+        )
+    return (
+        f"{done}. The next page load that needs PageKeeper (a failed address, the popup) starts "
+        "it again;\nto keep it stopped until you log in again: pagekeeper stop --until-login"
+    )
 
 
 def run_status(args, ctx):
-    from host.daemon import main as daemon
 
     return daemon.status(ctx.home)
 
 
 def run_native(args, ctx):
-    from host.native import relay
 
     relay.run(ctx.home, args.caller)
     return None
@@ -54,8 +73,6 @@ def viewer_url(state: dict, token: str, page: str = "/viewer/") -> str:
 
 
 def run_open(args, ctx):
-    from host.daemon import client
-    from host.daemon.security import read_token
 
     state = client.ensure_daemon(ctx.home)
     url = viewer_url(state, read_token(ctx.home) or "")
@@ -72,7 +89,12 @@ def register(sub, common) -> None:
     p.add_argument("--detach", action="store_true", help="start in the background and return")
     p.set_defaults(render=render_status)
     p = command(sub, "stop", run_stop, common, "stop the archive daemon")
-    p.set_defaults(render=lambda s: "stopped" if s.get("stopped") else "daemon not running")
+    p.add_argument(
+        "--until-login",
+        action="store_true",
+        help="keep it stopped (the browser does not start it) until the next login or boot",
+    )
+    p.set_defaults(render=render_stop)
     p = command(sub, "status", run_status, common, "is the daemon running, and where")
     p.set_defaults(render=render_status)
     p = command(sub, "native", run_native, common, "native-messaging host (started by the browser)")

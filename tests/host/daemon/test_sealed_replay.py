@@ -10,6 +10,8 @@ import subprocess
 import urllib.request
 
 import pytest
+from playwright.sync_api import sync_playwright
+from websockets.sync.client import connect
 
 from engine.html.rewrite import css_urls, resource_urls
 from host.daemon.security import sign
@@ -100,8 +102,6 @@ def test_every_resource_comes_back_byte_for_byte(archived, replay, which):
 
 
 def archived_manifest(archived, reg_id: str) -> list[dict]:
-    from websockets.sync.client import connect
-
     port = archived["base"].rsplit(":", 1)[1]
     token = token_of(archived["home"])
     with connect(
@@ -117,8 +117,6 @@ def archived_manifest(archived, reg_id: str) -> list[dict]:
 
 
 def test_viewing_copies_sends_nothing_to_the_live_sites(archived, replay):
-    from playwright.sync_api import sync_playwright
-
     rules = replay.info["rules"]
     args = [
         *FLAGS,
@@ -148,8 +146,6 @@ def test_viewing_copies_sends_nothing_to_the_live_sites(archived, replay):
 
 
 def test_single_file_export_renders_with_no_request(archived, replay, tmp_path):
-    from playwright.sync_api import sync_playwright
-
     out = tmp_path / "books.html"
     done = subprocess.run(
         [
@@ -190,8 +186,6 @@ def test_single_file_export_renders_with_no_request(archived, replay, tmp_path):
 def _stored_resources(archived, url: str) -> list[int]:
     """For each version of ``url`` (newest first), how many resources it stored."""
     port = archived["base"].rsplit(":", 1)[1]
-    from websockets.sync.client import connect
-
     token = token_of(archived["home"])
     headers = {"Authorization": f"Bearer {token}"}
     with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=headers) as ws:

@@ -6,12 +6,18 @@ No crash; every complete frame gets exactly one typed error; the host still answ
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import struct
+import subprocess
+import sys
 import threading
+import time
 
 from engine.errors import all_codes
-from tests.host.daemon_fixtures import SHARED_CACHE, NativeHost
+from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, NativeHost
 
 FRAMES = 10_000
 CAP = 4096
@@ -93,28 +99,27 @@ def test_big_reply_is_paged_under_the_browser_limit(home):
         json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE), "reply_limit": 4096})
     )
     host = NativeHost(home)
-    html = "<title>big</title><p>" + "é✓ " * 20000 + "</p>"
+    # emoji, astral-plane letters, CJK, accents and JSON escapes: 1 to 6 bytes a character
+    html = "<title>big</title><p>" + 'é✓ 😀🎉 𝔘𝔫𝔦 漢字 "q"\\ \t' * 1500 + "</p>"
     reg = host.call(
         {"id": 1, "type": "archive_page", "params": {"url": "https://e.example/", "html": html}}
     )
     assert reg["ok"], reg
     host.send({"id": 2, "type": "get", "params": {"id": reg["result"]["id"], "original": True}})
-    first = host.recv()
-    assert first["page"] == 0 and first["pages"] > 1 and "ok" not in first
-    chunks = [first["chunk"]]
-    for index in range(1, first["pages"]):
-        page = host.recv()
-        assert page["id"] == 2 and page["page"] == index
-        chunks.append(page["chunk"])
-    reply = json.loads("".join(chunks))
+    pages, sizes = [], []
+    while not pages or len(pages) < pages[0]["pages"]:
+        length = struct.unpack("=I", host.proc.stdout.read(4))[0]
+        sizes.append(4 + length)  # the whole frame, header included, as split_pages counts it
+        pages.append(json.loads(host.proc.stdout.read(length)))
+    assert max(sizes) <= 4096, sorted(sizes)[-3:]
+    assert pages[0]["pages"] > 1 and all("ok" not in p and p["id"] == 2 for p in pages)
+    assert [p["page"] for p in pages] == list(range(len(pages)))
+    reply = json.loads("".join(p["chunk"] for p in pages))
     assert reply["ok"] and reply["result"]["html"] == html
     assert host.close() == 0
 
 
 def test_relay_survives_a_daemon_crash(home):
-    import os
-    import signal
-    import time
 
     host = NativeHost(home)
     assert host.call({"id": 1, "type": "ping"})["ok"]
@@ -139,7 +144,6 @@ def padded_ping(rid: str, size: int) -> bytes:
 def test_default_limits_64_mib_requests_and_1_mib_replies(home):
     """Default config: a request of exactly 64 MiB is relayed and answered, one byte more is
     ``too_large`` (and the stream goes on); a reply over 1 MiB comes paged, each frame <= 1 MiB."""
-    from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
 
     assert (DEFAULT_REQUEST_CAP, REPLY_LIMIT) == (64 * 1024 * 1024, 1024 * 1024)
     host = NativeHost(home)
@@ -184,10 +188,6 @@ def test_ping_and_get_token_through_the_native_host(home):
 
 def test_stray_output_never_reaches_the_frame_stream():
     """After take_stdout, a print from any library goes to stderr; only frames reach fd 1."""
-    import subprocess
-    import sys
-
-    from tests.host.daemon_fixtures import ROOT
 
     code = (
         "import os, sys\n"
