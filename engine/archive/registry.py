@@ -37,6 +37,14 @@ from engine.archive.model import (
     iso,
     version_url,
 )
+from engine.archive.resources import (
+    PENDING,
+    STORED,
+    ResourceMap,
+    is_css,
+    is_html,
+    manifest_entry,
+)
 from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
@@ -46,7 +54,7 @@ from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
-from engine.html.rewrite import RewriteOptions, rewrite_tree
+from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, css_urls, rewrite_tree
 from engine.html.similarity import (
     FingerprintIndex,
     shared_share,
@@ -72,6 +80,7 @@ class Prepared:
     links: list[str]
     title: str
     extraction: dict | None
+    resources: list[dict]
     visible: str = ""  # title line and the page's visible text (search and diff read it)
     note: str | None = None  # why part of the analysis was cut (PageLimits)
 
@@ -268,7 +277,11 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     title_node = tree.css_first("title")
     extract = options.extract and size.elements <= options.limits.extract_elements
     seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
-    rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
+    # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
+    # page's re-capture stores the same rewritten blob: content addressing keeps it once.
+    resmap = ResourceMap(ID_SLOT, capture.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, capture.keep_scripts)
+    rewritten = rewrite_tree(tree, url, sealing)
     del tree
     extraction = _extract(decoded.text, url) if extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
@@ -284,6 +297,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
         links=rewritten.links,
         title=title,
         extraction=extraction,
+        resources=_with_data(resmap.entries, capture.resources),
         visible=f"{title}\n{seen}" if seen else "",
         note=None if extract or not options.extract else _no_text(size, options),
     )
@@ -308,8 +322,33 @@ def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: s
         links=[],
         title=capture.title or "",
         extraction=None,
+        resources=_with_data(capture.resources, capture.resources),
         note=note,
     )
+
+
+def _with_data(entries: list[dict], given: list[dict]) -> list[dict]:
+    """Manifest entries, with the bytes a host-side fetch brought (stored before the rows)."""
+    data = {g["url"]: g["data"] for g in given if g.get("data") is not None}
+    kept = [manifest_entry(e) for e in entries]
+    return [{**e, "data": data[e["url"]]} if e["url"] in data else e for e in kept]
+
+
+def _note_nested(store: ArchiveStore, prep: Prepared, options: RegisterOptions, keep: bool) -> None:
+    """List what stored stylesheets and frames use, so the manifest names every resource
+    the sealed copy will ask for (they are rewritten to it when served)."""
+    resmap = ResourceMap(ID_SLOT, prep.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, keep)
+    for entry in list(resmap.entries):
+        if not entry.get("blob") or not (is_css(entry["type"]) or is_html(entry["type"])):
+            continue
+        text = store.get_blob(entry["blob"]).decode("utf-8", "replace")
+        if is_css(entry["type"]):
+            for url in css_urls(text, entry["url"]):
+                resmap.number(url)
+        else:
+            rewrite_tree(LexborHTMLParser(text), entry["url"], sealing)
+    prep.resources = resmap.entries
 
 
 # -- similarity at registration (bounded) ------------------------------------------
@@ -325,6 +364,9 @@ def _fingerprint_of(store: ArchiveStore, reg_id: str) -> str | None:
 def _text_of(store: ArchiveStore, reg_id: str) -> str:
     row = store.row("extracts", reg_id)
     return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
+
+
+ID_SLOT = "__PK_VERSION_ID__"  # the version ID in a stored rewritten copy (see prepare)
 
 
 def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
@@ -538,6 +580,8 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
+        "resources": prep.resources,
+        **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }
 
@@ -581,6 +625,8 @@ def register_analysed(
 ) -> Registration:
     """The store's part of :func:`register`, for a page :func:`analyse` prepared elsewhere
     (the daemon analyses off its store thread)."""
+    prep.resources = store_resource_data(store, prep.resources)  # blobs before rows
+    _note_nested(store, prep, options, capture.keep_scripts)
     prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
@@ -604,6 +650,28 @@ def register_analysed(
     link_ids = _write(store, reg_id, prep, capture, extras)
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
+
+
+def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
+    """Manifest entries with their bytes (``data``, from a host-side fetch) stored as blobs,
+    durably; entries without bytes pass as they are.
+
+    >>> import tempfile, pathlib
+    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> out = store_resource_data(s, [{"url": "u", "type": "text/css", "size": 2,
+    ...                                "status": "pending", "data": b"a{"}])
+    >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
+    ('stored', b'a{')
+    """
+    kept = []
+    for entry in entries:
+        data = entry.get("data")
+        entry = {k: v for k, v in entry.items() if k != "data"}
+        if data is not None and entry.get("status") == PENDING:
+            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
+            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+        kept.append(entry)
+    return kept
 
 
 def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
@@ -796,6 +864,8 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
     body = store.get_blob(doc["orig"] if original else doc["rewritten"])
+    if not original:
+        body = body.replace(ID_SLOT.encode(), reg_id.encode())
     charset = doc["charset"] if original else "utf-8"
     return Content(reg_id, body, doc["content_type"], charset, original, doc)
 
@@ -835,6 +905,42 @@ def served_copy(store: ArchiveStore, ref: str) -> Content:
     doc = content.record
     content.body = with_banner(content.body, doc["ts"], doc["url"])
     return content
+
+
+def served_resource(
+    store: ArchiveStore, ref: str, number: int, original: bool = False, base: str | None = None
+) -> Content:
+    """Resource ``number`` of a version's manifest: its bytes as captured, except that a
+    stylesheet's ``url()``/``@import`` and a frame's resources point at the version's own
+    resources (``original`` keeps them as captured). NotFound when missing."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    manifest = doc.get("resources") or []
+    if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
+        raise NotFound(f"resource {number} of {reg_id} was not captured")
+    entry = manifest[number]
+    body = store.get_blob(entry["blob"])
+    if not original and (is_css(entry["type"]) or is_html(entry["type"])):
+        body = _sealed_text(reg_id, manifest, entry, body, base or RegisterOptions().base)
+    return Content(reg_id, body, entry["type"] or "application/octet-stream", "", original, entry)
+
+
+def _sealed_text(reg_id: str, manifest: list, entry: dict, body: bytes, base: str) -> bytes:
+    """A stored stylesheet or frame with its resource URLs pointed at the version's resources.
+    Bytes outside the URLs are kept as they were (undecodable ones too: surrogateescape)."""
+    resmap = ResourceMap(reg_id, manifest, grow=False)
+    if is_css(entry["type"]):
+        text = body.decode("utf-8", "surrogateescape")
+        fixed = css_rewrite(text, lambda url: _mapped(resmap, url, entry["url"]))
+        return fixed.encode("utf-8", "surrogateescape")
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    options = RewriteOptions(base, reg_id, resmap)
+    return rewrite_tree(tree, entry["url"], options).html.encode("utf-8")
+
+
+def _mapped(resmap: ResourceMap, url: str, base: str) -> str | None:
+    resolved = absolute(url, base)
+    return resmap.path(resolved) if resolved else None
 
 
 def resolve_open(

@@ -10,6 +10,7 @@ path                what
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
                     a signature (``?sig=``) of the path ``/v/<id>/`` required
+``/v/<id>/r/<n>``   resource n of that version's manifest (same auth, same sealed CSP)
 ``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
@@ -61,9 +62,14 @@ REASONS = {
     503: "Service Unavailable",
 }
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+# A copy is sealed: no script, plugins, forms or same-origin access (CSP Level 2 `sandbox`),
+# and no request that leaves the daemon (every fetch directive 'self' or data: at most).
+SEALED_CSP = (
+    "sandbox; default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "font-src 'self' data:; media-src 'self' data:; frame-src 'self'"
+)
 COPY_HEADERS = {
-    # No script, no plugins, no forms, no same-origin access: CSP Level 2 `sandbox`.
-    "Content-Security-Policy": "sandbox",
+    "Content-Security-Policy": SEALED_CSP,
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
@@ -189,21 +195,58 @@ def gc_signature(app, url: str, page_id: str) -> str:
     return sign(app.token, "gc", url, page_id)
 
 
+def sign_resources(app, body: bytes, version_id: str) -> bytes:
+    """Append the version's signature to each of its resource paths in a served copy,
+    stylesheet or frame (a sandboxed copy sends no cookie): the version's own path
+    signature (``sign_path`` of ``/v/<id>/``), which opens that version and what lies under
+    its path, nothing else."""
+    prefix = f"/v/{version_id}/r/".encode()
+    if prefix not in body:
+        return body
+    sig = sign_path(app.token, version_path(version_id)).encode()
+    pattern = re.compile(re.escape(prefix) + rb"[0-9a-z]+")
+    return pattern.sub(lambda m: m.group(0) + b"?sig=" + sig, body)
+
+
+def _wants_original(request: Request) -> bool:
+    return parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
+
+
 async def serve_version(app, request: Request, rest: str) -> Response:
-    version_id = rest.split("/", 1)[0]
+    version_id, _, tail = rest.partition("/")
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
     sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
     signed = verify_path(app.token, version_path(version_id), sig)
     if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
-    original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
+    if tail.startswith("r/"):
+        return await serve_resource(app, request, version_id, tail[2:])
+    original = _wants_original(request)
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
         produced = await app.run(archive_access.produced_links, app, version_id)
         text = body.decode("utf-8", "replace")
         body = sign_links(app, text, version_id, produced).encode("utf-8")
+        body = sign_resources(app, body, version_id)
+    return response(200, body, content_type, COPY_HEADERS)
+
+
+async def serve_resource(app, request: Request, version_id: str, number: str) -> Response:
+    """One resource of a version, byte for byte (stylesheets and frames sealed), with the
+    copy's CSP (an SVG or HTML resource runs no script) and ``nosniff``."""
+    if not number.isdigit():
+        raise NotFound(f"no resource {number!r}")
+    original = _wants_original(request)
+    found = await app.run(archive_access.resource_bytes, app, version_id, int(number), original)
+    body, content_type = found
+    if not original and (content_type.startswith("text/html") or content_type == "text/css"):
+        body = sign_resources(app, body, version_id)
+        if content_type.startswith("text/html"):
+            produced = await app.run(archive_access.produced_links, app, version_id)
+            text = body.decode("utf-8", "replace")
+            body = sign_links(app, text, version_id, produced).encode("utf-8")
     return response(200, body, content_type, COPY_HEADERS)
 
 
