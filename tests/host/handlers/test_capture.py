@@ -272,6 +272,7 @@ def test_version_resources_is_paged(tmp_path):
 
 def _commit_then_die(home, capture_id):
     """A commit killed after its blobs are written, before the version's transaction."""
+
     def die(*args, **kwargs):
         os._exit(9)
 
