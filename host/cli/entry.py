@@ -21,20 +21,26 @@ http://example.com/
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engine import __version__
-from engine.errors import InvalidInput, PageKeeperError, error_payload
-from host.daemon.security import ensure_token, has_version_url, sign_version_urls
+from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
+from host.cli.command import Lines
+from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
+from host.daemon.security import (
+    ensure_token,
+    has_version_url,
+    sign_version_urls,
+    strip_credentials_deep,
+)
 from host.settings import Context, resolve_home
 
-# Modules under host/cli/commands/, each owning a group of subcommands.
-COMMAND_MODULES = ("urls", "suggest", "archive", "similarity", "content", "daemon", "install")
+# Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
+COMMAND_MODULES = (urls, suggest, archive, similarity, content, daemon, install)
 
 # Exit codes by error code; an unknown code falls back along the class tree.
 EXIT_CODES = {
@@ -46,23 +52,6 @@ EXIT_CODES = {
     "unavailable": 6,
     "forbidden": 7,
 }
-
-
-class Lines:
-    """A stream of output lines for batch commands (str as-is, dicts as JSON)."""
-
-    def __init__(self, items: Iterable[Any]) -> None:
-        self.items = items
-
-
-def command(
-    sub, name: str, run: Callable | None, common, help: str, **kw
-) -> argparse.ArgumentParser:
-    """Add a subcommand that accepts the global options too, and bind its ``run``."""
-    parser = sub.add_parser(name, help=help, description=help, parents=[common], **kw)
-    if run is not None:
-        parser.set_defaults(run=run)
-    return parser
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -103,8 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pagekeeper {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = _common_options(suppress=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"host.cli.commands.{name}").register(sub, common)
+    for module in COMMAND_MODULES:
+        module.register(sub, common)
     return parser
 
 
@@ -134,7 +123,7 @@ def exit_code(exc: PageKeeperError) -> int:
 
 
 def report_error(exc: BaseException, ctx: Context) -> int:
-    payload = error_payload(exc)
+    payload = strip_credentials_deep(error_payload(exc))  # never print user:password
     if ctx.json:
         ctx.stdout.write(json.dumps({"ok": False, "error": payload}) + "\n")
     ctx.stderr.write(f"pagekeeper: {payload['code']}: {payload['message']}\n")
@@ -161,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a read-only or full home, a vanished directory: typed, no traceback
+        return report_error(StorageError(f"{exc.strerror or exc}: {exc.filename or ctx.home}"), ctx)
     return _report_status(args, result)
 
 

@@ -25,7 +25,8 @@ import os
 import time
 from pathlib import Path
 
-PAUSE_FILE = "paused.json"
+from host.home import Home, atomic_write
+
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 SESSION_ID = Path("/proc/self/sessionid")
 UNSET_SESSION = "4294967295"  # the kernel's "no audit session" (AUDIT_SID_UNSET)
@@ -56,17 +57,14 @@ def _session() -> str | None:
 def pause(home: Path) -> dict:
     """Write the marker for this login; returns it."""
     marker = {**this_login(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    path = Path(home) / PAUSE_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(marker), "utf-8")
-    os.replace(tmp, path)
+    atomic_write(Home(Path(home)).paused, json.dumps(marker).encode("utf-8"))
     return marker
 
 
 def paused(home: Path) -> dict | None:
     """The marker when it was written in this login (boot and session), else ``None``."""
     try:
-        marker = json.loads((Path(home) / PAUSE_FILE).read_text("utf-8"))
+        marker = json.loads(Home(Path(home)).paused.read_text("utf-8"))
     except (OSError, ValueError):
         return None
     now = this_login()
@@ -77,7 +75,7 @@ def paused(home: Path) -> dict | None:
 def resume(home: Path) -> bool:
     """Remove the marker; ``True`` if there was one."""
     try:
-        (Path(home) / PAUSE_FILE).unlink()
+        Home(Path(home)).paused.unlink()
     except FileNotFoundError:
         return False
     return True

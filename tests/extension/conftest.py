@@ -35,6 +35,7 @@ EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 def pytest_collection_modifyitems(items):
@@ -96,8 +97,8 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    # the dictionary index cache every test daemon shares: a start takes ~1 s, not a build's ~5
-    (home / "config.json").write_text(json.dumps({"port": port, "cache_dir": str(SHARED_CACHE)}))
+    config = {"port": port, "cache_dir": str(SHARED_CACHE)}
+    (home / "config.json").write_text(json.dumps(config))
     pk(home, "serve", "--port", str(port), "--detach")
     yield Host(home, port)
     pk(home, "stop", check=False)
@@ -202,7 +203,6 @@ LISTENERS_READY = """async () => {
 
 @pytest.fixture(scope="module")
 def playwright_instance():
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         yield p

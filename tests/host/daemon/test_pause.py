@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from host.daemon import pause
+from host.home import Home
 from tests.host.daemon_fixtures import NativeHost, pk
 
 
@@ -38,7 +39,7 @@ def test_stop_until_login_holds_until_the_next_login(daemon, home):
     assert refused["ok"] is False and refused["error"]["code"] == "unavailable"
     assert "--until-login" in refused["error"]["message"]
     assert not running(home)
-    marker = home / pause.PAUSE_FILE
+    marker = Home(home).paused
     written = json.loads(marker.read_text())
     assert written["boot"] == pause.this_login()["boot"]
     marker.write_text(json.dumps({**written, "boot": "an-earlier-boot"}))  # the machine restarted
