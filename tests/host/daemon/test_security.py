@@ -427,7 +427,7 @@ def test_every_version_url_the_cli_prints_opens_without_a_cookie(tmp_path):
             assert (parts.hostname, parts.port) == ("127.0.0.1", port), address
             status, headers, _ = raw_get(port, f"{parts.path}?{parts.query}", {})
             assert status == 200, address
-            assert headers["content-security-policy"] == ["sandbox"]
+            assert headers["content-security-policy"] == [SEALED_CSP]
             bare, sig = address.split("?sig=")
             assert raw_get(port, urlsplit(bare).path, {})[0] == 403  # unsigned: the token is needed
             assert raw_get(port, f"{urlsplit(bare).path}?sig={sig[:-1]}", {})[0] == 403
