@@ -68,14 +68,19 @@ TIMES = {
 }
 
 
+SIG = re.compile(r"sig=[0-9a-f]{32}")
+
+
 def masked(value, site: str):
-    """The answer with what differs by home replaced (IDs, archive port, times)."""
+    """The answer with what differs by home replaced (IDs, archive port, times, and the
+    signatures of version addresses: each home has its own token)."""
     if isinstance(value, dict):
         return {k: "T" if k in TIMES else masked(v, site) for k, v in sorted(value.items())}
     if isinstance(value, list):
         return [masked(v, site) for v in value]
     if isinstance(value, str):
-        return PORT.sub(r"ARCHIVE/\1/", ID.sub("ID", value)).replace(site, "SITE")
+        unsigned = SIG.sub("sig=SIG", value)
+        return PORT.sub(r"ARCHIVE/\1/", ID.sub("ID", unsigned)).replace(site, "SITE")
     return value
 
 
