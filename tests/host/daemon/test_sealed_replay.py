@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 from websockets.sync.client import connect
 
 from engine.html.rewrite import css_urls, resource_urls
-from host.daemon.security import sign
+from host.daemon.security import sign_path
 from tests.chromium import CHROMIUM, FLAGS
 from tests.host.capture_dev import sha256, start_replay
 from tests.host.daemon_fixtures import CLI, ROOT, make_home, stop_daemon, token_of
@@ -64,7 +64,7 @@ def get(url: str) -> tuple[int, dict, bytes]:
 
 
 def signed(archived, reg_id: str, url: str, query: str = "") -> str:
-    sig = sign(token_of(archived["home"]), "v", reg_id)
+    sig = sign_path(token_of(archived["home"]), f"/v/{reg_id}/")
     return f"{archived['base']}/v/{reg_id}/{url}?sig={sig}{query}"
 
 
@@ -85,7 +85,7 @@ def test_every_resource_comes_back_byte_for_byte(archived, replay, which):
         entry = manifest[int(match[1])]
         status, headers, data = get(
             f"{archived['base']}/v/{match[0]}/r/{match[1]}?sig="
-            + sign(token_of(archived["home"]), "v", reg_id)
+            + sign_path(token_of(archived["home"]), f"/v/{reg_id}/")
         )
         if entry["status"] != "stored":
             assert status == 404
