@@ -30,7 +30,7 @@ from engine.archive.resources import (
 )
 from engine.archive.store import blob_hash
 from engine.errors import InvalidInput
-from host.daemon.security import sign, strip_credentials
+from host.daemon.security import sign_path, strip_credentials, version_path
 from host.handlers import flag, integer, text
 from host.handlers.archive import _options, register_capture
 from host.services.pending_captures import PendingCapture
@@ -266,7 +266,7 @@ def version_resources(params: dict, app) -> dict:
     reg_id = registry.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
     manifest = app.store.version(reg_id).get("resources") or []
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 200, 1, 1000)
-    sig = sign(app.token, "v", reg_id)
+    sig = sign_path(app.token, version_path(reg_id))  # what the /v/<id>/ route checks
     page = [
         {
             **{k: entry.get(k) for k in ("url", "type", "size", "status", "blob")},

@@ -16,6 +16,7 @@ from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import Conflict, InvalidInput, NotFound
 from host.daemon.app import App, Config
+from host.daemon.security import verify_path
 from host.handlers.capture import (
     capture_abort,
     capture_begin,
@@ -267,6 +268,9 @@ def test_version_resources_is_paged(tmp_path):
     assert [r["n"] for r in listed] == list(range(len(listed)))
     stored = [r for r in listed if r["status"] == "stored"]
     assert all(r["path"].startswith(f"/v/{done['id']}/r/{r['n']}?sig=") for r in stored)
+    # the signature is the one the /v/<id>/ route checks (the daemon then serves the path)
+    version = f"/v/{done['id']}/"
+    assert all(verify_path(app.token, version, r["path"].split("?sig=")[1]) for r in stored)
     assert all(r["path"] is None for r in listed if r["status"] != "stored")
 
 
