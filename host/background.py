@@ -17,6 +17,7 @@ import logging
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
+RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
@@ -44,6 +45,13 @@ async def similar_once(app) -> int:
 async def compact_once(app) -> bool:
     """Fold a long journal into the table snapshots (through the store thread); True if it did."""
     return await app.run(app.store.maybe_compact)
+
+
+async def reclaim_once(app) -> dict:
+    """Expire deletions whose undo window is over and free the blobs nothing references."""
+    from engine.archive.trash import purge
+
+    return await app.run(purge, app.store)
 
 
 async def warm_search_index(app) -> int:
@@ -90,4 +98,5 @@ def start(app) -> list[asyncio.Task]:
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
+        asyncio.create_task(every(RECLAIM_EVERY, reclaim_once, app)),
     ]

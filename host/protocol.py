@@ -28,7 +28,7 @@ from host.security import strip_credentials_deep
 __all__ = ["HANDLERS", "PROTOCOL_VERSION", "handle"]
 
 # Handler modules under host/handlers/; optional ones may not exist yet.
-HANDLER_MODULES = ("core", "archive", "viewer")
+HANDLER_MODULES = ("core", "archive", "collection", "viewer")
 OPTIONAL_MODULES = {"viewer"}
 log = logging.getLogger("pagekeeper.protocol")
 

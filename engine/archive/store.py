@@ -93,6 +93,7 @@ class ArchiveStore:
         self.blob_dir = home / "blobs"
         self.cache: dict = {}  # warm derived structures (similar-page indexes, search index)
         self.rekeyed = 0  # bumped by reindex()
+        self.reclaims = 0  # bumped when engine/archive/trash.py removed blob files
         self._build_indexes()
 
     @classmethod

@@ -299,6 +299,7 @@ def reclaim(store: ArchiveStore, options: ReclaimOptions | None = None) -> dict:
             continue
         size = store.remove_blob_file(path)
         count, freed = count + 1, freed + size
+    store.reclaims += bool(count)
     return {"blobs": count, "freed_bytes": freed}
 
 

@@ -562,11 +562,16 @@ def archive_stats(params: dict, app) -> dict:
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
-        "storage_bytes": _disk_usage(store.home, (len(store.ids), len(store.raw("liveness")))),
+        "storage_bytes": _disk_usage(store.home, _stamp(store)),
     }
 
 
 _DISK: dict[str, tuple] = {}
+
+
+def _stamp(store) -> tuple:
+    """What changes when the bytes on disk may have: versions, checks, pending deletions."""
+    return len(store.ids), len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
 
 
 def _disk_usage(home, stamp: tuple | None = None) -> int:

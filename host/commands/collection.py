@@ -1,0 +1,116 @@
+"""``pagekeeper archive delete|undo|reclaim|stats``: the protocol's handlers, run through
+the daemon when one runs (it is the archive's only writer) and in process otherwise, so
+both paths answer the same (host/handlers/collection.py).
+
+>>> from host.cli import main
+>>> main(["archive", "delete", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
+{"deleted": {"documents": 1, "versions": 2}, "freed_bytes": 48213}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from host.cli import command
+
+
+@dataclass
+class LocalApp:
+    """What a store-thread handler reads of the daemon's App, for a run without a daemon."""
+
+    home: Path
+    store: object
+    base_url: str
+
+
+def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
+    """One protocol request: to the running daemon, else to its handler over the store
+    opened here (as the one writer when ``write``, else read-only)."""
+    from host.commands.archive import _daemon, _via_daemon, base_url, reading, writing
+    from host.protocol import HANDLERS, clean_result
+
+    if _daemon(ctx.home):
+        return _via_daemon(ctx.home, kind, params, timeout=timeout)
+    with (writing if write else reading)(ctx.home) as store:
+        result = HANDLERS[kind](params, LocalApp(Path(ctx.home), store, base_url(ctx.home)))
+    return clean_result(kind, result)
+
+
+def run_delete(args, ctx) -> dict:
+    return call(ctx, "archive_delete", {"ref": args.ref, "undo": args.undo})
+
+
+def render_delete(result: dict) -> str:
+    gone = result["deleted"]
+    line = f"deleted {gone['versions']} version(s), {gone['documents']} document(s)"
+    if result.get("undo"):
+        return (
+            f"{line}; undo until {result['expires_at']}: pagekeeper archive undo {result['undo']}"
+        )
+    return f"{line}; freed {result['freed_bytes']} bytes"
+
+
+def run_undo(args, ctx) -> dict:
+    return call(ctx, "archive_undo", {"undo": args.undo_id})
+
+
+def render_undo(result: dict) -> str:
+    back = result["restored"]
+    return f"restored {back['versions']} version(s), {back['documents']} document(s)"
+
+
+def run_reclaim(args, ctx) -> dict:
+    return call(ctx, "archive_reclaim", {})
+
+
+def run_stats(args, ctx) -> dict:
+    return call(ctx, "archive_stats", {}, write=False)
+
+
+def render_stats(result: dict) -> str:
+    """The figures in one line: what is stored on disk, then what the pages add up to.
+
+    >>> render_stats({"documents": 2, "versions": 3, "storage_bytes": 5800, "original_bytes": 56000})
+    '2 documents, 3 versions: 5.7 KB stored, 55 KB before dedup'
+    """
+    return (
+        f"{result['documents']} documents, {result['versions']} versions: "
+        f"{size(result['storage_bytes'])} stored, {size(result['original_bytes'])} before dedup"
+    )
+
+
+def size(count: int) -> str:
+    """Bytes for people (1024-based, as file managers show them).
+
+    >>> size(512), size(5800), size(56000), size(3 * 1024**3)
+    ('512 B', '5.7 KB', '55 KB', '3.0 GB')
+    """
+    value, unit = float(count), "B"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            break
+        value /= 1024
+    if unit == "B":
+        return f"{count} B"
+    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
+
+
+def add_parsers(cmds, common) -> None:
+    """Add delete, undo, reclaim and stats under ``archive``."""
+    delete = command(
+        cmds, "delete", run_delete, common, "delete a version (ID) or a document (URL)"
+    )
+    delete.add_argument("ref", metavar="ID|URL", help="registration ID, version URL, or a URL")
+    delete.add_argument(
+        "--undo",
+        action="store_true",
+        help="keep it undoable for 10 minutes (pagekeeper archive undo); space is freed after",
+    )
+    delete.set_defaults(render=render_delete)
+    undo = command(cmds, "undo", run_undo, common, "undo a deletion made with --undo")
+    undo.add_argument("undo_id", metavar="UNDO", help="the undo number the deletion printed")
+    undo.set_defaults(render=render_undo)
+    command(cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now")
+    stats = command(cmds, "stats", run_stats, common, "documents, versions and disk space")
+    stats.set_defaults(render=render_stats)
