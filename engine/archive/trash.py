@@ -41,6 +41,7 @@ class DeleteOptions:
 
     undo_s: float = UNDO_S
     now: float | None = None
+    document: bool = False  # an ID or version URL names its whole document
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,10 @@ def row_blob_refs(table: str, doc: dict) -> set[str]:
 # -- which versions -------------------------------------------------------------------------
 
 
-def targets(store: ArchiveStore, ref: str) -> list[str]:
-    """The version IDs a reference names: an ID or version URL names one version, any other
-    URL its whole document. NotFound when nothing is stored under it.
+def targets(store: ArchiveStore, ref: str, document: bool = False) -> list[str]:
+    """The version IDs a reference names: an ID or version URL names one version (its
+    whole document with ``document``), any other URL its whole document. NotFound when
+    nothing is stored under it.
 
     >>> import tempfile, pathlib
     >>> targets(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "https://a.example/")
@@ -95,7 +97,7 @@ def targets(store: ArchiveStore, ref: str) -> list[str]:
     ref = ref.strip()
     if not ref:
         raise InvalidInput("give a registration ID, a version URL or a URL")
-    if is_reg_id(ref) or "/v/" in ref:
+    if (is_reg_id(ref) or "/v/" in ref) and not document:
         return [registry.resolve_id(store, ref)]
     ids = store.ids_of_key(registry.lookup_key(store, ref))
     if not ids:
@@ -115,7 +117,7 @@ def delete(store: ArchiveStore, ref: str, options: DeleteOptions | None = None) 
     """
     options = options or DeleteOptions()
     now = time.time() if options.now is None else options.now
-    ids = targets(store, ref)
+    ids = targets(store, ref, options.document)
     with store.transaction():
         entry = _detach(store, ids, ref, now, options.undo_s)
         trash_id = store.db.table("trash").insert(entry)
@@ -261,6 +263,31 @@ def _restore_document(store: ArchiveStore, rows: dict) -> None:
             store.db.table(table).insert(rows[table])
 
 
+def pending(store: ArchiveStore) -> list[dict]:
+    """Deletions that can still be undone, newest first: what each took and until when.
+
+    >>> import tempfile, pathlib
+    >>> pending(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())))
+    []
+    """
+    found = []
+    for trash_id, entry in store.raw("trash").items():
+        first = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
+        found.append({
+            "undo": trash_id,
+            "url": first.get("url", entry["ref"]),
+            "title": first.get("title", ""),
+            "deleted_at": iso(entry["deleted_at"]),
+            "expires_at": iso(entry["expires_at"]),
+            **entry["summary"],
+        })  # fmt: skip
+    return sorted(found, key=lambda e: (e["deleted_at"], int(e["undo"])), reverse=True)
+
+
+def _rows_of_all(entry: dict):
+    return ((name, reg_id, doc) for name, reg_id, doc in entry["rows"] if name == "versions")
+
+
 # -- expiry and reclaim ----------------------------------------------------------------------
 
 
@@ -322,10 +349,12 @@ def purge(store: ArchiveStore, now: float | None = None, grace_s: float = 60.0) 
     return {"expired": expired, **reclaim(store, ReclaimOptions(grace_s=grace_s, now=now))}
 
 
-def delete_now(store: ArchiveStore, ref: str, now: float | None = None) -> dict:
+def delete_now(store: ArchiveStore, ref: str, options: DeleteOptions | None = None) -> dict:
     """Delete without undo: trash (expiring at once), expire, reclaim. A kill between the
     steps leaves an expired entry the next :func:`purge` finishes."""
-    result = delete(store, ref, DeleteOptions(undo_s=0, now=now))
+    options = options or DeleteOptions()
+    now = options.now
+    result = delete(store, ref, DeleteOptions(undo_s=0, now=now, document=options.document))
     trash_id = result.pop("undo")
     result.pop("expires_at")
     store.db.table("trash").remove(doc_ids=[int(trash_id)])

@@ -71,12 +71,14 @@ def run_stats(args, ctx) -> dict:
 def render_stats(result: dict) -> str:
     """The figures in one line: what is stored on disk, then what the pages add up to.
 
-    >>> render_stats({"documents": 2, "versions": 3, "storage_bytes": 5800, "original_bytes": 56000})
-    '2 documents, 3 versions: 5.7 KB stored, 55 KB before dedup'
+    >>> render_stats({"documents": 2, "versions": 3, "blob_bytes": 5800, "original_bytes": 56000,
+    ...               "storage_bytes": 90000})
+    '2 documents, 3 versions: 5.7 KB stored, 55 KB before dedup (88 KB on disk with the records)'
     """
     return (
         f"{result['documents']} documents, {result['versions']} versions: "
-        f"{size(result['storage_bytes'])} stored, {size(result['original_bytes'])} before dedup"
+        f"{size(result['blob_bytes'])} stored, {size(result['original_bytes'])} before dedup "
+        f"({size(result['storage_bytes'])} on disk with the records)"
     )
 
 

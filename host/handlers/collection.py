@@ -1,4 +1,4 @@
-"""Keeping the archive tidy: archive_delete, archive_undo, archive_reclaim.
+"""Keeping the archive tidy: archive_delete, archive_undo, archive_trash, archive_reclaim.
 
 Thin, like the other handler modules: parameters in, one engine call
 (engine/archive/trash.py) on the store thread, its value out. The CLI calls these
@@ -6,7 +6,7 @@ same handlers, through the daemon when one runs and directly otherwise
 (host/commands/collection.py), so there is one implementation either way.
 
 >>> sorted(HANDLERS)
-['archive_delete', 'archive_reclaim', 'archive_undo']
+['archive_delete', 'archive_reclaim', 'archive_trash', 'archive_undo']
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ def archive_delete(params: dict, app) -> dict:
     from engine.archive import trash
 
     ref = text(params, "ref", max_length=REF_MAX)
+    options = trash.DeleteOptions(document=flag(params, "document"))
     if flag(params, "undo", True):
-        return trash.delete(app.store, ref)
-    return trash.delete_now(app.store, ref)
+        return trash.delete(app.store, ref, options)
+    return trash.delete_now(app.store, ref, options)
 
 
 def archive_undo(params: dict, app) -> dict:
@@ -36,6 +37,14 @@ def archive_undo(params: dict, app) -> dict:
     from engine.archive import trash
 
     return trash.restore(app.store, text(params, "undo", max_length=40))
+
+
+def archive_trash(params: dict, app) -> dict:
+    """Deletions that can still be undone: ``{"pending": [{"undo", "url", "title",
+    "deleted_at", "expires_at", "deleted"}]}``, newest first."""
+    from engine.archive import trash
+
+    return {"pending": trash.pending(app.store)}
 
 
 def archive_reclaim(params: dict, app) -> dict:
@@ -49,5 +58,6 @@ def archive_reclaim(params: dict, app) -> dict:
 HANDLERS = {
     "archive_delete": archive_delete,
     "archive_undo": archive_undo,
+    "archive_trash": archive_trash,
     "archive_reclaim": archive_reclaim,
 }

@@ -551,18 +551,24 @@ def import_warc(params: dict, app) -> dict:
 
 
 def archive_stats(params: dict, app) -> dict:
-    """Documents, versions, bytes on disk, and what content addressing saved."""
+    """Documents, versions, bytes on disk, and what content addressing saved.
+
+    ``blob_bytes`` is the pages as stored (deduplicated, compressed), ``storage_bytes``
+    that plus the records and indexes, ``original_bytes`` the pages as captured.
+    """
     store = app.store
     index = document_index(store)
     versions = store.raw("versions")
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
+    blobs, total = _disk_usage(store.home, _stamp(store))
     return {
         "documents": len(index.entries),
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
-        "storage_bytes": _disk_usage(store.home, _stamp(store)),
+        "blob_bytes": blobs,
+        "storage_bytes": total,
     }
 
 
@@ -574,23 +580,18 @@ def _stamp(store) -> tuple:
     return len(store.ids), len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
 
 
-def _disk_usage(home, stamp: tuple | None = None) -> int:
-    """Bytes of blobs and records on disk; walked again only after the archive changed."""
+def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
+    """(blob bytes, blob + record bytes) on disk; walked again only after the archive changed."""
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    total = _walk_size(home)
-    _DISK[str(home)] = (stamp, total)
-    return total
+    sizes = _walk_size(home, "blobs"), _walk_size(home, "db")
+    _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
+    return sizes[0], sum(sizes)
 
 
-def _walk_size(home) -> int:
-    total = 0
-    for part in ("blobs", "db"):
-        for path in (home / part).rglob("*"):
-            if path.is_file():
-                total += path.stat().st_size
-    return total
+def _walk_size(home, part: str) -> int:
+    return sum(p.stat().st_size for p in (home / part).rglob("*") if p.is_file())
 
 
 # -- live updates --------------------------------------------------------------------------

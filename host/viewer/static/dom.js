@@ -104,13 +104,13 @@ export function stateBadge(state) {
 }
 
 /** Show a message that disappears by itself (errors stay until dismissed). */
-export function toast(message, kind = "error") {
+export function toast(message, kind = "error", ms = 4000) {
   const host = document.getElementById("toasts");
   const close = h("button", { class: "toast-close", type: "button", "aria-label": "Dismiss" }, "×");
   const el = h("div", { class: `toast toast-${kind}` }, h("span", {}, message), close);
   close.addEventListener("click", () => el.remove());
   host.append(el);
-  if (kind !== "error") setTimeout(() => el.remove(), 4000);
+  if (kind !== "error") setTimeout(() => el.remove(), ms);
   return el;
 }
 

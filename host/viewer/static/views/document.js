@@ -2,6 +2,7 @@
 // selected version in a sandboxed frame (rewritten or original), similar pages,
 // and a compare form leading to the diff view.
 
+import { deleteWithUndo } from "../trash.js";
 import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from "../dom.js";
 
 const MODES = ["rewritten", "original"];
@@ -21,7 +22,7 @@ function livenessCard(doc, onCheck) {
     l?.missing?.length ? h("p", { class: "muted keywords" }, "Missing: ", l.missing.slice(0, 12).join(", ")) : null);
 }
 
-function versionRow(v, i, versions, sel, onSelect) {
+function versionRow(v, i, versions, sel, onSelect, onDelete) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
   return h("li", { class: `version${selected ? " is-selected" : ""}`, dataset: { id: v.id } },
@@ -38,7 +39,11 @@ function versionRow(v, i, versions, sel, onSelect) {
           type: "button", class: "btn btn-small", "aria-pressed": selected && sel.mode === mode ? "true" : "false",
           onclick: () => onSelect(v.id, mode), dataset: { mode, version: v.id },
         }, mode === "rewritten" ? "Rewritten" : "Original")),
-        prev ? h("a", { class: "btn btn-small btn-quiet", href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, "Diff with previous") : null)));
+        prev ? h("a", { class: "btn btn-small btn-quiet", href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, "Diff with previous") : null,
+        h("button", {
+          type: "button", class: "btn btn-small btn-quiet btn-danger", dataset: { delete: v.id },
+          "aria-label": `Delete the version of ${when(v.registered_at)}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
+        }, "Delete"))));
 }
 
 function similarList(items, doc) {
@@ -99,9 +104,18 @@ async function exportVersion(ctx, id, btn) {
   }
 }
 
-function header(doc) {
+/** Go to `hash`, rendering it again when it is already the address. */
+function show(hash) {
+  if (location.hash === hash) window.dispatchEvent(new HashChangeEvent("hashchange"));
+  else location.hash = hash;
+}
+
+function header(doc, onDelete) {
   return h("div", { class: "doc-head" },
-    h("a", { class: "back", href: "#/search" }, "← Search"),
+    h("div", { class: "doc-head-bar" },
+      h("a", { class: "back", href: "#/search" }, "← Search"),
+      h("button", { type: "button", class: "btn btn-small btn-danger", id: "delete-doc", onclick: (ev) => onDelete(ev.currentTarget) },
+        doc.versions.length === 1 ? "Delete this page" : `Delete this page (${count(doc.versions.length)} versions)`)),
     h("h1", { id: "doc-h" }, doc.title || safeUrl(doc.url)),
     h("p", { class: "doc-url" }, h("a", { href: safeUrl(doc.url), target: "_blank", rel: "noopener noreferrer" }, safeUrl(doc.url))),
     h("p", { class: "muted" }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? "version" : "versions"} · key `, h("code", {}, doc.key || "")));
@@ -138,18 +152,36 @@ export function render(main, ctx, route) {
     }
   };
 
+  // After a deletion the document is shown without it (or, when nothing is left, the
+  // search); Undo brings the reader back to what was deleted.
+  const removeVersion = (vid, btn) => {
+    btn.disabled = true;
+    const rest = doc.versions.filter((v) => v.id !== vid);
+    deleteWithUndo(ctx, { ref: vid }, {
+      afterDelete: () => show(rest.length ? `#/doc/${encodeURIComponent(vid === id ? rest[0].id : id)}` : "#/search"),
+      afterUndo: () => show(`#/doc/${encodeURIComponent(vid)}`),
+    }).then((res) => { if (!res) btn.disabled = false; });
+  };
+  const removeDocument = (btn) => {
+    btn.disabled = true;
+    deleteWithUndo(ctx, { ref: doc.versions[0].id, document: true }, {
+      afterDelete: () => show("#/search"),
+      afterUndo: () => show(`#/doc/${encodeURIComponent(id)}`),
+    }).then((res) => { if (!res) btn.disabled = false; });
+  };
+
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
     fill(main,
-      header(doc),
+      header(doc, removeDocument),
       h("div", { class: "doc-grid" },
         h("div", { class: "doc-side" },
           livenessCard(doc, check),
           h("section", { class: "card", "aria-labelledby": "versions-h" },
             h("h2", { id: "versions-h" }, "Versions"),
             h("ol", { class: "timeline", "aria-label": "Versions, newest first" },
-              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select))),
+              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h("section", { class: "card", "aria-labelledby": "similar-h" },
             h("h2", { id: "similar-h" }, "Similar pages"), similarList(doc.similar, doc))),
