@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.archive import labels
 from engine.archive.model import (
     Capture,
     RegisterOptions,
@@ -536,6 +537,7 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
         entry = describe(store, ids[at], base)
         before = ids[at - 1] if at else None
         entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
+        entry["note"] = labels.note_of(store, ids[at])
         found.append(entry)
     return found
 
@@ -757,6 +759,7 @@ def search(
     sort: str = "time",
     text: str | None = None,
     base: str | None = None,
+    tag: str | None = None,
 ) -> list[dict]:
     """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
     from engine.archive.search import SearchOptions
@@ -765,6 +768,6 @@ def search(
     if sort not in ("url", "time"):
         raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")
     options = SearchOptions(
-        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base
+        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base, tag
     )
     return run(store, options)

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from engine.archive import labels
 from engine.archive.model import DEFAULT_BASE, iso, version_url
 from engine.archive.store import ArchiveStore
 
@@ -35,6 +36,7 @@ class SearchOptions:
     sort: str = "time"  # "url" | "time" (newest first)
     text: str | None = None
     base: str = DEFAULT_BASE
+    tag: str | None = None  # only documents carrying this tag (engine/archive/labels.py)
 
 
 def wildcard_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
@@ -184,7 +186,11 @@ def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     if options.text:
         allowed = text_keys(store, options.text)
         keys = [k for k in keys if k in allowed]
-    found = [_entry(store, key, options.base) for key in keys]
+    if options.tag is not None:
+        tagged = labels.keys_with_tag(store, options.tag)
+        keys = [k for k in keys if k in tagged]
+    tags = {row["key"]: row["tags"] for row in store.raw("tags").values()}
+    found = [{**_entry(store, key, options.base), "tags": tags.get(key, [])} for key in keys]
     if options.sort == "url":
         found.sort(key=lambda e: (e["url"], e["id"]))
     else:  # newest capture first

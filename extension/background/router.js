@@ -3,7 +3,7 @@
 // {ok: true, result} or {ok: false, error: {code, message}}, the same shape as the host's replies.
 
 import { ext } from '../lib/browser.js';
-import { archiveLink, archiveTab, lastArchiveOf, listVersions } from './archive.js';
+import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { portState, request } from './native.js';
 import { livenessOf } from './visits.js';
@@ -19,6 +19,8 @@ export const HANDLERS = {
   archive_link: (params) => archiveLink(params.url),
   versions: (params) => listVersions(params.url),
   last_archive: (params) => lastArchiveOf(params.url),
+  archive_delete: (params) => deletePage(params.url, params.tabId),
+  archive_undo: (params) => undoDelete(params.undo, params.url, params.tabId),
   similar: relay('similar'),
   open: relay('open', 15000),
   open_copy: openCopy,

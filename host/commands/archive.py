@@ -238,7 +238,13 @@ def render_open(result: dict) -> str:
 def run_search(args, ctx) -> list:
     with reading(ctx.home) as store:
         return registry.search(
-            store, args.pattern, args.case_sensitive, args.sort, args.text, base_url(ctx.home)
+            store,
+            args.pattern,
+            args.case_sensitive,
+            args.sort,
+            args.text,
+            base_url(ctx.home),
+            args.tag,
         )
 
 
@@ -471,6 +477,7 @@ def _read_parsers(cmds, common) -> None:
     find.add_argument("--case-sensitive", action="store_true")
     find.add_argument("--sort", choices=("url", "time"), default="time")
     find.add_argument("--text", metavar="QUERY", help="full-text query (all words must occur)")
+    find.add_argument("--tag", metavar="TAG", help="only documents carrying this tag")
     find.set_defaults(render=render_search)
 
 

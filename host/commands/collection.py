@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from host.cli import command
+from engine.errors import InvalidInput
+from host.cli import Parser, command
 
 
 @dataclass
@@ -98,8 +99,73 @@ def size(count: int) -> str:
     return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
+def run_tag(args, ctx) -> dict:
+    from engine.archive.labels import parse_changes
+
+    if not args.changes:
+        raise InvalidInput("give tags to add (+tag) or remove (-tag)")
+    added, removed = parse_changes(args.changes)
+    return call(ctx, "archive_tag", {"ref": args.ref, "add": added, "remove": removed})
+
+
+def render_tag(result: dict) -> str:
+    return f"{result['url']}: {', '.join(result['tags']) or 'no tags'}"
+
+
+def run_note(args, ctx) -> dict:
+    return call(ctx, "archive_note", {"ref": args.ref, "text": args.text})
+
+
+def render_note(result: dict) -> str:
+    return f"{result['id']}: {result['note'] or 'note removed'}"
+
+
+def run_tags(args, ctx) -> dict:
+    return call(ctx, "archive_tags", {}, write=False)
+
+
+def render_tags(result: dict) -> str:
+    return "\n".join(f"{t['documents']:>5}  {t['tag']}" for t in result["tags"]) or "no tags"
+
+
+class ChangesParser(Parser):
+    """``archive tag URL +a -b``: a ``-word`` that is not one of the command's options is a
+    tag to remove, not an unknown option (``--json``, ``--home`` still work anywhere)."""
+
+    def _parse_optional(self, arg_string):
+        if (
+            arg_string[:1] == "-"
+            and arg_string[:2] != "--"
+            and arg_string not in self._option_string_actions
+        ):
+            return None
+        return super()._parse_optional(arg_string)
+
+
+def _labels_parsers(cmds, common) -> None:
+    held, cmds._parser_class = cmds._parser_class, ChangesParser  # argparse has no per-parser hook
+    try:
+        tag = command(
+            cmds, "tag", run_tag, common, "add (+tag) and remove (-tag) a document's tags"
+        )
+    finally:
+        cmds._parser_class = held
+    tag.add_argument("ref", metavar="ID|URL", help="a URL, or an ID or version URL of any version")
+    tag.add_argument("changes", nargs="*", metavar="+TAG|-TAG")
+    tag.set_defaults(render=render_tag)
+    note = command(cmds, "note", run_note, common, 'set a version\'s note ("" removes it)')
+    note.add_argument(
+        "ref", metavar="ID|URL", help="an ID or version URL; a URL: its newest version"
+    )
+    note.add_argument("text")
+    note.set_defaults(render=render_note)
+    tags = command(cmds, "tags", run_tags, common, "every tag in use, with its document count")
+    tags.set_defaults(render=render_tags)
+
+
 def add_parsers(cmds, common) -> None:
-    """Add delete, undo, reclaim and stats under ``archive``."""
+    """Add delete, undo, reclaim, stats, tag, note and tags under ``archive``."""
+    _labels_parsers(cmds, common)
     delete = command(
         cmds, "delete", run_delete, common, "delete a version (ID) or a document (URL)"
     )

@@ -104,6 +104,7 @@ def search(params: dict, app) -> dict:
         sort=choice(params, "sort", ("url", "time"), "time"),
         text=text(params, "text", None, max_length=4096),
         base=app.base_url,  # version URLs on this daemon's port, not the default one
+        tag=text(params, "tag", None, max_length=256),
     )
     return _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
 

@@ -1,4 +1,5 @@
-"""Keeping the archive tidy: archive_delete, archive_undo, archive_trash, archive_reclaim.
+"""Keeping the archive tidy: archive_delete, archive_undo, archive_trash, archive_reclaim;
+organizing it: archive_tag, archive_note, archive_tags.
 
 Thin, like the other handler modules: parameters in, one engine call
 (engine/archive/trash.py) on the store thread, its value out. The CLI calls these
@@ -6,11 +7,12 @@ same handlers, through the daemon when one runs and directly otherwise
 (host/commands/collection.py), so there is one implementation either way.
 
 >>> sorted(HANDLERS)
-['archive_delete', 'archive_reclaim', 'archive_trash', 'archive_undo']
+['archive_delete', 'archive_note', 'archive_reclaim', 'archive_tag', 'archive_tags', 'archive_trash', 'archive_undo']
 """
 
 from __future__ import annotations
 
+from engine.errors import InvalidInput
 from host.handlers import flag, text
 
 REF_MAX = 8192
@@ -47,6 +49,45 @@ def archive_trash(params: dict, app) -> dict:
     return {"pending": trash.pending(app.store)}
 
 
+def _strings(params: dict, name: str) -> list[str]:
+    value = params.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidInput(f"parameter {name!r} must be a list of strings")
+    return value
+
+
+def archive_tag(params: dict, app) -> dict:
+    """Add and remove tags of a document (``ref``: a URL, an ID or a version URL of any of
+    its versions): ``{"key", "url", "tags"}``. A tag with control characters, empty, or
+    over 64 characters: ``invalid_input``; nothing archived under ``ref``: ``not_found``."""
+    from engine.archive import labels, trash
+
+    ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX), document=True)
+    added = [labels.clean_tag(t) for t in _strings(params, "add")]
+    removed = [labels.clean_tag(t) for t in _strings(params, "remove")]
+    key = app.store.raw("versions")[ids[0]]["key"]
+    tags = labels.set_tags(app.store, key, added, removed)
+    return {"key": key, "url": app.store.raw("versions")[ids[-1]]["url"], "tags": tags}
+
+
+def archive_note(params: dict, app) -> dict:
+    """Set the note of a version (``ref``: its ID or version URL; a URL means the newest
+    version); empty ``text`` removes it: ``{"id", "url", "note"}``."""
+    from engine.archive import labels, trash
+
+    ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX))
+    reg_id = max(ids, key=app.store.capture_order)
+    note = labels.set_note(app.store, reg_id, text(params, "text", max_length=labels.NOTE_MAX * 4))
+    return {"id": reg_id, "url": app.store.raw("versions")[reg_id]["url"], "note": note}
+
+
+def archive_tags(params: dict, app) -> dict:
+    """Every tag in use with its document count: ``{"tags": [{"tag", "documents"}]}``."""
+    from engine.archive import labels
+
+    return {"tags": labels.all_tags(app.store)}
+
+
 def archive_reclaim(params: dict, app) -> dict:
     """Expire finished undo windows and remove blob files nothing references:
     ``{"expired", "blobs", "freed_bytes"}`` (the daemon also does this every minute)."""
@@ -59,5 +100,8 @@ HANDLERS = {
     "archive_delete": archive_delete,
     "archive_undo": archive_undo,
     "archive_trash": archive_trash,
+    "archive_tag": archive_tag,
+    "archive_note": archive_note,
+    "archive_tags": archive_tags,
     "archive_reclaim": archive_reclaim,
 }

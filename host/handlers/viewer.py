@@ -195,7 +195,7 @@ def document(params: dict, app) -> dict:
     """A document by registration ID, version URL or page URL: its timeline,
     the similar pages of one version (``version``, default the newest) and its last check.
     """
-    from engine.archive import registry
+    from engine.archive import labels, registry
 
     ref = text(params, "id", max_length=8192).strip()
     if not ref:
@@ -212,6 +212,7 @@ def document(params: dict, app) -> dict:
         chosen = timeline[0]["id"]
     head = timeline[0]
     return {
+        "tags": labels.tags_of(app.store, key),
         "key": key,
         "url": head["url"],
         "title": head.get("title") or "",

@@ -84,3 +84,38 @@ def test_stats_reads_stored_before_dedup(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("1 documents, 1 versions: ") and " stored, " in out
     assert out.index(" stored, ") < out.index(" before dedup ") < out.index("on disk")
+
+
+def test_tag_note_and_search_by_tag(capsys, tmp_path):
+    home = make_home(tmp_path / "d")
+    reg = add(capsys, home, tmp_path, "partei")
+    other = add(capsys, home, tmp_path, "latin1")
+    code, tagged = cli(capsys, home, "tag", reg["url"], "+Politik", "+later", "-later", "+ministry")
+    assert code == 0 and tagged["tags"] == ["ministry", "politik"]
+    assert cli(capsys, home, "tag", reg["id"], "-ministry")[1]["tags"] == ["politik"]
+    assert [r["id"] for r in cli(capsys, home, "search", "--tag", "politik")[1]] == [reg["id"]]
+    assert cli(capsys, home, "search", "--tag", "ministry")[1] == []
+    assert [r["id"] for r in cli(capsys, home, "search")[1]] == [other["id"], reg["id"]]
+    code, noted = cli(capsys, home, "note", reg["url"], "read before the vote")
+    assert code == 0 and noted == {
+        "id": reg["id"],
+        "url": reg["url"],
+        "note": "read before the vote",
+    }
+    _, rows = cli(capsys, home, "versions", reg["url"])
+    assert rows[0]["note"] == "read before the vote"
+    assert cli(capsys, home, "tags")[1] == {"tags": [{"tag": "politik", "documents": 1}]}
+
+
+def test_bad_tags_and_unknown_ids_are_typed(capsys, tmp_path):
+    home = make_home(tmp_path / "e")
+    reg = add(capsys, home, tmp_path, "partei")
+    code, error = cli(capsys, home, "tag", reg["url"], "+bad\x07tag")
+    assert code == 2 and error["error"]["code"] == "invalid_input"
+    assert "control characters" in error["error"]["message"]
+    code, error = cli(capsys, home, "tag", "20990101000000000000", "+x")
+    assert code == 3 and error["error"]["code"] == "not_found"
+    code, error = cli(capsys, home, "note", "20990101000000000000", "text")
+    assert code == 3 and error["error"]["code"] == "not_found"
+    code, error = cli(capsys, home, "tag", reg["url"])
+    assert code == 2 and error["error"]["code"] == "invalid_input"
