@@ -251,14 +251,27 @@ def nearest_on_site(app, url: str) -> list[dict]:
     ]
 
 
+def confident_bar() -> float:
+    """The score from which a suggestion is a sure repair (the error page's large button):
+    the engine's, sent in every ``nav_error`` answer so the extension never keeps its own.
+
+    >>> confident_bar()
+    0.5
+    """
+    from engine.urls.suggest import SuggestOptions
+
+    return SuggestOptions.confident
+
+
 def navigation_help(app, url: str, params: dict, limit: int) -> dict:
-    """The ``nav_error`` answer: ``{"url", "suggestions", "archived", "similar"}``."""
+    """The ``nav_error`` answer: ``{"url", "suggestions", "confident", "archived", "similar"}``."""
     clean = strip_credentials(url)  # the archive stores URLs without credentials
     # cut here, not only in the reply: version URLs become suggestions the learner records
     archived = strip_credentials_deep(_archived(app, clean))
-    answer = {"url": clean, "suggestions": [], "archived": archived}
+    answer = {"url": clean, "suggestions": [], "archived": archived, "confident": confident_bar()}
     try:
         answer["suggestions"] = _suggestions(app, url, params, limit, archived)
+        answer["confident"] = app.suggester.options.confident
     except Exception as exc:  # the archived copies must still reach the error page
         log.exception("suggestions failed for a nav_error")
         answer["suggest_error"] = error_payload(exc)

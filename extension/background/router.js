@@ -5,7 +5,7 @@
 import { ext } from '../lib/browser.js';
 import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
-import { portState, request } from './native.js';
+import { HostError, portState, request } from './native.js';
 import { livenessOf } from './visits.js';
 
 /** Relay a request to the host unchanged. */
@@ -63,7 +63,9 @@ async function hostStatus() {
  */
 async function viewer(params) {
   const { token, url } = await request('get_token', {});
-  const base = (url ?? (await request('stats', {}))?.daemon?.url).replace(/\/$/, '');
+  const address = url ?? (await request('stats', {}))?.daemon?.url;
+  if (!address) throw new HostError('no_daemon', 'The archive viewer needs the PageKeeper daemon, which is not running.');
+  const base = address.replace(/\/$/, '');
   return { url: `${base}/viewer/?token=${encodeURIComponent(token)}${params.hash ?? ''}`, base };
 }
 

@@ -7,7 +7,6 @@
 //   import { ext } from '../lib/browser.js';
 //   await ext.storage.sync.get({ historyUse: true });
 
-/* global chrome, browser */
 export const ext = globalThis.browser ?? globalThis.chrome;
 
 /** True in Firefox (moz-extension:// origin), false in the Chromium family. */

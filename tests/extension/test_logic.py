@@ -223,7 +223,7 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         page,
         "lib/suggestions.js",
         """const s = (url, score, step = 'spe') => ({ url, score, step });
-           const pick = (result) => { const r = m.rankForPage(result, 'http://gooogle.com/');
+           const pick = (result) => { const r = m.rankForPage({ confident: 0.5, ...result }, 'http://gooogle.com/');
                                       return [r.best?.url ?? null, r.rest.map((x) => x.url)]; };
            return [
              pick({ suggestions: [s('http://google.com/', 0.83), s('http://google.cm/', 0.6)] }),
@@ -238,6 +238,8 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
              pick({ suggestions: [s('http://google.com/', 0.9), s('http://127.0.0.1:1/v/1/x', 0.45, 'archive')],
                     archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
              pick({}),
+             pick({ suggestions: [s('http://google.com/', 0.83)], confident: 0.9 }),
+             pick({ suggestions: [s('http://google.com/', 0.83)], confident: undefined }),
            ];""",
     )
     assert got == [
@@ -250,6 +252,8 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         [None, ["http://x.com/b"]],  # the copy ranked first: no runner-up takes the large button
         ["http://google.com/", []],
         [None, []],
+        [None, ["http://google.com/"]],  # the bar is the host's (nav_error's `confident`)
+        [None, ["http://google.com/"]],  # no bar in the answer: no large button
     ]
 
 

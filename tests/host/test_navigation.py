@@ -9,8 +9,9 @@ import pytest
 
 from engine.archive.model import Capture
 from engine.archive.registry import register
+from engine.urls.suggest import Suggester, SuggestOptions
 from host.app import App, Config
-from host.navigation import navigation_help
+from host.navigation import error_kind, navigation_help
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 URL = "https://news.example.org/story/1"
@@ -42,3 +43,20 @@ def test_a_working_suggester_gives_no_error(app):
     answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
     assert "suggest_error" not in answer
     assert answer["suggestions"][0]["url"] == "http://google.com/"
+
+
+def test_the_confident_bar_is_the_engines_and_travels_in_the_answer(app):
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == SuggestOptions().confident == 0.5
+    app._suggester = Suggester(app.suggester.dictionary, options=SuggestOptions(confident=0.7))
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == 0.7
+
+
+@pytest.mark.parametrize("kind", ["reset", "unreachable"])
+def test_reset_and_unreachable_reach_the_engine_as_themselves(app, kind):
+    assert error_kind({"kind": kind, "error": "net::ERR_X"}) == kind
+    answer = navigation_help(app, "https://wikipedia.org/", {"kind": kind}, 8)
+    retry = [s for s in answer["suggestions"] if s["step"] == "retry"]
+    assert retry and "known site:" in retry[0]["reason"]
+    assert "down for a moment" not in retry[0]["reason"]  # not the generic (unknown) reason

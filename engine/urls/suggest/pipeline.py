@@ -42,39 +42,52 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import Levenshtein
 
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError
-from engine.urls.dictionary import EXTRACT, DomainDictionary, split_host
+from engine.urls.dictionary import DomainDictionary, split_host
 from engine.urls.keyboard import layout_for_languages
 from engine.urls.learning import LearningState
 from engine.urls.segments import Lexicon, Segmenter
 from engine.urls.substitution import TypedURL, ascii_host, host_variants, read_typed
+from engine.urls.suggest.ranking import (
+    Candidate,
+    Suggestion,
+    SuggestOptions,
+    candidate_weight,
+    is_public_suffix,
+    merge,
+    null_weight,
+    siblings,
+    suffix_change_cost,
+)
+from engine.urls.suggest.readings import SECOND_LEVEL, WWW_TYPOS, HostReader, Query
 from engine.urls.typos import typo_cost
 
-ERRORS = ("dns", "refused", "timeout", "http_404", "http_410", "soft_404", "unknown")
-NETWORK_ERRORS = ("dns", "refused", "timeout", "unknown")
+# The one list of error kinds: the extension (extension/lib/net-errors.js) sends only these,
+# which tests/engine/urls/test_suggest_errors.py checks by reading that file.
+ERRORS = (
+    "dns", "refused", "reset", "timeout", "unreachable",
+    "http_404", "http_410", "soft_404", "unknown",
+)  # fmt: skip
+NETWORK_ERRORS = ("dns", "refused", "reset", "timeout", "unreachable", "unknown")
+# What a retry of a known site may expect, by kind (a name that resolved, then failed).
+RETRY_REASONS = {
+    "reset": "a known site: the connection broke off, a reload may get through",
+    "unreachable": "a known site: no route to it now, check the network and try again",
+}
+RETRY_REASON = "a known site: it may be down for a moment"
 PAGE_ERRORS = ("http_404", "http_410", "soft_404")
-# Firefox's fixup table (browser/components/urlbar) and more: typos of TLDs.
-TLD_TYPOS = {
-    "cmo": "com", "con": "com", "cpm": "com", "ocm": "com", "vom": "com", "xom": "com",
-    "cim": "com", "copm": "com", "comm": "com", "coom": "com", "c0m": "com", "com.": "com",
-    "ogr": "org", "rog": "org", "prg": "org", "otg": "org", "orgg": "org", "og": "org",
-    "ent": "net", "nte": "net", "ner": "net", "bet": "net", "met": "net", "nett": "net",
-    "rdu": "edu", "eud": "edu", "ude": "edu",
-}  # fmt: skip
 PENDING_MAX = 256  # new user hosts kept in a small index before the big one is rebuilt
-SECOND_LEVEL = frozenset({"com", "co", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob"})
-WWW_TYPOS = ("ww", "wwww", "wwwww", "qww", "wqw", "wwq", "eww", "wew", "wwe", "www2w")
 
 
 @dataclass(frozen=True)
 class SuggestRequest:
     """A failed navigation.
 
-    ``error``: dns, refused, timeout, http_404, http_410, soft_404 (or unknown).
+    ``error``: one of :data:`ERRORS` (dns, refused, reset, timeout, unreachable,
+    http_404, http_410, soft_404, or unknown).
     ``time``: epoch seconds of the failure (the seed's error message carries it;
     no step ranks by it, the host passes it through). ``languages``: the browser's, e.g. ("de-DE", "en"):
     they pick the keyboard layout and favour the country's TLD.
@@ -89,79 +102,6 @@ class SuggestRequest:
     archived: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Suggestion:
-    """One ranked repair: the URL, a calibrated score (0..1), the step, why."""
-
-    url: str
-    score: float
-    step: str
-    reason: str
-
-    def to_dict(self) -> dict:
-        """The wire form; the score rounded to 3 places.
-
-        >>> Suggestion("http://a.com/", 0.91234, "tld", "x").to_dict()["score"]
-        0.912
-        """
-        return {
-            "url": self.url,
-            "score": round(self.score, 3),
-            "step": self.step,
-            "reason": self.reason,
-        }
-
-
-@dataclass(frozen=True)
-class SuggestOptions:
-    """Tuning of the ranking; the defaults are what tests/bench measured."""
-
-    limit: int = 5
-    confident: float = 0.5  # the error page's big "Did you mean" button
-    beta: float = 2.6  # how fast a likelier typo wins: weight = exp(-beta * cost)
-    alpha: float = 0.45  # popularity prior: (rank + offset) ** -alpha
-    offset: float = 50.0
-    unknown_prior_rank: float = 150_000  # the prior of "a real domain we do not know"
-    unknown_cost: float = 1.1  # …and its typo cost
-    # a real TLD typed for another (misremembered); 0.9 won one tld_swap case per ~120 but
-    # lost omission/transposition ones on held-out bench seeds (issue 3)
-    tld_swap_cost: float = 1.0
-    tld_part_cost: float = 0.35  # the country code left off: .com typed for .com.ar
-    known_typed_boost: float = 30.0  # a known typed domain vs a typo for another one
-    user_boost: float = 40.0  # the user's own domains (per log visit)
-    referrer_boost: float = 30.0
-    taken_boost: float = 1e4
-    rejected_factor: float = 0.05
-    max_variants: int = 6
-    max_near: int = 40  # keys looked at per reading (nearest, then most popular)
-    segments: bool = True  # step 6, when nothing above scores 0.2
-    segment_max_length: int = 14
-    lexicon_labels: int = 10_000  # names of the N most popular domains join the lexicon
-
-
-@dataclass
-class _Candidate:
-    domain: str  # the registrable domain (or host) proposed
-    cost: float
-    step: str
-    reason: str
-    rank: int | None = None  # dictionary rank, None for user/learned domains
-    weight: float = 0.0
-    sub: str | None = None  # the subdomain to keep; None: the typed one
-
-
-@dataclass
-class _Query:
-    """One reading of the typed host: subdomain, key and suffix plus its cost."""
-
-    sub: str
-    key: str
-    suffix: str
-    cost: float
-    step: str
-    reason: str
-
-
 @dataclass
 class _Context:
     request: SuggestRequest
@@ -172,7 +112,7 @@ class _Context:
     typed_known: bool = False  # the host as typed is plausibly right (the null hypothesis)
     domain_known: bool = False  # its registrable domain is known: no other domain at >= 0.5
     www: bool = False
-    candidates: dict[str, _Candidate] = field(default_factory=dict)
+    candidates: dict[str, Candidate] = field(default_factory=dict)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -199,9 +139,7 @@ class Suggester:
         self._pending: set[str] = set()  # hosts added since, in their own small index
         self._pending_index: DomainDictionary | None = None
         self._segmenter: Segmenter | None = None
-        self._suffix_list: list[tuple[str, int]] | None = None
-        self._glue: tuple[dict, dict] | None = None
-        self._tld_cache: dict[str, list[tuple[str, float, str]]] = {}
+        self.reader = HostReader(self.dictionary, self._known)
         if learning is not None:
             self.load_learning(learning)
 
@@ -346,7 +284,7 @@ class Suggester:
         ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
         if _is_local(typed.host):
             # an address or localhost names no domain to repair: scheme/archive/paths only
-            return _merge(self._extras(ctx, []), self.options.limit)
+            return merge(self._extras(ctx, []), self.options.limit)
         queries = self._queries(ctx)
         self._collect(ctx, queries)
         self._learned(ctx)
@@ -355,131 +293,29 @@ class Suggester:
         if self.options.segments and not any(s.score >= 0.2 for s in out):
             out = self._with_segments(ctx, queries, out)
         out += self._extras(ctx, out)
-        return _merge(out, self.options.limit)
+        return merge(out, self.options.limit)
 
     # step 1, 2, 7: readings of the host
-    def _queries(self, ctx: _Context) -> list[_Query]:
+    def _queries(self, ctx: _Context) -> list[Query]:
         host = ascii_host(ctx.typed.host)  # the dictionary holds IDNs as punycode
         ctx.typed_domain = _registrable(host)
         ctx.domain_known = self._known(ctx.typed_domain) or self._known(host)
         # ww.example.com: the domain is known but this host is a typo of www.example.com
         www_typo = host.partition(".")[0] in WWW_TYPOS and host != ctx.typed_domain
         ctx.typed_known = ctx.domain_known and not www_typo
-        queries: list[_Query] = []
+        queries: list[Query] = []
         for variant in host_variants(ctx.typed.host)[: self.options.max_variants]:
             step = "substitution" if variant.change else "dictionary"
             queries += self._readings(ctx, variant.host, variant.cost, step, variant.change)
         return queries
 
-    def _readings(self, ctx, host: str, cost: float, step: str, why: str) -> list[_Query]:
-        out = []
-        for stripped, extra, note in _www_readings(host):
-            if note:
-                ctx.www = True
-            for q in self._split_readings(stripped):
-                q.cost += cost + extra
-                q.step = (
-                    "www"
-                    if note and q.step == "dictionary"
-                    else (step if q.step == "dictionary" else q.step)
-                )
-                q.reason = ", ".join(r for r in (why, note, q.reason) if r)
-                out.append(q)
-        return out
-
-    def _split_readings(self, host: str) -> list[_Query]:
-        key, suffix = split_host(host)
-        sub, _, name = key.rpartition(".")
-        out = [_Query(sub, name, suffix, 0.0, "dictionary", "")]
-        unknown = not suffix or suffix not in self.dictionary.suffix_counts()
-        if unknown:
-            out += self._tld_repairs(sub, name, suffix)
-        if sub and (unknown or name in SECOND_LEVEL):
-            # a mistyped two-label suffix: bbc.co.uc → bbc.co.uk, x.com.tg → x.com.gt
-            head, _, name2 = sub.rpartition(".")
-            out += self._tld_repairs(head, name2, f"{name}.{suffix}")
-        if "." not in host or not self._known(f"{name}.{suffix}"):
-            out += self._missing_dot(host)
-        return [q for q in out if q.key]
-
-    def _tld_repairs(self, sub: str, name: str, suffix: str) -> list[_Query]:
-        """Step 2/4: extraneous characters in the TLD and known TLD typos."""
-        return [
-            _Query(sub, name, known, cost, "tld", why)
-            for known, cost, why in self._tld_fixes(suffix)
-        ]
-
-    def _tld_fixes(self, suffix: str) -> list[tuple[str, float, str]]:
-        """Known suffixes near a typed unknown one, cheapest first (cached per suffix)."""
-        if suffix in self._tld_cache:
-            return self._tld_cache[suffix]
-        out = []
-        fixed = TLD_TYPOS.get(suffix)
-        if fixed:
-            out.append((fixed, 0.3, f".{suffix} is a typo of .{fixed}"))
-        limit = 1 if len(suffix) <= 3 else 2  # every 2-letter TLD is 2 edits from "ni"
-        near = [
-            (known, count)
-            for known, count in self.dictionary.suffix_counts().most_common()
-            if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=limit) <= limit
-        ]
-        for known, count in near[:40]:
-            cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
-            out.append((known, max(cost, 0.3), f".{suffix} → .{known}"))
-        out.sort(key=lambda fix: fix[1])
-        if len(self._tld_cache) > 4096:
-            self._tld_cache.clear()
-        self._tld_cache[suffix] = out[:6]
-        return out[:6]
-
-    def _popular_suffixes(self) -> list[tuple[str, int]]:
-        counts = self.dictionary.suffix_counts()
-        if self._suffix_list is None:
-            self._suffix_list = [(s, c) for s, c in counts.most_common(300) if c >= 3]
-        return self._suffix_list
-
-    def _missing_dot(self, host: str) -> list[_Query]:
-        """``examplecom`` → ``example.com``, ``amazoncom.mx`` → ``amazon.com.mx`` (step 7)."""
-        out = []
-        for glued, suffix in self._glued_readings(host):
-            sub, _, key = glued.rpartition(".")
-            if len(key) < 3:
-                continue
-            known = bool(self.dictionary.ids_with_key(key))
-            why = f"dot missing before .{suffix}"
-            out.append(_Query(sub, key, suffix, 0.3 if known else 0.7, "dot", why))
-        out.sort(key=lambda q: q.cost)
-        return [q for q in out if q.cost < 0.5] or out[:2]
-
-    def _glued_readings(self, host: str) -> list[tuple[str, str]]:
-        """(what stands before the suffix, suffix) when a dot was left out:
-        ``www.google`` in ``www.googlecom``; ``amazon`` in ``amazoncom.mx``."""
-        flat, compound = self._suffix_tables()
-        out = []
-        for n in range(2, min(10, len(host) - 1)):
-            tail = host[-n:]
-            if host[-n - 1] != ".":
-                out += [(host[:-n], suffix) for suffix in flat.get(tail, ())]
-        head, _, last = host.rpartition(".")
-        for first, suffix in compound.get(last, ()):
-            if head.endswith(first) and head[: -len(first)][-1:] not in ("", "."):
-                out.append((head[: -len(first)], suffix))
-        return [(g, s) for g, s in out if g and not g.endswith(".")]
-
-    def _suffix_tables(self) -> tuple[dict, dict]:
-        if self._glue is None:
-            flat: dict[str, list[str]] = {}
-            compound: dict[str, list[tuple[str, str]]] = {}
-            for suffix, _count in self._popular_suffixes():
-                flat.setdefault(suffix.replace(".", ""), []).append(suffix)
-                first, _, rest = suffix.partition(".")
-                if rest:
-                    compound.setdefault(rest, []).append((first, suffix))
-            self._glue = (flat, compound)
-        return self._glue
+    def _readings(self, ctx, host: str, cost: float, step: str, why: str) -> list[Query]:
+        queries, www = self.reader.readings(host, cost, step, why)
+        ctx.www = ctx.www or www
+        return queries
 
     # steps 3, 4, 5: candidates from the dictionary and the user's domains
-    def _collect(self, ctx: _Context, queries: list[_Query]) -> None:
+    def _collect(self, ctx: _Context, queries: list[Query]) -> None:
         seen_keys: set[str] = set()
         exact = math.inf
         for q in sorted(queries, key=lambda q: q.cost):
@@ -494,7 +330,7 @@ class Suggester:
                 self._same_key(ctx, q)
                 self._spelling(ctx, q)
 
-    def _exact(self, ctx: _Context, q: _Query) -> bool:
+    def _exact(self, ctx: _Context, q: Query) -> bool:
         domain = f"{q.key}.{q.suffix}" if q.suffix else q.key
         if domain == ctx.typed_domain and q.step in ("dictionary", "substitution"):
             return False  # the typed domain itself is not a repair (www/scheme fixes are)
@@ -503,17 +339,17 @@ class Suggester:
         self._add(ctx, domain, q.cost, q.step, q.reason or "known domain", q.sub)
         return True
 
-    def _keys_for(self, source: DomainDictionary, q: _Query) -> list[str]:
+    def _keys_for(self, source: DomainDictionary, q: Query) -> list[str]:
         """The user's hosts are indexed whole (``intranet.corp``): query with the subdomain too."""
         if q.sub and source is not self.dictionary:
             return [q.key, f"{q.sub}.{q.key}"]
         return [q.key]
 
-    def _same_key(self, ctx: _Context, q: _Query) -> None:
+    def _same_key(self, ctx: _Context, q: Query) -> None:
         for source in self._sources():
             for typed_key in self._keys_for(source, q):
                 sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
-                for ident in _siblings(source, source.ids_with_key(typed_key), q.suffix):
+                for ident in siblings(source, source.ids_with_key(typed_key), q.suffix):
                     suffix = source.suffix(ident)
                     if suffix != q.suffix:
                         cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
@@ -521,21 +357,21 @@ class Suggester:
                         rank = self._rank_in(source, ident)
                         self._add(ctx, source.domain(ident), cost, "tld", why, sub, rank)
 
-    def _spelling(self, ctx: _Context, q: _Query) -> None:
+    def _spelling(self, ctx: _Context, q: Query) -> None:
         if len(q.key) < 2:
             return
         for source in self._sources():
             for typed_key in self._keys_for(source, q):
                 self._near(ctx, q, source, typed_key)
 
-    def _near(self, ctx: _Context, q: _Query, source: DomainDictionary, typed_key: str) -> None:
+    def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
         by_key: dict[str, list[int]] = {}
         near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
         for ident, _dist in near:
             by_key.setdefault(source.key(ident), []).append(ident)
         for key, ids in list(by_key.items())[: self.options.max_near]:
             base = q.cost + typo_cost(typed_key, key, ctx.layout)
-            for ident in _siblings(source, ids, q.suffix):
+            for ident in siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
                 cost = base + (
                     self._suffix_cost(ctx, q.suffix, suffix) if suffix != q.suffix else 0
@@ -549,8 +385,8 @@ class Suggester:
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         o = self.options
-        cost = _suffix_change_cost(
-            typed, known, _is_public_suffix(typed), o.tld_swap_cost, o.tld_part_cost
+        cost = suffix_change_cost(
+            typed, known, is_public_suffix(typed), o.tld_swap_cost, o.tld_part_cost
         )
         if known == ctx.country or known.endswith("." + ctx.country):
             cost -= 0.4
@@ -569,7 +405,7 @@ class Suggester:
         found = ctx.candidates.get(domain)
         if found is None or cost < found.cost:
             rank = rank or self.dictionary.rank(domain)
-            ctx.candidates[domain] = _Candidate(domain, cost, step, reason, rank, sub=sub)
+            ctx.candidates[domain] = Candidate(domain, cost, step, reason, rank, sub=sub)
 
     def _rank_in(self, source: DomainDictionary, ident: int) -> int:
         """The popularity rank of a match (0: from the user's index, look it up)."""
@@ -601,31 +437,15 @@ class Suggester:
             cand.step, cand.reason = "referrer", f"the link was on {ref_domain}"
 
     # scoring
-    def _weight(self, ctx: _Context, cand: _Candidate) -> float:
-        o = self.options
-        rank = cand.rank if cand.rank is not None else o.unknown_prior_rank / 3
-        weight = (rank + o.offset) ** -o.alpha * math.exp(-o.beta * cand.cost)
+    def _weight(self, ctx: _Context, cand: Candidate) -> float:
         visits = self._user.get(cand.domain, 0.0) + self._user.get("www." + cand.domain, 0.0)
-        if visits:
-            weight *= 1 + o.user_boost * math.log1p(visits)
-        if cand.step == "referrer":
-            weight *= o.referrer_boost
         counts = self.learning.corrections(ctx.typed_domain).get(cand.domain, {})
-        if counts.get("taken", 0) > counts.get("rejected", 0):
-            weight *= o.taken_boost
-        return weight * o.rejected_factor ** counts.get("rejected", 0)
+        return candidate_weight(self.options, cand, visits, counts)
 
     def _null_weight(self, ctx: _Context) -> float:
-        o = self.options
-        if ctx.typed_known:
-            rank = self.dictionary.rank(ctx.typed_domain) or o.unknown_prior_rank / 3
-            visits = self._user.get(ctx.typed_domain, 0.0) + self._user.get(ctx.typed.host, 0.0)
-            return (
-                (rank + o.offset) ** -o.alpha
-                * o.known_typed_boost
-                * (1 + o.user_boost * math.log1p(visits))
-            )
-        return (o.unknown_prior_rank + o.offset) ** -o.alpha * math.exp(-o.beta * o.unknown_cost)
+        visits = self._user.get(ctx.typed_domain, 0.0) + self._user.get(ctx.typed.host, 0.0)
+        rank = self.dictionary.rank(ctx.typed_domain) if ctx.typed_known else None
+        return null_weight(self.options, ctx.typed_known, rank, visits)
 
     def _rank(self, ctx: _Context) -> list[Suggestion]:
         cands = list(ctx.candidates.values())
@@ -659,7 +479,7 @@ class Suggester:
 
     # step 6
     def _with_segments(
-        self, ctx: _Context, queries: list[_Query], out: list[Suggestion]
+        self, ctx: _Context, queries: list[Query], out: list[Suggestion]
     ) -> list[Suggestion]:
         if self._segmenter is None:
             self._segmenter = Segmenter(Lexicon.bundled(self._labels()))
@@ -726,7 +546,8 @@ class Suggester:
                 )
             )
         if ctx.typed_known and req.error in NETWORK_ERRORS:
-            out.append(Suggestion(plain, 0.4, "retry", "a known site: it may be down for a moment"))
+            reason = RETRY_REASONS.get(req.error, RETRY_REASON)
+            out.append(Suggestion(plain, 0.4, "retry", reason))
         if req.error in PAGE_ERRORS:
             out += self._nearest_paths(ctx)
         return out
@@ -767,76 +588,6 @@ def path_score(target: str, path: str) -> float:
     i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     rest_a, rest_b = "/".join(a[i:]), "/".join(b[i:])
     return Levenshtein.ratio(_EXTENSION.sub("", rest_a), _EXTENSION.sub("", rest_b))
-
-
-def _siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int = 5) -> list[int]:
-    """Of domains sharing a key (google.com, google.de, …: ids in rank order),
-    the most popular few and the one under the typed suffix. Two hundred
-    google.* would otherwise split the probability of "google" between them."""
-    chosen = ids[:keep]
-    chosen += [i for i in ids[keep:] if source.suffix(i) == suffix][:1]
-    return chosen
-
-
-@lru_cache(maxsize=4096)
-def _is_public_suffix(suffix: str) -> bool:
-    """A real TLD/public suffix (the PSL), whether or not the dictionary uses it."""
-    return bool(suffix) and suffix.isascii() and EXTRACT(f"x.{suffix}").suffix == suffix
-
-
-@lru_cache(maxsize=65536)
-def _suffix_change_cost(
-    typed: str, known: str, typed_is_known: bool, swap: float = 1.0, part: float = 0.35
-) -> float:
-    """The typo cost of ``typed`` for the suffix ``known`` (SuggestOptions' tld_* costs).
-
-    >>> _suffix_change_cost("com", "com.br", True), _suffix_change_cost("fr", "site", True)
-    (0.35, 1.0)
-    """
-    if not typed:
-        return 0.8
-    if typed_is_known:
-        # a real TLD for another: misremembered more often than mistyped, so any
-        # two TLDs are equally far apart unless one is a slip of the other (co/com)
-        # or the country code was left off (com for com.ar)
-        if _country_left_out(typed, known):
-            return part
-        slip = typo_cost(typed, known)
-        return swap - 0.4 + 0.2 * slip if slip <= 1.0 else swap
-    return 0.2 + typo_cost(typed, known)
-
-
-def _country_left_out(typed: str, known: str) -> bool:
-    """``known`` is the generic TLD ``typed`` with a country code after it: ``com`` for
-    ``com.br``. A country TLD typed (``co``, ``de``) is a choice, not a truncation, and
-    ``co`` is also the classic slip of ``com``: those stay ordinary swaps.
-
-    >>> _country_left_out("com", "com.br"), _country_left_out("co", "co.uk"), _country_left_out("com.br", "com")
-    (True, False, False)
-    """
-    head, _, country = known.rpartition(".")
-    return head == typed and len(typed) > 2 and len(country) == 2 and country.isalpha()
-
-
-def _merge(suggestions: list[Suggestion], limit: int) -> list[Suggestion]:
-    best: dict[str, Suggestion] = {}
-    for s in suggestions:
-        if s.url not in best or best[s.url].score < s.score:
-            best[s.url] = s
-    return sorted(best.values(), key=lambda s: -s.score)[:limit]
-
-
-def _www_readings(host: str) -> list[tuple[str, float, str]]:
-    """The host, and without a mistyped ``www`` (``ww.``, ``wwww.``, ``wwwexample``)."""
-    out = [(host, 0.0, "")]
-    first, dot, rest = host.partition(".")
-    if dot and first in WWW_TYPOS and "." in rest:
-        out.append((rest, 0.15, f"'{first}.' is a typo of 'www.'"))
-    elif dot and first == "www" and "." in rest:
-        out.append((rest, 0.0, ""))
-    if host.startswith("www") and not host.startswith("www.") and "." in host[3:]:
-        out.append((host[3:].lstrip("-"), 0.25, "dot missing after www"))
-    return out
 
 
 def _is_local(host: str) -> bool:
