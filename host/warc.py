@@ -7,13 +7,14 @@ content type, charset and Last-Modified), followed by a ``metadata`` record
 (``application/warc-fields``, ``WARC-Concurrent-To`` the response) whose one field
 ``pagekeeper`` holds PageKeeper's own fields as JSON:
 registration ID, document key, title, version URL, similarity to the previous
-version. A ``warcinfo`` record opens the file. Records are gzipped one by one
+version, and the document's tags and the version's note when it has them. A
+``warcinfo`` record opens the file. Records are gzipped one by one
 (WARC 1.1, annex D), which is what replay tools index.
 
 Import reads any WARC (gzipped or not) and registers every HTML ``response``
 record with status 200 as a version of its URL, dated by its ``WARC-Date``;
 everything else is counted as skipped. A PageKeeper export imported into a
-fresh archive gives the same URLs, times and original bytes.
+fresh archive gives the same URLs, times and original bytes, tags and notes.
 
 >>> import io
 >>> buf = io.BytesIO()
@@ -222,6 +223,28 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
 
     Malformed input raises InvalidInput; records above the cap raise TooLarge.
     """
+    for capture, when, _record_id in _read(stream, options, summary):
+        yield capture, when
+
+
+def pagekeeper_fields(record) -> tuple[str, dict] | None:
+    """(the response's record ID, PageKeeper's fields) of a metadata record this module
+    wrote (``pagekeeper: {json}`` in application/warc-fields), else None."""
+    if record.rec_type != "metadata" or "warc-fields" not in (record.content_type or ""):
+        return None
+    target = record.rec_headers.get_header("WARC-Concurrent-To")
+    for line in record.content_stream().read(1 << 20).decode("utf-8", "replace").splitlines():
+        name, _, value = line.partition(":")
+        if target and name.strip() == "pagekeeper":
+            try:
+                fields = json.loads(value)
+            except ValueError:
+                return None
+            return (target, fields) if isinstance(fields, dict) else None
+    return None
+
+
+def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) -> Iterator:
     from engine.archive.model import Capture
     from host.security import strip_credentials
 
@@ -232,6 +255,9 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
             reason = _skip_reason(record)
             if reason:
                 summary.skip(reason)
+                fields = pagekeeper_fields(record) if on_meta else None
+                if fields:
+                    on_meta(*fields)
                 continue
             body = record.content_stream().read(options.max_record_bytes + 1)
             if len(body) > options.max_record_bytes:
@@ -245,27 +271,40 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
                 last_modified=record.http_headers.get_header("Last-Modified"),
                 source="file",
             )
-            yield capture, parse_time(record.rec_headers.get_header("WARC-Date"))
+            when = parse_time(record.rec_headers.get_header("WARC-Date"))
+            yield capture, when, record.rec_headers.get_header("WARC-Record-ID")
     except ArchiveLoadFailed as exc:
         raise InvalidInput(f"not a WARC file: {exc}") from exc
 
 
 def import_captures(
-    stream: BinaryIO, register: Callable, options: WarcOptions | None = None
+    stream: BinaryIO,
+    register: Callable,
+    options: WarcOptions | None = None,
+    label: Callable | None = None,
 ) -> ImportSummary:
-    """Register every capture of a WARC with ``register(capture, when) -> registration``."""
-    summary = ImportSummary()
-    for capture, when in read_captures(stream, options, summary):
+    """Register every capture of a WARC with ``register(capture, when) -> registration``;
+    ``label(reg_id, fields)`` gets the PageKeeper fields (tags, note) of each registered
+    response from the metadata record that follows it."""
+    summary, registered = ImportSummary(), {}
+
+    def on_meta(record_id: str, fields: dict) -> None:
+        if label is not None and record_id in registered:
+            label(registered[record_id], fields)
+
+    for capture, when, record_id in _read(stream, options, summary, on_meta):
         reg = register(capture, when)
         reg_id = getattr(reg, "id", None) or (reg.get("id") if isinstance(reg, dict) else None)
         summary.imported += 1
         if reg_id:
             summary.ids.append(reg_id)
+            registered[record_id] = reg_id
     return summary
 
 
 def version_record(store, reg_id: str) -> VersionRecord:
     """A stored version as it goes into a WARC: the original bytes and the record's facts."""
+    from engine.archive import labels
     from engine.archive.model import iso
 
     doc = store.version(reg_id)
@@ -282,5 +321,6 @@ def version_record(store, reg_id: str) -> VersionRecord:
             "title": doc.get("title") or "",
             "final_url": doc.get("final_url"),
             "similarity_to_previous": doc.get("prev_similarity"),
+            **labels.exported(store, reg_id, doc["key"]),
         },
     )

@@ -152,3 +152,36 @@ def set_note(store: ArchiveStore, reg_id: str, text: str, now: float | None = No
     else:
         store.remove_row("notes", reg_id)
     return text
+
+
+# -- WARC export and import (host/warc.py) ---------------------------------------------------
+
+
+def exported(store: ArchiveStore, reg_id: str, key: str) -> dict:
+    """The labels a WARC export carries for a version: ``tags`` and ``note`` when set."""
+    found = {"tags": tags_of(store, key), "note": note_of(store, reg_id)}
+    return {name: value for name, value in found.items() if value}
+
+
+def apply_exported(store: ArchiveStore, reg_id: str, fields: dict) -> None:
+    """Take an imported version's tags and note (from :func:`exported`); a malformed or
+    invalid one is left out, the rest still applies.
+
+    >>> import tempfile, pathlib
+    >>> apply_exported(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "1", {})
+    """
+    tags, note = fields.get("tags"), fields.get("note")
+    if isinstance(tags, list) and store.has_version(reg_id):
+        good = [t for t in tags if isinstance(t, str) and _valid(clean_tag, t)]
+        if good:
+            set_tags(store, store.raw("versions")[reg_id]["key"], good, [])
+    if isinstance(note, str) and note and store.has_version(reg_id) and _valid(clean_note, note):
+        set_note(store, reg_id, note)
+
+
+def _valid(check, value) -> bool:
+    try:
+        check(value)
+    except InvalidInput:
+        return False
+    return True

@@ -18,7 +18,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.archive import registry
+from engine.archive import labels, registry
 from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, StorageError, TooLarge
 from host.cli import command
@@ -106,7 +106,10 @@ def run_import(args, ctx) -> dict:
         def register(capture, when):
             return registry.register(store, capture, RegisterOptions(base=base, now=when))
 
-        summary = import_captures(stream, register, WarcOptions())
+        def label(reg_id, fields):
+            labels.apply_exported(store, reg_id, fields)
+
+        summary = import_captures(stream, register, WarcOptions(), label)
     return {"filename": path.name, **summary.to_dict()}
 
 

@@ -529,7 +529,7 @@ def export_warc(params: dict, app) -> dict:
 
 def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
-    from engine.archive import registry
+    from engine.archive import labels, registry
     from engine.archive.model import RegisterOptions
     from host.warc import WarcOptions, import_captures
 
@@ -544,7 +544,10 @@ def import_warc(params: dict, app) -> dict:
         opts = RegisterOptions(base=app.base_url, now=when)
         return registry.register(app.store, capture, opts)
 
-    summary = import_captures(io.BytesIO(data), register, options)
+    def label(reg_id, fields):
+        labels.apply_exported(app.store, reg_id, fields)
+
+    summary = import_captures(io.BytesIO(data), register, options, label)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
