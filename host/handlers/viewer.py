@@ -48,6 +48,7 @@ class SearchQuery:
     since: float | None = None
     until: float | None = None
     state: str | None = None
+    tag: str | None = None
 
     @classmethod
     def from_params(cls, params: dict) -> SearchQuery:
@@ -63,7 +64,15 @@ class SearchQuery:
             since=day_start(params.get("since"), "since"),
             until=day_start(params.get("until"), "until", end=True),
             state=state,
+            tag=_tag_param(params),
         )
+
+
+def _tag_param(params: dict) -> str | None:
+    from engine.archive.labels import clean_tag
+
+    raw = (text(params, "tag", None, 300) or "").strip()
+    return clean_tag(raw) if raw else None
 
 
 def day_start(value, name: str, end: bool = False) -> float | None:
@@ -89,6 +98,10 @@ def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
         narrowed.append(index.between(query.since, query.until))
     if query.text:
         narrowed.append(index.keyed(text_matches(app, query)))
+    if query.tag:
+        from engine.archive.labels import keys_with_tag
+
+        narrowed.append(index.keyed(keys_with_tag(app.store, query.tag)))
     if query.state == "unchecked":
         checked = set(liveness_states(app))
         tests.append(lambda d: d.key not in checked)
@@ -119,7 +132,7 @@ def search_page(params: dict, app) -> dict:
 
     Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
     ``text``, ``site``, ``since``/``until`` (a date = that UTC day, or an ISO time),
-    ``state``, ``offset``, ``limit``.
+    ``state``, ``tag``, ``offset``, ``limit``.
     Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
     """
     started = time.perf_counter()
@@ -127,13 +140,18 @@ def search_page(params: dict, app) -> dict:
     offset = integer(params, "offset", 0, 0)
     limit = integer(params, "limit", 50, 1, MAX_PAGE)
     docs, total = first_docs(app, query, offset + limit)
-    page = [_result(d, check_of(app.store, d.key)) for d in docs[offset : offset + limit]]
+    tags = {row["key"]: row["tags"] for row in app.store.raw("tags").values()}
+    page = [
+        {**_result(d, check_of(app.store, d.key)), "tags": tags.get(d.key, [])}
+        for d in docs[offset : offset + limit]
+    ]
     took = (time.perf_counter() - started) * 1000
     return {
         "total": total,
         "offset": offset,
         "limit": limit,
         "took_ms": round(took, 2),
+        "documents": len(document_index(app.store).entries),  # 0: the archive is empty
         "results": page,
     }
 

@@ -3,6 +3,7 @@
 // and a compare form leading to the diff view.
 
 import { deleteWithUndo } from '../trash.js';
+import { tagLink } from './search.js';
 import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
@@ -22,7 +23,59 @@ function livenessCard(doc, onCheck) {
     l?.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
 }
 
-function versionRow(v, i, versions, sel, onSelect, onDelete) {
+function tagsCard(doc, ctx, reload) {
+  const input = h('input', { id: 'tag-input', name: 'tag', autocomplete: 'off', placeholder: 'add a tag', 'aria-describedby': 'tag-hint' });
+  const form = h('form', { class: 'tag-form' },
+    h('label', { for: 'tag-input', class: 'visually-hidden' }, 'Add a tag'), input,
+    h('button', { type: 'submit', class: 'btn btn-small' }, 'Add'));
+  const change = async (params) => {
+    try {
+      await ctx.api.call('archive_tag', { ref: doc.versions[0].id, ...params });
+      await reload();
+      document.getElementById('tag-input')?.focus();
+    } catch (err) {
+      toast(`Tag not saved: ${err.message}`);
+    }
+  };
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (input.value.trim()) change({ add: [input.value] });
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'tags-h' },
+    h('h2', { id: 'tags-h' }, 'Tags'),
+    h('ul', { class: 'tag-list', id: 'tag-list', 'aria-label': 'Tags of this page' }, (doc.tags || []).map((t) => h('li', {},
+      tagLink(t),
+      h('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove the tag ${t}`, onclick: () => change({ remove: [t] }) }, '×')))),
+    (doc.tags || []).length ? null : h('p', { class: 'muted', id: 'tag-hint' }, 'No tags yet. Tags belong to the page, all its versions.'),
+    form);
+}
+
+function noteBox(v, ctx, reload) {
+  const box = h('div', { class: 'version-note' });
+  const view = () => fill(box,
+    v.note ? h('p', { class: 'note-text', dataset: { note: v.id } }, v.note) : null,
+    h('button', { type: 'button', class: 'btn btn-small btn-quiet', dataset: { noteEdit: v.id }, onclick: edit }, v.note ? 'Edit note' : 'Add a note'));
+  const edit = () => {
+    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${when(v.registered_at)}` }, v.note || '');
+    const save = async (ev) => {
+      ev.preventDefault();
+      try {
+        await ctx.api.call('archive_note', { ref: v.id, text: area.value });
+        await reload();
+      } catch (err) {
+        toast(`Note not saved: ${err.message}`);
+      }
+    };
+    fill(box, h('form', { class: 'note-form', onsubmit: save }, area,
+      h('div', {}, h('button', { type: 'submit', class: 'btn btn-small btn-primary' }, 'Save note'),
+        h('button', { type: 'button', class: 'btn btn-small btn-quiet', onclick: view }, 'Cancel'))));
+    area.focus();
+  };
+  view();
+  return box;
+}
+
+function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
   return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
@@ -43,7 +96,8 @@ function versionRow(v, i, versions, sel, onSelect, onDelete) {
         h('button', {
           type: 'button', class: 'btn btn-small btn-quiet btn-danger', dataset: { delete: v.id },
           'aria-label': `Delete the version of ${when(v.registered_at)}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
-        }, 'Delete'))));
+        }, 'Delete')),
+      noteBox(v, ctx, reload)));
 }
 
 function similarList(items, doc) {
@@ -178,10 +232,11 @@ export function render(main, ctx, route) {
       h('div', { class: 'doc-grid' },
         h('div', { class: 'doc-side' },
           livenessCard(doc, check),
+          tagsCard(doc, ctx, load),
           h('section', { class: 'card', 'aria-labelledby': 'versions-h' },
             h('h2', { id: 'versions-h' }, 'Versions'),
             h('ol', { class: 'timeline', 'aria-label': 'Versions, newest first' },
-              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion))),
+              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion, ctx, load))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc))),

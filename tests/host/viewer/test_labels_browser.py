@@ -1,0 +1,75 @@
+"""Tags and notes in the viewer, in real Chromium against a real daemon (own module: the
+seeded archive's fixtures are module-scoped and these tests change it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.host.viewer.conftest import start_daemon, stop_daemon
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def open_viewer(page, daemon, hash_="#/search"):
+    page.goto(daemon.viewer(hash_))
+    expect(page.locator("#conn")).to_have_text("live")
+
+
+def test_tag_a_page_then_filter_the_search_by_it(page, daemon, seeded):
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_label("Add a tag").fill("Stadtrat")
+    page.get_by_role("button", name="Add", exact=True).click()
+    expect(page.locator("#tag-list")).to_contain_text("stadtrat")
+    assert daemon.result("archive_tags")["tags"] == [{"tag": "stadtrat", "documents": 1}]
+    page.locator("#tag-list a", has_text="stadtrat").click()
+    expect(page.locator(".results .result-link")).to_have_count(1)
+    expect(page.locator(".results .result-link")).to_contain_text("ministerium-2")
+    expect(page.locator("#q-tag")).to_have_value("stadtrat")
+    page.locator("#q-tag").fill("")
+    expect(page.locator(".results .result-link")).to_have_count(4)
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_role("button", name="Remove the tag stadtrat").click()
+    expect(page.locator("#tag-hint")).to_be_visible()
+    assert daemon.result("archive_tags")["tags"] == []
+
+
+def test_a_bad_tag_is_refused_with_a_message(page, daemon, seeded):
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_label("Add a tag").fill("-minus")
+    page.get_by_role("button", name="Add", exact=True).click()
+    expect(page.locator(".toast-error")).to_contain_text("Tag not saved")
+
+
+def test_note_on_a_version(page, daemon, seeded):
+    old, new = seeded.article_ids
+    open_viewer(page, daemon, f"#/doc/{new}")
+    page.locator(f"[data-note-edit='{old}']").click()
+    page.locator(f"#note-{old}").fill("Before the petition passed\nten thousand.")
+    page.get_by_role("button", name="Save note").click()
+    expect(page.locator(f"[data-note='{old}']")).to_have_text(
+        "Before the petition passed\nten thousand."
+    )
+    rows = daemon.result("versions", {"url": seeded.article_url})["versions"]
+    assert {r["id"]: r["note"] for r in rows} == {
+        new: "",
+        old: "Before the petition passed\nten thousand.",
+    }
+
+
+def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
+    from tests.host.viewer.conftest import free_port
+
+    home = tmp_path / "empty"
+    home.mkdir()
+    running = start_daemon(home, free_port())
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+        tab = context.new_page()
+        open_viewer(tab, running)
+        expect(tab.locator(".search-status")).to_contain_text("Your archive is empty")
+        expect(tab.locator(".search-status")).to_contain_text("Archive this page")
+        context.close()
+    finally:
+        stop_daemon(running.proc)
