@@ -21,6 +21,7 @@ export const HANDLERS = {
   last_archive: (params) => lastArchiveOf(params.url),
   archive_delete: (params) => deletePage(params.url, params.tabId),
   archive_undo: (params) => undoDelete(params.undo, params.url, params.tabId),
+  archive_tag: relay('archive_tag'),
   similar: relay('similar'),
   open: relay('open', 15000),
   open_copy: openCopy,

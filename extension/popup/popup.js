@@ -82,6 +82,7 @@ async function onArchive() {
   fill('archive', 'Archive again');
   if (!reply.ok) return showError(reply.error);
   renderResult(reply.result);
+  await tagArchived(reply.result);
   await showVersions();
 }
 
@@ -108,6 +109,22 @@ async function onUndo(undoId, button) {
   if (!reply.ok) return showError(reply.error);
   show('deleted', false);
   await showVersions();
+}
+
+/** "reading, Recipes" → the tags the host adds to the page just archived (it cleans them). */
+export function typedTags(text) {
+  return text.split(',').map((t) => t.trim()).filter(Boolean);
+}
+
+async function tagArchived(result) {
+  const field = document.getElementById('archive-tags');
+  const tags = typedTags(field.value);
+  if (!tags.length) return;
+  const reply = await callBackground('archive_tag', { ref: result.id, add: tags });
+  if (!reply.ok) return showError({ message: `Archived, but the tags were not saved: ${reply.error.message}` });
+  field.value = '';
+  fill('tags-saved', `Tagged: ${reply.result.tags.join(', ')}`);
+  show('tags-saved');
 }
 
 function renderResult(r) {

@@ -32,3 +32,23 @@ def test_delete_from_the_popup_then_undo(browser, site, host):
     expect(popup.locator("#status")).to_contain_text(re.compile("^2 archived versions"))
     expect(popup.locator("#deleted")).to_be_hidden()
     popup.close()
+
+
+def test_tag_while_archiving(browser, site, host):
+    import json
+
+    from tests.extension.conftest import pk
+
+    browser.set_option("allowPrivate", True)
+    site.pages["/notes/tagged.html"] = (200, ARTICLE.format(title="tagged", extra="With tags."))
+    url = site.url("/notes/tagged.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={browser.tab_id(url)}"))
+    popup.get_by_label("Tags (optional, comma-separated)").fill("Rivers, field notes,")
+    popup.get_by_role("button", name=re.compile("Archive")).click()
+    expect(popup.locator("#tags-saved")).to_have_text("Tagged: field notes, rivers", timeout=15000)
+    found = json.loads(pk(host.home, "--json", "archive", "search", "--tag", "rivers").stdout)
+    assert [r["url"] for r in found] == [url]
+    popup.close()
