@@ -17,6 +17,7 @@ import logging
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
+TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at most)
 RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
 SIMILAR_BUDGET_S = 0.2
@@ -57,17 +58,25 @@ async def reclaim_once(app) -> dict:
 async def warm_search_index(app) -> int:
     """Build the viewer's search indexes once, on the store thread; how many documents.
 
-    The URL index in one go (~0.6 s at 100k versions), then the full-text index in
-    steps of 250 versions (~10-25 ms each; seconds in all at 100k), so requests typed
-    meanwhile wait behind one short step, not the whole build.
+    The URL index in one go (~0.6 s at 100k versions), then the full-text index
+    (host/fulltext.py, kept on disk: only what it has not seen) in steps of 250
+    versions, so requests typed meanwhile wait behind one short step.
     """
-    from engine.archive.search import warm_text_index
+    from host.fulltext import index_of
     from host.viewer.index import document_index
 
     index = await app.run(document_index, app.store)
-    while not await app.run(warm_text_index, app.store, 250):
+    text = index_of(app.home)
+    while not await app.run(text.sync, app.store, 250):
         pass
     return len(index.entries)
+
+
+async def text_index_once(app) -> bool:
+    """Catch the full-text index up with what crawls, schedules and imports registered."""
+    from host.fulltext import index_of
+
+    return await app.run(index_of(app.home).sync, app.store, 250)
 
 
 async def once(job, app) -> None:
@@ -99,4 +108,5 @@ def start(app) -> list[asyncio.Task]:
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
         asyncio.create_task(every(RECLAIM_EVERY, reclaim_once, app)),
+        asyncio.create_task(every(TEXT_INDEX_EVERY, text_index_once, app)),
     ]

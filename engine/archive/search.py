@@ -179,6 +179,25 @@ def _entry(store: ArchiveStore, key: str, base: str) -> dict:
     }
 
 
+def matching_keys(store: ArchiveStore, options: SearchOptions) -> list[str]:
+    """Keys of the documents whose URL matches the pattern (and that carry ``tag``), in
+    the URL index's order; full text is left to the caller (host/fulltext.py ranks it)."""
+    keys = _cached(store, "search_urls", _UrlLines).matching(
+        wildcard_regex(options.pattern, options.case_sensitive)
+    )
+    if options.tag is not None:
+        tagged = labels.keys_with_tag(store, options.tag)
+        keys = [k for k in keys if k in tagged]
+    return keys
+
+
+def entry(store: ArchiveStore, key: str, base: str) -> dict:
+    """A search result for one document (its newest version), with its tags."""
+    found = _entry(store, key, base)
+    del found["ts"]
+    return {**found, "tags": labels.tags_of(store, key)}
+
+
 def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     """Documents whose URL matches the pattern (and whose text matches ``text``), sorted."""
     lines = _cached(store, "search_urls", _UrlLines)

@@ -236,13 +236,23 @@ def render_open(result: dict) -> str:
 
 
 def run_search(args, ctx) -> list:
+    if args.text is not None:  # ranked full text: the protocol's search, daemon up or not
+        from host.commands.collection import call
+
+        params = {"pattern": args.pattern, "case_sensitive": args.case_sensitive}
+        params |= {"text": args.text, "tag": args.tag, "limit": 1000}
+        if args.sort:
+            params["sort"] = args.sort
+        return call(ctx, "search", params, write=False)["results"]
+    if args.sort == "relevance":
+        raise InvalidInput("--sort relevance needs --text")
     with reading(ctx.home) as store:
         return registry.search(
             store,
             args.pattern,
             args.case_sensitive,
-            args.sort,
-            args.text,
+            args.sort or "time",
+            None,
             base_url(ctx.home),
             args.tag,
         )
@@ -251,9 +261,19 @@ def run_search(args, ctx) -> list:
 def render_search(rows: list) -> str:
     if not rows:
         return "no matches"
-    return "\n".join(
-        f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}" for r in rows
-    )
+    lines = []
+    for r in rows:
+        lines.append(f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}")
+        if r.get("snippet_text"):
+            lines.append(f"    {_marked_text(r['snippet_text'], r['snippet_marks'])}")
+    return "\n".join(lines)
+
+
+def _marked_text(text: str, marks: list) -> str:
+    """A snippet for a terminal: matched words between [ and ]."""
+    for start, end in reversed(marks):
+        text = f"{text[:start]}[{text[start:end]}]{text[end:]}"
+    return text
 
 
 # -- crawl, schedule, dust -----------------------------------------------------------------
@@ -475,8 +495,16 @@ def _read_parsers(cmds, common) -> None:
     find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
     find.add_argument("pattern", nargs="?", default="*")
     find.add_argument("--case-sensitive", action="store_true")
-    find.add_argument("--sort", choices=("url", "time"), default="time")
-    find.add_argument("--text", metavar="QUERY", help="full-text query (all words must occur)")
+    find.add_argument(
+        "--sort",
+        choices=("relevance", "url", "time"),
+        help="order (default: relevance with --text, else newest first)",
+    )
+    find.add_argument(
+        "--text",
+        metavar="QUERY",
+        help='full-text query, best match first: words, "exact words", prefix*, -excluded',
+    )
     find.add_argument("--tag", metavar="TAG", help="only documents carrying this tag")
     find.set_defaults(render=render_search)
 

@@ -14,6 +14,7 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 
 from engine.errors import InvalidInput, NotFound
@@ -51,9 +52,21 @@ def _register(app, capture, options) -> dict:
 
     reg = registry.register(app.store, capture, options)
     record_archived(app, reg.url)
+    keep_text_index(app)
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
+
+
+def keep_text_index(app) -> None:
+    """Index what was just registered for full-text search (host/fulltext.py; on the store
+    thread, a few ms). A failure leaves it to the next sync, never fails the capture."""
+    from host import fulltext
+
+    try:
+        fulltext.index_of(app.home).sync(app.store, limit=50)
+    except Exception:  # derived data: the next query or background step catches up
+        logging.getLogger("pagekeeper.fulltext").exception("full-text indexing failed")
 
 
 async def _fetched_capture(params: dict):
@@ -94,19 +107,69 @@ def similar(params: dict, app) -> dict:
 
 
 def search(params: dict, app) -> dict:
-    """URL wildcard search (``*``, ``?``) and/or full-text search, paged."""
+    """URL wildcard search (``*``, ``?``), tag and/or full-text search, paged. With ``text``
+    the documents come in relevance order (BM25; ``sort`` time|url reorders them), each
+    with a ``snippet`` of its best version marking the matched words."""
     from engine.archive import registry
 
-    found = registry.search(
-        app.store,
-        text(params, "pattern", "*", max_length=URL_MAX),
-        case_sensitive=flag(params, "case_sensitive"),
-        sort=choice(params, "sort", ("url", "time"), "time"),
-        text=text(params, "text", None, max_length=4096),
-        base=app.base_url,  # version URLs on this daemon's port, not the default one
-        tag=text(params, "tag", None, max_length=256),
+    pattern = text(params, "pattern", "*", max_length=URL_MAX)
+    query = text(params, "text", None, max_length=4096)
+    sort = choice(params, "sort", ("relevance", "url", "time"), "relevance" if query else "time")
+    tag = text(params, "tag", None, max_length=256)
+    offset, limit = integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000)
+    case = flag(params, "case_sensitive")
+    if query and query.strip():
+        found = ranked_search(app, pattern, case, sort, query, tag)
+        page = found[offset : offset + limit]
+        return {"total": len(found), "offset": offset, "results": _with_snippets(app, page)}
+    if sort == "relevance":
+        raise InvalidInput("sort 'relevance' needs a full-text query ('text')")
+    found = registry.search(app.store, pattern, case, sort, None, app.base_url, tag)
+    return _page(list(found), offset, limit)
+
+
+def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> list[dict]:
+    """Documents matching the full-text ``query`` (host/fulltext.py) and the URL pattern and
+    tag, best first (or by time or URL); each remembers its best version for the snippet."""
+    from engine.archive.model import RegisterOptions
+    from engine.archive.search import SearchOptions, matching_keys
+    from host import fulltext
+
+    home = getattr(app, "home", None) or app.store.home
+    parsed, ranked = fulltext.ranked(app.store, home, query)
+    options = SearchOptions(pattern or "*", case, "time", None, RegisterOptions().base, tag)
+    allowed = (
+        None if (pattern or "*") == "*" and tag is None else set(matching_keys(app.store, options))
     )
-    return _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
+    found = []
+    for key, best, rank in ranked:
+        if (allowed is None or key in allowed) and app.store.ids_of_key(key):
+            found.append({"key": key, "best": best, "rank": rank})
+    if sort == "url":
+        found.sort(
+            key=lambda f: app.store.raw("versions")[app.store.latest_of_key(f["key"])]["url"]
+        )
+    elif sort == "time":
+        found.sort(
+            key=lambda f: app.store.capture_order(app.store.latest_of_key(f["key"])), reverse=True
+        )
+    for item in found:
+        item["query"] = parsed
+    return found
+
+
+def _with_snippets(app, page: list[dict]) -> list[dict]:
+    from engine.archive.search import entry
+    from host import fulltext
+
+    out = []
+    for item in page:
+        result = entry(app.store, item["key"], app.base_url)
+        snippet = fulltext.snippet(app.store, item["best"], item["query"])
+        out.append(
+            {**result, "score": round(-item["rank"], 4), "match_id": item["best"], **snippet}
+        )
+    return out
 
 
 def _page(items: list, offset: int, limit: int) -> dict:
@@ -193,6 +256,7 @@ def _register_crawled(app, capture, options):
 
     reg = registry.register(app.store, capture, options)
     record_archived(app, reg.url)
+    keep_text_index(app)
     return reg
 
 

@@ -175,11 +175,11 @@ def _result(d, check: dict | None) -> dict:
 
 
 def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents whose stored text holds every word of ``query.text``
-    (the archive's inverted index, engine/archive/search.py ``text_keys``)."""
-    from engine.archive.search import text_keys
+    """Keys of the documents matching the full-text query ``query.text`` (host/fulltext.py:
+    words, "phrases", prefix*, -excluded, CJK)."""
+    from host import fulltext
 
-    return text_keys(app.store, query.text)
+    return {key for key, _best, _rank in fulltext.ranked(app.store, app.home, query.text)[1]}
 
 
 # -- document ---------------------------------------------------------------------------

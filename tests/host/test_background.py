@@ -95,3 +95,6 @@ def test_the_search_index_is_warmed_in_the_background(app):
     assert asyncio.run(warm_search_index(app)) == 3
     store, _, index = _INDEXES[id(app.store)]
     assert store is app.store and index.seen == 3
+    from host.fulltext import index_of
+
+    assert index_of(app.home).count() == 3  # the full-text index too, on disk
