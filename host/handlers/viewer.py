@@ -145,6 +145,7 @@ def search_page(params: dict, app) -> dict:
         {**_result(d, check_of(app.store, d.key)), "tags": tags.get(d.key, [])}
         for d in docs[offset : offset + limit]
     ]
+    page = snippets(app, query, page)
     took = (time.perf_counter() - started) * 1000
     return {
         "total": total,
@@ -174,12 +175,34 @@ def _result(d, check: dict | None) -> dict:
 # -- full text --------------------------------------------------------------------------
 
 
+_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best version ID})
+
+
 def text_matches(app, query: SearchQuery) -> set[str]:
     """Keys of the documents matching the full-text query ``query.text`` (host/fulltext.py:
-    words, "phrases", prefix*, -excluded, CJK)."""
+    words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
+    page's snippets (:func:`snippets`)."""
     from host import fulltext
 
-    return {key for key, _best, _rank in fulltext.ranked(app.store, app.home, query.text)[1]}
+    parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
+    best = {key: reg_id for key, reg_id, _rank in ranked}
+    _BEST[id(app.store)] = (query.text, parsed, best)
+    return set(best)
+
+
+def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
+    """The page's results with the snippet of their best-matching version (marks for the
+    viewer to highlight), when the search has a full text."""
+    from host import fulltext
+
+    held = _BEST.get(id(app.store))
+    if not query.text or not held or held[0] != query.text:
+        return results
+    _text, parsed, best = held
+    return [
+        {**r, **fulltext.snippet(app.store, best[r["key"]], parsed)} if r["key"] in best else r
+        for r in results
+    ]
 
 
 # -- document ---------------------------------------------------------------------------

@@ -73,3 +73,38 @@ def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
         context.close()
     finally:
         stop_daemon(running.proc)
+
+
+def test_full_text_matches_are_highlighted(page, daemon):
+    open_viewer(page, daemon)
+    page.get_by_label("Full text").fill('"am Zeiger" petition*')
+    snippet = page.locator(".result-snippet").first
+    expect(snippet).to_be_visible()
+    marks = [m.lower() for m in snippet.locator("mark").all_inner_texts()]
+    assert "am zeiger" in marks and any(m.startswith("petition") for m in marks)
+    page.get_by_label("Full text").fill('"unbalanced')
+    expect(page.locator(".search-status .notice-error")).to_contain_text("unbalanced quotes")
+
+
+def test_versions_of_one_minute_show_their_seconds(page, daemon, seeded, live_site):
+    import re
+
+    from tests.host.viewer.conftest import edited_article
+
+    url = live_site.url("/same-minute.html")
+    html = edited_article().decode()
+    for _attempt in range(3):  # two captures in one minute (retried if a minute ends between)
+        first = daemon.result("archive_page", {"url": url, "html": html})
+        second = daemon.result("archive_page", {"url": url, "html": html + "<!-- 2 -->"})
+        if first["registered_at"][:16] == second["registered_at"][:16]:
+            break
+    open_viewer(page, daemon, f"#/doc/{second['id']}")
+    stamps = page.locator(".timeline .version-when time").all_inner_texts()
+    assert all(re.search(r"\d:\d\d:\d\d", s) for s in stamps[:2]), stamps
+    options = page.locator("#cmp-a option").all_inner_texts()
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", o) for o in options[:2]), options
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")  # days apart: minutes only
+    assert not any(
+        re.search(r"\d:\d\d:\d\d", s)
+        for s in page.locator(".timeline .version-when time").all_inner_texts()
+    )

@@ -4,7 +4,7 @@
 
 import { deleteWithUndo } from '../trash.js';
 import { tagLink } from './search.js';
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
+import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
@@ -81,7 +81,7 @@ function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
   return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
     h('span', { class: 'version-dot', 'aria-hidden': 'true' }),
     h('div', { class: 'version-body' },
-      h('div', { class: 'version-when' }, timeEl(v.registered_at),
+      h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)),
         i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
         selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
       h('div', { class: 'version-meta' },
@@ -114,7 +114,8 @@ function similarList(items, doc) {
 }
 
 function compareForm(doc, ctx, sel) {
-  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at)));
+  const seconds = sameMinute(doc.versions.map((v) => v.registered_at));
+  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at, seconds(v.registered_at))));
   const a = h('select', { id: 'cmp-a', name: 'a' }, options.map((o) => o.cloneNode(true)));
   const b = h('select', { id: 'cmp-b', name: 'b' }, options);
   a.value = doc.versions[Math.min(1, doc.versions.length - 1)].id;

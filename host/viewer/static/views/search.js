@@ -88,7 +88,21 @@ function resultRow(r) {
       h('span', { title: 'versions' }, `${count(r.versions ?? 1)} ${r.versions === 1 ? 'version' : 'versions'}`),
       r.size != null ? h('span', {}, bytes(r.size)) : null,
       timeEl(r.registered_at)),
-    r.tags?.length ? h('span', { class: 'result-tags' }, r.tags.map(tagLink)) : null);
+    r.tags?.length ? h('span', { class: 'result-tags' }, r.tags.map(tagLink)) : null,
+    r.snippet_text ? snippetEl(r.snippet_text, r.snippet_marks || []) : null);
+}
+
+/** The matched words of a snippet in <mark>, built as text nodes (never innerHTML). */
+export function snippetEl(text, marks) {
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of marks) {
+    if (start < at) continue;
+    parts.push(text.slice(at, start), h('mark', {}, text.slice(start, end)));
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return h('p', { class: 'result-snippet' }, parts);
 }
 
 /** A tag as a link to the search for it. */
