@@ -24,7 +24,7 @@ from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from engine.html.parse import decode_html
 from host.cli import command
-from host.commands import collection, warc
+from host.commands import bookmarks, collection, warc
 from host.fetch import FetchOptions, fetch, reachable
 from host.security import strip_credentials
 
@@ -457,6 +457,7 @@ def register(sub, common) -> None:
     _auto_parsers(cmds, common)
     warc.add_parsers(cmds, common)
     collection.add_parsers(cmds, common)
+    bookmarks.add_parsers(cmds, common)
 
 
 def _threshold(parser) -> None:
