@@ -38,6 +38,7 @@ from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
+from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
 from engine.html.rewrite import RewriteOptions, rewrite_tree
 from engine.html.similarity import (
@@ -46,6 +47,7 @@ from engine.html.similarity import (
     shingle_similarity,
     shingles,
 )
+from engine.html.visible import visible_text
 from engine.urls.normalize import profile_key
 from engine.urls.rules import profile_rules
 
@@ -64,6 +66,8 @@ class Prepared:
     links: list[str]
     title: str
     extraction: dict | None
+    visible: str = ""  # title line and the page's visible text (search and diff read it)
+    note: str | None = None  # why part of the analysis was cut (PageLimits)
 
     @property
     def text(self) -> str:
@@ -177,26 +181,70 @@ def prepare(
     store: ArchiveStore, capture: Capture, reg_id: str, options: RegisterOptions
 ) -> Prepared:
     """Validate, decode, parse once, fingerprint, rewrite, extract (no writes)."""
+    prep = analyse(capture, reg_id, options)
+    prep.key = document_key(store, capture.url)
+    return prep
+
+
+def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared:
+    """:func:`prepare` without the store (any thread): everything but the archive key.
+
+    A page over ``options.limits`` is kept with a ``note``: not parsed at all past the
+    element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
+    """
     body = _check(capture, options)
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)
+    size = measure(decoded.text, options.limits)
+    cut = cut_reason(size, options.limits)
+    if cut is not None:
+        return _unparsed(capture, body, decoded, url, f"not analysed: {cut}")
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
+    extract = options.extract and size.elements <= options.limits.extract_elements
+    seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
     rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
-    extraction = _extract(decoded.text, url) if options.extract else None
+    del tree
+    extraction = _extract(decoded.text, url) if extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
+    title = title or (extraction or {}).get("title", "")
     return Prepared(
         url=capture.url,
-        key=document_key(store, capture.url),
+        key="",
         host=host_of(url),
         original=body,
         rewritten=rewritten.html.encode("utf-8"),
         charset=decoded.charset,
         fingerprint=fp,
         links=rewritten.links,
-        title=title or (extraction or {}).get("title", ""),
+        title=title,
         extraction=extraction,
+        visible=f"{title}\n{seen}" if seen else "",
+        note=None if extract or not options.extract else _no_text(size, options),
+    )
+
+
+def _no_text(size, options: RegisterOptions) -> str:
+    limit = options.limits.extract_elements
+    return f"text not extracted: about {size.elements} elements (limit {limit})"
+
+
+def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: str) -> Prepared:
+    """A page kept as captured: no fingerprint, no links, no text; resources resolve via <base>."""
+    base = '<base href="' + url.replace("&", "&amp;").replace('"', "&quot;") + '">'
+    return Prepared(
+        url=capture.url,
+        key="",
+        host=host_of(url),
+        original=body,
+        rewritten=(base + decoded.text).encode("utf-8"),
+        charset=decoded.charset,
+        fingerprint="",
+        links=[],
+        title=capture.title or "",
+        extraction=None,
+        note=note,
     )
 
 
@@ -213,6 +261,27 @@ def _fingerprint_of(store: ArchiveStore, reg_id: str) -> str | None:
 def _text_of(store: ArchiveStore, reg_id: str) -> str:
     row = store.row("extracts", reg_id)
     return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
+
+
+def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
+    """The title line and visible text of a version (links, headings and menus included):
+    what full-text search and the diff between versions read; ``text`` stays the main text.
+
+    A version stored before visible text was kept has none: with ``recompute`` it is read
+    from the original page, else the stored main text stands in (cheap, for bulk indexing).
+    """
+    row = store.row("extracts", reg_id) or {}
+    if row.get("visible_text"):
+        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
+    if recompute and store.has_version(reg_id):
+        content = get(store, reg_id, original=True)
+        try:
+            seen = visible_text(content.body)
+        except DecodeError:
+            seen = ""
+        if seen:
+            return f"{content.record.get('title') or ''}\n{seen}"
+    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
 
 
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
@@ -351,21 +420,24 @@ class _Exact:
 
 
 def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
-    """Store the four blobs (original, rewritten, fingerprint, text) durably; their hashes."""
+    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
+    hashes (None for an empty visible text)."""
     items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    return [store.put_blob(item) for item in items]
+    hashes = [store.put_blob(item) for item in items]
+    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
 
 
 def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
-    orig, rewritten, fp_blob, text_blob = _blobs(store, prep)  # durable before a row names them
+    # durable before a row names them
+    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
         store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
-        store.update("extracts", reg_id, _extract_doc(prep, text_blob))
+        store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
         _list_back(store, reg_id, extras["fingerprint"]["similar"], extras["ts"], extras["limit"])
     return link_ids
 
@@ -404,17 +476,21 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
+        **({"analysis": prep.note} if prep.note else {}),
     }
 
 
-def _extract_doc(prep: Prepared, text_blob: str) -> dict:
+def _extract_doc(prep: Prepared, text_blob: str, seen_blob: str | None) -> dict:
+    """``text`` is the title and MAIN text (liveness, keywords, content similarity);
+    ``visible_text`` the title and VISIBLE text, links and headings included (search, diff)."""
     ext = prep.extraction or {}
-    return {
+    doc = {
         "title": prep.title,
         "summary": ext.get("summary", ""),
         "keywords": ext.get("keywords", []),
         "text": text_blob,
     }
+    return {**doc, "visible_text": seen_blob} if seen_blob else doc
 
 
 def _previous_similarity(similar: list | None, prev: str | None) -> float | None:
@@ -428,7 +504,22 @@ def register(
     options = options or RegisterOptions()
     now = options.now.timestamp() if options.now else time.time()
     reg_id = store.new_id(now)
-    prep = prepare(store, capture, reg_id, options)
+    return register_analysed(
+        store, capture, analyse(capture, reg_id, options), reg_id, now, options
+    )
+
+
+def register_analysed(
+    store: ArchiveStore,
+    capture: Capture,
+    prep: Prepared,
+    reg_id: str,
+    now: float,
+    options: RegisterOptions,
+) -> Registration:
+    """The store's part of :func:`register`, for a page :func:`analyse` prepared elsewhere
+    (the daemon analyses off its store thread)."""
+    prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
@@ -474,6 +565,7 @@ def _registration(reg_id, prep: Prepared, ts, similar, prev_sim, options) -> Reg
         registered_at=iso(ts),
         similar=[_similar_entry_short(row) for row in similar],
         previous_similarity=prev_sim,
+        note=prep.note,
     )
 
 

@@ -6,8 +6,8 @@ Results are documents (one per key) described by their newest version.
   string of every document's URL (``re.MULTILINE``), so the loop over 100,000
   URLs happens inside the regex engine, not in Python. A pattern without
   wildcards matches as a substring (``example.com`` finds ``https://example.com/a``).
-* Full-text search keeps an inverted index (term -> keys) of the title, main
-  text and URL of every stored version, built on first use and kept current as
+* Full-text search keeps an inverted index (term -> keys) of the title, visible
+  text (headlines and links included) and URL of every stored version, built on first use and kept current as
   pages are registered; every query term must occur (AND).
 
 >>> wildcard_regex("https://e.com/*?x").pattern
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.archive import labels
 from engine.archive.model import DEFAULT_BASE, iso, version_url
+from engine.archive.registry import visible_text_of
 from engine.archive.store import ArchiveStore
 
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -106,8 +107,7 @@ class _FullText:
         todo = todo if limit is None else todo[:limit]
         for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
-            row = store.row("extracts", reg_id) or {}
-            text = store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+            text = visible_text_of(store, reg_id, recompute=False)
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)
@@ -153,7 +153,7 @@ def warm_text_index(store: ArchiveStore, max_ids: int = 1000) -> bool:
 
 
 def text_keys(store: ArchiveStore, query: str) -> set[str]:
-    """Keys of the documents whose stored text (title, main text, URL) holds every word of ``query``.
+    """Keys of the documents whose stored text (title, visible text, URL) holds every word of ``query``.
 
     Runs over the warm inverted index (built on first use, kept current).
 
@@ -181,7 +181,7 @@ def _entry(store: ArchiveStore, key: str, base: str) -> dict:
 
 def matching_keys(store: ArchiveStore, options: SearchOptions) -> list[str]:
     """Keys of the documents whose URL matches the pattern (and that carry ``tag``), in
-    the URL index's order; full text is left to the caller (host/fulltext.py ranks it)."""
+    the URL index's order; full text is left to the caller (host/services/fulltext.py ranks it)."""
     keys = _cached(store, "search_urls", _UrlLines).matching(
         wildcard_regex(options.pattern, options.case_sensitive)
     )

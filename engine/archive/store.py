@@ -14,7 +14,8 @@ versions       url, final_url, key, host, ts, content_type, charset, last_modifi
 links          the link table: link id -> {"url": absolute URL}
 refs           the referenced-link table: registration id -> {"links": [link ids]}
 fingerprints   registration id -> {"fp": blob hash, "similar": [[id, sim, content]], "computed_at"}
-extracts       registration id -> {"title", "summary", "keywords", "text": blob hash}
+extracts       registration id -> {"title", "summary", "keywords", "text": blob hash (main text),
+               "visible_text": blob hash (visible text: search, diff)}
 dust           learned DUST rules;  schedules: scheduled registrations;  state: host key/values
 =============  ==========================================================================
 
@@ -380,6 +381,11 @@ class ArchiveStore:
         if doc is not None:
             tab.remove(doc_ids=[int(reg_id)])
         return doc
+
+    def all_tables(self) -> dict[str, dict]:
+        """Every table (shards included) by its stored name, all loaded: for a full scan."""
+        self.storage.load_all()
+        return dict(self.storage.read())
 
     def blob_names(self) -> Iterator[tuple[str, Path]]:
         """Every file under the blob area: (name, path); a crash may leave ``.tmp`` files."""

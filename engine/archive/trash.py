@@ -67,15 +67,30 @@ def version_blob_refs(doc: dict) -> set[str]:
 
 
 def row_blob_refs(table: str, doc: dict) -> set[str]:
-    """The blobs any row names (versions by :func:`version_blob_refs`, fingerprints, extracts).
+    """The blobs any row names: a version's by :func:`version_blob_refs`, and in every row
+    every value that is a blob name (64 hex digits, nested lists and dicts included), so
+    a field added later (a visible-text blob, say) is never reclaimed from under its row.
 
-    >>> sorted(row_blob_refs("extracts", {"text": "t"})), row_blob_refs("refs", {"links": [1]})
-    (['t'], set())
+    >>> sorted(row_blob_refs("extracts", {"text": "a" * 64, "visible_text": "b" * 64}))[1][:4]
+    'bbbb'
+    >>> row_blob_refs("refs", {"links": [1]})
+    set()
     """
-    if table == "versions":
-        return version_blob_refs(doc)
-    name = {"fingerprints": "fp", "extracts": "text"}.get(table)
-    return {doc[name]} if name and doc.get(name) else set()
+    found = version_blob_refs(doc) if table == "versions" else set()
+    _hex_values(doc, found)
+    return found
+
+
+def _hex_values(value, found: set[str]) -> None:
+    if isinstance(value, str):
+        if _is_digest(value):
+            found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _hex_values(item, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _hex_values(item, found)
 
 
 # -- which versions -------------------------------------------------------------------------
@@ -301,16 +316,13 @@ def expire(store: ArchiveStore, now: float | None = None) -> int:
 
 
 def referenced_blobs(store: ArchiveStore) -> set[str]:
-    """Every blob some row names, recomputed from the tables (trash entries included)."""
+    """Every blob some row names, recomputed from EVERY table (shards, trash entries and
+    tables other modules add included): a blob is kept while anything stored names it."""
     found: set[str] = set()
-    for doc in store.raw("versions").values():
-        found |= version_blob_refs(doc)
-    for table in ("fingerprints", "extracts"):
-        for doc in store.raw(table).values():
-            found |= row_blob_refs(table, doc)
-    for entry in store.raw("trash").values():
-        for table, _reg_id, doc in entry["rows"]:
-            found |= row_blob_refs(table, doc)
+    for name, rows in store.all_tables().items():
+        base = name.split("@", 1)[0]
+        for doc in rows.values():
+            found |= row_blob_refs(base, doc)
     return found
 
 

@@ -72,7 +72,7 @@ async function viewer(params) {
 
 /**
  * An archived copy (`/v/<id>/<url>`): `/auth` trades the token for the session cookie and
- * redirects there (host/http_routes.py), so the token does not stay in the address bar.
+ * redirects there (host/daemon/http_routes.py), so the token does not stay in the address bar.
  */
 async function openCopy(params) {
   const target = new URL(params.version_url);

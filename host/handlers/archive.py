@@ -3,7 +3,7 @@ auto-registration ones: crawl (+ crawl_status, crawl_cancel), schedule_*, dust_l
 
 Thin: parameters in, one registry call (engine/archive/registry.py) on the store
 thread, its value out. Live fetches (``archive_page`` without html, ``open``,
-``check``, crawls, due schedules) run on the event loop with ``host.fetch``.
+``check``, crawls, due schedules) run on the event loop with ``host.services.fetch``.
 A crawl outlives its request: ``crawl`` starts a job and answers at once, the
 client polls ``crawl_status`` (the protocol has one reply per request, no stream).
 
@@ -14,12 +14,15 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import threading
+import time
 from dataclasses import replace
 
 from engine.errors import InvalidInput, NotFound
+from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
-from host.security import strip_credentials
 
 URL_MAX = 8192
 
@@ -46,22 +49,72 @@ def _capture(params: dict, html):
     )
 
 
-def _register(app, capture, options) -> dict:
-    from engine.archive import registry
-    from host.navigation import record_archived
+def _reserve_id(app, now: float) -> str:
+    """A registration ID later than every stored and every reserved one (store thread)."""
+    from engine.archive.model import make_id
 
-    reg = registry.register(app.store, capture, options)
+    ids = app.store.ids
+    last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
+    app.reserved_id = make_id(now, last)
+    return app.reserved_id
+
+
+def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
+    from engine.archive import registry
+    from host.services.navigation import record_archived
+
+    reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
     keep_text_index(app)
+    return reg
+
+
+_GC_PAUSES = [0]
+_GC_LOCK = threading.Lock()
+
+
+def without_gc_pauses(fn, *args):
+    """``fn(*args)`` with the cyclic GC off: a big page allocates millions of objects, and
+    each full collection then holds the GIL for 100-250 ms, stalling the event loop's
+    pings (bench_hostile.py). Parsed pages hold no cycles; refcounting frees them."""
+    with _GC_LOCK:
+        _GC_PAUSES[0] += 1
+        gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if not _GC_PAUSES[0]:
+                gc.enable()
+
+
+async def register_off_store(app, capture, options):
+    """Register a capture with its analysis off the store thread: other requests that need
+    the store go on while a big page is parsed (the store only does the writes)."""
+    from engine.archive import registry
+    from host.daemon.app import BIG_PAGE_CHARS
+
+    now = time.time()
+    reg_id = await app.run(_reserve_id, app, now)
+    if len(capture.html) > BIG_PAGE_CHARS:
+        prep = await app.analyse(registry.analyse, capture, reg_id, options, big=True)
+    else:
+        prep = await app.analyse(without_gc_pauses, registry.analyse, capture, reg_id, options)
+    register = _register_analysed
+    return await app.run(without_gc_pauses, register, app, capture, prep, reg_id, now, options)
+
+
+def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
 
 
 def keep_text_index(app) -> None:
-    """Index what was just registered for full-text search (host/fulltext.py; on the store
+    """Index what was just registered for full-text search (host/services/fulltext.py; on the store
     thread, a few ms). A failure leaves it to the next sync, never fails the capture."""
-    from host import fulltext
+    from host.services import fulltext
 
     try:
         fulltext.index_of(app.home).sync(app.store, limit=50)
@@ -72,7 +125,7 @@ def keep_text_index(app) -> None:
 async def _fetched_capture(params: dict):
     """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
     as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
-    from host.fetch import afetch
+    from host.services.fetch import afetch
 
     url = text(params, "url", max_length=URL_MAX)
     capture = (await afetch(url)).capture(url, "fetch")
@@ -86,9 +139,9 @@ async def archive_page(params: dict, app) -> dict:
     if html is not None and not isinstance(html, str):
         raise InvalidInput("parameter 'html' must be a string")
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
-    only = params.get("only_if_different")
-    options = _options(app, only_if_different=only) if only is not None else _options(app)
-    return await app.run(_register, app, capture, options)
+    options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
+    reg = await register_off_store(app, capture, options)
+    return await app.run(_with_versions, app, reg)
 
 
 def versions(params: dict, app) -> dict:
@@ -129,11 +182,11 @@ def search(params: dict, app) -> dict:
 
 
 def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> list[dict]:
-    """Documents matching the full-text ``query`` (host/fulltext.py) and the URL pattern and
+    """Documents matching the full-text ``query`` (host/services/fulltext.py) and the URL pattern and
     tag, best first (or by time or URL); each remembers its best version for the snippet."""
     from engine.archive.model import RegisterOptions
     from engine.archive.search import SearchOptions, matching_keys
-    from host import fulltext
+    from host.services import fulltext
 
     home = getattr(app, "home", None) or app.store.home
     parsed, ranked = fulltext.ranked(app.store, home, query)
@@ -160,7 +213,7 @@ def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> 
 
 def _with_snippets(app, page: list[dict]) -> list[dict]:
     from engine.archive.search import entry
-    from host import fulltext
+    from host.services import fulltext
 
     out = []
     for item in page:
@@ -179,7 +232,7 @@ def _page(items: list, offset: int, limit: int) -> dict:
 async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
     from engine.archive import registry
-    from host.fetch import areachable
+    from host.services.fetch import areachable
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
@@ -212,7 +265,7 @@ async def check(params: dict, app) -> dict:
     try:  # engineer D's liveness results store, when it has landed
         from host.liveness_store import check_version
     except ImportError:
-        from host.liveness_check import check_version
+        from host.services.liveness import check_version
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     return await check_version(app, ref)
@@ -239,7 +292,7 @@ def _number(params: dict, name: str, default, low: float, high: float):
 
 
 def _crawl_options(params: dict, app):
-    from host.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
+    from host.services.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
 
     return CrawlOptions(
         depth=integer(params, "depth", 1, 0, MAX_DEPTH),
@@ -250,26 +303,16 @@ def _crawl_options(params: dict, app):
     )
 
 
-def _register_crawled(app, capture, options):
-    from engine.archive import registry
-    from host.navigation import record_archived
-
-    reg = registry.register(app.store, capture, options)
-    record_archived(app, reg.url)
-    keep_text_index(app)
-    return reg
-
-
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
-    from host.crawl import CrawlJob, check_start, links_of, run_job
+    from host.services.crawl import CrawlJob, check_start, links_of, run_job
 
     url = check_start(text(params, "url", max_length=URL_MAX))
     options = _crawl_options(params, app)
     job = CrawlJob.new(url, options.max_pages)
 
     async def register_capture(capture):
-        return await app.run(_register_crawled, app, capture, options.register)
+        return await register_off_store(app, capture, options.register)
 
     async def links(reg_id: str) -> list[str]:
         return await app.run(links_of, app.store, reg_id)
@@ -311,7 +354,7 @@ async def crawl_cancel(params: dict, app) -> dict:
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
-    from host.schedule import PERIODS, add_schedule
+    from host.services.schedule import PERIODS, add_schedule
 
     return add_schedule(
         app.store,
@@ -323,21 +366,21 @@ def schedule_add(params: dict, app) -> dict:
 
 def schedule_remove(params: dict, app) -> dict:
     """Delete the schedule of ``url``; ``not_found`` when it has none."""
-    from host.schedule import remove_schedule
+    from host.services.schedule import remove_schedule
 
     return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
 
 
 def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
-    from host.schedule import schedules
+    from host.services.schedule import schedules
 
     return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
-    from host.schedule import arun_due
+    from host.services.schedule import arun_due
 
     return {"done": await arun_due(app.run, app.store, app.base_url)}
 

@@ -4,7 +4,7 @@ organizing it: archive_tag, archive_note, archive_tags.
 Thin, like the other handler modules: parameters in, one engine call
 (engine/archive/trash.py) on the store thread, its value out. The CLI calls these
 same handlers, through the daemon when one runs and directly otherwise
-(host/commands/collection.py), so there is one implementation either way.
+(host/cli/commands/collection.py), so there is one implementation either way.
 
 >>> sorted(HANDLERS)
 ['archive_delete', 'archive_note', 'archive_reclaim', 'archive_tag', 'archive_tags', 'archive_trash', 'archive_undo']

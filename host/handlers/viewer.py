@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
-from host.changes import CONNECTION_CLOSED
+from host.daemon.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
@@ -179,10 +179,10 @@ _BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best ver
 
 
 def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents matching the full-text query ``query.text`` (host/fulltext.py:
+    """Keys of the documents matching the full-text query ``query.text`` (host/services/fulltext.py:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
-    from host import fulltext
+    from host.services import fulltext
 
     parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
     best = {key: reg_id for key, reg_id, _rank in ranked}
@@ -193,7 +193,7 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
     """The page's results with the snippet of their best-matching version (marks for the
     viewer to highlight), when the search has a full text."""
-    from host import fulltext
+    from host.services import fulltext
 
     held = _BEST.get(id(app.store))
     if not query.text or not held or held[0] != query.text:
@@ -210,7 +210,7 @@ def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.http_routes import signed_version_path
+    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
@@ -268,16 +268,11 @@ def document(params: dict, app) -> dict:
 
 
 def body_text(store, reg_id: str) -> str:
-    """The extracted main text of a version (title line first), for diffs."""
-    row = store.row("extracts", reg_id)
-    if row and row.get("text"):
-        return store.get_blob(row["text"]).decode("utf-8", "replace")
+    """The visible text of a version (title line first, headlines and links included), for
+    diffs: a new article's title on a home page is a link that main-text extraction drops."""
     from engine.archive import registry
-    from engine.html.extract import extract
 
-    content = registry.get(store, reg_id, original=True)
-    found = extract(content.body, content.record.get("url"))
-    return f"{found.title}\n{found.body}"
+    return registry.visible_text_of(store, reg_id)
 
 
 def diff_lines(text_value: str) -> list[str]:
@@ -360,7 +355,7 @@ def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
 
 
 def diff(params: dict, app) -> dict:
-    """Side-by-side text diff of two versions' extracted bodies (``a`` old, ``b`` new)."""
+    """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
     from engine.archive import registry
 
     store = app.store
@@ -400,7 +395,7 @@ def liveness_states(app) -> dict[str, dict]:
     """The last check of every checked document: key -> {state, match, checked_at, ...}.
 
     Checks live in the store's ``liveness`` table, one row per checked version
-    (written by ``check``, host/liveness_check.py); a document shows its newest.
+    (written by ``check``, host/services/liveness.py); a document shows its newest.
     """
     store = app.store
     newest: dict[str, dict] = {}
@@ -425,7 +420,7 @@ async def check_version(app, reg_id: str) -> dict:
     try:  # engineer D's liveness results store, when it lands (as host/handlers/archive.py)
         from host.liveness_store import check_version as run
     except ImportError:
-        from host.liveness_check import check_version as run
+        from host.services.liveness import check_version as run
     return await run(app, reg_id)
 
 
@@ -493,7 +488,7 @@ async def liveness_sweep(params: dict, app) -> dict:
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
-    app.changes.note()  # watchers see the sweep start (host/changes.py)
+    app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
     task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -545,7 +540,7 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.warc import WarcOptions, export_versions, version_record
+    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -572,7 +567,7 @@ def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
     from engine.archive import labels, registry
     from engine.archive.model import RegisterOptions
-    from host.warc import WarcOptions, import_captures
+    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from host.cli import main  # noqa: E402
+from host.cli.entry import main  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "pages"
 

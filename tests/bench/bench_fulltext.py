@@ -1,4 +1,4 @@
-"""Benchmark: ranked full-text search (SQLite FTS5, host/fulltext.py) over 100,000 versions,
+"""Benchmark: ranked full-text search (SQLite FTS5, host/services/fulltext.py) over 100,000 versions,
 beside the in-memory inverted index it replaces (engine/archive/search.py ``text_keys``,
 an AND of words with no ranking), in the same run. Targets: <= 50 ms per query, <= 20 ms
 added to a capture.
@@ -33,7 +33,7 @@ from engine.archive import registry, textquery  # noqa: E402
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
 from engine.archive.search import text_keys, warm_text_index  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
-from host.fulltext import FullTextIndex  # noqa: E402
+from host.services.fulltext import FullTextIndex  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "data" / "extraction-dev" / "pages"
 FIXTURES = ROOT / "tests" / "fixtures" / "pages"

@@ -347,3 +347,26 @@ def test_the_previous_version_in_memory_gives_the_same_similarity_as_read_back(t
     assert warm == cold
     assert len(warm) == 1 and 0.5 < warm[0]["similarity"] < 1.0
     assert 0.5 < warm[0]["content_similarity"] < 1.0
+
+
+def test_search_finds_a_linked_headline_that_the_main_text_drops(store):
+    from engine.archive.registry import visible_text_of
+    from engine.archive.search import text_keys
+
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    row = store.row("extracts", reg.id)
+    main = store.get_blob(row["text"]).decode()
+    assert "Steuerdarling" not in main  # the stored text stays the main text (liveness, keywords)
+    assert "Steuerdarling" in visible_text_of(store, reg.id)
+    assert text_keys(store, "Steuerdarling") == {reg.key}
+
+
+def test_a_version_stored_without_visible_text_reads_it_from_its_original(store):
+    from engine.archive.registry import visible_text_of
+
+    url, body = page("partei")
+    reg = register(store, Capture(url, body))
+    store.update("extracts", reg.id, {"visible_text": None})  # as registered before it was kept
+    assert "Steuerdarling" in visible_text_of(store, reg.id)
+    assert "Steuerdarling" not in visible_text_of(store, reg.id, recompute=False)  # main text

@@ -485,3 +485,50 @@ def test_any_bytes_give_an_extraction_or_a_decode_error(data):
 def test_any_tag_soup_gives_an_extraction(parts):
     found = extract("".join(parts).encode())
     assert isinstance(found.body, str)
+
+
+# --- rules, each isolated on small real HTML (each fails when its rule alone is dropped) ---------
+
+STORY = (
+    "<p>The old bridge over the river reopened on Monday after three weeks of repairs.</p>"
+    "<p>Engineers replaced the bearings and the deck, and the town paid for half of it.</p>"
+    "<p>Traffic is expected to return to normal levels by the end of the month, said the mayor.</p>"
+)
+
+
+def test_a_link_dense_block_inside_the_article_is_dropped():
+    share = (
+        "<div><a href=/f>Share on Facebook</a> <a href=/t>Share on Twitter</a> "
+        "<a href=/m>Send by e-mail</a> | print</div>"
+    )
+    html = f"<title>Bridge reopens</title><body><article>{STORY}{share}{STORY}</article></body>"
+    body = extract(html).body
+    assert "three weeks of repairs" in body
+    assert "Share on Facebook" not in body
+    kept = extract(html, options=ExtractOptions(max_link_density=1.01)).body
+    assert "Share on Facebook" in kept  # the link-density rule alone removed it
+
+
+def test_a_paragraph_with_one_inline_link_is_kept():
+    linked = (
+        "<p>The <a href=/council>town council</a> will vote on the tolls for the new bridge "
+        "next week, after a public hearing in the town hall on Thursday.</p>"
+    )
+    html = f"<title>Bridge reopens</title><article>{STORY}{linked}{STORY}</article>"
+    assert "will vote on the tolls" in extract(html).body
+
+
+def test_a_long_heading_at_the_end_of_the_body_is_trimmed():
+    heading = "<h2>More stories from our correspondents around the region</h2>"
+    html = f"<title>Bridge reopens</title><body><article>{STORY}{heading}</article></body>"
+    body = extract(html).body
+    assert body.endswith("said the mayor.")
+    assert "correspondents" not in body
+
+
+def test_trim_edges_cuts_a_trailing_heading_of_any_length():
+    story = Block("x" * 300, 300, 0, "p")
+    heading = Block("More stories from our correspondents around the region", 48, 0, "h2")
+    assert trim_edges([story, heading], 40) == [story]
+    lead = Block("A lead paragraph that is long enough to stay in place", 45, 0, "p")
+    assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays

@@ -231,3 +231,23 @@ def test_diff_rows_fold_long_equal_runs():
     assert stats["changed"] == 1 and stats["equal"] == 39
     assert sum(r["count"] for r in skips) + sum(1 for r in rows if r["op"] == "equal") == 39
     assert len(rows) < 12
+
+
+def test_diff_shows_a_new_linked_headline_on_a_home_page(tmp_path):
+    from types import SimpleNamespace
+
+    from engine.archive.model import Capture
+    from engine.archive.registry import register
+    from engine.archive.store import ArchiveStore
+    from host.handlers.viewer import diff
+
+    story = "<p>" + "The council met on Monday to discuss the budget for the coming year. " * 4
+    old = f"<title>Daily</title><ul><li><a href=/a>Budget talks begin</a></li></ul>{story}</p>"
+    new = old.replace("<ul>", "<ul><li><a href=/b>Bridge reopens after the storm</a></li>")
+    with ArchiveStore.open(tmp_path / "home") as store:
+        a = register(store, Capture("http://127.0.0.1/", old.encode())).id
+        b = register(store, Capture("http://127.0.0.1/", new.encode())).id
+        res = diff({"a": a, "b": b}, SimpleNamespace(store=store, base_url="http://127.0.0.1:1"))
+    added = [r["right"] for r in res["rows"] if r["op"] in ("insert", "replace")]
+    assert not res["identical"]
+    assert any("Bridge reopens after the storm" in str(side) for side in added), res["rows"]

@@ -1,0 +1,192 @@
+"""What every handler gets: the daemon's home, config, token, open store and warm Suggester.
+
+The store and the Suggester are opened once (``App.warm()`` at daemon start) and
+used from ONE worker thread (``App.run``), so the archive has a single writer
+and the event loop never blocks on engine work.
+
+>>> Config(port=1).base_url
+'http://127.0.0.1:1'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import multiprocessing
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from host.daemon.changes import ChangeFeed
+from host.daemon.security import ensure_token
+from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+
+DEFAULT_PORT = 47477
+BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
+ANALYSIS_TASKS_PER_PROCESS = 20  # then a fresh worker: a huge page's heap is given back
+CONFIG_FILE = "config.json"
+# The Chromium extension's fixed ID (from the public key in its manifest), shipped inside the
+# package so an installed wheel has it too; packaging/build_extension.py checks it against the key.
+EXTENSION_ID_RESOURCE = ("host", "data/extension-id.txt")
+log = logging.getLogger("pagekeeper.app")
+
+
+def bundled_extension_ids() -> list[str]:
+    """The extension IDs shipped in the package (host/data/extension-id.txt).
+
+    >>> [len(i) for i in bundled_extension_ids()]
+    [32]
+    """
+    package, name = EXTENSION_ID_RESOURCE
+    try:
+        text = resources.files(package).joinpath(name).read_text("ascii")
+    except OSError:
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+@dataclass
+class Config:
+    """Daemon settings; ``<home>/config.json`` may override any field.
+
+    ``extension_ids``: Chromium extension IDs whose origin may connect (besides
+    the bundled one); ``firefox_ids``: add-on IDs the Firefox manifest allows.
+    """
+
+    port: int = DEFAULT_PORT
+    request_cap: int = DEFAULT_REQUEST_CAP
+    reply_limit: int = REPLY_LIMIT
+    extension_ids: list[str] = field(default_factory=list)
+    firefox_ids: list[str] = field(default_factory=lambda: ["pagekeeper@pagekeeper.app"])
+    suggest_limit: int = 8
+    cache_dir: str | None = None  # default <home>/cache (the dictionary index)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def all_extension_ids(self) -> list[str]:
+        return list(dict.fromkeys([*bundled_extension_ids(), *self.extension_ids]))
+
+    @staticmethod
+    def chose_port(home: Path, port: int | None = None) -> bool:
+        """Did the user pick the port (``--port``, or ``port`` in config.json)?
+
+        >>> Config.chose_port(Path("/nonexistent"), None)
+        False
+        """
+        path = Path(home) / CONFIG_FILE
+        return port is not None or (
+            path.is_file() and "port" in json.loads(path.read_text("utf-8"))
+        )
+
+    @staticmethod
+    def remember_port(home: Path, port: int) -> None:
+        """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
+        path = Path(home) / CONFIG_FILE
+        data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({**data, "port": port}, indent=2), "utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, home: Path, **overrides) -> Config:
+        """Defaults, then ``<home>/config.json``, then explicit overrides (e.g. ``--port``)."""
+        data = {}
+        path = Path(home) / CONFIG_FILE
+        if path.is_file():
+            data = json.loads(path.read_text("utf-8"))
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**known)
+
+
+class App:
+    """The daemon's state, shared by all handlers."""
+
+    def __init__(self, home: Path, config: Config) -> None:
+        self.home = Path(home)
+        self.config = config
+        self.base_url = config.base_url
+        self.token = ensure_token(self.home)
+        self.started = time.time()
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-store")
+        # Page analysis (parse, fingerprint, rewrite, extract) runs off the store thread,
+        # one page at a time (two huge pages never double the peak memory): a small page
+        # on a thread, a big one in a worker process, since lexbor's serializer and CSS
+        # queries hold the GIL for up to a second on a 500k-element page.
+        self.analysis = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-analysis")
+        self._analysis_process: ProcessPoolExecutor | None = None
+        self.reserved_id: str | None = None  # the last registration ID handed out
+        self.counters: dict[str, int] = {"requests": 0}
+        self.shutdown_event: asyncio.Event | None = None
+        self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
+        self._store = None
+        self._suggester = None
+        self._lock = threading.Lock()
+
+    @property
+    def store(self):
+        """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
+        write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
+        if self._store is None:
+            from engine.archive.store import ArchiveStore
+
+            self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
+        return self._store
+
+    @property
+    def suggester(self):
+        """The warm Suggester (bundled dictionary + the user's learned state)."""
+        if self._suggester is None:
+            from host.services.navigation import build_suggester
+
+            self._suggester = build_suggester(self)
+        return self._suggester
+
+    def warm(self) -> None:
+        """Open the store and build the Suggester now, so the first request is fast."""
+        for part in ("suggester", "store"):
+            try:
+                getattr(self, part)
+            except Exception:  # a missing part must not keep the daemon down
+                log.exception("could not warm %s", part)
+
+    async def run(self, fn, *args):
+        """Run ``fn(*args)`` on the single store thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def analyse(self, fn, *args, big: bool = False):
+        """Run ``fn(*args)`` (which must not touch the store) on the analysis thread, or
+        in the analysis process when ``big`` (``fn`` and its arguments are then pickled)."""
+        loop = asyncio.get_running_loop()
+        if not big:
+            return await loop.run_in_executor(self.analysis, fn, *args)
+        with self._lock:
+            if self._analysis_process is None:
+                spawn = multiprocessing.get_context("spawn")  # never fork a threaded daemon
+                self._analysis_process = ProcessPoolExecutor(
+                    1, mp_context=spawn, max_tasks_per_child=ANALYSIS_TASKS_PER_PROCESS
+                )
+        return await loop.run_in_executor(self._analysis_process, fn, *args)
+
+    def close(self) -> None:
+        """Flush learned state and close the store (on the store thread)."""
+        self.analysis.shutdown(wait=False, cancel_futures=True)
+        if self._analysis_process is not None:
+            self._analysis_process.shutdown(wait=False, cancel_futures=True)
+        self.executor.submit(self._close).result(timeout=30)
+        self.executor.shutdown(wait=True)
+
+    def _close(self) -> None:
+        from host.services.navigation import save_learning
+
+        if self._suggester is not None and getattr(self, "learning_dirty", False):
+            save_learning(self)
+        close = getattr(self._store, "close", None)
+        if close:
+            close()
