@@ -235,6 +235,11 @@ def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
 
 
 def start_daemon(home: Path, port: int) -> Daemon:
+    from tests.host.daemon_fixtures import SHARED_CACHE
+
+    config = home / "config.json"
+    if not config.exists():  # the dictionary index cached once for every test daemon
+        config.write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
     log = open(home / "serve.out", "wb")  # noqa: SIM115 (kept open for the process)
     proc = subprocess.Popen(
