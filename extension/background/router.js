@@ -3,6 +3,7 @@
 // {ok: true, result} or {ok: false, error: {code, message}}, the same shape as the host's replies.
 
 import { ext } from '../lib/browser.js';
+import { importBrowserBookmarks } from './bookmarks.js';
 import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { HostError, portState, request } from './native.js';
@@ -22,6 +23,7 @@ export const HANDLERS = {
   archive_delete: (params) => deletePage(params.url, params.tabId),
   archive_undo: (params) => undoDelete(params.undo, params.url, params.tabId),
   archive_tag: relay('archive_tag'),
+  import_bookmarks: () => importBrowserBookmarks(),
   similar: relay('similar'),
   open: relay('open', 15000),
   open_copy: openCopy,

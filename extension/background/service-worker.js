@@ -4,6 +4,7 @@
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
 import { archiveLink, archiveTab } from './archive.js';
+import { onBookmarkCreated } from './bookmarks.js';
 import { forgetSettings } from './config.js';
 import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
 import { route } from './router.js';
@@ -29,6 +30,15 @@ ext.webRequest.onCompleted.addListener(quietly(onHttpCompleted), MAIN_FRAME);
 ext.webRequest.onCompleted.addListener(quietly(onPageFetched), MAIN_FRAME);
 ext.tabs.onRemoved.addListener(quietly(forgetTab));
 ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetSettings());
+
+// bookmarks is an optional permission: its API exists once granted (now, or later in this run).
+const bookmarkCreated = quietly(onBookmarkCreated);
+listenToBookmarks();
+ext.permissions?.onAdded?.addListener(listenToBookmarks);
+
+function listenToBookmarks() {
+  if (ext.bookmarks && !ext.bookmarks.onCreated.hasListener(bookmarkCreated)) ext.bookmarks.onCreated.addListener(bookmarkCreated);
+}
 
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));

@@ -95,7 +95,9 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    (home / "config.json").write_text(json.dumps({"port": port}))
+    from tests.host.daemon_fixtures import SHARED_CACHE  # the dictionary index, built once
+
+    (home / "config.json").write_text(json.dumps({"port": port, "cache_dir": str(SHARED_CACHE)}))
     pk(home, "serve", "--port", str(port), "--detach")
     yield Host(home, port)
     pk(home, "stop", check=False)
