@@ -1,5 +1,5 @@
 """Keeping the archive tidy: archive_delete, archive_undo, archive_trash, archive_reclaim;
-organizing it: archive_tag, archive_note, archive_tags.
+organizing it: archive_tag, archive_note, archive_tags; alerts_list, alerts_seen, alerts_set.
 
 Thin, like the other handler modules: parameters in, one engine call
 (engine/archive/trash.py) on the store thread, its value out. The CLI calls these
@@ -7,7 +7,7 @@ same handlers, through the daemon when one runs and directly otherwise
 (host/cli/commands/collection.py), so there is one implementation either way.
 
 >>> sorted(HANDLERS)
-['archive_delete', 'archive_note', 'archive_reclaim', 'archive_tag', 'archive_tags', 'archive_trash', 'archive_undo']
+['alerts_list', 'alerts_seen', 'alerts_set', 'archive_delete', 'archive_note', 'archive_reclaim', 'archive_tag', 'archive_tags', 'archive_trash', 'archive_undo']
 """
 
 from __future__ import annotations
@@ -88,6 +88,47 @@ def archive_tags(params: dict, app) -> dict:
     return {"tags": labels.all_tags(app.store)}
 
 
+def alerts_list(params: dict, app) -> dict:
+    """Changes and disappearances since the viewer's last visit (or since ``since``, POSIX
+    seconds): ``{"seen_at", "default", "alerts": [{key, id, url, title, kind, at, detail}]}``."""
+    from engine.archive import alerts
+
+    since = params.get("since")
+    if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
+        raise InvalidInput("parameter 'since' must be a number (POSIX seconds)")
+    return alerts.since_last_visit(app.store, since)
+
+
+def alerts_seen(params: dict, app) -> dict:
+    """Mark the alerts seen (the viewer was visited): ``{"seen_at"}``."""
+    from engine.archive import alerts
+    from engine.archive.model import iso
+
+    return {"seen_at": iso(alerts.mark_seen(app.store))}
+
+
+def alerts_set(params: dict, app) -> dict:
+    """Who is alerted: ``default`` (tagged|all|off) for the archive, and/or ``ref`` with ``on``
+    (true, false, or null: follow the default) for one document."""
+    from engine.archive import alerts, trash
+
+    if "default" in params:
+        alerts.set_default(app.store, text(params, "default", max_length=16))
+    if "ref" in params:
+        on = params.get("on")
+        if on is not None and not isinstance(on, bool):
+            raise InvalidInput("parameter 'on' must be true, false or null")
+        ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX), document=True)
+        key = app.store.raw("versions")[ids[0]]["key"]
+        alerts.set_document(app.store, key, on)
+        return {
+            "key": key,
+            "alerts": alerts.wanted(app.store, key),
+            "default": alerts.default_mode(app.store),
+        }
+    return {"default": alerts.default_mode(app.store)}
+
+
 def archive_reclaim(params: dict, app) -> dict:
     """Expire finished undo windows and remove blob files nothing references:
     ``{"expired", "blobs", "freed_bytes"}`` (the daemon also does this every minute)."""
@@ -103,5 +144,8 @@ HANDLERS = {
     "archive_tag": archive_tag,
     "archive_note": archive_note,
     "archive_tags": archive_tags,
+    "alerts_list": alerts_list,
+    "alerts_seen": alerts_seen,
+    "alerts_set": alerts_set,
     "archive_reclaim": archive_reclaim,
 }

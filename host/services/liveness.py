@@ -43,9 +43,13 @@ def _judge(extract: dict, status: int | None, body: bytes | None, reason: str | 
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
+    from engine.archive import alerts
+
     record = {**verdict, "id": reg_id, "url": url, "checked_at": time.time()}
     with app.store.transaction():
+        before = dict(app.store.row("liveness", reg_id) or {})  # the update edits it in place
         app.store.update("liveness", reg_id, record)
+        alerts.after_check(app.store, reg_id, before, record)  # became changed/gone: alert
     return record
 
 

@@ -150,8 +150,12 @@ def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str) -> d
     from engine.archive.registry import register
 
     options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
+    from engine.archive import alerts
+
     reg = register(store, capture, options)
     mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
+    if not reg.skipped:
+        alerts.after_capture(store, reg.id, reg.previous_similarity)
     return {"url": row["url"], "id": reg.id, "skipped": reg.skipped}
 
 

@@ -128,6 +128,32 @@ def render_tags(result: dict) -> str:
     return "\n".join(f"{t['documents']:>5}  {t['tag']}" for t in result["tags"]) or "no tags"
 
 
+def run_alerts(args, ctx) -> dict:
+    changes = {}
+    if args.default:
+        changes["default"] = args.default
+    for flag_name, on in (("on", True), ("off", False), ("follow", None)):
+        if getattr(args, flag_name):
+            changes |= {"ref": getattr(args, flag_name), "on": on}
+    if changes:
+        return call(ctx, "alerts_set", changes)
+    return call(ctx, "alerts_list", {"since": 0} if args.all else {}, write=False)
+
+
+def render_alerts(result: dict) -> str:
+    if "alerts" not in result:
+        return (
+            f"alerts: {'on' if result.get('alerts') else 'off'} for {result['key']} (default {result['default']})"
+            if "key" in result
+            else f"alerts by default: {result['default']}"
+        )
+    if not result["alerts"]:
+        return f"no changes since {result['seen_at'] or 'ever'} (alerts by default: {result['default']})"
+    return "\n".join(
+        f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
+    )
+
+
 class ChangesParser(Parser):
     """``archive tag URL +a -b``: a ``-word`` that is not one of the command's options is a
     tag to remove, not an unknown option (``--json``, ``--home`` still work anywhere)."""
@@ -161,6 +187,17 @@ def _labels_parsers(cmds, common) -> None:
     note.set_defaults(render=render_note)
     tags = command(cmds, "tags", run_tags, common, "every tag in use, with its document count")
     tags.set_defaults(render=render_tags)
+    alerts = command(cmds, "alerts", run_alerts, common, "pages that changed or went away lately")
+    alerts.add_argument(
+        "--all", action="store_true", help="every alert kept, not only since the last visit"
+    )
+    alerts.add_argument(
+        "--default", choices=("tagged", "all", "off"), help="which pages alert by default"
+    )
+    alerts.add_argument("--on", metavar="ID|URL", help="alert on this page's changes")
+    alerts.add_argument("--off", metavar="ID|URL", help="never alert on this page")
+    alerts.add_argument("--follow", metavar="ID|URL", help="this page follows the default again")
+    alerts.set_defaults(render=render_alerts)
 
 
 def add_parsers(cmds, common) -> None:

@@ -248,7 +248,7 @@ class Progress:
 
 
 def _check_local(home: Path, args, ctx) -> list[dict]:
-    from engine.archive import registry
+    from engine.archive import alerts, registry
     from host.cli.commands.archive import writing
 
     options = liveness_options(args)
@@ -262,7 +262,9 @@ def _check_local(home: Path, args, ctx) -> list[dict]:
                 record = {**future.result(), "id": job["id"], "url": job["url"]}
                 record["checked_at"] = time.time()
                 with store.transaction():
+                    before = dict(store.row("liveness", job["id"]) or {})  # updated in place
                     store.update("liveness", job["id"], record)
+                    alerts.after_check(store, job["id"], before, record)
                 results.append(record)
                 progress.step(job["url"])
     return results
