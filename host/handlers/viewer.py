@@ -252,8 +252,11 @@ def document(params: dict, app) -> dict:
     if chosen not in {v["id"] for v in timeline}:
         chosen = timeline[0]["id"]
     head = timeline[0]
+    from engine.archive import alerts
+
     return {
         "tags": labels.tags_of(app.store, key),
+        "alerts": alerts.wanted(app.store, key),
         "key": key,
         "url": head["url"],
         "title": head.get("title") or "",

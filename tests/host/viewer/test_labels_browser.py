@@ -111,3 +111,27 @@ def test_versions_of_one_minute_show_their_seconds(page, daemon, seeded, live_si
         re.search(r"\d:\d\d:\d\d", s)
         for s in page.locator(".timeline .version-when time").all_inner_texts()
     )
+
+
+def test_changes_since_the_last_visit_and_the_alert_switch(page, daemon, seeded, live_site):
+    daemon.result("archive_tag", {"ref": seeded.sibling_id, "add": ["stadtrat"]})  # tagged: alerted
+    held = live_site.pages.pop("/ministerium-2.html")
+    try:
+        assert daemon.result("check", {"id": seeded.sibling_id})["state"] == "gone"
+    finally:
+        live_site.pages["/ministerium-2.html"] = held
+    open_viewer(page, daemon)
+    card = page.locator("#alerts")
+    expect(card).to_be_visible()
+    expect(card.locator(".alert-row")).to_have_count(1)
+    expect(card.locator(".alert-row")).to_contain_text("gone")
+    card.locator(".alert-link").click()
+    expect(page).to_have_url(re.compile(f"#/doc/{seeded.sibling_id}$"))
+    expect(page.locator("#doc-alerts")).to_be_checked()
+    page.locator("#doc-alerts").uncheck()
+    expect(page.locator(".toast")).to_contain_text("No alerts for this page")
+    open_viewer(page, daemon)
+    page.locator("#alerts-seen").click()
+    expect(page.locator("#alerts")).to_be_hidden()
+    assert daemon.result("alerts_list")["alerts"] == []
+    daemon.result("archive_tag", {"ref": seeded.sibling_id, "remove": ["stadtrat"]})

@@ -41,8 +41,19 @@ function tagsCard(doc, ctx, reload) {
     ev.preventDefault();
     if (input.value.trim()) change({ add: [input.value] });
   });
+  const alertBox = h('input', { type: 'checkbox', id: 'doc-alerts', checked: doc.alerts ? true : null });
+  alertBox.addEventListener('change', async () => {
+    try {
+      const res = await ctx.api.call('alerts_set', { ref: doc.versions[0].id, on: alertBox.checked });
+      toast(res.alerts ? 'You will be told when this page changes or goes away.' : 'No alerts for this page.', 'ok');
+    } catch (err) {
+      alertBox.checked = !alertBox.checked;
+      toast(`Not saved: ${err.message}`);
+    }
+  });
   return h('section', { class: 'card', 'aria-labelledby': 'tags-h' },
     h('h2', { id: 'tags-h' }, 'Tags'),
+    h('p', { class: 'field-check' }, alertBox, h('label', { for: 'doc-alerts' }, ' Alert me when this page changes or goes away')),
     h('ul', { class: 'tag-list', id: 'tag-list', 'aria-label': 'Tags of this page' }, (doc.tags || []).map((t) => h('li', {},
       tagLink(t),
       h('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove the tag ${t}`, onclick: () => change({ remove: [t] }) }, '×')))),

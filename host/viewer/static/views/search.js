@@ -3,6 +3,7 @@
 
 import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 import { throttled } from '../live.js';
+import { alertsCard } from './alerts.js';
 
 const PAGE_SIZE = 50;
 const LIVE_REFRESH_MS = 750; // live "registered" events re-run the search at most this often
@@ -245,6 +246,7 @@ export function render(main, ctx, route) {
   exportBtn.addEventListener('click', () => exportResults(ctx, last, exportBtn));
 
   fill(main,
+    route.samePage ? null : alertsCard(ctx),
     h('section', { class: 'panel', 'aria-labelledby': 'search-h' },
       h('div', { class: 'panel-head' },
         h('h1', { id: 'search-h' }, 'Search the archive'),
