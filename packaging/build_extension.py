@@ -57,6 +57,8 @@ COMMON = {
         "scripting",
         "activeTab",
         "contextMenus",
+        "alarms",  # the periodic look for alerts (changed or gone pages the user keeps)
+        "notifications",  # … and showing them
     ],
     # Asked for only when the user turns on "archive pages I bookmark" or imports their bookmarks.
     "optional_permissions": ["bookmarks"],

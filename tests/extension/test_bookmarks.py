@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -135,3 +136,30 @@ def test_archive_the_browsers_bookmarks_from_the_options_page(granted, site, hos
     options.get_by_role("button", name="Archive my browser bookmarks now").click()  # again:
     expect(options.locator("#import-status")).to_contain_text("0 archived", timeout=30000)
     options.close()
+
+
+def test_an_alert_becomes_a_notification_that_opens_the_document(granted, site, host):
+    """A tagged page found gone by the host's check is notified once; the notification's
+    click opens that document in the viewer."""
+    granted.set_option("allowPrivate", True)
+    site.pages["/notes/fleeting.html"] = (200, ARTICLE.format(title="fleeting", extra="Soon gone."))
+    url = site.url("/notes/fleeting.html")
+    added = json.loads(pk(host.home, "--json", "archive", "add", url).stdout)
+    pk(host.home, "archive", "tag", url, "+watch")
+    site.pages.pop("/notes/fleeting.html")
+    assert json.loads(pk(host.home, "--json", "check", url).stdout)["gone"] == 1
+    page = granted.context.new_page()
+    page.goto(granted.url("options/options.html"))
+    page.wait_for_selector("html[data-ready=true]")
+    send = "(m) => chrome.runtime.sendMessage(m)"
+    created = page.evaluate(send, {"type": "check_alerts"})["result"]
+    assert [c.split(":")[1] for c in created] == [added["id"]]
+    shown = page.evaluate("() => chrome.notifications.getAll()")
+    assert created[0] in shown
+    assert page.evaluate(send, {"type": "check_alerts"})["result"] == []  # never twice
+    with granted.context.expect_page() as opened:
+        page.evaluate(send, {"type": "open_alert", "params": {"id": created[0]}})
+    viewer = opened.value
+    expect(viewer).to_have_url(re.compile(f"/viewer/#/doc/{added['id']}$"))
+    page.close()
+    viewer.close()
