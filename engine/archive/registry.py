@@ -24,6 +24,7 @@ import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.archive import labels
+from engine.archive.dust import apply_rules
 from engine.archive.model import (
     Capture,
     RegisterOptions,
@@ -34,9 +35,12 @@ from engine.archive.model import (
     iso,
     version_url,
 )
+from engine.archive.search import SearchOptions, stored_text
+from engine.archive.search import search as run
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
+from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
@@ -114,7 +118,6 @@ def keyer(store: ArchiveStore):
     rules = (store.load_state("dust_rules") or {}).get("rules")
     if not rules:
         return lambda url: profile_key(url, profile)
-    from engine.archive.dust import apply_rules  # C2's learner; loaded only when rules exist
 
     return lambda url: apply_rules(profile_key(url, profile), rules, profile)
 
@@ -153,7 +156,6 @@ def _rekey(store: ArchiveStore) -> int:
 
 
 def _extract(text: str, url: str) -> dict | None:
-    from engine.html.extract import extract
 
     try:
         found = extract(text, url)
@@ -271,9 +273,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     from the original page, else the stored main text stands in (cheap, for bulk indexing).
     """
     row = store.row("extracts", reg_id) or {}
-    if row.get("visible_text"):
-        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
-    if recompute and store.has_version(reg_id):
+    if not row.get("visible_text") and recompute and store.has_version(reg_id):
         content = get(store, reg_id, original=True)
         try:
             seen = visible_text(content.body)
@@ -281,7 +281,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
             seen = ""
         if seen:
             return f"{content.record.get('title') or ''}\n{seen}"
-    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+    return stored_text(store, reg_id)
 
 
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
@@ -854,8 +854,6 @@ def search(
     tag: str | None = None,
 ) -> list[dict]:
     """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
-    from engine.archive.search import SearchOptions
-    from engine.archive.search import search as run
 
     if sort not in ("url", "time"):
         raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")

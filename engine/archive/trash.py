@@ -25,7 +25,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from engine.archive import registry
 from engine.archive.model import is_reg_id, iso
+from engine.archive.registry import document_key
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
@@ -107,7 +109,6 @@ def targets(store: ArchiveStore, ref: str, document: bool = False) -> list[str]:
     ...
     engine.errors.NotFound: nothing archived under 'https://a.example/'
     """
-    from engine.archive import registry
 
     ref = ref.strip()
     if not ref:
@@ -207,7 +208,6 @@ def _relink(store: ArchiveStore, ids: list[str], gone: set[str]) -> list:
 
 def _document_rows(store: ArchiveStore, key: str) -> dict:
     """A whole document goes: its schedules and its per-document rows go with it."""
-    from engine.archive.registry import document_key
 
     found = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
     for doc_id, row in list(store.raw("schedules").items()):

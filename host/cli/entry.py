@@ -21,20 +21,21 @@ http://example.com/
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, error_payload
+from host.cli.command import Lines
+from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
 from host.daemon.security import ensure_token, has_version_url, sign_version_urls
 from host.settings import Context, resolve_home
 
-# Modules under host/cli/commands/, each owning a group of subcommands.
-COMMAND_MODULES = ("urls", "suggest", "archive", "similarity", "content", "daemon", "install")
+# Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
+COMMAND_MODULES = (urls, suggest, archive, similarity, content, daemon, install)
 
 # Exit codes by error code; an unknown code falls back along the class tree.
 EXIT_CODES = {
@@ -46,23 +47,6 @@ EXIT_CODES = {
     "unavailable": 6,
     "forbidden": 7,
 }
-
-
-class Lines:
-    """A stream of output lines for batch commands (str as-is, dicts as JSON)."""
-
-    def __init__(self, items: Iterable[Any]) -> None:
-        self.items = items
-
-
-def command(
-    sub, name: str, run: Callable | None, common, help: str, **kw
-) -> argparse.ArgumentParser:
-    """Add a subcommand that accepts the global options too, and bind its ``run``."""
-    parser = sub.add_parser(name, help=help, description=help, parents=[common], **kw)
-    if run is not None:
-        parser.set_defaults(run=run)
-    return parser
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -103,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pagekeeper {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = _common_options(suppress=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"host.cli.commands.{name}").register(sub, common)
+    for module in COMMAND_MODULES:
+        module.register(sub, common)
     return parser
 
 

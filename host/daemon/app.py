@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from engine.archive.store import ArchiveStore
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
+from host.home import atomic_write
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+from host.services.navigation import build_suggester, save_learning
 
 DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
@@ -89,9 +92,7 @@ class Config:
         """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
         path = Path(home) / CONFIG_FILE
         data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**data, "port": port}, indent=2), "utf-8")
-        tmp.replace(path)
+        atomic_write(path, json.dumps({**data, "port": port}, indent=2).encode("utf-8"))
 
     @classmethod
     def load(cls, home: Path, **overrides) -> Config:
@@ -105,8 +106,35 @@ class Config:
         return cls(**known)
 
 
+@dataclass
+class Jobs:
+    """Work the daemon runs beside requests: crawls by job ID (oldest first), the one liveness
+    sweep, schedule claims (url -> when handed out) and strong references to their tasks (the
+    event loop keeps only weak ones)."""
+
+    crawls: dict = field(default_factory=dict)
+    sweep: object | None = None
+    claims: dict[str, float] = field(default_factory=dict)
+    tasks: set = field(default_factory=set)
+
+    def start(self, coro) -> asyncio.Task:
+        """Run ``coro`` as a task on the running loop, held until it ends."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+@dataclass
+class Learning:
+    """The Suggester's learned state: ``dirty`` once it changed since it was last saved."""
+
+    dirty: bool = False
+
+
 class App:
-    """The daemon's state, shared by all handlers."""
+    """The daemon's state, shared by all handlers: home, config, token, the store, the
+    Suggester and its learning, background jobs, the change feed."""
 
     def __init__(self, home: Path, config: Config) -> None:
         self.home = Path(home)
@@ -125,17 +153,17 @@ class App:
         self.counters: dict[str, int] = {"requests": 0}
         self.shutdown_event: asyncio.Event | None = None
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
+        self.jobs = Jobs()
+        self.learning = Learning()
         self._store = None
         self._suggester = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the analysis process's creation
 
     @property
     def store(self):
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
-            from engine.archive.store import ArchiveStore
-
             self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
         return self._store
 
@@ -143,10 +171,13 @@ class App:
     def suggester(self):
         """The warm Suggester (bundled dictionary + the user's learned state)."""
         if self._suggester is None:
-            from host.services.navigation import build_suggester
-
             self._suggester = build_suggester(self)
         return self._suggester
+
+    @property
+    def suggester_warm(self) -> bool:
+        """Is the Suggester built (without building it)?"""
+        return self._suggester is not None
 
     def warm(self) -> None:
         """Open the store and build the Suggester now, so the first request is fast."""
@@ -183,9 +214,8 @@ class App:
         self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
-        from host.services.navigation import save_learning
 
-        if self._suggester is not None and getattr(self, "learning_dirty", False):
+        if self._suggester is not None and self.learning.dirty:
             save_learning(self)
         close = getattr(self._store, "close", None)
         if close:

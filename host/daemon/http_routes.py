@@ -10,7 +10,7 @@ path                what
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
                     a signature (``?sig=``) of the path ``/v/<id>/`` required
-``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
+``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
 
@@ -46,6 +46,8 @@ from host.daemon.security import (
     verify_path,
     version_path,
 )
+from host.services import archive_access
+from host.viewer import STATIC_DIR
 
 REASONS = {
     200: "OK",
@@ -95,7 +97,6 @@ def redirect(location: str, status: int = 302, headers: dict | None = None) -> R
 
 
 def static_dir() -> Path:
-    from host.viewer import STATIC_DIR
 
     return STATIC_DIR
 
@@ -181,7 +182,6 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
     original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
-    from host.services import archive_access
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
@@ -246,7 +246,6 @@ async def serve_gc(app, request: Request) -> Response:
     user_asked = same_token(presented_token(request.path, request.headers), app.token)
     if not (user_asked or authorized(app, request, "gc", url, page_id)):
         raise Forbidden("missing or wrong token")
-    from host.services import archive_access
 
     action = await archive_access.gc_target(app, url, page_id, user_asked)
     if action["action"] == "live":

@@ -14,6 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engine.archive.documents import document_index
+from engine.archive.model import RegisterOptions
+from engine.archive.registry import refresh_similar, stale_similar
+from engine.archive.trash import purge
+from host.services.fulltext import index_of
+from host.services.navigation import flush_learning
+from host.services.schedule import arun_due
+
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
@@ -26,15 +34,12 @@ log = logging.getLogger("pagekeeper.background")
 
 async def schedules_once(app) -> int:
     """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
-    from host.services.schedule import arun_due
 
-    return len(await arun_due(app.run, app.store, app.base_url))
+    return len(await arun_due(app.run, app.store, app.base_url, app.jobs.claims))
 
 
 async def similar_once(app) -> int:
     """Refresh a batch of stale similar-page lists; how many."""
-    from engine.archive.model import RegisterOptions
-    from engine.archive.registry import refresh_similar, stale_similar
 
     options = RegisterOptions(base=app.base_url, similar_budget_s=SIMILAR_BUDGET_S)
     stale = await app.run(stale_similar, app.store, SIMILAR_BATCH)
@@ -50,7 +55,6 @@ async def compact_once(app) -> bool:
 
 async def reclaim_once(app) -> dict:
     """Expire deletions whose undo window is over and free the blobs nothing references."""
-    from engine.archive.trash import purge
 
     return await app.run(purge, app.store)
 
@@ -62,8 +66,6 @@ async def warm_search_index(app) -> int:
     (host/services/fulltext.py, kept on disk: only what it has not seen) in steps of 250
     versions, so requests typed meanwhile wait behind one short step.
     """
-    from host.services.fulltext import index_of
-    from host.viewer.index import document_index
 
     index = await app.run(document_index, app.store)
     text = index_of(app.home)
@@ -74,7 +76,6 @@ async def warm_search_index(app) -> int:
 
 async def text_index_once(app) -> bool:
     """Catch the full-text index up with what crawls, schedules and imports registered."""
-    from host.services.fulltext import index_of
 
     return await app.run(index_of(app.home).sync, app.store, 250)
 
@@ -99,7 +100,6 @@ async def every(seconds: float, job, app) -> None:
 
 def start(app) -> list[asyncio.Task]:
     """Start the background tasks (cancel them at shutdown)."""
-    from host.services.navigation import flush_learning
 
     return [
         asyncio.create_task(flush_learning(app)),

@@ -13,29 +13,48 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 
 from __future__ import annotations
 
-import asyncio
+import base64
+import binascii
 import gc
 import logging
 import threading
 import time
 from dataclasses import replace
 
+from engine.archive import dust, registry
+from engine.archive.model import Capture, RegisterOptions, make_id
+from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
+from engine.liveness import LivenessOptions
+from host.daemon.app import BIG_PAGE_CHARS
 from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
+from host.services import fulltext
+from host.services.crawl import (
+    MAX_DELAY,
+    MAX_DEPTH,
+    MAX_PAGES,
+    CrawlJob,
+    CrawlOptions,
+    check_start,
+    links_of,
+    run_job,
+)
+from host.services.fetch import afetch, areachable
+from host.services.liveness import check_version
+from host.services.navigation import record_archived
+from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
 
 
 def _options(app, **fields):
-    from engine.archive.model import RegisterOptions
 
     return RegisterOptions(base=app.base_url, **fields)
 
 
 def _capture(params: dict, html):
     """The extension's capture; URL credentials are cut (never stored, never shown)."""
-    from engine.archive.model import Capture
 
     return Capture(
         url=strip_credentials(text(params, "url", max_length=URL_MAX)),
@@ -51,7 +70,6 @@ def _capture(params: dict, html):
 
 def _reserve_id(app, now: float) -> str:
     """A registration ID later than every stored and every reserved one (store thread)."""
-    from engine.archive.model import make_id
 
     ids = app.store.ids
     last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
@@ -60,8 +78,6 @@ def _reserve_id(app, now: float) -> str:
 
 
 def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
-    from engine.archive import registry
-    from host.services.navigation import record_archived
 
     reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
@@ -92,8 +108,6 @@ def without_gc_pauses(fn, *args):
 async def register_off_store(app, capture, options):
     """Register a capture with its analysis off the store thread: other requests that need
     the store go on while a big page is parsed (the store only does the writes)."""
-    from engine.archive import registry
-    from host.daemon.app import BIG_PAGE_CHARS
 
     now = time.time()
     reg_id = await app.run(_reserve_id, app, now)
@@ -114,7 +128,6 @@ def _with_versions(app, reg) -> dict:
 def keep_text_index(app) -> None:
     """Index what was just registered for full-text search (host/services/fulltext.py; on the store
     thread, a few ms). A failure leaves it to the next sync, never fails the capture."""
-    from host.services import fulltext
 
     try:
         fulltext.index_of(app.home).sync(app.store, limit=50)
@@ -125,7 +138,6 @@ def keep_text_index(app) -> None:
 async def _fetched_capture(params: dict):
     """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
     as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
-    from host.services.fetch import afetch
 
     url = text(params, "url", max_length=URL_MAX)
     capture = (await afetch(url)).capture(url, "fetch")
@@ -133,11 +145,24 @@ async def _fetched_capture(params: dict):
     return capture if title is None else replace(capture, title=title)
 
 
-async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+def _html(params: dict) -> str | bytes | None:
+    """The page: ``html`` (the DOM as text), ``html_b64`` (a saved file's bytes, kept
+    byte for byte), or None (the handler fetches the URL)."""
+    if params.get("html_b64") is not None:
+        raw = text(params, "html_b64", max_length=RegisterOptions().max_bytes * 4 // 3 + 4)
+        try:
+            return base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise InvalidInput(f"html_b64 is not base64: {exc}") from exc
     html = params.get("html")
     if html is not None and not isinstance(html, str):
         raise InvalidInput("parameter 'html' must be a string")
+    return html
+
+
+async def archive_page(params: dict, app) -> dict:
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
     options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
     reg = await register_off_store(app, capture, options)
@@ -146,7 +171,6 @@ async def archive_page(params: dict, app) -> dict:
 
 def versions(params: dict, app) -> dict:
     """Every version of the document behind a URL (or ID), newest first."""
-    from engine.archive import registry
 
     ref = strip_credentials(text(params, "url", max_length=URL_MAX))
     return {"url": ref, "versions": registry.versions(app.store, ref, app.base_url)}
@@ -154,7 +178,6 @@ def versions(params: dict, app) -> dict:
 
 def similar(params: dict, app) -> dict:
     """Pages similar to a version, with structural and content similarity."""
-    from engine.archive import registry
 
     return registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
 
@@ -163,7 +186,6 @@ def search(params: dict, app) -> dict:
     """URL wildcard search (``*``, ``?``), tag and/or full-text search, paged. With ``text``
     the documents come in relevance order (BM25; ``sort`` time|url reorders them), each
     with a ``snippet`` of its best version marking the matched words."""
-    from engine.archive import registry
 
     pattern = text(params, "pattern", "*", max_length=URL_MAX)
     query = text(params, "text", None, max_length=4096)
@@ -184,9 +206,6 @@ def search(params: dict, app) -> dict:
 def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> list[dict]:
     """Documents matching the full-text ``query`` (host/services/fulltext.py) and the URL pattern and
     tag, best first (or by time or URL); each remembers its best version for the snippet."""
-    from engine.archive.model import RegisterOptions
-    from engine.archive.search import SearchOptions, matching_keys
-    from host.services import fulltext
 
     home = getattr(app, "home", None) or app.store.home
     parsed, ranked = fulltext.ranked(app.store, home, query)
@@ -212,8 +231,6 @@ def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> 
 
 
 def _with_snippets(app, page: list[dict]) -> list[dict]:
-    from engine.archive.search import entry
-    from host.services import fulltext
 
     out = []
     for item in page:
@@ -231,8 +248,6 @@ def _page(items: list, offset: int, limit: int) -> dict:
 
 async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
-    from engine.archive import registry
-    from host.services.fetch import areachable
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
@@ -244,7 +259,6 @@ async def open_(params: dict, app) -> dict:
 
 def get(params: dict, app) -> dict:
     """A version's copy as text (rewritten by default). Big ones come paged (PROTOCOL.md)."""
-    from engine.archive import registry
 
     content = registry.get(
         app.store, text(params, "id", max_length=URL_MAX), original=flag(params, "original")
@@ -261,25 +275,24 @@ def get(params: dict, app) -> dict:
 
 
 async def check(params: dict, app) -> dict:
-    """Is the stored content still at the live URL? ``{"state", "match", ...}``."""
-    try:  # engineer D's liveness results store, when it has landed
-        from host.liveness_store import check_version
-    except ImportError:
-        from host.services.liveness import check_version
-
+    """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
+    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref)
+    return await check_version(app, ref, _liveness_options(params))
+
+
+def _liveness_options(params: dict) -> LivenessOptions:
+    default = LivenessOptions()
+    present = _number(params, "present_at", default.present_at, 0, 1)
+    changed = _number(params, "changed_at", default.changed_at, 0, 1)
+    if changed > present:
+        raise InvalidInput("thresholds must satisfy changed_at <= present_at")
+    return LivenessOptions(present_at=present, changed_at=changed)
 
 
 # -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
 
-_CRAWLS: dict[int, dict] = {}  # id(app) -> {job id: CrawlJob}, oldest first
-_TASKS: set = set()  # strong references: the loop keeps only weak ones to tasks
 KEEP_FINISHED = 32  # finished jobs kept for crawl_status
-
-
-def _jobs(app) -> dict:
-    return _CRAWLS.setdefault(id(app), {})
 
 
 def _number(params: dict, name: str, default, low: float, high: float):
@@ -292,7 +305,6 @@ def _number(params: dict, name: str, default, low: float, high: float):
 
 
 def _crawl_options(params: dict, app):
-    from host.services.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
 
     return CrawlOptions(
         depth=integer(params, "depth", 1, 0, MAX_DEPTH),
@@ -305,7 +317,6 @@ def _crawl_options(params: dict, app):
 
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
-    from host.services.crawl import CrawlJob, check_start, links_of, run_job
 
     url = check_start(text(params, "url", max_length=URL_MAX))
     options = _crawl_options(params, app)
@@ -318,14 +329,12 @@ async def crawl(params: dict, app) -> dict:
         return await app.run(links_of, app.store, reg_id)
 
     _remember(app, job)
-    task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.jobs.start(run_job(job, options, register_capture, links))
     return job.to_dict()
 
 
 def _remember(app, job) -> None:
-    jobs = _jobs(app)
+    jobs = app.jobs.crawls
     finished = [key for key, old in jobs.items() if old.state != "running"]
     for key in finished[: max(0, len(finished) - KEEP_FINISHED + 1)]:
         del jobs[key]
@@ -334,7 +343,7 @@ def _remember(app, job) -> None:
 
 def _job(params: dict, app):
     job_id = text(params, "job", max_length=64)
-    job = _jobs(app).get(job_id)
+    job = app.jobs.crawls.get(job_id)
     if job is None:
         raise NotFound(f"no crawl {job_id!r} (finished crawls are kept until the daemon stops)")
     return job
@@ -354,7 +363,6 @@ async def crawl_cancel(params: dict, app) -> dict:
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
-    from host.services.schedule import PERIODS, add_schedule
 
     return add_schedule(
         app.store,
@@ -366,28 +374,24 @@ def schedule_add(params: dict, app) -> dict:
 
 def schedule_remove(params: dict, app) -> dict:
     """Delete the schedule of ``url``; ``not_found`` when it has none."""
-    from host.services.schedule import remove_schedule
 
     return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
 
 
 def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
-    from host.services.schedule import schedules
 
     return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
-    from host.services.schedule import arun_due
 
-    return {"done": await arun_due(app.run, app.store, app.base_url)}
+    return {"done": await arun_due(app.run, app.store, app.base_url, app.jobs.claims)}
 
 
 def dust_learn(params: dict, app) -> dict:
     """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
-    from engine.archive import dust
 
     return dust.learn_and_store(app.store)
 

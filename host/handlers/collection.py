@@ -12,6 +12,8 @@ same handlers, through the daemon when one runs and directly otherwise
 
 from __future__ import annotations
 
+from engine.archive import alerts, labels, trash
+from engine.archive.model import iso
 from engine.errors import InvalidInput
 from host.handlers import flag, text
 
@@ -25,7 +27,6 @@ def archive_delete(params: dict, app) -> dict:
     its space after; ``undo: false`` frees it now. ``{"deleted": {"documents",
     "versions"}, "freed_bytes", "undo"?, "expires_at"?}``
     """
-    from engine.archive import trash
 
     ref = text(params, "ref", max_length=REF_MAX)
     options = trash.DeleteOptions(document=flag(params, "document"))
@@ -36,7 +37,6 @@ def archive_delete(params: dict, app) -> dict:
 
 def archive_undo(params: dict, app) -> dict:
     """Undo a deletion by the ``undo`` its reply gave: ``{"restored": {...}}``."""
-    from engine.archive import trash
 
     return trash.restore(app.store, text(params, "undo", max_length=40))
 
@@ -44,7 +44,6 @@ def archive_undo(params: dict, app) -> dict:
 def archive_trash(params: dict, app) -> dict:
     """Deletions that can still be undone: ``{"pending": [{"undo", "url", "title",
     "deleted_at", "expires_at", "deleted"}]}``, newest first."""
-    from engine.archive import trash
 
     return {"pending": trash.pending(app.store)}
 
@@ -60,7 +59,6 @@ def archive_tag(params: dict, app) -> dict:
     """Add and remove tags of a document (``ref``: a URL, an ID or a version URL of any of
     its versions): ``{"key", "url", "tags"}``. A tag with control characters, empty, or
     over 64 characters: ``invalid_input``; nothing archived under ``ref``: ``not_found``."""
-    from engine.archive import labels, trash
 
     ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX), document=True)
     added = [labels.clean_tag(t) for t in _strings(params, "add")]
@@ -73,7 +71,6 @@ def archive_tag(params: dict, app) -> dict:
 def archive_note(params: dict, app) -> dict:
     """Set the note of a version (``ref``: its ID or version URL; a URL means the newest
     version); empty ``text`` removes it: ``{"id", "url", "note"}``."""
-    from engine.archive import labels, trash
 
     ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX))
     reg_id = max(ids, key=app.store.capture_order)
@@ -83,7 +80,6 @@ def archive_note(params: dict, app) -> dict:
 
 def archive_tags(params: dict, app) -> dict:
     """Every tag in use with its document count: ``{"tags": [{"tag", "documents"}]}``."""
-    from engine.archive import labels
 
     return {"tags": labels.all_tags(app.store)}
 
@@ -91,7 +87,6 @@ def archive_tags(params: dict, app) -> dict:
 def alerts_list(params: dict, app) -> dict:
     """Changes and disappearances since the viewer's last visit (or since ``since``, POSIX
     seconds): ``{"seen_at", "default", "alerts": [{key, id, url, title, kind, at, detail}]}``."""
-    from engine.archive import alerts
 
     since = params.get("since")
     if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
@@ -101,8 +96,6 @@ def alerts_list(params: dict, app) -> dict:
 
 def alerts_seen(params: dict, app) -> dict:
     """Mark the alerts seen (the viewer was visited): ``{"seen_at"}``."""
-    from engine.archive import alerts
-    from engine.archive.model import iso
 
     return {"seen_at": iso(alerts.mark_seen(app.store))}
 
@@ -110,7 +103,6 @@ def alerts_seen(params: dict, app) -> dict:
 def alerts_set(params: dict, app) -> dict:
     """Who is alerted: ``default`` (tagged|all|off) for the archive, and/or ``ref`` with ``on``
     (true, false, or null: follow the default) for one document."""
-    from engine.archive import alerts, trash
 
     if "default" in params:
         alerts.set_default(app.store, text(params, "default", max_length=16))
@@ -132,7 +124,6 @@ def alerts_set(params: dict, app) -> dict:
 def archive_reclaim(params: dict, app) -> dict:
     """Expire finished undo windows and remove blob files nothing references:
     ``{"expired", "blobs", "freed_bytes"}`` (the daemon also does this every minute)."""
-    from engine.archive import trash
 
     return trash.purge(app.store)
 

@@ -3,7 +3,7 @@ liveness report and sweep, WARC export/import, archive statistics.
 
 The viewer (host/viewer/static/) calls these over ``/ws``; the core types
 (``versions``, ``similar``, ``check``…) live in the other handler modules.
-Search runs over the warm document index of host/viewer/index.py.
+Search runs over the warm document index of engine/archive/documents.py.
 
 >>> sorted(HANDLERS)[:3]
 ['archive_stats', 'diff', 'document']
@@ -14,23 +14,27 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import difflib
 import io
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from engine.archive import alerts, labels, registry
+from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
+from engine.archive.labels import clean_tag, keys_with_tag
+from engine.archive.model import RegisterOptions, iso
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
+from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
+from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
-from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
+from host.services import fulltext
+from host.services.liveness import check_version
+from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
 STATES = ("present", "changed", "gone", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
-MAX_DIFF_LINES = 20_000
-DIFF_CONTEXT = 3
 
 
 # -- search_page ---------------------------------------------------------------------
@@ -69,7 +73,6 @@ class SearchQuery:
 
 
 def _tag_param(params: dict) -> str | None:
-    from engine.archive.labels import clean_tag
 
     raw = (text(params, "tag", None, 300) or "").strip()
     return clean_tag(raw) if raw else None
@@ -99,8 +102,6 @@ def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
     if query.text:
         narrowed.append(index.keyed(text_matches(app, query)))
     if query.tag:
-        from engine.archive.labels import keys_with_tag
-
         narrowed.append(index.keyed(keys_with_tag(app.store, query.tag)))
     if query.state == "unchecked":
         checked = set(liveness_states(app))
@@ -158,7 +159,6 @@ def search_page(params: dict, app) -> dict:
 
 
 def _result(d, check: dict | None) -> dict:
-    from engine.archive.model import iso
 
     return {
         "id": d.id,
@@ -182,7 +182,6 @@ def text_matches(app, query: SearchQuery) -> set[str]:
     """Keys of the documents matching the full-text query ``query.text`` (host/services/fulltext.py:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
-    from host.services import fulltext
 
     parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
     best = {key: reg_id for key, reg_id, _rank in ranked}
@@ -193,7 +192,6 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
     """The page's results with the snippet of their best-matching version (marks for the
     viewer to highlight), when the search has a full text."""
-    from host.services import fulltext
 
     held = _BEST.get(id(app.store))
     if not query.text or not held or held[0] != query.text:
@@ -210,14 +208,12 @@ def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
 
 
 def _timeline(app, key_ref: str) -> list[dict]:
-    from engine.archive import registry
 
     rows = registry.versions(app.store, key_ref, app.base_url)
     for row in rows:
@@ -227,7 +223,6 @@ def _timeline(app, key_ref: str) -> list[dict]:
 
 
 def _similar_of(app, reg_id: str) -> list[dict]:
-    from engine.archive import registry
 
     return registry.similar(app.store, reg_id, app.base_url)["similar"]
 
@@ -236,7 +231,6 @@ def document(params: dict, app) -> dict:
     """A document by registration ID, version URL or page URL: its timeline,
     the similar pages of one version (``version``, default the newest) and its last check.
     """
-    from engine.archive import labels, registry
 
     ref = text(params, "id", max_length=8192).strip()
     if not ref:
@@ -252,7 +246,6 @@ def document(params: dict, app) -> dict:
     if chosen not in {v["id"] for v in timeline}:
         chosen = timeline[0]["id"]
     head = timeline[0]
-    from engine.archive import alerts
 
     return {
         "tags": labels.tags_of(app.store, key),
@@ -273,93 +266,12 @@ def document(params: dict, app) -> dict:
 def body_text(store, reg_id: str) -> str:
     """The visible text of a version (title line first, headlines and links included), for
     diffs: a new article's title on a home page is a link that main-text extraction drops."""
-    from engine.archive import registry
 
     return registry.visible_text_of(store, reg_id)
 
 
-def diff_lines(text_value: str) -> list[str]:
-    """Paragraph lines of a text, blank lines dropped, capped."""
-    lines = [line.strip() for line in text_value.splitlines()]
-    return [line for line in lines if line][:MAX_DIFF_LINES]
-
-
-def word_parts(a: str, b: str) -> tuple[list, list]:
-    """Changed words of one changed line pair as ``[[text, changed], ...]`` per side.
-
-    >>> word_parts("the red car", "the blue car")
-    ([['the ', False], ['red ', True], ['car', False]], [['the ', False], ['blue ', True], ['car', False]])
-    """
-    ta, tb = re.findall(r"\S+\s*", a), re.findall(r"\S+\s*", b)
-    left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
-        if i2 > i1:
-            left.append(["".join(ta[i1:i2]), op != "equal"])
-        if j2 > j1:
-            right.append(["".join(tb[j1:j2]), op != "equal"])
-    return left, right
-
-
-def _equal_rows(a, b, i1, i2, j1, rows: list) -> None:
-    n = i2 - i1
-    shown = range(n) if n <= 2 * DIFF_CONTEXT + 1 else None
-    if shown is None:
-        keep = list(range(DIFF_CONTEXT)) if rows else []
-        tail = list(range(n - DIFF_CONTEXT, n)) if i2 < len(a) else []
-        for k in keep:
-            rows.append(_row("equal", a, b, i1 + k, j1 + k))
-        rows.append({"op": "skip", "count": n - len(keep) - len(tail)})
-        for k in tail:
-            rows.append(_row("equal", a, b, i1 + k, j1 + k))
-        return
-    for k in shown:
-        rows.append(_row("equal", a, b, i1 + k, j1 + k))
-
-
-def _row(op, a, b, i, j) -> dict:
-    return {
-        "op": op,
-        "left_no": None if i is None else i + 1,
-        "left": None if i is None else a[i],
-        "right_no": None if j is None else j + 1,
-        "right": None if j is None else b[j],
-    }
-
-
-def _changed_rows(op, a, b, i1, i2, j1, j2, rows: list, stats: dict) -> None:
-    pairs = max(i2 - i1, j2 - j1)
-    for k in range(pairs):
-        i = i1 + k if i1 + k < i2 else None
-        j = j1 + k if j1 + k < j2 else None
-        kind = "replace" if i is not None and j is not None else "delete" if j is None else "insert"
-        row = _row(kind, a, b, i, j)
-        if kind == "replace":
-            row["left"], row["right"] = word_parts(a[i], b[j])
-        rows.append(row)
-        stats[{"replace": "changed", "delete": "removed", "insert": "added"}[kind]] += 1
-
-
-def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
-    """Side-by-side rows (equal runs folded to ``skip``) and counts.
-
-    >>> rows, stats = diff_rows(["a", "b"], ["a", "c"])
-    >>> [r["op"] for r in rows], stats["changed"]
-    (['equal', 'replace'], 1)
-    """
-    rows, stats = [], {"added": 0, "removed": 0, "changed": 0, "equal": 0}
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) + len(b) > 4000)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            stats["equal"] += i2 - i1
-            _equal_rows(a, b, i1, i2, j1, rows)
-        else:
-            _changed_rows(op, a, b, i1, i2, j1, j2, rows, stats)
-    return rows, stats
-
-
 def diff(params: dict, app) -> dict:
     """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
-    from engine.archive import registry
 
     store = app.store
     ids = [registry.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
@@ -380,7 +292,6 @@ def diff(params: dict, app) -> dict:
 
 
 def _public_check(row: dict) -> dict:
-    from engine.archive.model import iso
 
     when = row.get("checked_at")
     return {
@@ -418,15 +329,6 @@ def check_of(store, key: str) -> dict | None:
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
 
 
-async def check_version(app, reg_id: str) -> dict:
-    """The daemon's own check (fetch, judge, store), as the ``check`` type runs it."""
-    try:  # engineer D's liveness results store, when it lands (as host/handlers/archive.py)
-        from host.liveness_store import check_version as run
-    except ImportError:
-        from host.services.liveness import check_version as run
-    return await run(app, reg_id)
-
-
 @dataclass
 class Sweep:
     """Progress of the one liveness sweep a daemon may run at a time."""
@@ -439,7 +341,6 @@ class Sweep:
     counts: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        from engine.archive.model import iso
 
         return {
             "running": self.running,
@@ -451,11 +352,11 @@ class Sweep:
         }
 
 
-_SWEEPS: dict[int, Sweep] = {}
-
-
 def sweep_of(app) -> Sweep:
-    return _SWEEPS.setdefault(id(app), Sweep())
+    """The daemon's one liveness sweep (``app.jobs.sweep``), made on first use."""
+    if app.jobs.sweep is None:
+        app.jobs.sweep = Sweep()
+    return app.jobs.sweep
 
 
 def liveness_report(params: dict, app) -> dict:
@@ -492,13 +393,8 @@ async def liveness_sweep(params: dict, app) -> dict:
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
     app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
-    task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.jobs.start(_run_sweep(app, sweep, targets, concurrency))
     return sweep.to_dict()
-
-
-_TASKS: set = set()
 
 
 async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) -> None:
@@ -527,7 +423,6 @@ async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) ->
 
 def export_ids(params: dict, app) -> list[str]:
     """The versions to export: ``ids`` (IDs or version URLs) or every version of a ``search``."""
-    from engine.archive import registry
 
     if params.get("ids") is not None:
         ids = params["ids"]
@@ -543,7 +438,6 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -568,9 +462,6 @@ def export_warc(params: dict, app) -> dict:
 
 def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
-    from engine.archive import labels, registry
-    from engine.archive.model import RegisterOptions
-    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)

@@ -25,16 +25,16 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-
-import tldextract
+from urllib.parse import urlsplit
 
 from engine.archive.model import Capture, RegisterOptions, Registration, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
+from engine.urls.parse import parse_url
+from engine.urls.sites import registrable_domain
 from host.services.fetch import FetchOptions, afetch, fetch
 
-_EXTRACT = tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot only, no network
 MAX_DEPTH = 10
 MAX_PAGES = 10_000
 MAX_DELAY = 60.0
@@ -43,8 +43,7 @@ MAX_DELAY = 60.0
 @lru_cache(maxsize=4096)
 def site_of(url: str) -> str:
     """The registrable domain of a URL (or its host when it has none, e.g. an IP)."""
-    parts = _EXTRACT(url)
-    return parts.top_domain_under_public_suffix or parts.domain
+    return registrable_domain(urlsplit(url).hostname or "")
 
 
 def same_site(a: str, b: str) -> bool:
@@ -59,7 +58,6 @@ def check_start(url: str) -> str:
     ...
     engine.errors.InvalidURL: a crawl starts at an http(s) URL, not 'ftp://example.com/'
     """
-    from engine.urls.parse import parse_url
 
     parsed = parse_url(url)  # raises InvalidURL with the reason
     if parsed.protocol not in ("http:", "https:"):

@@ -39,7 +39,10 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from engine import __version__
+from engine.archive import labels
+from engine.archive.model import Capture, iso
 from engine.errors import InvalidInput, TooLarge
+from host.daemon.security import strip_credentials
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -245,8 +248,6 @@ def pagekeeper_fields(record) -> tuple[str, dict] | None:
 
 
 def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) -> Iterator:
-    from engine.archive.model import Capture
-    from host.daemon.security import strip_credentials
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
@@ -304,8 +305,6 @@ def import_captures(
 
 def version_record(store, reg_id: str) -> VersionRecord:
     """A stored version as it goes into a WARC: the original bytes and the record's facts."""
-    from engine.archive import labels
-    from engine.archive.model import iso
 
     doc = store.version(reg_id)
     return VersionRecord(

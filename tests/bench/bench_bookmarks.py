@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gzip
+import http.server
 import io
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
 
 from host.cli.entry import main  # noqa: E402
 
@@ -43,9 +47,6 @@ def site_files(root: Path, count: int) -> list[str]:
 @contextlib.contextmanager
 def sites(root: Path):
     """One quiet server per loopback address 127.0.0.1 .. 127.0.0.10, each over ``root``."""
-    import functools
-    import http.server
-    import threading
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):

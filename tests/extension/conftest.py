@@ -34,6 +34,9 @@ EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.host.daemon_fixtures import SHARED_CACHE  # noqa: E402
 
 
 def pytest_collection_modifyitems(items):
@@ -95,7 +98,6 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    from tests.host.daemon_fixtures import SHARED_CACHE  # the dictionary index, built once
 
     (home / "config.json").write_text(json.dumps({"port": port, "cache_dir": str(SHARED_CACHE)}))
     pk(home, "serve", "--port", str(port), "--detach")
@@ -202,7 +204,6 @@ LISTENERS_READY = """async () => {
 
 @pytest.fixture(scope="module")
 def playwright_instance():
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         yield p

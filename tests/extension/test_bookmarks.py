@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -82,7 +83,6 @@ def tagged(host, tag: str, want: int) -> list[str]:
         found = json.loads(pk(host.home, "--json", "archive", "search", "--tag", tag).stdout)
         if len(found) >= want:
             return sorted(r["url"] for r in found)
-        import time
 
         time.sleep(0.5)
     return sorted(r["url"] for r in found)

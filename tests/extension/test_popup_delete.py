@@ -3,11 +3,13 @@ extension, the real native host and daemon, a local site."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.extension.conftest import pk
 from tests.extension.test_chromium import ARTICLE, archive_with_popup
 
 pytestmark = pytest.mark.browser
@@ -35,9 +37,6 @@ def test_delete_from_the_popup_then_undo(browser, site, host):
 
 
 def test_tag_while_archiving(browser, site, host):
-    import json
-
-    from tests.extension.conftest import pk
 
     browser.set_option("allowPrivate", True)
     site.pages["/notes/tagged.html"] = (200, ARTICLE.format(title="tagged", extra="With tags."))

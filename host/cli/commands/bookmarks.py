@@ -23,8 +23,12 @@ from urllib.parse import urlsplit
 from engine.archive import labels, registry
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
 from engine.archive.model import RegisterOptions
+from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, PageKeeperError, error_payload
-from host.cli.entry import command
+from host.cli.backend import base_url, reading
+from host.cli.command import command
+from host.daemon import client
+from host.services.fetch import FetchOptions, fetch
 
 MAX_FILE = 64 * 1024 * 1024
 
@@ -60,7 +64,6 @@ def _read(path: str) -> list[Bookmark]:
 
 def _todo(home: Path, marks: list[Bookmark]) -> list[Bookmark]:
     """The bookmarks not archived yet (the store read beside any daemon)."""
-    from host.cli.commands.archive import reading
 
     with reading(home) as store:
         return [m for m in marks if not store.ids_of_key(registry.document_key(store, m.url))]
@@ -79,7 +82,6 @@ def _bar(stream, total: int):
 
 
 def run_import_bookmarks(args, ctx) -> dict:
-    from host.cli.commands.archive import _daemon
 
     marks = _read(args.file)
     todo = _todo(ctx.home, marks)
@@ -89,7 +91,7 @@ def run_import_bookmarks(args, ctx) -> dict:
     todo = interleaved(todo)
     draw = _bar(sys.stderr, len(todo))
     polite = Polite(args.delay)
-    if _daemon(ctx.home):
+    if client.running(ctx.home):
         _through_daemon(ctx, todo, args, polite, draw, report)
     else:
         _direct(ctx, todo, args, polite, draw, report)
@@ -115,27 +117,24 @@ def interleaved(marks: list[Bookmark]) -> list[Bookmark]:
 
 
 def _through_daemon(ctx, todo, args, polite, draw, report) -> None:
-    from host.cli.commands.archive import _via_daemon
 
     def one(mark: Bookmark) -> None:
         polite.wait(_site(mark.url))
-        done = _via_daemon(ctx.home, "archive_page", {"url": mark.url, "title": mark.title or None})
+        done = client.call(ctx.home, "archive_page", {"url": mark.url, "title": mark.title or None})
         if mark.tags and not args.no_tags:
-            _via_daemon(ctx.home, "archive_tag", {"ref": done["id"], "add": list(mark.tags)})
+            client.call(ctx.home, "archive_tag", {"ref": done["id"], "add": list(mark.tags)})
 
     _run(todo, args.concurrency, one, draw, report)
 
 
 def _direct(ctx, todo, args, polite, draw, report) -> None:
-    from host.cli.commands.archive import base_url, writing
-    from host.services.fetch import FetchOptions, fetch
 
     def fetched(mark: Bookmark):
         polite.wait(_site(mark.url))
         return fetch(mark.url, FetchOptions()).capture(mark.url, "fetch")
 
     options = RegisterOptions(base=base_url(ctx.home))
-    with writing(ctx.home) as store:  # registered here, one writer; fetched in threads
+    with ArchiveStore.open(ctx.home) as store:  # registered here, one writer; fetched in threads
 
         def keep(mark: Bookmark, capture) -> None:
             reg = registry.register(store, capture, options)

@@ -9,33 +9,16 @@ both paths answer the same (host/handlers/collection.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
+from engine.archive.labels import parse_changes
 from engine.errors import InvalidInput
-from host.cli.entry import Parser, command
-
-
-@dataclass
-class LocalApp:
-    """What a store-thread handler reads of the daemon's App, for a run without a daemon."""
-
-    home: Path
-    store: object
-    base_url: str
+from host.cli.backend import send
+from host.cli.command import command
 
 
 def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
-    """One protocol request: to the running daemon, else to its handler over the store
-    opened here (as the one writer when ``write``, else read-only)."""
-    from host.cli.commands.archive import _daemon, _via_daemon, base_url, reading, writing
-    from host.protocol.dispatch import HANDLERS, clean_result
-
-    if _daemon(ctx.home):
-        return _via_daemon(ctx.home, kind, params, timeout=timeout)
-    with (writing if write else reading)(ctx.home) as store:
-        result = HANDLERS[kind](params, LocalApp(Path(ctx.home), store, base_url(ctx.home)))
-    return clean_result(kind, result)
+    """One protocol request through the command's backend: the running daemon, else the
+    same handler in this process (host/cli/backend.py)."""
+    return send(ctx, kind, params, timeout=timeout)
 
 
 def run_delete(args, ctx) -> dict:
@@ -100,8 +83,6 @@ def size(count: int) -> str:
 
 
 def run_tag(args, ctx) -> dict:
-    from engine.archive.labels import parse_changes
-
     if not args.changes:
         raise InvalidInput("give tags to add (+tag) or remove (-tag)")
     added, removed = parse_changes(args.changes)
@@ -154,22 +135,21 @@ def render_alerts(result: dict) -> str:
     )
 
 
-class ChangesParser(Parser):
+def _parse_optional(self, arg_string):
     """``archive tag URL +a -b``: a ``-word`` that is not one of the command's options is a
     tag to remove, not an unknown option (``--json``, ``--home`` still work anywhere)."""
-
-    def _parse_optional(self, arg_string):
-        if (
-            arg_string[:1] == "-"
-            and arg_string[:2] != "--"
-            and arg_string not in self._option_string_actions
-        ):
-            return None
-        return super()._parse_optional(arg_string)
+    if (
+        arg_string[:1] == "-"
+        and arg_string[:2] != "--"
+        and arg_string not in self._option_string_actions
+    ):
+        return None
+    return super(type(self), self)._parse_optional(arg_string)
 
 
 def _labels_parsers(cmds, common) -> None:
-    held, cmds._parser_class = cmds._parser_class, ChangesParser  # argparse has no per-parser hook
+    held = cmds._parser_class  # the CLI's typed-error parser; argparse has no per-parser hook
+    cmds._parser_class = type("ChangesParser", (held,), {"_parse_optional": _parse_optional})
     try:
         tag = command(
             cmds, "tag", run_tag, common, "add (+tag) and remove (-tag) a document's tags"

@@ -1,8 +1,8 @@
 """``pagekeeper similarity A.html B.html``: structural and content similarity of two saved pages.
 
 Prints ``{"similarity": x, "content_similarity": y}``: ``similarity`` compares the
-two fingerprints (engine/html/fingerprint.py, the seed's algorithm in linear
-time); ``content_similarity`` compares word shingles of the main text found by
+two fingerprints (engine/html/fingerprint.py: the longest-common-substring
+similarity of two tag fingerprints, in linear time); ``content_similarity`` compares word shingles of the main text found by
 the extractor (or of all visible text when the extractor finds no main text).
 """
 
@@ -16,7 +16,7 @@ from engine.errors import NotFound, StorageError, TooLarge
 from engine.html.extract import decode, extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import content_similarity, similarity
-from host.cli.entry import command
+from host.cli.command import command
 
 # A page above this is refused (the archive's own cap is larger; this command holds two in memory).
 MAX_PAGE_BYTES = 50 * 1024 * 1024

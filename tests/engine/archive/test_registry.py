@@ -20,7 +20,9 @@ from engine.archive.registry import (
     similar,
     stale_similar,
     versions,
+    visible_text_of,
 )
+from engine.archive.search import text_keys
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
 from tests.engine.archive.pages import page
@@ -273,7 +275,6 @@ def test_a_list_cut_short_by_the_budget_is_marked_for_refresh(store):
 
 
 def test_text_keys_finds_documents_by_their_stored_words(store):
-    from engine.archive.search import text_keys
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))
@@ -350,8 +351,6 @@ def test_the_previous_version_in_memory_gives_the_same_similarity_as_read_back(t
 
 
 def test_search_finds_a_linked_headline_that_the_main_text_drops(store):
-    from engine.archive.registry import visible_text_of
-    from engine.archive.search import text_keys
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))
@@ -363,7 +362,6 @@ def test_search_finds_a_linked_headline_that_the_main_text_drops(store):
 
 
 def test_a_version_stored_without_visible_text_reads_it_from_its_original(store):
-    from engine.archive.registry import visible_text_of
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))

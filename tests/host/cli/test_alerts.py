@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from engine.archive import alerts
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.conftest import static_site
@@ -16,6 +17,7 @@ ARTICLE = (
     "<html><head><title>{title}</title></head><body><article><h1>{title}</h1>"
     "<p>{text}</p><p>{text}</p></article></body></html>"
 )
+
 RIVER = "The river rose two metres overnight and the lower meadow is under water again this spring."
 BIRDS = "Two herons stood at dawn by the alders, and a kingfisher flew low over the quiet millpond."
 
@@ -67,8 +69,6 @@ def test_alerts_without_a_daemon(capsys, tmp_path, site):
     home = make_home(tmp_path / "a")
     _gone_then_changed(capsys, home, site)
     with ArchiveStore.open(home) as store:  # the viewer's visit marks them seen
-        from engine.archive import alerts
-
         alerts.mark_seen(store)
     assert kinds(capsys, home) == []
     assert len(kinds(capsys, home, "--all")) == 2

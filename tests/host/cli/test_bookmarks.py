@@ -4,6 +4,7 @@ without a real daemon; resumable, polite, folders as tags, typed errors."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -69,7 +70,6 @@ def test_import_through_the_daemon(capsys, home, daemon, tmp_path, site):
 
 
 def test_one_site_is_asked_politely(capsys, tmp_path, site):
-    import time
 
     path = bookmark_file(tmp_path, site, ["p0.html", "p1.html", "p2.html"])
     started = time.monotonic()

@@ -5,15 +5,21 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import logging
 import os
 import re
 import socket
 from urllib.parse import quote, urlsplit
 
 import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from engine.archive.model import Capture
+from engine.archive.registry import register
+from engine.archive.store import ArchiveStore
 from host.daemon.app import bundled_extension_ids
+from host.daemon.main import setup_logging
 from host.daemon.security import (
     allowed_origin,
     ensure_token,
@@ -90,7 +96,6 @@ def test_foreign_origin_is_refused_even_with_the_token(daemon, home):
 
 
 def test_cross_site_websocket_hijacking_with_a_real_client(daemon, home):
-    from websockets.exceptions import InvalidStatus
 
     with pytest.raises(InvalidStatus) as info:
         connect(
@@ -278,10 +283,6 @@ def test_credentials_never_reach_replies_copies_or_logs(daemon, home):
 
 def test_credentials_archived_before_they_were_cut_are_not_echoed(home):
     """A store written by an older host may hold ``user:pass@`` URLs: the replies still cut them."""
-    from engine.archive.model import Capture
-    from engine.archive.registry import register
-    from engine.archive.store import ArchiveStore
-    from tests.host.daemon_fixtures import pk
 
     store = ArchiveStore.open(home)
     html = "<title>Old</title><p>" + "an old page kept with its login " * 20 + "</p>"
@@ -304,9 +305,6 @@ def test_credentials_archived_before_they_were_cut_are_not_echoed(home):
 
 
 def test_log_files_cut_credentials(tmp_path):
-    import logging
-
-    from host.daemon.main import setup_logging
 
     root = logging.getLogger()
     before = list(root.handlers)

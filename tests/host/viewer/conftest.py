@@ -24,6 +24,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from websockets.sync.client import connect
+
+from engine.archive import registry
+from engine.archive.model import Capture, RegisterOptions, make_id
+from engine.archive.store import ArchiveStore
+from tests.chromium import CHROMIUM, FLAGS
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[3]
@@ -127,9 +134,6 @@ class Seeded:
 
 
 def seed(home: Path, site: LiveSite, base: str) -> Seeded:
-    from engine.archive import registry
-    from engine.archive.model import Capture, RegisterOptions
-    from engine.archive.store import ArchiveStore
 
     info = provenance()
     seeded = Seeded(home, site.url("/ministerium.html"), site.url("/ministerium-2.html"))
@@ -163,8 +167,6 @@ def synthetic_archive(home: Path, documents: int) -> None:
     """``documents`` one-version documents on 100 hosts, each the real article's bytes
     (one blob), written through the store's own API as tests/bench/bench_viewer.py does:
     a result set too large for one page or one WARC download."""
-    from engine.archive.model import make_id
-    from engine.archive.store import ArchiveStore
 
     store = ArchiveStore.open(home, fsync=False)
     try:
@@ -209,7 +211,6 @@ class Daemon:
 
     def call(self, kind: str, params: dict | None = None, timeout: float = 30):
         """One request over /ws; returns the whole reply dict."""
-        from websockets.sync.client import connect
 
         with connect(f"ws://127.0.0.1:{self.port}/ws?token={self.token}", max_size=None) as ws:
             ws.send(json.dumps({"id": "t1", "type": kind, "params": params or {}}))
@@ -235,11 +236,7 @@ def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
 
 
 def start_daemon(home: Path, port: int) -> Daemon:
-    from tests.host.daemon_fixtures import SHARED_CACHE
-
-    config = home / "config.json"
-    if not config.exists():  # the dictionary index cached once for every test daemon
-        config.write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))
+    share_dictionary_cache(home)
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
     log = open(home / "serve.out", "wb")  # noqa: SIM115 (kept open for the process)
     proc = subprocess.Popen(
@@ -255,6 +252,14 @@ def start_daemon(home: Path, port: int) -> Daemon:
         stop_daemon(proc)
         raise
     return Daemon(proc, port, home, (home / "token").read_text("ascii").strip())
+
+
+def share_dictionary_cache(home: Path) -> None:
+    """Point the home's config at the test daemons' dictionary cache: a cold build of the
+    index takes seconds (tens on a loaded machine), longer than the daemon may take to start."""
+    path = home / "config.json"
+    config = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**config, "cache_dir": str(SHARED_CACHE)}))
 
 
 def stop_daemon(proc: subprocess.Popen) -> None:
@@ -295,7 +300,6 @@ def daemon(seeded) -> Daemon:
 
 @pytest.fixture(scope="module")
 def browser():
-    from tests.chromium import CHROMIUM, FLAGS
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.host.viewer.conftest import start_daemon, stop_daemon
+from tests.host.viewer.conftest import edited_article, free_port, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -61,7 +61,6 @@ def test_note_on_a_version(page, daemon, seeded):
 
 
 def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
-    from tests.host.viewer.conftest import free_port
 
     home = tmp_path / "empty"
     home.mkdir()
@@ -90,9 +89,6 @@ def test_full_text_matches_are_highlighted(page, daemon):
 
 
 def test_versions_of_one_minute_show_their_seconds(page, daemon, seeded, live_site):
-    import re
-
-    from tests.host.viewer.conftest import edited_article
 
     url = live_site.url("/same-minute.html")
     html = edited_article().decode()

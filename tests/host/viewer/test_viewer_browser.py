@@ -7,6 +7,7 @@ import io
 import re
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
@@ -241,7 +242,6 @@ def views(seeded) -> list[tuple[str, str]]:
 def test_every_view_passes_axe_and_fits_the_window(page, daemon, seeded, width):
     """axe-core (WCAG 2 A/AA rules: contrast, labels, names, landmarks, headings) finds
     nothing, and no view scrolls sideways, at 1280x800 and 320 px wide (WCAG 1.4.10 reflow)."""
-    from axe_playwright_python.sync_playwright import Axe
 
     axe = Axe()
     page.set_viewport_size({"width": width, "height": 800})
