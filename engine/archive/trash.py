@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from engine.archive import registry
 from engine.archive.model import is_reg_id, iso
 from engine.archive.registry import document_key
+from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
@@ -53,19 +54,6 @@ class ReclaimOptions:
 
     grace_s: float = 60.0
     now: float | None = None
-
-
-def version_blob_refs(doc: dict) -> set[str]:
-    """The blobs a version record names: its original and rewritten copies and the
-    page resources it kept (``resources[].blob``, null for a resource not stored).
-
-    >>> sorted(version_blob_refs({"orig": "a", "rewritten": "b", "resources": [{"blob": "c"}, {"blob": None}]}))
-    ['a', 'b', 'c']
-    """
-    found = {doc.get("orig"), doc.get("rewritten")}
-    found.update(item.get("blob") for item in doc.get("resources") or ())
-    found.discard(None)
-    return found
 
 
 def row_blob_refs(table: str, doc: dict) -> set[str]:

@@ -477,7 +477,7 @@ def import_warc(params: dict, app) -> dict:
     def label(reg_id, fields):
         labels.apply_exported(app.store, reg_id, fields)
 
-    summary = import_captures(io.BytesIO(data), register, options, label)
+    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob, label)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
@@ -496,6 +496,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
+    resources = resource_totals(versions.values())
     return {
         "documents": len(index.entries),
         "versions": len(versions),
@@ -503,6 +504,29 @@ def archive_stats(params: dict, app) -> dict:
         "dedup_saved_bytes": logical - sum(unique.values()),
         "blob_bytes": blobs,
         "storage_bytes": total,
+        **resources,
+    }
+
+
+def resource_totals(docs) -> dict:
+    """The page resources of every version: bytes as captured, bytes of the distinct blobs,
+    and what storing each blob once saved.
+
+    >>> one = {"resources": [{"blob": "a", "size": 5, "status": "stored"}]}
+    >>> resource_totals([one, one])
+    {'resource_bytes': 10, 'resource_unique_bytes': 5, 'resource_dedup_saved_bytes': 5}
+    """
+    total, unique = 0, {}
+    for doc in docs:
+        for entry in doc.get("resources") or ():
+            if entry.get("blob"):
+                total += entry.get("size", 0)
+                unique[entry["blob"]] = entry.get("size", 0)
+    kept = sum(unique.values())
+    return {
+        "resource_bytes": total,
+        "resource_unique_bytes": kept,
+        "resource_dedup_saved_bytes": total - kept,
     }
 
 
