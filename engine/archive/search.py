@@ -21,7 +21,6 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from engine.archive.model import DEFAULT_BASE, iso, version_url
-from engine.archive.registry import visible_text_of
 from engine.archive.store import ArchiveStore
 
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -47,6 +46,13 @@ def wildcard_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
     )
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
     return re.compile(f"^{body}$", flags)
+
+
+def stored_text(store: ArchiveStore, reg_id: str) -> str:
+    """A version's stored visible text, else its stored main text, else "" (never parses)."""
+    row = store.row("extracts", reg_id) or {}
+    blob = row.get("visible_text") or row.get("text")
+    return store.get_blob(blob).decode("utf-8", "replace") if blob else ""
 
 
 def terms(text: str) -> set[str]:
@@ -105,7 +111,7 @@ class _FullText:
         todo = todo if limit is None else todo[:limit]
         for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
-            text = visible_text_of(store, reg_id, recompute=False)
+            text = stored_text(store, reg_id)
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)

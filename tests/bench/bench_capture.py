@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -44,17 +45,20 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from playwright.sync_api import sync_playwright
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "packaging"))
 
 import build_extension  # noqa: E402
 
+from host.daemon.app import bundled_extension_ids  # noqa: E402
 from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "data" / "capture-dev"
 PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
-EXTENSION_ID = (ROOT / "packaging" / "extension-id.txt").read_text().strip()
+EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one copy
 TUNE = ["feat-cssinjs", "feat-media", "books-toscrape", "example-com"]
 HELD_OUT = ["feat-frames", "lil-projects", "stringjs", "noarchive-netlify"]
 VIEWPORT = {"width": 1280, "height": 900}
@@ -119,8 +123,6 @@ def pk(home: Path, *args: str) -> str:
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -444,7 +446,6 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(CHROMIUM).exists() or not DEV.exists():
         print(f"skipped: needs {CHROMIUM} and {DEV}")
         return 0
-    from playwright.sync_api import sync_playwright
 
     pages = json.loads((DEV / "pages.json").read_text())
     wanted = set(args.pages.split(",")) if args.pages else set(TUNE + HELD_OUT)

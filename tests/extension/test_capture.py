@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from tests.extension.capture_site import OTHER_FILES, archive, open_page, start_sites, worker
 from tests.extension.conftest import EXTENSION_ID, build_extension, launch
+from tests.extension.test_firefox import running_firefox, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -261,7 +262,6 @@ def test_caps_list_what_they_left_out_and_the_capture_goes_on(capture_browser, s
 @pytest.fixture(scope="module")
 def firefox_capture(tmp_path_factory):
     """Firefox ESR with the add-on, whose native host is the stand-in."""
-    from tests.extension.test_firefox import running_firefox
 
     state = tmp_path_factory.mktemp("fake-host-ff")
     home = tmp_path_factory.mktemp("ff-capture-home")
@@ -286,7 +286,6 @@ api.tabs.query({}).then((tabs) => {
 def test_firefox_capture_records_the_same_page_byte_exact(firefox_capture, sites):
     """The same page through Firefox: the content script, its fetches (Firefox lets a content
     script read cross-origin with the host permission) and the transfer."""
-    from tests.extension.test_firefox import wait_for
 
     driver, base, host = firefox_capture
     main = sites[0]

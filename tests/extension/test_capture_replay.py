@@ -13,14 +13,13 @@ import json
 
 import pytest
 
+from host.protocol.dispatch import HANDLERS
 from tests.extension.capture_site import archive, open_page, start_sites
 from tests.extension.conftest import EXTENSION_ID
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
 
 
 def _host_captures() -> bool:
-    from host.protocol.dispatch import HANDLERS
-
     return "capture_begin" in HANDLERS
 
 
