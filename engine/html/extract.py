@@ -49,6 +49,11 @@ class ExtractOptions:
     title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
     max_bases: int = 8  # largest blocks tried as a sample base
     max_link_density: float = 0.35  # blocks of the body mostly made of link text are dropped
+    # ... unless they title the content after them (see titles_content): a linked title of
+    # ``linked_title_min_chars``+ over a block of ``teaser_min_chars``+ that is not link text.
+    linked_titles: bool = True
+    linked_title_min_chars: int = 15
+    teaser_min_chars: int = 40
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
     require_title_match: bool = False
@@ -436,15 +441,49 @@ def is_notice(block: Block, max_chars: int) -> bool:
     return PHP_ERROR.match(block.text[:400].lower()) is not None
 
 
+def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
+    """A link-dense block that titles the content right after it (a listing item's linked
+    headline over its teaser, a docs section's heading that is its own anchor): kept, unlike
+    a link list. A title is a heading, or one link of ``linked_title_min_chars``+ (a share
+    bar or a menu is several links); the next block is ``teaser_min_chars``+ of plain text.
+
+    >>> title = Block("Bridge reopens after the storm", 26, 26, "h3", links=1)
+    >>> teaser = Block("The old bridge over the river reopened on Monday after repairs.", 54, 0, "p")
+    >>> titles_content([title, teaser], 0, 1, ExtractOptions()), titles_content([title, title], 0, 1, ExtractOptions())
+    (True, False)
+    """
+    if not options.linked_titles or k >= hi:
+        return False
+    block = blocks[k]
+    if block.tag not in HEADINGS and (
+        block.links != 1 or block.chars < options.linked_title_min_chars
+    ):
+        return False
+    nxt = blocks[k + 1]
+    return nxt.chars >= options.teaser_min_chars and not _is_linky(nxt, options)
+
+
+def site_noise(block: Block, options: ExtractOptions) -> bool:
+    """A site notice or a photo credit (see :func:`is_notice`, :func:`is_credit`), computed
+    once per block: every sample tried re-reads the same blocks.
+
+    >>> site_noise(Block("Foto: dpa", 8, 0, "p"), ExtractOptions())
+    True
+    """
+    if block.noise < 0:
+        notice, credit = options.notice_max_chars, options.credit_max_chars
+        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        block.noise = 1 if noisy else 0
+    return block.noise == 1
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
-    notice = options.notice_max_chars
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
-        and not _is_linky(blocks[k], options)
-        and not (notice and is_notice(blocks[k], notice))
-        and not (options.credit_max_chars and is_credit(blocks[k], options.credit_max_chars))
+        and (not _is_linky(blocks[k], options) or titles_content(blocks, k, hi, options))
+        and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]
@@ -500,6 +539,7 @@ def choose_body(
     best: tuple[float, list[Block]] = (-1.0, [])
     first: tuple[int, list[Block]] | None = None
     covered = range(0)  # the first passing sample's span
+    degrees: dict[int, float] = {}
     for base in order[: options.max_bases]:
         if not free[base] or blocks[base].chars < options.min_block_chars or base in covered:
             continue
@@ -507,7 +547,7 @@ def choose_body(
         if options.container:
             lo, hi = widen_to_container(blocks, lo, hi, free)
         sample = _span_blocks(blocks, lo, hi, free, options, title)
-        degree = sample_degree(sample, weights)
+        degree = sample_degree(sample, weights, degrees)
         if not weights or degree >= options.title_threshold:
             size = sum(b.chars for b in sample)
             if first is not None and size > options.rival_factor * first[0]:
@@ -536,15 +576,25 @@ def merge_samples(blocks: list[Block], first: list[Block], rival: list[Block]) -
     return [b for b in blocks if id(b) in chosen]
 
 
-def sample_degree(sample: list[Block], weights: dict[str, float]) -> float:
-    """P′ of a sample (0 when there is no title).
+def sample_degree(
+    sample: list[Block], weights: dict[str, float], cache: dict | None = None
+) -> float:
+    """P′ of a sample (0 when there is no title): the sum of its blocks' P′, each block's
+    computed once when ``cache`` (id(block) -> P′) is shared between samples.
 
     >>> sample_degree([Block("cats nap", 8, 0, "p")], {"cats": 1.0})
     1.0
     """
     if not weights:
         return 0.0
-    return match_degree(count_tokens(" ".join(b.text for b in sample)), weights)
+    cache = {} if cache is None else cache
+    total = 0.0
+    for block in sample:
+        degree = cache.get(id(block))
+        if degree is None:
+            degree = cache[id(block)] = match_degree(count_tokens(block.text), weights)
+        total += degree
+    return total
 
 
 # --- step 6: summary ------------------------------------------------------------------------
@@ -775,6 +825,20 @@ def nfc(text: str) -> str:
 
 # --- the pipeline ---------------------------------------------------------------------------
 
+# HTML5 <aside> is tangential content, but some themes wrap the post itself in one
+# (<aside class="blogPost">): the second pass of a too-short body keeps it.
+SECOND_PASS_KEEPS = frozenset(("aside",))
+
+
+def bare_blocks(options: BlockOptions) -> BlockOptions:
+    """The block options of the second pass: no class/id hints, <aside> kept.
+
+    >>> "aside" in bare_blocks(BlockOptions()).useless_tags, bare_blocks(BlockOptions()).class_hints
+    (False, False)
+    """
+    kept = tuple(t for t in options.useless_tags if t not in SECOND_PASS_KEEPS)
+    return replace(options, class_hints=False, useless_tags=kept)
+
 
 def page_body(
     tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
@@ -810,7 +874,7 @@ def extract(
     blocks, chosen = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
     if options.blocks.class_hints and size < options.fallback_min_chars:
-        bare = replace(options, blocks=replace(options.blocks, class_hints=False))
+        bare = replace(options, blocks=bare_blocks(options.blocks))
         again = page_body(LexborHTMLParser(text), weights, title, bare)
         if sum(b.chars for b in again[1]) > options.fallback_factor * size:
             blocks, chosen = again

@@ -156,7 +156,8 @@ def body_keywords(
     """
     tokens = tokenize(body) if tokens is None else tokens
     stop = stopwords(language or detect_language(tokens))
-    tokens = [t for t in tokens if is_term(t, stop, options.min_length)]
+    good = {t for t in set(tokens) if is_term(t, stop, options.min_length)}  # once per word
+    tokens = [t for t in tokens if t in good]
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
     for word in set(tokenize(template)) & scores.keys():  # the keys are terms already
