@@ -184,7 +184,7 @@ def prepare(
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
-    seen = visible_text(tree) if options.extract else ""  # before the rewrite changes the tree
+    seen = visible_text(decoded.text) if options.extract else ""
     rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
     extraction = _extract(decoded.text, url) if options.extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")

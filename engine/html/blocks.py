@@ -295,15 +295,21 @@ _MARK_END = "#mark"
 def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
     """Depth-first walk without recursion; closing markers replay region ends.
 
-    The region steps of :class:`_Cutter` are inlined here (one call per text block instead of
-    three per element): this loop runs once per node of the page.
+    Siblings are followed in a loop and only an element with children pushes (its next
+    sibling, then its closing marker); the region steps of :class:`_Cutter` are inlined
+    (one call per text block): this loop runs once per node of the page.
     """
     weights, parts, path = cut.weights, cut.parts, cut.path
-    stack: list[tuple] = [(root.child, None, False, "div")]
+    stack: list[tuple] = []
     pop, push = stack.pop, stack.append
-    while stack:
-        node, closing, in_link, region = pop()
-        if closing is not None:
+    node, in_link, region = root.child, False, "div"
+    while True:
+        if node is None:
+            if not stack:
+                return
+            node, closing, in_link, region = pop()
+            if closing is None:
+                continue
             if parts:
                 cut.flush()
             if closing is _MARK_END:
@@ -314,9 +320,6 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
                 if path:
                     path.pop()
             continue
-        if node is None:
-            continue
-        push((node.next, None, in_link, region))
         tag = node.tag
         if tag == "-text":
             text = node.text_content
@@ -324,27 +327,27 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
                 parts.append(text)
                 if in_link:
                     cut.link_chars += text_length(text)
-        elif not tag:  # doctype and processing instructions have no tag name
-            continue
         elif tag == "br":
             parts.append("\n")
-        elif tag[0] != "-" and node.child is not None:
-            inner = region
+        elif tag and tag[0] != "-" and node.child is not None:
+            push((node.next, None, in_link, region))
             if mark is not None and node.mem_id == mark:
                 if parts:
                     cut.flush()
                 cut.marked[0] = len(cut.blocks)
                 push((None, _MARK_END, in_link, region))
             weight = weights.get(tag)
-            if weight is not None:  # a region element opens
+            if weight is not None:  # a region element opens; its end restores ``region``
                 if parts:
                     cut.flush()
                 cut.pending += weight
-                cut.tag = inner = tag
+                push((None, tag, in_link, region))
+                cut.tag = region = tag
                 cut.opened += 1
                 path.append(cut.opened)
-                push((None, tag, in_link, region))
-            if tag == "a":
+            if tag == "a" and "href" in node.attrs:  # without href: a placeholder, not a link
                 cut.links += 1
                 in_link = True
-            push((node.child, None, in_link, inner))
+            node = node.child
+            continue
+        node = node.next

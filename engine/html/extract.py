@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -29,7 +30,7 @@ from engine.errors import DecodeError
 from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_marked
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
-from engine.html.tokens import count_tokens, tokenize
+from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 
 @dataclass
@@ -272,12 +273,14 @@ def growth_bar(m1: float, m2: float, threshold: float) -> float | None:
 
 def _extend(blocks, edge, step, bar, free, reach) -> int:
     """Move ``edge`` outwards while a block within ``reach`` passes chars/distance ≥ bar."""
-    while True:
-        nxt, j, seen = None, edge + step, 0
-        while 0 <= j < len(blocks) and seen < reach:
+    size = len(blocks)
+    while True:  # the distance edge..j grows as j moves (gaps are multiples of 0.5: exact sums)
+        nxt, j, seen, distance = None, edge + step, 0, 0.0
+        while 0 <= j < size and seen < reach:
+            distance += blocks[j if step < 0 else j - 1].gap
             if free[j]:
                 seen += 1
-                if _ratio(blocks, edge, j) >= bar:
+                if blocks[j].chars / max(distance, 0.5) >= bar:
                     nxt = j
                     break
             j += step
@@ -539,7 +542,7 @@ def choose_body(
     best: tuple[float, list[Block]] = (-1.0, [])
     first: tuple[int, list[Block]] | None = None
     covered = range(0)  # the first passing sample's span
-    degrees: dict[int, float] = {}
+    degrees: dict = {}
     for base in order[: options.max_bases]:
         if not free[base] or blocks[base].chars < options.min_block_chars or base in covered:
             continue
@@ -576,25 +579,45 @@ def merge_samples(blocks: list[Block], first: list[Block], rival: list[Block]) -
     return [b for b in blocks if id(b) in chosen]
 
 
+def title_counter(weights: dict[str, float]):
+    """A function text -> {title word: count}, the title words' part of
+    ``count_tokens(text)``: one regex scan for word titles (a title word must be a whole
+    token: no letter or digit on either side), tokenization for CJK.
+
+    >>> title_counter({"cats": 0.5, "nap": 0.5})("Cats nap; bobcats don't nap")
+    Counter({'nap': 2, 'cats': 1})
+    """
+    if any(is_cjk(w) or not w.isalnum() for w in weights):
+        return lambda text: Counter(t for t in tokenize(text) if t in weights)
+    words = sorted(weights, key=len, reverse=True)
+    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, words)) + r")(?![^\W_])")
+    return lambda text: Counter(pattern.findall(text.lower()))
+
+
 def sample_degree(
     sample: list[Block], weights: dict[str, float], cache: dict | None = None
 ) -> float:
-    """P′ of a sample (0 when there is no title): the sum of its blocks' P′, each block's
-    computed once when ``cache`` (id(block) -> P′) is shared between samples.
+    """P′ of a sample (0 when there is no title). Each block's title-word counts are found
+    once when ``cache`` (id(block) -> counts, "count" -> the counter) is shared between
+    samples; P′ is taken on their sum, as on the sample's whole text.
 
-    >>> sample_degree([Block("cats nap", 8, 0, "p")], {"cats": 1.0})
+    >>> sample_degree([Block("cats nap", 8, 0, "p"), Block("cats", 4, 0, "p")], {"cats": 0.5})
     1.0
     """
     if not weights:
         return 0.0
     cache = {} if cache is None else cache
-    total = 0.0
+    count = cache.get("count")
+    if count is None:
+        count = cache["count"] = title_counter(weights)
+    total: Counter = Counter()
     for block in sample:
-        degree = cache.get(id(block))
-        if degree is None:
-            degree = cache[id(block)] = match_degree(count_tokens(block.text), weights)
-        total += degree
-    return total
+        found = cache.get(id(block))
+        if found is None:
+            found = cache[id(block)] = count(block.text)
+        if found:
+            total.update(found)
+    return match_degree(total, weights)
 
 
 # --- step 6: summary ------------------------------------------------------------------------
