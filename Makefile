@@ -33,9 +33,15 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-test lint
 	$(BIN)/python -m pytest -q
 
-lint: $(VENV)/.installed-test
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	node_modules/.bin/eslint extension host/viewer/static
+
+## node_modules: ESLint for the extension and the viewer (package.json, package-lock.json)
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $@
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
@@ -55,4 +61,4 @@ dist: $(VENV)/.installed
 	$(BIN)/pyinstaller --noconfirm --clean packaging/pagekeeper.spec --distpath dist --workpath build/pyinstaller
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache node_modules

@@ -19,6 +19,7 @@ StorageError       ``storage``         the archive store could not read or write
 Unavailable        ``unavailable``     the daemon or a live server cannot be reached
 FetchError         ``fetch_failed``    a live fetch failed (DNS, refused, timeout…)
 Forbidden          ``forbidden``       missing or wrong token, foreign Origin or Host
+Conflict           ``conflict``        a capture part differs from the one already received
 =================  ==================  ==============================================
 
 >>> error_payload(InvalidURL("no scheme"))
@@ -81,6 +82,10 @@ class FetchError(Unavailable):
 
 class Forbidden(PageKeeperError):
     code = "forbidden"
+
+
+class Conflict(InvalidInput):
+    code = "conflict"
 
 
 def error_payload(exc: BaseException) -> dict:

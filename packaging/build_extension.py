@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "extension"
 KEY_FILE = ROOT / "packaging" / "extension-key.pub"
 ID_FILE = ROOT / "packaging" / "extension-id.txt"
-GECKO_ID = "pagekeeper@pagekeeper.app"  # host/app.py Config.firefox_ids
+GECKO_ID = "pagekeeper@pagekeeper.app"  # host/daemon/app.py Config.firefox_ids
 VERSION = "0.1.0"
 # Files in extension/ that are sources of the build, not part of the extension.
 SKIP = {"manifest.json"}

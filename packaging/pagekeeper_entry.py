@@ -3,7 +3,7 @@
 A browser may start the binary directly as a native host: Chrome passes
 ``chrome-extension://<ID>/`` (plus ``--parent-window=`` on Windows), Firefox the
 manifest path and the add-on ID. Those, and ``native``, go straight to
-host/native.py without building the whole CLI.
+host/native/relay.py without building the whole CLI.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ def started_by_browser(argv: list[str]) -> bool:
 def main() -> int:
     argv = sys.argv[1:]
     if argv[:1] == ["native"] or started_by_browser(argv):
-        from host.native import main as native_main
+        from host.native.relay import main as native_main
 
         return native_main(argv[1:] if argv[:1] == ["native"] else argv)
-    from host.cli import main as cli_main
+    from host.cli.entry import main as cli_main
 
     return cli_main(argv)
 

@@ -29,7 +29,7 @@ def shared_dir() -> Path:
 
 
 def run_pagekeeper(home, *args: str, stdin: bytes = b"", timeout: float = 120):
-    """Run the installed ``pagekeeper`` (or ``python -m host.cli``) with ``--home`` in a real process."""
+    """Run the installed ``pagekeeper`` (or ``python -m host.cli.entry``) with ``--home`` in a real process."""
     script = Path(sys.executable).parent / "pagekeeper"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "host.cli"]
     return subprocess.run(

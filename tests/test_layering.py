@@ -123,6 +123,6 @@ def test_only_the_store_touches_files():
 
 
 def test_checker_catches_a_violation(tmp_path):
-    tree = ast.parse("import socket\nfrom host.cli import main\nimport os\nos.environ['X']\n")
-    assert {m for m in imported_modules(tree) if is_forbidden(m)} == {"socket", "host.cli"}
+    tree = ast.parse("import socket\nfrom host.cli.entry import main\nimport os\nos.environ['X']\n")
+    assert {m for m in imported_modules(tree) if is_forbidden(m)} == {"socket", "host.cli.entry"}
     assert ("os", "environ") in attr_uses(tree) & FORBIDDEN_ATTRS

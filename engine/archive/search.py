@@ -85,6 +85,8 @@ class _UrlLines:
         self.seen_ids = len(store.ids)
 
     def matching(self, regex: re.Pattern) -> list[str]:
+        if not self.keys:  # "*" matches the one empty line of an empty archive
+            return []
         return [
             self.keys[bisect_right(self.starts, m.start()) - 1] for m in regex.finditer(self.text)
         ]

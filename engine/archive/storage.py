@@ -183,7 +183,7 @@ class JournalStorage(Storage):
 
     ``on_write``, when given, is called with no arguments after each journal line is
     durable (one call per write or per transaction), on the writing thread; it must
-    not raise. The daemon uses it to wake viewers without polling (host/changes.py).
+    not raise. The daemon uses it to wake viewers without polling (host/daemon/changes.py).
 
     >>> import tempfile, pathlib
     >>> seen = []

@@ -360,3 +360,43 @@ class ArchiveStore:
             os.makedirs(path.parent, exist_ok=True)
         write_atomic(path, data)
         return path
+
+    # -- removal (engine/archive/trash.py drives it) ----------------------------------
+    def remove_version(self, reg_id: str) -> None:
+        """Delete a version record and drop it from the in-memory indexes (inside a
+        transaction with its other rows; the caller removes the sharded rows first)."""
+        doc = self.raw("versions")[reg_id]
+        self.db.table("versions").remove(doc_ids=[int(reg_id)])
+        self.ids.remove(reg_id)
+        for index, name in ((self._by_key, doc["key"]), (self._by_host, doc["host"])):
+            index[name].remove(reg_id)
+            if not index[name]:
+                del index[name]
+
+    def remove_row(self, table: str, reg_id: str | int) -> dict | None:
+        """Delete one document of a table (its shard for a sharded one); the removed document."""
+        tab = self.db.table(self.shard(table, reg_id))
+        doc = self.storage.table(tab.name).get(str(int(reg_id)))
+        if doc is not None:
+            tab.remove(doc_ids=[int(reg_id)])
+        return doc
+
+    def blob_names(self) -> Iterator[tuple[str, Path]]:
+        """Every file under the blob area: (name, path); a crash may leave ``.tmp`` files."""
+        if not self.blob_dir.exists():
+            return
+        for folder in sorted(self.blob_dir.iterdir()):
+            if folder.is_dir():
+                for path in sorted(folder.iterdir()):
+                    yield folder.name + path.name, path
+
+    def remove_blob_file(self, path: Path) -> int:
+        """Unlink one blob file; its size in bytes (0 when it was already gone)."""
+        try:
+            size = path.stat().st_size
+            path.unlink()
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise StorageError(f"cannot remove blob {path.name}: {exc}") from exc
+        return size

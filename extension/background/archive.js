@@ -1,50 +1,29 @@
-// "Archive this page": capture the page as the user sees it, send it to the host (`archive_page`),
+// "Archive this page": capture the page and its resources as the user sees them and send them to
+// the host in parts (capture/capture.js; a link without a tab: `archive_page`, the host fetches),
 // and describe the new version (number, time, similarity to the previous one, similar pages).
 //
 //   const summary = await archiveTab(tabId);   // {version: 2, count: 2, similarity: 0.93, ...}
 
-import { action, ext, runInTab, sessionStore } from '../lib/browser.js';
+import { captureTab } from '../capture/capture.js';
+import { action, ext, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
 import { badgeText } from '../lib/rules.js';
 import { distinctPages } from '../lib/suggestions.js';
+import { settings } from './config.js';
 import { HostError, request } from './native.js';
 
 const ARCHIVE_TIMEOUT_MS = 30000;
 
 /**
- * Runs inside the page (scripting.executeScript): the serialized DOM as it is now, not as the
- * server sent it, with what the user typed into form fields carried into the attributes.
+ * Archive what tab `tabId` shows, with every resource its rendering uses (capture/capture.js);
+ * returns the summary the popup displays.
  */
-export function capturePage() {
-  const root = document.documentElement.cloneNode(true);
-  const live = document.documentElement.querySelectorAll('input, textarea, select');
-  root.querySelectorAll('input, textarea, select').forEach((field, i) => {
-    const source = live[i];
-    if (!source || source.type === 'password') return;
-    if (field.tagName === 'TEXTAREA') field.textContent = source.value;
-    else if (field.tagName === 'SELECT') [...field.options].forEach((o, j) => o.toggleAttribute('selected', source.options[j]?.selected));
-    else if (source.type === 'checkbox' || source.type === 'radio') field.toggleAttribute('checked', source.checked);
-    else field.setAttribute('value', source.value);
-  });
-  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>\n` : '';
-  return {
-    url: location.href,
-    title: document.title,
-    charset: document.characterSet,
-    content_type: document.contentType,
-    last_modified: document.lastModified,
-    captured_at: new Date().toISOString(),
-    html: doctype + root.outerHTML,
-  };
-}
-
-/** Archive what tab `tabId` shows; returns the summary the popup displays. */
 export async function archiveTab(tabId) {
   const tab = await ext.tabs.get(tabId);
   if (!isWebURL(tab.url)) throw new HostError('not_archivable', 'Only web pages (http and https addresses) can be archived.');
-  const page = await runInTab(tabId, capturePage);
-  if (!page?.html) throw new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
-  return register(page, tabId);
+  const { capture } = await settings();
+  const result = await captureTab(tabId, tab.url, capture);
+  return summarizeNew(result, tab.url, tabId);
 }
 
 /** Archive a link target without opening it (the host fetches it). */
@@ -75,8 +54,12 @@ export async function showCount(tabId, count) {
 
 async function register(page, tabId) {
   const result = await request('archive_page', page, { timeoutMs: ARCHIVE_TIMEOUT_MS });
+  return summarizeNew(result, page.url, tabId);
+}
+
+async function summarizeNew(result, url, tabId) {
   const [versions, similar] = await Promise.all([
-    listVersions(result.url ?? page.url).catch(() => []),
+    listVersions(result.url ?? url).catch(() => []),
     similarPages(result),
   ]);
   if (tabId != null) await showCount(tabId, versions.length);

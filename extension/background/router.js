@@ -5,7 +5,7 @@
 import { ext } from '../lib/browser.js';
 import { archiveLink, archiveTab, lastArchiveOf, listVersions } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
-import { portState, request } from './native.js';
+import { HostError, portState, request } from './native.js';
 import { livenessOf } from './visits.js';
 
 /** Relay a request to the host unchanged. */
@@ -61,13 +61,15 @@ async function hostStatus() {
  */
 async function viewer(params) {
   const { token, url } = await request('get_token', {});
-  const base = (url ?? (await request('stats', {}))?.daemon?.url).replace(/\/$/, '');
+  const address = url ?? (await request('stats', {}))?.daemon?.url;
+  if (!address) throw new HostError('no_daemon', 'The archive viewer needs the PageKeeper daemon, which is not running.');
+  const base = address.replace(/\/$/, '');
   return { url: `${base}/viewer/?token=${encodeURIComponent(token)}${params.hash ?? ''}`, base };
 }
 
 /**
  * An archived copy (`/v/<id>/<url>`): `/auth` trades the token for the session cookie and
- * redirects there (host/http_routes.py), so the token does not stay in the address bar.
+ * redirects there (host/daemon/http_routes.py), so the token does not stay in the address bar.
  */
 async function openCopy(params) {
   const target = new URL(params.version_url);

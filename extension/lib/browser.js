@@ -7,7 +7,6 @@
 //   import { ext } from '../lib/browser.js';
 //   await ext.storage.sync.get({ historyUse: true });
 
-/* global chrome, browser */
 export const ext = globalThis.browser ?? globalThis.chrome;
 
 /** True in Firefox (moz-extension:// origin), false in the Chromium family. */
@@ -49,6 +48,19 @@ export function callBackground(type, params = {}) {
 export async function runInTab(tabId, func, args = []) {
   const [first] = await ext.scripting.executeScript({ target: { tabId }, func, args });
   return first?.result;
+}
+
+/**
+ * Run a file or `func(...args)` in frames of a tab: every frame (`frameIds` unset) or the listed
+ * ones. Returns one {frameId, result} per frame that ran it (a frame that failed is left out).
+ *   await runInFrames(7, { files: ['capture/page.js'] });
+ *   await runInFrames(7, { func: (k) => globalThis.pagekeeperCapture.release(k), args: ['c1'], frameIds: [0] });
+ */
+export async function runInFrames(tabId, { files, func, args = [], frameIds }) {
+  const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
+  const injection = files ? { target, files } : { target, func, args };
+  const results = await ext.scripting.executeScript(injection);
+  return results.filter((r) => r && !r.error);
 }
 
 function memoryArea() {

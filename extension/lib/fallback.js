@@ -41,8 +41,12 @@ function* candidates(url) {
   if (url.hostname.startsWith('ww.') || url.hostname.startsWith('wwww.')) {
     yield [withHost(url, url.hostname.replace(/^w+\./, 'www.')), 'mistyped "www."'];
   }
-  const other = url.protocol === 'http:' ? 'https:' : 'http:';
-  yield [withProtocol(url, other), `try ${other.slice(0, -1).toUpperCase()}`];
+  // The other scheme on the same explicit port knocks on the same door (a refused port
+  // refuses https too); without a port it is another port (80 / 443) and may answer.
+  if (!url.port) {
+    const other = url.protocol === 'http:' ? 'https:' : 'http:';
+    yield [withProtocol(url, other), `try ${other.slice(0, -1).toUpperCase()}`];
+  }
   const toggled = url.hostname.startsWith('www.') ? url.hostname.slice(4) : `www.${url.hostname}`;
   if (toggled.includes('.')) yield [withHost(url, toggled), url.hostname.startsWith('www.') ? 'without "www."' : 'with "www."'];
   if (url.pathname !== '/' || url.search) yield [`${url.origin}/`, 'the site\'s home page'];

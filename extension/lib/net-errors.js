@@ -4,8 +4,9 @@
 //   classifyError('net::ERR_NAME_NOT_RESOLVED').kind === 'dns'
 //   classifyError('net::ERR_ABORTED') === null          // the user stopped it, or we redirected
 //
-// The kinds are the engine's error kinds (engine/urls/suggest.py ERRORS: dns, refused, timeout,
-// http_404, http_410) plus reset and unreachable, which the host treats as unknown.
+// The kinds are the engine's error kinds (engine/urls/suggest.py ERRORS, the one list: dns,
+// refused, reset, timeout, unreachable, http_404, http_410, soft_404); a test reads this file
+// and fails on a kind the engine does not know.
 //
 // Being exact is the point (the Wayback extension's most common complaint is false "not found"
 // prompts), so anything not listed here is left to the browser.

@@ -4,12 +4,10 @@
 //   const { best, rest } = rankForPage(result, 'http://gooogle.com/');
 //   best?.url === 'http://google.com/'
 
-// The top suggestion becomes the large button only when the engine is sure: its scores are
-// calibrated so that 0.5 is the bar (issue 3), and a known domain never gets another one above it.
-export const BEST_SCORE = 0.5;
-
 /**
- * Split a `nav_error` answer into {best, rest}. The failed URL itself is dropped, and so is the
+ * Split a `nav_error` answer into {best, rest}. The top suggestion becomes the large button only
+ * when the engine is sure: at or above the answer's `confident` bar (the engine's own, sent by the
+ * host; host/PROTOCOL.md), so an answer without the bar has no large button. The failed URL itself is dropped, and so is the
  * archived copy offered as a suggestion (step "archive", a daemon /v/ address that needs the
  * token): the page has its own button for it. When the engine ranks that copy first (a 404 of a
  * page the user archived), the copy's button is the answer and no runner-up is promoted to the
@@ -21,12 +19,12 @@ export function rankForPage(result, failedUrl) {
   const ranked = (result?.suggestions ?? []).filter((s) => s.url && s.url !== failedUrl);
   const shown = ranked.filter((s) => !isCopy(s));
   const copyFirst = ranked.length > 0 && isCopy(ranked[0]);
-  return !copyFirst && isBest(shown[0]) ? { best: shown[0], rest: shown.slice(1) } : { best: null, rest: shown };
+  return !copyFirst && isBest(shown[0], result?.confident) ? { best: shown[0], rest: shown.slice(1) } : { best: null, rest: shown };
 }
 
-/** Whether `top` deserves the large button. */
-export function isBest(top) {
-  return typeof top?.score === 'number' && top.score >= BEST_SCORE;
+/** Whether `top` deserves the large button: its score reaches the host's `confident` bar. */
+export function isBest(top, confident) {
+  return typeof top?.score === 'number' && typeof confident === 'number' && top.score >= confident;
 }
 
 /**

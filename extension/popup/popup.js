@@ -5,8 +5,10 @@ import { callBackground, ext, pageURL } from '../lib/browser.js';
 import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
 import { SOFT_404 } from '../lib/net-errors.js';
+import { captureText, readProgress } from '../capture/progress.js';
 
 const archiveButton = document.getElementById('archive');
+const WATCH_MS = 250;
 let tab = null;
 
 init();
@@ -22,6 +24,7 @@ async function init() {
     fill('status', 'Only web pages (http and https) can be archived.');
     return;
   }
+  watchCapture();
   await showVersions();
   const last = await callBackground('last_archive', { url: tab.url });
   if (last.ok && last.result && document.getElementById('result').hidden) renderResult(last.result);
@@ -81,6 +84,29 @@ async function onArchive() {
   await showVersions();
 }
 
+/**
+ * The tab's capture in progress (storage.session, written by the background): shown while it
+ * runs, also when the popup was closed and opened again meanwhile. Read every WATCH_MS while the
+ * popup is open (only the background registers event listeners).
+ */
+async function watchCapture() {
+  renderCapture(await readProgress(tab.id));
+  setTimeout(watchCapture, WATCH_MS);
+}
+
+function renderCapture(p) {
+  const running = Boolean(p) && !['done', 'failed'].includes(p.phase) && Date.now() - (p.updated_at ?? 0) < 600000;
+  show('capture', running);
+  document.body.dataset.capture = p?.phase ?? '';
+  if (!running) return;
+  const bar = document.getElementById('capture-bar');
+  bar.max = Math.max(1, p.bytes_total);
+  bar.value = p.bytes_sent;
+  fill('capture-text', captureText(p));
+  archiveButton.disabled = true;
+  fill('archive', 'Archiving…');
+}
+
 function renderResult(r) {
   fill('version-label', `Saved as version ${r.version}`, r.count > 1 ? h('span', { class: 'pill' }, `${r.count} in total`) : null);
   fill('registered-at', formatTime(r.registered_at));
@@ -96,8 +122,23 @@ function renderResult(r) {
   versionLink.href = r.version_url ?? '#';
   versionLink.onclick = (e) => openDaemon(e, 'open_copy', { version_url: r.version_url });
   document.getElementById('viewer-link').onclick = (e) => openViewer(e, `#/doc/${encodeURIComponent(r.id)}`);
+  const res = r.resources;
+  fill('resources-line', res ? resourcesText(res) : '');
+  show('resources-line', Boolean(res));
   show('result');
   document.body.dataset.archivedVersion = String(r.version);
+}
+
+function resourcesText(res) {
+  const missing = Array.isArray(res.missing) ? res.missing.length : (res.missing ?? 0);
+  const stored = Array.isArray(res.stored) ? res.stored.length : (res.stored ?? 0);
+  return `${stored} file${stored === 1 ? '' : 's'} kept with the page`
+    + (missing ? `, ${missing} missing` : '')
+    + (typeof res.bytes_new === 'number' ? ` · ${megabytes(res.bytes_new)} new` : '');
+}
+
+function megabytes(bytes) {
+  return `${(bytes / 2 ** 20).toFixed(bytes < 2 ** 20 ? 2 : 1)} MB`;
 }
 
 function similarityText(r) {

@@ -1,6 +1,6 @@
 """Protocol handlers by area; each module exports ``HANDLERS = {type: handler}``.
 
-``host/protocol.py`` merges them into the one dict. The helpers below read
+``host/protocol/dispatch.py`` merges them into the one dict. The helpers below read
 parameters and raise ``InvalidInput`` naming the bad one, so handlers stay thin.
 
 >>> text({"url": "http://a/"}, "url")

@@ -3,7 +3,7 @@ auto-registration ones: crawl (+ crawl_status, crawl_cancel), schedule_*, dust_l
 
 Thin: parameters in, one registry call (engine/archive/registry.py) on the store
 thread, its value out. Live fetches (``archive_page`` without html, ``open``,
-``check``, crawls, due schedules) run on the event loop with ``host.fetch``.
+``check``, crawls, due schedules) run on the event loop with ``host.services.fetch``.
 A crawl outlives its request: ``crawl`` starts a job and answers at once, the
 client polls ``crawl_status`` (the protocol has one reply per request, no stream).
 
@@ -17,8 +17,8 @@ import asyncio
 from dataclasses import replace
 
 from engine.errors import InvalidInput, NotFound
+from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
-from host.security import strip_credentials
 
 URL_MAX = 8192
 
@@ -47,7 +47,7 @@ def _capture(params: dict, html):
 
 def _register(app, capture, options) -> dict:
     from engine.archive import registry
-    from host.navigation import record_archived
+    from host.services.navigation import record_archived
 
     reg = registry.register(app.store, capture, options)
     record_archived(app, reg.url)
@@ -59,7 +59,7 @@ def _register(app, capture, options) -> dict:
 async def _fetched_capture(params: dict):
     """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
     as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
-    from host.fetch import afetch
+    from host.services.fetch import afetch
 
     url = text(params, "url", max_length=URL_MAX)
     capture = (await afetch(url)).capture(url, "fetch")
@@ -115,7 +115,7 @@ def _page(items: list, offset: int, limit: int) -> dict:
 async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
     from engine.archive import registry
-    from host.fetch import areachable
+    from host.services.fetch import areachable
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
@@ -148,7 +148,7 @@ async def check(params: dict, app) -> dict:
     try:  # engineer D's liveness results store, when it has landed
         from host.liveness_store import check_version
     except ImportError:
-        from host.liveness_check import check_version
+        from host.services.liveness import check_version
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     return await check_version(app, ref)
@@ -175,7 +175,7 @@ def _number(params: dict, name: str, default, low: float, high: float):
 
 
 def _crawl_options(params: dict, app):
-    from host.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
+    from host.services.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
 
     return CrawlOptions(
         depth=integer(params, "depth", 1, 0, MAX_DEPTH),
@@ -188,7 +188,7 @@ def _crawl_options(params: dict, app):
 
 def _register_crawled(app, capture, options):
     from engine.archive import registry
-    from host.navigation import record_archived
+    from host.services.navigation import record_archived
 
     reg = registry.register(app.store, capture, options)
     record_archived(app, reg.url)
@@ -197,7 +197,7 @@ def _register_crawled(app, capture, options):
 
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
-    from host.crawl import CrawlJob, check_start, links_of, run_job
+    from host.services.crawl import CrawlJob, check_start, links_of, run_job
 
     url = check_start(text(params, "url", max_length=URL_MAX))
     options = _crawl_options(params, app)
@@ -246,7 +246,7 @@ async def crawl_cancel(params: dict, app) -> dict:
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
-    from host.schedule import PERIODS, add_schedule
+    from host.services.schedule import PERIODS, add_schedule
 
     return add_schedule(
         app.store,
@@ -258,21 +258,21 @@ def schedule_add(params: dict, app) -> dict:
 
 def schedule_remove(params: dict, app) -> dict:
     """Delete the schedule of ``url``; ``not_found`` when it has none."""
-    from host.schedule import remove_schedule
+    from host.services.schedule import remove_schedule
 
     return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
 
 
 def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
-    from host.schedule import schedules
+    from host.services.schedule import schedules
 
     return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
-    from host.schedule import arun_due
+    from host.services.schedule import arun_due
 
     return {"done": await arun_due(app.run, app.store, app.base_url)}
 

@@ -12,8 +12,8 @@ import os
 import time
 
 from engine import __version__
-from host.envelope import PROTOCOL_VERSION
 from host.handlers import choice, integer, text
+from host.protocol.envelope import PROTOCOL_VERSION
 
 
 async def ping(params: dict, app) -> dict:
@@ -51,7 +51,7 @@ async def shutdown(params: dict, app) -> dict:
 
 def nav_error(params: dict, app) -> dict:
     """Suggestions, archived copies of the URL and similar archived pages for a failed load."""
-    from host.navigation import navigation_help
+    from host.services.navigation import navigation_help
 
     url = text(params, "url", max_length=8192)
     limit = integer(params, "limit", app.config.suggest_limit, 1, 100)
@@ -60,14 +60,14 @@ def nav_error(params: dict, app) -> dict:
 
 def visited(params: dict, app) -> dict:
     """A successful top-level navigation: its host joins the user's own domains."""
-    from host.navigation import record_visit
+    from host.services.navigation import record_visit
 
     return record_visit(app, text(params, "url", max_length=8192))
 
 
 def suggestion_taken(params: dict, app) -> dict:
     """The user took (or rejected) a suggestion: the engine learns from it."""
-    from host.navigation import record_choice
+    from host.services.navigation import record_choice
 
     url = text(params, "url", max_length=8192)
     chosen = text(params, "suggestion", None, max_length=8192)

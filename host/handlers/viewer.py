@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
-from host.changes import CONNECTION_CLOSED
+from host.daemon.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
@@ -169,7 +169,7 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.http_routes import signed_version_path
+    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
@@ -353,7 +353,7 @@ def liveness_states(app) -> dict[str, dict]:
     """The last check of every checked document: key -> {state, match, checked_at, ...}.
 
     Checks live in the store's ``liveness`` table, one row per checked version
-    (written by ``check``, host/liveness_check.py); a document shows its newest.
+    (written by ``check``, host/services/liveness.py); a document shows its newest.
     """
     store = app.store
     newest: dict[str, dict] = {}
@@ -378,7 +378,7 @@ async def check_version(app, reg_id: str) -> dict:
     try:  # engineer D's liveness results store, when it lands (as host/handlers/archive.py)
         from host.liveness_store import check_version as run
     except ImportError:
-        from host.liveness_check import check_version as run
+        from host.services.liveness import check_version as run
     return await run(app, reg_id)
 
 
@@ -446,7 +446,7 @@ async def liveness_sweep(params: dict, app) -> dict:
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
-    app.changes.note()  # watchers see the sweep start (host/changes.py)
+    app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
     task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -498,7 +498,7 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.warc import WarcOptions, export_versions, version_record
+    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -525,7 +525,7 @@ def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
     from engine.archive import registry
     from engine.archive.model import RegisterOptions
-    from host.warc import WarcOptions, import_captures
+    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)

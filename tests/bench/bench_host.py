@@ -7,11 +7,11 @@ Run: .venv/bin/python tests/bench/bench_host.py [--rounds N]
    Suggester call in-process) and ``ping`` through the same path (transport only),
    alternating with ``nav_error`` so both see the same load.
 2. Native host cold start: spawn → first ``ping`` reply, daemon already running (goal <= 300 ms),
-   both ``python -m host.native`` (what the installed launcher runs) and ``pagekeeper native``
+   both ``python -m host.native.relay`` (what the installed launcher runs) and ``pagekeeper native``
    (the full CLI), and the single-file binary ``dist/pagekeeper`` when ``make dist`` has built
    it (a one-file binary unpacks itself on every start). Baseline: a bare ``python -c pass``.
 3. Daemon start: ``pagekeeper serve --detach`` until it answers, 100k dictionary loaded
-   (goal <= 1.5 s). Baseline: ``python -c "import host.cli"``.
+   (goal <= 1.5 s). Baseline: ``python -c "import host.cli.entry"``.
 
 The machine is shared: figures are noisy; the load average is printed with them.
 """
@@ -82,7 +82,7 @@ def one_trip(proc, obj: dict) -> float:
 
 
 def bench_nav_error(home: Path, rounds: int) -> None:
-    proc = native(home, [PY, "-m", "host.native"])
+    proc = native(home, [PY, "-m", "host.native.relay"])
     nav = lambda n: {  # noqa: E731
         "id": n,
         "type": "nav_error",
@@ -147,12 +147,12 @@ def bare(argv: list[str]) -> float:
 
 
 def bench_cold_start(home: Path, runs: int = 10) -> None:
-    relay = [cold_start(home, [PY, "-m", "host.native"]) for _ in range(runs)]
+    relay = [cold_start(home, [PY, "-m", "host.native.relay"]) for _ in range(runs)]
     cli = [cold_start(home, [PY, "-m", "host.cli", "native"]) for _ in range(runs)]
     base = [bare([PY, "-c", "pass"]) for _ in range(runs)]
     med = statistics.median(relay)
     print(
-        f"native host cold start to first ping reply (python -m host.native, the launcher's): "
+        f"native host cold start to first ping reply (python -m host.native.relay, the launcher's): "
         f"median {med:.0f} ms, max {max(relay):.0f} ms (goal <= 300 ms: {'met' if med <= 300 else 'NOT met'})"
     )
     print(f"  via the full CLI (pagekeeper native): median {statistics.median(cli):.0f} ms")
@@ -197,7 +197,7 @@ def bench_daemon_start(tmp: Path, runs: int = 3) -> None:
     (home / "config.json").write_text(json.dumps({"port": 0}))
     first = daemon_start(home)  # builds the dictionary index and caches it in the home
     times = [daemon_start(home) for _ in range(runs)]
-    base = [bare([PY, "-c", "import host.cli"]) for _ in range(runs)]
+    base = [bare([PY, "-c", "import host.cli.entry"]) for _ in range(runs)]
     med = statistics.median(times)
     print(
         f"daemon start (serve --detach until ready; 100k dictionary + store warm): median {med:.0f} ms, "
@@ -205,7 +205,7 @@ def bench_daemon_start(tmp: Path, runs: int = 3) -> None:
     )
     print(f"  first start in a new home (builds and caches the dictionary index): {first:.0f} ms")
     print(
-        f"  baseline python -c 'import host.cli': median {statistics.median(base):.0f} ms; "
+        f"  baseline python -c 'import host.cli.entry': median {statistics.median(base):.0f} ms; "
         f"ratio {med / statistics.median(base):.1f}x"
     )
 

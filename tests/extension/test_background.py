@@ -31,7 +31,10 @@ FAKE_BROWSER = """
                             version_url: 'http://127.0.0.1:1/v/v2/' + p.url, similar: [],
                             previous_similarity: 0.9 }),
     check: { state: 'present' },
+    capture_begin: (p) => { begun = p; return { capture_id: 'c1', need: [], limits: { part_bytes: 1024 } }; },
+    capture_commit: () => replies.archive_page(begun),
   };
+  let begun = null;
   const tabs = new Map();
   const sync = {};
   const session = {};
@@ -69,11 +72,14 @@ FAKE_BROWSER = """
                  async set(v) { Object.assign(session, v); } } },
     action: { async setBadgeText({ tabId, text }) { log.badges[tabId] = text; },
               async setBadgeBackgroundColor() {}, async setTitle({ tabId, title }) { log.titles[tabId] = title; } },
-    scripting: { async executeScript({ target, func }) {
-      log.scripted.push({ tabId: target.tabId, func: func.name });
+    scripting: { async executeScript({ target, func, files, args }) {
+      log.scripted.push({ tabId: target.tabId, files: files ?? null });
+      if (files) return [];
       const tab = tabs.get(target.tabId);
-      return [{ result: { url: tab.url, title: 'T', charset: 'UTF-8', html: '<html><p>hi</p></html>',
-                          captured_at: new Date().toISOString() } }]; } },
+      globalThis.pagekeeperCapture = { release: () => true,
+        run: async () => ({ url: tab.url, title: 'T', charset: 'UTF-8', html: '<html><p>hi</p></html>',
+                            content_type: 'text/html', resources: [], cors: [] }) };
+      return [{ frameId: 0, result: await func(...(args ?? [])) }]; } },
     contextMenus: { onClicked: event(), async removeAll() {}, create: (m) => log.menus.push(m.id) },
     commands: { onCommand: event() },
   };
@@ -311,7 +317,7 @@ def test_archive_from_the_shortcut_and_both_context_menus(page):
            runtime.onInstalled.fire({ reason: 'install' });
            browser.commands.onCommand.fire('archive-page', { id: 5 });
            await wait(200);
-           const shortcut = { scripted: [...log.scripted], sent: sentOf('archive_page') };
+           const shortcut = { scripted: [...log.scripted], sent: sentOf('capture_begin') };
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-page' }, { id: 5 });
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'https://docs.example/other' });
            await wait(200);
@@ -321,14 +327,15 @@ def test_archive_from_the_shortcut_and_both_context_menus(page):
                                          { id: 'r1', key: 'river', similarity: 0.95 }] };
            const summary = await new Promise((r) => runtime.onMessage.fire(
              { type: 'archive_tab', params: { tabId: 5 } }, { id: 'pk-test' }, r));
-           return { menus: log.menus, shortcut, all: sentOf('archive_page'), scripted: log.scripted.length,
+           return { menus: log.menus, shortcut, all: sentOf('archive_page'), captured: sentOf('capture_begin').length,
                     similar: summary.result.similar.map((p) => p.id) };""",
     )
     assert got["menus"] == ["pk-archive-page", "pk-archive-link"]
-    assert got["shortcut"]["scripted"] == [{"tabId": 5, "func": "capturePage"}]
+    injected = got["shortcut"]["scripted"][:2]  # page.js into every frame, then its run()
+    assert injected == [{"tabId": 5, "files": ["capture/sha256.js", "capture/page.js"]}, {"tabId": 5, "files": None}]  # fmt: skip
     (sent,) = got["shortcut"]["sent"]
     assert sent["url"] == "https://docs.example/guide" and sent["html"].startswith("<html>")
-    assert got["scripted"] == 3  # the page menu and the popup's button capture the tab too
+    assert got["captured"] == 3  # the page menu and the popup's button capture the tab too
     assert got["similar"] == ["r2"]
     (link,) = [p for p in got["all"] if p["url"] == "https://docs.example/other"]
     assert "html" not in link and link["captured_at"]  # no tab: the host fetches the link

@@ -33,11 +33,6 @@ PREFS = {
 @pytest.fixture(scope="module")
 def firefox(tmp_path_factory, host):
     """Headless Firefox with Marionette; yields (driver, extension base URL)."""
-    if not FIREFOX:
-        pytest.skip("firefox-esr is not installed")
-    marionette = pytest.importorskip("marionette_driver.marionette")
-    addons = pytest.importorskip("marionette_driver.addons")
-    built = build_extension.build(tmp_path_factory.mktemp("dist-ff"))["firefox"]
     fake_home = tmp_path_factory.mktemp("ff-home")
     env = {**os.environ, "HOME": str(fake_home), "PAGEKEEPER_HOME": str(host.home)}
     installed = subprocess.run(
@@ -45,6 +40,18 @@ def firefox(tmp_path_factory, host):
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
+    with running_firefox(tmp_path_factory, env) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def running_firefox(tmp_path_factory, env: dict):
+    """Firefox with the built add-on installed, in `env` (whose HOME holds the native manifest)."""
+    if not FIREFOX:
+        pytest.skip("firefox-esr is not installed")
+    marionette = pytest.importorskip("marionette_driver.marionette")
+    addons = pytest.importorskip("marionette_driver.addons")
+    built = build_extension.build(tmp_path_factory.mktemp("dist-ff"))["firefox"]
     profile = tmp_path_factory.mktemp("ff-profile")
     port = free_port()
     prefs = {**PREFS, "marionette.port": str(port)}

@@ -6,8 +6,6 @@ replies, a missing host, reconnecting) against a scripted fake port.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -108,6 +106,14 @@ def test_local_fallbacks_fix_what_needs_no_dictionary(page):
     )
     assert www[0] == "https://www.example.org/"
     assert run(page, "lib/fallback.js", "return m.localFallbacks('not a url');") == []
+    ported = run(
+        page,
+        "lib/fallback.js",
+        "return m.localFallbacks(arg).map((c) => c.url);",
+        "http://localhost:8080/app",
+    )
+    # a port that refused http refuses https too: no scheme swap on an explicit port
+    assert ported and not any(u.startswith("https:") for u in ported)
 
 
 def test_repeats_within_the_window_are_ignored_and_retry_releases(page):
@@ -223,7 +229,7 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         page,
         "lib/suggestions.js",
         """const s = (url, score, step = 'spe') => ({ url, score, step });
-           const pick = (result) => { const r = m.rankForPage(result, 'http://gooogle.com/');
+           const pick = (result) => { const r = m.rankForPage({ confident: 0.5, ...result }, 'http://gooogle.com/');
                                       return [r.best?.url ?? null, r.rest.map((x) => x.url)]; };
            return [
              pick({ suggestions: [s('http://google.com/', 0.83), s('http://google.cm/', 0.6)] }),
@@ -238,6 +244,8 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
              pick({ suggestions: [s('http://google.com/', 0.9), s('http://127.0.0.1:1/v/1/x', 0.45, 'archive')],
                     archived: [{ version_url: 'http://127.0.0.1:1/v/1/x' }] }),
              pick({}),
+             pick({ suggestions: [s('http://google.com/', 0.83)], confident: 0.9 }),
+             pick({ suggestions: [s('http://google.com/', 0.83)], confident: undefined }),
            ];""",
     )
     assert got == [
@@ -250,12 +258,14 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
         [None, ["http://x.com/b"]],  # the copy ranked first: no runner-up takes the large button
         ["http://google.com/", []],
         [None, []],
+        [None, ["http://google.com/"]],  # the bar is the host's (nav_error's `confident`)
+        [None, ["http://google.com/"]],  # no bar in the answer: no large button
     ]
 
 
 def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
-    """capturePage (injected with scripting.executeScript): the live DOM with what the user typed,
-    never a password, plus URL, title, charset and the capture time."""
+    """capture/page.js (injected with scripting.executeScript): the live DOM with what the user
+    typed, never a password, plus URL, title and charset."""
     # Served by the route below, on the modules' origin so the page can import them.
     form = f"{modules_url}/capture-test.html"
     html = """<!doctype html><html><head><meta charset="utf-8"><title>Sign-up form</title></head>
@@ -274,7 +284,9 @@ def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     page.evaluate(
         "document.body.append(Object.assign(document.createElement('p'), {id: 'late', textContent: 'added by script'}))"
     )
-    got = run(page, "background/archive.js", "return m.capturePage();")
+    page.add_script_tag(url=f"{modules_url}/capture/sha256.js")
+    page.add_script_tag(url=f"{modules_url}/capture/page.js")
+    got = page.evaluate("pagekeeperCapture.run({ key: 't' })")
     html = got["html"]
     assert html.startswith("<!DOCTYPE html>\n<html")
     assert 'value="Ada"' in html and "hunter2" not in html
@@ -283,4 +295,23 @@ def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     assert '<p id="late">added by script</p>' in html  # the DOM as it is now, not as served
     assert got["title"] == "Sign-up form" and got["charset"] == "UTF-8"
     assert got["url"] == page.url and got["content_type"] == "text/html"
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", got["captured_at"])
+
+
+def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page, modules_url):
+    """Content scripts on http:// pages have no crypto.subtle: capture/sha256.js hashes there."""
+    import hashlib
+
+    page.goto(f"{modules_url}/capture/")  # a directory listing: an HTML page to add scripts to
+    page.add_script_tag(url=f"{modules_url}/capture/sha256.js")
+    sizes = [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 1000, 1 << 20]
+    got = page.evaluate(
+        """(sizes) => sizes.map((n) => {
+             const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 31 + 7) & 255);
+             return pagekeeperSha256.portable(bytes);
+           })""",
+        sizes,
+    )
+    wanted = [
+        hashlib.sha256(bytes((i * 31 + 7) & 255 for i in range(n))).hexdigest() for n in sizes
+    ]
+    assert got == wanted

@@ -88,7 +88,7 @@ class NativeHost:
 
     def __init__(self, home: Path, *argv: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host.native", "--home", str(home), *argv],
+            [sys.executable, "-m", "host.native.relay", "--home", str(home), *argv],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -1,8 +1,8 @@
 // The one connection to the daemon: JSON requests over /ws with the token
-// ({"id","type","params"} -> {"id","ok","result"|"error"}, host/PROTOCOL.md).
+// ({"id","type","params"} -> {"id","ok","result"|"error"}, host/protocol/PROTOCOL.md).
 // Messages without a pending id are events (live updates) and go to listeners.
 
-const TOKEN_KEY = "pagekeeper.token";
+const TOKEN_KEY = 'pagekeeper.token';
 
 export class ApiError extends Error {
   constructor(code, message) {
@@ -14,15 +14,15 @@ export class ApiError extends Error {
 /** The token from ?token= (then hidden from the address bar) or this tab's storage. */
 export function takeToken(loc = window.location) {
   const params = new URLSearchParams(loc.search);
-  const token = params.get("token");
+  const token = params.get('token');
   if (token) {
     sessionStorage.setItem(TOKEN_KEY, token);
-    params.delete("token");
+    params.delete('token');
     const rest = params.toString();
-    history.replaceState(null, "", loc.pathname + (rest ? `?${rest}` : "") + loc.hash);
+    history.replaceState(null, '', loc.pathname + (rest ? `?${rest}` : '') + loc.hash);
     return token;
   }
-  return sessionStorage.getItem(TOKEN_KEY) || "";
+  return sessionStorage.getItem(TOKEN_KEY) || '';
 }
 
 export class Api {
@@ -40,34 +40,34 @@ export class Api {
 
   /** ws://host/ws?token=… on the daemon that served this page. */
   url() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     return `${scheme}://${location.host}/ws?token=${encodeURIComponent(this.token)}`;
   }
 
   connect() {
     if (this.opened) return this.opened;
-    this.setState("connecting");
+    this.setState('connecting');
     this.opened = new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url());
       let wasOpen = false;
       this.ws = ws;
-      ws.addEventListener("open", () => {
+      ws.addEventListener('open', () => {
         wasOpen = true;
         this.retryMs = 500;
-        this.setState("online");
+        this.setState('online');
         resolve(ws);
       });
-      ws.addEventListener("message", (ev) => this.receive(ev.data));
-      ws.addEventListener("close", (ev) => this.closed(ev, reject, wasOpen));
+      ws.addEventListener('message', (ev) => this.receive(ev.data));
+      ws.addEventListener('close', (ev) => this.closed(ev, reject, wasOpen));
     });
     return this.opened;
   }
 
   /** A handshake that failed shows the page only code 1006: is the daemon there and
-   * refusing this token? /auth answers 403 to a wrong token (host/PROTOCOL.md). */
+   * refusing this token? /auth answers 403 to a wrong token (host/protocol/PROTOCOL.md). */
   async tokenRefused() {
     try {
-      const res = await fetch(`/auth?token=${encodeURIComponent(this.token)}&next=/viewer/`, { redirect: "manual", cache: "no-store" });
+      const res = await fetch(`/auth?token=${encodeURIComponent(this.token)}&next=/viewer/`, { redirect: 'manual', cache: 'no-store' });
       return res.status === 403;
     } catch {
       return false; // the daemon is not there at all
@@ -76,14 +76,14 @@ export class Api {
 
   async closed(ev, reject, wasOpen) {
     this.ws = null;
-    for (const { fail } of this.pending.values()) fail(new ApiError("unavailable", "connection to the archive daemon lost"));
+    for (const { fail } of this.pending.values()) fail(new ApiError('unavailable', 'connection to the archive daemon lost'));
     this.pending.clear();
     const refused = ev.code === 1008 || ev.code === 4003 || (!wasOpen && await this.tokenRefused());
     this.opened = null; // only now: calls made meanwhile wait for this attempt's verdict
-    this.setState(refused ? "refused" : "offline");
-    reject(new ApiError(refused ? "forbidden" : "unavailable", refused
-      ? "the daemon refused the token: open the viewer again with `pagekeeper open`"
-      : "the archive daemon is not reachable (is `pagekeeper serve` running?)"));
+    this.setState(refused ? 'refused' : 'offline');
+    reject(new ApiError(refused ? 'forbidden' : 'unavailable', refused
+      ? 'the daemon refused the token: open the viewer again with `pagekeeper open`'
+      : 'the archive daemon is not reachable (is `pagekeeper serve` running?)'));
     if (!refused) {
       setTimeout(() => this.connect().catch(() => {}), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 8000);
@@ -104,7 +104,7 @@ export class Api {
     }
     this.pending.delete(msg.id);
     if (msg.ok) waiter.done(msg.result);
-    else waiter.fail(new ApiError(msg.error?.code || "internal", msg.error?.message));
+    else waiter.fail(new ApiError(msg.error?.code || 'internal', msg.error?.message));
   }
 
   /** Send one request; resolves with its result or rejects with an ApiError. */
@@ -114,7 +114,7 @@ export class Api {
     return new Promise((done, fail) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        fail(new ApiError("timeout", `no answer to ${type} in ${this.timeoutMs / 1000} s`));
+        fail(new ApiError('timeout', `no answer to ${type} in ${this.timeoutMs / 1000} s`));
       }, this.timeoutMs);
       this.pending.set(id, {
         done: (r) => { clearTimeout(timer); done(r); },

@@ -6,10 +6,10 @@ export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value == null || value === false) continue;
-    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
-    else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (value === true) el.setAttribute(key, "");
+    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (key === 'class') el.className = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (value === true) el.setAttribute(key, '');
     else el.setAttribute(key, String(value));
   }
   append(el, children);
@@ -30,11 +30,11 @@ export function fill(el, ...children) {
   return el;
 }
 
-const BYTE_UNITS = ["B", "KB", "MB", "GB", "TB"];
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 /** 1536 -> "1.5 KB" */
 export function bytes(n) {
-  if (n == null || Number.isNaN(n)) return "–";
+  if (n == null || Number.isNaN(n)) return '–';
   let i = 0;
   let v = Number(n);
   while (v >= 1024 && i < BYTE_UNITS.length - 1) {
@@ -46,79 +46,79 @@ export function bytes(n) {
 
 /** Accepts ISO strings or epoch seconds. */
 export function toDate(value) {
-  if (value == null || value === "") return null;
-  if (typeof value === "number") return new Date(value < 1e12 ? value * 1000 : value);
+  if (value == null || value === '') return null;
+  if (typeof value === 'number') return new Date(value < 1e12 ? value * 1000 : value);
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
 const DATE_FMT = new Intl.DateTimeFormat(undefined, {
-  year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit',
 });
 
 export function when(value) {
   const d = toDate(value);
-  return d ? DATE_FMT.format(d) : "–";
+  return d ? DATE_FMT.format(d) : '–';
 }
 
 /** "2026-10-31 10:00" in local time: compact, sortable (select options). */
 export function shortWhen(value) {
   const d = toDate(value);
-  if (!d) return "–";
-  const p = (n) => String(n).padStart(2, "0");
+  if (!d) return '–';
+  const p = (n) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 export function timeEl(value) {
   const d = toDate(value);
-  return d ? h("time", { datetime: d.toISOString() }, DATE_FMT.format(d)) : h("span", {}, "–");
+  return d ? h('time', { datetime: d.toISOString() }, DATE_FMT.format(d)) : h('span', {}, '–');
 }
 
 /** 0.4321 -> "43%" */
 export function pct(x) {
-  return x == null || Number.isNaN(x) ? "–" : `${Math.round(Number(x) * 100)}%`;
+  return x == null || Number.isNaN(x) ? '–' : `${Math.round(Number(x) * 100)}%`;
 }
 
 export function count(n) {
-  return n == null ? "–" : Number(n).toLocaleString();
+  return n == null ? '–' : Number(n).toLocaleString();
 }
 
 /** A labelled meter: the similarity (0..1) as a bar with its value. */
 export function bar(value, label) {
   const known = value != null && !Number.isNaN(value);
   const v = known ? Math.max(0, Math.min(1, Number(value))) : 0;
-  const band = !known ? "none" : v >= 0.9 ? "high" : v >= 0.5 ? "mid" : "low";
-  return h("span", { class: `bar bar-${band}` },
-    h("span", {
-      class: "bar-track", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100,
-      "aria-valuenow": known ? Math.round(v * 100) : null,
-      "aria-label": label, "aria-valuetext": known ? pct(v) : "not known",
-    }, h("span", { class: "bar-fill", style: `width:${(v * 100).toFixed(1)}%` })),
-    h("span", { class: "bar-value" }, known ? pct(v) : "–"));
+  const band = !known ? 'none' : v >= 0.9 ? 'high' : v >= 0.5 ? 'mid' : 'low';
+  return h('span', { class: `bar bar-${band}` },
+    h('span', {
+      class: 'bar-track', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 100,
+      'aria-valuenow': known ? Math.round(v * 100) : null,
+      'aria-label': label, 'aria-valuetext': known ? pct(v) : 'not known',
+    }, h('span', { class: 'bar-fill', style: `width:${(v * 100).toFixed(1)}%` })),
+    h('span', { class: 'bar-value' }, known ? pct(v) : '–'));
 }
 
 /** A liveness state as a coloured badge with text (never colour alone). */
 export function stateBadge(state) {
-  const s = state || "unchecked";
-  return h("span", { class: `badge state-${s}` }, s);
+  const s = state || 'unchecked';
+  return h('span', { class: `badge state-${s}` }, s);
 }
 
 /** Show a message that disappears by itself (errors stay until dismissed). */
-export function toast(message, kind = "error") {
-  const host = document.getElementById("toasts");
-  const close = h("button", { class: "toast-close", type: "button", "aria-label": "Dismiss" }, "×");
-  const el = h("div", { class: `toast toast-${kind}` }, h("span", {}, message), close);
-  close.addEventListener("click", () => el.remove());
+export function toast(message, kind = 'error') {
+  const host = document.getElementById('toasts');
+  const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss' }, '×');
+  const el = h('div', { class: `toast toast-${kind}` }, h('span', {}, message), close);
+  close.addEventListener('click', () => el.remove());
   host.append(el);
-  if (kind !== "error") setTimeout(() => el.remove(), 4000);
+  if (kind !== 'error') setTimeout(() => el.remove(), 4000);
   return el;
 }
 
 /** A panel with a clear message for bad input, not found, offline; a page-level one
  * (`heading` = "h1") titles the page, which then has no other heading. */
-export function notice(title, detail, kind = "info", heading = "strong") {
-  return h("div", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : "status" },
-    h(heading, { class: "notice-title" }, title), detail ? h("p", {}, detail) : null);
+export function notice(title, detail, kind = 'info', heading = 'strong') {
+  return h('div', { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    h(heading, { class: 'notice-title' }, title), detail ? h('p', {}, detail) : null);
 }
 
 /** The site (host) of a URL, or the text itself if it is not one. */
@@ -134,21 +134,21 @@ export function hostOf(url) {
 export function safeUrl(url) {
   try {
     const u = new URL(url);
-    u.username = "";
-    u.password = "";
+    u.username = '';
+    u.password = '';
     return u.href;
   } catch {
-    return String(url ?? "");
+    return String(url ?? '');
   }
 }
 
 /** Trigger a download of bytes given as base64. */
-export function downloadBase64(b64, filename, type = "application/warc") {
+export function downloadBase64(b64, filename, type = 'application/warc') {
   const raw = atob(b64);
   const buf = new Uint8Array(raw.length);
   for (let i = 0; i < raw.length; i += 1) buf[i] = raw.charCodeAt(i);
   const url = URL.createObjectURL(new Blob([buf], { type }));
-  const a = h("a", { href: url, download: filename, hidden: true });
+  const a = h('a', { href: url, download: filename, hidden: true });
   document.body.append(a);
   a.click();
   a.remove();
@@ -159,7 +159,7 @@ export function downloadBase64(b64, filename, type = "application/warc") {
 export function fileToBase64(file) {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] || "");
+    reader.onload = () => resolve(String(reader.result).split(',', 2)[1] || '');
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });

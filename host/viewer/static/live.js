@@ -1,4 +1,4 @@
-// Live updates, pushed. The protocol answers each request once (host/PROTOCOL.md), so
+// Live updates, pushed. The protocol answers each request once (host/protocol/PROTOCOL.md), so
 // the viewer keeps ONE long-poll outstanding over the websocket: viewer_watch
 // {since: <seq of the last answer>} is answered by the daemon as soon as the archive
 // changed (the store tells it after each durable write; a sweep's progress too), or
@@ -30,10 +30,10 @@ export function startLive(api) {
 
   const diff = (now) => {
     if (!last) return;
-    if (now.versions !== last.versions || now.last_id !== last.last_id) emit("registered", { id: now.last_id, key: now.last_key });
-    if (now.checks !== last.checks || now.last_check !== last.last_check) emit("checked", { key: now.last_check_key });
+    if (now.versions !== last.versions || now.last_id !== last.last_id) emit('registered', { id: now.last_id, key: now.last_key });
+    if (now.checks !== last.checks || now.last_check !== last.last_check) emit('checked', { key: now.last_check_key });
     if (now.sweep.running || last.sweep.running) {
-      if (JSON.stringify(now.sweep) !== JSON.stringify(last.sweep) || polling) emit("sweep", now.sweep);
+      if (JSON.stringify(now.sweep) !== JSON.stringify(last.sweep) || polling) emit('sweep', now.sweep);
     }
   };
 
@@ -42,15 +42,15 @@ export function startLive(api) {
     if (ms != null) timer = setTimeout(resolve, ms);
   });
 
-  const ready = () => stopped || (api.state === "online" && document.visibilityState === "visible");
+  const ready = () => stopped || (api.state === 'online' && document.visibilityState === 'visible');
 
   const onState = () => { if (ready() && wake) wake(); };
   api.stateListeners.add(onState);
-  document.addEventListener("visibilitychange", onState);
+  document.addEventListener('visibilitychange', onState);
 
   const ask = () => {
-    if (polling) return api.call("viewer_changes", {});
-    return api.call("viewer_watch", resync ? {} : { since: last.seq, timeout_ms: WATCH_MS });
+    if (polling) return api.call('viewer_changes', {});
+    return api.call('viewer_watch', resync ? {} : { since: last.seq, timeout_ms: WATCH_MS });
   };
 
   const run = async () => {
@@ -70,10 +70,10 @@ export function startLive(api) {
         last = now;
         resync = false;
       } catch (err) {
-        if (err?.code === "unknown_type" && !polling) {
+        if (err?.code === 'unknown_type' && !polling) {
           polling = true; // an older daemon: poll as the viewer used to
           gap = 0;
-        } else if (api.state !== "online") {
+        } else if (api.state !== 'online') {
           resync = true; // the connection went: wait for it (api.js reconnects), then catch up
           gap = 0;
         } else {
@@ -93,7 +93,7 @@ export function startLive(api) {
     stopped = true;
     clearTimeout(timer);
     api.stateListeners.delete(onState);
-    document.removeEventListener("visibilitychange", onState);
+    document.removeEventListener('visibilitychange', onState);
     if (wake) wake();
   };
 }

@@ -179,6 +179,17 @@ def test_scheme_typo(bundled):
 def test_refused_http_suggests_https(bundled):
     urls = {s.url: s for s in bundled.suggest(SuggestRequest("http://google.com/", "refused"))}
     assert urls["https://google.com/"].step == "scheme"
+    urls = {s.url: s for s in bundled.suggest(SuggestRequest("https://google.com/", "refused"))}
+    assert urls["http://google.com/"].step == "scheme"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://localhost:8080/a", "http://google.com:8080/", "https://example.org:8443/"]
+)
+def test_refused_explicit_port_never_suggests_the_other_scheme_on_it(bundled, url):
+    # a port that refuses a connection refuses it whatever the scheme
+    for s in bundled.suggest(SuggestRequest(url, "refused")):
+        assert s.step != "scheme" and s.url.split("://")[0] == url.split("://")[0], s
 
 
 @pytest.mark.parametrize("typed", ["ww.facebook.com", "wwww.facebook.com", "wwwfacebook.com"])

@@ -82,13 +82,13 @@ def test_scan_regex_drops_only_outer_stars():
 
 
 def test_full_text_index_warms_in_steps_to_the_same_index(tmp_path):
-    """The daemon's background warm-up (host/background.py) builds the inverted index
+    """The daemon's background warm-up (host/daemon/jobs.py) builds the inverted index
     250 versions a step; stepped or at once, it is the same index."""
     import asyncio
     from types import SimpleNamespace
 
     from engine.archive.search import _FullText, text_keys, warm_text_index
-    from host.background import warm_search_index
+    from host.daemon.jobs import warm_search_index
 
     store = store_with([f"news/w{n}" for n in range(25)], tmp_path)
     steps = 0

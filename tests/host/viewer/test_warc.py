@@ -1,4 +1,4 @@
-"""host/warc.py on real pages: export, read back with warcio, import into a fresh archive."""
+"""host/services/warc.py on real pages: export, read back with warcio, import into a fresh archive."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from engine.errors import InvalidInput
-from host.warc import (
+from host.services.warc import (
     VersionRecord,
     WarcOptions,
     export_versions,

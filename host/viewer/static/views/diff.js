@@ -1,71 +1,71 @@
 // Side-by-side diff of two versions' extracted bodies (computed by the daemon:
 // rows of equal / replace / delete / insert / skip, with changed words marked).
 
-import { count, fill, h, notice, safeUrl, timeEl } from "../dom.js";
+import { count, fill, h, notice, safeUrl, timeEl } from '../dom.js';
 
-const SIGN = { delete: "−", insert: "+", replace: "~", equal: "" };
+const SIGN = { delete: '−', insert: '+', replace: '~', equal: '' };
 
 /** [[text, changed], ...] or a plain string -> inline nodes with <mark>/<del>/<ins>. */
 function parts(value, tag) {
-  if (value == null) return "";
+  if (value == null) return '';
   if (!Array.isArray(value)) return value;
   return value.map(([text, changed]) => (changed ? h(tag, {}, text) : text));
 }
 
 function cell(no, value, side, op) {
-  const changed = op !== "equal" && value != null;
-  const tag = side === "left" ? "del" : "ins";
+  const changed = op !== 'equal' && value != null;
+  const tag = side === 'left' ? 'del' : 'ins';
   return [
-    h("td", { class: "ln", "aria-hidden": "true" }, no ?? ""),
-    h("td", { class: `code ${changed ? `ch-${side}` : ""}${value == null ? " empty" : ""}` },
-      changed ? h("span", { class: "sr-only" }, side === "left" ? "removed: " : "added: ") : null,
+    h('td', { class: 'ln', 'aria-hidden': 'true' }, no ?? ''),
+    h('td', { class: `code ${changed ? `ch-${side}` : ''}${value == null ? ' empty' : ''}` },
+      changed ? h('span', { class: 'sr-only' }, side === 'left' ? 'removed: ' : 'added: ') : null,
       parts(value, tag)),
   ];
 }
 
 function row(r) {
-  if (r.op === "skip") {
-    return h("tr", { class: "skip" }, h("td", { colspan: 4 }, `⋯ ${count(r.count)} unchanged lines`));
+  if (r.op === 'skip') {
+    return h('tr', { class: 'skip' }, h('td', { colspan: 4 }, `⋯ ${count(r.count)} unchanged lines`));
   }
-  return h("tr", { class: `op-${r.op}`, title: SIGN[r.op] ? r.op : null },
-    cell(r.left_no, r.left, "left", r.op), cell(r.right_no, r.right, "right", r.op));
+  return h('tr', { class: `op-${r.op}`, title: SIGN[r.op] ? r.op : null },
+    cell(r.left_no, r.left, 'left', r.op), cell(r.right_no, r.right, 'right', r.op));
 }
 
 function side(v, label) {
-  return h("th", { colspan: 2, scope: "col" },
-    h("span", { class: "diff-side-label" }, label), " ", timeEl(v.registered_at),
-    h("span", { class: "muted diff-side-url", title: safeUrl(v.url) }, safeUrl(v.url)));
+  return h('th', { colspan: 2, scope: 'col' },
+    h('span', { class: 'diff-side-label' }, label), ' ', timeEl(v.registered_at),
+    h('span', { class: 'muted diff-side-url', title: safeUrl(v.url) }, safeUrl(v.url)));
 }
 
 function summary(stats) {
-  return h("p", { class: "diff-stats", role: "status" },
-    h("span", { class: "stat-del" }, `−${count(stats.removed)} removed`),
-    h("span", { class: "stat-ins" }, `+${count(stats.added)} added`),
-    h("span", { class: "stat-chg" }, `~${count(stats.changed)} changed`),
-    h("span", { class: "muted" }, `${count(stats.equal)} unchanged lines`));
+  return h('p', { class: 'diff-stats', role: 'status' },
+    h('span', { class: 'stat-del' }, `−${count(stats.removed)} removed`),
+    h('span', { class: 'stat-ins' }, `+${count(stats.added)} added`),
+    h('span', { class: 'stat-chg' }, `~${count(stats.changed)} changed`),
+    h('span', { class: 'muted' }, `${count(stats.equal)} unchanged lines`));
 }
 
 export function render(main, ctx, route) {
   const [a, b] = route.args;
-  fill(main, h("p", { class: "loading", role: "status" }, "Computing the diff…"));
-  ctx.api.call("diff", { a, b }).then((res) => {
-    const back = h("a", { class: "back", href: `#/doc/${encodeURIComponent(res.b.id)}` }, "← Document");
+  fill(main, h('p', { class: 'loading', role: 'status' }, 'Computing the diff…'));
+  ctx.api.call('diff', { a, b }).then((res) => {
+    const back = h('a', { class: 'back', href: `#/doc/${encodeURIComponent(res.b.id)}` }, '← Document');
     const table = res.rows.length
-      ? h("table", { class: "diff", id: "diff-table" },
-        h("caption", { class: "sr-only" }, "Extracted text of the two versions, side by side"),
-        h("colgroup", {}, h("col", { class: "col-ln" }), h("col"), h("col", { class: "col-ln" }), h("col")),
-        h("thead", {}, h("tr", {}, side(res.a, "A"), side(res.b, "B"))),
-        h("tbody", {}, res.rows.map(row)))
-      : notice("No text", "Neither version has extracted text to compare.");
+      ? h('table', { class: 'diff', id: 'diff-table' },
+        h('caption', { class: 'sr-only' }, 'Extracted text of the two versions, side by side'),
+        h('colgroup', {}, h('col', { class: 'col-ln' }), h('col'), h('col', { class: 'col-ln' }), h('col')),
+        h('thead', {}, h('tr', {}, side(res.a, 'A'), side(res.b, 'B'))),
+        h('tbody', {}, res.rows.map(row)))
+      : notice('No text', 'Neither version has extracted text to compare.');
     fill(main,
-      h("div", { class: "doc-head" }, back,
-        h("h1", {}, "Changes between two versions"),
-        h("p", { class: "doc-url" }, res.b.title || safeUrl(res.b.url)),
-        res.same_document === false ? notice("Different documents", "These versions belong to different URLs; the diff compares their texts anyway.") : null),
-      res.identical ? notice("Identical text", "The extracted text of the two versions is the same.") : summary(res.stats),
-      h("div", { class: "card diff-card" }, table));
+      h('div', { class: 'doc-head' }, back,
+        h('h1', {}, 'Changes between two versions'),
+        h('p', { class: 'doc-url' }, res.b.title || safeUrl(res.b.url)),
+        res.same_document === false ? notice('Different documents', 'These versions belong to different URLs; the diff compares their texts anyway.') : null),
+      res.identical ? notice('Identical text', 'The extracted text of the two versions is the same.') : summary(res.stats),
+      h('div', { class: 'card diff-card' }, table));
   }).catch((err) => {
-    fill(main, h("a", { class: "back", href: "#/search" }, "← Search"),
-      notice(err.code === "not_found" ? "No such version" : "Could not compute the diff", err.message, "error", "h1"));
+    fill(main, h('a', { class: 'back', href: '#/search' }, '← Search'),
+      notice(err.code === 'not_found' ? 'No such version' : 'Could not compute the diff', err.message, 'error', 'h1'));
   });
 }

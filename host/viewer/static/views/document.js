@@ -2,69 +2,69 @@
 // selected version in a sandboxed frame (rewritten or original), similar pages,
 // and a compare form leading to the diff view.
 
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from "../dom.js";
+import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
-const MODES = ["rewritten", "original"];
+const MODES = ['rewritten', 'original'];
 
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
-  const btn = h("button", { type: "button", class: "btn btn-primary", id: "check-now" }, "Check now");
-  btn.addEventListener("click", () => onCheck(btn));
-  return h("section", { class: "card liveness-card", "aria-labelledby": "live-h" },
-    h("h2", { id: "live-h" }, "Is it still there?"),
-    h("div", { class: "live-row" },
-      h("span", { class: "live-state", id: "live-state" }, stateBadge(l?.state)),
-      l ? bar(l.match, "Match degree P") : null,
+  const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
+  btn.addEventListener('click', () => onCheck(btn));
+  return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
+    h('h2', { id: 'live-h' }, 'Is it still there?'),
+    h('div', { class: 'live-row' },
+      h('span', { class: 'live-state', id: 'live-state' }, stateBadge(l?.state)),
+      l ? bar(l.match, 'Match degree P') : null,
       btn),
-    h("p", { class: "muted" },
-      l ? ["Last checked ", timeEl(l.checked_at), l.reason ? ` · ${l.reason}` : ""] : "Never checked: “Check now” fetches the live page and looks for this page's keywords."),
-    l?.missing?.length ? h("p", { class: "muted keywords" }, "Missing: ", l.missing.slice(0, 12).join(", ")) : null);
+    h('p', { class: 'muted' },
+      l ? ['Last checked ', timeEl(l.checked_at), l.reason ? ` · ${l.reason}` : ''] : "Never checked: “Check now” fetches the live page and looks for this page's keywords."),
+    l?.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
 }
 
 function versionRow(v, i, versions, sel, onSelect) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
-  return h("li", { class: `version${selected ? " is-selected" : ""}`, dataset: { id: v.id } },
-    h("span", { class: "version-dot", "aria-hidden": "true" }),
-    h("div", { class: "version-body" },
-      h("div", { class: "version-when" }, timeEl(v.registered_at),
-        i === 0 ? h("span", { class: "tag" }, "latest") : null,
-        selected ? h("span", { class: "tag tag-sel" }, "shown") : null),
-      h("div", { class: "version-meta" },
-        h("span", {}, bytes(v.size)),
-        prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h("span", { class: "muted" }, "first version")),
-      h("div", { class: "version-actions" },
-        MODES.map((mode) => h("button", {
-          type: "button", class: "btn btn-small", "aria-pressed": selected && sel.mode === mode ? "true" : "false",
+  return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
+    h('span', { class: 'version-dot', 'aria-hidden': 'true' }),
+    h('div', { class: 'version-body' },
+      h('div', { class: 'version-when' }, timeEl(v.registered_at),
+        i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
+        selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
+      h('div', { class: 'version-meta' },
+        h('span', {}, bytes(v.size)),
+        prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
+      h('div', { class: 'version-actions' },
+        MODES.map((mode) => h('button', {
+          type: 'button', class: 'btn btn-small', 'aria-pressed': selected && sel.mode === mode ? 'true' : 'false',
           onclick: () => onSelect(v.id, mode), dataset: { mode, version: v.id },
-        }, mode === "rewritten" ? "Rewritten" : "Original")),
-        prev ? h("a", { class: "btn btn-small btn-quiet", href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, "Diff with previous") : null)));
+        }, mode === 'rewritten' ? 'Rewritten' : 'Original')),
+        prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null)));
 }
 
 function similarList(items, doc) {
-  if (!items?.length) return h("p", { class: "muted" }, "No similar pages on this site yet.");
-  return h("ol", { class: "similar", "aria-label": "Similar pages" }, items.map((s) =>
-    h("li", {},
-      h("a", { href: `#/doc/${encodeURIComponent(s.id)}`, class: "similar-link" },
-        h("span", { class: "result-title" }, s.title || safeUrl(s.url)),
-        h("span", { class: "result-url" }, safeUrl(s.url)),
-        s.key === doc.key ? h("span", { class: "muted similar-note" }, "another version of this page, ", when(s.registered_at)) : null),
-      h("div", { class: "similar-bars" },
-        h("span", { class: "bar-label" }, "structure"), bar(s.similarity, `Structure similarity to ${safeUrl(s.url)}`),
-        h("span", { class: "bar-label" }, "content"), bar(s.content_similarity, `Content similarity to ${safeUrl(s.url)}`)))));
+  if (!items?.length) return h('p', { class: 'muted' }, 'No similar pages on this site yet.');
+  return h('ol', { class: 'similar', 'aria-label': 'Similar pages' }, items.map((s) =>
+    h('li', {},
+      h('a', { href: `#/doc/${encodeURIComponent(s.id)}`, class: 'similar-link' },
+        h('span', { class: 'result-title' }, s.title || safeUrl(s.url)),
+        h('span', { class: 'result-url' }, safeUrl(s.url)),
+        s.key === doc.key ? h('span', { class: 'muted similar-note' }, 'another version of this page, ', when(s.registered_at)) : null),
+      h('div', { class: 'similar-bars' },
+        h('span', { class: 'bar-label' }, 'structure'), bar(s.similarity, `Structure similarity to ${safeUrl(s.url)}`),
+        h('span', { class: 'bar-label' }, 'content'), bar(s.content_similarity, `Content similarity to ${safeUrl(s.url)}`)))));
 }
 
 function compareForm(doc, ctx, sel) {
-  const options = doc.versions.map((v) => h("option", { value: v.id }, shortWhen(v.registered_at)));
-  const a = h("select", { id: "cmp-a", name: "a" }, options.map((o) => o.cloneNode(true)));
-  const b = h("select", { id: "cmp-b", name: "b" }, options);
+  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at)));
+  const a = h('select', { id: 'cmp-a', name: 'a' }, options.map((o) => o.cloneNode(true)));
+  const b = h('select', { id: 'cmp-b', name: 'b' }, options);
   a.value = doc.versions[Math.min(1, doc.versions.length - 1)].id;
   b.value = sel.id === a.value ? doc.versions[0].id : sel.id;
-  const form = h("form", { class: "compare" },
-    h("div", { class: "field" }, h("label", { for: "cmp-a" }, "Compare"), a),
-    h("div", { class: "field" }, h("label", { for: "cmp-b" }, "with"), b),
-    h("button", { class: "btn", type: "submit" }, "Show diff"));
-  form.addEventListener("submit", (ev) => {
+  const form = h('form', { class: 'compare' },
+    h('div', { class: 'field' }, h('label', { for: 'cmp-a' }, 'Compare'), a),
+    h('div', { class: 'field' }, h('label', { for: 'cmp-b' }, 'with'), b),
+    h('button', { class: 'btn', type: 'submit' }, 'Show diff'));
+  form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     ctx.go(`#/diff/${encodeURIComponent(a.value)}/${encodeURIComponent(b.value)}`);
   });
@@ -72,26 +72,26 @@ function compareForm(doc, ctx, sel) {
 }
 
 function frameBox(version, mode, ctx) {
-  const src = mode === "original" ? version.original_view_url : version.view_url;
-  const exportBtn = h("button", { type: "button", class: "btn btn-small btn-quiet" }, "Export WARC");
-  exportBtn.addEventListener("click", () => exportVersion(ctx, version.id, exportBtn));
-  return h("section", { class: "card frame-card", "aria-labelledby": "frame-h" },
-    h("div", { class: "frame-bar" },
-      h("h2", { id: "frame-h" }, mode === "original" ? "Original copy" : "Rewritten copy",
-        h("span", { class: "muted" }, " · ", when(version.registered_at))),
-      h("div", { class: "frame-actions" },
-        h("a", { class: "btn btn-small btn-quiet", href: src, target: "_blank", rel: "noopener noreferrer" }, "Open in new tab"),
+  const src = mode === 'original' ? version.original_view_url : version.view_url;
+  const exportBtn = h('button', { type: 'button', class: 'btn btn-small btn-quiet' }, 'Export WARC');
+  exportBtn.addEventListener('click', () => exportVersion(ctx, version.id, exportBtn));
+  return h('section', { class: 'card frame-card', 'aria-labelledby': 'frame-h' },
+    h('div', { class: 'frame-bar' },
+      h('h2', { id: 'frame-h' }, mode === 'original' ? 'Original copy' : 'Rewritten copy',
+        h('span', { class: 'muted' }, ' · ', when(version.registered_at))),
+      h('div', { class: 'frame-actions' },
+        h('a', { class: 'btn btn-small btn-quiet', href: src, target: '_blank', rel: 'noopener noreferrer' }, 'Open in new tab'),
         exportBtn)),
     // The daemon also sends a CSP sandbox for /v/…; this attribute is the second lock.
-    h("iframe", { class: "frame", id: "version-frame", src, title: `${mode} copy of ${safeUrl(version.url)} from ${when(version.registered_at)}`, sandbox: "allow-popups allow-popups-to-escape-sandbox", referrerpolicy: "no-referrer", loading: "lazy" }));
+    h('iframe', { class: 'frame', id: 'version-frame', src, title: `${mode} copy of ${safeUrl(version.url)} from ${when(version.registered_at)}`, sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', loading: 'lazy' }));
 }
 
 async function exportVersion(ctx, id, btn) {
   btn.disabled = true;
   try {
-    const res = await ctx.api.call("export_warc", { ids: [id] });
+    const res = await ctx.api.call('export_warc', { ids: [id] });
     downloadBase64(res.content_b64, res.filename);
-    toast(`Exported ${count(res.records)} WARC records (${bytes(res.bytes)})`, "ok");
+    toast(`Exported ${count(res.records)} WARC records (${bytes(res.bytes)})`, 'ok');
   } catch (err) {
     toast(`Export failed: ${err.message}`);
   } finally {
@@ -100,23 +100,23 @@ async function exportVersion(ctx, id, btn) {
 }
 
 function header(doc) {
-  return h("div", { class: "doc-head" },
-    h("a", { class: "back", href: "#/search" }, "← Search"),
-    h("h1", { id: "doc-h" }, doc.title || safeUrl(doc.url)),
-    h("p", { class: "doc-url" }, h("a", { href: safeUrl(doc.url), target: "_blank", rel: "noopener noreferrer" }, safeUrl(doc.url))),
-    h("p", { class: "muted" }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? "version" : "versions"} · key `, h("code", {}, doc.key || "")));
+  return h('div', { class: 'doc-head' },
+    h('a', { class: 'back', href: '#/search' }, '← Search'),
+    h('h1', { id: 'doc-h' }, doc.title || safeUrl(doc.url)),
+    h('p', { class: 'doc-url' }, h('a', { href: safeUrl(doc.url), target: '_blank', rel: 'noopener noreferrer' }, safeUrl(doc.url))),
+    h('p', { class: 'muted' }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? 'version' : 'versions'} · key `, h('code', {}, doc.key || '')));
 }
 
 export function render(main, ctx, route) {
   const id = route.args[0];
   let doc = null;
-  const state = { id: route.query.get("v") || id, mode: MODES.includes(route.query.get("mode")) ? route.query.get("mode") : "rewritten" };
-  fill(main, h("p", { class: "loading", role: "status" }, "Loading document…"));
+  const state = { id: route.query.get('v') || id, mode: MODES.includes(route.query.get('mode')) ? route.query.get('mode') : 'rewritten' };
+  fill(main, h('p', { class: 'loading', role: 'status' }, 'Loading document…'));
 
   const select = (vid, mode) => {
     state.id = vid;
     state.mode = mode;
-    history.replaceState(null, "", `#/doc/${encodeURIComponent(id)}?v=${encodeURIComponent(vid)}&mode=${mode}`);
+    history.replaceState(null, '', `#/doc/${encodeURIComponent(id)}?v=${encodeURIComponent(vid)}&mode=${mode}`);
     load();
   };
 
@@ -124,15 +124,15 @@ export function render(main, ctx, route) {
   const check = async (btn) => {
     busy = true;
     btn.disabled = true;
-    btn.textContent = "Checking…";
+    btn.textContent = 'Checking…';
     try {
-      const verdict = await ctx.api.call("check", { id: doc.versions[0].id });
-      toast(`Live page: ${verdict.state ?? "checked"}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ""}`, "ok");
+      const verdict = await ctx.api.call('check', { id: doc.versions[0].id });
+      toast(`Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
       await load();
     } catch (err) {
       toast(`Check failed: ${err.message}`);
       btn.disabled = false;
-      btn.textContent = "Check now";
+      btn.textContent = 'Check now';
     } finally {
       busy = false;
     }
@@ -143,34 +143,34 @@ export function render(main, ctx, route) {
     state.id = version.id;
     fill(main,
       header(doc),
-      h("div", { class: "doc-grid" },
-        h("div", { class: "doc-side" },
+      h('div', { class: 'doc-grid' },
+        h('div', { class: 'doc-side' },
           livenessCard(doc, check),
-          h("section", { class: "card", "aria-labelledby": "versions-h" },
-            h("h2", { id: "versions-h" }, "Versions"),
-            h("ol", { class: "timeline", "aria-label": "Versions, newest first" },
+          h('section', { class: 'card', 'aria-labelledby': 'versions-h' },
+            h('h2', { id: 'versions-h' }, 'Versions'),
+            h('ol', { class: 'timeline', 'aria-label': 'Versions, newest first' },
               doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
-          h("section", { class: "card", "aria-labelledby": "similar-h" },
-            h("h2", { id: "similar-h" }, "Similar pages"), similarList(doc.similar, doc))),
+          h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
+            h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc))),
         frameBox(version, state.mode, ctx)));
   };
 
   const load = async () => {
     try {
-      doc = await ctx.api.call("document", { id, version: state.id });
+      doc = await ctx.api.call('document', { id, version: state.id });
       paint();
     } catch (err) {
-      fill(main, h("a", { class: "back", href: "#/search" }, "← Search"),
-        err.code === "not_found"
-          ? notice("No such document", `Nothing in the archive has the ID “${id}”. It may have been deleted, or the link is mistyped.`, "error", "h1")
-          : notice("Could not load the document", err.message, "error", "h1"));
+      fill(main, h('a', { class: 'back', href: '#/search' }, '← Search'),
+        err.code === 'not_found'
+          ? notice('No such document', `Nothing in the archive has the ID “${id}”. It may have been deleted, or the link is mistyped.`, 'error', 'h1')
+          : notice('Could not load the document', err.message, 'error', 'h1'));
     }
   };
 
   const off = ctx.api.onEvent((ev) => {
     if (!doc) return;
-    if (ev?.event !== "registered" && ev?.event !== "checked") return;
+    if (ev?.event !== 'registered' && ev?.event !== 'checked') return;
     const d = ev.data || {};
     const about = d.key || d.url || d.id;
     const same = !about || d.key === doc.key || d.url === doc.url || doc.versions.some((v) => v.id === d.id);

@@ -5,55 +5,55 @@
 // events reload it at most every REPORT_GAP_MS, one request at a time; the progress
 // bar itself follows each "sweep" event at once.
 
-import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
+import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 
-const STATES = ["present", "changed", "gone", "unchecked"];
+const STATES = ['present', 'changed', 'gone', 'unchecked'];
 const REPORT_GAP_MS = 500;
 
 function counts(c) {
   const total = STATES.reduce((n, s) => n + (c[s] || 0), 0) || 1;
-  return h("div", { class: "stat-grid", id: "live-counts" }, STATES.map((s) =>
-    h("div", { class: `stat state-card-${s}` },
-      h("span", { class: "stat-value", dataset: { state: s } }, count(c[s] || 0)),
-      h("span", { class: "stat-label" }, s === "unchecked" ? "never checked" : s),
-      h("span", { class: "stat-share" }, pct((c[s] || 0) / total)))));
+  return h('div', { class: 'stat-grid', id: 'live-counts' }, STATES.map((s) =>
+    h('div', { class: `stat state-card-${s}` },
+      h('span', { class: 'stat-value', dataset: { state: s } }, count(c[s] || 0)),
+      h('span', { class: 'stat-label' }, s === 'unchecked' ? 'never checked' : s),
+      h('span', { class: 'stat-share' }, pct((c[s] || 0) / total)))));
 }
 
 function progress(sweep) {
-  if (!sweep || (!sweep.running && !sweep.total)) return h("p", { class: "muted" }, "No sweep has run since the daemon started.");
+  if (!sweep || (!sweep.running && !sweep.total)) return h('p', { class: 'muted' }, 'No sweep has run since the daemon started.');
   const done = sweep.done || 0;
   const total = sweep.total || 0;
   const label = sweep.running ? `Checking ${count(done)} of ${count(total)}…` : `Last sweep: ${count(done)} of ${count(total)} checked`;
-  return h("div", { class: "sweep" },
-    h("label", { for: "sweep-progress" }, label),
-    h("progress", { id: "sweep-progress", max: total || 1, value: done }, pct(total ? done / total : 0)),
-    sweep.finished_at ? h("p", { class: "muted" }, "Finished ", timeEl(sweep.finished_at)) : null);
+  return h('div', { class: 'sweep' },
+    h('label', { for: 'sweep-progress' }, label),
+    h('progress', { id: 'sweep-progress', max: total || 1, value: done }, pct(total ? done / total : 0)),
+    sweep.finished_at ? h('p', { class: 'muted' }, 'Finished ', timeEl(sweep.finished_at)) : null);
 }
 
 /** The reason without the URL it repeats ("cannot fetch : ConnectError: …"). */
 function shortReason(r) {
-  return r.reason.split(r.url).join("").replace(/\s+:/g, ":").replace(/\s+/g, " ").trim();
+  return r.reason.split(r.url).join('').replace(/\s+:/g, ':').replace(/\s+/g, ' ').trim();
 }
 
 function recentTable(rows) {
-  if (!rows?.length) return notice("Nothing checked yet", "Start a sweep, or use “Check now” on a document.");
-  return h("table", { class: "grid grid-checks" },
-    h("caption", { class: "sr-only" }, "Latest liveness checks"),
-    h("colgroup", {}, h("col"), h("col", { class: "col-state" }), h("col", { class: "col-p" }), h("col", { class: "col-when" })),
-    h("thead", {}, h("tr", {}, ["Page", "State", "P", "Checked"].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, rows.map((r) => h("tr", {},
-      h("td", {}, h("a", { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
-        h("div", { class: "result-url" }, safeUrl(r.url))),
-      h("td", {}, stateBadge(r.state), r.reason ? h("div", { class: "muted reason", title: r.reason }, shortReason(r)) : null),
-      h("td", { class: "num" }, pct(r.match)),
-      h("td", { class: "nowrap" }, timeEl(r.checked_at))))));
+  if (!rows?.length) return notice('Nothing checked yet', 'Start a sweep, or use “Check now” on a document.');
+  return h('table', { class: 'grid grid-checks' },
+    h('caption', { class: 'sr-only' }, 'Latest liveness checks'),
+    h('colgroup', {}, h('col'), h('col', { class: 'col-state' }), h('col', { class: 'col-p' }), h('col', { class: 'col-when' })),
+    h('thead', {}, h('tr', {}, ['Page', 'State', 'P', 'Checked'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, rows.map((r) => h('tr', {},
+      h('td', {}, h('a', { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
+        h('div', { class: 'result-url' }, safeUrl(r.url))),
+      h('td', {}, stateBadge(r.state), r.reason ? h('div', { class: 'muted reason', title: r.reason }, shortReason(r)) : null),
+      h('td', { class: 'num' }, pct(r.match)),
+      h('td', { class: 'nowrap' }, timeEl(r.checked_at))))));
 }
 
 export function render(main, ctx) {
-  const countsBox = h("div");
-  const sweepBox = h("div", { role: "status", "aria-live": "polite" });
-  const recentBox = h("div");
-  const startBtn = h("button", { type: "button", class: "btn btn-primary", id: "start-sweep" }, "Check every document");
+  const countsBox = h('div');
+  const sweepBox = h('div', { role: 'status', 'aria-live': 'polite' });
+  const recentBox = h('div');
+  const startBtn = h('button', { type: 'button', class: 'btn btn-primary', id: 'start-sweep' }, 'Check every document');
   let timer = null;
   let alive = true;
   let loading = false; // a report request in flight
@@ -78,9 +78,9 @@ export function render(main, ctx) {
     loading = true;
     lastLoad = Date.now();
     try {
-      paint(await ctx.api.call("liveness_report", { limit: 50 }));
+      paint(await ctx.api.call('liveness_report', { limit: 50 }));
     } catch (err) {
-      fill(countsBox, notice("Could not load the report", err.message, "error"));
+      fill(countsBox, notice('Could not load the report', err.message, 'error'));
     } finally {
       loading = false;
     }
@@ -99,10 +99,10 @@ export function render(main, ctx) {
     }, Math.max(0, lastLoad + REPORT_GAP_MS - Date.now()));
   };
 
-  startBtn.addEventListener("click", async () => {
+  startBtn.addEventListener('click', async () => {
     startBtn.disabled = true;
     try {
-      await ctx.api.call("liveness_sweep", {});
+      await ctx.api.call('liveness_sweep', {});
       load();
     } catch (err) {
       toast(`Sweep not started: ${err.message}`);
@@ -111,15 +111,15 @@ export function render(main, ctx) {
   });
 
   fill(main,
-    h("section", { class: "panel", "aria-labelledby": "live-report-h" },
-      h("div", { class: "panel-head" }, h("h1", { id: "live-report-h" }, "Liveness report"), startBtn),
-      h("p", { class: "muted" }, "Whether each document's live URL still holds the stored content (keywords of its main text, match degree P)."),
+    h('section', { class: 'panel', 'aria-labelledby': 'live-report-h' },
+      h('div', { class: 'panel-head' }, h('h1', { id: 'live-report-h' }, 'Liveness report'), startBtn),
+      h('p', { class: 'muted' }, "Whether each document's live URL still holds the stored content (keywords of its main text, match degree P)."),
       countsBox, sweepBox),
-    h("section", { class: "panel", "aria-labelledby": "recent-h" }, h("h2", { id: "recent-h" }, "Latest checks"), recentBox));
+    h('section', { class: 'panel', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h' }, 'Latest checks'), recentBox));
 
   const off = ctx.api.onEvent((ev) => {
-    if (ev?.event === "sweep" && ev.data) fill(sweepBox, progress(ev.data));
-    if (ev?.event === "checked" || (ev?.event === "sweep" && !ev.data?.running)) soon();
+    if (ev?.event === 'sweep' && ev.data) fill(sweepBox, progress(ev.data));
+    if (ev?.event === 'checked' || (ev?.event === 'sweep' && !ev.data?.running)) soon();
   });
   load();
   return () => { alive = false; clearTimeout(timer); clearTimeout(soonTimer); off(); };

@@ -1,27 +1,27 @@
 // Search: URL pattern (* ?), case, sort, full text, filters; results as you type,
 // paged on the server (search_page), stale answers dropped by sequence number.
 
-import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from "../dom.js";
-import { throttled } from "../live.js";
+import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
+import { throttled } from '../live.js';
 
 const PAGE_SIZE = 50;
 const LIVE_REFRESH_MS = 750; // live "registered" events re-run the search at most this often
-const FIELDS = ["pattern", "text", "site", "since", "until", "state", "sort", "case"];
+const FIELDS = ['pattern', 'text', 'site', 'since', 'until', 'state', 'sort', 'case'];
 
 function readForm(form) {
   const data = new FormData(form);
-  const get = (k) => String(data.get(k) || "").trim();
+  const get = (k) => String(data.get(k) || '').trim();
   return {
-    pattern: get("pattern"), text: get("text"), site: get("site"), since: get("since"),
-    until: get("until"), state: get("state"), sort: get("sort") || "time",
-    case: data.get("case") ? "1" : "",
+    pattern: get('pattern'), text: get('text'), site: get('site'), since: get('since'),
+    until: get('until'), state: get('state'), sort: get('sort') || 'time',
+    case: data.get('case') ? '1' : '',
   };
 }
 
 /** "2026-03-01" -> the instant that local day starts (or, with `end`, its last ms) as ISO:
  * the list shows local times, so the date filter means local days, not UTC ones. */
 export function localDay(date, end = false) {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date || "");
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date || '');
   if (!m) return date || null; // not a date: the daemon says so
   const start = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + (end ? 1 : 0));
   return new Date(start.getTime() - (end ? 1 : 0)).toISOString();
@@ -30,9 +30,9 @@ export function localDay(date, end = false) {
 /** Form values -> search_page params. */
 export function toParams(values, page) {
   return {
-    pattern: values.pattern || "*",
-    case_sensitive: values.case === "1",
-    sort: values.sort || "time",
+    pattern: values.pattern || '*',
+    case_sensitive: values.case === '1',
+    sort: values.sort || 'time',
     text: values.text || null,
     site: values.site || null,
     since: localDay(values.since),
@@ -45,45 +45,45 @@ export function toParams(values, page) {
 
 function field(label, input, hint) {
   const id = input.id;
-  return h("div", { class: "field" }, h("label", { for: id }, label), input,
-    hint ? h("small", { class: "hint", id: `${id}-hint` }, hint) : null);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input,
+    hint ? h('small', { class: 'hint', id: `${id}-hint` }, hint) : null);
 }
 
 function buildForm(values) {
-  const input = (name, attrs = {}) => h("input", { id: `q-${name}`, name, value: values[name] || "", autocomplete: "off", ...attrs });
+  const input = (name, attrs = {}) => h('input', { id: `q-${name}`, name, value: values[name] || '', autocomplete: 'off', ...attrs });
   const select = (name, options) => {
-    const el = h("select", { id: `q-${name}`, name },
-      options.map(([v, t]) => h("option", { value: v }, t)));
+    const el = h('select', { id: `q-${name}`, name },
+      options.map(([v, t]) => h('option', { value: v }, t)));
     el.value = values[name] || options[0][0];
     return el;
   };
-  return h("form", { class: "search-form", role: "search", "aria-label": "Search the archive" },
-    h("div", { class: "search-main" },
-      field("URL pattern", input("pattern", { type: "search", placeholder: "*example.com/blog/*", spellcheck: "false", "aria-describedby": "q-pattern-hint" }), "* any run of characters, ? one character"),
-      field("Full text", input("text", { type: "search", placeholder: "words in the stored text" }))),
-    h("details", { class: "filters", open: values.site || values.since || values.until || values.state ? true : null },
-      h("summary", {}, "Filters and sort"),
-      h("div", { class: "filter-row" },
-        field("Site", input("site", { placeholder: "example.com", spellcheck: "false" })),
-        field("From", input("since", { type: "date" })),
-        field("To", input("until", { type: "date" })),
-        field("Liveness", select("state", [["", "any"], ["present", "present"], ["changed", "changed"], ["gone", "gone"], ["unchecked", "never checked"]])),
-        field("Sort by", select("sort", [["time", "newest first"], ["url", "URL"]])),
-        h("div", { class: "field field-check" },
-          h("input", { id: "q-case", name: "case", type: "checkbox", checked: values.case === "1" }),
-          h("label", { for: "q-case" }, "Case-sensitive")))));
+  return h('form', { class: 'search-form', role: 'search', 'aria-label': 'Search the archive' },
+    h('div', { class: 'search-main' },
+      field('URL pattern', input('pattern', { type: 'search', placeholder: '*example.com/blog/*', spellcheck: 'false', 'aria-describedby': 'q-pattern-hint' }), '* any run of characters, ? one character'),
+      field('Full text', input('text', { type: 'search', placeholder: 'words in the stored text' }))),
+    h('details', { class: 'filters', open: values.site || values.since || values.until || values.state ? true : null },
+      h('summary', {}, 'Filters and sort'),
+      h('div', { class: 'filter-row' },
+        field('Site', input('site', { placeholder: 'example.com', spellcheck: 'false' })),
+        field('From', input('since', { type: 'date' })),
+        field('To', input('until', { type: 'date' })),
+        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unchecked', 'never checked']])),
+        field('Sort by', select('sort', [['time', 'newest first'], ['url', 'URL']])),
+        h('div', { class: 'field field-check' },
+          h('input', { id: 'q-case', name: 'case', type: 'checkbox', checked: values.case === '1' }),
+          h('label', { for: 'q-case' }, 'Case-sensitive')))));
 }
 
 function resultRow(r) {
   const title = r.title || safeUrl(r.url);
-  return h("li", { class: "result" },
-    h("a", { class: "result-link", href: `#/doc/${encodeURIComponent(r.id)}` },
-      h("span", { class: "result-title" }, title),
-      h("span", { class: "result-url" }, safeUrl(r.url))),
-    h("span", { class: "result-meta" },
+  return h('li', { class: 'result' },
+    h('a', { class: 'result-link', href: `#/doc/${encodeURIComponent(r.id)}` },
+      h('span', { class: 'result-title' }, title),
+      h('span', { class: 'result-url' }, safeUrl(r.url))),
+    h('span', { class: 'result-meta' },
       stateBadge(r.state),
-      h("span", { title: "versions" }, `${count(r.versions ?? 1)} ${r.versions === 1 ? "version" : "versions"}`),
-      r.size != null ? h("span", {}, bytes(r.size)) : null,
+      h('span', { title: 'versions' }, `${count(r.versions ?? 1)} ${r.versions === 1 ? 'version' : 'versions'}`),
+      r.size != null ? h('span', {}, bytes(r.size)) : null,
       timeEl(r.registered_at)));
 }
 
@@ -91,39 +91,39 @@ function pager(res, page, goPage) {
   const first = res.total ? res.offset + 1 : 0;
   const last = res.offset + res.results.length;
   const pages = Math.max(1, Math.ceil(res.total / PAGE_SIZE));
-  return h("nav", { class: "pager", "aria-label": "Result pages" },
-    h("button", { type: "button", class: "btn", disabled: page === 0, onclick: () => goPage(page - 1) }, "← Previous"),
-    h("span", { class: "pager-info" }, `${count(first)}–${count(last)} of ${count(res.total)} · page ${count(page + 1)} of ${count(pages)}`),
-    h("button", { type: "button", class: "btn", disabled: last >= res.total, onclick: () => goPage(page + 1) }, "Next →"));
+  return h('nav', { class: 'pager', 'aria-label': 'Result pages' },
+    h('button', { type: 'button', class: 'btn', disabled: page === 0, onclick: () => goPage(page - 1) }, '← Previous'),
+    h('span', { class: 'pager-info' }, `${count(first)}–${count(last)} of ${count(res.total)} · page ${count(page + 1)} of ${count(pages)}`),
+    h('button', { type: 'button', class: 'btn', disabled: last >= res.total, onclick: () => goPage(page + 1) }, 'Next →'));
 }
 
 function moveFocus(list, ev) {
-  const links = [...list.querySelectorAll(".result-link")];
+  const links = [...list.querySelectorAll('.result-link')];
   const i = links.indexOf(document.activeElement);
-  if (ev.key === "ArrowDown" && i < links.length - 1) links[i + 1].focus();
-  else if (ev.key === "ArrowUp" && i > 0) links[i - 1].focus();
-  else if (ev.key === "ArrowUp" && i === 0) document.getElementById("q-pattern").focus();
+  if (ev.key === 'ArrowDown' && i < links.length - 1) links[i + 1].focus();
+  else if (ev.key === 'ArrowUp' && i > 0) links[i - 1].focus();
+  else if (ev.key === 'ArrowUp' && i === 0) document.getElementById('q-pattern').focus();
   else return;
   ev.preventDefault();
 }
 
 export function render(main, ctx, route) {
-  const values = Object.fromEntries(FIELDS.map((k) => [k, route.query.get(k) || ""]));
-  let page = Number(route.query.get("page") || 0) || 0;
+  const values = Object.fromEntries(FIELDS.map((k) => [k, route.query.get(k) || '']));
+  let page = Number(route.query.get('page') || 0) || 0;
   const form = buildForm(values);
-  const status = h("p", { class: "search-status", role: "status", "aria-live": "polite" });
-  const list = h("ol", { class: "results", "aria-label": "Results" });
-  const paging = h("div");
-  const exportBtn = h("button", { type: "button", class: "btn btn-quiet", disabled: true }, "Export results as WARC");
+  const status = h('p', { class: 'search-status', role: 'status', 'aria-live': 'polite' });
+  const list = h('ol', { class: 'results', 'aria-label': 'Results' });
+  const paging = h('div');
+  const exportBtn = h('button', { type: 'button', class: 'btn btn-quiet', disabled: true }, 'Export results as WARC');
   let seq = 0;
   let last = null;
 
   const remember = (v) => {
     const q = new URLSearchParams();
-    for (const k of FIELDS) if (v[k] && !(k === "sort" && v[k] === "time")) q.set(k, v[k]);
-    if (page) q.set("page", String(page));
+    for (const k of FIELDS) if (v[k] && !(k === 'sort' && v[k] === 'time')) q.set(k, v[k]);
+    if (page) q.set('page', String(page));
     const s = q.toString();
-    history.replaceState(null, "", `#/search${s ? `?${s}` : ""}`);
+    history.replaceState(null, '', `#/search${s ? `?${s}` : ''}`);
   };
 
   // Latest wins, one request in flight: a keystroke sends at once when the socket is
@@ -137,9 +137,9 @@ export function render(main, ctx, route) {
     const v = readForm(form);
     remember(v);
     const mine = ++seq;
-    main.setAttribute("aria-busy", "true");
+    main.setAttribute('aria-busy', 'true');
     try {
-      const res = await ctx.api.call("search_page", toParams(v, page));
+      const res = await ctx.api.call('search_page', toParams(v, page));
       if (mine !== seq) return;
       if (!res.results.length && res.total && page > 0) {
         // past the end (an old link, fewer results now): show the last page and say so
@@ -157,9 +157,9 @@ export function render(main, ctx, route) {
       fill(list);
       fill(paging);
       exportBtn.disabled = true;
-      fill(status, notice(err.code === "invalid_input" ? "That pattern can't be searched" : "Search failed", err.message, "error"));
+      fill(status, notice(err.code === 'invalid_input' ? "That pattern can't be searched" : 'Search failed', err.message, 'error'));
     } finally {
-      if (mine === seq) main.removeAttribute("aria-busy");
+      if (mine === seq) main.removeAttribute('aria-busy');
     }
   };
 
@@ -180,14 +180,14 @@ export function render(main, ctx, route) {
   };
 
   const show = (res, note) => {
-    const took = res.took_ms != null ? ` in ${res.took_ms < 10 ? res.took_ms.toFixed(1) : Math.round(res.took_ms)} ms` : "";
+    const took = res.took_ms != null ? ` in ${res.took_ms < 10 ? res.took_ms.toFixed(1) : Math.round(res.took_ms)} ms` : '';
     fill(status, res.total
-      ? [`${count(res.total)} ${res.total === 1 ? "document" : "documents"}${took}`, note ? ` · ${note}` : ""]
-      : notice("Nothing found", "No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters."));
-    const links = [...list.querySelectorAll(".result-link")];
+      ? [`${count(res.total)} ${res.total === 1 ? 'document' : 'documents'}${took}`, note ? ` · ${note}` : '']
+      : notice('Nothing found', 'No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters.'));
+    const links = [...list.querySelectorAll('.result-link')];
     const focused = links.indexOf(document.activeElement);
     fill(list, res.results.map(resultRow));
-    if (focused >= 0) list.querySelectorAll(".result-link")[Math.min(focused, res.results.length - 1)]?.focus();
+    if (focused >= 0) list.querySelectorAll('.result-link')[Math.min(focused, res.results.length - 1)]?.focus();
     fill(paging, res.total > PAGE_SIZE ? pager(res, page, goPage) : null);
     exportBtn.disabled = !res.total;
   };
@@ -195,43 +195,43 @@ export function render(main, ctx, route) {
   const goPage = (p) => {
     page = Math.max(0, p);
     run();
-    list.scrollIntoView({ block: "start" });
+    list.scrollIntoView({ block: 'start' });
   };
 
   const typed = () => { page = 0; run(); };
-  form.addEventListener("input", typed);
+  form.addEventListener('input', typed);
   // "input" already covers typing; "change" also fires when a text field loses focus.
-  form.addEventListener("change", (ev) => { if (ev.target.type !== "search" && ev.target.type !== "text") typed(); });
-  form.addEventListener("submit", (ev) => { ev.preventDefault(); page = 0; run(); });
-  form.addEventListener("keydown", (ev) => {
-    if (ev.key === "ArrowDown" && ev.target.type === "search") {
-      const firstLink = list.querySelector(".result-link");
+  form.addEventListener('change', (ev) => { if (ev.target.type !== 'search' && ev.target.type !== 'text') typed(); });
+  form.addEventListener('submit', (ev) => { ev.preventDefault(); page = 0; run(); });
+  form.addEventListener('keydown', (ev) => {
+    if (ev.key === 'ArrowDown' && ev.target.type === 'search') {
+      const firstLink = list.querySelector('.result-link');
       if (firstLink) { ev.preventDefault(); firstLink.focus(); }
     }
   });
-  list.addEventListener("keydown", (ev) => moveFocus(list, ev));
-  exportBtn.addEventListener("click", () => exportResults(ctx, last, exportBtn));
+  list.addEventListener('keydown', (ev) => moveFocus(list, ev));
+  exportBtn.addEventListener('click', () => exportResults(ctx, last, exportBtn));
 
   fill(main,
-    h("section", { class: "panel", "aria-labelledby": "search-h" },
-      h("div", { class: "panel-head" },
-        h("h1", { id: "search-h" }, "Search the archive"),
+    h('section', { class: 'panel', 'aria-labelledby': 'search-h' },
+      h('div', { class: 'panel-head' },
+        h('h1', { id: 'search-h' }, 'Search the archive'),
         exportBtn),
       form),
-    h("section", { class: "panel results-panel", "aria-label": "Search results" }, status, list, paging));
+    h('section', { class: 'panel results-panel', 'aria-label': 'Search results' }, status, list, paging));
 
   const slash = (ev) => {
-    if (ev.key === "/" && !/input|textarea|select/i.test(document.activeElement?.tagName || "")) {
+    if (ev.key === '/' && !/input|textarea|select/i.test(document.activeElement?.tagName || '')) {
       ev.preventDefault();
-      document.getElementById("q-pattern").focus();
+      document.getElementById('q-pattern').focus();
     }
   };
-  document.addEventListener("keydown", slash);
+  document.addEventListener('keydown', slash);
   const refresh = throttled(run, LIVE_REFRESH_MS);
-  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") refresh(); }); // same page: no jump to page 1
-  if (!route.samePage) document.getElementById("q-pattern").focus();
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === 'registered') refresh(); }); // same page: no jump to page 1
+  if (!route.samePage) document.getElementById('q-pattern').focus();
   run();
-  return () => { document.removeEventListener("keydown", slash); off(); };
+  return () => { document.removeEventListener('keydown', slash); off(); };
 }
 
 async function exportResults(ctx, last, btn) {
@@ -239,9 +239,9 @@ async function exportResults(ctx, last, btn) {
   btn.disabled = true;
   try {
     const params = { ...last.params, offset: 0, limit: null };
-    const res = await ctx.api.call("export_warc", { search: params });
+    const res = await ctx.api.call('export_warc', { search: params });
     downloadBase64(res.content_b64, res.filename);
-    toast(`Exported ${count(res.records)} records from ${count(res.versions)} versions (${bytes(res.bytes)})`, "ok");
+    toast(`Exported ${count(res.records)} records from ${count(res.versions)} versions (${bytes(res.bytes)})`, 'ok');
   } catch (err) {
     toast(`Export failed: ${err.message}`);
   } finally {

@@ -1,52 +1,52 @@
 // The archive as a whole: documents, versions, storage used, dedup savings;
 // WARC import.
 
-import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from "../dom.js";
-import { throttled } from "../live.js";
+import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from '../dom.js';
+import { throttled } from '../live.js';
 
 function stat(value, label, id, note) {
-  return h("div", { class: "stat" }, h("span", { class: "stat-value", id }, value), h("span", { class: "stat-label" }, label),
-    note ? h("span", { class: "stat-share" }, note) : null);
+  return h('div', { class: 'stat' }, h('span', { class: 'stat-value', id }, value), h('span', { class: 'stat-label' }, label),
+    note ? h('span', { class: 'stat-share' }, note) : null);
 }
 
 /** 0.0025 -> "under 1%" (not a "0%" next to a non-zero saving), 0.43 -> "43%" */
 function share(x) {
-  return x > 0 && x < 0.005 ? "under 1%" : pct(x);
+  return x > 0 && x < 0.005 ? 'under 1%' : pct(x);
 }
 
 function statsGrid(s) {
   const saved = s.dedup_saved_bytes ?? 0;
   const logical = (s.storage_bytes ?? 0) + saved;
-  return h("div", { class: "stat-grid" },
-    stat(count(s.documents), "documents", "stat-documents"),
-    stat(count(s.versions), "versions", "stat-versions"),
-    stat(bytes(s.storage_bytes), "storage used", "stat-storage",
+  return h('div', { class: 'stat-grid' },
+    stat(count(s.documents), 'documents', 'stat-documents'),
+    stat(count(s.versions), 'versions', 'stat-versions'),
+    stat(bytes(s.storage_bytes), 'storage used', 'stat-storage',
       s.original_bytes ? `pages total ${bytes(s.original_bytes)} before dedup and compression` : null),
-    stat(bytes(saved), "saved by dedup", "stat-dedup",
+    stat(bytes(saved), 'saved by dedup', 'stat-dedup',
       logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null));
 }
 
 function importForm(ctx, onDone) {
-  const file = h("input", { type: "file", id: "warc-file", name: "warc", accept: ".warc,.warc.gz,application/warc", required: true });
-  const result = h("div", { role: "status", "aria-live": "polite" });
-  const btn = h("button", { type: "submit", class: "btn btn-primary" }, "Import");
-  const form = h("form", { class: "import-form" },
-    h("div", { class: "field" }, h("label", { for: "warc-file" }, "WARC file (.warc or .warc.gz)"), file),
+  const file = h('input', { type: 'file', id: 'warc-file', name: 'warc', accept: '.warc,.warc.gz,application/warc', required: true });
+  const result = h('div', { role: 'status', 'aria-live': 'polite' });
+  const btn = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Import');
+  const form = h('form', { class: 'import-form' },
+    h('div', { class: 'field' }, h('label', { for: 'warc-file' }, 'WARC file (.warc or .warc.gz)'), file),
     btn, result);
-  form.addEventListener("submit", async (ev) => {
+  form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const f = file.files[0];
     if (!f) return;
     btn.disabled = true;
-    fill(result, h("p", { class: "muted" }, `Importing ${f.name}…`));
+    fill(result, h('p', { class: 'muted' }, `Importing ${f.name}…`));
     try {
-      const res = await ctx.api.call("import_warc", { filename: f.name, content_b64: await fileToBase64(f) });
-      fill(result, notice(`Imported ${count(res.imported)} ${res.imported === 1 ? "page" : "pages"}`,
+      const res = await ctx.api.call('import_warc', { filename: f.name, content_b64: await fileToBase64(f) });
+      fill(result, notice(`Imported ${count(res.imported)} ${res.imported === 1 ? 'page' : 'pages'}`,
         `${count(res.skipped)} records skipped (not HTML responses).`));
-      toast(`Imported ${count(res.imported)} pages from ${f.name}`, "ok");
+      toast(`Imported ${count(res.imported)} pages from ${f.name}`, 'ok');
       onDone();
     } catch (err) {
-      fill(result, notice("Import failed", err.message, "error"));
+      fill(result, notice('Import failed', err.message, 'error'));
     } finally {
       btn.disabled = false;
     }
@@ -55,23 +55,23 @@ function importForm(ctx, onDone) {
 }
 
 export function render(main, ctx) {
-  const grid = h("div", {}, h("p", { class: "loading" }, "Loading…"));
+  const grid = h('div', {}, h('p', { class: 'loading' }, 'Loading…'));
   const load = async () => {
     try {
-      fill(grid, statsGrid(await ctx.api.call("archive_stats", {})));
+      fill(grid, statsGrid(await ctx.api.call('archive_stats', {})));
     } catch (err) {
-      fill(grid, notice("Could not load the statistics", err.message, "error"));
+      fill(grid, notice('Could not load the statistics', err.message, 'error'));
     }
   };
   fill(main,
-    h("section", { class: "panel", "aria-labelledby": "stats-h" },
-      h("h1", { id: "stats-h" }, "Your archive"), grid),
-    h("section", { class: "panel", "aria-labelledby": "import-h" },
-      h("h2", { id: "import-h" }, "Import a WARC"),
-      h("p", { class: "muted" }, "HTML responses in the file become versions of their URLs, with their capture dates. Export a version or a search result from its page; ReplayWeb.page and pywb open the files."),
+    h('section', { class: 'panel', 'aria-labelledby': 'stats-h' },
+      h('h1', { id: 'stats-h' }, 'Your archive'), grid),
+    h('section', { class: 'panel', 'aria-labelledby': 'import-h' },
+      h('h2', { id: 'import-h' }, 'Import a WARC'),
+      h('p', { class: 'muted' }, 'HTML responses in the file become versions of their URLs, with their capture dates. Export a version or a search result from its page; ReplayWeb.page and pywb open the files.'),
       importForm(ctx, load)));
   const refresh = throttled(load, 1000);
-  const off = ctx.api.onEvent((ev) => { if (ev?.event === "registered") refresh(); });
+  const off = ctx.api.onEvent((ev) => { if (ev?.event === 'registered') refresh(); });
   load();
   return off;
 }

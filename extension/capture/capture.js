@@ -1,0 +1,151 @@
+// The background half of "Archive this page": capture every frame of a tab (page.js, in the
+// page), gather the resources, and hand the page to the host in bounded parts (host/PROTOCOL.md):
+//   capture_begin {url, html, frames, resources, options} → {capture_id, need, limits}
+//   capture_part {capture_id, url, index, count, data}      (base64 of ≤ limits.part_bytes)
+//   capture_status {capture_id} → {missing}                  (after the host restarted)
+//   capture_commit {capture_id} → archive_page's reply + {resources: {stored, missing, ...}}
+// The bytes stay in the page until the host asked for them; the background only holds the
+// resources the page could not read itself (cross-origin without CORS) and fetched instead.
+//
+//   const result = await captureTab(7, 'https://a.example/', { keepScripts: false, resourceMB: 50, pageMB: 300 });
+
+import { runInFrames } from '../lib/browser.js';
+import { HostError, request } from '../background/native.js';
+import { progress } from './progress.js';
+import { sendParts } from './transfer.js';
+
+const MB = 2 ** 20;
+const BEGIN_TIMEOUT_MS = 60000;
+const COMMIT_TIMEOUT_MS = 180000;
+const BACKGROUND_FETCH_TIMEOUT_MS = 20000;
+const BACKGROUND_FETCH_LANES = 6;
+
+/** Capture tab `tabId` (showing `url`) and register it; resolves with capture_commit's reply. */
+export async function captureTab(tabId, url, settings) {
+  const key = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const report = progress(tabId, url);
+  await report.update({ phase: 'collecting' });
+  let captureId = null;
+  try {
+    const page = await collect(tabId, key, settings);
+    const begun = await request('capture_begin', beginParams(url, page, settings), { timeoutMs: BEGIN_TIMEOUT_MS })
+      .catch((err) => (err?.code === 'unknown_type' ? null : Promise.reject(err)));
+    if (!begun) return await htmlOnly(url, page, report); // a helper app older than capture_begin
+    captureId = begun.capture_id;
+    await sendParts({ tabId, key, captureId, need: begun.need ?? [], limits: begun.limits ?? {}, page, report });
+    await report.update({ phase: 'saving' });
+    const result = await request('capture_commit', { capture_id: captureId }, { timeoutMs: COMMIT_TIMEOUT_MS });
+    await report.update({ phase: 'done', resources: result?.resources ?? null });
+    return result;
+  } catch (err) {
+    if (captureId) request('capture_abort', { capture_id: captureId }).catch(() => {});
+    await report.update({ phase: 'failed', error: err?.message ?? String(err) });
+    throw err;
+  } finally {
+    runInFrames(tabId, { func: (k) => globalThis.pagekeeperCapture?.release(k), args: [key] }).catch(() => {});
+  }
+}
+
+/**
+ * Run page.js in every frame and merge what they found:
+ * {top, frames: [{url, html}], resources: Map(url → entry), holders: Map(url → {frameId}|{blob})}.
+ */
+export async function collect(tabId, key, settings) {
+  await runInFrames(tabId, { files: ['capture/sha256.js', 'capture/page.js'] });
+  const options = { key, keepScripts: Boolean(settings.keepScripts), resourceBytes: settings.resourceMB * MB };
+  const runs = await runInFrames(tabId, { func: (o) => globalThis.pagekeeperCapture?.run(o), args: [options] });
+  const top = runs.find((r) => r.frameId === 0)?.result;
+  if (!top?.html) throw new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
+  const page = { top, frames: [], resources: new Map(), holders: new Map() };
+  const cors = new Set();
+  for (const { frameId, result } of runs) {
+    if (!result) continue;
+    if (frameId !== 0 && !page.frames.some((f) => f.url === result.url)) page.frames.push({ url: result.url, html: result.html });
+    for (const entry of result.resources) adopt(page, entry, { frameId });
+    result.cors.forEach((u) => cors.add(u));
+  }
+  const fetched = await lanes([...cors].filter((u) => !page.holders.has(u)), BACKGROUND_FETCH_LANES, (u) => fetchHere(u, options.resourceBytes));
+  for (const { entry, blob } of fetched) adopt(page, entry, blob ? { blob } : null);
+  capPage(page, settings.pageMB * MB);
+  return page;
+}
+
+/** Keep the first entry for a URL, unless a later frame holds the bytes the first lacked. */
+function adopt(page, entry, holder) {
+  const known = page.resources.get(entry.url);
+  if (known?.sha256 || (known && !entry.sha256)) return;
+  page.resources.set(entry.url, entry);
+  if (entry.sha256 && holder) page.holders.set(entry.url, holder);
+}
+
+/** Past the per-page cap, resources are listed as missing (in the order found) and not sent. */
+function capPage(page, pageBytes) {
+  let total = 0;
+  for (const entry of page.resources.values()) {
+    if (!entry.sha256) continue;
+    total += entry.size;
+    if (total <= pageBytes) continue;
+    delete entry.sha256;
+    entry.error = 'over the per-page cap';
+    page.holders.delete(entry.url);
+  }
+}
+
+/** A helper app that predates resource capture gets the page's HTML alone (`archive_page`). */
+async function htmlOnly(url, page, report) {
+  const { top } = page;
+  const params = { url, final_url: top.url, title: top.title, html: top.html, content_type: top.content_type, charset: top.charset, last_modified: top.last_modified };
+  const result = await request('archive_page', params, { timeoutMs: COMMIT_TIMEOUT_MS });
+  await report.update({ phase: 'done', resources: null });
+  return result;
+}
+
+function beginParams(url, page, settings) {
+  const { top } = page;
+  return {
+    url,
+    final_url: top.url,
+    title: top.title,
+    html: top.html,
+    content_type: top.content_type,
+    charset: top.charset,
+    last_modified: top.last_modified,
+    frames: page.frames,
+    resources: [...page.resources.values()],
+    options: { keep_scripts: Boolean(settings.keepScripts), resource_bytes: settings.resourceMB * MB, page_bytes: settings.pageMB * MB },
+  };
+}
+
+/**
+ * The background's own fetch, for what the page may not read (cross-origin, no CORS): the
+ * extension's host permission lets it, with the user's cookies (credentials: 'include').
+ */
+async function fetchHere(url, resourceBytes) {
+  const signal = AbortSignal.timeout(BACKGROUND_FETCH_TIMEOUT_MS);
+  try {
+    const response = await fetch(url, { credentials: 'include', cache: 'force-cache', signal });
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.ok) return { entry: { url, type, size: 0, status: response.status, error: `HTTP ${response.status}` } };
+    const blob = await response.blob();
+    if (blob.size > resourceBytes) return { entry: { url, type, size: blob.size, status: response.status, error: 'over the per-resource cap' } };
+    const sum = new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer()));
+    const sha256 = [...sum].map((b) => b.toString(16).padStart(2, '0')).join('');
+    return { entry: { url, type, size: blob.size, status: response.status, sha256 }, blob };
+  } catch (err) {
+    return { entry: { url, type: '', size: 0, error: err?.name === 'TimeoutError' ? 'timeout' : String(err?.message ?? err) } };
+  }
+}
+
+/** `work` over `items`, at most `limit` at a time; results in order. */
+export async function lanes(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}

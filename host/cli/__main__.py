@@ -1,0 +1,8 @@
+"""``python -m host.cli``: the ``pagekeeper`` command."""
+
+import sys
+
+from host.cli.entry import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""``pagekeeper extract``, ``liveness`` and ``check``: main text, keywords, and is it still there?
+
+``extract FILE.html [--url URL]`` prints ``{"title","body","summary","keywords":[[w, weight]…]}``.
+``extract --batch`` reads stdin JSONL ``{"id","path","url"?}`` (``.gz`` files accepted) and writes
+one JSONL line per input: ``{"id", …the same fields}`` or ``{"id", "error": {"code","message"}}``
+for a page that cannot be read or decoded; the batch goes on.
+
+``liveness --stored A.html --live B.html`` prints ``{"present","state","match"}`` (``--details``
+adds the matched/missing keywords and the reason); ``liveness --batch`` reads JSONL
+``{"id","stored","live"}`` (paths, ``.gz`` accepted) and writes the same fields plus ``id``.
+
+``check URL_OR_ID`` / ``check --all`` fetch the live URLs of archived versions (bounded
+concurrency, a progress bar on stderr), judge them against the stored keywords, store each
+verdict with its time in the archive's ``liveness`` table, and end with a summary
+(n present, changed, gone). With a running daemon the checks go through it (it is the
+archive's only writer).
+
+>>> read_page("/no/such/file.html")
+Traceback (most recent call last):
+...
+engine.errors.InvalidInput: cannot read /no/such/file.html: No such file or directory
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
+from engine.html.extract import ExtractOptions, extract
+from engine.html.keywords import KeywordOptions
+from engine.liveness import LivenessOptions, judge, unreachable
+from host.cli.entry import Lines, command
+
+MAX_PAGE_BYTES = 20 * 1024 * 1024
+
+
+def register(sub, common) -> None:
+    """Add ``extract``, ``liveness`` and ``check``."""
+    ext = command(sub, "extract", run_extract, common, "main text, summary and keywords of a page")
+    ext.add_argument("file", nargs="?", metavar="FILE.html", help="the page (.gz accepted)")
+    ext.add_argument("--url", default=None, help="the page's URL")
+    ext.add_argument("--batch", action="store_true", help='stdin JSONL {"id","path","url"?}')
+    ext.add_argument("--mode", choices=("body", "seed"), default="body", help="keyword method")
+    ext.set_defaults(render=render_extraction)
+    live = command(
+        sub, "liveness", run_liveness, common, "is a stored page's content in a live one?"
+    )
+    live.add_argument("--stored", metavar="A.html", help="the stored page (.gz accepted)")
+    live.add_argument("--live", metavar="B.html", help="the live page (.gz accepted)")
+    live.add_argument("--batch", action="store_true", help='stdin JSONL {"id","stored","live"}')
+    live.add_argument("--details", action="store_true", help="add matched/missing/reason")
+    _thresholds(live)
+    check = command(sub, "check", run_check, common, "check archived pages against the live web")
+    check.add_argument("ref", nargs="?", metavar="URL_OR_ID", help="an archived URL or version id")
+    check.add_argument("--all", action="store_true", help="check the newest version of every URL")
+    check.add_argument("--concurrency", type=int, default=4, help="parallel fetches (default 4)")
+    _thresholds(check)
+    check.set_defaults(render=render_check)
+
+
+def _thresholds(parser) -> None:
+    defaults = LivenessOptions()
+    parser.add_argument(
+        "--present-at", type=float, default=defaults.present_at, help="P ≥ → present"
+    )
+    parser.add_argument(
+        "--changed-at", type=float, default=defaults.changed_at, help="P ≥ → changed"
+    )
+
+
+def liveness_options(args) -> LivenessOptions:
+    """LivenessOptions from the command's threshold flags."""
+    if not 0.0 <= args.changed_at <= args.present_at <= 1.0:
+        raise InvalidInput("thresholds must satisfy 0 ≤ --changed-at ≤ --present-at ≤ 1")
+    return LivenessOptions(present_at=args.present_at, changed_at=args.changed_at)
+
+
+# -- reading pages ---------------------------------------------------------------------------
+
+
+def read_page(path: str) -> bytes:
+    """A page file's bytes, gunzipped when it is gzip (by magic number, any suffix)."""
+    try:
+        data = Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InvalidInput(f"cannot read {path}: {reason}") from exc
+    if len(data) > MAX_PAGE_BYTES:
+        raise InvalidInput(f"{path}: page larger than {MAX_PAGE_BYTES} bytes")
+    return data
+
+
+def jsonl(stream: Iterable[str]) -> Iterator[tuple[dict | None, PageKeeperError | None]]:
+    """Parsed JSONL objects (blank lines skipped); a bad line yields its typed error."""
+    for line in stream:
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            yield None, BadRequest(f"not JSON: {exc}")
+            continue
+        if not isinstance(item, dict):
+            yield None, BadRequest("each line must be a JSON object")
+        else:
+            yield item, None
+
+
+def _field(item: dict, name: str) -> str:
+    value = item.get(name)
+    if not isinstance(value, str) or not value:
+        raise BadRequest(f"missing {name!r} (a file path)")
+    return value
+
+
+def _batch(stdin, one) -> Iterator[dict]:
+    for item, error in jsonl(stdin):
+        ident = item.get("id") if item else None
+        try:
+            if error:
+                raise error
+            yield {"id": ident, **one(item)}
+        except PageKeeperError as exc:
+            yield {"id": ident, "error": error_payload(exc)}
+        except Exception as exc:  # one bad page never stops the batch
+            yield {"id": ident, "error": error_payload(exc)}
+
+
+# -- extract ---------------------------------------------------------------------------------
+
+
+def _extract_options(args) -> ExtractOptions:
+    return ExtractOptions(keywords=KeywordOptions(mode=args.mode))
+
+
+def run_extract(args, ctx):
+    options = _extract_options(args)
+    if args.batch:
+        return Lines(_batch(ctx.stdin, lambda item: _extract_item(item, options)))
+    if not args.file:
+        raise InvalidInput("give FILE.html, or --batch with JSONL on stdin")
+    return extract(read_page(args.file), args.url, options).to_dict()
+
+
+def _extract_item(item: dict, options: ExtractOptions) -> dict:
+    url = item.get("url") if isinstance(item.get("url"), str) else None
+    return extract(read_page(_field(item, "path")), url, options).to_dict()
+
+
+def render_extraction(result: dict) -> str:
+    """Human form: title, summary, keywords, then the body."""
+    words = ", ".join(f"{w} ({s:.3f})" for w, s in result["keywords"][:15])
+    return "\n".join(
+        (f"Title:    {result['title']}", f"Summary:  {result['summary']}", f"Keywords: {words}")
+        + ("", result["body"])
+    )
+
+
+# -- liveness --------------------------------------------------------------------------------
+
+
+def _verdict_fields(verdict, details: bool) -> dict:
+    data = verdict.to_dict()
+    keep = ("present", "state", "match") + (("matched", "missing", "reason") if details else ())
+    return {k: data[k] for k in keep}
+
+
+def compare_files(stored: str, live: str, options: LivenessOptions, details: bool) -> dict:
+    """Extract the stored page, judge the live one."""
+    kept = extract(read_page(stored))
+    return _verdict_fields(judge(kept, read_page(live), options), details)
+
+
+def run_liveness(args, ctx):
+    options = liveness_options(args)
+    if args.batch:
+        return Lines(
+            _batch(
+                ctx.stdin,
+                lambda it: compare_files(
+                    _field(it, "stored"), _field(it, "live"), options, args.details
+                ),
+            )
+        )
+    if not (args.stored and args.live):
+        raise InvalidInput("give --stored A.html and --live B.html, or --batch")
+    return compare_files(args.stored, args.live, options, args.details)
+
+
+# -- check -----------------------------------------------------------------------------------
+
+
+def _targets(store, args) -> list[str]:
+    """Registration ids to check: the one named, or the newest version of every document."""
+    from engine.archive import registry
+
+    if args.all:
+        return [reg_id for reg_id in map(store.latest_of_key, list(store.keys())) if reg_id]
+    if not args.ref:
+        raise InvalidInput("give URL_OR_ID or --all")
+    return [registry.keywords(store, args.ref)["id"]]
+
+
+def check_one(url: str, stored_keywords, options: LivenessOptions) -> dict:
+    """Fetch ``url`` and judge it (non-200 or a network error → gone with the reason)."""
+    from engine.errors import FetchError, InvalidURL, TooLarge
+    from host.services.fetch import FetchOptions, fetch
+
+    try:
+        got = fetch(url, FetchOptions())
+    except (FetchError, InvalidURL, TooLarge) as exc:
+        return unreachable(exc.message, stored_keywords).to_dict()
+    if got.status != 200:
+        return unreachable(f"HTTP {got.status}", stored_keywords).to_dict()
+    try:
+        return judge(stored_keywords or [], got.body, options).to_dict()
+    except PageKeeperError as exc:  # e.g. the live URL now serves binary data
+        return unreachable(exc.message, stored_keywords).to_dict()
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal, or forced)."""
+
+    def __init__(self, total: int, stream, force: bool = False) -> None:
+        self.total, self.done, self.stream = total, 0, stream
+        self.on = force or getattr(stream, "isatty", lambda: False)()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if not self.on:
+            return
+        width = 30
+        filled = width * self.done // max(1, self.total)
+        bar = "#" * filled + "-" * (width - filled)
+        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label[:40]:<40}")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _check_local(home: Path, args, ctx) -> list[dict]:
+    from engine.archive import registry
+    from host.cli.commands.archive import writing
+
+    options = liveness_options(args)
+    with writing(home) as store:
+        jobs = [registry.keywords(store, reg_id) for reg_id in _targets(store, args)]
+        progress = Progress(len(jobs), ctx.stderr, force=getattr(args, "progress", False))
+        results = []
+        with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
+            futures = [pool.submit(check_one, j["url"], j["keywords"], options) for j in jobs]
+            for job, future in zip(jobs, futures, strict=True):
+                record = {**future.result(), "id": job["id"], "url": job["url"]}
+                record["checked_at"] = time.time()
+                with store.transaction():
+                    store.update("liveness", job["id"], record)
+                results.append(record)
+                progress.step(job["url"])
+    return results
+
+
+def _check_daemon(home: Path, args, ctx) -> list[dict]:
+    from host.daemon.client import call
+
+    with _reader(home) as store:
+        targets = _targets(store, args)
+    progress = Progress(len(targets), ctx.stderr)
+    with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
+        futures = [pool.submit(call, home, "check", {"id": t}) for t in targets]
+        results = []
+        for target, future in zip(targets, futures, strict=True):
+            results.append(future.result())
+            progress.step(target)
+    return results
+
+
+def _reader(home: Path):
+    from host.cli.commands.archive import reading
+
+    return reading(home)
+
+
+def run_check(args, ctx):
+    from host.cli.commands.archive import _daemon
+
+    if args.all and args.ref:
+        raise InvalidInput("give URL_OR_ID or --all, not both")
+    checker = _check_daemon if _daemon(ctx.home) else _check_local
+    results = checker(ctx.home, args, ctx)
+    counts = Counter(r.get("state") for r in results)
+    summary = {s: counts.get(s, 0) for s in ("present", "changed", "gone")}
+    return {"checked": len(results), **summary, "results": results}
+
+
+def render_check(result: dict) -> str:
+    """Human form: one line per page, then the summary."""
+    lines = [
+        f"{r.get('state', '?'):<8} P={r.get('match', 0):.2f}  {r.get('url', '')}  {r.get('reason', '')}"
+        for r in result["results"]
+    ]
+    lines.append(
+        f"{result['checked']} checked: {result['present']} present, "
+        f"{result['changed']} changed, {result['gone']} gone"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: pagekeeper extract|liveness|check")

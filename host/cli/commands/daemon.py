@@ -1,0 +1,84 @@
+"""``pagekeeper serve | stop | status | native | open``: the daemon and the native host.
+
+>>> render_status({"running": False, "home": "/h"})
+'daemon not running (home /h)'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+
+from host.cli.entry import command
+
+
+def render_status(state: dict) -> str:
+    if not state.get("running"):
+        return f"daemon not running (home {state['home']})"
+    note = " (already running)" if state.get("already_running") else ""
+    return f"daemon pid {state['pid']} serving {state['url']}{note} (home {state['home']})"
+
+
+def run_serve(args, ctx):
+    from host.daemon import main as daemon
+
+    if args.detach:
+        return daemon.start_detached(ctx.home, args.port)
+    announce = daemon.announce_stderr if not ctx.json else lambda s: None
+    return daemon.serve(ctx.home, args.port, announce)
+
+
+def run_stop(args, ctx):
+    from host.daemon import main as daemon
+
+    return daemon.stop(ctx.home)
+
+
+def run_status(args, ctx):
+    from host.daemon import main as daemon
+
+    return daemon.status(ctx.home)
+
+
+def run_native(args, ctx):
+    from host.native import relay
+
+    relay.run(ctx.home, args.caller)
+    return None
+
+
+def viewer_url(state: dict, token: str, page: str = "/viewer/") -> str:
+    """The viewer's address with the token (the viewer keeps it; the daemon sets its cookie)."""
+    return f"{state['url']}{page}?token={token}"
+
+
+def run_open(args, ctx):
+    from host.daemon import client
+    from host.daemon.security import read_token
+
+    state = client.ensure_daemon(ctx.home)
+    url = viewer_url(state, read_token(ctx.home) or "")
+    opened = False if args.no_browser else webbrowser.open(url)
+    if not opened and not args.no_browser:
+        sys.stderr.write("no browser could be started; open the URL yourself\n")
+    return {"url": url, "opened": opened}
+
+
+def register(sub, common) -> None:
+    """Add serve, stop, status, native and open."""
+    p = command(sub, "serve", run_serve, common, "run the archive daemon (one per data dir)")
+    p.add_argument("--port", type=int, default=None, help="TCP port on 127.0.0.1 (default 47477)")
+    p.add_argument("--detach", action="store_true", help="start in the background and return")
+    p.set_defaults(render=render_status)
+    p = command(sub, "stop", run_stop, common, "stop the archive daemon")
+    p.set_defaults(render=lambda s: "stopped" if s.get("stopped") else "daemon not running")
+    p = command(sub, "status", run_status, common, "is the daemon running, and where")
+    p.set_defaults(render=render_status)
+    p = command(sub, "native", run_native, common, "native-messaging host (started by the browser)")
+    p.add_argument(
+        "caller", nargs=argparse.ZERO_OR_MORE, help="origin or manifest path + add-on ID"
+    )
+    p = command(sub, "open", run_open, common, "open the archive viewer in a browser")
+    p.add_argument("--no-browser", action="store_true", help="only print the URL")
+    p.set_defaults(render=lambda r: r["url"])

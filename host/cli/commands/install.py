@@ -1,0 +1,101 @@
+"""``pagekeeper install | uninstall | doctor``: the native-messaging host for the browsers.
+
+>>> render_doctor({"ok": True, "manifests": [], "token_readable": True,
+...                "daemon": {"running": True, "url": "http://127.0.0.1:1"}, "home": "/h"})
+'all good\\ntoken: readable\\ndaemon: running at http://127.0.0.1:1'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from host.cli.entry import command
+
+BROWSER_CHOICES = ("all", "chrome", "chromium", "brave", "edge", "firefox")
+
+
+def _options(args):
+    from host.native.installer import InstallOptions, choose_browsers
+
+    profile = Path(args.profile_dir).expanduser().absolute() if args.profile_dir else None
+    return InstallOptions(choose_browsers(args.browser, profile), args.system, profile)
+
+
+def run_install(args, ctx):
+    from host.daemon.security import ensure_token
+    from host.native.installer import install
+
+    ensure_token(ctx.home)
+    result = install(ctx.home, _options(args))
+    result["dictionary_cache"] = warm_dictionary(ctx.home)
+    return result
+
+
+def warm_dictionary(home: Path) -> str:
+    """Build the Suggester's index cache now, so the daemon's first start takes ~1 s, not ~6."""
+    from host.daemon.app import Config
+    from host.services.navigation import bundled_dictionary, cache_file
+
+    config = Config.load(home)
+    bundled_dictionary(home, config.cache_dir)
+    return str(cache_file(home, config.cache_dir))
+
+
+def run_uninstall(args, ctx):
+    from host.native.installer import uninstall
+
+    return uninstall(ctx.home, _options(args))
+
+
+def run_doctor(args, ctx):
+    from host.native.installer import doctor
+
+    return doctor(ctx.home, _options(args))
+
+
+def render_install(result: dict) -> str:
+    lines = [f"launcher: {result['launcher']}"]
+    lines += [f"{i['browser']}: {i['manifest']}" for i in result["installed"]]
+    return "\n".join(lines)
+
+
+def render_doctor(result: dict) -> str:
+    lines = ["all good" if result["ok"] else "problems found"]
+    for m in result["manifests"]:
+        state = "missing" if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
+        lines.append(f"{m['browser']}: {state} ({m['manifest']})")
+        if m.get("allowed"):
+            lines.append(f"  allows {', '.join(m['allowed'])}")
+    lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
+    daemon = result["daemon"]
+    lines.append(
+        f"daemon: running at {daemon['url']}"
+        if daemon.get("running")
+        else f"daemon: not running {daemon.get('problem', '(pagekeeper serve --detach)')}"
+    )
+    return "\n".join(lines)
+
+
+def _scope_options(parser) -> None:
+    parser.add_argument("--browser", choices=BROWSER_CHOICES, default="all")
+    parser.add_argument("--system", action="store_true", help="for all users (needs admin rights)")
+    parser.add_argument(
+        "--profile-dir", help="a browser profile (--user-data-dir) to install into instead"
+    )
+
+
+def register(sub, common) -> None:
+    """Add install, uninstall and doctor."""
+    p = command(sub, "install", run_install, common, "install the native host for your browsers")
+    _scope_options(p)
+    p.set_defaults(render=render_install)
+    p = command(sub, "uninstall", run_uninstall, common, "remove the native host manifests")
+    _scope_options(p)
+    p.set_defaults(
+        render=lambda r: (
+            "\n".join(f"removed {m['manifest']}" for m in r["removed"]) or "nothing to remove"
+        )
+    )
+    p = command(sub, "doctor", run_doctor, common, "check the native host, daemon and token")
+    _scope_options(p)
+    p.set_defaults(render=render_doctor, failed=lambda report: not report["ok"])

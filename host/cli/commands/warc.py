@@ -1,0 +1,133 @@
+"""``pagekeeper archive export | import``: the archive to and from WARC files (warcio).
+
+Export reads the store read-only (it never blocks the daemon) and streams every version of
+the matching documents into a gzipped WARC, written to ``FILE.part`` and renamed when complete,
+so a failed export never leaves a half file under the final name. There is no version cap:
+the viewer's download goes through one protocol message and is capped, this is not.
+Import registers each HTML response of a WARC at its capture time, through the daemon when
+one runs (``import_warc``), else directly.
+
+>>> default_name(3, "20261121-120000")
+'pagekeeper-20261121-120000-3.warc.gz'
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.archive import registry
+from engine.archive.model import RegisterOptions
+from engine.errors import InvalidInput, StorageError, TooLarge
+from host.cli.entry import command
+from host.services.warc import WarcOptions, export_versions, import_captures, version_record
+
+IMPORT_TIMEOUT = 600.0  # seconds the daemon may take to register a large WARC
+
+
+def add_parsers(cmds, common) -> None:
+    """Add ``archive export`` and ``archive import``."""
+    out = command(cmds, "export", run_export, common, "write versions to a WARC file")
+    out.add_argument("pattern", nargs="?", default="*", help="URL wildcard (* ?) of documents")
+    out.add_argument("--text", metavar="QUERY", help="only documents whose text holds QUERY")
+    out.add_argument("--case-sensitive", action="store_true")
+    out.add_argument("--id", action="append", metavar="ID", help="one version (repeatable)")
+    out.add_argument(
+        "-o", "--output", metavar="FILE", help="default: pagekeeper-<time>-<n>.warc.gz"
+    )
+    out.set_defaults(render=render_export)
+    into = command(cmds, "import", run_import, common, "register the HTML captures of a WARC")
+    into.add_argument("file", metavar="FILE", help="a .warc or .warc.gz file")
+    into.set_defaults(render=render_import)
+
+
+def default_name(count: int, stamp: str | None = None) -> str:
+    """The export's file name when none is given."""
+    stamp = stamp or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"pagekeeper-{stamp}-{count}.warc.gz"
+
+
+def export_ids(store, args) -> list[str]:
+    """Versions to export: the ``--id`` ones, else every version of each matching document."""
+    if args.id:
+        return [registry.resolve_id(store, ref) for ref in args.id]
+    rows = registry.search(store, args.pattern, args.case_sensitive, "url", args.text)
+    return [reg_id for row in rows for reg_id in store.ids_of_key(row["key"])]
+
+
+def run_export(args, ctx) -> dict:
+    from host.cli.commands.archive import reading
+
+    with reading(ctx.home) as store:
+        ids = export_ids(store, args)
+        if not ids:
+            raise InvalidInput("no archived version matches; nothing to export")
+        path = Path(args.output or default_name(len(ids))).absolute()
+        records = _write_warc(path, (version_record(store, i) for i in ids))
+    return {
+        "file": str(path),
+        "versions": len(ids),
+        "records": records,
+        "bytes": path.stat().st_size,
+    }
+
+
+def _write_warc(path: Path, versions) -> int:
+    """Stream the WARC into ``path.part``, then rename: complete or absent."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "wb") as out:
+            records = export_versions(versions, out, path.name, WarcOptions())
+        os.replace(part, path)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return records
+
+
+def run_import(args, ctx) -> dict:
+    from host.cli.commands.archive import _daemon, _via_daemon, base_url, writing
+
+    path = _import_file(args.file)
+    if _daemon(ctx.home):
+        params = {
+            "filename": path.name,
+            "content_b64": base64.b64encode(path.read_bytes()).decode(),
+        }
+        return _via_daemon(ctx.home, "import_warc", params, timeout=IMPORT_TIMEOUT)
+    base = base_url(ctx.home)
+    with writing(ctx.home) as store, open(path, "rb") as stream:
+
+        def register(capture, when):
+            return registry.register(store, capture, RegisterOptions(base=base, now=when))
+
+        summary = import_captures(stream, register, WarcOptions())
+    return {"filename": path.name, **summary.to_dict()}
+
+
+def _import_file(name: str) -> Path:
+    """The WARC to import: it must exist and be within the import cap."""
+    path = Path(name)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from exc
+    cap = WarcOptions().max_import_bytes
+    if size > cap:
+        raise TooLarge(f"{name} is larger than the import cap of {cap} bytes")
+    return path
+
+
+def render_export(result: dict) -> str:
+    return f"wrote {result['versions']} versions ({result['bytes']:,} bytes) to {result['file']}"
+
+
+def render_import(result: dict) -> str:
+    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(result["reasons"].items()))
+    skipped = f", skipped {result['skipped']} ({reasons})" if result["skipped"] else ""
+    return f"imported {result['imported']} captures from {result['filename']}{skipped}"

@@ -1,0 +1,174 @@
+"""The ``pagekeeper`` command line: one parser, one output writer, one error mapper.
+
+Each command lives in a module of ``host/cli/commands/`` that exposes
+``register(sub, common)``; it adds its parsers with :func:`command` and sets a
+``run(args, ctx)`` that *returns* its result:
+
+* ``None``: nothing to print;
+* a dict or list: printed as JSON with ``--json``, else through the command's
+  ``render`` (or as indented JSON when it has none);
+* a :class:`Lines` iterable: streamed, one line per item (dicts as JSON lines),
+  for batch commands that must not stop on a bad input line.
+
+Errors are mapped to exit codes and to ``{"ok": false, "error": {...}}`` here
+and nowhere else.
+
+>>> main(["normalize", "HTTP://Example.COM"])  # doctest: +SKIP
+http://example.com/
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from engine import __version__
+from engine.errors import InvalidInput, PageKeeperError, error_payload
+from host.settings import Context, resolve_home
+
+# Modules under host/cli/commands/, each owning a group of subcommands.
+COMMAND_MODULES = ("urls", "suggest", "archive", "similarity", "content", "daemon", "install")
+
+# Exit codes by error code; an unknown code falls back along the class tree.
+EXIT_CODES = {
+    "internal": 1,
+    "invalid_input": 2,
+    "not_found": 3,
+    "too_large": 4,
+    "storage": 5,
+    "unavailable": 6,
+    "forbidden": 7,
+}
+
+
+class Lines:
+    """A stream of output lines for batch commands (str as-is, dicts as JSON)."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+
+def command(
+    sub, name: str, run: Callable | None, common, help: str, **kw
+) -> argparse.ArgumentParser:
+    """Add a subcommand that accepts the global options too, and bind its ``run``."""
+    parser = sub.add_parser(name, help=help, description=help, parents=[common], **kw)
+    if run is not None:
+        parser.set_defaults(run=run)
+    return parser
+
+
+def _common_options(suppress: bool) -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if suppress else None
+    common.add_argument("--home", default=default, help="data directory (env PAGEKEEPER_HOME)")
+    common.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="machine-readable JSON output",
+    )
+    return common
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are typed like every other error: ``InvalidInput``
+    (exit 2, as argparse's own), so ``--json`` gets ``{"ok": false, "error"}`` on stdout too.
+
+    >>> Parser(prog="pk").parse_args(["--bogus"])
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: pk: unrecognized arguments: --bogus
+    """
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)  # this (sub)command's usage line, for people
+        raise InvalidInput(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    top = _common_options(suppress=False)
+    parser = Parser(
+        prog="pagekeeper",
+        parents=[top],
+        description="Repair broken links and keep a personal, versioned archive of pages.",
+    )
+    parser.add_argument("--version", action="version", version=f"pagekeeper {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = _common_options(suppress=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"host.cli.commands.{name}").register(sub, common)
+    return parser
+
+
+def write_result(result: Any, ctx: Context, render: Callable | None) -> None:
+    out = ctx.stdout
+    if result is None:
+        return
+    if isinstance(result, Lines):
+        for item in result.items:
+            out.write(
+                (item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)) + "\n"
+            )
+            out.flush()
+        return
+    if ctx.json or render is None:
+        out.write(json.dumps(result, ensure_ascii=False, indent=None if ctx.json else 2) + "\n")
+    else:
+        out.write(render(result).rstrip("\n") + "\n")
+
+
+def exit_code(exc: PageKeeperError) -> int:
+    for cls in type(exc).__mro__:
+        code = getattr(cls, "code", None)
+        if code in EXIT_CODES:
+            return EXIT_CODES[code]
+    return 1
+
+
+def report_error(exc: BaseException, ctx: Context) -> int:
+    payload = error_payload(exc)
+    if ctx.json:
+        ctx.stdout.write(json.dumps({"ok": False, "error": payload}) + "\n")
+    ctx.stderr.write(f"pagekeeper: {payload['code']}: {payload['message']}\n")
+    return exit_code(exc) if isinstance(exc, PageKeeperError) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except InvalidInput as exc:  # a usage error (Parser.error)
+        wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
+        return report_error(exc, Context(home=Path("."), json=wants_json))
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return 2
+    ctx = Context(home=resolve_home(args.home), json=args.json)
+    try:
+        result = args.run(args, ctx)
+        write_result(result, ctx, getattr(args, "render", None))
+    except PageKeeperError as exc:
+        return report_error(exc, ctx)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return _report_status(args, result)
+
+
+def _report_status(args, result) -> int:
+    """1 when a command's report says it found problems (``set_defaults(failed=fn)``), else 0:
+    a check such as ``doctor`` answers in JSON and in its exit status alike."""
+    failed = getattr(args, "failed", None)
+    return 1 if failed is not None and failed(result) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

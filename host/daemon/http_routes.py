@@ -1,0 +1,222 @@
+"""The daemon's plain GETs: the viewer's static files, archived copies, and the gc address.
+
+==================  =====================================================================
+path                what
+==================  =====================================================================
+``/``               redirect to ``/viewer/``
+``/viewer/…``       static files of ``host/viewer/static/`` (no token: nothing secret in
+                    them); opened with ``?token=`` it also sets the HttpOnly session cookie
+``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
+``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
+                    served with ``Content-Security-Policy: sandbox``; token, cookie or
+                    a signature (``?sig=``) of that id required
+``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
+                    copy nearest in time; token, cookie or signature required
+==================  =====================================================================
+
+Archived copies run no script at all (``sandbox`` without ``allow-scripts``) and
+get an opaque origin, so they can reach neither the viewer nor the API. Their
+gc links are signed on the way out (:func:`sign_links`): each link carries an
+HMAC of its own target, so following it needs no token in the copy.
+
+>>> safe_static_path("../../etc/passwd") is None
+True
+"""
+
+from __future__ import annotations
+
+import html
+import mimetypes
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
+from host.daemon.security import (
+    presented_token,
+    same_token,
+    session_cookie,
+    sign,
+    strip_credentials,
+    valid_signature,
+)
+
+REASONS = {
+    200: "OK",
+    302: "Found",
+    303: "See Other",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    413: "Payload Too Large",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+COPY_HEADERS = {
+    # No script, no plugins, no forms, no same-origin access: CSP Level 2 `sandbox`.
+    "Content-Security-Policy": "sandbox",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+STATIC_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+GC_LINK = re.compile(r"""(/gc\?url=)([^"'\s<>]*)""")
+
+
+def status_for(exc: PageKeeperError) -> int:
+    """HTTP status for a typed error."""
+    for cls, status in ((Forbidden, 403), (NotFound, 404), (TooLarge, 413), (InvalidInput, 400)):
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+def response(status: int, body: bytes, content_type: str, headers: dict | None = None) -> Response:
+    head = Headers({"Content-Type": content_type, "Content-Length": str(len(body))})
+    for key, value in (headers or {}).items():
+        head[key] = value
+    return Response(status, REASONS.get(status, "OK"), head, body)
+
+
+def redirect(location: str, status: int = 302, headers: dict | None = None) -> Response:
+    return response(
+        status,
+        b"",
+        "text/plain",
+        {"Location": location, "Cache-Control": "no-store", **(headers or {})},
+    )
+
+
+def static_dir() -> Path:
+    from host.viewer import STATIC_DIR
+
+    return STATIC_DIR
+
+
+def safe_static_path(relative: str, root: Path | None = None) -> Path | None:
+    """The file under the viewer's static dir, or ``None`` if the path would escape it."""
+    root = (root or static_dir()).resolve()
+    candidate = (root / unquote(relative).lstrip("/")).resolve()
+    if candidate != root and root not in candidate.parents:
+        return None
+    if candidate.is_dir():
+        candidate = candidate / "index.html"
+    return candidate if candidate.is_file() else None
+
+
+def serve_static(app, request: Request, relative: str) -> Response:
+    path = safe_static_path(relative)
+    if path is None:
+        raise NotFound(f"no viewer file {relative!r}")
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    if kind.startswith("text/") or kind.endswith("javascript") or kind.endswith("json"):
+        kind += "; charset=utf-8"
+    headers = {**STATIC_HEADERS, "Content-Security-Policy": "frame-ancestors 'self'"}
+    given = presented_token(request.path, request.headers)
+    if same_token(given, app.token):
+        headers["Set-Cookie"] = session_cookie(app.token)
+    return response(200, path.read_bytes(), kind, headers)
+
+
+def authorized(app, request: Request, *signed: str) -> bool:
+    """Token (header, query or cookie), or a signature of exactly this target."""
+    if same_token(presented_token(request.path, request.headers), app.token):
+        return True
+    sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
+    return bool(signed) and valid_signature(app.token, sig, *signed)
+
+
+def auth(app, request: Request) -> Response:
+    """``/auth?token=T&next=/viewer/``: exchange the token for the HttpOnly cookie."""
+    query = parse_qs(urlsplit(request.path).query)
+    if not same_token(query.get("token", [None])[0], app.token):
+        raise Forbidden("missing or wrong token")
+    target = query.get("next", ["/viewer/"])[0]
+    if not target.startswith("/") or target.startswith("//"):
+        raise InvalidInput("next must be a local path")
+    return redirect(target, 303, {"Set-Cookie": session_cookie(app.token)})
+
+
+def signed_version_path(app, version_id: str, url: str = "") -> str:
+    """``/v/<id>/<url>?sig=…``: a version address that works without the token."""
+    return f"/v/{version_id}/{url}?sig={sign(app.token, 'v', version_id)}"
+
+
+def sign_links(app, html: str, page_id: str) -> str:
+    """Append ``&sig=`` to every gc link of a rewritten copy (the link's own HMAC)."""
+
+    def signed(match: re.Match) -> str:
+        query = parse_qs("url=" + match.group(2).replace("&amp;", "&"))
+        target, link_id = query.get("url", [""])[0], query.get("id", [page_id])[0]
+        return f"{match.group(1)}{match.group(2)}&amp;sig={sign(app.token, 'gc', target, link_id)}"
+
+    return GC_LINK.sub(signed, html)
+
+
+def gc_signature(app, url: str, page_id: str) -> str:
+    return sign(app.token, "gc", url, page_id)
+
+
+async def serve_version(app, request: Request, rest: str) -> Response:
+    version_id = rest.split("/", 1)[0]
+    if not ID_PATTERN.match(version_id):
+        raise NotFound("no such version")
+    if not authorized(app, request, "v", version_id):
+        raise Forbidden("missing or wrong token")
+    original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
+    from host.services import archive_access
+
+    body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
+    if not original and content_type.startswith("text/html"):
+        body = sign_links(app, body.decode("utf-8", "replace"), version_id).encode("utf-8")
+    return response(200, body, content_type, COPY_HEADERS)
+
+
+def missing_page(url: str) -> Response:
+    """gc with nothing to show: the live page is unreachable and no copy is stored."""
+    safe = html.escape(strip_credentials(url) or "", quote=True)
+    body = (
+        "<!doctype html><meta charset=utf-8><title>Not archived</title>"
+        f'<p>The page <a href="{safe}">{safe}</a> cannot be reached now, '
+        "and PageKeeper has no stored copy of it.</p>"
+    ).encode()
+    return response(404, body, "text/html; charset=utf-8", COPY_HEADERS)
+
+
+async def serve_gc(app, request: Request) -> Response:
+    query = parse_qs(urlsplit(request.path).query)
+    url, page_id = query.get("url", [""])[0], query.get("id", [""])[0]
+    if not url:
+        raise InvalidInput("gc needs ?url=")
+    if not authorized(app, request, "gc", url, page_id):
+        raise Forbidden("missing or wrong token")
+    from host.services import archive_access
+
+    action = await archive_access.gc_target(app, url, page_id)
+    if action["action"] == "live":
+        return redirect(action["url"])
+    if action["action"] != "stored":
+        return missing_page(url)
+    return redirect(signed_version_path(app, action["id"], quote(action.get("url", ""), safe=":/")))
+
+
+async def route(app, request: Request) -> Response:
+    """Answer a plain GET (the ``/ws`` upgrade never gets here)."""
+    path = urlsplit(request.path).path
+    if path == "/":
+        return redirect("/viewer/")
+    if path == "/viewer":
+        return redirect("/viewer/")
+    if path.startswith("/viewer/"):
+        return serve_static(app, request, path[len("/viewer/") :])
+    if path == "/auth":
+        return auth(app, request)
+    if path.startswith("/v/"):
+        return await serve_version(app, request, path[len("/v/") :])
+    if path == "/gc":
+        return await serve_gc(app, request)
+    raise NotFound(f"no route {path!r}")

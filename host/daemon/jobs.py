@@ -1,0 +1,93 @@
+"""The daemon's background work: schedules, stale similar-page lists, journal compaction.
+
+Both run as asyncio tasks next to the server. Store work goes through the one
+store thread in small steps (one schedule, one similar list at a time, with a
+small similarity budget), so a request never waits long behind them; live
+fetches run on the event loop.
+
+>>> SCHEDULE_EVERY, SIMILAR_EVERY, COMPACT_EVERY
+(60.0, 30.0, 300.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+SCHEDULE_EVERY = 60.0
+SIMILAR_EVERY = 30.0
+COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
+SIMILAR_BATCH = 20
+SIMILAR_BUDGET_S = 0.2
+log = logging.getLogger("pagekeeper.background")
+
+
+async def schedules_once(app) -> int:
+    """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
+    from host.services.schedule import arun_due
+
+    return len(await arun_due(app.run, app.store, app.base_url))
+
+
+async def similar_once(app) -> int:
+    """Refresh a batch of stale similar-page lists; how many."""
+    from engine.archive.model import RegisterOptions
+    from engine.archive.registry import refresh_similar, stale_similar
+
+    options = RegisterOptions(base=app.base_url, similar_budget_s=SIMILAR_BUDGET_S)
+    stale = await app.run(stale_similar, app.store, SIMILAR_BATCH)
+    for reg_id in stale:
+        await app.run(refresh_similar, app.store, reg_id, options)
+    return len(stale)
+
+
+async def compact_once(app) -> bool:
+    """Fold a long journal into the table snapshots (through the store thread); True if it did."""
+    return await app.run(app.store.maybe_compact)
+
+
+async def warm_search_index(app) -> int:
+    """Build the viewer's search indexes once, on the store thread; how many documents.
+
+    The URL index in one go (~0.6 s at 100k versions), then the full-text index in
+    steps of 250 versions (~10-25 ms each; seconds in all at 100k), so requests typed
+    meanwhile wait behind one short step, not the whole build.
+    """
+    from engine.archive.search import warm_text_index
+    from host.viewer.index import document_index
+
+    index = await app.run(document_index, app.store)
+    while not await app.run(warm_text_index, app.store, 250):
+        pass
+    return len(index.entries)
+
+
+async def once(job, app) -> None:
+    """Run ``job(app)`` one time in the background; a failure is logged, never fatal."""
+    try:
+        await job(app)
+    except Exception:
+        log.exception("background job %s failed", job.__name__)
+
+
+async def every(seconds: float, job, app) -> None:
+    """Run ``job(app)`` forever, ``seconds`` apart; a failure is logged, never fatal."""
+    while True:
+        await asyncio.sleep(seconds)
+        try:
+            await job(app)
+        except Exception:
+            log.exception("background job %s failed", job.__name__)
+
+
+def start(app) -> list[asyncio.Task]:
+    """Start the background tasks (cancel them at shutdown)."""
+    from host.services.navigation import flush_learning
+
+    return [
+        asyncio.create_task(flush_learning(app)),
+        asyncio.create_task(once(warm_search_index, app)),  # after readiness, not before
+        asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
+        asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
+        asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
+    ]

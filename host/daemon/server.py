@@ -1,0 +1,112 @@
+"""The daemon's socket: one ``websockets`` server on 127.0.0.1 for ``/ws`` and plain GETs.
+
+``process_request`` runs for every incoming HTTP request before the websocket
+handshake: it checks ``Host`` on everything, then either lets a ``/ws`` upgrade
+through (token + ``Origin`` checked) or answers a GET itself
+(:mod:`host.daemon.http_routes`). websockets' own HTTP handling is enough here: the
+viewer only needs GETs, and no second web framework is pulled in.
+
+Each websocket message is handled in its own task (a slow ``check`` never
+holds up a ``ping`` on the same connection); replies carry the request's id.
+
+>>> WS_PATH
+'/ws'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from engine.errors import BadRequest, Forbidden, PageKeeperError
+from host.daemon import http_routes
+from host.daemon.changes import CONNECTION_CLOSED
+from host.daemon.security import check_host, check_origin, presented_token, same_token
+from host.protocol import dispatch
+from host.protocol.envelope import error_reply
+
+WS_PATH = "/ws"
+log = logging.getLogger("pagekeeper.server")
+
+
+def text_response(status: int, text: str, extra: dict | None = None) -> Response:
+    """A small plain-text response (errors, refusals)."""
+    headers = Headers({"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"})
+    for key, value in (extra or {}).items():
+        headers[key] = value
+    return Response(status, http_routes.REASONS.get(status, "Error"), headers, text.encode())
+
+
+def check_websocket(app, request: Request) -> None:
+    """A ``/ws`` upgrade needs an allowed Origin (or none) and the token."""
+    check_origin(request.headers.get("Origin"), app.config.port, app.config.all_extension_ids())
+    if not same_token(presented_token(request.path, request.headers), app.token):
+        raise Forbidden("missing or wrong token")
+
+
+async def process_request(app, connection: ServerConnection, request: Request) -> Response | None:
+    """Gatekeeper and router for every request on the socket."""
+    try:
+        check_host(request.headers.get("Host"), app.config.port)
+        if urlsplit(request.path).path == WS_PATH:
+            check_websocket(app, request)
+            return None  # proceed with the websocket handshake
+        return await http_routes.route(app, request)
+    except Forbidden as exc:
+        log.info("refused %s: %s", urlsplit(request.path).path, exc.message)
+        return text_response(403, f"forbidden: {exc.message}\n")
+    except PageKeeperError as exc:
+        return text_response(http_routes.status_for(exc), f"{exc.code}: {exc.message}\n")
+
+
+async def answer(app, ws: ServerConnection, message: str | bytes) -> None:
+    """Decode one message, handle it, send exactly one reply."""
+    app.counters["requests"] = app.counters.get("requests", 0) + 1
+    try:
+        obj = json.loads(message)
+    except (ValueError, RecursionError) as exc:
+        reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
+    else:
+        reply = await dispatch.handle(obj, app)
+    with contextlib.suppress(ConnectionClosed):  # the client left first: nobody to answer
+        await ws.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+
+
+async def session(app, ws: ServerConnection) -> None:
+    """One websocket: every message gets its own task; wait for them on close (a
+    ``viewer_watch`` long-poll ends at once: ``CONNECTION_CLOSED``, host/daemon/changes.py)."""
+    tasks: set[asyncio.Task] = set()
+    closed = asyncio.Event()
+    CONNECTION_CLOSED.set(closed)  # this connection's tasks copy this context
+    try:
+        async for message in ws:
+            task = asyncio.create_task(answer(app, ws, message))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+    finally:
+        closed.set()
+        if tasks:
+            await asyncio.wait(tasks, timeout=30)
+
+
+def make_server(app, port: int):
+    """The (not yet started) server; ``async with`` it to listen on 127.0.0.1 only."""
+    return serve(
+        lambda ws: session(app, ws),
+        "127.0.0.1",
+        port,
+        process_request=lambda conn, req: process_request(app, conn, req),
+        compression=None,  # loopback: deflate costs CPU and buys nothing
+        max_size=app.config.request_cap + 4096,
+        max_queue=64,
+        ping_interval=None,
+        server_header=None,
+    )

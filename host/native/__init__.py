@@ -1,0 +1,1 @@
+"""The browser-started native host (relay) and the installer of its manifests."""

@@ -1,0 +1,358 @@
+"""Install the native-messaging host manifest for every browser × OS from ONE data table.
+
+Where browsers look (Chrome: developer.chrome.com/docs/extensions/develop/concepts/native-messaging
+#native-messaging-host-location; Firefox: MDN "Native manifests"; Edge and Brave
+follow Chrome's scheme under their own directories and registry keys):
+
+* Linux/macOS: a JSON file ``<dir>/com.pagekeeper.host.json``;
+* Windows: the file lives in our home, and a registry key's default value
+  (``HKCU\\…\\NativeMessagingHosts\\com.pagekeeper.host``, HKLM with ``--system``)
+  points at it;
+* ``--profile-dir DIR``: ``DIR/NativeMessagingHosts/`` for a Chromium started with
+  ``--user-data-dir=DIR`` (it reads no other per-user location then).
+
+The manifest's ``path`` is a launcher written into the home (``bin/``) that sets
+``PAGEKEEPER_HOME`` and execs ``python -m host.native.relay`` of this environment
+(exactly ``pagekeeper native``, without loading the whole CLI), or the
+single-file binary when running frozen. With ``--system`` the launcher (and the
+Windows manifests) go beside the program instead (:func:`shared_dir`) and set no
+home: every user's browser then reaches that user's own data dir and daemon.
+
+>>> sorted(BROWSERS)
+['brave', 'chrome', 'chromium', 'edge', 'firefox']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HOST_NAME = "com.pagekeeper.host"
+DESCRIPTION = "PageKeeper native host: relays the extension to the local archive daemon"
+LAUNCHER_DIR = "bin"
+
+# browser -> OS -> (user location, system location); "~" is the user's home.
+# On Windows the locations are registry keys (HKCU for user, HKLM for system).
+BROWSERS: dict[str, dict[str, tuple[str, str]]] = {
+    "chrome": {
+        "linux": (
+            "~/.config/google-chrome/NativeMessagingHosts",
+            "/etc/opt/chrome/native-messaging-hosts",
+        ),
+        "darwin": (
+            "~/Library/Application Support/Google/Chrome/NativeMessagingHosts",
+            "/Library/Google/Chrome/NativeMessagingHosts",
+        ),
+        "win32": ("Software\\Google\\Chrome\\NativeMessagingHosts",) * 2,
+    },
+    "chromium": {
+        "linux": (
+            "~/.config/chromium/NativeMessagingHosts",
+            "/etc/chromium/native-messaging-hosts",
+        ),
+        "darwin": (
+            "~/Library/Application Support/Chromium/NativeMessagingHosts",
+            "/Library/Application Support/Chromium/NativeMessagingHosts",
+        ),
+        "win32": ("Software\\Chromium\\NativeMessagingHosts",) * 2,
+    },
+    "brave": {
+        "linux": (
+            "~/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+            "/etc/opt/chrome/native-messaging-hosts",
+        ),
+        "darwin": (
+            "~/Library/Application Support/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+            "/Library/Google/Chrome/NativeMessagingHosts",
+        ),
+        "win32": ("Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",) * 2,
+    },
+    "edge": {
+        "linux": (
+            "~/.config/microsoft-edge/NativeMessagingHosts",
+            "/etc/opt/edge/native-messaging-hosts",
+        ),
+        "darwin": (
+            "~/Library/Application Support/Microsoft Edge/NativeMessagingHosts",
+            "/Library/Microsoft/Edge/NativeMessagingHosts",
+        ),
+        "win32": ("Software\\Microsoft\\Edge\\NativeMessagingHosts",) * 2,
+    },
+    "firefox": {
+        "linux": ("~/.mozilla/native-messaging-hosts", "/usr/lib/mozilla/native-messaging-hosts"),
+        "darwin": (
+            "~/Library/Application Support/Mozilla/NativeMessagingHosts",
+            "/Library/Application Support/Mozilla/NativeMessagingHosts",
+        ),
+        "win32": ("Software\\Mozilla\\NativeMessagingHosts",) * 2,
+    },
+}
+FIREFOX = {"firefox"}
+
+
+@dataclass(frozen=True)
+class InstallOptions:
+    """What to install: browsers, user or system scope, or a browser profile dir."""
+
+    browsers: tuple[str, ...] = tuple(BROWSERS)
+    system: bool = False
+    profile_dir: Path | None = None
+
+
+def platform_key(platform: str | None = None) -> str:
+    platform = platform or sys.platform
+    return "linux" if platform.startswith("linux") else platform
+
+
+def choose_browsers(name: str, profile_dir: Path | None = None) -> tuple[str, ...]:
+    """``all`` or one browser; a profile dir is a Chromium-family idea (Firefox skipped)."""
+    if name == "all":
+        chosen = tuple(BROWSERS)
+    elif name in BROWSERS:
+        chosen = (name,)
+    else:
+        from engine.errors import InvalidInput
+
+        raise InvalidInput(f"unknown browser {name!r}; choose all or {', '.join(BROWSERS)}")
+    return tuple(b for b in chosen if not (profile_dir and b in FIREFOX)) or chosen
+
+
+def manifest_dir(browser: str, options: InstallOptions, platform: str | None = None) -> str:
+    """The directory (or, on Windows, the registry key) for one browser."""
+    if options.profile_dir is not None:
+        return str(Path(options.profile_dir).expanduser().absolute() / "NativeMessagingHosts")
+    user, system = BROWSERS[browser][platform_key(platform)]
+    return os.path.expanduser(system if options.system else user)
+
+
+def manifest(browser: str, launcher: Path, chrome_ids: list[str], firefox_ids: list[str]) -> dict:
+    """Chrome's ``allowed_origins`` need the trailing slash; Firefox lists add-on IDs."""
+    data = {"name": HOST_NAME, "description": DESCRIPTION, "path": str(launcher), "type": "stdio"}
+    if browser in FIREFOX:
+        data["allowed_extensions"] = list(firefox_ids)
+    else:
+        data["allowed_origins"] = [f"chrome-extension://{ext}/" for ext in chrome_ids]
+    return data
+
+
+def launcher_text(home: Path | None, platform: str | None = None) -> str:
+    """The launcher script: our home (``None``: each user's default), then this environment's
+    native host."""
+    frozen = getattr(sys, "frozen", False)
+    if platform_key(platform) == "win32":
+        target = (
+            f'"{sys.executable}" native' if frozen else f'"{sys.executable}" -m host.native.relay'
+        )
+        env = f'set "PAGEKEEPER_HOME={home}"\r\n' if home is not None else ""
+        return f"@echo off\r\n{env}{target} %*\r\n"
+    argv = [sys.executable, "native"] if frozen else [sys.executable, "-m", "host.native.relay"]
+    env = (
+        f"PAGEKEEPER_HOME={shlex.quote(str(home))}\nexport PAGEKEEPER_HOME\n"
+        if home is not None
+        else ""
+    )
+    return (
+        "#!/bin/sh\n# PageKeeper native-messaging host launcher, written by `pagekeeper install`.\n"
+        f'{env}exec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
+    )
+
+
+def shared_dir() -> Path:
+    """Where ``--system`` puts the launcher (and, on Windows, the manifests): beside this
+    program (the environment's ``bin/``, or the binary's folder), which every user can read.
+    That launcher sets no ``PAGEKEEPER_HOME``, so each user's host keeps its own data dir.
+    """
+    return Path(sys.executable).parent
+
+
+def _shared(options: InstallOptions) -> bool:
+    return options.system and options.profile_dir is None
+
+
+def write_launcher(home: Path, platform: str | None = None, shared: bool = False) -> Path:
+    """``<home>/bin/pagekeeper-native`` (``.cmd`` on Windows), executable; with ``shared``
+    (``--system``) ``<shared_dir>/pagekeeper-native``, for every user."""
+    suffix = ".cmd" if platform_key(platform) == "win32" else ""
+    folder = shared_dir() if shared else Path(home) / LAUNCHER_DIR
+    path = folder / f"pagekeeper-native{suffix}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
+    path.chmod(0o755)
+    return path
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _registry(scope_system: bool):
+    """``(winreg, HKLM or HKCU)``; tests swap in a recording stand-in for ``winreg``."""
+    import winreg
+
+    return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
+
+
+def _uses_registry(options: InstallOptions, platform: str | None) -> bool:
+    return platform_key(platform) == "win32" and options.profile_dir is None
+
+
+def registered_manifest(browser: str, options: InstallOptions, platform=None) -> str | None:
+    """The manifest path the browser's registry key names (Windows), or ``None`` if no key."""
+    winreg, root = _registry(options.system)
+    try:
+        with winreg.OpenKey(
+            root, f"{manifest_dir(browser, options, platform)}\\{HOST_NAME}"
+        ) as key:
+            return winreg.QueryValueEx(key, "")[0]
+    except OSError:
+        return None
+
+
+def _install_one(browser, options, home, launcher, ids, platform) -> dict:
+    where = manifest_dir(browser, options, platform)
+    body = json.dumps(manifest(browser, launcher, *ids), indent=2).encode("utf-8")
+    if _uses_registry(options, platform):
+        path = manifest_path(browser, options, home, platform)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, body)
+        winreg, root = _registry(options.system)
+        with winreg.CreateKey(root, f"{where}\\{HOST_NAME}") as key:
+            winreg.SetValueEx(key, "", 0, winreg.REG_SZ, str(path))
+        return {"browser": browser, "manifest": str(path), "registry": where}
+    path = Path(where) / f"{HOST_NAME}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, body)
+    return {"browser": browser, "manifest": str(path)}
+
+
+def install(home: Path, options: InstallOptions, config=None, platform: str | None = None) -> dict:
+    """Write the launcher and one manifest per browser; report what was written."""
+    from host.daemon.app import Config
+
+    config = config or Config.load(home)
+    launcher = write_launcher(home, platform, _shared(options))
+    ids = (config.all_extension_ids(), config.firefox_ids)
+    written = [_install_one(b, options, home, launcher, ids, platform) for b in options.browsers]
+    return {
+        "launcher": str(launcher),
+        "installed": written,
+        "extension_ids": ids[0],
+        "firefox_ids": ids[1],
+    }
+
+
+def manifest_path(browser: str, options: InstallOptions, home: Path, platform=None) -> Path:
+    if _uses_registry(options, platform):  # the file is ours to place; the key points at it
+        base = shared_dir() if _shared(options) else Path(home)
+        return base / "native-messaging" / browser / f"{HOST_NAME}.json"
+    return Path(manifest_dir(browser, options, platform)) / f"{HOST_NAME}.json"
+
+
+def uninstall(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
+    """Remove our manifests (and registry keys); the data in the home stays."""
+    removed = []
+    for browser in options.browsers:
+        path = manifest_path(browser, options, home, platform)
+        if path.exists():
+            path.unlink()
+            removed.append({"browser": browser, "manifest": str(path)})
+        if _uses_registry(options, platform):
+            winreg, root = _registry(options.system)
+            with contextlib.suppress(OSError):
+                winreg.DeleteKey(root, f"{manifest_dir(browser, options, platform)}\\{HOST_NAME}")
+    return {"removed": removed}
+
+
+def check_manifest(
+    browser: str, path: Path, windows: bool = False, registered=None, expected=()
+) -> dict:
+    """One doctor line: present, valid, pointing at an executable, which IDs it allows.
+
+    On Windows (``windows``) the browser finds the file only through its registry key:
+    ``registered`` is the path that key names (``None``: no key), and must be ``path``.
+    ``expected``: the origins (Firefox: add-on IDs) the manifest must allow, ours.
+    """
+    entry = {"browser": browser, "manifest": str(path), "present": path.is_file()}
+    if windows:
+        entry["registry_value"] = registered
+        entry["present"] = entry["present"] and registered is not None and Path(registered) == path
+    if not entry["present"]:
+        return entry
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        return {**entry, "ok": False, "problem": f"unreadable manifest: {exc}"}
+    target = Path(data.get("path", ""))
+    executable = target.is_absolute() and target.is_file() and os.access(target, os.X_OK)
+    allowed = _allowed(data, browser)
+    problem = None if executable else f"path {str(target)!r} is not an executable file"
+    missing = [ext for ext in expected if ext not in allowed]
+    if missing:
+        problem = f"does not allow {', '.join(missing)} (run pagekeeper install again)"
+    if data.get("name") != HOST_NAME:
+        problem = f"name is {data.get('name')!r}, not {HOST_NAME}"
+    return {
+        **entry,
+        "ok": problem is None,
+        "path": str(target),
+        "allowed": allowed,
+        "problem": problem,
+    }
+
+
+def _allowed(data: dict, browser: str) -> list[str]:
+    return data.get("allowed_extensions" if browser in FIREFOX else "allowed_origins", [])
+
+
+def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
+    """Manifests present and executable, daemon reachable, token readable, IDs allowed."""
+    from host.daemon import client
+    from host.daemon.app import Config
+    from host.daemon.security import read_token
+
+    config = Config.load(home)
+    ids = (config.all_extension_ids(), config.firefox_ids)
+    windows = _uses_registry(options, platform)
+    manifests = [
+        check_manifest(
+            b,
+            manifest_path(b, options, home, platform),
+            windows,
+            registered_manifest(b, options, platform) if windows else None,
+            _allowed(manifest(b, Path(), *ids), b),
+        )
+        for b in options.browsers
+    ]
+    token = read_token(home)
+    daemon = {"running": False}
+    try:
+        state = client.running(home)
+        if state:
+            daemon = {
+                "running": True,
+                "url": state["url"],
+                "ping": client.call(home, "ping", timeout=5),
+            }
+    except Exception as exc:
+        daemon = {"running": False, "problem": str(exc)}
+    installed = [m for m in manifests if m["present"]]
+    ok = (
+        bool(installed)
+        and all(m.get("ok") for m in installed)
+        and bool(token)
+        and daemon["running"]
+    )
+    return {
+        "ok": ok,
+        "manifests": manifests,
+        "token_readable": bool(token),
+        "daemon": daemon,
+        "home": str(home),
+    }

@@ -1,0 +1,256 @@
+"""``pagekeeper native``: the native-messaging host, a thin relay to the one daemon.
+
+The browser starts it (Chrome: ``argv[1] = "chrome-extension://<ID>/"``; Firefox:
+the manifest path and the add-on ID) and talks framed JSON on stdin/stdout
+(host/protocol/framing.py). The relay:
+
+* checks each frame (size cap, UTF-8, JSON object, envelope) and answers bad
+  ones itself with a typed error, so garbage never reaches the daemon;
+* forwards good requests to the daemon's ``/ws`` (starting the daemon, detached,
+  if none runs) and writes its replies back as they come (out of order is
+  fine: replies carry the request's id);
+* pages replies over the browser's 1 MB host→browser limit (host/protocol/PROTOCOL.md);
+* writes nothing but frames to stdout: at start the frames get a private copy
+  of file descriptor 1 and fd 1 itself is pointed at stderr, so a stray print
+  from any library cannot corrupt the stream; logs go to ``<home>/logs/native.log``.
+
+It imports no engine code (no selectolax, no dictionary): a browser may start
+one per message, so start-up must stay in the tens of milliseconds.
+
+>>> reply = '{"id":1,"ok":true,"result":"' + "x" * 200 + '"}'
+>>> pages = split_pages(1, reply, 128)
+>>> len(pages), max(len(encode(p)) for p in pages) <= 128, "".join(p["chunk"] for p in pages) == reply
+(6, True, True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+
+from engine.errors import PageKeeperError, Unavailable
+from host.daemon import client
+from host.daemon.security import CredentialFilter
+from host.protocol.envelope import error_reply, parse_request, request_id
+from host.protocol.framing import (
+    DEFAULT_REQUEST_CAP,
+    REPLY_LIMIT,
+    Truncated,
+    decode,
+    encode,
+    read_frame,
+)
+from host.protocol.framing import write_frame as _write_frame
+
+log = logging.getLogger("pagekeeper.native")
+DRAIN_TIMEOUT = 60.0
+
+
+def split_pages(req_id, text: str, limit: int) -> list[dict]:
+    """Cut a reply's JSON text into page frames that each encode to <= ``limit`` bytes."""
+    size = max(1, limit // 3)
+    while True:
+        chunks = [text[i : i + size] for i in range(0, len(text), size)]
+        pages = [
+            {"id": req_id, "page": i, "pages": len(chunks), "chunk": c}
+            for i, c in enumerate(chunks)
+        ]
+        if all(len(encode(p)) <= limit for p in pages) or size == 1:
+            return pages
+        size //= 2
+
+
+class Relay:
+    """Browser stream on one side, the daemon's websocket on the other."""
+
+    def __init__(self, home: Path, out, cap: int, reply_limit: int) -> None:
+        self.home, self.out, self.cap, self.reply_limit = home, out, cap, reply_limit
+        self.out_lock = threading.Lock()
+        self.ws_lock = threading.Lock()
+        self.ws = None
+        self.pending: dict[str, object] = {}  # json(id) -> id, requests awaiting a reply
+        self.idle = threading.Condition()
+
+    def write(self, frame: bytes) -> None:
+        with self.out_lock:
+            _write_frame(self.out, frame)
+
+    def reply(self, obj: dict) -> None:
+        self.write(encode(obj))
+
+    def write_reply_text(self, req_id, text: str) -> None:
+        frame = text.encode("utf-8")
+        if len(frame) <= self.reply_limit:
+            self.write(len(frame).to_bytes(4, sys.byteorder) + frame)
+            return
+        log.info("paging a reply of %d bytes", len(frame))
+        for page in split_pages(req_id, text, self.reply_limit):
+            self.reply(page)
+
+    # -- the daemon side ------------------------------------------------------
+    def connection(self):
+        """The websocket to the daemon, connecting (and starting it) when needed."""
+        with self.ws_lock:
+            if self.ws is None:
+                state = client.ensure_daemon(self.home)
+                self.ws = client.connect(self.home, state)
+                threading.Thread(target=self.receive, args=(self.ws,), daemon=True).start()
+            return self.ws
+
+    def receive(self, ws) -> None:
+        """Write each daemon reply to the browser; on disconnect fail what is in flight."""
+        try:
+            for text in ws:
+                self.delivered(text if isinstance(text, str) else text.decode("utf-8"))
+        except Exception as exc:
+            log.warning("daemon connection lost: %s", exc)
+        with self.ws_lock:
+            if self.ws is ws:
+                self.ws = None
+        self.fail_pending(Unavailable("the daemon connection was lost"))
+
+    def delivered(self, text: str) -> None:
+        try:
+            req_id = json.loads(text).get("id")
+        except ValueError:
+            log.error("daemon sent a non-JSON reply")
+            return
+        self.done(req_id)
+        self.write_reply_text(req_id, text)
+
+    def done(self, req_id) -> None:
+        with self.idle:
+            self.pending.pop(json.dumps(req_id), None)
+            self.idle.notify_all()
+
+    def fail_pending(self, exc: PageKeeperError) -> None:
+        with self.idle:
+            stranded = list(self.pending.values())
+            self.pending.clear()
+            self.idle.notify_all()
+        for req_id in stranded:
+            self.reply(error_reply(req_id, exc))
+
+    def forward(self, req_id, body: bytes) -> None:
+        with self.idle:
+            self.pending[json.dumps(req_id)] = req_id
+        try:
+            self.connection().send(body.decode("utf-8"))
+        except PageKeeperError as exc:
+            self.done(req_id)
+            self.reply(error_reply(req_id, exc))
+        except Exception as exc:  # connection died between requests: retry once
+            log.warning("send failed (%s); reconnecting", exc)
+            with self.ws_lock:
+                self.ws = None
+            try:
+                self.connection().send(body.decode("utf-8"))
+            except Exception as again:
+                self.done(req_id)
+                self.reply(error_reply(req_id, Unavailable(f"cannot reach the daemon: {again}")))
+
+    # -- the browser side -----------------------------------------------------
+    def handle_frame(self, body: bytes) -> None:
+        obj = None
+        try:
+            obj = decode(body)
+            req = parse_request(obj)
+        except PageKeeperError as exc:
+            self.reply(error_reply(request_id(obj), exc))
+            return
+        self.forward(req.id, body)
+
+    def run(self, stream) -> None:
+        """Read frames until the browser closes the stream, then drain pending replies."""
+        while True:
+            try:
+                body = read_frame(stream, self.cap)
+            except Truncated as exc:
+                log.info("stream ended: %s", exc.message)
+                break
+            except PageKeeperError as exc:  # over the cap: skipped, answered, go on
+                self.reply(error_reply(None, exc))
+                continue
+            if body is None:
+                break
+            self.handle_frame(body)
+        self.drain()
+
+    def drain(self) -> None:
+        with self.idle:
+            self.idle.wait_for(lambda: not self.pending, timeout=DRAIN_TIMEOUT)
+        with self.ws_lock:
+            if self.ws is not None:
+                self.ws.close()
+
+
+def take_stdout() -> object:
+    """A private binary handle on the real stdout; fd 1 then points at stderr.
+
+    From here on nothing but our frames can reach the browser.
+    """
+    frames = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    if os.name == "nt":  # pragma: no cover: no CRLF translation on the frame streams
+        import msvcrt
+
+        msvcrt.setmode(frames.fileno(), os.O_BINARY)
+        msvcrt.setmode(sys.stdin.fileno(), os.O_BINARY)
+    return frames
+
+
+def setup_logging(home: Path) -> None:
+    (home / client.LOG_DIR).mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=home / client.LOG_DIR / "native.log",
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(levelname)s %(message)s",
+    )
+    for handler in logging.getLogger().handlers:  # no user:pass@ from a URL in the log
+        handler.addFilter(CredentialFilter())
+
+
+def limits(home: Path) -> tuple[int, int]:
+    """(request cap, reply limit) from ``<home>/config.json`` or the defaults."""
+    try:
+        data = json.loads((home / "config.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    return int(data.get("request_cap", DEFAULT_REQUEST_CAP)), int(
+        data.get("reply_limit", REPLY_LIMIT)
+    )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="pagekeeper native", add_help=False)
+    parser.add_argument("--home")
+    parser.add_argument("caller", nargs="*", help="what the browser passes (origin, manifest)")
+    args, _unknown = parser.parse_known_args(argv)  # Chrome on Windows adds --parent-window
+    return args
+
+
+def run(home: Path, caller: list[str], stdin=None, stdout=None) -> int:
+    """Relay until stdin closes; returns the exit status."""
+    setup_logging(home)
+    log.info("native host started by %s", " ".join(caller) or "(no caller)")
+    cap, reply_limit = limits(home)
+    out = stdout if stdout is not None else take_stdout()
+    Relay(home, out, cap, reply_limit).run(stdin if stdin is not None else sys.stdin.buffer)
+    log.info("native host done")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from host.settings import resolve_home
+
+    args = parse_args(argv)
+    return run(resolve_home(args.home), args.caller)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

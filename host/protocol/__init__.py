@@ -1,0 +1,1 @@
+"""Native-messaging transport: framing, the request envelope and the one dispatch dict."""

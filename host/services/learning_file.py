@@ -1,0 +1,151 @@
+"""The suggester's learned state and warm index cache on disk, for the CLI.
+
+The daemon keeps its learned state in the archive store (host/services/navigation.py:
+every suggestion taken or rejected on the error page is saved there at once).
+The one-shot CLI reads that state read-only, so ``pagekeeper suggest`` ranks a
+correction the user took in the browser first too; without an archive it reads
+``<home>/learning.json`` when that exists (written by :func:`save_learning`). The dictionary index (built in ~2 s for the
+bundled 100k, ~25 s for 1M) is cached as bytes under ``<home>/cache/`` keyed
+by the SHA-1 of its source, so the next start loads it in milliseconds.
+Every write goes to a temporary file in the same directory, is fsynced, then
+``os.replace``d: a crash leaves the old file or the new one, never half of it.
+
+>>> import tempfile, pathlib
+>>> home = pathlib.Path(tempfile.mkdtemp())
+>>> save_learning(home, {"version": 1, "visited": {"a.com": 2}})
+>>> load_learning(home)["visited"]
+{'a.com': 2}
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from engine.errors import InvalidInput, StorageError
+from engine.urls.dictionary import DomainDictionary
+
+LEARNING_FILE = "learning.json"
+CACHE_DIR = "cache"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` all or nothing (temp file + fsync + os.replace)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_learning(home: Path) -> dict | None:
+    """The daemon's learned state (from the archive store), else ``learning.json``, else None."""
+    state = store_learning(home)
+    if state is not None:
+        return state
+    path = Path(home) / LEARNING_FILE
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise StorageError(f"cannot read {path}: {exc}") from None
+
+
+def store_learning(home: Path) -> dict | None:
+    """The state the daemon saved under ``store.save_state("suggest", …)``, read-only.
+
+    Only the small ``state`` table is read (the journal storage loads tables
+    lazily), not the archive's version index: a one-shot ``suggest`` stays fast
+    on a large archive, and a running daemon (the writer) is not disturbed.
+    """
+    from engine.archive.storage import JournalStorage
+    from host.services.navigation import STATE_NAME
+
+    directory = Path(home) / "db"
+    if not directory.is_dir():
+        return None
+    storage = JournalStorage(directory, readonly=True)
+    try:
+        for doc in storage.table("state").values():
+            if doc.get("name") == STATE_NAME:
+                return doc.get("data")
+    finally:
+        storage.close()
+    return None
+
+
+def save_learning(home: Path, state: dict) -> None:
+    """Persist the learning state atomically."""
+    try:
+        atomic_write(Path(home) / LEARNING_FILE, json.dumps(state, sort_keys=True).encode())
+    except OSError as exc:
+        raise StorageError(f"cannot write {home / LEARNING_FILE}: {exc}") from None
+
+
+def cache_path(home: Path, source: bytes, kind: str = "dictionary") -> Path:
+    """Where the index built from ``source`` is cached."""
+    digest = hashlib.sha1(source).hexdigest()[:20]
+    return Path(home) / CACHE_DIR / f"{kind}-{digest}.idx"
+
+
+def read_cache(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_cache(path: Path, data: bytes) -> bool:
+    """Best effort: a read-only home only costs the next start a rebuild."""
+    try:
+        atomic_write(path, data)
+        return True
+    except OSError:
+        return False
+
+
+def read_dictionary_file(path: str) -> bytes:
+    """The raw bytes of a ``rank,domain`` CSV given with ``--dictionary``."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read dictionary {path}: {exc.strerror or exc}") from None
+
+
+def cached_dictionary(
+    home: Path, source: bytes, build: Callable[[], DomainDictionary]
+) -> DomainDictionary:
+    """The dictionary from ``<home>/cache`` if present and sound, else built and cached."""
+    path = cache_path(home, source)
+    cached = read_cache(path)
+    if cached is not None:
+        try:
+            return DomainDictionary.from_bytes(cached)
+        except InvalidInput:
+            pass  # damaged or an older format: rebuilt below
+    dictionary = build()
+    write_cache(path, dictionary.to_bytes())
+    return dictionary
+
+
+def bundled_dictionary(home: Path) -> DomainDictionary:
+    """The bundled top-100k through the warm cache (0.01 s instead of ~3 s): for the daemon too."""
+    source = resources.files("engine.data").joinpath("domains.txt.gz").read_bytes()
+    return cached_dictionary(
+        home,
+        source,
+        lambda: DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n")),
+    )

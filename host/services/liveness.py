@@ -1,0 +1,64 @@
+"""``check`` in the daemon: is a stored version's content still at its live URL?
+
+Fetch the live URL (host/services/fetch.py, on the event loop), then let the engine
+decide (engine/liveness.py ``judge`` with the version's stored keywords, or
+``unreachable`` for a network error or a non-200 answer). The verdict is
+stored with its time in the store's ``liveness`` table (the viewer shows it).
+
+>>> check_version.__name__
+'check_version'
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.errors import FetchError, InvalidURL, TooLarge
+
+
+def _stored(app, ref: str) -> tuple[str, str, dict]:
+    from engine.archive import registry
+
+    reg_id = registry.resolve_id(app.store, ref) if _looks_like_id(ref) else None
+    if reg_id is None:
+        reg_id = registry.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
+    doc = app.store.version(reg_id)
+    return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
+
+
+def _looks_like_id(ref: str) -> bool:
+    from engine.archive.model import is_reg_id
+
+    return is_reg_id(ref.strip()) or "/v/" in ref
+
+
+def _judge(extract: dict, status: int | None, body: bytes | None, reason: str | None) -> dict:
+    from engine.liveness import judge, unreachable
+
+    if reason is not None:
+        return unreachable(reason, extract.get("keywords")).to_dict()
+    if status != 200:
+        return unreachable(f"HTTP {status}", extract.get("keywords")).to_dict()
+    return judge(extract.get("keywords") or [], body or b"").to_dict()
+
+
+def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
+    record = {**verdict, "id": reg_id, "url": url, "checked_at": time.time()}
+    with app.store.transaction():
+        app.store.update("liveness", reg_id, record)
+    return record
+
+
+async def check_version(app, ref: str) -> dict:
+    """Fetch, judge, store and return ``{"state","match","present",...,"id","url"}``."""
+    from host.services.fetch import afetch
+
+    reg_id, url, extract = await app.run(_stored, app, ref)
+    status = body = reason = None
+    try:
+        got = await afetch(url)
+        status, body = got.status, got.body
+    except (FetchError, InvalidURL, TooLarge) as exc:
+        reason = exc.message
+    verdict = await app.run(_judge, extract, status, body, reason)
+    return await app.run(_save, app, reg_id, url, verdict)

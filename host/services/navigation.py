@@ -1,0 +1,279 @@
+"""Navigation help in the daemon: the warm Suggester, its learned state, and ``nav_error``.
+
+The Suggester (engine/urls/suggest.py) is built once from the bundled domain
+dictionary plus the user's learned state. That state (visited hosts, taken and
+rejected corrections) is plain data owned by the engine; the host persists it in
+the archive store's key/value area (``store.save_state("suggest", …)``) so it
+shares the store's journal and crash safety. Visits are saved at most every
+``SAVE_EVERY`` seconds (and at shutdown); a taken/rejected suggestion at once.
+
+``nav_error`` answers with three lists, every URL in them stripped of credentials
+(host/daemon/security.py; also those of pages archived with ``user:pass@`` before the host
+started cutting them at registration):
+``suggestions`` (repaired URLs), ``archived`` (versions of this URL) and
+``similar`` (similar archived pages, or same-site pages with the nearest path).
+
+>>> strip_credentials("https://user:pw@example.com/a")
+'https://example.com/a'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import logging
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from engine.errors import InvalidInput, NotFound, error_payload
+from host.daemon.security import strip_credentials, strip_credentials_deep
+
+STATE_NAME = "suggest"
+SAVE_EVERY = 10.0
+CACHE_DIR = "cache"
+DOMAINS = "domains.txt.gz"
+ARCHIVED_LIMIT = 5
+SIMILAR_LIMIT = 6
+log = logging.getLogger("pagekeeper.navigation")
+
+
+# -- the Suggester and its learned state ---------------------------------------------------
+
+
+def _bundled_source() -> bytes:
+    from importlib import resources
+
+    return resources.files("engine.data").joinpath(DOMAINS).read_bytes()
+
+
+def cache_file(home: Path, cache_dir: str | None = None, source: bytes | None = None) -> Path:
+    """Where the bundled dictionary's index is cached: the same file the CLI's
+    ``pagekeeper suggest`` uses (host/services/learning_file.py), so both share one build."""
+    from host.services.learning_file import cache_path
+
+    name = cache_path(Path(home), source if source is not None else _bundled_source()).name
+    return Path(cache_dir or Path(home) / CACHE_DIR) / name
+
+
+def bundled_dictionary(home: Path, cache_dir: str | None = None):
+    """The bundled 100k dictionary, from the cache when its index was built before.
+
+    Building the index takes seconds; loading the cached bytes takes ~25 ms, which
+    is what keeps a daemon start around a second.
+    """
+    from engine.errors import PageKeeperError
+    from engine.urls.dictionary import DomainDictionary
+    from host.services.learning_file import read_cache, write_cache
+
+    source = _bundled_source()
+    path = cache_file(home, cache_dir, source)
+    cached = read_cache(path)
+    if cached is not None:
+        try:
+            return DomainDictionary.from_bytes(cached)
+        except (PageKeeperError, ValueError):  # damaged, or an older format: rebuild
+            log.warning("rebuilding the unreadable dictionary cache %s", path)
+    dictionary = DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n"))
+    write_cache(path, dictionary.to_bytes())
+    return dictionary
+
+
+def build_suggester(app):
+    """The bundled dictionary + the learned state saved in the store."""
+    from engine.urls.suggest import Suggester
+
+    suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir))
+    state = app.store.load_state(STATE_NAME)
+    if state:
+        suggester.load_state(state)
+    suggester.warm()
+    app.learning_dirty = False
+    return suggester
+
+
+def save_learning(app) -> None:
+    """Persist the Suggester's learned state into the store (store thread only)."""
+    app.store.save_state(STATE_NAME, app.suggester.state())
+    app.learning_dirty = False
+
+
+def _maybe_save(app, now: bool = False) -> None:
+    """Save a taken/rejected choice at once; visits and "shown" counts in the background
+    (:func:`flush_learning`, every ``SAVE_EVERY`` seconds), off the request's path."""
+    if now:
+        save_learning(app)
+    else:
+        app.learning_dirty = True
+
+
+async def flush_learning(app) -> None:
+    """The daemon's background task: persist learned state when it changed."""
+    while True:
+        await asyncio.sleep(SAVE_EVERY)
+        if getattr(app, "learning_dirty", False):
+            try:
+                await app.run(save_learning, app)
+            except Exception:
+                log.exception("saving the learned state failed")
+
+
+def record_archived(app, url: str) -> None:
+    """An archived page's host joins the user's own domains (store thread)."""
+    if app._suggester is not None:
+        app.suggester.add_user_urls([url], source="archived")
+        _maybe_save(app)
+
+
+def record_visit(app, url: str) -> dict:
+    """Count a successful top-level visit of the URL's host (``visited``)."""
+    host = _host(url)
+    app.suggester.record_visit(host)
+    _maybe_save(app)
+    return {"host": host}
+
+
+def record_choice(app, url: str, suggestion: str | None, taken: object) -> dict:
+    """A suggestion shown for ``url`` was taken (or rejected): feed the learning."""
+    if not isinstance(taken, bool):
+        raise InvalidInput("parameter 'taken' must be true or false")
+    if suggestion is None:
+        raise InvalidInput("missing parameter 'suggestion'")
+    app.suggester.record_choice(url, suggestion, taken)
+    _maybe_save(app, now=True)
+    return {"recorded": True, "taken": taken}
+
+
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url if "//" in url else f"http://{url}").hostname
+    except ValueError:
+        host = None
+    if not host:
+        raise InvalidInput(f"no host in {strip_credentials(url)!r}")
+    return host
+
+
+# -- nav_error -------------------------------------------------------------------------
+
+
+def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) -> list[dict]:
+    from engine.urls.suggest import SuggestRequest
+
+    request = SuggestRequest(
+        url=url,
+        error=error_kind(params),
+        referrer=params.get("referrer") if isinstance(params.get("referrer"), str) else None,
+        time=epoch(params.get("time")),
+        languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
+        archived=tuple(v["version_url"] for v in archived),
+    )
+    shown = app.suggester.suggest(request)[:limit]
+    app.suggester.record_shown(url, shown)
+    _maybe_save(app)
+    return [s.to_dict() for s in shown]
+
+
+def epoch(value) -> float | None:
+    """Seconds since the epoch from a number or an ISO-8601 string (the extension's ``time``).
+
+    >>> epoch("1970-01-01T00:01:00.000Z")
+    60.0
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def error_kind(params: dict) -> str:
+    """The engine's error kind from ``kind`` (the extension's classification) or ``error``.
+
+    >>> error_kind({"error": "net::ERR_NAME_NOT_RESOLVED", "kind": "dns"})
+    'dns'
+    """
+    from engine.urls.suggest import ERRORS
+
+    for name in ("kind", "error"):
+        value = params.get(name)
+        if isinstance(value, str) and value in ERRORS:
+            return value
+    return "unknown"
+
+
+def _archived(app, url: str) -> list[dict]:
+    from engine.archive import registry
+
+    try:
+        return registry.versions(app.store, url, app.base_url)[:ARCHIVED_LIMIT]
+    except (NotFound, InvalidInput):
+        return []
+
+
+def _similar(app, url: str, archived: list[dict]) -> list[dict]:
+    """Pages similar to the newest version; without one, same-site pages nearest in path."""
+    from engine.archive import registry
+
+    if archived:
+        return registry.similar(app.store, archived[0]["id"], app.base_url)["similar"][
+            :SIMILAR_LIMIT
+        ]
+    return nearest_on_site(app, url)
+
+
+def nearest_on_site(app, url: str) -> list[dict]:
+    """Archived pages of the same host whose path is nearest to the failed one (a 404 on a live host)."""
+    import Levenshtein
+
+    from engine.archive import registry
+
+    try:
+        ids = app.store.ids_of_host(registry.host_of(url))[-2000:]
+    except InvalidInput:
+        return []
+    path = urlsplit(url).path
+    seen, ranked = set(), []
+    for reg_id in ids:
+        doc = app.store.version(reg_id)
+        if doc["key"] in seen:
+            continue
+        seen.add(doc["key"])
+        ratio = Levenshtein.ratio(urlsplit(doc["url"]).path, path)
+        ranked.append((ratio, reg_id))
+    ranked.sort(reverse=True)
+    return [
+        {**registry.describe(app.store, reg_id, app.base_url), "path_similarity": round(r, 4)}
+        for r, reg_id in ranked[:SIMILAR_LIMIT]
+    ]
+
+
+def confident_bar() -> float:
+    """The score from which a suggestion is a sure repair (the error page's large button):
+    the engine's, sent in every ``nav_error`` answer so the extension never keeps its own.
+
+    >>> confident_bar()
+    0.5
+    """
+    from engine.urls.suggest import SuggestOptions
+
+    return SuggestOptions.confident
+
+
+def navigation_help(app, url: str, params: dict, limit: int) -> dict:
+    """The ``nav_error`` answer: ``{"url", "suggestions", "confident", "archived", "similar"}``."""
+    clean = strip_credentials(url)  # the archive stores URLs without credentials
+    # cut here, not only in the reply: version URLs become suggestions the learner records
+    archived = strip_credentials_deep(_archived(app, clean))
+    answer = {"url": clean, "suggestions": [], "archived": archived, "confident": confident_bar()}
+    try:
+        answer["suggestions"] = _suggestions(app, url, params, limit, archived)
+        answer["confident"] = app.suggester.options.confident
+    except Exception as exc:  # the archived copies must still reach the error page
+        log.exception("suggestions failed for a nav_error")
+        answer["suggest_error"] = error_payload(exc)
+    answer["similar"] = _similar(app, clean, archived)
+    return answer

@@ -1,0 +1,160 @@
+"""Delete, undo, expire and reclaim on real saved pages in a real store on disk."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.archive import trash
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.registry import get, register, search, versions
+from engine.archive.store import ArchiveStore
+from engine.archive.trash import DeleteOptions, ReclaimOptions
+from engine.errors import InvalidInput, NotFound
+from tests.engine.archive.pages import page
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with ArchiveStore.open(tmp_path / "home") as opened:
+        yield opened
+
+
+def at(minutes: int) -> RegisterOptions:
+    return RegisterOptions(now=T0 + timedelta(minutes=minutes), similar_budget_s=1.0)
+
+
+def add(store, name: str, minutes: int, url: str | None = None, body: bytes | None = None):
+    page_url, page_body = page(name)
+    return register(store, Capture(url or page_url, body or page_body), at(minutes))
+
+
+def tables(store) -> dict:
+    names = ("versions", "fingerprints", "extracts", "refs", "liveness", "schedules")
+    return {n: copy.deepcopy(dict(store.raw(n))) for n in names}
+
+
+def blob_files(store) -> set[str]:
+    return {name for name, _path in store.blob_names()}
+
+
+def test_delete_one_version_forgets_it_everywhere(store):
+    first = add(store, "ordnung", 0)
+    edited = page("ordnung")[1].replace(b"</body>", b"<p>one more paragraph</p></body>")
+    second = add(store, "ordnung", 1, body=edited)
+    other = add(store, "peptalks", 2)  # same host: its similar list may name both
+    store.update("liveness", second.id, {"state": "present", "checked_at": 1.0})
+    result = trash.delete(store, second.id)
+    assert result["deleted"] == {"documents": 0, "versions": 1}
+    assert [v["id"] for v in versions(store, first.id)] == [first.id]
+    assert not store.has_version(second.id) and store.row("liveness", second.id) is None
+    for reg_id in (first.id, other.id):
+        assert second.id not in [e[0] for e in store.row("fingerprints", reg_id)["similar"]]
+    with pytest.raises(NotFound):
+        get(store, second.id)
+
+
+def test_undo_restores_every_row_exactly(store):
+    first = add(store, "ordnung", 0)
+    second = add(store, "ordnung", 1, body=page("ordnung")[1] + b"<!-- v2 -->")
+    third = add(store, "ordnung", 2, body=page("ordnung")[1] + b"<!-- v3 -->")
+    add(store, "peptalks", 3)
+    store.update("liveness", second.id, {"state": "gone", "checked_at": 2.0})
+    before = tables(store)
+    result = trash.delete(store, second.id)
+    assert store.raw("versions")[third.id]["prev"] == first.id  # relinked past the hole
+    assert trash.restore(store, result["undo"]) == {"restored": {"documents": 0, "versions": 1}}
+    assert tables(store) == before
+    assert [v["id"] for v in versions(store, first.id)] == [third.id, second.id, first.id]
+    with pytest.raises(NotFound):
+        trash.restore(store, result["undo"])  # once only
+
+
+def test_whole_document_goes_with_its_schedule_and_comes_back(store):
+    url, _ = page("partei")
+    add(store, "partei", 0)
+    add(store, "partei", 1)
+    store.db.table("schedules").insert({"url": url, "every": "daily", "next_run": 5.0})
+    result = trash.delete(store, url)
+    assert result["deleted"] == {"documents": 1, "versions": 2}
+    assert not store.raw("schedules") and search(store, "*") == []
+    trash.restore(store, result["undo"])
+    assert [r["url"] for r in store.raw("schedules").values()] == [url]
+    assert len(search(store, "*")) == 1
+
+
+def test_blobs_stay_until_the_undo_window_ends_then_space_comes_back(store):
+    kept = add(store, "latin1", 0)
+    gone = add(store, "partei", 1)
+    names = trash.version_blob_refs(store.version(gone.id))
+    trash.delete(store, gone.id, DeleteOptions(undo_s=600, now=1000.0))
+    assert trash.purge(store, now=1599.0, grace_s=0)["expired"] == 0
+    assert names <= blob_files(store)  # still undoable: nothing reclaimed
+    on_disk = sum(p.stat().st_size for _, p in store.blob_names())
+    purged = trash.purge(store, now=1600.0, grace_s=0)
+    assert purged["expired"] == 1 and purged["freed_bytes"] > 0
+    assert not names & blob_files(store)
+    assert on_disk - sum(p.stat().st_size for _, p in store.blob_names()) == purged["freed_bytes"]
+    assert get(store, kept.id, original=True).body == page("latin1")[1]
+
+
+def test_a_blob_another_version_shares_is_kept(store):
+    url, body = page("latin1")
+    kept = add(store, "latin1", 0)
+    twin = add(store, "latin1", 1, url="http://mirror.example/0409.html", body=body)
+    assert store.version(twin.id)["orig"] == store.version(kept.id)["orig"]
+    result = trash.delete_now(store, twin.id)
+    assert result == {
+        "deleted": {"documents": 1, "versions": 1},
+        "freed_bytes": result["freed_bytes"],
+    }
+    assert result["freed_bytes"] > 0
+    assert get(store, kept.id, original=True).body == body
+
+
+def test_reclaim_removes_orphans_and_crash_temp_files_but_respects_grace(store):
+    add(store, "latin1", 0)
+    orphan = store.put_blob(b"written by a capture that died before its rows")
+    temp = store.blob_dir / "ab" / ".cdef.123.456.tmp"
+    temp.parent.mkdir(exist_ok=True)
+    temp.write_bytes(b"half")
+    assert trash.reclaim(store, ReclaimOptions(grace_s=3600))["blobs"] == 0  # young files stay
+    assert trash.reclaim(store, ReclaimOptions(grace_s=0))["blobs"] == 2
+    assert orphan not in blob_files(store) and not temp.exists()
+    assert trash.referenced_blobs(store) == blob_files(store)
+
+
+def test_deletion_survives_a_reopen_and_can_be_undone_after_it(tmp_path):
+    home = tmp_path / "home"
+    with ArchiveStore.open(home) as store:
+        reg = add(store, "partei", 0)
+        undo = trash.delete(store, reg.id)["undo"]
+    with ArchiveStore.open(home) as store:
+        assert not store.has_version(reg.id) and search(store, "*") == []
+        trash.restore(store, undo)
+    with ArchiveStore.open(home) as store:
+        assert get(store, reg.id, original=True).body == page("partei")[1]
+
+
+def test_bad_references_are_typed(store):
+    add(store, "partei", 0)
+    with pytest.raises(NotFound):
+        trash.delete(store, "20990101000000000000")
+    with pytest.raises(NotFound):
+        trash.delete(store, "https://never.example/")
+    with pytest.raises(InvalidInput):
+        trash.delete(store, "  ")
+    with pytest.raises(NotFound):
+        trash.restore(store, "77")
+
+
+def test_full_text_search_forgets_a_deleted_document(store):
+    reg = add(store, "partei", 0)
+    word = "ministerium"
+    assert [r["id"] for r in search(store, "*", text=word)] == [reg.id]
+    trash.delete(store, reg.id)
+    assert search(store, "*", text=word) == []

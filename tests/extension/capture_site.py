@@ -1,0 +1,200 @@
+"""The capture test site, on two loopback origins: a stylesheet with an @import, a web font (WOFF2
+used, a TrueType fallback not), images, srcset with width descriptors, <picture>, a CSS background,
+a lazy image swapped in by script, a video poster, an SVG <use>, a favicon, a 404 image, a
+cross-origin image without CORS, a canvas, an insertRule'd <style>, an adopted stylesheet, an open
+shadow root, and a cross-origin iframe with its own stylesheet and image.
+
+    sites = start_sites()      # sites[0]: the page's origin; sites.requests(): requests served
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import threading
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.extension.conftest import EXTENSION_ID, ROOT
+
+CORPUS = ROOT.parent / "shared" / "data" / "capture-dev" / "corpus"
+FONT_URL = "https://features.pagekeeper.test/fonts/dejavu-extralight-sub.woff2"
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int], noise: int = 0) -> bytes:
+    """A real PNG of one colour (plus `noise` pseudo-random rows, to make it large)."""
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    if noise:
+        seed = hashlib.sha256(bytes(rgb)).digest()
+        row = lambda i: hashlib.shake_256(seed + i.to_bytes(4, "big")).digest(width * 3)  # noqa: E731
+        rows = b"".join(b"\x00" + row(i) for i in range(noise))
+        height = noise
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b"")  # fmt: skip
+
+
+def font_bytes() -> bytes:
+    index = json.loads((CORPUS / "index.json").read_text())
+    body = index[FONT_URL][0]["body"]
+    return (CORPUS / "bodies" / body[:2] / body).read_bytes()
+
+
+MAIN = """<!doctype html><html><head><meta charset="utf-8"><title>Kept page</title>
+<link rel="icon" href="/favicon.png"><link rel="stylesheet" href="/css/site.css">
+<link rel="preload" href="/img/plain.png" as="image"><style id="dyn"></style>
+<script src="/app.js" defer></script></head><body>
+<h1 class="title">Kept page</h1><div class="hero"></div>
+<img id="plain" src="/img/plain.png" width="40" height="40">
+<img id="responsive" src="/img/w100.png" srcset="/img/w100.png 100w, /img/w400.png 400w" sizes="400px" width="40" height="40">
+<picture><source srcset="/img/pic.png" media="(min-width: 1px)"><img id="pic" src="/img/pic-fallback.png" width="20" height="20"></picture>
+<img id="lazy" data-src="/img/lazy.png" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="20" height="20">
+<img id="gone" src="/img/missing.png" width="10" height="10">
+<img id="xorigin" src="{other}/x.png" width="10" height="10">
+<video poster="/img/poster.png" width="80" height="40"></video>
+<svg width="20" height="20"><use href="/img/sprite.svg#dot"></use></svg>
+<canvas id="cv" width="30" height="30"></canvas><div id="host"></div>
+<input id="name"><iframe id="frame" src="{other}/frame.html" width="200" height="100"></iframe>
+<p id="note" onclick="alert(1)">plain text</p></body></html>"""
+
+APP = """document.getElementById('dyn').sheet.insertRule('.title { color: rgb(10, 20, 30) }');
+const adopted = new CSSStyleSheet(); adopted.replaceSync('body { border-top: 3px solid rgb(1, 2, 3) }');
+document.adoptedStyleSheets = [adopted];
+const root = document.getElementById('host').attachShadow({ mode: 'open' });
+root.innerHTML = '<style>p { color: rgb(0, 90, 0) }</style><p id="inside">in the shadow</p>';
+const shadowSheet = new CSSStyleSheet(); shadowSheet.replaceSync('p { font-weight: 700 }');
+root.adoptedStyleSheets = [shadowSheet];
+const ctx = document.getElementById('cv').getContext('2d'); ctx.fillStyle = 'rgb(200, 0, 0)'; ctx.fillRect(0, 0, 30, 30);
+const lazy = document.getElementById('lazy'); lazy.src = lazy.dataset.src;
+"""
+
+SITE_CSS = """@import url("base.css");
+@font-face { font-family: Kept; src: url(/fonts/kept.woff2) format("woff2"), url(/fonts/kept.ttf) format("truetype"); }
+h1 { font-family: Kept, serif; }
+.hero { width: 50px; height: 50px; background: url(../img/bg.png); }
+"""
+BASE_CSS = "p { margin: 2px } .never-used { background-image: url('/img/unused.png') }\n"
+SPRITE = '<svg xmlns="http://www.w3.org/2000/svg"><symbol id="dot" viewBox="0 0 2 2"><circle cx="1" cy="1" r="1"/></symbol></svg>'  # fmt: skip
+FRAME = """<!doctype html><html><head><link rel="stylesheet" href="/frame.css"></head>
+<body><img src="/fimg.png" width="10" height="10"><div class="fbg">frame</div></body></html>"""
+FRAME_CSS = ".fbg { width: 30px; height: 20px; background: url(fbg.png) }\n"
+
+
+def files(other: str) -> dict[str, tuple[str, bytes]]:
+    """The main site's files: {path: (content type, bytes)}."""
+    image = lambda c: ("image/png", png(8, 8, c))  # noqa: E731
+    return {
+        "/": ("text/html; charset=utf-8", MAIN.replace("{other}", other).encode()),
+        "/app.js": ("text/javascript", APP.encode()),
+        "/css/site.css": ("text/css", SITE_CSS.encode()),
+        "/css/base.css": ("text/css", BASE_CSS.encode()),
+        "/fonts/kept.woff2": ("font/woff2", font_bytes()),
+        "/fonts/kept.ttf": ("font/ttf", b"not really a font"),
+        "/favicon.png": image((1, 1, 1)),
+        "/img/plain.png": image((10, 200, 10)),
+        "/img/w100.png": image((100, 0, 0)),
+        "/img/w400.png": image((0, 0, 100)),
+        "/img/pic.png": image((0, 100, 100)),
+        "/img/pic-fallback.png": image((100, 100, 0)),
+        "/img/lazy.png": image((50, 50, 50)),
+        "/img/poster.png": image((70, 0, 70)),
+        "/img/bg.png": image((0, 70, 0)),
+        "/img/unused.png": image((3, 3, 3)),
+        "/img/sprite.svg": ("image/svg+xml", SPRITE.encode()),
+        "/img/big.png": ("image/png", png(700, 0, (9, 9, 9), noise=900)),
+    }
+
+
+OTHER_FILES = {
+    "/frame.html": ("text/html", FRAME.encode()),
+    "/frame.css": ("text/css", FRAME_CSS.encode()),
+    "/fimg.png": ("image/png", png(8, 8, (0, 0, 200))),
+    "/fbg.png": ("image/png", png(8, 8, (200, 200, 0))),
+    "/x.png": ("image/png", png(8, 8, (90, 10, 10))),
+}
+
+
+def serve(table: dict) -> ThreadingHTTPServer:
+    """A loopback server of `table` ({path: (type, bytes)}); counts requests in server.seen."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            path = self.path.split("?")[0]
+            self.server.seen.append(path)
+            kind, body = table.get(path, ("text/plain", b"gone"))
+            self.send_response(200 if path in table else 404)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store" if "html" in kind else "max-age=600")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.seen = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class Sites(tuple):
+    """(main origin, other origin, main's file table), and both servers (``seen``: requests)."""
+
+    servers: tuple
+
+    def requests(self) -> int:
+        return sum(len(server.seen) for server in self.servers)
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.shutdown()
+            server.server_close()
+
+
+def start_sites() -> Sites:
+    """Both loopback origins of the capture site."""
+    other = serve(OTHER_FILES)
+    other_origin = f"http://127.0.0.1:{other.server_address[1]}"
+    table = files(other_origin)
+    main = serve(table)
+    started = Sites((f"http://127.0.0.1:{main.server_address[1]}", other_origin, table))
+    started.servers = (main, other)
+    return started
+
+
+# ---- driving the extension in Chromium -------------------------------------------------------
+
+
+def worker(context):
+    ours = f"chrome-extension://{EXTENSION_ID}/"
+    return next(w for w in context.service_workers if w.url.startswith(ours))
+
+
+def archive(context, url: str) -> dict:
+    """Press "Archive this page" the way the popup does (a message to the background)."""
+    tab = worker(context).evaluate(
+        "async (u) => (await chrome.tabs.query({})).find((t) => t.url === u).id", url
+    )
+    ours = context.new_page()
+    ours.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+    got = ours.evaluate(
+        "(id) => chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } })", tab
+    )
+    ours.close()
+    assert got["ok"], got
+    return {**got, "tab": tab}
+
+
+def open_page(context, url: str):
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    page.evaluate("document.fonts.ready.then(() => 1)")
+    page.fill("#name", "Ada")
+    return page

@@ -1,0 +1,246 @@
+"""``pagekeeper archive …`` end to end: the real CLI, a real store on disk, a real local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from engine.archive.store import ArchiveStore
+from host.cli.entry import main
+from tests.engine.archive.pages import page
+from tests.host.daemon_fixtures import dust_stories
+from tests.host.services.test_fetch import serve
+
+
+def run(capsys, *argv) -> tuple[int, object]:
+    code = main(["archive", *argv, "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1]) if out else None
+
+
+@pytest.fixture
+def home(tmp_path):
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def saved(tmp_path):
+    url, body = page("partei")
+    path = tmp_path / "page.html"
+    path.write_bytes(body)
+    return url, body, path
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/gone"
+
+
+def test_add_from_file_returns_the_contract(capsys, home, saved):
+    url, _, path = saved
+    code, result = run(capsys, "add", url, "--html", str(path), "--no-fetch", "--home", str(home))
+    assert code == 0
+    assert set(result) >= {"id", "url", "key", "version_url", "registered_at", "similar"}
+    assert result["version_url"].endswith(f"/v/{result['id']}/{url}")
+    code, again = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    assert [s["id"] for s in again["similar"]] == [result["id"]]
+
+
+def test_version_urls_without_a_daemon_use_the_homes_port(capsys, home, saved):
+    """No daemon: version URLs name the port the home's config.json gives (a chosen one, or the
+    free one a daemon took when 47477 was busy), else 47477."""
+    url, _, path = saved
+    code, default = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    assert code == 0 and default["version_url"].startswith("http://127.0.0.1:47477/v/")
+    (home / "config.json").write_text(json.dumps({"port": 47123}))
+    code, listed = run(capsys, "versions", url, "--home", str(home))
+    assert code == 0 and listed[0]["version_url"].startswith("http://127.0.0.1:47123/v/")
+
+
+def test_versions_similar_get_original_and_rewritten(capsys, home, saved, tmp_path):
+    url, body, path = saved
+    first = run(capsys, "add", url, "--html", str(path), "--home", str(home))[1]
+    path.write_bytes(body.replace(b"Zeiger", b"Uhrzeiger"))
+    second = run(capsys, "add", url, "--html", str(path), "--home", str(home))[1]
+    code, rows = run(capsys, "versions", url, "--home", str(home))
+    assert [r["id"] for r in rows] == [second["id"], first["id"]]
+    assert 0.9 < rows[0]["similarity_to_previous"] < 1.0
+    _, sim = run(capsys, "similar", second["id"], "--home", str(home))
+    assert sim["similar"][0]["id"] == first["id"]
+    out = tmp_path / "orig.html"
+    code, info = run(capsys, "get", first["id"], "--original", "-o", str(out), "--home", str(home))
+    assert code == 0 and out.read_bytes() == body
+    _, copy = run(capsys, "get", first["version_url"], "--home", str(home))
+    assert "/gc?url=" in copy["html"] and copy["original"] is False
+
+
+def test_open_stored_when_unreachable_and_live_when_reachable(capsys, home, saved):
+    _, body, path = saved
+    dead = _closed_port_url()
+    reg = run(capsys, "add", dead, "--html", str(path), "--home", str(home))[1]
+    code, result = run(capsys, "open", reg["id"], "--home", str(home))
+    assert (code, result["action"], result["location"]) == (0, "stored", reg["version_url"])
+    with serve({"/live": (200, {"Content-Type": "text/html"}, body)}) as base:
+        reg = run(capsys, "add", f"{base}/live", "--home", str(home))[1]
+        code, result = run(capsys, "open", reg["version_url"], "--home", str(home))
+    assert (result["action"], result["location"]) == ("live", f"{base}/live")
+
+
+def test_add_fetches_follows_redirects_and_records_final_url(capsys, home):
+    with serve() as base:
+        code, result = run(capsys, "add", f"{base}/redirect/2", "--home", str(home))
+    assert code == 0
+    with ArchiveStore.open(home, readonly=True) as store:
+        doc = store.version(result["id"])
+    assert doc["final_url"] == f"{base}/latin" and doc["charset"] == "iso8859-1"
+
+
+def test_search_wildcards_case_sort_and_text(capsys, home, tmp_path):
+    for name in ("partei", "latin1", "ordnung"):
+        url, body = page(name)
+        (tmp_path / name).write_bytes(body)
+        run(capsys, "add", url, "--html", str(tmp_path / name), "--home", str(home))
+    _, rows = run(capsys, "search", "https://*.net/*", "--home", str(home))
+    assert [r["url"].split("/")[2] for r in rows] == ["die-partei.net"]
+    _, rows = run(capsys, "search", "HTTP*", "--sort", "url", "--home", str(home))
+    assert [r["url"] for r in rows] == sorted(r["url"] for r in rows) and len(rows) == 3
+    _, rows = run(capsys, "search", "HTTP*", "--case-sensitive", "--home", str(home))
+    assert rows == []
+    _, rows = run(capsys, "search", "http?://*", "--home", str(home))
+    assert len(rows) == 2  # https only
+    _, rows = run(capsys, "search", "*", "--text", "gema zeiger", "--home", str(home))
+    assert [r["url"].split("/")[2] for r in rows] == ["die-partei.net"]
+
+
+def test_bad_input_gets_typed_errors_and_exit_codes(capsys, home, tmp_path):
+    code, result = run(capsys, "get", "20990101000000000000", "--home", str(home))
+    assert (code, result["error"]["code"]) == (3, "not_found")
+    huge = tmp_path / "huge.html"
+    with open(huge, "wb") as handle:  # 200 MB, sparse: nothing is allocated
+        handle.truncate(200 * 1024 * 1024)
+    code, result = run(capsys, "add", "https://e.com/", "--html", str(huge), "--home", str(home))
+    assert (code, result["error"]["code"]) == (4, "too_large")
+    png = {"/img": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n")}
+    with serve(png) as base:
+        code, result = run(capsys, "add", f"{base}/img", "--home", str(home))
+        assert result["error"]["code"] == "invalid_input"
+        code, result = run(capsys, "add", f"{base}/declared-big", "--home", str(home))
+        assert result["error"]["code"] == "too_large"
+    code, result = run(capsys, "add", "https://e.com/", "--no-fetch", "--home", str(home))
+    assert result["error"]["code"] == "invalid_input"
+
+
+def test_a_second_writer_gets_a_storage_error(capsys, home, saved):
+    url, _, path = saved
+    with ArchiveStore.open(home):
+        code, result = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    assert (code, result["error"]["code"]) == (5, "storage")
+    assert "another writer" in result["error"]["message"]
+
+
+def _site(count: int) -> dict:
+    pages = {}
+    for n in range(count):
+        links = "".join(f'<a href="/p{(n * 3 + k) % count}">next {k}</a>' for k in range(1, 3))
+        html = f"<html><head><title>Page {n}</title></head><body><h1>Page {n}</h1>{links}"
+        html += '<a href="https://elsewhere.example/">off-site</a></body></html>'
+        pages[f"/p{n}"] = (200, {"Content-Type": "text/html"}, html.encode())
+    return pages
+
+
+def test_crawl_same_site_with_depth_and_page_limits(capsys, home):
+    with serve(_site(12)) as base:
+        code = main(
+            ["archive", "crawl", f"{base}/p0", "--depth", "2", "--same-site", "--max-pages", "5"]
+            + ["--delay", "0", "--home", str(home), "--json"]
+        )
+        captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 0 and report["count"] == 5
+    urls = [r["url"] for r in report["registered"]]
+    assert urls[:3] == [f"{base}/p0", f"{base}/p1", f"{base}/p2"]  # breadth-first
+    assert all(u.startswith(base) for u in urls)
+    assert "5/5" in captured.err  # the progress bar
+
+
+def test_crawl_depth_zero_registers_only_the_start(capsys, home):
+    with serve(_site(4)) as base:
+        main(
+            ["archive", "crawl", f"{base}/p0", "--depth", "0", "--delay", "0"]
+            + ["--home", str(home), "--json"]
+        )
+    assert json.loads(capsys.readouterr().out)["count"] == 1
+
+
+def test_schedule_stores_and_runs_due_with_only_if_different(capsys, home):
+    with serve(_site(2)) as base:
+        url = f"{base}/p0"
+        code, row = run(
+            capsys,
+            "schedule",
+            url,
+            "--every",
+            "daily",
+            "--only-if-different",
+            "0.99",
+            "--home",
+            str(home),
+        )
+        assert (code, row["every"]) == (0, "daily")
+        _, done = run(capsys, "schedule", url, "--run-due", "--home", str(home))
+        assert len(done) == 1 and not done[0]["skipped"]
+        _, again = run(capsys, "schedule", url, "--run-due", "--home", str(home))
+        assert again == []  # next run is a day away
+    _, rows = run(capsys, "schedule", "--list", "--home", str(home))
+    assert rows[0]["next_run"] - rows[0]["last_run"] == 86400
+    # argparse refuses an unknown period: a typed usage error, exit 2
+    assert main(["archive", "schedule", url, "--every", "monthly", "--home", str(home)]) == 2
+
+
+def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
+    for url, path in dust_stories(tmp_path):
+        run(capsys, "add", url, "--html", str(path), "--home", str(home))
+    before = run(
+        capsys,
+        "add",
+        "https://news.example.com/story?id=9",
+        "--html",
+        str(path),
+        "--home",
+        str(home),
+    )[1]
+    code, learned = run(capsys, "dust", "--home", str(home))
+    assert code == 0 and learned["rules"][0]["find"] == "story?id="
+    after = run(
+        capsys,
+        "add",
+        "https://news.example.com/story?id=9",
+        "--html",
+        str(path),
+        "--home",
+        str(home),
+    )[1]
+    assert before["key"] != after["key"] == "https://news.example.com/story_9/"
+
+
+def test_writes_go_through_a_running_daemon(capsys, home, saved):
+    url, _, path = saved
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert main(["serve", "--detach", "--port", str(port), "--home", str(home), "--json"]) == 0
+    capsys.readouterr()
+    try:
+        code, reg = run(capsys, "add", url, "--html", str(path), "--home", str(home))
+        assert code == 0 and reg["version_url"].startswith(f"http://127.0.0.1:{port}/v/")
+        with pytest.raises(Exception, match="another writer"):
+            ArchiveStore.open(home)  # the daemon holds the writer's lock
+        code, rows = run(capsys, "versions", url, "--home", str(home))  # a reader meanwhile
+        assert [r["id"] for r in rows] == [reg["id"]]
+    finally:
+        main(["stop", "--home", str(home), "--json"])
+        capsys.readouterr()

@@ -1,0 +1,190 @@
+"""``pagekeeper extract | liveness | check`` as a user runs them: a real process, real files,
+and for ``check`` a real HTTP server on 127.0.0.1 and a real archive store."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "extract"
+ARTICLE = FIXTURES / "76e5d18c072b364b.html.gz"
+OTHER = FIXTURES / "b48cdf12c871c85a.html.gz"
+CHINESE = FIXTURES / "996936aefb678cd9.html.gz"
+
+
+def pk(*args: str, stdin: str = "", home: Path | None = None) -> subprocess.CompletedProcess:
+    cmd = [str(Path(sys.executable).parent / "pagekeeper"), *args]
+    if home is not None:
+        cmd += ["--home", str(home)]
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def plain(tmp_path: Path, source: Path) -> Path:
+    out = tmp_path / source.name.removesuffix(".gz")
+    out.write_bytes(gzip.decompress(source.read_bytes()))
+    return out
+
+
+def test_extract_json_has_the_contract_fields(tmp_path):
+    run = pk("extract", str(plain(tmp_path, ARTICLE)), "--url", "https://www.bmjv.de/", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert list(data) == ["title", "body", "summary", "keywords"]
+    assert "Auch hier gilt der Grundsatz," in data["body"]
+    assert all(isinstance(w, str) and isinstance(s, float) for w, s in data["keywords"])
+
+
+def test_extract_reads_gzip_and_cjk(tmp_path):
+    data = json.loads(pk("extract", str(CHINESE), "--json").stdout)
+    assert "益阳" in data["title"] and "发现社会" in data["body"]
+
+
+def test_extract_human_output_shows_title_and_keywords(tmp_path):
+    run = pk("extract", str(ARTICLE))
+    assert run.stdout.startswith("Title:") and "Keywords:" in run.stdout
+
+
+def test_extract_binary_file_is_a_typed_error(tmp_path):
+    png = tmp_path / "x.html"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(500))
+    run = pk("extract", str(png), "--json")
+    assert run.returncode == 2
+    assert json.loads(run.stdout)["error"]["code"] == "decode_error"
+
+
+def test_extract_batch_goes_on_after_bad_lines(tmp_path):
+    png = tmp_path / "x.png"
+    png.write_bytes(b"\x89PNG" + bytes(500))
+    lines = [
+        {"id": "a", "path": str(ARTICLE), "url": "https://www.bmjv.de/"},
+        {"id": "b", "path": str(png)},
+        "not json",
+        {"id": "c", "path": str(tmp_path / "missing.html")},
+        {"id": "d", "path": str(CHINESE)},
+    ]
+    stdin = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    run = pk("extract", "--batch", stdin=stdin)
+    assert run.returncode == 0, run.stderr
+    out = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [o.get("id") for o in out] == ["a", "b", None, "c", "d"]
+    assert "Auch hier gilt" in out[0]["body"] and "益阳" in out[4]["title"]
+    assert out[1]["error"]["code"] == "decode_error"
+    assert out[2]["error"]["code"] == "bad_request"
+    assert out[3]["error"]["code"] == "invalid_input"
+
+
+def test_liveness_json_present_and_gone(tmp_path):
+    same = json.loads(
+        pk("liveness", "--stored", str(ARTICLE), "--live", str(ARTICLE), "--json").stdout
+    )
+    assert same == {"present": True, "state": "present", "match": 1.0}
+    other = json.loads(
+        pk("liveness", "--stored", str(ARTICLE), "--live", str(OTHER), "--json").stdout
+    )
+    assert other["state"] == "gone" and other["present"] is False and other["match"] < 0.5
+
+
+def test_liveness_details_and_thresholds(tmp_path):
+    run = pk("liveness", "--stored", str(ARTICLE), "--live", str(ARTICLE), "--details", "--json",
+             "--present-at", "1.0", "--changed-at", "0.9")  # fmt: skip
+    data = json.loads(run.stdout)
+    assert data["state"] == "present" and data["matched"] and data["missing"] == []
+    bad = pk("liveness", "--stored", str(ARTICLE), "--live", str(ARTICLE), "--json",
+             "--present-at", "0.2", "--changed-at", "0.9")  # fmt: skip
+    assert bad.returncode == 2
+
+
+def test_liveness_batch(tmp_path):
+    lines = [
+        {"id": 1, "stored": str(ARTICLE), "live": str(plain(tmp_path, ARTICLE))},
+        {"id": 2, "stored": str(ARTICLE), "live": str(OTHER)},
+        {"id": 3, "stored": str(ARTICLE)},
+    ]
+    run = pk("liveness", "--batch", stdin="\n".join(map(json.dumps, lines)))
+    out = [json.loads(line) for line in run.stdout.splitlines()]
+    assert out[0] == {"id": 1, "present": True, "state": "present", "match": 1.0}
+    assert out[1]["id"] == 2 and out[1]["state"] == "gone"
+    assert out[2]["error"]["code"] == "bad_request"
+
+
+class Site:
+    """A tiny live web server whose answers the test can change."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, tuple[int, bytes]] = {}
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server API)
+                status, body = site.pages.get(self.path, (404, b"<h1>Not Found</h1>"))
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def site():
+    server = Site()
+    yield server
+    server.close()
+
+
+def test_check_fetches_judges_and_stores(tmp_path, site):
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/a"] = (200, article.read_bytes())
+    site.pages["/b"] = (200, article.read_bytes())
+    for path in ("/a", "/b"):
+        add = pk(
+            "archive",
+            "add",
+            site.base + path,
+            "--html",
+            str(article),
+            "--no-fetch",
+            "--json",
+            home=home,
+        )
+        assert add.returncode == 0, add.stderr
+    one = json.loads(pk("check", site.base + "/a", "--json", home=home).stdout)
+    assert (one["checked"], one["present"], one["gone"]) == (1, 1, 0)
+    assert one["results"][0]["match"] == 1.0 and one["results"][0]["checked_at"] > 0
+
+    site.pages["/a"] = (200, gzip.decompress(OTHER.read_bytes()))  # another article, still 200
+    site.pages.pop("/b")  # now a 404
+    run = pk("check", "--all", "--json", home=home)
+    summary = json.loads(run.stdout)
+    assert (summary["checked"], summary["present"], summary["gone"]) == (2, 0, 2)
+    reasons = {r["url"].rsplit("/", 1)[1]: r["reason"] for r in summary["results"]}
+    assert reasons["b"] == "HTTP 404" and "keywords found" in reasons["a"]
+
+    human = pk("check", "--all", home=home).stdout
+    assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 2 gone")
+
+
+def test_check_unknown_url_is_not_found(tmp_path):
+    run = pk("check", "https://nowhere.invalid/x", "--json", home=tmp_path / "home")
+    assert run.returncode == 3
+    assert json.loads(run.stdout)["error"]["code"] == "not_found"

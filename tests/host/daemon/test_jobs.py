@@ -1,0 +1,97 @@
+"""The daemon's background jobs, run once against a real store and a real local web server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from engine.archive import registry
+from engine.archive.model import Capture
+from host.daemon.app import App, Config
+from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
+from host.services.schedule import add_schedule, schedules
+
+
+class Page(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        body = b"<title>Daily</title><h1>News</h1><p>" + b"fresh words " * 40 + b"</p>"
+        self.send_response(200 if self.path == "/daily" else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture
+def app(tmp_path):
+    application = App(tmp_path, Config(port=1))
+    yield application
+    application.close()
+
+
+def test_due_schedules_register_and_move_on(app, server):
+    url, missing = f"{server}/daily", f"{server}/gone"
+    for target in (url, missing):
+        app.executor.submit(add_schedule, app.store, target, "daily").result()
+    assert asyncio.run(schedules_once(app)) == 2
+    assert len(registry.versions(app.store, url)) == 1
+    rows = {row["url"]: row for row in schedules(app.store)}
+    stored = registry.versions(app.store, url)[0]["id"]
+    assert rows[url]["last_result"] == stored  # as PROTOCOL.md says: an ID, skipped or a code
+    assert rows[missing]["last_result"] == "invalid_input"  # it answered 404
+    assert rows[url]["next_run"] > rows[url]["last_run"]
+    assert asyncio.run(schedules_once(app)) == 0  # not due again for a day
+
+
+def test_stale_similar_lists_are_refreshed(app):
+    html = "<title>A</title><div><p>" + "same template text " * 30 + "</p></div>"
+
+    def add(n):
+        return registry.register(app.store, Capture(f"https://s.example/{n}", html + f"<p>{n}</p>"))
+
+    first = app.executor.submit(add, 1).result()
+    app.executor.submit(add, 2).result()  # newer page on the host: the first list is stale
+    assert first.id in app.executor.submit(registry.stale_similar, app.store, 50).result()
+    assert asyncio.run(similar_once(app)) >= 1
+    assert first.id not in app.executor.submit(registry.stale_similar, app.store, 50).result()
+
+
+def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
+    from engine.archive import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_LINES", 3)
+    for n in range(4):
+        page = Capture(f"https://c.example/{n}", f"<title>{n}</title><p>page {n} text</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    assert app.store.storage.journal_lines >= 3
+    assert asyncio.run(compact_once(app)) is True
+    assert app.store.storage.journal_lines == 0
+    assert asyncio.run(compact_once(app)) is False  # nothing left to fold
+    assert len(app.store.ids) == 4
+
+
+def test_the_search_index_is_warmed_in_the_background(app):
+    from host.viewer.index import _INDEXES
+
+    for n in range(3):
+        page = Capture(f"https://w.example/{n}", f"<title>{n}</title><p>warm {n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    _INDEXES.pop(id(app.store), None)
+    assert asyncio.run(warm_search_index(app)) == 3
+    store, _, index = _INDEXES[id(app.store)]
+    assert store is app.store and index.seen == 3

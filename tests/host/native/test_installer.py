@@ -1,0 +1,393 @@
+"""The installer: one data table, real files in tmp dirs, the launcher really runs the host."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.errors import InvalidInput
+from host.daemon.security import ensure_token
+from host.native import installer
+from host.native.installer import (
+    BROWSERS,
+    HOST_NAME,
+    InstallOptions,
+    launcher_text,
+    manifest,
+    manifest_dir,
+)
+from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, pk, stop_daemon
+
+EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
+
+
+def test_table_covers_every_browser_and_os():
+    for browser, per_os in BROWSERS.items():
+        assert set(per_os) == {"linux", "darwin", "win32"}, browser
+        for user, system in per_os.values():
+            assert user and system
+
+
+@pytest.mark.parametrize(
+    ("browser", "platform", "expected"),
+    [
+        ("chrome", "linux", "~/.config/google-chrome/NativeMessagingHosts"),
+        ("chromium", "linux", "~/.config/chromium/NativeMessagingHosts"),
+        ("firefox", "linux", "~/.mozilla/native-messaging-hosts"),
+        ("edge", "darwin", "~/Library/Application Support/Microsoft Edge/NativeMessagingHosts"),
+        ("chrome", "win32", "Software\\Google\\Chrome\\NativeMessagingHosts"),
+    ],
+)
+def test_user_locations(browser, platform, expected):
+    assert manifest_dir(browser, InstallOptions(), platform) == os.path.expanduser(expected)
+
+
+def test_system_and_profile_locations(tmp_path):
+    assert (
+        manifest_dir("chromium", InstallOptions(system=True), "linux")
+        == "/etc/chromium/native-messaging-hosts"
+    )
+    assert manifest_dir("chrome", InstallOptions(profile_dir=tmp_path), "linux") == str(
+        tmp_path / "NativeMessagingHosts"
+    )
+
+
+def test_manifest_shapes():
+    chrome = manifest("chrome", Path("/x/launcher"), [EXT_ID], ["a@b"])
+    assert chrome["allowed_origins"] == [f"chrome-extension://{EXT_ID}/"]  # trailing slash required
+    assert (
+        chrome["type"] == "stdio"
+        and chrome["name"] == HOST_NAME
+        and chrome["path"] == "/x/launcher"
+    )
+    firefox = manifest("firefox", Path("/x/launcher"), [EXT_ID], ["pagekeeper@pagekeeper.app"])
+    assert (
+        firefox["allowed_extensions"] == ["pagekeeper@pagekeeper.app"]
+        and "allowed_origins" not in firefox
+    )
+
+
+def test_windows_launcher_is_a_cmd_file(tmp_path):
+    text = launcher_text(tmp_path, "win32")
+    assert (
+        text.startswith("@echo off") and "-m host.native.relay %*" in text and str(tmp_path) in text
+    )
+
+
+def doctor(home, profile) -> tuple[int, dict]:
+    """``pagekeeper doctor`` for Chromium in ``profile``: (exit status, JSON report)."""
+    done = pk(
+        home,
+        "doctor",
+        "--browser",
+        "chromium",
+        "--profile-dir",
+        str(profile),
+        "--json",
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
+    profile = tmp_path / "profile"
+    done = json.loads(
+        pk(home, "install", "--browser", "chromium", "--profile-dir", str(profile), "--json").stdout
+    )
+    path = profile / "NativeMessagingHosts" / f"{HOST_NAME}.json"
+    assert done["installed"] == [{"browser": "chromium", "manifest": str(path)}]
+    data = json.loads(path.read_text())
+    launcher = Path(data["path"])
+    assert launcher.is_absolute() and os.access(launcher, os.X_OK)
+    assert data["allowed_origins"] == [f"chrome-extension://{EXT_ID}/"]
+    code, report = doctor(home, profile)
+    assert report["manifests"][0]["ok"] and report["token_readable"]
+    assert not report["daemon"]["running"] and not report["ok"]
+    assert code == 1  # problems found: the exit status says so too
+
+    # The launcher really is a native host: what Chromium would run, with what Chromium passes.
+    proc = subprocess.Popen(
+        [str(launcher), f"chrome-extension://{EXT_ID}/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+    )
+    body = json.dumps({"id": 1, "type": "ping"}).encode()
+    proc.stdin.write(struct.pack("=I", len(body)) + body)
+    proc.stdin.flush()
+    (length,) = struct.unpack("=I", proc.stdout.read(4))
+    assert json.loads(proc.stdout.read(length))["result"]["protocol"] == 1
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+
+    code, report = doctor(home, profile)
+    assert code == 0 and report["ok"] and report["daemon"]["ping"]["protocol"] == 1
+    gone = json.loads(
+        pk(
+            home, "uninstall", "--browser", "chromium", "--profile-dir", str(profile), "--json"
+        ).stdout
+    )
+    assert gone["removed"] == [{"browser": "chromium", "manifest": str(path)}] and not path.exists()
+
+
+def test_doctor_flags_a_manifest_pointing_nowhere(home, tmp_path):
+    profile = tmp_path / "p"
+    pk(home, "install", "--browser", "chromium", "--profile-dir", str(profile))
+    path = profile / "NativeMessagingHosts" / f"{HOST_NAME}.json"
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "path": str(tmp_path / "missing")}))
+    code, report = doctor(home, profile)
+    assert code == 1
+    assert (
+        report["manifests"][0]["ok"] is False
+        and "not an executable" in report["manifests"][0]["problem"]
+    )
+
+
+def test_user_install_writes_every_browser_under_home(home, tmp_path, monkeypatch):
+    fake_home = tmp_path / "user"
+    env = {**os.environ, "HOME": str(fake_home)}
+    done = subprocess.run(
+        [
+            *__import__("tests.host.daemon_fixtures", fromlist=["CLI"]).CLI,
+            "install",
+            "--json",
+            "--home",
+            str(home),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    written = {i["browser"]: Path(i["manifest"]) for i in json.loads(done.stdout)["installed"]}
+    assert set(written) == set(BROWSERS)
+    for browser, path in written.items():
+        assert fake_home in path.parents and path.is_file(), browser
+    assert json.loads(written["firefox"].read_text())["allowed_extensions"] == [
+        "pagekeeper@pagekeeper.app"
+    ]
+
+
+# -- every browser x OS from the one table, in-process (the table decides every location) --
+
+
+class FakeWinreg:
+    """Records what the installer does to the Windows registry: (root, key) -> default value."""
+
+    HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, REG_SZ = "HKCU", "HKLM", 1
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple[str, str], str | None] = {}
+
+    @contextlib.contextmanager
+    def CreateKey(self, root, path):  # noqa: N802 (winreg's names)
+        self.keys.setdefault((root, path), None)
+        yield (root, path)
+
+    def SetValueEx(self, key, name, reserved, kind, value):  # noqa: N802
+        assert (name, reserved, kind) == ("", 0, self.REG_SZ)
+        self.keys[key] = value
+
+    @contextlib.contextmanager
+    def OpenKey(self, root, path):  # noqa: N802
+        if (root, path) not in self.keys:
+            raise FileNotFoundError(path)
+        yield (root, path)
+
+    def QueryValueEx(self, key, name):  # noqa: N802
+        return self.keys[key], self.REG_SZ
+
+    def DeleteKey(self, root, path):  # noqa: N802
+        if (root, path) not in self.keys:
+            raise FileNotFoundError(path)
+        del self.keys[(root, path)]
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    fake = FakeWinreg()
+    monkeypatch.setattr(
+        installer,
+        "_registry",
+        lambda system: (fake, fake.HKEY_LOCAL_MACHINE if system else fake.HKEY_CURRENT_USER),
+    )
+    return fake
+
+
+def config():
+    from host.daemon.app import Config
+
+    return Config()
+
+
+@pytest.fixture
+def shared(tmp_path, monkeypatch):
+    """``--system``'s shared folder (normally beside the program), in tmp."""
+    folder = tmp_path / "shared"
+    monkeypatch.setattr(installer, "shared_dir", lambda: folder)
+    return folder
+
+
+@pytest.mark.parametrize("system", [False, True], ids=["HKCU", "HKLM"])
+def test_windows_registry_keys_for_every_browser(tmp_path, registry, shared, system):
+    home = tmp_path / "home"
+    ensure_token(home)
+    options = InstallOptions(system=system)
+    done = installer.install(home, options, config(), platform="win32")
+    root = "HKLM" if system else "HKCU"
+    assert {i["browser"] for i in done["installed"]} == set(BROWSERS)
+    assert done["launcher"].endswith("pagekeeper-native.cmd")
+    launcher = Path(done["launcher"]).read_text()
+    assert (shared in Path(done["launcher"]).parents) == system
+    assert ("PAGEKEEPER_HOME" in launcher) == (not system)  # HKLM: every user's own home
+    for browser, per_os in BROWSERS.items():
+        key = (root, f"{per_os['win32'][int(system)]}\\{HOST_NAME}")
+        path = Path(registry.keys[key])  # the key's default value names the manifest
+        data = json.loads(path.read_text())
+        assert data["path"] == done["launcher"] and (shared if system else home) in path.parents
+        field = "allowed_extensions" if browser == "firefox" else "allowed_origins"
+        assert data[field] == (
+            ["pagekeeper@pagekeeper.app"]
+            if browser == "firefox"
+            else [f"chrome-extension://{EXT_ID}/"]
+        )
+    assert len(registry.keys) == len(BROWSERS)
+
+    report = installer.doctor(home, options, platform="win32")
+    assert all(m["present"] and m["ok"] for m in report["manifests"]), report["manifests"]
+    del registry.keys[(root, f"{BROWSERS['edge']['win32'][0]}\\{HOST_NAME}")]
+    report = installer.doctor(home, options, platform="win32")
+    edge = next(m for m in report["manifests"] if m["browser"] == "edge")
+    assert not edge["present"] and edge["registry_value"] is None  # file there, key gone
+
+    gone = installer.uninstall(home, options, platform="win32")
+    assert len(gone["removed"]) == len(BROWSERS) and registry.keys == {}
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_user_install_doctor_uninstall_for_every_browser(tmp_path, monkeypatch, platform):
+    fake_home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(fake_home))
+    home = tmp_path / "home"
+    ensure_token(home)
+    done = installer.install(home, InstallOptions(), config(), platform=platform)
+    for entry in done["installed"]:
+        user_dir = BROWSERS[entry["browser"]][platform][0]
+        expected = Path(os.path.expanduser(user_dir)) / f"{HOST_NAME}.json"
+        assert entry["manifest"] == str(expected) and expected.is_file()
+        assert fake_home in expected.parents
+    report = installer.doctor(home, InstallOptions(), platform=platform)
+    assert [m["browser"] for m in report["manifests"]] == list(BROWSERS)
+    assert all(m["ok"] for m in report["manifests"]) and report["token_readable"]
+    assert not report["ok"]  # no daemon runs
+    gone = installer.uninstall(home, InstallOptions(), platform=platform)
+    assert len(gone["removed"]) == len(BROWSERS)
+    assert not any(Path(i["manifest"]).exists() for i in done["installed"])
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
+def test_system_scope_uses_the_tables_system_column(platform):
+    for browser, per_os in BROWSERS.items():
+        system = manifest_dir(browser, InstallOptions(system=True), platform)
+        assert system == per_os[platform][1] and not system.startswith("~")
+        if platform != "win32":
+            assert system.startswith("/")
+
+
+def test_browser_choice_and_profile_dir(tmp_path):
+    assert installer.choose_browsers("all") == tuple(BROWSERS)
+    assert installer.choose_browsers("edge") == ("edge",)
+    assert "firefox" not in installer.choose_browsers("all", tmp_path)  # Chromium-family idea
+    with pytest.raises(InvalidInput):
+        installer.choose_browsers("opera")
+    options = InstallOptions(("brave",), profile_dir=tmp_path / "p")
+    assert manifest_dir("brave", options, "win32") == str(tmp_path / "p" / "NativeMessagingHosts")
+
+
+def test_extension_id_comes_from_the_public_key_and_is_the_default():
+    """The manifest's public ``key`` fixes the Chromium ID; the installer allows that ID."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_extension", ROOT / "packaging" / "build_extension.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.extension_id(build.public_key()) == EXT_ID
+    assert config().all_extension_ids()[0] == EXT_ID
+
+
+def test_doctor_flags_a_manifest_that_does_not_allow_our_extension(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    home = tmp_path / "home"
+    ensure_token(home)
+    options = InstallOptions(("chrome", "firefox"))
+    done = installer.install(home, options, config(), platform="linux")
+    for entry in done["installed"]:  # an install made for other extension IDs
+        path = Path(entry["manifest"])
+        data = json.loads(path.read_text())
+        field = "allowed_extensions" if entry["browser"] == "firefox" else "allowed_origins"
+        path.write_text(json.dumps({**data, field: ["chrome-extension://someoneelse/"]}))
+    report = installer.doctor(home, options, platform="linux")
+    for line in report["manifests"]:
+        assert line["ok"] is False and "does not allow" in line["problem"], line
+    assert EXT_ID in report["manifests"][0]["problem"]
+    assert "pagekeeper@pagekeeper.app" in report["manifests"][1]["problem"]
+
+
+def test_system_install_serves_each_user_their_own_home(tmp_path, shared, monkeypatch):
+    """``--system`` on Linux: the manifest in the system folder points at a shared launcher that
+    sets no home, so another user's browser reaches that user's own data dir and daemon."""
+    system_dir = tmp_path / "etc" / "chromium" / "native-messaging-hosts"
+    user_dir = BROWSERS["chromium"]["linux"][0]
+    monkeypatch.setitem(
+        BROWSERS, "chromium", {**BROWSERS["chromium"], "linux": (user_dir, str(system_dir))}
+    )
+    admin_home = tmp_path / "admin-home"
+    ensure_token(admin_home)
+    options = InstallOptions(("chromium",), system=True)
+    done = installer.install(admin_home, options, config(), platform="linux")
+    path = system_dir / f"{HOST_NAME}.json"
+    assert done["installed"] == [{"browser": "chromium", "manifest": str(path)}]
+    launcher = Path(json.loads(path.read_text())["path"])
+    assert launcher.parent == shared and "PAGEKEEPER_HOME" not in launcher.read_text()
+
+    xdg = tmp_path / "other-user" / "share"  # another user: platformdirs' data dir is theirs
+    their_home = xdg / "pagekeeper"
+    their_home.mkdir(parents=True)
+    (their_home / "config.json").write_text(json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE)}))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "other-user")}
+    env["XDG_DATA_HOME"] = str(xdg)
+    proc = subprocess.Popen(
+        [str(launcher), f"chrome-extension://{EXT_ID}/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        body = json.dumps({"id": 1, "type": "ping"}).encode()
+        proc.stdin.write(struct.pack("=I", len(body)) + body)
+        proc.stdin.flush()
+        (length,) = struct.unpack("=I", proc.stdout.read(4))
+        assert json.loads(proc.stdout.read(length))["ok"]
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        assert (their_home / "daemon.json").exists()  # that user's daemon, in that user's home
+        assert not (admin_home / "daemon.json").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        stop_daemon(their_home)
+    report = installer.doctor(admin_home, options, platform="linux")
+    assert report["manifests"][0]["ok"], report["manifests"]
+    assert installer.uninstall(admin_home, options, platform="linux")["removed"]
+    assert not path.exists()

@@ -1,0 +1,148 @@
+"""host/services/fetch.py against a real local http.server (real sockets, real redirects)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from engine.errors import FetchError, InvalidURL, TooLarge
+from host.services.fetch import FetchOptions, afetch, fetch, reachable
+
+PAGES: dict[str, tuple[int, dict, bytes]] = {
+    "/latin": (200, {"Content-Type": "text/html; charset=ISO-8859-1"}, b"<p>caf\xe9</p>"),
+    "/meta": (200, {"Content-Type": "text/html"}, b'<meta charset="koi8-r"><p>\xc1</p>'),
+    "/gone": (404, {"Content-Type": "text/html"}, b"<h1>not here</h1>"),
+    "/declared-big": (200, {"Content-Type": "text/html", "Content-Length": str(10**9)}, b""),
+}
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Serves PAGES, /redirect/N chains, /stream-big (chunked, no length) and /site/... pages."""
+
+    protocol_version = "HTTP/1.1"
+    extra: dict[str, tuple[int, dict, bytes]] = {}
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0]
+        if path.startswith("/redirect/"):
+            return self._redirect(int(path.rsplit("/", 1)[1]))
+        if path == "/stream-big":
+            return self._stream_big()
+        status, headers, body = {**PAGES, **self.extra}.get(path, (404, {}, b"no"))
+        self._send(status, headers, body)
+
+    def _send(self, status: int, headers: dict, body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if "Content-Length" not in headers:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(body)
+
+    def _redirect(self, left: int) -> None:
+        target = f"/redirect/{left - 1}" if left > 0 else "/latin"
+        self._send(302, {"Location": target}, b"")
+
+    def _stream_big(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"x" * 65536
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for _ in range(200 * 16):  # 200 MB if the client kept reading
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
+
+
+@contextlib.contextmanager
+def serve(extra: dict | None = None, base_handler: type = Handler):
+    """Run a real HTTP server on 127.0.0.1 in a thread; yield its base URL."""
+    handler = type("H", (base_handler,), {"extra": dict(extra or {})})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def base():
+    with serve() as url:
+        yield url
+
+
+def test_fetch_decodes_header_charset(base):
+    got = fetch(f"{base}/latin")
+    assert (got.status, got.content_type, got.charset) == (200, "text/html", "iso8859-1")
+    assert got.body == b"<p>caf\xe9</p>"
+
+
+def test_fetch_meta_charset_when_header_has_none(base):
+    assert fetch(f"{base}/meta").charset == "koi8-r"
+
+
+def test_fetch_follows_redirects_and_records_final_url(base):
+    got = fetch(f"{base}/redirect/3")
+    assert got.final_url == f"{base}/latin"
+    assert got.redirects == 4
+
+
+def test_fetch_refuses_more_than_ten_redirects(base):
+    fetch(f"{base}/redirect/9")
+    with pytest.raises(FetchError, match="redirects"):
+        fetch(f"{base}/redirect/11")
+
+
+def test_http_error_status_is_returned_not_raised(base):
+    got = fetch(f"{base}/gone")
+    assert (got.status, got.ok) == (404, False)
+    assert not reachable(f"{base}/gone")
+    assert reachable(f"{base}/latin")
+
+
+def test_declared_length_over_cap_is_too_large(base):
+    with pytest.raises(TooLarge):
+        fetch(f"{base}/declared-big")
+
+
+def test_streamed_200mb_page_is_refused_without_reading_it_all(base):
+    with pytest.raises(TooLarge) as info:
+        fetch(f"{base}/stream-big", FetchOptions(max_bytes=1024 * 1024))
+    assert info.value.code == "too_large"
+
+
+def test_refused_connection_is_fetch_error():
+    with serve() as url:
+        dead = url
+    with pytest.raises(FetchError):
+        fetch(f"{dead}/latin", FetchOptions(connect_timeout=2))
+    assert not reachable(f"{dead}/latin")
+
+
+def test_dns_failure_is_fetch_error():
+    with pytest.raises(FetchError):
+        fetch("http://no-such-host.invalid/", FetchOptions(connect_timeout=2))
+
+
+def test_non_http_url_is_invalid():
+    with pytest.raises(InvalidURL):
+        fetch("ftp://example.com/")
+
+
+def test_afetch_matches_fetch(base):
+    got = asyncio.run(afetch(f"{base}/redirect/1"))
+    assert (got.status, got.final_url, got.charset) == (200, f"{base}/latin", "iso8859-1")

@@ -1,0 +1,62 @@
+"""nav_error's answer on real files: archived copies survive a failing suggester."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from engine.archive.model import Capture
+from engine.archive.registry import register
+from engine.urls.suggest import Suggester, SuggestOptions
+from host.daemon.app import App, Config
+from host.services.navigation import error_kind, navigation_help
+
+PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
+URL = "https://news.example.org/story/1"
+
+
+class BrokenSuggester:
+    def suggest(self, request):
+        raise RuntimeError("dictionary cache damaged")
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = App(tmp_path / "home", Config(port=47999))
+    html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
+    register(app.store, Capture(URL, html))
+    yield app
+    app.store.close()
+
+
+def test_archived_copies_come_back_when_the_suggester_fails(app):
+    app._suggester = BrokenSuggester()
+    answer = navigation_help(app, URL, {"error": "http_404"}, 5)
+    assert answer["suggestions"] == []
+    assert answer["suggest_error"]["code"] == "internal"
+    assert [v["url"] for v in answer["archived"]] == [URL]
+
+
+def test_a_working_suggester_gives_no_error(app):
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert "suggest_error" not in answer
+    assert answer["suggestions"][0]["url"] == "http://google.com/"
+
+
+def test_the_confident_bar_is_the_engines_and_travels_in_the_answer(app):
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == SuggestOptions().confident == 0.5
+    app._suggester = Suggester(app.suggester.dictionary, options=SuggestOptions(confident=0.7))
+    answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
+    assert answer["confident"] == 0.7
+
+
+@pytest.mark.parametrize("kind", ["reset", "unreachable"])
+def test_reset_and_unreachable_reach_the_engine_as_themselves(app, kind):
+    assert error_kind({"kind": kind, "error": "net::ERR_X"}) == kind
+    answer = navigation_help(app, "https://wikipedia.org/", {"kind": kind}, 8)
+    retry = [s for s in answer["suggestions"] if s["step"] == "retry"]
+    assert retry and "known site:" in retry[0]["reason"]
+    assert "down for a moment" not in retry[0]["reason"]  # not the generic (unknown) reason

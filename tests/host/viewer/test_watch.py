@@ -1,0 +1,163 @@
+"""``viewer_watch`` over a real daemon and real websockets: pushed live updates (long-poll).
+
+A watch is answered as soon as another connection writes (or a sweep moves), at its
+timeout when nothing happens, for every watcher at once, without holding the store
+thread; a stopping daemon or a closed connection does not wait for it.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from engine.errors import InvalidInput
+from host.daemon import client
+from tests.host.daemon_fixtures import pk  # the daemon and home fixtures: tests/host/conftest.py
+
+PAGE = "<html><head><title>Watch {n}</title></head><body><p>Story number {n}, with words.</p>"
+
+
+class Watch(threading.Thread):
+    """One ``viewer_watch`` on its own connection, answered in the background."""
+
+    def __init__(self, home, params: dict) -> None:
+        super().__init__(daemon=True)
+        self.home = home
+        self.params = params
+        self.result = self.error = None
+        self.answered_at = None
+
+    def run(self) -> None:
+        try:
+            with client.connect(self.home) as ws:
+                self.result = client.request(ws, "viewer_watch", self.params, timeout=90)
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            self.error = exc
+        self.answered_at = time.monotonic()
+
+
+def stamp(home) -> dict:
+    return client.call(home, "viewer_watch", {})
+
+
+def archive(home, n: int, url: str | None = None) -> float:
+    """Archive a page over its own connection; the time its reply arrived."""
+    url = url or f"https://watch.example.com/story/{n}"
+    client.call(home, "archive_page", {"url": url, "html": PAGE.format(n=n)})
+    return time.monotonic()
+
+
+def started(home, params: dict, settle: float = 0.3) -> Watch:
+    watch = Watch(home, params)
+    watch.start()
+    time.sleep(settle)  # the request is on the wire and waiting
+    assert watch.is_alive(), (watch.result, watch.error)
+    return watch
+
+
+def test_a_write_from_another_connection_answers_the_watch_at_once(home, daemon):
+    first = stamp(home)
+    assert first["changed"] and isinstance(first["seq"], int) and first["versions"] == 0
+    watch = started(home, {"since": first["seq"], "timeout_ms": 20_000})
+    written = archive(home, 1)
+    watch.join(5)
+    assert not watch.is_alive() and watch.error is None, watch.error
+    got = watch.result
+    assert got["seq"] > first["seq"] and got["changed"]
+    assert got["versions"] == 1 and got["last_key"] and "watch.example.com" in got["last_key"]
+    # Woken by the write itself (before or just after archive_page's own reply), not a poll.
+    assert watch.answered_at - written < 0.5, watch.answered_at - written
+
+
+def test_nothing_happening_answers_at_the_timeout_unchanged(home, daemon):
+    first = stamp(home)
+    began = time.monotonic()
+    got = client.call(home, "viewer_watch", {"since": first["seq"], "timeout_ms": 600})
+    waited = time.monotonic() - began
+    assert 0.55 <= waited < 3.0, waited
+    assert got["seq"] == first["seq"] and not got["changed"]
+    assert {k: got[k] for k in ("versions", "last_id")} == {
+        k: first[k] for k in ("versions", "last_id")
+    }
+
+
+def test_every_watcher_is_woken(home, daemon):
+    first = stamp(home)
+    watches = [started(home, {"since": first["seq"]}, settle=0) for _ in range(3)]
+    time.sleep(0.3)
+    assert all(w.is_alive() for w in watches)
+    written = archive(home, 2)
+    for watch in watches:
+        watch.join(5)
+        assert watch.error is None and watch.result["seq"] > first["seq"], watch.error
+        assert watch.result["versions"] == 1
+        assert watch.answered_at - written < 0.5
+
+
+def test_a_waiting_watch_does_not_hold_the_store_thread(home, daemon):
+    first = stamp(home)
+    watch = started(home, {"since": first["seq"], "timeout_ms": 10_000})
+    began = time.monotonic()
+    client.call(home, "viewer_changes", {})
+    client.call(home, "search_page", {"pattern": "*"})
+    assert time.monotonic() - began < 2.0
+    assert watch.is_alive()  # reads change nothing: still waiting
+    archive(home, 3)
+    watch.join(5)
+    assert watch.result["versions"] == 1
+
+
+def test_a_stale_since_from_another_daemon_life_is_answered_at_once(home, daemon):
+    first = stamp(home)
+    began = time.monotonic()
+    got = client.call(home, "viewer_watch", {"since": first["seq"] + 1000, "timeout_ms": 20_000})
+    assert time.monotonic() - began < 2.0 and got["changed"] and got["seq"] == first["seq"]
+
+
+def test_sweep_progress_wakes_the_watch(home, daemon):
+    with socket.socket() as sock:  # a port nobody listens on: each check fails fast
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/gone"
+    archive(home, 4, dead)
+    seq = stamp(home)["seq"]
+    watch = started(home, {"since": seq})
+    client.call(home, "liveness_sweep", {})
+    watch.join(5)
+    assert watch.error is None and watch.result["seq"] > seq, watch.error
+    seen = watch.result
+    deadline = time.monotonic() + 20
+    while seen["sweep"]["running"] or seen["checks"] < 1:  # follow it to the end, pushed
+        assert time.monotonic() < deadline, seen
+        seen = client.call(home, "viewer_watch", {"since": seen["seq"], "timeout_ms": 5000})
+    assert seen["sweep"]["done"] == seen["sweep"]["total"] == 1
+    assert seen["last_check_key"] and "127.0.0.1" in seen["last_check_key"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"since": -1},
+        {"since": "3"},
+        {"since": True},
+        {"since": 1.5},
+        {"timeout_ms": -1},
+        {"timeout_ms": 10**7},
+        {"timeout_ms": "500"},
+    ],
+)
+def test_bad_params_are_typed_errors(home, daemon, params):
+    with pytest.raises(InvalidInput, match="since|timeout_ms"):
+        client.call(home, "viewer_watch", params)
+
+
+def test_stop_does_not_wait_for_an_outstanding_watch(home, daemon):
+    first = stamp(home)
+    watch = started(home, {"since": first["seq"], "timeout_ms": 60_000})
+    began = time.monotonic()
+    pk(home, "stop")
+    assert time.monotonic() - began < 10
+    watch.join(5)
+    assert not watch.is_alive()
