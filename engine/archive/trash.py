@@ -68,13 +68,13 @@ def version_blob_refs(doc: dict) -> set[str]:
 def row_blob_refs(table: str, doc: dict) -> set[str]:
     """The blobs any row names (versions by :func:`version_blob_refs`, fingerprints, extracts).
 
-    >>> sorted(row_blob_refs("extracts", {"text": "t"})), row_blob_refs("refs", {"links": [1]})
-    (['t'], set())
+    >>> sorted(row_blob_refs("extracts", {"text": "t", "visible_text": "v"})), row_blob_refs("refs", {"links": [1]})
+    (['t', 'v'], set())
     """
     if table == "versions":
         return version_blob_refs(doc)
-    name = {"fingerprints": "fp", "extracts": "text"}.get(table)
-    return {doc[name]} if name and doc.get(name) else set()
+    names = {"fingerprints": ("fp",), "extracts": ("text", "visible_text")}.get(table, ())
+    return {doc[name] for name in names if doc.get(name)}
 
 
 # -- which versions -------------------------------------------------------------------------

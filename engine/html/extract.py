@@ -55,6 +55,7 @@ class ExtractOptions:
     linked_titles: bool = True
     linked_title_min_chars: int = 15
     teaser_min_chars: int = 40
+    title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
     require_title_match: bool = False
@@ -448,7 +449,9 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     """A link-dense block that titles the content right after it (a listing item's linked
     headline over its teaser, a docs section's heading that is its own anchor): kept, unlike
     a link list. A title is a heading, or one link of ``linked_title_min_chars``+ (a share
-    bar or a menu is several links); the next block is ``teaser_min_chars``+ of plain text.
+    bar or a menu is several links; a table cell may be shorter); the content is a block of
+    ``teaser_min_chars``+ plain text right after it, or within ``title_reach`` blocks of the
+    same item (its parent element: a table row, a list item).
 
     >>> title = Block("Bridge reopens after the storm", 26, 26, "h3", links=1)
     >>> teaser = Block("The old bridge over the river reopened on Monday after repairs.", 54, 0, "p")
@@ -459,11 +462,21 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
         return False
     block = blocks[k]
     if block.tag not in HEADINGS and (
-        block.links != 1 or block.chars < options.linked_title_min_chars
+        block.links != 1
+        or (block.chars < options.linked_title_min_chars and block.tag not in _CELLS)
     ):
         return False
-    nxt = blocks[k + 1]
-    return nxt.chars >= options.teaser_min_chars and not _is_linky(nxt, options)
+    parent = block.path[:-1]
+    for j in range(k + 1, min(hi, k + options.title_reach) + 1):
+        nxt = blocks[j]
+        if j > k + 1 and nxt.path[:-1] != parent:  # beyond the next block: the same item only
+            return False
+        if nxt.chars >= options.teaser_min_chars and not _is_linky(nxt, options):
+            return True
+    return False
+
+
+_CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
 
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:

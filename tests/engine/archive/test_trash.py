@@ -158,3 +158,12 @@ def test_full_text_search_forgets_a_deleted_document(store):
     assert [r["id"] for r in search(store, "*", text=word)] == [reg.id]
     trash.delete(store, reg.id)
     assert search(store, "*", text=word) == []
+
+
+def test_reclaim_keeps_the_visible_text_of_a_stored_version(store):
+    from engine.archive.registry import visible_text_of
+
+    reg = add(store, "partei", 0)
+    seen = store.row("extracts", reg.id)["visible_text"]
+    assert trash.reclaim(store, ReclaimOptions(grace_s=0))["blobs"] == 0
+    assert store.has_blob(seen) and "Steuerdarling" in visible_text_of(store, reg.id, recompute=False)
