@@ -166,4 +166,6 @@ def test_reclaim_keeps_the_visible_text_of_a_stored_version(store):
     reg = add(store, "partei", 0)
     seen = store.row("extracts", reg.id)["visible_text"]
     assert trash.reclaim(store, ReclaimOptions(grace_s=0))["blobs"] == 0
-    assert store.has_blob(seen) and "Steuerdarling" in visible_text_of(store, reg.id, recompute=False)
+    assert store.has_blob(seen) and "Steuerdarling" in visible_text_of(
+        store, reg.id, recompute=False
+    )
