@@ -90,6 +90,9 @@ class ExtractOptions:
     fallback_min_chars: int = 250
     fallback_factor: float = 2.0
     paragraph_fallback: bool = True  # the baseline step of the fallback above
+    text_fallback: bool = (
+        True  # still that short: the page's text but menu items (see page_text_blocks)
+    )
 
 
 @dataclass
@@ -849,6 +852,23 @@ def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Blo
     ]
 
 
+def page_text_blocks(blocks: list[Block], options: ExtractOptions) -> list[Block]:
+    """Every block of the filtered page but menu items (link text under
+    ``linked_title_min_chars``) and site noise: the last fallback, for a page made of links
+    (a link aggregator, a schedule, a job board) where no block is body text by itself.
+
+    >>> menu, item = Block("Home", 4, 4, "a", links=1), Block("Bridge reopens after the storm", 26, 26, "td")
+    >>> [b.text for b in page_text_blocks([menu, item], ExtractOptions())]
+    ['Bridge reopens after the storm']
+    """
+    return [
+        b
+        for b in blocks
+        if not (_is_linky(b, options) and b.chars < options.linked_title_min_chars)
+        and not site_noise(b, options)
+    ]
+
+
 def nfc(text: str) -> str:
     """Text in Unicode NFC, as readers and search expect it (a page may hold Bengali য় as
     the excluded precomposed U+09DF, or Latin accents decomposed).
@@ -919,6 +939,11 @@ def extract(
         baseline = paragraph_baseline(blocks, options)
         if sum(b.chars for b in baseline) > options.fallback_factor * size:
             chosen = baseline
+            size = sum(b.chars for b in chosen)
+    if options.text_fallback and size < options.fallback_min_chars:
+        whole = page_text_blocks(blocks, options)
+        if sum(b.chars for b in whole) > options.fallback_factor * size:
+            chosen = whole
     paragraphs = [nfc(b.text) for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)

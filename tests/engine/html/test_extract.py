@@ -532,3 +532,24 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([story, heading], 40) == [story]
     lead = Block("A lead paragraph that is long enough to stay in place", 45, 0, "p")
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
+
+
+def test_a_page_made_of_links_falls_back_to_its_text_without_menu_items():
+    rows = "".join(
+        f"<tr><td>{n}.</td><td><a href=/i{n}>{title}</a> <a href=/s{n}>(example{n}.org)</a></td></tr>"
+        for n, title in enumerate(
+            [
+                "What happened when the old bridge was rebuilt",
+                "A programming language where the GPU is another thread",
+                "Show: a tool that turns sessions into tests",
+                "Why the town voted against the new tolls",
+            ],
+            1,
+        )
+    )
+    html = f"<title>New links</title><body><div><a href=/>Home</a> <a href=/new>new</a></div><table>{rows}</table></body>"
+    body = extract(html).body
+    assert "What happened when the old bridge was rebuilt" in body
+    assert "Why the town voted against the new tolls" in body
+    assert "Home" not in body
+    assert extract(html, options=ExtractOptions(text_fallback=False)).body.count("\n") < 2
