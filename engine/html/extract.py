@@ -90,9 +90,9 @@ class ExtractOptions:
     fallback_min_chars: int = 250
     fallback_factor: float = 2.0
     paragraph_fallback: bool = True  # the baseline step of the fallback above
-    text_fallback: bool = (
-        True  # still that short: the page's text but menu items (see page_text_blocks)
-    )
+    # A body still under this (no sentence or two: a page made of links) gives way to the page's
+    # text without menu items (see page_text_blocks) when that is twice as long. 0: off.
+    text_fallback_max_chars: int = 100
 
 
 @dataclass
@@ -940,7 +940,7 @@ def extract(
         if sum(b.chars for b in baseline) > options.fallback_factor * size:
             chosen = baseline
             size = sum(b.chars for b in chosen)
-    if options.text_fallback and size < options.fallback_min_chars:
+    if size < options.text_fallback_max_chars:
         whole = page_text_blocks(blocks, options)
         if sum(b.chars for b in whole) > options.fallback_factor * size:
             chosen = whole

@@ -135,7 +135,8 @@ def test_a_too_short_body_falls_back_to_every_paragraph_of_the_page():
     )
     body = extract(html).body
     assert all(post in body for post in posts)
-    only_sample = extract(html, options=ExtractOptions(paragraph_fallback=False)).body
+    alone = ExtractOptions(paragraph_fallback=False, text_fallback_max_chars=0)
+    only_sample = extract(html, options=alone).body
     assert posts[1] not in only_sample
 
 
@@ -552,4 +553,4 @@ def test_a_page_made_of_links_falls_back_to_its_text_without_menu_items():
     assert "What happened when the old bridge was rebuilt" in body
     assert "Why the town voted against the new tolls" in body
     assert "Home" not in body
-    assert extract(html, options=ExtractOptions(text_fallback=False)).body.count("\n") < 2
+    assert extract(html, options=ExtractOptions(text_fallback_max_chars=0)).body.count("\n") < 2
