@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "extension"
 KEY_FILE = ROOT / "packaging" / "extension-key.pub"
-ID_FILE = ROOT / "packaging" / "extension-id.txt"
+ID_FILE = ROOT / "host" / "data" / "extension-id.txt"  # the one copy; the host reads it too
 GECKO_ID = "pagekeeper@pagekeeper.app"  # host/daemon/app.py Config.firefox_ids
 VERSION = "0.1.0"
 # Files in extension/ that are sources of the build, not part of the extension.
@@ -137,7 +137,7 @@ def build(out: Path) -> dict[str, Path]:
 
 
 def check_id() -> str:
-    """The ID derived from the committed key; it must match packaging/extension-id.txt."""
+    """The ID derived from the committed key; it must match host/data/extension-id.txt."""
     derived = extension_id(public_key())
     recorded = ID_FILE.read_text().strip()
     if derived != recorded:

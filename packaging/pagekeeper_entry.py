@@ -18,6 +18,9 @@ def started_by_browser(argv: list[str]) -> bool:
 
 
 def main() -> int:
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # the daemon's page-analysis worker is this binary too
     argv = sys.argv[1:]
     if argv[:1] == ["native"] or started_by_browser(argv):
         from host.native.relay import main as native_main

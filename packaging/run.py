@@ -25,6 +25,10 @@ CHROMIUM_CANDIDATES = (
     "google-chrome",
 )
 CHROMIUM_FLAGS = ("--no-first-run", "--disable-background-networking", "--disable-sync")
+STARTUP_CHECK_S = (
+    3.0  # a browser that cannot start (no display, root without --no-sandbox) dies sooner
+)
+LOG_LINES = 8
 
 
 def pk(*args: str) -> subprocess.CompletedProcess:
@@ -47,8 +51,39 @@ def find_chromium() -> str | None:
     return None
 
 
+def chromium_args(chromium: str, profile: Path, viewer: str) -> list[str]:
+    """The command line: as root Chromium refuses to start without ``--no-sandbox``
+    ("Running as root without --no-sandbox is not supported", crbug.com/638180)."""
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return [
+        chromium,
+        f"--user-data-dir={profile}",
+        f"--load-extension={EXTENSION}",
+        *CHROMIUM_FLAGS,
+        *(["--no-sandbox"] if root else []),
+        viewer,
+    ]
+
+
+def launch(args: list[str], log: Path, settle_s: float = STARTUP_CHECK_S, env=None):
+    """Start the browser with its output in ``log``; ``(process, None)`` if it still runs after
+    ``settle_s`` seconds, else ``(None, why)`` with the exit status and its last lines."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env
+        )
+    try:
+        status = process.wait(timeout=settle_s)
+    except subprocess.TimeoutExpired:
+        return process, None
+    said = log.read_text("utf-8", "replace").strip().splitlines()[-LOG_LINES:]
+    return None, f"it exited at once (status {status})" + "".join(f"\n  {line}" for line in said)
+
+
 def start_browser(home: Path, viewer: str) -> bool:
-    """Start Chromium with its own profile, the extension and our native host; True if started."""
+    """Start Chromium with its own profile, the extension and our native host; True only if it
+    is still running a moment later (else say why, with Chromium's own words)."""
     chromium = find_chromium()
     if not chromium or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return False
@@ -61,17 +96,12 @@ def start_browser(home: Path, viewer: str) -> bool:
         "--profile-dir",
         str(profile),
     )
-    args = [
-        chromium,
-        f"--user-data-dir={profile}",
-        f"--load-extension={EXTENSION}",
-        *CHROMIUM_FLAGS,
-        viewer,
-    ]
-    subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    print(f"- started {chromium} with the extension (profile {profile})")
+    log = home / "logs" / "chromium.log"
+    process, why = launch(chromium_args(chromium, profile, viewer), log)
+    if process is None:
+        print(f"- starting {chromium} failed: {why}\n  (all of its output: {log})")
+        return False
+    print(f"- started {chromium} with the extension (profile {profile}, output in {log})")
     return True
 
 

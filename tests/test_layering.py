@@ -1,7 +1,12 @@
-"""Enforce who may import whom (ARCHITECTURE.md): engine/ is pure.
+"""Enforce who may import whom (ARCHITECTURE.md): engine/ is pure, and nothing imports in a circle.
 
 engine/ imports nothing from host/, opens no sockets, reads no stdio and no
 environment, spawns no processes; only the archive store touches files.
+
+No import circle in engine/ or host/. A circle hidden by an import inside a function
+still couples the modules both ways (and breaks once the import moves to the top), so
+every ``import`` anywhere in a module counts, and so does ``importlib.import_module``
+(an f-string counts as every module under its literal prefix).
 """
 
 from __future__ import annotations
@@ -126,3 +131,150 @@ def test_checker_catches_a_violation(tmp_path):
     tree = ast.parse("import socket\nfrom host.cli.entry import main\nimport os\nos.environ['X']\n")
     assert {m for m in imported_modules(tree) if is_forbidden(m)} == {"socket", "host.cli.entry"}
     assert ("os", "environ") in attr_uses(tree) & FORBIDDEN_ATTRS
+
+
+# -- import circles ----------------------------------------------------------------------
+
+PACKAGES = ("engine", "host")
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules(root: Path, packages=PACKAGES) -> dict[str, Path]:
+    found = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            found[module_name(path, root)] = path
+    return found
+
+
+def _absolute(node: ast.ImportFrom, name: str, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = name.split(".") if is_package else name.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _importlib_prefix(call: ast.Call) -> str | None:
+    func = call.func
+    named = isinstance(func, ast.Attribute) and func.attr == "import_module"
+    if not named and not (isinstance(func, ast.Name) and func.id == "import_module"):
+        return None
+    arg = call.args[0] if call.args else None
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value + "\0"  # exact name
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        return str(arg.values[0].value)
+    return None
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """Every module of ``known`` that ``name`` imports, wherever the import statement sits."""
+    targets: set[str] = set()
+    tree = ast.parse(path.read_text("utf-8"), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, name, path.name == "__init__.py")
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                targets.add(sub if sub in known else base)
+        elif isinstance(node, ast.Call) and (prefix := _importlib_prefix(node)):
+            if prefix.endswith("\0"):
+                targets.add(prefix[:-1])
+            else:
+                targets.update(m for m in known if m.startswith(prefix))
+    return {t for t in targets if t in known and t != name}
+
+
+def graph(root: Path = ROOT, packages=PACKAGES) -> dict[str, set[str]]:
+    known = modules(root, packages)
+    return {name: imports_of(name, path, known) for name, path in known.items()}
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle():
+    found = circles(graph())
+    assert not found, "import circles (break them by moving the shared part down):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return graph(tmp_path, ("pkg",))
+
+
+def test_a_circle_through_a_function_level_import_is_found(tmp_path):
+    edges = _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from pkg import b\n",
+            "pkg/b.py": "def f():\n    from pkg.a import x\n",
+        },
+    )
+    assert circles(edges) == [["pkg.a", "pkg.b"]]
+
+
+def test_a_circle_through_importlib_is_found(tmp_path):
+    edges = _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/main.py": "import importlib\ndef load(n):\n    importlib.import_module(f'pkg.cmds.{n}')\n",
+            "pkg/cmds/__init__.py": "",
+            "pkg/cmds/one.py": "from ..main import load\n",
+        },
+    )
+    assert circles(edges) == [["pkg.cmds.one", "pkg.main"]]
+
+
+def test_no_circle_without_a_way_back(tmp_path):
+    edges = _package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/a.py": "import pkg.b\n", "pkg/b.py": "import os\n"},
+    )
+    assert edges["pkg.a"] == {"pkg.b"} and circles(edges) == []

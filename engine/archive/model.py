@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from urllib.parse import quote
 
+from engine.html.limits import PageLimits
+
 DEFAULT_BASE = "http://127.0.0.1:47477"
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -43,6 +45,7 @@ class RegisterOptions:
     only_if_different: float | None = None  # skip when similarity to the last version >= this
     extract: bool = True
     now: datetime | None = None  # registration time (tests); default: the clock
+    limits: PageLimits = field(default_factory=PageLimits)  # how much of a page is analysed
 
 
 @dataclass
@@ -58,6 +61,7 @@ class Registration:
     skipped: bool = False
     duplicate_of: str | None = None
     previous_similarity: float | None = None
+    note: str | None = None  # set when the page's analysis was cut (engine.html.limits)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -37,6 +37,7 @@ from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.fingerprint import fingerprint_tree
+from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
 from engine.html.rewrite import RewriteOptions, rewrite_tree
 from engine.html.similarity import (
@@ -65,6 +66,7 @@ class Prepared:
     title: str
     extraction: dict | None
     visible: str = ""  # title line and the page's visible text (search and diff read it)
+    note: str | None = None  # why part of the analysis was cut (PageLimits)
 
     @property
     def text(self) -> str:
@@ -178,20 +180,37 @@ def prepare(
     store: ArchiveStore, capture: Capture, reg_id: str, options: RegisterOptions
 ) -> Prepared:
     """Validate, decode, parse once, fingerprint, rewrite, extract (no writes)."""
+    prep = analyse(capture, reg_id, options)
+    prep.key = document_key(store, capture.url)
+    return prep
+
+
+def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared:
+    """:func:`prepare` without the store (any thread): everything but the archive key.
+
+    A page over ``options.limits`` is kept with a ``note``: not parsed at all past the
+    element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
+    """
     body = _check(capture, options)
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)
+    size = measure(decoded.text, options.limits)
+    cut = cut_reason(size, options.limits)
+    if cut is not None:
+        return _unparsed(capture, body, decoded, url, f"not analysed: {cut}")
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
-    seen = visible_text(decoded.text) if options.extract else ""
+    extract = options.extract and size.elements <= options.limits.extract_elements
+    seen = visible_text(decoded.text) if extract else ""
     rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
-    extraction = _extract(decoded.text, url) if options.extract else None
+    del tree
+    extraction = _extract(decoded.text, url) if extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
     title = title or (extraction or {}).get("title", "")
     return Prepared(
         url=capture.url,
-        key=document_key(store, capture.url),
+        key="",
         host=host_of(url),
         original=body,
         rewritten=rewritten.html.encode("utf-8"),
@@ -201,6 +220,30 @@ def prepare(
         title=title,
         extraction=extraction,
         visible=f"{title}\n{seen}" if seen else "",
+        note=None if extract or not options.extract else _no_text(size, options),
+    )
+
+
+def _no_text(size, options: RegisterOptions) -> str:
+    limit = options.limits.extract_elements
+    return f"text not extracted: about {size.elements} elements (limit {limit})"
+
+
+def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: str) -> Prepared:
+    """A page kept as captured: no fingerprint, no links, no text; resources resolve via <base>."""
+    base = '<base href="' + url.replace("&", "&amp;").replace('"', "&quot;") + '">'
+    return Prepared(
+        url=capture.url,
+        key="",
+        host=host_of(url),
+        original=body,
+        rewritten=(base + decoded.text).encode("utf-8"),
+        charset=decoded.charset,
+        fingerprint="",
+        links=[],
+        title=capture.title or "",
+        extraction=None,
+        note=note,
     )
 
 
@@ -226,10 +269,12 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     A version stored before visible text was kept has none: with ``recompute`` it is read
     from the original page, else the stored main text stands in (cheap, for bulk indexing).
     """
+    from engine.archive.search import indexed_text
+
     row = store.row("extracts", reg_id) or {}
-    if row.get("visible_text"):
-        return store.get_blob(row["visible_text"]).decode("utf-8", "replace")
-    if recompute and store.has_version(reg_id):
+    if row.get("visible_text") or not recompute:
+        return indexed_text(store, reg_id)
+    if store.has_version(reg_id):
         content = get(store, reg_id, original=True)
         try:
             seen = visible_text(content.body)
@@ -237,7 +282,7 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
             seen = ""
         if seen:
             return f"{content.record.get('title') or ''}\n{seen}"
-    return store.get_blob(row["text"]).decode("utf-8", "replace") if row.get("text") else ""
+    return indexed_text(store, reg_id)
 
 
 RECENT_KEPT = 8  # versions kept in memory with their shingles (the next capture's previous one)
@@ -432,6 +477,7 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
+        **({"analysis": prep.note} if prep.note else {}),
     }
 
 
@@ -459,7 +505,22 @@ def register(
     options = options or RegisterOptions()
     now = options.now.timestamp() if options.now else time.time()
     reg_id = store.new_id(now)
-    prep = prepare(store, capture, reg_id, options)
+    return register_analysed(
+        store, capture, analyse(capture, reg_id, options), reg_id, now, options
+    )
+
+
+def register_analysed(
+    store: ArchiveStore,
+    capture: Capture,
+    prep: Prepared,
+    reg_id: str,
+    now: float,
+    options: RegisterOptions,
+) -> Registration:
+    """The store's part of :func:`register`, for a page :func:`analyse` prepared elsewhere
+    (the daemon analyses off its store thread)."""
+    prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
@@ -505,6 +566,7 @@ def _registration(reg_id, prep: Prepared, ts, similar, prev_sim, options) -> Reg
         registered_at=iso(ts),
         similar=[_similar_entry_short(row) for row in similar],
         previous_similarity=prev_sim,
+        note=prep.note,
     )
 
 

@@ -21,7 +21,6 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from engine.archive.model import DEFAULT_BASE, iso, version_url
-from engine.archive.registry import visible_text_of
 from engine.archive.store import ArchiveStore
 
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -92,6 +91,21 @@ class _UrlLines:
         ]
 
 
+def indexed_text(store: ArchiveStore, reg_id: str) -> str:
+    """What full-text search reads of a version: its stored visible text (title, headlines and
+    links included), else, for a version stored before that was kept, its main text. The same
+    as ``registry.visible_text_of(store, reg_id, recompute=False)`` (read here: registry
+    imports this module).
+
+    >>> import tempfile, pathlib
+    >>> indexed_text(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "1")
+    ''
+    """
+    row = store.row("extracts", reg_id) or {}
+    digest = row.get("visible_text") or row.get("text")
+    return store.get_blob(digest).decode("utf-8", "replace") if digest else ""
+
+
 class _FullText:
     """Inverted index term -> document keys, over the stored text of every version."""
 
@@ -105,7 +119,7 @@ class _FullText:
         todo = todo if limit is None else todo[:limit]
         for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
-            text = visible_text_of(store, reg_id, recompute=False)
+            text = indexed_text(store, reg_id)
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)

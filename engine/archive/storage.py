@@ -11,7 +11,14 @@ appending ONE line to a journal and fsync'ing it:
   registration into one line: it is either wholly there or wholly absent.
 * On open the snapshots are loaded and the journal replayed; a torn last line
   (bad CRC, bad JSON, no newline) is the tail of a write that was never
-  acknowledged, so it is cut off. Corruption *before* the tail is an error.
+  acknowledged, so it is cut off. A bad line *before* the tail is skipped
+  (counted in ``skipped_lines``) and every good line after it is kept; a torn
+  fragment glued to the front of the next line (a failed write followed by a
+  good one) gives that line back.
+* Each append remembers the journal's length first; a failed write is cut back
+  to it and the file reopened, so the next line never lands after a fragment.
+  A failed fsync stops all writes until the archive is reopened: after one, the
+  page cache no longer says what is on the disk (PostgreSQL's "fsyncgate").
 * :meth:`JournalStorage.compact` writes each dirty table to
   ``<table>.<gen>.json`` (temp file, fsync, ``os.replace``), then a new
   ``MANIFEST`` the same way, which atomically switches to generation
@@ -64,6 +71,7 @@ except ImportError:  # pragma: no cover - Windows
 MANIFEST = "MANIFEST"
 SNAPSHOT_NAME = re.compile(r".+\.\d+\.json")  # <table>.<gen>.json
 LOCK = "LOCK"
+LINE_START = re.compile(rb"[0-9a-f]{8} \{")  # where a journal line can begin
 
 
 def _fsync_dir(path: Path) -> None:
@@ -84,12 +92,27 @@ def write_atomic(path: Path, data: bytes) -> None:
     """
     # Unique per thread too: the store's blob writer and a caller may write the same blob.
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(temp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)  # a full disk must not keep the half-written copy
+        raise
     _fsync_dir(path.parent)
+
+
+def _open_journal(path: Path):
+    """The writer's journal: unbuffered, so a failed write leaves no bytes queued in memory."""
+    return open(path, "ab", buffering=0)  # noqa: SIM115 - the writer's journal stays open
+
+
+def _write_all(handle, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle.fileno(), view) :]
 
 
 def encode_line(ops: list) -> bytes:
@@ -127,6 +150,23 @@ def decode_line(line: bytes) -> list | None:
         return json.loads(body)["ops"]
     except (ValueError, KeyError):
         return None
+
+
+def salvage_line(line: bytes) -> list | None:
+    """The ops of a good line glued behind a torn fragment, or None.
+
+    A write cut short leaves a fragment without its newline; the next good write
+    then continues on the same line.
+
+    >>> good = encode_line([["del", "t", "1"]])
+    >>> salvage_line(good[:20] + good)
+    [['del', 't', '1']]
+    """
+    for match in LINE_START.finditer(line, 1):
+        ops = decode_line(line[match.start() :])
+        if ops is not None:
+            return ops
+    return None
 
 
 @contextlib.contextmanager
@@ -210,7 +250,9 @@ class JournalStorage(Storage):
         self._pending: list | None = None
         self._undo_log: list = []
         self._depth = 0
+        self._broken: str | None = None
         self.journal_lines = 0
+        self.skipped_lines: list[int] = []
         try:
             self._load()
         except BaseException:
@@ -236,9 +278,22 @@ class JournalStorage(Storage):
                 if not self.readonly or self._manifest() == manifest:
                     raise
                 continue  # the writer compacted while we read: read the new generation
-            if not self.readonly or self._manifest() == manifest:
+            if not self.readonly:
+                self._sweep()
+                return
+            if self._manifest() == manifest:
                 return
         raise StorageError(f"the archive at {self.dir} keeps changing under a reader")
+
+    def _sweep(self) -> None:
+        """Remove what a crash mid-compaction left: temp files and a generation never switched to."""
+        for path in self.dir.iterdir():
+            orphan = path.name.endswith(".tmp") and path.name.startswith(".")
+            if not orphan and SNAPSHOT_NAME.fullmatch(path.name):
+                orphan = int(path.name.rsplit(".", 2)[1]) > self.gen
+            if orphan:
+                with contextlib.suppress(OSError):
+                    path.unlink()
 
     def _load_generation(self, manifest: dict) -> None:
         self.gen = manifest["gen"]
@@ -283,24 +338,32 @@ class JournalStorage(Storage):
         if self.readonly:
             self._journal = None
             return
-        self._journal = open(path, "ab")  # noqa: SIM115 - the writer's journal stays open
-        if self._journal.tell() != good:  # cut a torn tail left by a crash mid-write
-            self._journal.truncate(good)
-            self._journal.seek(good)
-            self._sync()
+        try:
+            self._journal = _open_journal(path)
+            if self._journal.tell() != good:  # cut a torn tail left by a crash mid-write
+                self._journal.truncate(good)
+                self._journal.seek(good)
+                self._sync()
+        except OSError as exc:
+            raise StorageError(f"cannot open the journal {path}: {exc}") from exc
 
     def _replay_lines(self, handle, path: Path) -> int:
-        good = 0
+        """Apply every good line; return the length to keep (a torn last line is cut)."""
+        offset = good = 0
         lines = handle.readlines()
         for index, line in enumerate(lines):
             ops = decode_line(line)
-            if ops is None:
-                if index < len(lines) - 1:
-                    raise StorageError(f"corrupt journal {path} at byte {good}")
+            if ops is None and index == len(lines) - 1:
                 break  # torn tail: never acknowledged
-            self._apply(ops)
-            good += len(line)
-            self.journal_lines += 1
+            if ops is None:
+                ops = salvage_line(line)
+            if ops is None:
+                self.skipped_lines.append(offset)  # damaged in place: keep what follows
+            else:
+                self._apply(ops)
+                self.journal_lines += 1
+            offset += len(line)
+            good = offset
         return good
 
     def _apply(self, ops: list) -> None:
@@ -391,23 +454,46 @@ class JournalStorage(Storage):
                 table[key] = before
 
     def _append(self, parts: list[bytes]) -> None:
+        if self._broken is not None:
+            raise StorageError(self._broken)
         if self._journal is None:
             raise StorageError("the archive is open read-only")
+        start = self._journal.tell()
         try:
-            self._journal.write(_line(parts))
+            _write_all(self._journal, _line(parts))
+        except OSError as exc:
+            self._rewind(start)
+            raise StorageError(f"cannot write the journal: {exc}") from exc
+        try:
             self._sync()
         except OSError as exc:
-            raise StorageError(f"cannot write the journal: {exc}") from exc
+            self._broken = (
+                f"the disk failed to sync the journal ({exc}); writes are stopped because "
+                "the page cache can no longer be trusted: restart the daemon to reopen the archive"
+            )
+            self._rewind(start)
+            raise StorageError(self._broken) from exc
         self.journal_lines += 1
         if self.on_write is not None:
             self.on_write()
+
+    def _rewind(self, start: int) -> None:
+        """Cut the journal back to ``start`` bytes and reopen it; if even that fails, stop writing."""
+        path = Path(self._journal.name)
+        with contextlib.suppress(OSError):
+            self._journal.close()
+        try:
+            os.truncate(path, start)
+            self._journal = _open_journal(path)
+        except OSError as exc:
+            self._broken = f"cannot repair the journal {path} after a failed write ({exc})"
+            self._journal = None
 
     def journal_bytes(self) -> int:
         """Size of the current journal (0 for a reader)."""
         return self._journal.tell() if self._journal is not None else 0
 
     def _sync(self) -> None:
-        self._journal.flush()
         if self.fsync:
             os.fsync(self._journal.fileno())
 
@@ -452,19 +538,33 @@ class JournalStorage(Storage):
         """Rewrite dirty tables as generation gen+1 and switch to it atomically."""
         if self.readonly or not (self._dirty or self.journal_lines):
             return
+        if self._broken is not None:
+            raise StorageError(self._broken)
         gen = self.gen + 1
         files = dict(self._files)
-        for name in sorted(self._dirty):
-            files[name] = f"{name}.{gen}.json"
-            write_atomic(self.dir / files[name], _dump(self.table(name)))
-        journal = self.dir / f"journal.{gen}.log"
-        write_atomic(journal, b"")
-        write_atomic(self.dir / MANIFEST, json.dumps({"gen": gen, "tables": files}).encode())
+        try:
+            for name in sorted(self._dirty):
+                files[name] = f"{name}.{gen}.json"
+                write_atomic(self.dir / files[name], _dump(self.table(name)))
+            journal = self.dir / f"journal.{gen}.log"
+            write_atomic(journal, b"")
+            # The MANIFEST last: until it is replaced, generation gen does not exist.
+            write_atomic(self.dir / MANIFEST, json.dumps({"gen": gen, "tables": files}).encode())
+        except OSError as exc:
+            self._drop_unswitched(gen)
+            raise StorageError(f"cannot compact the archive at {self.dir}: {exc}") from exc
         self._switch(gen, files, journal)
+
+    def _drop_unswitched(self, gen: int) -> None:
+        """Remove the files of a generation whose MANIFEST was never written."""
+        for path in [*self.dir.glob(f"*.{gen}.json"), self.dir / f"journal.{gen}.log"]:
+            if SNAPSHOT_NAME.fullmatch(path.name) or path.name.startswith("journal."):
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
 
     def _switch(self, gen: int, files: dict, journal: Path) -> None:
         old_journal, kept = self._journal, set(self._files.values()) | set(files.values())
-        self._journal = open(journal, "ab")  # noqa: SIM115
+        self._journal = _open_journal(journal)
         old_journal.close()
         (self.dir / f"journal.{self.gen}.log").unlink(missing_ok=True)
         # The snapshots just replaced stay one generation for readers opened before (module doc).

@@ -13,9 +13,10 @@ once into a *key* (everything left of the public suffix: ``bbc`` for
   part of the other), each part indexed by its sorted letters under
   (part, position, key length); keys of 6-9 characters are indexed by their
   2-deletion neighbourhood (symmetric delete: the parts of such short keys
-  are 2 letters, whose buckets are huge), keys under 6 by their 1-deletion
-  neighbourhood (distance 1 only: two edits on a 4-letter name leave
-  nothing to recognise).
+  are 2 letters, whose buckets are huge), keys of 4-5 too (two edits on a
+  short name are common: ``yaaho`` for yahoo; the ranking holds such a match
+  below its confident score), keys under 4 by their 1-deletion neighbourhood
+  (distance 1 only: two edits on a 3-letter name leave nothing to recognise).
 
 Storage is compact: every index entry is a 64-bit hash of
 ``crc32(text) | tag | length | part`` in one sorted ``array('Q')`` searched
@@ -57,9 +58,10 @@ ID_BITS = 22
 MAX_DOMAINS = 1 << ID_BITS
 ID_MASK = MAX_DOMAINS - 1
 TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
-SHORT_KEY = 6  # keys shorter than this are matched at distance 1 only
+SHORT_KEY = 6  # two edits on a key shorter than this are never a confident match
+TINY_KEY = 4  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT4\n"
+MAGIC = b"PKDICT5\n"
 HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
 # Above this many long-key candidates, keep those hit by the most parts (2+,
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
@@ -147,13 +149,13 @@ def key_entries(key: str) -> Iterator[int]:
             for i, (start, size) in enumerate(parts):
                 yield _entry(_letters(key[start : start + size]), TAG_PART, n, 4 * p + i)
         return
-    for variant in deletions(key, 1 if n < SHORT_KEY else 2):
+    for variant in deletions(key, 1 if n < TINY_KEY else 2):
         yield _entry(variant, TAG_DELETE)
 
 
 def max_distance(key_length: int) -> int:
-    """Edits allowed for a key: 1 below 6 characters, else 2."""
-    return 1 if key_length < SHORT_KEY else 2
+    """Edits allowed for a key: 1 below 4 characters, else 2."""
+    return 1 if key_length < TINY_KEY else 2
 
 
 def _part_probes(query: str) -> Iterator[int]:
@@ -179,7 +181,7 @@ def _delete_probes(query: str) -> Iterator[int]:
     if len(query) > DELETE_MAX_LENGTH + 2:
         return
     # a 4-letter query may be 2 edits from a 6-letter key: depth 2 from 4 up
-    for variant in deletions(query, 2 if len(query) >= SHORT_KEY - 2 else 1):
+    for variant in deletions(query, 2 if len(query) >= TINY_KEY else 1):
         yield _entry(variant, TAG_DELETE)
 
 
@@ -367,7 +369,7 @@ class DomainDictionary:
         from ``google``); the index finds those too, as a swap is resolved by
         one deletion on each side, and costs at most 2 parts of the partition
         (so a swap plus another edit on a long key is still found when one
-        part stays intact). Keys shorter than 6 characters: distance 1 only.
+        part stays intact). Keys shorter than 4 characters: distance 1 only.
         """
         hits: Counter = Counter()
         for probe in _part_probes(query):

@@ -24,6 +24,7 @@ from engine.errors import InvalidURL
 
 MAX_URL_LENGTH = 8192
 CONNECTORS = ",&+_ ;"
+CONNECTOR_RUN = re.compile(r"\s*[" + re.escape(CONNECTORS) + r"]+\s*")
 FOLDS = {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ı": "i", "þ": "th"}
 GERMAN = {"ä": "ae", "ö": "oe", "ü": "ue"}
 LOOKALIKE_GROUPS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
@@ -152,16 +153,31 @@ def fold(text: str, german: bool = False) -> str:
 def _connector_variants(host: str) -> list[HostVariant]:
     if not any(c in host for c in CONNECTORS):
         return [HostVariant(host, 0.0)]
-    pattern = re.compile(r"\s*[" + re.escape(CONNECTORS) + r"]+\s*")
+    pattern = CONNECTOR_RUN
     out = [
         HostVariant(pattern.sub("", host), 0.2, "connector removed"),
         HostVariant(pattern.sub("-", host), 0.2, "connector as hyphen"),
     ]
     if "&" in host or "+" in host:
         out.append(HostVariant(re.sub(r"\s*[&+]\s*", "and", host), 0.3, "'&'/'+' read as 'and'"))
-    # as a dot only at a price: "jtexpre,ss.com" must not become a subdomain of ss.com
-    out.append(HostVariant(pattern.sub(".", host), 0.8, "connector as dot"))
+    # as a dot only at a price: "jtexpre,ss.com" must not become a subdomain of ss.com.
+    # Before the TLD (google,com) it is the likeliest reading; inside the name a comma
+    # (next to '.' on the keyboard) may still be one, a space, '+', '_' or '&' hardly
+    out.append(HostVariant(pattern.sub(".", host), _dot_cost(host, pattern), "connector as dot"))
     return out
+
+
+def _dot_cost(host: str, pattern: re.Pattern) -> float:
+    """The cost of reading the connectors of ``host`` as dots.
+
+    >>> _dot_cost("google,com", CONNECTOR_RUN), _dot_cost("a,b.com", CONNECTOR_RUN)
+    (0.8, 1.2)
+    >>> _dot_cost("terra+world.com", CONNECTOR_RUN)
+    1.6
+    """
+    if "." not in pattern.split(host)[-1]:
+        return 0.8
+    return 1.2 if set(re.sub(r"[^" + re.escape(CONNECTORS) + "]", "", host)) == {","} else 1.6
 
 
 def host_variants(host: str) -> list[HostVariant]:

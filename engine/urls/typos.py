@@ -110,8 +110,21 @@ def typo_cost(
 
 
 def _ops_cost(typed: str, meant: str, layout: str, costs: TypoCosts) -> float:
+    """The cheaper of two alignments: editops picks one of several with the fewest
+    edits, and may pick two replacements where a dropped and a doubled letter cost less
+    (``yaaho`` for yahoo); the reversed strings make it pick another. Every cost rule
+    reads both neighbours, so a reversed alignment costs what it would forwards.
+
+    >>> round(_ops_cost("yaaho", "yahoo", "any", DEFAULT_COSTS), 2)
+    0.85
+    """
     if typed == meant:
         return 0.0
+    forwards = _aligned_cost(typed, meant, layout, costs)
+    return min(forwards, _aligned_cost(typed[::-1], meant[::-1], layout, costs))
+
+
+def _aligned_cost(typed: str, meant: str, layout: str, costs: TypoCosts) -> float:
     near = neighbours(layout)
     ops = Levenshtein.editops(typed, meant)
     total, skip = 0.0, -1

@@ -12,6 +12,7 @@ import { isWatched, isWebURL } from '../lib/addresses.js';
 import { RecentKeys } from '../lib/rules.js';
 import { settings } from './config.js';
 import { request } from './native.js';
+import { changeTab, dropTab, readTab } from './tab-state.js';
 
 const LOOKUP_TIMEOUT_MS = 4000;
 const LOOKUP_KEEP_MS = 120000;
@@ -22,32 +23,29 @@ const recent = new RecentKeys(4000); // one failure may be reported up to three 
 const bypass = new RecentKeys(60000); // "show the server's page" on a 404: leave it alone for a minute
 const BACK_BYPASS_MS = 5000; // Back from our page: the failed entry reloads within moments
 const lookups = new Map(); // key → {params, promise}
-const committed = new Map(); // tabId → {current, previous}: the referrer of a failure
-const showing = new Map(); // tabId → the failed URL our error page shows in that tab
 const retrying = new Set(); // "tabId url" being retried from our page
-const attempts = new Map(); // tabId → number of its latest failure shown or retry started
+// Per tab, in storage.session (tab-state.js): {current, previous} its pages, the referrer of a
+// failure; `showing` the failed URL our error page shows in it; `attempt` the number of its
+// latest failure shown or retry started.
 
 /** webNavigation.onCommitted: remember each tab's pages, the referrer of a later failure. */
-export function onCommitted(details) {
+export async function onCommitted(details) {
   if (details.frameId !== 0 || !isWebURL(details.url)) return;
-  showing.delete(details.tabId);
-  const seen = committed.get(details.tabId);
-  if (seen?.current === details.url) return;
-  committed.set(details.tabId, { current: details.url, previous: seen?.current ?? null });
+  await changeTab(details.tabId, (tab) => {
+    if (tab.current === details.url) return tab.showing == null ? tab : { ...tab, showing: null };
+    return { ...tab, showing: null, current: details.url, previous: tab.current ?? null };
+  });
 }
 
 /** tabs.onRemoved: forget the tab. */
 export function forgetTab(tabId) {
-  committed.delete(tabId);
-  showing.delete(tabId);
-  attempts.delete(tabId);
+  return dropTab(tabId);
 }
 
 /** A new failure shown, or a retry started, in a tab: older re-checks of that tab stop. */
-function nextAttempt(tabId) {
-  const attempt = (attempts.get(tabId) ?? 0) + 1;
-  attempts.set(tabId, attempt);
-  return attempt;
+async function nextAttempt(tabId) {
+  const tab = await changeTab(tabId, (t) => ({ ...t, attempt: (t.attempt ?? 0) + 1 }));
+  return tab.attempt;
 }
 
 /**
@@ -55,12 +53,14 @@ function nextAttempt(tabId) {
  * by "Try again", is the Back button (the failed entry sits right behind our page in the tab's
  * history). Step aside for it this time, or Back would bring the user to our page forever.
  */
-export function onBeforeNavigate(details) {
-  if (details.frameId !== 0 || showing.get(details.tabId) !== details.url) return;
+export async function onBeforeNavigate(details) {
+  if (details.frameId !== 0 || !isWebURL(details.url)) return;
   const key = `${details.tabId} ${details.url}`;
-  if (retrying.delete(key)) return;
-  showing.delete(details.tabId);
-  bypass.claim(key, Date.now(), BACK_BYPASS_MS);
+  await changeTab(details.tabId, (tab) => {
+    if (tab.showing !== details.url || retrying.delete(key)) return tab;
+    bypass.claim(key, Date.now(), BACK_BYPASS_MS);
+    return { ...tab, showing: null };
+  });
 }
 
 /** webNavigation.onErrorOccurred: a network failure of a main frame. */
@@ -68,6 +68,7 @@ export async function onNavigationError(details) {
   if (!isVisibleTopFrame(details)) return;
   const info = classifyError(details.error);
   if (!info || !isWebURL(details.url) || isOwnPage(details.url)) return;
+  const tab = await readTab(details.tabId); // after the tab's earlier events: a commit, a Back
   const key = `${details.tabId} ${details.url}`;
   if (bypass.has(key, Date.now()) || !recent.claim(key, Date.now())) return;
   const prefs = await settings();
@@ -75,9 +76,9 @@ export async function onNavigationError(details) {
   // Start the page load before the host lookup: both compete for the CPU, and the page has 150 ms.
   const lookup = crypto.randomUUID();
   const pageUrl = errorPageURL(lookup, details.url, info, details.timeStamp);
-  const attempt = nextAttempt(details.tabId);
+  const attempt = await nextAttempt(details.tabId);
   const shown = showErrorPage(details.tabId, pageUrl, details.url);
-  startLookup(details.tabId, details.url, info, details.timeStamp, lookup);
+  startLookup(referrerOf(tab, details.url), details.url, info, details.timeStamp, lookup);
   await shown;
   await keepShown(details.tabId, pageUrl, details.url, key, attempt);
 }
@@ -91,7 +92,7 @@ const RECHECK_MS = [200, 600, 1500]; // the last for a busy machine (seen on a c
 async function keepShown(tabId, pageUrl, failedUrl, key, attempt) {
   for (const delay of RECHECK_MS) {
     await new Promise((resolve) => setTimeout(resolve, delay));
-    if (attempts.get(tabId) !== attempt) return;
+    if ((await readTab(tabId)).attempt !== attempt) return;
     const tab = await ext.tabs.get(tabId).catch(() => null);
     if (!tab || (tab.pendingUrl || tab.url) !== failedUrl || bypass.has(key, Date.now())) return;
     await showErrorPage(tabId, pageUrl, failedUrl);
@@ -107,14 +108,15 @@ export async function onHttpCompleted(details) {
   const prefs = await settings();
   if (!prefs.errorPages || !isWatched(details.url, prefs)) return;
   const info = classifyError(`HTTP ${details.statusCode}`);
-  const lookup = startLookup(details.tabId, details.url, info, details.timeStamp);
+  const referrer = referrerOf(await readTab(details.tabId), details.url);
+  const lookup = startLookup(referrer, details.url, info, details.timeStamp);
   const result = await lookups.get(lookup).promise.catch(() => null);
   if (!worthOffering(result) || !(await stillOn(details.tabId, details.url))) return;
   await showErrorPage(details.tabId, errorPageURL(lookup, details.url, info, details.timeStamp), details.url);
 }
 
-function showErrorPage(tabId, pageUrl, failedUrl) {
-  showing.set(tabId, failedUrl);
+async function showErrorPage(tabId, pageUrl, failedUrl) {
+  await changeTab(tabId, (tab) => ({ ...tab, showing: failedUrl }));
   return ext.tabs.update(tabId, { url: pageUrl });
 }
 
@@ -127,7 +129,9 @@ export async function lookupResult(params, sender) {
   let entry = lookups.get(params.key);
   if (!entry) {
     const info = classifyError(params.error) ?? { kind: 'unknown', error: params.error };
-    entry = lookups.get(startLookup(sender?.tab?.id ?? -1, params.url, info, params.time));
+    const tabId = sender?.tab?.id ?? -1;
+    const referrer = tabId >= 0 ? referrerOf(await readTab(tabId), params.url) : null;
+    entry = lookups.get(startLookup(referrer, params.url, info, params.time));
   }
   try {
     return { host: true, request: entry.params, result: await entry.promise };
@@ -137,10 +141,10 @@ export async function lookupResult(params, sender) {
 }
 
 /** "Try again" from the error page: forget the failure so a new one shows the page again. */
-export function retry(params, sender) {
+export async function retry(params, sender) {
   const tabId = sender.tab?.id ?? params.tabId;
   const key = `${tabId} ${params.url}`;
-  nextAttempt(tabId);
+  await nextAttempt(tabId);
   recent.release(key);
   retrying.add(key);
   if (classifyError(params.error)?.kind?.startsWith('http_')) bypass.claim(key, Date.now());
@@ -155,12 +159,12 @@ function isVisibleTopFrame(details) {
   return details.frameId === 0 && details.tabId >= 0 && details.documentLifecycle !== 'prerender';
 }
 
-function startLookup(tabId, url, info, time, key = crypto.randomUUID()) {
+function startLookup(referrer, url, info, time, key = crypto.randomUUID()) {
   const params = {
     url,
     error: info.error,
     kind: info.kind,
-    referrer: referrerOf(tabId, url),
+    referrer,
     time: new Date(time || Date.now()).toISOString(),
     languages: [...(navigator.languages ?? [])],
   };
@@ -171,10 +175,10 @@ function startLookup(tabId, url, info, time, key = crypto.randomUUID()) {
   return key;
 }
 
-function referrerOf(tabId, url) {
-  const seen = committed.get(tabId);
-  if (!seen) return null;
-  return seen.current === url ? seen.previous : seen.current;
+/** The page the tab came from: its current page, or the one before when the failed URL is it. */
+function referrerOf(tab, url) {
+  if (!tab?.current) return null;
+  return (tab.current === url ? tab.previous : tab.current) ?? null;
 }
 
 function errorPageURL(key, url, info, time) {

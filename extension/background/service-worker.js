@@ -2,7 +2,7 @@
 // Every listener is registered here, synchronously, at the top level: a service worker that wakes
 // up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
 
-import { ext, menus } from '../lib/browser.js';
+import { clearSessionFallback, ext, menus } from '../lib/browser.js';
 import { archiveLink, archiveTab } from './archive.js';
 import { forgetSettings } from './config.js';
 import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
@@ -14,19 +14,20 @@ const WEB_PAGES = { url: [{ schemes: ['http', 'https'] }] };
 
 ext.runtime.onInstalled.addListener(quietly(createMenus));
 ext.runtime.onStartup.addListener(quietly(createMenus));
+ext.runtime.onStartup.addListener(quietly(clearSessionFallback));
 
 ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   route(message, sender).then(sendResponse);
   return true; // answer asynchronously
 });
 
-ext.webNavigation.onBeforeNavigate.addListener(onBeforeNavigate, WEB_PAGES);
-ext.webNavigation.onCommitted.addListener(onCommitted, WEB_PAGES);
+ext.webNavigation.onBeforeNavigate.addListener(quietly(onBeforeNavigate), WEB_PAGES);
+ext.webNavigation.onCommitted.addListener(quietly(onCommitted), WEB_PAGES);
 ext.webNavigation.onErrorOccurred.addListener(quietly(onNavigationError), WEB_PAGES);
 ext.webNavigation.onCompleted.addListener(quietly(onPageLoaded), WEB_PAGES);
 ext.webRequest.onCompleted.addListener(quietly(onHttpCompleted), MAIN_FRAME);
 ext.webRequest.onCompleted.addListener(quietly(onPageFetched), MAIN_FRAME);
-ext.tabs.onRemoved.addListener(forgetTab);
+ext.tabs.onRemoved.addListener(quietly(forgetTab));
 ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetSettings());
 
 menus.onClicked.addListener(quietly(onMenuClicked));
@@ -49,11 +50,18 @@ async function onCommand(command, tab) {
   if (target?.id != null) await archiveTab(target.id);
 }
 
-/** Event handlers run detached: log their failures instead of leaving unhandled rejections. */
+/**
+ * Event handlers run detached: log their failures instead of leaving unhandled rejections. The
+ * handler starts at once, in the event's own turn, so the reads and changes of a tab's state
+ * (tab-state.js) queue up in the order the browser sent the events.
+ */
 function quietly(handler) {
+  const warn = (err) => console.warn(`PageKeeper: ${handler.name}:`, err?.message ?? err);
   return (...args) => {
-    Promise.resolve()
-      .then(() => handler(...args))
-      .catch((err) => console.warn(`PageKeeper: ${handler.name}:`, err?.message ?? err));
+    try {
+      Promise.resolve(handler(...args)).catch(warn);
+    } catch (err) {
+      warn(err);
+    }
   };
 }

@@ -13,6 +13,8 @@ export const ext = globalThis.browser ?? globalThis.chrome;
 export const isFirefox = typeof globalThis.browser !== 'undefined' &&
   String(globalThis.browser.runtime?.getURL?.('') ?? '').startsWith('moz-extension:');
 
+const SESSION_PREFIX = 'session:';
+
 /** The toolbar button: `action` in MV3 (both families). */
 export const action = ext?.action ?? ext?.browserAction;
 
@@ -20,11 +22,20 @@ export const action = ext?.action ?? ext?.browserAction;
 export const menus = ext?.contextMenus ?? ext?.menus;
 
 /**
- * Per-session storage. `storage.session` exists in Chromium 102+ and Firefox 115+; when it is
- * missing (older Firefox ESR) fall back to an in-memory map, which is what session storage means
- * for a persistent background page anyway.
+ * Per-session storage: `storage.session` (Chromium 102+, Firefox 115+), which outlives a stopped
+ * service worker or a suspended event page and is emptied when the browser quits. Where it is
+ * missing, the same API over `storage.local` under a `session:` prefix, which the background
+ * empties at each browser start (`clearSessionFallback`, on runtime.onStartup): an in-memory map
+ * would be lost whenever Firefox suspends the event page.
  */
-export const sessionStore = ext?.storage?.session ?? memoryArea();
+export const sessionStore = ext?.storage?.session ?? prefixedArea(ext?.storage?.local, SESSION_PREFIX);
+
+/** Empty the storage.local fallback of `sessionStore` (a new browser session); a no-op otherwise. */
+export async function clearSessionFallback() {
+  if (ext?.storage?.session || !ext?.storage?.local) return;
+  const all = await ext.storage.local.get(null);
+  await ext.storage.local.remove(Object.keys(all).filter((k) => k.startsWith(SESSION_PREFIX)));
+}
 
 /** The full URL of a file inside the extension, e.g. pageURL('error/error.html'). */
 export function pageURL(path) {
@@ -63,18 +74,17 @@ export async function runInFrames(tabId, { files, func, args = [], frameIds }) {
   return results.filter((r) => r && !r.error);
 }
 
-function memoryArea() {
-  const data = new Map();
+/** A storage area whose keys live in `area` under `prefix` (get with a key or a list of keys). */
+function prefixedArea(area, prefix) {
+  if (!area) return undefined;
+  const names = (keys) => (typeof keys === 'string' ? [keys] : Array.isArray(keys) ? keys : Object.keys(keys ?? {}));
   return {
     async get(keys) {
-      const list = typeof keys === 'string' ? [keys] : Object.keys(keys ?? {});
-      return Object.fromEntries(list.filter((k) => data.has(k)).map((k) => [k, data.get(k)]));
+      const list = names(keys);
+      const found = await area.get(list.map((k) => prefix + k));
+      return Object.fromEntries(list.filter((k) => prefix + k in found).map((k) => [k, found[prefix + k]]));
     },
-    async set(items) {
-      for (const [k, v] of Object.entries(items)) data.set(k, v);
-    },
-    async remove(keys) {
-      for (const k of [].concat(keys)) data.delete(k);
-    },
+    set: (items) => area.set(Object.fromEntries(Object.entries(items).map(([k, v]) => [prefix + k, v]))),
+    remove: (keys) => area.remove([].concat(keys).map((k) => prefix + k)),
   };
 }

@@ -11,7 +11,7 @@ Each command lives in a module of ``host/cli/commands/`` that exposes
   for batch commands that must not stop on a bad input line.
 
 Errors are mapped to exit codes and to ``{"ok": false, "error": {...}}`` here
-and nowhere else.
+and nowhere else. Version addresses in a result are signed here (:func:`openable`).
 
 >>> main(["normalize", "HTTP://Example.COM"])  # doctest: +SKIP
 http://example.com/
@@ -21,19 +21,21 @@ http://example.com/
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, error_payload
+from host.cli.command import Lines
+from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
+from host.daemon.security import ensure_token, has_version_url, sign_version_urls
 from host.settings import Context, resolve_home
 
-# Modules under host/cli/commands/, each owning a group of subcommands.
-COMMAND_MODULES = ("urls", "suggest", "archive", "similarity", "content", "daemon", "install")
+# Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
+COMMAND_MODULES = (urls, suggest, archive, similarity, content, daemon, install)
 
 # Exit codes by error code; an unknown code falls back along the class tree.
 EXIT_CODES = {
@@ -45,23 +47,6 @@ EXIT_CODES = {
     "unavailable": 6,
     "forbidden": 7,
 }
-
-
-class Lines:
-    """A stream of output lines for batch commands (str as-is, dicts as JSON)."""
-
-    def __init__(self, items: Iterable[Any]) -> None:
-        self.items = items
-
-
-def command(
-    sub, name: str, run: Callable | None, common, help: str, **kw
-) -> argparse.ArgumentParser:
-    """Add a subcommand that accepts the global options too, and bind its ``run``."""
-    parser = sub.add_parser(name, help=help, description=help, parents=[common], **kw)
-    if run is not None:
-        parser.set_defaults(run=run)
-    return parser
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -102,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pagekeeper {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = _common_options(suppress=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"host.cli.commands.{name}").register(sub, common)
+    for module in COMMAND_MODULES:
+        module.register(sub, common)
     return parser
 
 
@@ -152,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:
-        result = args.run(args, ctx)
+        result = openable(args.run(args, ctx), ctx.home)
         write_result(result, ctx, getattr(args, "render", None))
     except PageKeeperError as exc:
         return report_error(exc, ctx)
@@ -161,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return _report_status(args, result)
+
+
+def openable(result: Any, home: Path) -> Any:
+    """Every version address in a result signed (host/security.py ``sign_path``), so each
+    address the CLI prints opens in any browser, with the daemon up or down."""
+    if isinstance(result, dict | list) and has_version_url(result):
+        return sign_version_urls(result, ensure_token(home))
+    return result
 
 
 def _report_status(args, result) -> int:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import multiprocessing
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from host.daemon.changes import ChangeFeed
@@ -24,17 +26,24 @@ from host.daemon.security import ensure_token
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
 
 DEFAULT_PORT = 47477
+BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
+ANALYSIS_TASKS_PER_PROCESS = 20  # then a fresh worker: a huge page's heap is given back
 CONFIG_FILE = "config.json"
-ROOT = Path(__file__).resolve().parents[2]
-# The Chromium extension's fixed ID (from the public key in its manifest).
-EXTENSION_ID_FILE = ROOT / "packaging" / "extension-id.txt"
+# The Chromium extension's fixed ID (from the public key in its manifest), shipped inside the
+# package so an installed wheel has it too; packaging/build_extension.py checks it against the key.
+EXTENSION_ID_RESOURCE = ("host", "data/extension-id.txt")
 log = logging.getLogger("pagekeeper.app")
 
 
 def bundled_extension_ids() -> list[str]:
-    """The extension ID shipped with the source tree (packaging/extension-id.txt)."""
+    """The extension IDs shipped in the package (host/data/extension-id.txt).
+
+    >>> [len(i) for i in bundled_extension_ids()]
+    [32]
+    """
+    package, name = EXTENSION_ID_RESOURCE
     try:
-        text = EXTENSION_ID_FILE.read_text("ascii")
+        text = resources.files(package).joinpath(name).read_text("ascii")
     except OSError:
         return []
     return [line.strip() for line in text.splitlines() if line.strip()]
@@ -96,8 +105,35 @@ class Config:
         return cls(**known)
 
 
+@dataclass
+class Jobs:
+    """Work the daemon runs beside requests: crawls by job ID (oldest first), the one liveness
+    sweep, schedule claims (url -> when handed out) and strong references to their tasks (the
+    event loop keeps only weak ones)."""
+
+    crawls: dict = field(default_factory=dict)
+    sweep: object | None = None
+    claims: dict[str, float] = field(default_factory=dict)
+    tasks: set = field(default_factory=set)
+
+    def start(self, coro) -> asyncio.Task:
+        """Run ``coro`` as a task on the running loop, held until it ends."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+@dataclass
+class Learning:
+    """The Suggester's learned state: ``dirty`` once it changed since it was last saved."""
+
+    dirty: bool = False
+
+
 class App:
-    """The daemon's state, shared by all handlers."""
+    """The daemon's state, shared by all handlers: home, config, token, the store, the
+    Suggester and its learning, background jobs, the change feed."""
 
     def __init__(self, home: Path, config: Config) -> None:
         self.home = Path(home)
@@ -106,12 +142,21 @@ class App:
         self.token = ensure_token(self.home)
         self.started = time.time()
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-store")
+        # Page analysis (parse, fingerprint, rewrite, extract) runs off the store thread,
+        # one page at a time (two huge pages never double the peak memory): a small page
+        # on a thread, a big one in a worker process, since lexbor's serializer and CSS
+        # queries hold the GIL for up to a second on a 500k-element page.
+        self.analysis = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-analysis")
+        self._analysis_process: ProcessPoolExecutor | None = None
+        self.reserved_id: str | None = None  # the last registration ID handed out
         self.counters: dict[str, int] = {"requests": 0}
         self.shutdown_event: asyncio.Event | None = None
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
+        self.jobs = Jobs()
+        self.learning = Learning()
         self._store = None
         self._suggester = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the analysis process's creation
 
     @property
     def store(self):
@@ -132,6 +177,11 @@ class App:
             self._suggester = build_suggester(self)
         return self._suggester
 
+    @property
+    def suggester_warm(self) -> bool:
+        """Is the Suggester built (without building it)?"""
+        return self._suggester is not None
+
     def warm(self) -> None:
         """Open the store and build the Suggester now, so the first request is fast."""
         for part in ("suggester", "store"):
@@ -144,15 +194,32 @@ class App:
         """Run ``fn(*args)`` on the single store thread."""
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
+    async def analyse(self, fn, *args, big: bool = False):
+        """Run ``fn(*args)`` (which must not touch the store) on the analysis thread, or
+        in the analysis process when ``big`` (``fn`` and its arguments are then pickled)."""
+        loop = asyncio.get_running_loop()
+        if not big:
+            return await loop.run_in_executor(self.analysis, fn, *args)
+        with self._lock:
+            if self._analysis_process is None:
+                spawn = multiprocessing.get_context("spawn")  # never fork a threaded daemon
+                self._analysis_process = ProcessPoolExecutor(
+                    1, mp_context=spawn, max_tasks_per_child=ANALYSIS_TASKS_PER_PROCESS
+                )
+        return await loop.run_in_executor(self._analysis_process, fn, *args)
+
     def close(self) -> None:
         """Flush learned state and close the store (on the store thread)."""
+        self.analysis.shutdown(wait=False, cancel_futures=True)
+        if self._analysis_process is not None:
+            self._analysis_process.shutdown(wait=False, cancel_futures=True)
         self.executor.submit(self._close).result(timeout=30)
         self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
         from host.services.navigation import save_learning
 
-        if self._suggester is not None and getattr(self, "learning_dirty", False):
+        if self._suggester is not None and self.learning.dirty:
             save_learning(self)
         close = getattr(self._store, "close", None)
         if close:

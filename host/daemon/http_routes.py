@@ -9,7 +9,7 @@ path                what
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
-                    a signature (``?sig=``) of that id required
+                    a signature (``?sig=``) of the path ``/v/<id>/`` required
 ``/gc?url=&id=``    the seed's gc address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
@@ -40,8 +40,11 @@ from host.daemon.security import (
     same_token,
     session_cookie,
     sign,
+    sign_path,
     strip_credentials,
     valid_signature,
+    verify_path,
+    version_path,
 )
 
 REASONS = {
@@ -142,16 +145,24 @@ def auth(app, request: Request) -> Response:
 
 
 def signed_version_path(app, version_id: str, url: str = "") -> str:
-    """``/v/<id>/<url>?sig=…``: a version address that works without the token."""
-    return f"/v/{version_id}/{url}?sig={sign(app.token, 'v', version_id)}"
+    """``/v/<id>/<url>?sig=…``: a version address that works without the token (the
+    signature covers the version's path, :func:`host.security.sign_path`)."""
+    return f"{version_path(version_id)}{url}?sig={sign_path(app.token, version_path(version_id))}"
 
 
-def sign_links(app, html: str, page_id: str) -> str:
-    """Append ``&sig=`` to every gc link of a rewritten copy (the link's own HMAC)."""
+def sign_links(app, html: str, page_id: str, produced: set[str]) -> str:
+    """Append ``&sig=`` (the link's own HMAC) to the gc links the rewriter produced.
+
+    Only a link of this page (``id`` = ``page_id``) to one of its recorded navigation
+    links (``produced``) is signed: a ``/gc?url=…`` the page's author wrote stays
+    unsigned, and the daemon never follows it.
+    """
 
     def signed(match: re.Match) -> str:
         query = parse_qs("url=" + match.group(2).replace("&amp;", "&"))
-        target, link_id = query.get("url", [""])[0], query.get("id", [page_id])[0]
+        target, link_id = query.get("url", [""])[0], query.get("id", [""])[0]
+        if link_id != page_id or target not in produced:
+            return match.group(0)
         return f"{match.group(1)}{match.group(2)}&amp;sig={sign(app.token, 'gc', target, link_id)}"
 
     return GC_LINK.sub(signed, html)
@@ -165,14 +176,18 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     version_id = rest.split("/", 1)[0]
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
-    if not authorized(app, request, "v", version_id):
+    sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
+    signed = verify_path(app.token, version_path(version_id), sig)
+    if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
     original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
     from host.services import archive_access
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
-        body = sign_links(app, body.decode("utf-8", "replace"), version_id).encode("utf-8")
+        produced = await app.run(archive_access.produced_links, app, version_id)
+        text = body.decode("utf-8", "replace")
+        body = sign_links(app, text, version_id, produced).encode("utf-8")
     return response(200, body, content_type, COPY_HEADERS)
 
 
@@ -192,11 +207,12 @@ async def serve_gc(app, request: Request) -> Response:
     url, page_id = query.get("url", [""])[0], query.get("id", [""])[0]
     if not url:
         raise InvalidInput("gc needs ?url=")
-    if not authorized(app, request, "gc", url, page_id):
+    user_asked = same_token(presented_token(request.path, request.headers), app.token)
+    if not (user_asked or authorized(app, request, "gc", url, page_id)):
         raise Forbidden("missing or wrong token")
     from host.services import archive_access
 
-    action = await archive_access.gc_target(app, url, page_id)
+    action = await archive_access.gc_target(app, url, page_id, user_asked)
     if action["action"] == "live":
         return redirect(action["url"])
     if action["action"] != "stored":

@@ -26,7 +26,7 @@ async def schedules_once(app) -> int:
     """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
     from host.services.schedule import arun_due
 
-    return len(await arun_due(app.run, app.store, app.base_url))
+    return len(await arun_due(app.run, app.store, app.base_url, app.jobs.claims))
 
 
 async def similar_once(app) -> int:

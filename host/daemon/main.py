@@ -24,7 +24,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from engine.errors import Unavailable
-from host.daemon import client
+from host.daemon import client, pause
 from host.daemon.security import CredentialFilter
 from host.lockfile import DaemonLock
 
@@ -111,6 +111,7 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
     from host.daemon.app import App, Config
 
     home = Path(home)
+    pause.resume(home)  # a started daemon ends a `stop --until-login` pause
     lock = DaemonLock(home / client.LOCK_FILE)
     if not lock.acquire():
         return {**status_when_ready(home), "already_running": True}
@@ -153,7 +154,9 @@ def status_when_ready(home: Path) -> dict:
 
 
 def start_detached(home: Path, port: int | None = None) -> dict:
-    """``serve --detach``: start a daemon in the background (or find the running one)."""
+    """``serve --detach``: start a daemon in the background (or find the running one); it
+    ends a ``stop --until-login`` pause."""
+    pause.resume(home)
     state = client.running(home)
     if state and state.get("ready"):
         return {**status(home), "already_running": True}
@@ -161,11 +164,15 @@ def start_detached(home: Path, port: int | None = None) -> dict:
     return status(home)
 
 
-def stop(home: Path, timeout: float = 15.0) -> dict:
-    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it."""
+def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
+    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it.
+    ``until_login``: and keep it stopped until the next login (host/daemon/pause.py)."""
+    if until_login:
+        pause.pause(home)
+    restarts = {"restarts": "next_login" if until_login else "on_demand"}
     state = client.running(home)
     if state is None:
-        return {**status(home), "stopped": False}
+        return {**status(home), "stopped": False, **restarts}
     try:
         client.call(home, "shutdown", timeout=5)
     except Exception:
@@ -176,7 +183,7 @@ def stop(home: Path, timeout: float = 15.0) -> dict:
         time.sleep(0.02)
     if client.lock_held(home):
         raise Unavailable(f"daemon pid {state['pid']} did not stop within {timeout:.0f}s")
-    return {**status(home), "stopped": True, "pid": state["pid"]}
+    return {**status(home), "stopped": True, "pid": state["pid"], **restarts}
 
 
 def announce_stderr(state: dict) -> None:

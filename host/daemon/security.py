@@ -12,6 +12,8 @@ So (see ARCHITECTURE.md, "Host"):
   daemon's own (cross-site websocket hijacking);
 * links inside archived copies are signed per target (HMAC of the token), so a
   sandboxed copy can follow its own gc links without ever seeing the token;
+* version addresses the CLI prints are signed per version path (:func:`sign_path`,
+  :func:`verify_path`), so they open in any browser without the viewer's cookie;
 * URL credentials (``user:pass@``) are cut from stored URLs, from what ``nav_error``
   and the archive reads answer, from error messages and from log lines
   (:func:`strip_credentials`, :class:`CredentialFilter`).
@@ -33,7 +35,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import Forbidden
 
@@ -41,8 +43,18 @@ TOKEN_FILE = "token"
 COOKIE = "pk_token"
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 SIG_LENGTH = 32
+# Firefox names each install's origin by a random UUID (moz-extension://<uuid>): anything else
+# under that scheme, the bare scheme included, is not an add-on of this browser.
+MOZ_ORIGIN = re.compile(
+    r"moz-extension://[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
 # ``scheme://userinfo@``: the userinfo runs up to the first '@' before any '/', '?' or '#'
 # (WHATWG URL's authority), so ``https://medium.com/@user`` is left alone.
+# The daemon's version addresses (engine/archive/model.py version_url), and a signed one's end.
+VERSION_ADDRESS = re.compile(
+    r"(https?://(?:127\.0\.0\.1|localhost):\d+)/v/([A-Za-z0-9_.-]{1,80})/(.*)", re.S
+)
+SIGNED_END = re.compile(r"\?sig=[0-9a-f]{32}$")
 USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\\\"'<>]*@")
 
 
@@ -81,7 +93,12 @@ def ensure_token(home: Path) -> str:
 
 
 def same_token(given: str | None, token: str) -> bool:
-    """Constant-time comparison."""
+    """Constant-time comparison of the whole token: a prefix, or the token with more after it,
+    is refused.
+
+    >>> same_token("abc", "abc"), same_token("ab", "abc"), same_token("abcd", "abc")
+    (True, False, False)
+    """
     return bool(given) and hmac.compare_digest(given.encode(), token.encode())
 
 
@@ -102,13 +119,16 @@ def allowed_origin(origin: str, port: int, extension_ids: Iterable[str]) -> bool
     True
     >>> allowed_origin("https://evil.example", 1, ["abc"])
     False
+    >>> allowed_origin("moz-extension://", 1, ["abc"])
+    False
     """
-    origin = origin.strip().rstrip("/").lower()
+    origin = origin.strip().lower()
+    origin = origin[:-1] if origin.endswith("/") else origin
     own = {f"http://{name}:{port}" for name in LOCAL_HOSTS}
     chrome = {f"chrome-extension://{ext.lower()}" for ext in extension_ids}
     if origin in own or origin in chrome:
         return True
-    return origin.startswith("moz-extension://") and len(origin) > len("moz-extension://")
+    return MOZ_ORIGIN.fullmatch(origin) is not None
 
 
 def check_origin(origin: str | None, port: int, extension_ids: Iterable[str]) -> None:
@@ -143,17 +163,105 @@ def presented_token(path: str, headers) -> str | None:
 
 
 def sign(token: str, *parts: str) -> str:
-    """A signature that authorizes exactly one archive target.
+    """A signature that authorizes exactly one archive target: an HMAC-SHA256 of the parts
+    joined by a newline (a newline inside a part is escaped first, as ``%0A``, and ``%`` as
+    ``%25``), so ("a", "bc") and ("ab", "c") differ.
 
     >>> sign("t", "gc", "http://a/") == sign("t", "gc", "http://a/")
     True
+    >>> sign("t", "gc", "ab", "c") == sign("t", "gc", "a", "bc")
+    False
     """
-    message = "\n".join(parts).encode("utf-8")
+    escaped = (part.replace("%", "%25").replace("\n", "%0A") for part in parts)
+    message = "\n".join(escaped).encode("utf-8")
     return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()[:SIG_LENGTH]
 
 
 def valid_signature(token: str, sig: str | None, *parts: str) -> bool:
+    """The whole signature, compared in constant time: a prefix of it is refused.
+
+    >>> s = sign("t", "gc", "x")
+    >>> valid_signature("t", s, "gc", "x"), valid_signature("t", s[:-1], "gc", "x")
+    (True, False)
+    """
     return bool(sig) and hmac.compare_digest(sig.encode(), sign(token, *parts).encode())
+
+
+def sign_path(secret: str, path: str) -> str:
+    """The signature of one daemon path (``/v/<id>/`` for a version, whatever follows naming
+    it only for the reader): ``?sig=`` with it opens that path in any browser, without the
+    token. An HMAC-SHA256 keyed by the daemon's secret over ``"path" + "\n" + path``.
+
+    >>> sig = sign_path("secret", "/v/123/")
+    >>> len(sig), verify_path("secret", "/v/123/", sig), verify_path("secret", "/v/124/", sig)
+    (32, True, False)
+    """
+    return sign(secret, "path", path)
+
+
+def verify_path(secret: str, path: str, sig: str | None) -> bool:
+    """Whether ``sig`` is exactly :func:`sign_path` of ``path`` (constant time; a prefix of
+    the signature, or one with more after it, is refused).
+
+    >>> verify_path("secret", "/v/123/", sign_path("secret", "/v/123/")[:-1])
+    False
+    """
+    return valid_signature(secret, sig, "path", path)
+
+
+def version_path(version_id: str) -> str:
+    """The signed path of a version: the one path that picks its copy.
+
+    >>> version_path("0190")
+    '/v/0190/'
+    """
+    return f"/v/{version_id}/"
+
+
+def signed_version_url(secret: str, url: str) -> str:
+    """A version address (``…/v/<id>/<original URL>``) that opens in any browser: the
+    original URL quoted (its ``?`` and ``#`` would end the path) and ``?sig=`` of the
+    version's path appended. Other strings, and addresses already signed, come back as they are.
+
+    >>> signed_version_url("s", "http://127.0.0.1:1/v/7/https://a.example/x?q=1").split("?sig=")[0]
+    'http://127.0.0.1:1/v/7/https://a.example/x%3Fq=1'
+    >>> signed_version_url("s", "https://a.example/v/")
+    'https://a.example/v/'
+    """
+    found = VERSION_ADDRESS.match(url)
+    if not found or SIGNED_END.search(url):
+        return url
+    base, version_id, original = found.groups()
+    shown = quote(original, safe=":/@!$&'()*+,;=-._~%[]")
+    return (
+        f"{base}{version_path(version_id)}{shown}?sig={sign_path(secret, version_path(version_id))}"
+    )
+
+
+def sign_version_urls(value, secret: str):
+    """:func:`signed_version_url` over every string of a JSON-like value (a CLI result).
+
+    >>> sign_version_urls({"a": ["x"]}, "s")
+    {'a': ['x']}
+    """
+    if isinstance(value, str):
+        return signed_version_url(secret, value)
+    if isinstance(value, dict):
+        return {key: sign_version_urls(item, secret) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [sign_version_urls(item, secret) for item in value]
+    return value
+
+
+def has_version_url(value) -> bool:
+    """Whether a JSON-like value holds a version address anywhere."""
+    if isinstance(value, str):
+        return VERSION_ADDRESS.match(value) is not None
+    if isinstance(value, dict):
+        return any(has_version_url(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(has_version_url(item) for item in value)
+    return False
 
 
 def session_cookie(token: str) -> str:

@@ -13,12 +13,19 @@ client polls ``crawl_status`` (the protocol has one reply per request, no stream
 
 from __future__ import annotations
 
-import asyncio
+import base64
+import binascii
+import gc
+import threading
+import time
 from dataclasses import replace
 
+from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, NotFound
+from engine.liveness import LivenessOptions
 from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
+from host.services.liveness import check_version
 
 URL_MAX = 8192
 
@@ -45,12 +52,62 @@ def _capture(params: dict, html):
     )
 
 
-def _register(app, capture, options) -> dict:
+def _reserve_id(app, now: float) -> str:
+    """A registration ID later than every stored and every reserved one (store thread)."""
+    from engine.archive.model import make_id
+
+    ids = app.store.ids
+    last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
+    app.reserved_id = make_id(now, last)
+    return app.reserved_id
+
+
+def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
     from engine.archive import registry
     from host.services.navigation import record_archived
 
-    reg = registry.register(app.store, capture, options)
+    reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
+    return reg
+
+
+_GC_PAUSES = [0]
+_GC_LOCK = threading.Lock()
+
+
+def without_gc_pauses(fn, *args):
+    """``fn(*args)`` with the cyclic GC off: a big page allocates millions of objects, and
+    each full collection then holds the GIL for 100-250 ms, stalling the event loop's
+    pings (bench_hostile.py). Parsed pages hold no cycles; refcounting frees them."""
+    with _GC_LOCK:
+        _GC_PAUSES[0] += 1
+        gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if not _GC_PAUSES[0]:
+                gc.enable()
+
+
+async def register_off_store(app, capture, options):
+    """Register a capture with its analysis off the store thread: other requests that need
+    the store go on while a big page is parsed (the store only does the writes)."""
+    from engine.archive import registry
+    from host.daemon.app import BIG_PAGE_CHARS
+
+    now = time.time()
+    reg_id = await app.run(_reserve_id, app, now)
+    if len(capture.html) > BIG_PAGE_CHARS:
+        prep = await app.analyse(registry.analyse, capture, reg_id, options, big=True)
+    else:
+        prep = await app.analyse(without_gc_pauses, registry.analyse, capture, reg_id, options)
+    register = _register_analysed
+    return await app.run(without_gc_pauses, register, app, capture, prep, reg_id, now, options)
+
+
+def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
@@ -67,15 +124,28 @@ async def _fetched_capture(params: dict):
     return capture if title is None else replace(capture, title=title)
 
 
-async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+def _html(params: dict) -> str | bytes | None:
+    """The page: ``html`` (the DOM as text), ``html_b64`` (a saved file's bytes, kept
+    byte for byte), or None (the handler fetches the URL)."""
+    if params.get("html_b64") is not None:
+        raw = text(params, "html_b64", max_length=RegisterOptions().max_bytes * 4 // 3 + 4)
+        try:
+            return base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise InvalidInput(f"html_b64 is not base64: {exc}") from exc
     html = params.get("html")
     if html is not None and not isinstance(html, str):
         raise InvalidInput("parameter 'html' must be a string")
+    return html
+
+
+async def archive_page(params: dict, app) -> dict:
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
-    only = params.get("only_if_different")
-    options = _options(app, only_if_different=only) if only is not None else _options(app)
-    return await app.run(_register, app, capture, options)
+    options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
+    reg = await register_off_store(app, capture, options)
+    return await app.run(_with_versions, app, reg)
 
 
 def versions(params: dict, app) -> dict:
@@ -144,25 +214,24 @@ def get(params: dict, app) -> dict:
 
 
 async def check(params: dict, app) -> dict:
-    """Is the stored content still at the live URL? ``{"state", "match", ...}``."""
-    try:  # engineer D's liveness results store, when it has landed
-        from host.liveness_store import check_version
-    except ImportError:
-        from host.services.liveness import check_version
-
+    """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
+    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref)
+    return await check_version(app, ref, _liveness_options(params))
+
+
+def _liveness_options(params: dict) -> LivenessOptions:
+    default = LivenessOptions()
+    present = _number(params, "present_at", default.present_at, 0, 1)
+    changed = _number(params, "changed_at", default.changed_at, 0, 1)
+    if changed > present:
+        raise InvalidInput("thresholds must satisfy changed_at <= present_at")
+    return LivenessOptions(present_at=present, changed_at=changed)
 
 
 # -- crawl, schedules, DUST (the CLI's ``archive crawl|schedule|dust`` while a daemon runs) --
 
-_CRAWLS: dict[int, dict] = {}  # id(app) -> {job id: CrawlJob}, oldest first
-_TASKS: set = set()  # strong references: the loop keeps only weak ones to tasks
 KEEP_FINISHED = 32  # finished jobs kept for crawl_status
-
-
-def _jobs(app) -> dict:
-    return _CRAWLS.setdefault(id(app), {})
 
 
 def _number(params: dict, name: str, default, low: float, high: float):
@@ -186,15 +255,6 @@ def _crawl_options(params: dict, app):
     )
 
 
-def _register_crawled(app, capture, options):
-    from engine.archive import registry
-    from host.services.navigation import record_archived
-
-    reg = registry.register(app.store, capture, options)
-    record_archived(app, reg.url)
-    return reg
-
-
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
     from host.services.crawl import CrawlJob, check_start, links_of, run_job
@@ -204,20 +264,18 @@ async def crawl(params: dict, app) -> dict:
     job = CrawlJob.new(url, options.max_pages)
 
     async def register_capture(capture):
-        return await app.run(_register_crawled, app, capture, options.register)
+        return await register_off_store(app, capture, options.register)
 
     async def links(reg_id: str) -> list[str]:
         return await app.run(links_of, app.store, reg_id)
 
     _remember(app, job)
-    task = asyncio.get_running_loop().create_task(run_job(job, options, register_capture, links))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.jobs.start(run_job(job, options, register_capture, links))
     return job.to_dict()
 
 
 def _remember(app, job) -> None:
-    jobs = _jobs(app)
+    jobs = app.jobs.crawls
     finished = [key for key, old in jobs.items() if old.state != "running"]
     for key in finished[: max(0, len(finished) - KEEP_FINISHED + 1)]:
         del jobs[key]
@@ -226,7 +284,7 @@ def _remember(app, job) -> None:
 
 def _job(params: dict, app):
     job_id = text(params, "job", max_length=64)
-    job = _jobs(app).get(job_id)
+    job = app.jobs.crawls.get(job_id)
     if job is None:
         raise NotFound(f"no crawl {job_id!r} (finished crawls are kept until the daemon stops)")
     return job
@@ -274,7 +332,7 @@ async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
     from host.services.schedule import arun_due
 
-    return {"done": await arun_due(app.run, app.store, app.base_url)}
+    return {"done": await arun_due(app.run, app.store, app.base_url, app.jobs.claims)}
 
 
 def dust_learn(params: dict, app) -> dict:

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from host.daemon.changes import CONNECTION_CLOSED
 from host.handlers import choice, flag, integer, text
+from host.services.liveness import check_version
 from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
 
 STATES = ("present", "changed", "gone", "unchecked")
@@ -373,15 +374,6 @@ def check_of(store, key: str) -> dict | None:
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
 
 
-async def check_version(app, reg_id: str) -> dict:
-    """The daemon's own check (fetch, judge, store), as the ``check`` type runs it."""
-    try:  # engineer D's liveness results store, when it lands (as host/handlers/archive.py)
-        from host.liveness_store import check_version as run
-    except ImportError:
-        from host.services.liveness import check_version as run
-    return await run(app, reg_id)
-
-
 @dataclass
 class Sweep:
     """Progress of the one liveness sweep a daemon may run at a time."""
@@ -406,11 +398,11 @@ class Sweep:
         }
 
 
-_SWEEPS: dict[int, Sweep] = {}
-
-
 def sweep_of(app) -> Sweep:
-    return _SWEEPS.setdefault(id(app), Sweep())
+    """The daemon's one liveness sweep (``app.jobs.sweep``), made on first use."""
+    if app.jobs.sweep is None:
+        app.jobs.sweep = Sweep()
+    return app.jobs.sweep
 
 
 def liveness_report(params: dict, app) -> dict:
@@ -447,13 +439,8 @@ async def liveness_sweep(params: dict, app) -> dict:
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
     sweep.__init__(running=True, total=len(targets), started_at=time.time())
     app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
-    task = asyncio.get_running_loop().create_task(_run_sweep(app, sweep, targets, concurrency))
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    app.jobs.start(_run_sweep(app, sweep, targets, concurrency))
     return sweep.to_dict()
-
-
-_TASKS: set = set()
 
 
 async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) -> None:

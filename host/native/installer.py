@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,37 @@ BROWSERS: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 FIREFOX = {"firefox"}
+# browser -> OS -> signs that it is installed: a program name looked up on PATH, or a path
+# ("~" and %VARS% expanded) of its program or of a file only the browser itself writes in its
+# user data folder ("Local State", profiles.ini): the folder alone may hold nothing but a
+# manifest an earlier `install` wrote.
+SIGNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "chrome": {
+        "linux": ("google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome", "~/.config/google-chrome/Local State"),
+        "darwin": ("/Applications/Google Chrome.app", "~/Applications/Google Chrome.app"),
+        "win32": ("%LOCALAPPDATA%\\Google\\Chrome\\User Data\\Local State", "%PROGRAMFILES%\\Google\\Chrome\\Application\\chrome.exe"),
+    },
+    "chromium": {
+        "linux": ("chromium", "chromium-browser", "/usr/lib/chromium/chromium", "/snap/bin/chromium", "~/.config/chromium/Local State"),
+        "darwin": ("/Applications/Chromium.app", "~/Applications/Chromium.app"),
+        "win32": ("%LOCALAPPDATA%\\Chromium\\User Data\\Local State",),
+    },
+    "brave": {
+        "linux": ("brave-browser", "brave", "/opt/brave.com/brave/brave", "~/.config/BraveSoftware/Brave-Browser/Local State"),
+        "darwin": ("/Applications/Brave Browser.app", "~/Applications/Brave Browser.app"),
+        "win32": ("%LOCALAPPDATA%\\BraveSoftware\\Brave-Browser\\User Data\\Local State",),
+    },
+    "edge": {
+        "linux": ("microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge", "~/.config/microsoft-edge/Local State"),
+        "darwin": ("/Applications/Microsoft Edge.app", "~/Applications/Microsoft Edge.app"),
+        "win32": ("%LOCALAPPDATA%\\Microsoft\\Edge\\User Data\\Local State",),
+    },
+    "firefox": {
+        "linux": ("firefox", "firefox-esr", "/usr/lib/firefox/firefox", "/usr/lib/firefox-esr/firefox-esr", "/snap/bin/firefox", "~/.mozilla/firefox/profiles.ini"),
+        "darwin": ("/Applications/Firefox.app", "~/Applications/Firefox.app"),
+        "win32": ("%APPDATA%\\Mozilla\\Firefox\\profiles.ini", "%PROGRAMFILES%\\Mozilla Firefox\\firefox.exe"),
+    },
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -102,6 +134,26 @@ class InstallOptions:
     browsers: tuple[str, ...] = tuple(BROWSERS)
     system: bool = False
     profile_dir: Path | None = None
+    present_only: bool = False  # `--browser all`: only the browsers found on this machine
+
+
+def browser_present(browser: str, platform: str | None = None) -> bool:
+    """Whether ``browser`` is installed here: one of its :data:`SIGNS` is found."""
+    for sign in SIGNS[browser].get(platform_key(platform), ()):
+        if "/" in sign or "\\" in sign:
+            if Path(os.path.expandvars(os.path.expanduser(sign))).exists():
+                return True
+        elif shutil.which(sign):
+            return True
+    return False
+
+
+def present_and_missing(options: InstallOptions, platform=None) -> tuple[tuple[str, ...], list]:
+    """The browsers to install or check, and those left out because they are not installed."""
+    if not options.present_only or options.profile_dir is not None:
+        return options.browsers, []
+    present = tuple(b for b in options.browsers if browser_present(b, platform))
+    return present, [b for b in options.browsers if b not in present]
 
 
 def platform_key(platform: str | None = None) -> str:
@@ -239,10 +291,12 @@ def install(home: Path, options: InstallOptions, config=None, platform: str | No
     config = config or Config.load(home)
     launcher = write_launcher(home, platform, _shared(options))
     ids = (config.all_extension_ids(), config.firefox_ids)
-    written = [_install_one(b, options, home, launcher, ids, platform) for b in options.browsers]
+    browsers, missing = present_and_missing(options, platform)
+    written = [_install_one(b, options, home, launcher, ids, platform) for b in browsers]
     return {
         "launcher": str(launcher),
         "installed": written,
+        "missing": missing,
         "extension_ids": ids[0],
         "firefox_ids": ids[1],
     }
@@ -320,6 +374,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
     config = Config.load(home)
     ids = (config.all_extension_ids(), config.firefox_ids)
     windows = _uses_registry(options, platform)
+    browsers, missing = present_and_missing(options, platform)
     manifests = [
         check_manifest(
             b,
@@ -328,7 +383,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
             registered_manifest(b, options, platform) if windows else None,
             _allowed(manifest(b, Path(), *ids), b),
         )
-        for b in options.browsers
+        for b in browsers
     ]
     token = read_token(home)
     daemon = {"running": False}
@@ -352,6 +407,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
     return {
         "ok": ok,
         "manifests": manifests,
+        "missing": missing,
         "token_readable": bool(token),
         "daemon": daemon,
         "home": str(home),

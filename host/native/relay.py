@@ -20,25 +20,28 @@ one per message, so start-up must stay in the tens of milliseconds.
 >>> reply = '{"id":1,"ok":true,"result":"' + "x" * 200 + '"}'
 >>> pages = split_pages(1, reply, 128)
 >>> len(pages), max(len(encode(p)) for p in pages) <= 128, "".join(p["chunk"] for p in pages) == reply
-(6, True, True)
+(3, True, True)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from pathlib import Path
 
 from engine.errors import PageKeeperError, Unavailable
-from host.daemon import client
+from host.daemon import client, pause
 from host.daemon.security import CredentialFilter
 from host.protocol.envelope import error_reply, parse_request, request_id
 from host.protocol.framing import (
     DEFAULT_REQUEST_CAP,
+    HEADER,
     REPLY_LIMIT,
     Truncated,
     decode,
@@ -52,17 +55,57 @@ DRAIN_TIMEOUT = 60.0
 
 
 def split_pages(req_id, text: str, limit: int) -> list[dict]:
-    """Cut a reply's JSON text into page frames that each encode to <= ``limit`` bytes."""
-    size = max(1, limit // 3)
-    while True:
-        chunks = [text[i : i + size] for i in range(0, len(text), size)]
-        pages = [
-            {"id": req_id, "page": i, "pages": len(chunks), "chunk": c}
-            for i, c in enumerate(chunks)
-        ]
-        if all(len(encode(p)) <= limit for p in pages) or size == 1:
-            return pages
-        size //= 2
+    """Cut a reply's JSON text into page frames that each encode to <= ``limit`` bytes.
+
+    Each character is counted at what it costs inside the frame's ``chunk`` string: its
+    UTF-8 bytes (4 for an emoji or any astral-plane character), or its JSON escape
+    (``\\"``, ``\\u0001``). Pages are filled up to the limit, so their number is the least.
+
+    >>> pages = split_pages(7, "😀" * 100, 128)
+    >>> max(len(encode(p)) for p in pages) <= 128, "".join(p["chunk"] for p in pages) == "😀" * 100
+    (True, True)
+    """
+    # the frame without its chunk, with page numbers as long as they can ever be
+    widest = len(text) + 1
+    room = limit - len(encode({"id": req_id, "page": widest, "pages": widest, "chunk": ""}))
+    if room < MAX_CHAR_COST:
+        raise ValueError(f"a reply limit of {limit} bytes leaves no room for a page's text")
+    chunks = [text[start:end] for start, end in _cuts(text, room)]
+    return [
+        {"id": req_id, "page": i, "pages": len(chunks), "chunk": c} for i, c in enumerate(chunks)
+    ]
+
+
+# Printable ASCII but the quote and the backslash: one byte each inside a JSON string.
+PLAIN = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]+")
+MAX_CHAR_COST = 6  # "\\u001f": the longest a character gets (UTF-8 never exceeds 4)
+
+
+@functools.lru_cache(maxsize=4096)
+def char_cost(char: str) -> int:
+    """Bytes of one character inside a frame's JSON string (as :func:`encode` writes it).
+
+    >>> char_cost("a"), char_cost("é"), char_cost("😀"), char_cost('"'), char_cost("\\x01")
+    (1, 2, 4, 2, 6)
+    """
+    return len(json.dumps(char, ensure_ascii=False).encode("utf-8")) - 2
+
+
+def _cuts(text: str, room: int) -> list[tuple[int, int]]:
+    """(start, end) of each chunk: as many characters as fit in ``room`` bytes."""
+    cuts, start, used, pos = [], 0, 0, 0
+    while pos < len(text):
+        plain = PLAIN.match(text, pos)
+        end, cost = (plain.end(), 1) if plain else (pos + 1, char_cost(text[pos]))
+        while pos < end:
+            fit = min((room - used) // cost, end - pos)
+            if fit == 0:
+                cuts.append((start, pos))
+                start, used = pos, 0
+                continue
+            pos, used = pos + fit, used + fit * cost
+    cuts.append((start, len(text)))
+    return cuts
 
 
 class Relay:
@@ -85,7 +128,7 @@ class Relay:
 
     def write_reply_text(self, req_id, text: str) -> None:
         frame = text.encode("utf-8")
-        if len(frame) <= self.reply_limit:
+        if HEADER.size + len(frame) <= self.reply_limit:  # counted as split_pages counts pages
             self.write(len(frame).to_bytes(4, sys.byteorder) + frame)
             return
         log.info("paging a reply of %d bytes", len(frame))
@@ -97,10 +140,21 @@ class Relay:
         """The websocket to the daemon, connecting (and starting it) when needed."""
         with self.ws_lock:
             if self.ws is None:
+                self.refuse_when_paused()
                 state = client.ensure_daemon(self.home)
                 self.ws = client.connect(self.home, state)
                 threading.Thread(target=self.receive, args=(self.ws,), daemon=True).start()
             return self.ws
+
+    def refuse_when_paused(self) -> None:
+        """``stop --until-login`` holds until the next login: start no daemon before then
+        (one the user started again with ``serve`` or ``open`` is used)."""
+        running = client.running(self.home)
+        if not (running and running.get("ready")) and pause.paused(self.home):
+            raise Unavailable(
+                "PageKeeper is stopped until the next login (pagekeeper stop --until-login); "
+                "pagekeeper serve starts it again"
+            )
 
     def receive(self, ws) -> None:
         """Write each daemon reply to the browser; on disconnect fail what is in flight."""

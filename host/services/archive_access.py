@@ -9,6 +9,10 @@ run on the event loop, never while holding the store.
 
 from __future__ import annotations
 
+import contextlib
+
+from engine.errors import FetchError, NotFound
+
 
 def _charset_type(content_type: str, charset: str) -> str:
     base = (content_type or "text/html").split(";", 1)[0].strip() or "text/html"
@@ -26,11 +30,57 @@ def copy_bytes(app, version_id: str, original: bool) -> tuple[bytes, str]:
     return content.body, _charset_type(content.content_type, content.charset)
 
 
-async def gc_target(app, url: str, page_id: str) -> dict:
-    """Where a gc address leads: ``{"action": "live"|"stored"|"missing", "url", "id"?}``."""
-    from engine.archive import registry
-    from host.services.fetch import areachable
+def produced_links(app, version_id: str) -> set[str]:
+    """The navigation links the rewriter turned into gc links in this copy (its refs)."""
+    store, urls = app.store, set()
+    for link in store.refs(version_id):
+        with contextlib.suppress(NotFound):
+            urls.add(store.link_url(link))
+    return urls
 
-    live = await areachable(url)
+
+def _page_url(app, page_id: str) -> str | None:
+    if not page_id or not app.store.has_version(page_id):
+        return None
+    return app.store.version(page_id)["url"]
+
+
+async def gc_target(app, url: str, page_id: str, user_asked: bool = False) -> dict:
+    """Where a gc address leads: ``{"action": "live"|"stored"|"missing", "url", "id"?}``.
+
+    A link followed from a copy (``user_asked`` False: a signed link, which an iframe
+    loads without a click) never makes the daemon fetch a private or loopback address,
+    unless the copy itself came from one (a LAN page's own links).
+    """
+    from engine.archive import registry
+    from host.services.fetch import FetchOptions, areachable
+
+    page_url = await app.run(_page_url, app, page_id)
+    private_page = page_url is not None and await is_private_host(page_url)
+    public_only = not (user_asked or private_page)
+    options = FetchOptions(
+        timeout=5.0, connect_timeout=3.0, max_bytes=2 * 1024 * 1024, public_only=public_only
+    )
+    live = await areachable(url, options)
     found = await app.run(registry.resolve_gc, app.store, url, page_id or None, live, app.base_url)
     return found
+
+
+async def is_private_host(url: str) -> bool:
+    """True when ``url``'s host is or resolves to a non-global address (loopback, LAN, ...);
+    False when it does not resolve.
+
+    >>> import asyncio; asyncio.run(is_private_host("http://127.0.0.1:8000/"))
+    True
+    """
+    import httpx
+
+    from host.services.fetch import FetchOptions, _acheck_public
+
+    try:
+        await _acheck_public(httpx.URL(url), FetchOptions(public_only=True))
+    except FetchError as exc:
+        return "private or loopback" in str(exc)
+    except (httpx.InvalidURL, ValueError):
+        return False
+    return False

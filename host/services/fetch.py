@@ -2,8 +2,13 @@
 
 The body is streamed and the cap is checked as bytes arrive (and against
 Content-Length up front), so a 200 MB page is refused with ``TooLarge``
-without ever being held in memory. Network failures raise ``FetchError``; an
-HTTP error status is *not* an exception: liveness needs to see 404 and 410.
+without ever being held in memory. The body is decoded here, not by httpx:
+every ``Content-Encoding`` layer (gzip, deflate, br, stacked) inflates at most
+64 KB per step and counts against the cap, so a 7 KB ``gzip, gzip`` bomb stops
+at the cap instead of growing to gigabytes. Redirects are followed here too
+(httpx would read and decode a redirect's body whole). Network failures raise
+``FetchError``; an HTTP error status is *not* an exception: liveness needs to
+see 404 and 410.
 
 >>> got = fetch("http://127.0.0.1:8000/")  # doctest: +SKIP
 >>> got.status, got.final_url, got.charset  # doctest: +SKIP
@@ -12,8 +17,14 @@ HTTP error status is *not* an exception: liveness needs to see 404 and 410.
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import socket
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import brotli
 import httpx
 
 from engine import __version__
@@ -21,6 +32,9 @@ from engine.errors import FetchError, InvalidInput, InvalidURL, TooLarge
 from engine.html.parse import sniff_charset
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+STEP = 64 * 1024  # the most one decoding step may produce
+MAX_ENCODINGS = 4  # Content-Encoding layers decoded; more is refused
+ACCEPT_ENCODING = "gzip, deflate, br"  # what the decoders below read
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,9 @@ class FetchOptions:
     user_agent: str = f"PageKeeper/{__version__} (personal archive)"
     method: str = "GET"
     verify: bool = True
+    # Refuse every hop (redirects too) whose host is or resolves to a loopback, private,
+    # link-local or reserved address: for fetches the user did not ask for.
+    public_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,13 +97,115 @@ class Fetched:
 
 def _client_kwargs(options: FetchOptions) -> dict:
     timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
+    headers = {
+        "User-Agent": options.user_agent,
+        "Accept": "text/html,*/*;q=0.8",
+        "Accept-Encoding": ACCEPT_ENCODING,
+    }
     return {
         "timeout": timeout,
-        "follow_redirects": True,
-        "max_redirects": options.max_redirects,
-        "headers": {"User-Agent": options.user_agent, "Accept": "text/html,*/*;q=0.8"},
+        "follow_redirects": False,
+        "headers": headers,
         "verify": options.verify,
     }
+
+
+class _ZlibLayer:
+    """One gzip or deflate layer, inflating at most ``STEP`` bytes per step."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding, self.inflater = encoding, None
+
+    def _start(self, data: bytes):
+        if self.encoding != "deflate":
+            return zlib.decompressobj(zlib.MAX_WBITS | 16)
+        # RFC 9110 says zlib format; some servers send raw deflate (as browsers accept).
+        zlib_header = len(data) > 1 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+        return zlib.decompressobj(zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS)
+
+    def push(self, data: bytes) -> Iterator[bytes]:
+        if self.inflater is None:
+            self.inflater = self._start(data)
+        while not self.inflater.eof:
+            out = self.inflater.decompress(data, STEP)
+            data = self.inflater.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < STEP:
+                return
+
+
+class _BrotliLayer:
+    """One br layer (RFC 7932), producing at most ``STEP`` bytes per step."""
+
+    def __init__(self) -> None:
+        self.decompressor = brotli.Decompressor()
+
+    def push(self, data: bytes) -> Iterator[bytes]:
+        if self.decompressor.is_finished():
+            return
+        yield self.decompressor.process(data, output_buffer_limit=STEP)
+        while not self.decompressor.can_accept_more_data():
+            yield self.decompressor.process(b"", output_buffer_limit=STEP)
+
+
+class BoundedBody:
+    """Collects a body as it arrives, decoding its ``Content-Encoding`` layers within ``max_bytes``.
+
+    Every layer's output counts against the cap, so no layer ever holds more than
+    ``max_bytes`` plus one step, whatever the ratio.
+
+    >>> body = BoundedBody("gzip, gzip", 10_000, "u")
+    >>> import gzip; body.feed(gzip.compress(gzip.compress(b"x" * 5000))); len(body.finish())
+    5000
+    >>> body = BoundedBody("gzip", 10_000, "u"); body.feed(gzip.compress(b"x" * 20_000))
+    Traceback (most recent call last):
+    ...
+    engine.errors.TooLarge: u is larger than the cap of 10000 bytes (decoded)
+    """
+
+    def __init__(self, content_encoding: str, max_bytes: int, url) -> None:
+        self.max_bytes, self.url, self.chunks = max_bytes, url, []
+        self.layers = _layers(content_encoding, url)
+        self.sizes = [0] * (len(self.layers) + 1)
+
+    def feed(self, raw: bytes) -> None:
+        self._pipe(0, raw)
+
+    def _pipe(self, index: int, data: bytes) -> None:
+        if not data:
+            return
+        self.sizes[index] += len(data)
+        if self.sizes[index] > self.max_bytes:
+            what = "decoded" if index else "raw"
+            raise TooLarge(f"{self.url} is larger than the cap of {self.max_bytes} bytes ({what})")
+        if index == len(self.layers):
+            self.chunks.append(data)
+            return
+        try:
+            for out in self.layers[index].push(data):
+                self._pipe(index + 1, out)
+        except (zlib.error, brotli.error) as exc:
+            raise FetchError(f"cannot decode the body of {self.url}: {exc}") from None
+
+    def finish(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+def _layers(content_encoding: str, url) -> list:
+    """The decoders for a Content-Encoding header, outermost first (the reverse of the header).
+
+    Unknown tokens pass the body through unchanged, as httpx does."""
+    names = [name.strip().lower() for name in content_encoding.split(",") if name.strip()]
+    layers = []
+    for name in reversed(names):
+        if name in ("gzip", "x-gzip", "deflate"):
+            layers.append(_ZlibLayer(name))
+        elif name == "br":
+            layers.append(_BrotliLayer())
+    if len(layers) > MAX_ENCODINGS:
+        raise FetchError(f"{url} is encoded {len(layers)} times ({content_encoding!r}); refused")
+    return layers
 
 
 def _check_url(url: str) -> None:
@@ -100,15 +219,14 @@ def _check_length(response: httpx.Response, options: FetchOptions) -> None:
         raise TooLarge(f"{response.url} declares {declared} bytes (cap {options.max_bytes})")
 
 
-def _add_chunk(chunks: list, size: int, chunk: bytes, options: FetchOptions, url) -> int:
-    size += len(chunk)
-    if size > options.max_bytes:
-        raise TooLarge(f"{url} is larger than the cap of {options.max_bytes} bytes")
-    chunks.append(chunk)
-    return size
+def _body(response: httpx.Response, options: FetchOptions) -> BoundedBody:
+    _check_length(response, options)
+    return BoundedBody(
+        response.headers.get("content-encoding", ""), options.max_bytes, response.url
+    )
 
 
-def _result(response: httpx.Response, body: bytes) -> Fetched:
+def _result(response: httpx.Response, body: bytes, redirects: int) -> Fetched:
     content_type = response.headers.get("content-type", "")
     charset, _ = sniff_charset(body, content_type)
     return Fetched(
@@ -118,7 +236,7 @@ def _result(response: httpx.Response, body: bytes) -> Fetched:
         body=body,
         content_type=content_type.split(";")[0].strip().lower(),
         charset=charset,
-        redirects=len(response.history),
+        redirects=redirects,
     )
 
 
@@ -132,22 +250,63 @@ def _wrap(exc: Exception, url: str) -> Exception:
     return FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}")
 
 
+def _refuse_private(url, addresses: list) -> None:
+    for info in addresses:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if not address.is_global:
+            raise FetchError(f"refused to fetch {url}: {address} is a private or loopback address")
+
+
+def _check_public(url: httpx.URL, options: FetchOptions) -> None:
+    if options.public_only:
+        try:
+            addresses = socket.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+        _refuse_private(url, addresses)
+
+
+async def _acheck_public(url: httpx.URL, options: FetchOptions) -> None:
+    if options.public_only:
+        loop = asyncio.get_running_loop()
+        try:
+            addresses = await loop.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+        _refuse_private(url, addresses)
+
+
+def _next_hop(response: httpx.Response, hops: int, url: str, options: FetchOptions):
+    """The redirect to follow, or None; the response's body is never read."""
+    if not response.has_redirect_location:
+        return None
+    if hops >= options.max_redirects:
+        raise FetchError(f"too many redirects from {url}")
+    return response.next_request
+
+
 def fetch(url: str, options: FetchOptions | None = None) -> Fetched:
     """Fetch ``url`` synchronously; raise FetchError, TooLarge or InvalidURL."""
     options = options or FetchOptions()
     _check_url(url)
     try:
-        with (
-            httpx.Client(**_client_kwargs(options)) as client,
-            client.stream(options.method, url) as response,
-        ):
-            _check_length(response, options)
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size = _add_chunk(chunks, size, chunk, options, response.url)
-            return _result(response, b"".join(chunks))
+        with httpx.Client(**_client_kwargs(options)) as client:
+            request = client.build_request(options.method, url)
+            for hops in range(options.max_redirects + 1):
+                _check_public(request.url, options)
+                response = client.send(request, stream=True)
+                try:
+                    request = _next_hop(response, hops, url, options)
+                    if request is None:
+                        body = _body(response, options)
+                        for raw in response.iter_raw():
+                            body.feed(raw)
+                        return _result(response, body.finish(), hops)
+                finally:
+                    response.close()
     except httpx.HTTPError as exc:
         raise _wrap(exc, url) from exc
+    raise FetchError(f"too many redirects from {url}")
 
 
 async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
@@ -155,17 +314,23 @@ async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
     options = options or FetchOptions()
     _check_url(url)
     try:
-        async with (
-            httpx.AsyncClient(**_client_kwargs(options)) as client,
-            client.stream(options.method, url) as response,
-        ):
-            _check_length(response, options)
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size = _add_chunk(chunks, size, chunk, options, response.url)
-            return _result(response, b"".join(chunks))
+        async with httpx.AsyncClient(**_client_kwargs(options)) as client:
+            request = client.build_request(options.method, url)
+            for hops in range(options.max_redirects + 1):
+                await _acheck_public(request.url, options)
+                response = await client.send(request, stream=True)
+                try:
+                    request = _next_hop(response, hops, url, options)
+                    if request is None:
+                        body = _body(response, options)
+                        async for raw in response.aiter_raw():
+                            body.feed(raw)
+                        return _result(response, body.finish(), hops)
+                finally:
+                    await response.aclose()
     except httpx.HTTPError as exc:
         raise _wrap(exc, url) from exc
+    raise FetchError(f"too many redirects from {url}")
 
 
 def reachable(url: str, options: FetchOptions | None = None) -> bool:

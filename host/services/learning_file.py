@@ -4,9 +4,10 @@ The daemon keeps its learned state in the archive store (host/services/navigatio
 every suggestion taken or rejected on the error page is saved there at once).
 The one-shot CLI reads that state read-only, so ``pagekeeper suggest`` ranks a
 correction the user took in the browser first too; without an archive it reads
-``<home>/learning.json`` when that exists (written by :func:`save_learning`). The dictionary index (built in ~2 s for the
-bundled 100k, ~25 s for 1M) is cached as bytes under ``<home>/cache/`` keyed
-by the SHA-1 of its source, so the next start loads it in milliseconds.
+``<home>/learning.json`` when that exists (written by :func:`save_learning`). The
+dictionary index (built in ~2 s for the bundled 100k, ~25 s for 1M) is cached as bytes
+under the config's ``cache_dir`` (default ``<home>/cache/``), keyed by the SHA-1 of its
+source, so the next start loads it in milliseconds; the daemon and the CLI share it.
 Every write goes to a temporary file in the same directory, is fsynced, then
 ``os.replace``d: a crash leaves the old file or the new one, never half of it.
 
@@ -22,17 +23,22 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from engine.errors import InvalidInput, StorageError
+from engine.archive.storage import JournalStorage
+from engine.errors import InvalidInput, PageKeeperError, StorageError
 from engine.urls.dictionary import DomainDictionary
 
 LEARNING_FILE = "learning.json"
 CACHE_DIR = "cache"
+DOMAINS = "domains.txt.gz"
+STATE_NAME = "suggest"  # the learned state's name in the store's key/value area
+log = logging.getLogger("pagekeeper.learning")
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -71,9 +77,6 @@ def store_learning(home: Path) -> dict | None:
     lazily), not the archive's version index: a one-shot ``suggest`` stays fast
     on a large archive, and a running daemon (the writer) is not disturbed.
     """
-    from engine.archive.storage import JournalStorage
-    from host.services.navigation import STATE_NAME
-
     directory = Path(home) / "db"
     if not directory.is_dir():
         return None
@@ -95,10 +98,14 @@ def save_learning(home: Path, state: dict) -> None:
         raise StorageError(f"cannot write {home / LEARNING_FILE}: {exc}") from None
 
 
-def cache_path(home: Path, source: bytes, kind: str = "dictionary") -> Path:
-    """Where the index built from ``source`` is cached."""
+def cache_path(home: Path, source: bytes, cache_dir: str | None = None) -> Path:
+    """Where the index built from ``source`` is cached: ``cache_dir``, else ``<home>/cache``.
+
+    >>> cache_path(Path("/h"), b"x").parent, cache_path(Path("/h"), b"x", "/c").parent
+    (PosixPath('/h/cache'), PosixPath('/c'))
+    """
     digest = hashlib.sha1(source).hexdigest()[:20]
-    return Path(home) / CACHE_DIR / f"{kind}-{digest}.idx"
+    return Path(cache_dir or Path(home) / CACHE_DIR) / f"dictionary-{digest}.idx"
 
 
 def read_cache(path: Path) -> bytes | None:
@@ -126,26 +133,37 @@ def read_dictionary_file(path: str) -> bytes:
 
 
 def cached_dictionary(
-    home: Path, source: bytes, build: Callable[[], DomainDictionary]
+    home: Path, source: bytes, build: Callable[[], DomainDictionary], cache_dir: str | None = None
 ) -> DomainDictionary:
-    """The dictionary from ``<home>/cache`` if present and sound, else built and cached."""
-    path = cache_path(home, source)
+    """The dictionary from the cache if present and sound, else built and cached."""
+    path = cache_path(home, source, cache_dir)
     cached = read_cache(path)
     if cached is not None:
         try:
             return DomainDictionary.from_bytes(cached)
-        except InvalidInput:
-            pass  # damaged or an older format: rebuilt below
+        except (PageKeeperError, ValueError):  # damaged, or an older format: rebuilt below
+            log.warning("rebuilding the unreadable dictionary cache %s", path)
     dictionary = build()
     write_cache(path, dictionary.to_bytes())
     return dictionary
 
 
-def bundled_dictionary(home: Path) -> DomainDictionary:
+def bundled_source() -> bytes:
+    """The bundled top-100k domains (gzip), the source of the cached index."""
+    return resources.files("engine.data").joinpath(DOMAINS).read_bytes()
+
+
+def bundled_cache_path(home: Path, cache_dir: str | None = None) -> Path:
+    """Where the bundled dictionary's index is cached (the daemon and the CLI share it)."""
+    return cache_path(home, bundled_source(), cache_dir)
+
+
+def bundled_dictionary(home: Path, cache_dir: str | None = None) -> DomainDictionary:
     """The bundled top-100k through the warm cache (0.01 s instead of ~3 s): for the daemon too."""
-    source = resources.files("engine.data").joinpath("domains.txt.gz").read_bytes()
+    source = bundled_source()
     return cached_dictionary(
         home,
         source,
         lambda: DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n")),
+        cache_dir,
     )

@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 
 from engine.errors import FetchError, InvalidURL, TooLarge
+from engine.liveness import LivenessOptions, judge, unreachable
+from host.services.fetch import afetch
 
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
@@ -32,14 +34,13 @@ def _looks_like_id(ref: str) -> bool:
     return is_reg_id(ref.strip()) or "/v/" in ref
 
 
-def _judge(extract: dict, status: int | None, body: bytes | None, reason: str | None) -> dict:
-    from engine.liveness import judge, unreachable
-
+def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
+    status, body, reason = got
     if reason is not None:
         return unreachable(reason, extract.get("keywords")).to_dict()
     if status != 200:
         return unreachable(f"HTTP {status}", extract.get("keywords")).to_dict()
-    return judge(extract.get("keywords") or [], body or b"").to_dict()
+    return judge(extract.get("keywords") or [], body or b"", options).to_dict()
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
@@ -49,10 +50,8 @@ def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
     return record
 
 
-async def check_version(app, ref: str) -> dict:
+async def check_version(app, ref: str, options: LivenessOptions | None = None) -> dict:
     """Fetch, judge, store and return ``{"state","match","present",...,"id","url"}``."""
-    from host.services.fetch import afetch
-
     reg_id, url, extract = await app.run(_stored, app, ref)
     status = body = reason = None
     try:
@@ -60,5 +59,5 @@ async def check_version(app, ref: str) -> dict:
         status, body = got.status, got.body
     except (FetchError, InvalidURL, TooLarge) as exc:
         reason = exc.message
-    verdict = await app.run(_judge, extract, status, body, reason)
+    verdict = await app.run(_judge, extract, (status, body, reason), options or LivenessOptions())
     return await app.run(_save, app, reg_id, url, verdict)

@@ -20,19 +20,19 @@ started cutting them at registration):
 from __future__ import annotations
 
 import asyncio
-import gzip
 import logging
 from datetime import datetime
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine.errors import InvalidInput, NotFound, error_payload
+from engine.urls.suggest import Suggester, SuggestOptions
 from host.daemon.security import strip_credentials, strip_credentials_deep
+from host.services.learning_file import STATE_NAME, bundled_dictionary
 
-STATE_NAME = "suggest"
 SAVE_EVERY = 10.0
-CACHE_DIR = "cache"
-DOMAINS = "domains.txt.gz"
+# The engine ranks this many; each request cuts to its own ``limit`` (nav_error's and
+# ``suggest --limit`` go up to 100): a first cut at the engine's default 5 would cap them.
+MAX_SUGGESTIONS = 100
 ARCHIVED_LIMIT = 5
 SIMILAR_LIMIT = 6
 log = logging.getLogger("pagekeeper.navigation")
@@ -41,61 +41,22 @@ log = logging.getLogger("pagekeeper.navigation")
 # -- the Suggester and its learned state ---------------------------------------------------
 
 
-def _bundled_source() -> bytes:
-    from importlib import resources
-
-    return resources.files("engine.data").joinpath(DOMAINS).read_bytes()
-
-
-def cache_file(home: Path, cache_dir: str | None = None, source: bytes | None = None) -> Path:
-    """Where the bundled dictionary's index is cached: the same file the CLI's
-    ``pagekeeper suggest`` uses (host/services/learning_file.py), so both share one build."""
-    from host.services.learning_file import cache_path
-
-    name = cache_path(Path(home), source if source is not None else _bundled_source()).name
-    return Path(cache_dir or Path(home) / CACHE_DIR) / name
-
-
-def bundled_dictionary(home: Path, cache_dir: str | None = None):
-    """The bundled 100k dictionary, from the cache when its index was built before.
-
-    Building the index takes seconds; loading the cached bytes takes ~25 ms, which
-    is what keeps a daemon start around a second.
-    """
-    from engine.errors import PageKeeperError
-    from engine.urls.dictionary import DomainDictionary
-    from host.services.learning_file import read_cache, write_cache
-
-    source = _bundled_source()
-    path = cache_file(home, cache_dir, source)
-    cached = read_cache(path)
-    if cached is not None:
-        try:
-            return DomainDictionary.from_bytes(cached)
-        except (PageKeeperError, ValueError):  # damaged, or an older format: rebuild
-            log.warning("rebuilding the unreadable dictionary cache %s", path)
-    dictionary = DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n"))
-    write_cache(path, dictionary.to_bytes())
-    return dictionary
-
-
 def build_suggester(app):
     """The bundled dictionary + the learned state saved in the store."""
-    from engine.urls.suggest import Suggester
-
-    suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir))
+    options = SuggestOptions(limit=MAX_SUGGESTIONS)
+    suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir), options=options)
     state = app.store.load_state(STATE_NAME)
     if state:
         suggester.load_state(state)
     suggester.warm()
-    app.learning_dirty = False
+    app.learning.dirty = False
     return suggester
 
 
 def save_learning(app) -> None:
     """Persist the Suggester's learned state into the store (store thread only)."""
     app.store.save_state(STATE_NAME, app.suggester.state())
-    app.learning_dirty = False
+    app.learning.dirty = False
 
 
 def _maybe_save(app, now: bool = False) -> None:
@@ -104,14 +65,14 @@ def _maybe_save(app, now: bool = False) -> None:
     if now:
         save_learning(app)
     else:
-        app.learning_dirty = True
+        app.learning.dirty = True
 
 
 async def flush_learning(app) -> None:
     """The daemon's background task: persist learned state when it changed."""
     while True:
         await asyncio.sleep(SAVE_EVERY)
-        if getattr(app, "learning_dirty", False):
+        if app.learning.dirty:
             try:
                 await app.run(save_learning, app)
             except Exception:
@@ -120,7 +81,7 @@ async def flush_learning(app) -> None:
 
 def record_archived(app, url: str) -> None:
     """An archived page's host joins the user's own domains (store thread)."""
-    if app._suggester is not None:
+    if app.suggester_warm:
         app.suggester.add_user_urls([url], source="archived")
         _maybe_save(app)
 

@@ -13,13 +13,12 @@ run with :func:`record_run` / :func:`record_failure`, so they answer alike.
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
-from host.services.fetch import afetch, fetch
+from host.services.fetch import afetch
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -100,26 +99,25 @@ def schedules(store: ArchiveStore) -> list[dict]:
     return sorted(store.raw("schedules").values(), key=lambda row: row["next_run"])
 
 
-# url -> when it was handed out, per open store: the daemon's background runner and a
-# ``schedule_run_due`` request must not both register one due URL. In memory only: the
-# direct CLI never runs beside the daemon (the store's lock), and a claim dies with its
-# process. A claim not ended by mark_run (a runner that crashed) lapses after CLAIM_S.
-_CLAIMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# ``claims`` maps url -> when it was handed out, one dict per open store (``App.jobs.claims``):
+# the daemon's background runner and a ``schedule_run_due`` request must not both register one
+# due URL. In memory only: one process holds the store (its lock), and a claim dies with it.
+# A claim not ended by mark_run (a runner that crashed) lapses after CLAIM_S.
 CLAIM_S = 600.0
 
 
-def due_schedules(store: ArchiveStore, now: float | None = None) -> list[dict]:
+def due_schedules(store: ArchiveStore, claims: dict, now: float | None = None) -> list[dict]:
     """Schedules whose next run is at or before ``now``, each handed out once until :func:`mark_run`.
 
     >>> import tempfile, pathlib
     >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
     >>> _ = add_schedule(s, "http://a.test/", "daily", now=0)
-    >>> len(due_schedules(s, 1)), len(due_schedules(s, 2)), len(due_schedules(s, 1 + CLAIM_S))
-    (1, 0, 1)
+    >>> claims = {}
+    >>> [len(due_schedules(s, claims, t)) for t in (1, 2, 1 + CLAIM_S)]
+    [1, 0, 1]
     >>> s.close()
     """
     now = time.time() if now is None else now
-    claims = _CLAIMS.setdefault(store, {})
     due = [
         row
         for row in schedules(store)
@@ -129,7 +127,9 @@ def due_schedules(store: ArchiveStore, now: float | None = None) -> list[dict]:
     return due
 
 
-def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: str = "ok") -> dict:
+def mark_run(
+    store: ArchiveStore, url: str, now: float | None = None, result: str = "ok", claims=None
+) -> dict:
     """Record a run of ``url``'s schedule and move its next run one period on."""
     now = time.time() if now is None else now
     found = _find(store, url)
@@ -138,51 +138,41 @@ def mark_run(store: ArchiveStore, url: str, now: float | None = None, result: st
     row = store.raw("schedules")[str(found)]
     fields = {"last_run": now, "next_run": next_run(now, row["every"]), "last_result": result}
     store.db.table("schedules").update(fields, doc_ids=[found])
-    _CLAIMS.get(store, {}).pop(url, None)
+    if claims is not None:
+        claims.pop(url, None)
     return {**row, **fields}
 
 
 # -- running the due schedules now --------------------------------------------------------
 
 
-def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str) -> dict:
+def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str, claims: dict) -> dict:
     """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
     from engine.archive.registry import register
 
     options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
     reg = register(store, capture, options)
-    mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id)
+    mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id, claims=claims)
     return {"url": row["url"], "id": reg.id, "skipped": reg.skipped}
 
 
-def record_failure(store: ArchiveStore, row: dict, exc: PageKeeperError) -> dict:
+def record_failure(store: ArchiveStore, row: dict, exc: PageKeeperError, claims: dict) -> dict:
     """Mark a failed run (one bad URL must not stop the others): ``{"url", "error": code}``."""
-    mark_run(store, row["url"], result=exc.code)
+    mark_run(store, row["url"], result=exc.code, claims=claims)
     return {"url": row["url"], "error": exc.code}
-
-
-def run_due(store: ArchiveStore, base: str, now: float | None = None) -> list[dict]:
-    """Fetch and register every due schedule now (the CLI, holding the store itself)."""
-    done = []
-    for row in due_schedules(store, now):
-        try:
-            capture = fetch(row["url"]).capture(row["url"], "schedule")
-            done.append(record_run(store, row, capture, base))
-        except PageKeeperError as exc:
-            done.append(record_failure(store, row, exc))
-    return done
 
 
 StoreRun = Callable[..., Awaitable]  # App.run: fn(*args) on the daemon's store thread
 
 
-async def arun_due(run: StoreRun, store: ArchiveStore, base: str) -> list[dict]:
-    """:func:`run_due` in the daemon: fetches on the event loop, store work through ``run``."""
+async def arun_due(run: StoreRun, store: ArchiveStore, base: str, claims: dict) -> list[dict]:
+    """Fetch and register every due schedule now: fetches on the event loop, store work
+    through ``run`` (the App's store thread); ``claims`` is the store's (``App.jobs.claims``)."""
     done = []
-    for row in await run(due_schedules, store):
+    for row in await run(due_schedules, store, claims):
         try:
             capture = (await afetch(row["url"])).capture(row["url"], "schedule")
-            done.append(await run(record_run, store, row, capture, base))
+            done.append(await run(record_run, store, row, capture, base, claims))
         except PageKeeperError as exc:
-            done.append(await run(record_failure, store, row, exc))
+            done.append(await run(record_failure, store, row, exc, claims))
     return done

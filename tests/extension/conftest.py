@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pytest
 
+from host.daemon.app import bundled_extension_ids
 from tests.chromium import CHROMIUM as CHROMIUM_PATH
 from tests.chromium import FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(CHROMIUM_PATH)
 PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
-EXTENSION_ID = (ROOT / "packaging" / "extension-id.txt").read_text().strip()
+EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one copy
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
@@ -124,6 +125,29 @@ class Browser:
             "async (url) => (await chrome.tabs.query({})).find((t) => t.url === url)?.id ?? -1",
             url,
         )
+
+    def stop_worker(self) -> None:
+        """Stop the extension's service worker, as Chromium does after 30 s idle (CDP
+        ServiceWorker.stopAllWorkers); the next event starts it again with empty memory."""
+        page = self.context.new_page()
+        session = self.context.new_cdp_session(page)
+        states: dict[str, str] = {}
+
+        def seen(event):
+            for version in event["versions"]:
+                if version["scriptURL"].startswith(self.url("")):
+                    states[version["versionId"]] = version["runningStatus"]
+
+        session.on("ServiceWorker.workerVersionUpdated", seen)
+        session.send("ServiceWorker.enable")
+        session.send("ServiceWorker.stopAllWorkers")
+        for _ in range(100):
+            if states and all(state == "stopped" for state in states.values()):
+                break
+            page.wait_for_timeout(50)
+        session.detach()
+        page.close()
+        assert states and all(s == "stopped" for s in states.values()), states
 
     def badge(self, tab_id: int) -> str:
         return self.worker().evaluate("(id) => chrome.action.getBadgeText({tabId: id})", tab_id)

@@ -38,6 +38,7 @@ FAKE_BROWSER = """
   const tabs = new Map();
   const sync = {};
   const session = {};
+  const localArea = {};
   const slow = () => new Promise((r) => setTimeout(r, 30));  // storage is never instant
   const runtime = {
     id: 'pk-test', lastError: null,
@@ -68,8 +69,13 @@ FAKE_BROWSER = """
     storage: { onChanged: event(),
       sync: { async get() { await slow(); return structuredClone(sync); },
               async set(v) { Object.assign(sync, v); } },
-      session: { async get(k) { return k in session ? { [k]: session[k] } : {}; },
-                 async set(v) { Object.assign(session, v); } } },
+      session: { async get(k) { return k in session ? { [k]: structuredClone(session[k]) } : {}; },
+                 async set(v) { Object.assign(session, structuredClone(v)); },
+                 async remove(k) { [].concat(k).forEach((x) => delete session[x]); } },
+      local: { async get(k) { const all = structuredClone(localArea);
+                              return k === null ? all : Object.fromEntries([].concat(k).filter((x) => x in all).map((x) => [x, all[x]])); },
+               async set(v) { Object.assign(localArea, structuredClone(v)); },
+               async remove(k) { [].concat(k).forEach((x) => delete localArea[x]); } } },
     action: { async setBadgeText({ tabId, text }) { log.badges[tabId] = text; },
               async setBadgeBackgroundColor() {}, async setTitle({ tabId, title }) { log.titles[tabId] = title; } },
     scripting: { async executeScript({ target, func, files, args }) {
@@ -96,6 +102,7 @@ FAKE_BROWSER = """
     installed: runtime.onInstalled.count(), commands: browser.commands.onCommand.count(),
     menus: browser.contextMenus.onClicked.count(), removed: browser.tabs.onRemoved.count(),
     storage: browser.storage.onChanged.count() });
+  if (arg?.withoutSessionStorage) delete globalThis.browser.storage.session;  // Firefox < 115
   await import('/background/service-worker.js');
   const atImport = listeners();
 """
@@ -160,6 +167,37 @@ def test_each_network_error_kind_opens_our_page_with_the_full_nav_error(page):
     kinds = [p["kind"] for p in sorted(got["navErrors"], key=lambda p: p["url"])]
     assert kinds == ["dns", "dns", "refused", "reset", "timeout", "unreachable",
                      "dns", "refused", "timeout", "reset"]  # fmt: skip
+
+
+@pytest.mark.parametrize("without_session_storage", [False, True], ids=["session", "local"])
+def test_tab_state_outlives_the_background(page, without_session_storage):
+    """A stopped service worker (or a suspended Firefox event page) comes back as fresh modules:
+    the referrer of a failure and the page our error page shows must come back from storage.
+    Each `import('…/navigation.js?N')` is such a fresh module, with empty memory of its own."""
+    got = background(
+        page,
+        """const fresh = (n) => import(`/background/navigation.js?restart=${n}`);
+           setTab(5, 'https://start.example/from');
+           browser.webNavigation.onCommitted.fire({ tabId: 5, frameId: 0, url: 'https://start.example/from' });
+           await wait(50);
+           const second = await fresh(2);  // the worker was stopped between commit and error
+           await second.onNavigationError({ tabId: 5, frameId: 0, url: 'http://gooogle.com/',
+                                            error: 'net::ERR_NAME_NOT_RESOLVED', timeStamp: 1795298400000 });
+           const shownOnce = log.updates.length;
+           const third = await fresh(3);  // stopped again while the user reads our page; then Back
+           const back = { tabId: 5, frameId: 0, url: 'http://gooogle.com/' };
+           await third.onBeforeNavigate(back);
+           await third.onNavigationError({ ...back, error: 'net::ERR_NAME_NOT_RESOLVED', timeStamp: 1795298405000 });
+           await wait(50);
+           return { referrer: sentOf('nav_error')[0]?.referrer ?? null, shownOnce, updates: log.updates.length,
+                    stored: Object.keys(arg.withoutSessionStorage ? localArea : session) };""",
+        {"withoutSessionStorage": without_session_storage},
+    )
+    assert got["referrer"] == "https://start.example/from"
+    assert got["shownOnce"] == 1  # our page, once
+    assert got["updates"] == 1, "Back brought our page back: the loop"
+    prefix = "session:" if without_session_storage else ""
+    assert f"{prefix}tab:5" in got["stored"]
 
 
 def test_what_is_left_to_the_browser(page):

@@ -106,6 +106,34 @@ def test_back_from_the_error_page_does_not_trap_the_user(browser, site):
     page.close()
 
 
+def test_a_stopped_service_worker_keeps_the_referrer_and_back_does_not_loop(browser, site):
+    """Chromium stops an idle service worker; the state of a tab must outlive it (storage.session)."""
+    site.pages["/from.html"] = (200, "<!doctype html><title>From</title><p>from</p>")
+    page = browser.context.new_page()
+    page.goto(site.url("/from.html"))
+    page.wait_for_timeout(300)  # the commit reaches the worker
+    browser.stop_worker()  # between commit and error
+    visit_failing(page, "http://gooogle.com/")
+    expect(page).to_have_url(error_page(browser))
+    expect(page.locator("html")).to_have_attribute("data-state", "answered", timeout=10000)
+    sent = page.evaluate(
+        """async () => { const q = new URLSearchParams(location.search);
+             const params = { url: q.get('url'), error: q.get('error'), key: q.get('key'), time: Number(q.get('t')) };
+             return (await chrome.runtime.sendMessage({ type: 'nav_error_result', params })).result.request; }"""
+    )
+    assert sent["referrer"] == site.url("/from.html")
+    page.wait_for_timeout(4500)  # past the 4 s repeat filter
+    browser.stop_worker()  # while the user reads our page; then Back
+    with contextlib.suppress(PlaywrightError):
+        page.go_back(wait_until="commit", timeout=5000)
+    page.wait_for_timeout(1500)
+    assert not error_page(browser).match(page.url), page.url
+    with contextlib.suppress(PlaywrightError):
+        page.go_back(wait_until="load", timeout=5000)
+    expect(page).to_have_title("From")
+    page.close()
+
+
 def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host):
     browser.set_option("allowPrivate", True)
     site.pages["/notes/river.html"] = (200, ARTICLE.format(title="the river", extra="First visit."))

@@ -57,7 +57,7 @@ def suggestion(url: str, score: float) -> dict:
 
 def test_a_sure_repair_is_the_big_button_and_taking_it_is_reported(error_page, modules_url):
     target = f"{modules_url}/icons/icon.svg?google"
-    answer = {"host": True, "result": {"suggestions": [suggestion(target, 0.5),
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [suggestion(target, 0.5),
                                                        suggestion("http://gogle.com/", 0.2)]}}  # fmt: skip
     page, sent = error_page(answer)
     expect(page.locator("#title")).to_have_text("This address does not exist")
@@ -75,7 +75,10 @@ def test_a_sure_repair_is_the_big_button_and_taking_it_is_reported(error_page, m
 
 
 def test_below_half_there_is_no_big_button(error_page):
-    answer = {"host": True, "result": {"suggestions": [suggestion("http://google.com/", 0.49)]}}
+    answer = {
+        "host": True,
+        "result": {"confident": 0.5, "suggestions": [suggestion("http://google.com/", 0.49)]},
+    }
     page, _ = error_page(answer)
     expect(page.locator("#best")).to_be_hidden()
     expect(page.locator(".did-you-mean")).to_have_count(0)
@@ -84,7 +87,10 @@ def test_below_half_there_is_no_big_button(error_page):
 
 
 def test_passing_over_the_best_suggestion_is_reported_as_not_taken(error_page):
-    answer = {"host": True, "result": {"suggestions": [suggestion("http://google.com/", 0.9)]}}
+    answer = {
+        "host": True,
+        "result": {"confident": 0.5, "suggestions": [suggestion("http://google.com/", 0.9)]},
+    }
     page, sent = error_page(answer)
     page.locator("#retry").click()
     expect(page.locator("#retry")).to_be_enabled()
@@ -116,7 +122,10 @@ def test_the_archived_copy_gets_its_own_button(error_page):
             "similarity": 0.6,
         },
     ]
-    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": similar}}
+    answer = {
+        "host": True,
+        "result": {"confident": 0.5, "suggestions": [], "archived": [copy], "similar": similar},
+    }
     page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
     expect(page.locator("#similar-list .url")).to_have_text(
         [re.compile(r"^s\.example/river"), re.compile(r"^s\.example/other")]
@@ -145,7 +154,10 @@ def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_pa
 def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     copy = {"id": "a1", "url": "http://s.example/kept", "registered_at": "2026-11-20T10:00:00Z",
             "version_url": "http://127.0.0.1:1/v/a1/http://s.example/kept"}  # fmt: skip
-    answer = {"host": True, "result": {"suggestions": [], "archived": [copy], "similar": []}}
+    answer = {
+        "host": True,
+        "result": {"confident": 0.5, "suggestions": [], "archived": [copy], "similar": []},
+    }
     page, _ = error_page(answer, "http://s.example/kept", "soft_404")
     expect(page.locator("#title")).to_have_text("The page you archived is gone")
     expect(page.locator("#open-archived")).to_be_visible()

@@ -46,11 +46,18 @@ from dataclasses import dataclass, field
 import Levenshtein
 
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError
-from engine.urls.dictionary import DomainDictionary, split_host
+from engine.urls.dictionary import SHORT_KEY, DomainDictionary, split_host
 from engine.urls.keyboard import layout_for_languages
 from engine.urls.learning import LearningState
 from engine.urls.segments import Lexicon, Segmenter
-from engine.urls.substitution import TypedURL, ascii_host, host_variants, read_typed
+from engine.urls.substitution import (
+    CONNECTOR_RUN,
+    CONNECTORS,
+    TypedURL,
+    ascii_host,
+    host_variants,
+    read_typed,
+)
 from engine.urls.suggest.ranking import (
     Candidate,
     Suggestion,
@@ -79,6 +86,7 @@ RETRY_REASONS = {
 }
 RETRY_REASON = "a known site: it may be down for a moment"
 PAGE_ERRORS = ("http_404", "http_410", "soft_404")
+SEGMENTS_JOINED_COST = 0.2  # the cost of a connector read as nothing (substitution.py)
 PENDING_MAX = 256  # new user hosts kept in a small index before the big one is rebuilt
 
 
@@ -151,6 +159,7 @@ class Suggester:
     def warm(self) -> Suggester:
         """Do the lazy one-off work now (suffix table, PSL, user index)."""
         self.dictionary.suffix_counts()
+        self._lexicon()
         self.suggest(SuggestRequest("http://warm-up.example/"))
         return self
 
@@ -287,6 +296,7 @@ class Suggester:
             return merge(self._extras(ctx, []), self.options.limit)
         queries = self._queries(ctx)
         self._collect(ctx, queries)
+        self._connected_words(ctx)
         self._learned(ctx)
         self._referrer(ctx)
         out = self._rank(ctx)
@@ -307,6 +317,10 @@ class Suggester:
         for variant in host_variants(ctx.typed.host)[: self.options.max_variants]:
             step = "substitution" if variant.change else "dictionary"
             queries += self._readings(ctx, variant.host, variant.cost, step, variant.change)
+        if ctx.request.error == "dns" and not self._known(host) and any(q.stray for q in queries):
+            # an unknown subdomain of a known site does not resolve, and with its last dot
+            # taken out it is a known name (face.book.com): a typo, not a site that is down
+            ctx.typed_known = ctx.domain_known = False
         return queries
 
     def _readings(self, ctx, host: str, cost: float, step: str, why: str) -> list[Query]:
@@ -367,10 +381,15 @@ class Suggester:
     def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
         by_key: dict[str, list[int]] = {}
         near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
-        for ident, _dist in near:
+        far = set()
+        for ident, dist in near:
             by_key.setdefault(source.key(ident), []).append(ident)
+            if dist > 1 and min(len(typed_key), len(source.key(ident))) < SHORT_KEY:
+                far.add(ident)  # two edits on a short name: never a confident match
         for key, ids in list(by_key.items())[: self.options.max_near]:
             base = q.cost + typo_cost(typed_key, key, ctx.layout)
+            if ids[0] in far:
+                base += self.options.short_far_cost
             for ident in siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
                 cost = base + (
@@ -382,6 +401,8 @@ class Suggester:
                 rank = self._rank_in(source, ident)
                 sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
                 self._add(ctx, source.domain(ident), cost, "spelling", why, sub, rank)
+                if ident in far and source.domain(ident) in ctx.candidates:
+                    ctx.candidates[source.domain(ident)].unsure = True
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         o = self.options
@@ -455,7 +476,7 @@ class Suggester:
         out = []
         for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:
             score = cand.weight / total
-            if ctx.domain_known and cand.domain != ctx.typed_domain:
+            if cand.unsure or (ctx.domain_known and cand.domain != ctx.typed_domain):
                 # the issue's calibration rule, learned corrections included: a known
                 # domain may just be down; a taken correction still ranks above retry
                 score = min(score, self.options.confident - 0.05)
@@ -481,12 +502,11 @@ class Suggester:
     def _with_segments(
         self, ctx: _Context, queries: list[Query], out: list[Suggestion]
     ) -> list[Suggestion]:
-        if self._segmenter is None:
-            self._segmenter = Segmenter(Lexicon.bundled(self._labels()))
+        self._lexicon()
         best = min(queries, key=lambda q: q.cost) if queries else None
         if best is None or not best.suffix:
             return out
-        if len(best.key) > self.options.segment_max_length:
+        if not self.options.segment_min_length <= len(best.key) <= self.options.segment_max_length:
             return out
         repaired = self._segmenter.repair(best.key.replace("-", ""))
         if repaired is None:
@@ -499,6 +519,32 @@ class Suggester:
             value = min(value, self.options.confident - 0.05)
         why = f"segments repaired ({best.key} → {name}, n-gram score {score}/1000)"
         return [*out, Suggestion(self._url(ctx, domain), value, "segments", why)]
+
+    def _lexicon(self) -> Lexicon:
+        if self._segmenter is None:
+            self._segmenter = Segmenter(Lexicon.bundled(self._labels()))
+        return self._segmenter.lexicon
+
+    def _connected_words(self, ctx: _Context) -> None:
+        """Segments looked up on their own: ``terra+world.com`` names the words terra and
+        world; when each is a word (or a known name) the joined and the hyphenated name
+        are candidates even if no dictionary holds them, and a connector read as a dot
+        (terra.world.com → terra.uworld.com) no longer wins by default."""
+        if not any(c in ctx.typed.host for c in CONNECTORS):
+            return
+        key, suffix = split_host(CONNECTOR_RUN.sub("-", ascii_host(ctx.typed.host)))
+        words = key.rpartition(".")[2].split("-")
+        lexicon = self._lexicon()
+        if not suffix or len(words) < 2 or not all(w in lexicon for w in words):
+            return
+        forms = [f"{glue.join(words)}.{suffix}" for glue in ("", "-")]
+        if any(self._known(form) for form in forms):
+            return  # the substitution step has it, at its own popularity
+        why = f"the words {' + '.join(words)}"
+        for form, cost in zip(
+            forms, (SEGMENTS_JOINED_COST, SEGMENTS_JOINED_COST + 0.1), strict=True
+        ):
+            self._add(ctx, form, cost, "segments", why)
 
     def _labels(self) -> tuple[str, ...]:
         """The names of the most popular domains, split at hyphens: the issue's lexicon is

@@ -67,7 +67,9 @@ class SuggestOptions:
     max_variants: int = 6
     max_near: int = 40  # keys looked at per reading (nearest, then most popular)
     segments: bool = True  # step 6, when nothing above scores 0.2
+    segment_min_length: int = 7  # a shorter name is one word: step 6 only invents names
     segment_max_length: int = 14
+    short_far_cost: float = 0.0  # added to two edits on a name under 6 letters
     lexicon_labels: int = 10_000  # names of the N most popular domains join the lexicon
 
 
@@ -82,6 +84,7 @@ class Candidate:
     rank: int | None = None  # dictionary rank, None for user/learned domains
     weight: float = 0.0
     sub: str | None = None  # the subdomain to keep; None: the typed one
+    unsure: bool = False  # never at the confident score (two edits on a short name)
 
 
 def candidate_weight(o: SuggestOptions, cand: Candidate, visits: float, counts: dict) -> float:

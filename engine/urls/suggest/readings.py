@@ -43,6 +43,15 @@ class Query:
     cost: float
     step: str
     reason: str
+    stray: bool = False  # a dot typed inside a name: its DNS failure is evidence of the typo
+
+
+# What each reading costs (the units of engine/urls/typos.py: 1.0 is a random letter)
+STRAY_DOT_COST = 0.3  # face.book.com: one stray character
+SUFFIX_IN_NAME_COST = 0.3  # githubcom.com, wikipedia-org.com: a dot left out or mistyped
+UNKNOWN_HEAD_COST = 0.5  # …when what is left of the name is no known name
+NOT_DEFAULT_SUFFIX_COST = 0.4  # …when the suffix after it is not the browser's .com
+KEPT_SUBDOMAIN_COST = 0.5  # a reading that keeps a subdomain a stray dot may have made
 
 
 class HostReader:
@@ -88,7 +97,41 @@ class HostReader:
             out += self._tld_repairs(head, name2, f"{name}.{suffix}")
         if "." not in host or not self.known(f"{name}.{suffix}"):
             out += self._missing_dot(host)
-        return [q for q in out if q.key]
+            out += self._suffix_in_name(sub, name, suffix)
+        stray = self._stray_dot(sub, name, suffix) if sub else []
+        if stray:
+            # the subdomain is likelier a piece of the name: keeping it costs a little
+            for q in out:
+                q.cost += KEPT_SUBDOMAIN_COST if q.sub else 0.0
+        return [q for q in out + stray if q.key]
+
+    def _stray_dot(self, sub: str, name: str, suffix: str) -> list[Query]:
+        """``face.book.com`` → ``facebook.com``: the name's last two labels joined, when
+        that is a known name (a real subdomain is kept by the null hypothesis)."""
+        head, _, last = sub.rpartition(".")
+        if last in WWW_TYPOS or last == "www" or not self.dictionary.ids_with_key(last + name):
+            return []
+        why = f"a stray dot in '{last}.{name}'"
+        return [Query(head, last + name, suffix, STRAY_DOT_COST, "dot", why, stray=True)]
+
+    def _suffix_in_name(self, sub: str, name: str, suffix: str) -> list[Query]:
+        """The TLD typed into the name, the browser adding ``.com`` after it:
+        ``githubcom.com`` → github.com, ``wikipedia-org.com`` → wikipedia.org,
+        ``bbc-co-uk.com`` → bbc.co.uk."""
+        flat = self._suffix_tables()[0]
+        extra = 0.0 if suffix == "com" else NOT_DEFAULT_SUFFIX_COST
+        out = []
+        for head, real, how in _name_suffix_cuts(name, flat):
+            if len(head) < 2:
+                continue
+            if len(real) < 3 and how == "glued" and not self.known(f"{head}.{real}"):
+                continue  # a 2-letter tail glued to a name is mostly a word's end (linkedin)
+            known = bool(self.dictionary.ids_with_key(head))
+            cost = SUFFIX_IN_NAME_COST + extra + (0.0 if known else UNKNOWN_HEAD_COST)
+            why = f".{real} typed into the name" + (" with a hyphen" if how == "hyphen" else "")
+            out.append(Query(sub, head, real, cost, "dot", why))
+        out.sort(key=lambda q: q.cost)
+        return out[:2]
 
     def _tld_repairs(self, sub: str, name: str, suffix: str) -> list[Query]:
         """Step 2/4: extraneous characters in the TLD and known TLD typos."""
@@ -165,6 +208,25 @@ class HostReader:
                     compound.setdefault(rest, []).append((first, suffix))
             self._glue = (flat, compound)
         return self._glue
+
+
+def _name_suffix_cuts(name: str, flat: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """(head, suffix, how) for a popular suffix at the end of ``name``, glued to it or
+    after a hyphen; ``flat``: suffixes by their dotless spelling (``couk`` → co.uk).
+
+    >>> _name_suffix_cuts("bbc-co-uk", {"couk": ["co.uk"], "uk": ["uk"]})
+    [('bbc-co', 'uk', 'hyphen'), ('bbc', 'co.uk', 'hyphen')]
+    """
+    out = []
+    parts = name.split("-")
+    for k in (1, 2):
+        tail = ".".join(parts[-k:])
+        if len(parts) > k and tail in flat.get(tail.replace(".", ""), ()):
+            out.append(("-".join(parts[:-k]), tail, "hyphen"))
+    for n in range(2, min(7, len(name) - 1)):
+        if not name[:-n].endswith("-"):
+            out += [(name[:-n], real, "glued") for real in flat.get(name[-n:], ())]
+    return out
 
 
 def www_readings(host: str) -> list[tuple[str, float, str]]:

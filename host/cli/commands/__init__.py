@@ -1,1 +1,1 @@
-"""CLI command groups; each module exposes ``register(sub, common)`` (see host/cli/entry.py)."""
+"""CLI command groups; each module exposes ``register(sub, common)`` (see host/cli/command.py)."""

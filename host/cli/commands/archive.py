@@ -1,10 +1,11 @@
 """``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust,
 profile, export and import (WARC, host/cli/commands/warc.py).
 
-Writes go through the running daemon when there is one (it is the archive's only
-writer); otherwise the command opens the store itself and holds its exclusive
-lock for the duration, so a concurrent writer gets a clear ``storage`` error.
-Reads open the store read-only and never block the daemon.
+Writes are protocol messages sent through :func:`host.cli.backend.backend`: to the running
+daemon when there is one (it is the archive's only writer), else to the same handler run
+in this process on a store the command holds as the writer for its duration (a concurrent
+writer gets a clear ``storage`` error). Reads open the store read-only and never block
+the daemon.
 
 >>> from host.cli.entry import main
 >>> main(["archive", "versions", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
@@ -13,71 +14,20 @@ Reads open the store read-only and never block the daemon.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import sys
-import time
 from pathlib import Path
 
 from engine.archive import registry
-from engine.archive.model import Capture, RegisterOptions
-from engine.archive.store import ArchiveStore
+from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
-from engine.html.parse import decode_html
-from host.cli.commands import warc
-from host.cli.entry import command
-from host.daemon.security import strip_credentials
-from host.services.fetch import FetchOptions, fetch, reachable
-
-# -- plumbing ------------------------------------------------------------------------------
-
-
-def _daemon(home: Path) -> dict | None:
-    """The running daemon's state, or None (also when host/daemon/client.py is unavailable)."""
-    try:
-        from host.daemon.client import running
-    except ImportError:
-        return None
-    return running(home)
-
-
-def base_url(home: Path) -> str:
-    """The archive's base URL: the running daemon's, else the port its config names (a chosen
-    one, or the free one a daemon took when the default was busy), else the default's."""
-    from host.daemon.app import DEFAULT_PORT, Config
-
-    state = _daemon(home)
-    if state and state.get("port"):
-        return f"http://127.0.0.1:{state['port']}"
-    return f"http://127.0.0.1:{Config.load(home).port or DEFAULT_PORT}"
-
-
-@contextlib.contextmanager
-def reading(home: Path):
-    """The store opened read-only (safe while the daemon writes)."""
-    if not (Path(home) / "db").exists():
-        Path(home).mkdir(parents=True, exist_ok=True)
-    store = ArchiveStore.open(home, readonly=True)
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-@contextlib.contextmanager
-def writing(home: Path):
-    """The store opened as the one writer (only when no daemon runs)."""
-    store = ArchiveStore.open(home)
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-def _via_daemon(home: Path, type: str, params: dict, timeout: float = 120.0):
-    from host.daemon.client import call
-
-    return call(home, type, params, timeout=timeout)
-
+from engine.urls.rules import PROFILES
+from host.cli.backend import backend, base_url, reading, send
+from host.cli.command import command
+from host.cli.commands.warc import add_parsers as add_warc_parsers
+from host.daemon import client
+from host.services.fetch import reachable
 
 # -- add -----------------------------------------------------------------------------------
 
@@ -98,33 +48,24 @@ def _read_html(path: str, cap: int) -> bytes:
     return data
 
 
-def _capture(args) -> Capture:
+def add_params(args) -> dict:
+    """``archive_page``'s parameters: the file's bytes exactly (``html_b64``), or the URL for
+    the handler to fetch (non-2xx refused, credentials used for the fetch, never stored)."""
     if args.html:
-        content_type = args.content_type or "text/html"
         html = _read_html(args.html, RegisterOptions().max_bytes)
-        url = strip_credentials(args.url)  # never stored (host/daemon/security.py)
-        return Capture(url=url, html=html, content_type=content_type, source="file")
-    if args.no_fetch:
+        params = {
+            "url": args.url,
+            "html_b64": base64.b64encode(html).decode("ascii"),
+            "content_type": args.content_type or "text/html",
+            "source": "file",
+        }
+    elif args.no_fetch:
         raise InvalidInput("--no-fetch needs the page: give --html FILE (or - for stdin)")
-    return fetch(args.url, FetchOptions()).capture(args.url, "fetch")
-
-
-def _daemon_params(capture: Capture, args) -> dict:
-    decoded = decode_html(
-        capture.html, f"text/html; charset={capture.charset}" if capture.charset else None
-    )
-    params = {
-        "url": capture.url,
-        "html": decoded.text,
-        "final_url": capture.final_url,
-        "content_type": capture.content_type,
-        "charset": decoded.charset,
-        "last_modified": capture.last_modified,
-        "source": capture.source,
-    }
+    else:
+        params = {"url": args.url}
     if args.only_if_different is not None:
         params["only_if_different"] = args.only_if_different
-    return {k: v for k, v in params.items() if v is not None}
+    return params
 
 
 def _add_result(result: dict) -> dict:
@@ -136,12 +77,7 @@ def _add_result(result: dict) -> dict:
 
 
 def run_add(args, ctx) -> dict:
-    capture = _capture(args)
-    if _daemon(ctx.home):
-        return _add_result(_via_daemon(ctx.home, "archive_page", _daemon_params(capture, args)))
-    options = RegisterOptions(base=base_url(ctx.home), only_if_different=args.only_if_different)
-    with writing(ctx.home) as store:
-        return _add_result(registry.register(store, capture, options).to_dict())
+    return _add_result(send(ctx, "archive_page", add_params(args)))
 
 
 def render_add(result: dict) -> str:
@@ -250,11 +186,10 @@ def render_search(rows: list) -> str:
     )
 
 
-# -- crawl, schedule, dust -----------------------------------------------------------------
-# With a daemon running these go through it (it is the only writer) and answer exactly what
-# the direct path answers; without one the command holds the store itself.
+# -- crawl, schedule, dust, profile -------------------------------------------------------
 
-POLL_S = 0.2  # how often a crawl in the daemon is asked for its progress
+POLL_S = 0.2  # how often a crawl is asked for its progress
+JOB_TIMEOUT = 600.0  # --run-due fetches every due URL, dust compares stored pages
 
 
 def _progress(stream):
@@ -281,61 +216,41 @@ def _crawl_params(args) -> dict:
 
 
 def run_crawl(args, ctx) -> dict:
-    from host.services.crawl import CrawlOptions, crawl
+    """Start the crawl and draw its progress until it ends.
 
-    if _daemon(ctx.home):
-        return _crawl_via_daemon(args, ctx)
-    options = CrawlOptions(
-        depth=args.depth,
-        max_pages=args.max_pages,
-        same_site=args.same_site,
-        delay=args.delay,
-        register=RegisterOptions(base=base_url(ctx.home), only_if_different=args.only_if_different),
-    )
-    with writing(ctx.home) as store:
-        report = crawl(store, args.url, options, _progress(ctx.stderr))
-    ctx.stderr.write("\n")
-    return report.to_dict()
-
-
-def _crawl_via_daemon(args, ctx) -> dict:
-    """Start the crawl in the daemon and draw its progress until it ends.
-
-    Ctrl-C cancels it (after the page in hand); a lost connection leaves it running
-    in the daemon (``crawl_status`` with the job ID tells how it ended).
+    Ctrl-C cancels it (after the page in hand); with a daemon, a lost connection leaves it
+    running there (``crawl_status`` with the job ID tells how it ended).
     """
-    from host.daemon.client import connect, error_from, request
-
-    draw, steps = _progress(ctx.stderr), -1
-    with connect(ctx.home) as ws:
-        job = request(ws, "crawl", _crawl_params(args))
+    with backend(ctx) as b:
+        job = b.call("crawl", _crawl_params(args))
         try:
-            while True:
-                if job["steps"] != steps:
-                    steps = job["steps"]
-                    draw(job["done"], job["limit"], job["current"] or args.url)
-                if job["state"] != "running":
-                    break
-                time.sleep(POLL_S)
-                job = request(ws, "crawl_status", {"job": job["job"]}, timeout=30)
+            job = _follow(b, job, _progress(ctx.stderr), args.url)
         except KeyboardInterrupt:
             with contextlib.suppress(PageKeeperError):
-                request(ws, "crawl_cancel", {"job": job["job"]}, timeout=5)
+                b.call("crawl_cancel", {"job": job["job"]}, timeout=5)
             raise
     ctx.stderr.write("\n")
     if job["state"] == "failed":
-        raise error_from(job["error"] or {})
+        raise client.error_from(job["error"] or {})
     return job["report"]
 
 
+def _follow(b, job: dict, draw, url: str) -> dict:
+    steps = -1
+    while True:
+        if job["steps"] != steps:
+            steps = job["steps"]
+            draw(job["done"], job["limit"], job["current"] or url)
+        if job["state"] != "running":
+            return job
+        b.pause(POLL_S)
+        job = b.call("crawl_status", {"job": job["job"]}, timeout=30)
+
+
 def run_schedule(args, ctx):
-    action = _schedule_action(args)
-    if _daemon(ctx.home):
-        type, unwrap = SCHEDULE_MESSAGES[action]
-        result = _via_daemon(ctx.home, type, _schedule_params(args), timeout=SCHEDULE_TIMEOUT)
-        return result[unwrap] if unwrap else result
-    with writing(ctx.home) as store:
-        return SCHEDULE_DIRECT[action](store, args, ctx)
+    type, unwrap = SCHEDULE_MESSAGES[_schedule_action(args)]
+    result = send(ctx, type, _schedule_params(args), timeout=JOB_TIMEOUT)
+    return result[unwrap] if unwrap else result
 
 
 def _schedule_action(args) -> str:
@@ -355,30 +270,6 @@ def _schedule_params(args) -> dict:
     return {k: v for k, v in params.items() if v is not None}
 
 
-def _schedule_add(store: ArchiveStore, args, ctx) -> dict:
-    from host.services import schedule
-
-    return schedule.add_schedule(store, args.url, args.every, args.only_if_different)
-
-
-def _schedule_remove(store: ArchiveStore, args, ctx) -> dict:
-    from host.services import schedule
-
-    return schedule.remove_schedule(store, args.url)
-
-
-def _schedule_list(store: ArchiveStore, args, ctx) -> list:
-    from host.services import schedule
-
-    return schedule.schedules(store)
-
-
-def _schedule_run_due(store: ArchiveStore, args, ctx) -> list:
-    from host.services import schedule
-
-    return schedule.run_due(store, base_url(ctx.home), time.time())
-
-
 # action -> (message type, result field holding the CLI's answer, or None for the whole result)
 SCHEDULE_MESSAGES = {
     "add": ("schedule_add", None),
@@ -386,37 +277,18 @@ SCHEDULE_MESSAGES = {
     "list": ("schedule_list", "schedules"),
     "run_due": ("schedule_run_due", "done"),
 }
-SCHEDULE_DIRECT = {
-    "add": _schedule_add,
-    "remove": _schedule_remove,
-    "list": _schedule_list,
-    "run_due": _schedule_run_due,
-}
-SCHEDULE_TIMEOUT = 600.0  # --run-due fetches every due URL before it answers
 
 
 def run_dust(args, ctx) -> dict:
-    from engine.archive import dust
-
-    if _daemon(ctx.home):
-        return _via_daemon(ctx.home, "dust_learn", {}, timeout=DUST_TIMEOUT)
-    with writing(ctx.home) as store:
-        return dust.learn_and_store(store)
-
-
-DUST_TIMEOUT = 600.0  # learning compares stored pages; a large archive takes a while
+    return send(ctx, "dust_learn", {}, timeout=JOB_TIMEOUT)
 
 
 def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
-    params = {} if args.profile is None else {"profile": args.profile}
-    if _daemon(ctx.home):
-        return _via_daemon(ctx.home, "key_profile", params, timeout=DUST_TIMEOUT)
     if args.profile is None:
         with reading(ctx.home) as store:
-            return {"profile": registry.key_profile(store)}
-    with writing(ctx.home) as store:
-        return registry.set_key_profile(store, args.profile)
+            return {"profile": registry.key_profile(store), "profiles": list(PROFILES)}
+    return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
 
 
 # -- the parser ----------------------------------------------------------------------------
@@ -429,7 +301,7 @@ def register(sub, common) -> None:
     _add_parsers(cmds, common)
     _read_parsers(cmds, common)
     _auto_parsers(cmds, common)
-    warc.add_parsers(cmds, common)
+    add_warc_parsers(cmds, common)
 
 
 def _threshold(parser) -> None:

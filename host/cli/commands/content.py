@@ -12,8 +12,9 @@ adds the matched/missing keywords and the reason); ``liveness --batch`` reads JS
 ``check URL_OR_ID`` / ``check --all`` fetch the live URLs of archived versions (bounded
 concurrency, a progress bar on stderr), judge them against the stored keywords, store each
 verdict with its time in the archive's ``liveness`` table, and end with a summary
-(n present, changed, gone). With a running daemon the checks go through it (it is the
-archive's only writer).
+(n present, changed, gone). Each check is the protocol's ``check`` message (thresholds
+included) through the command's backend: the daemon when one runs, else the same handler in
+this process (host/services/liveness.py fetches, judges and stores, one implementation).
 
 >>> read_page("/no/such/file.html")
 Traceback (most recent call last):
@@ -26,17 +27,17 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from engine.archive import registry
 from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
-from engine.liveness import LivenessOptions, judge, unreachable
-from host.cli.entry import Lines, command
+from engine.liveness import LivenessOptions, judge
+from host.cli.backend import backend, reading
+from host.cli.command import Lines, command
 
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 
@@ -201,30 +202,11 @@ def run_liveness(args, ctx):
 
 def _targets(store, args) -> list[str]:
     """Registration ids to check: the one named, or the newest version of every document."""
-    from engine.archive import registry
-
     if args.all:
         return [reg_id for reg_id in map(store.latest_of_key, list(store.keys())) if reg_id]
     if not args.ref:
         raise InvalidInput("give URL_OR_ID or --all")
     return [registry.keywords(store, args.ref)["id"]]
-
-
-def check_one(url: str, stored_keywords, options: LivenessOptions) -> dict:
-    """Fetch ``url`` and judge it (non-200 or a network error → gone with the reason)."""
-    from engine.errors import FetchError, InvalidURL, TooLarge
-    from host.services.fetch import FetchOptions, fetch
-
-    try:
-        got = fetch(url, FetchOptions())
-    except (FetchError, InvalidURL, TooLarge) as exc:
-        return unreachable(exc.message, stored_keywords).to_dict()
-    if got.status != 200:
-        return unreachable(f"HTTP {got.status}", stored_keywords).to_dict()
-    try:
-        return judge(stored_keywords or [], got.body, options).to_dict()
-    except PageKeeperError as exc:  # e.g. the live URL now serves binary data
-        return unreachable(exc.message, stored_keywords).to_dict()
 
 
 class Progress:
@@ -247,55 +229,22 @@ class Progress:
         self.stream.flush()
 
 
-def _check_local(home: Path, args, ctx) -> list[dict]:
-    from engine.archive import registry
-    from host.cli.commands.archive import writing
-
-    options = liveness_options(args)
-    with writing(home) as store:
-        jobs = [registry.keywords(store, reg_id) for reg_id in _targets(store, args)]
-        progress = Progress(len(jobs), ctx.stderr, force=getattr(args, "progress", False))
-        results = []
-        with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
-            futures = [pool.submit(check_one, j["url"], j["keywords"], options) for j in jobs]
-            for job, future in zip(jobs, futures, strict=True):
-                record = {**future.result(), "id": job["id"], "url": job["url"]}
-                record["checked_at"] = time.time()
-                with store.transaction():
-                    store.update("liveness", job["id"], record)
-                results.append(record)
-                progress.step(job["url"])
-    return results
-
-
-def _check_daemon(home: Path, args, ctx) -> list[dict]:
-    from host.daemon.client import call
-
-    with _reader(home) as store:
-        targets = _targets(store, args)
-    progress = Progress(len(targets), ctx.stderr)
-    with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:
-        futures = [pool.submit(call, home, "check", {"id": t}) for t in targets]
-        results = []
-        for target, future in zip(targets, futures, strict=True):
-            results.append(future.result())
-            progress.step(target)
-    return results
-
-
-def _reader(home: Path):
-    from host.cli.commands.archive import reading
-
-    return reading(home)
-
-
 def run_check(args, ctx):
-    from host.cli.commands.archive import _daemon
-
     if args.all and args.ref:
         raise InvalidInput("give URL_OR_ID or --all, not both")
-    checker = _check_daemon if _daemon(ctx.home) else _check_local
-    results = checker(ctx.home, args, ctx)
+    options = liveness_options(args)
+    with reading(ctx.home) as store:
+        targets = _targets(store, args)
+    progress = Progress(len(targets), ctx.stderr, force=getattr(args, "progress", False))
+    thresholds = {"present_at": options.present_at, "changed_at": options.changed_at}
+
+    def done(record: dict) -> dict:
+        progress.step(record.get("url", ""))
+        return record
+
+    with backend(ctx) as b:
+        params = [{"id": t, **thresholds} for t in targets]
+        results = b.call_many("check", params, args.concurrency, done)
     counts = Counter(r.get("state") for r in results)
     summary = {s: counts.get(s, 0) for s in ("present", "changed", "gone")}
     return {"checked": len(results), **summary, "results": results}

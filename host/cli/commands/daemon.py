@@ -10,7 +10,7 @@ import argparse
 import sys
 import webbrowser
 
-from host.cli.entry import command
+from host.cli.command import command
 
 
 def render_status(state: dict) -> str:
@@ -32,7 +32,26 @@ def run_serve(args, ctx):
 def run_stop(args, ctx):
     from host.daemon import main as daemon
 
-    return daemon.stop(ctx.home)
+    return daemon.stop(ctx.home, until_login=args.until_login)
+
+
+def render_stop(result: dict) -> str:
+    """What stopping means: a plain stop lasts until the browser needs the daemon again.
+
+    >>> print(render_stop({"stopped": True, "restarts": "on_demand"}))
+    stopped. The next page load that needs PageKeeper (a failed address, the popup) starts it again;
+    to keep it stopped until you log in again: pagekeeper stop --until-login
+    """
+    done = "stopped" if result.get("stopped") else "daemon not running"
+    if result.get("restarts") == "next_login":
+        return (
+            f"{done}; it stays stopped until you log in again or restart the computer "
+            "(pagekeeper serve starts it now)"
+        )
+    return (
+        f"{done}. The next page load that needs PageKeeper (a failed address, the popup) starts "
+        "it again;\nto keep it stopped until you log in again: pagekeeper stop --until-login"
+    )
 
 
 def run_status(args, ctx):
@@ -72,7 +91,12 @@ def register(sub, common) -> None:
     p.add_argument("--detach", action="store_true", help="start in the background and return")
     p.set_defaults(render=render_status)
     p = command(sub, "stop", run_stop, common, "stop the archive daemon")
-    p.set_defaults(render=lambda s: "stopped" if s.get("stopped") else "daemon not running")
+    p.add_argument(
+        "--until-login",
+        action="store_true",
+        help="keep it stopped (the browser does not start it) until the next login or boot",
+    )
+    p.set_defaults(render=render_stop)
     p = command(sub, "status", run_status, common, "is the daemon running, and where")
     p.set_defaults(render=render_status)
     p = command(sub, "native", run_native, common, "native-messaging host (started by the browser)")

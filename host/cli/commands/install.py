@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from host.cli.entry import command
+from host.cli.command import command
 
 BROWSER_CHOICES = ("all", "chrome", "chromium", "brave", "edge", "firefox")
 
@@ -18,7 +18,8 @@ def _options(args):
     from host.native.installer import InstallOptions, choose_browsers
 
     profile = Path(args.profile_dir).expanduser().absolute() if args.profile_dir else None
-    return InstallOptions(choose_browsers(args.browser, profile), args.system, profile)
+    everything = args.browser == "all"  # only those installed here; a named one as asked
+    return InstallOptions(choose_browsers(args.browser, profile), args.system, profile, everything)
 
 
 def run_install(args, ctx):
@@ -34,11 +35,11 @@ def run_install(args, ctx):
 def warm_dictionary(home: Path) -> str:
     """Build the Suggester's index cache now, so the daemon's first start takes ~1 s, not ~6."""
     from host.daemon.app import Config
-    from host.services.navigation import bundled_dictionary, cache_file
+    from host.services.learning_file import bundled_cache_path, bundled_dictionary
 
     config = Config.load(home)
     bundled_dictionary(home, config.cache_dir)
-    return str(cache_file(home, config.cache_dir))
+    return str(bundled_cache_path(home, config.cache_dir))
 
 
 def run_uninstall(args, ctx):
@@ -56,7 +57,13 @@ def run_doctor(args, ctx):
 def render_install(result: dict) -> str:
     lines = [f"launcher: {result['launcher']}"]
     lines += [f"{i['browser']}: {i['manifest']}" for i in result["installed"]]
+    lines += _missing_line(result)
     return "\n".join(lines)
+
+
+def _missing_line(result: dict) -> list[str]:
+    missing = result.get("missing") or []
+    return [f"not installed here (skipped): {', '.join(missing)}"] if missing else []
 
 
 def render_doctor(result: dict) -> str:
@@ -66,6 +73,7 @@ def render_doctor(result: dict) -> str:
         lines.append(f"{m['browser']}: {state} ({m['manifest']})")
         if m.get("allowed"):
             lines.append(f"  allows {', '.join(m['allowed'])}")
+    lines += _missing_line(result)
     lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
     daemon = result["daemon"]
     lines.append(

@@ -16,7 +16,7 @@ from engine.errors import NotFound, StorageError, TooLarge
 from engine.html.extract import decode, extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import content_similarity, similarity
-from host.cli.entry import command
+from host.cli.command import command
 
 # A page above this is refused (the archive's own cap is larger; this command holds two in memory).
 MAX_PAGE_BYTES = 50 * 1024 * 1024

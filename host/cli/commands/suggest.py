@@ -19,9 +19,11 @@ import time
 
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
 from engine.urls.dictionary import DomainDictionary
-from engine.urls.suggest import ERRORS, Suggester, SuggestRequest
-from host.cli.entry import Lines, command
+from engine.urls.suggest import ERRORS, Suggester, SuggestOptions, SuggestRequest
+from host.cli.command import Lines, command
+from host.daemon.app import Config
 from host.services import learning_file
+from host.services.navigation import MAX_SUGGESTIONS
 
 
 def register(sub, common) -> None:
@@ -43,8 +45,8 @@ def register(sub, common) -> None:
 
 
 def run(args, ctx):
-    if args.limit < 1 or args.limit > 100:
-        raise InvalidInput("--limit must be between 1 and 100")
+    if not 1 <= args.limit <= MAX_SUGGESTIONS:
+        raise InvalidInput(f"--limit must be between 1 and {MAX_SUGGESTIONS}")
     if args.batch == bool(args.url):
         raise InvalidInput("give either a URL or --batch")
     suggester = build_suggester(ctx.home, args.dictionary)
@@ -56,15 +58,18 @@ def run(args, ctx):
 
 
 def build_suggester(home, dictionary_file: str | None) -> Suggester:
-    """The dictionary (from the warm cache when possible) + the saved learning."""
+    """The dictionary (from the warm cache the daemon shares, ``cache_dir`` of the home's
+    config) + the saved learning; ranked as deep as the largest ``--limit``."""
+    cache_dir = Config.load(home).cache_dir
     if dictionary_file:
         source = learning_file.read_dictionary_file(dictionary_file)
         dictionary = learning_file.cached_dictionary(
-            home, source, lambda: DomainDictionary.from_rows(parse_rows(source))
+            home, source, lambda: DomainDictionary.from_rows(parse_rows(source)), cache_dir
         )
     else:
-        dictionary = learning_file.bundled_dictionary(home)
-    return Suggester(dictionary, learning_file.load_learning(home)).warm()
+        dictionary = learning_file.bundled_dictionary(home, cache_dir)
+    options = SuggestOptions(limit=MAX_SUGGESTIONS)
+    return Suggester(dictionary, learning_file.load_learning(home), options).warm()
 
 
 def parse_rows(source: bytes):

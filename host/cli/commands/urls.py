@@ -27,7 +27,7 @@ from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_paylo
 from engine.urls.normalize import NormalizeOptions, normalize
 from engine.urls.parse import parse_url
 from engine.urls.rules import PROFILES
-from host.cli.entry import Lines, command
+from host.cli.command import Lines, command
 
 
 def register(sub, common) -> None:

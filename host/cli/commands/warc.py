@@ -4,8 +4,9 @@ Export reads the store read-only (it never blocks the daemon) and streams every 
 the matching documents into a gzipped WARC, written to ``FILE.part`` and renamed when complete,
 so a failed export never leaves a half file under the final name. There is no version cap:
 the viewer's download goes through one protocol message and is capped, this is not.
-Import registers each HTML response of a WARC at its capture time, through the daemon when
-one runs (``import_warc``), else directly.
+Import registers each HTML response of a WARC at its capture time: the protocol's
+``import_warc`` through the command's backend (the daemon when one runs, else the same
+handler in this process).
 
 >>> default_name(3, "20261121-120000")
 'pagekeeper-20261121-120000-3.warc.gz'
@@ -19,10 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.archive import registry
-from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, StorageError, TooLarge
-from host.cli.entry import command
-from host.services.warc import WarcOptions, export_versions, import_captures, version_record
+from host.cli.backend import reading, send
+from host.cli.command import command
+from host.services.warc import WarcOptions, export_versions, version_record
 
 IMPORT_TIMEOUT = 600.0  # seconds the daemon may take to register a large WARC
 
@@ -58,8 +59,6 @@ def export_ids(store, args) -> list[str]:
 
 
 def run_export(args, ctx) -> dict:
-    from host.cli.commands.archive import reading
-
     with reading(ctx.home) as store:
         ids = export_ids(store, args)
         if not ids:
@@ -91,23 +90,9 @@ def _write_warc(path: Path, versions) -> int:
 
 
 def run_import(args, ctx) -> dict:
-    from host.cli.commands.archive import _daemon, _via_daemon, base_url, writing
-
     path = _import_file(args.file)
-    if _daemon(ctx.home):
-        params = {
-            "filename": path.name,
-            "content_b64": base64.b64encode(path.read_bytes()).decode(),
-        }
-        return _via_daemon(ctx.home, "import_warc", params, timeout=IMPORT_TIMEOUT)
-    base = base_url(ctx.home)
-    with writing(ctx.home) as store, open(path, "rb") as stream:
-
-        def register(capture, when):
-            return registry.register(store, capture, RegisterOptions(base=base, now=when))
-
-        summary = import_captures(stream, register, WarcOptions())
-    return {"filename": path.name, **summary.to_dict()}
+    params = {"filename": path.name, "content_b64": base64.b64encode(path.read_bytes()).decode()}
+    return send(ctx, "import_warc", params, timeout=IMPORT_TIMEOUT)
 
 
 def _import_file(name: str) -> Path:

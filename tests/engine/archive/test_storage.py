@@ -61,17 +61,21 @@ def test_torn_tail_is_cut_and_earlier_writes_kept(tmp_path):
     storage.close()
 
 
-def test_corruption_before_the_tail_is_an_error_not_silence(tmp_path):
+def test_corruption_before_the_tail_skips_that_line_only(tmp_path):
     storage = JournalStorage(tmp_path)
     table = open_tinydb(storage).table("t")
     table.insert({"x": 1})
     table.insert({"x": 2})
+    table.insert({"x": 3})
     storage.close()
     data = bytearray((tmp_path / "journal.0.log").read_bytes())
-    data[15] ^= 0x01
+    second = data.index(b"\n") + 1
+    data[second + 15] ^= 0x01  # inside the second line
     (tmp_path / "journal.0.log").write_bytes(bytes(data))
-    with pytest.raises(StorageError, match="corrupt journal"):
-        JournalStorage(tmp_path)
+    storage = JournalStorage(tmp_path)
+    assert [d["x"] for d in open_tinydb(storage).table("t").all()] == [1, 3]
+    assert storage.skipped_lines == [second]
+    storage.close()
 
 
 def test_compaction_switches_generation_and_keeps_data(tmp_path):

@@ -298,7 +298,7 @@ def test_background_runner_and_run_due_never_register_one_due_url_twice(tmp_path
             app.executor.submit(add_schedule, app.store, url, "daily").result()
 
         async def both():  # the daemon's minute tick and a `schedule --run-due` at once
-            runner = arun_due(app.run, app.store, app.base_url)
+            runner = arun_due(app.run, app.store, app.base_url, app.jobs.claims)
             return await asyncio.gather(schedules_once(app), runner)
 
         ran, done = asyncio.run(both())

@@ -15,6 +15,7 @@ from engine.urls.suggest import Suggester
 from host.cli.commands.suggest import batch_line
 from host.services import learning_file
 from tests.conftest import run_pagekeeper
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 ROOT = Path(__file__).resolve().parents[3]
 SUGGESTER = Suggester(DomainDictionary.from_domains(["google.com", "facebook.com"]))
@@ -195,3 +196,24 @@ def test_any_batch_line_gives_one_answer_the_output_can_carry(line):
     out = batch_line(SUGGESTER, line, BATCH_ARGS)
     assert set(out) in ({"url", "suggestions", "elapsed_ms"}, {"url", "error"})
     json.dumps(out, ensure_ascii=False).encode("utf-8")
+
+
+def test_limit_above_five_is_honoured(tmp_path):
+    """The engine ranks as deep as the largest --limit; a first cut at 5 would cap it."""
+    (tmp_path / "config.json").write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))
+    done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json", "--limit", "12")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["suggestions"]) == 12
+
+
+def test_the_cli_uses_the_configured_cache_dir_the_daemon_uses(tmp_path):
+    """``cache_dir`` in config.json: ``suggest`` reads and writes the daemon's index cache."""
+    shared = tmp_path / "shared-cache"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"cache_dir": str(shared)}))
+    done = pagekeeper(home, "suggest", "http://gogle.com/", "--json")
+    assert done.returncode == 0, done.stderr
+    (cache,) = shared.glob("dictionary-*.idx")
+    assert not (home / "cache").exists()
+    assert cache == learning_file.bundled_cache_path(home, str(shared))

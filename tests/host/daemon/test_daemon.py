@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -114,20 +116,73 @@ def test_killed_daemon_leaves_no_stale_lock(daemon, home):
     assert fresh["running"] and fresh["pid"] != daemon["pid"]
 
 
-def test_listens_on_loopback_only(daemon):
-    import socket
+def listening_sockets(pid: int, port: int) -> list[tuple[str, str]]:
+    """(family, local address) of each socket of process ``pid`` listening on ``port``, read
+    from /proc/net/tcp and tcp6 (state 0A is LISTEN), matched by inode to the process's fds."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            link = os.readlink(fd)
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    found = []
+    for family in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{family}").read_text().splitlines()[1:]:
+            fields = line.split()
+            address, port_hex = fields[1].rsplit(":", 1)
+            if fields[3] == "0A" and int(port_hex, 16) == port and fields[9] in inodes:
+                raw = bytes.fromhex(address)
+                # /proc prints each 32-bit word in host byte order (little-endian here)
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+                kind = socket.AF_INET if family == "tcp" else socket.AF_INET6
+                found.append((family, socket.inet_ntop(kind, words)))
+    return found
 
+
+def outward_addresses() -> list[str]:
+    """This machine's addresses other than loopback: IPv4 from /proc/net/fib_trie (its LOCAL
+    entries), IPv6 from /proc/net/if_inet6 (link-local ones left out: they need a scope)."""
+    found = set()
+    lines = Path("/proc/net/fib_trie").read_text().splitlines()
+    for before, line in zip(lines, lines[1:], strict=False):
+        if line.strip() == "/32 host LOCAL":
+            found.add(before.split()[-1])
+    for line in Path("/proc/net/if_inet6").read_text().splitlines():
+        raw, scope = line.split()[0], line.split()[3]
+        if scope == "00":  # global scope
+            found.add(socket.inet_ntop(socket.AF_INET6, bytes.fromhex(raw)))
+    return sorted(a for a in found if not a.startswith("127.") and a != "::1")
+
+
+def test_listens_on_loopback_only(daemon):
+    """Checked two ways, and failing when it cannot check: the daemon's own listening sockets
+    (the kernel's table) are all 127.0.0.1, and no other address of this machine answers."""
+    if not Path("/proc/net/tcp").exists():
+        pytest.fail("no /proc/net/tcp: this check needs Linux")
     with socket.create_connection(("127.0.0.1", daemon["port"]), timeout=5):
         pass
-    outward = [
-        a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")
-    ]
+    bound = listening_sockets(daemon["pid"], daemon["port"])
+    assert bound, "the daemon's listening socket was not found in /proc/net"
+    assert bound == [("tcp", "127.0.0.1")], bound
+    outward = outward_addresses()
     for address in outward:
         try:
             socket.create_connection((address, daemon["port"]), timeout=1).close()
         except OSError:
             continue
         raise AssertionError(f"daemon reachable on {address}")
+
+
+def test_the_socket_table_reader_sees_a_socket_on_every_address():
+    """The reader above must see what it is there to catch: a socket bound to all addresses."""
+    with socket.socket() as everywhere:
+        everywhere.bind(("0.0.0.0", 0))
+        everywhere.listen()
+        port = everywhere.getsockname()[1]
+        assert listening_sockets(os.getpid(), port) == [("tcp", "0.0.0.0")]
+        for address in outward_addresses()[:3]:
+            if ":" not in address:
+                socket.create_connection((address, port), timeout=2).close()
 
 
 def test_ping_and_token_over_ws(daemon, home):

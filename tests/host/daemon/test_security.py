@@ -8,16 +8,24 @@ import json
 import os
 import re
 import socket
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 from websockets.sync.client import connect
 
-from host.daemon.security import ensure_token, sign
+from host.daemon.app import bundled_extension_ids
+from host.daemon.security import (
+    allowed_origin,
+    ensure_token,
+    same_token,
+    sign,
+    sign_path,
+    verify_path,
+)
 from host.services.navigation import strip_credentials
-from tests.host.daemon_fixtures import ROOT, token_of
+from tests.host.daemon_fixtures import ROOT, make_home, pk, stop_daemon, token_of
 
-EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
+EXT_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt
 PAGE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
 
 
@@ -317,3 +325,111 @@ def test_log_files_cut_credentials(tmp_path):
     text = (tmp_path / "logs" / "daemon.log").read_text()
     assert "https://bank.example/" in text and "http://h.example/x" in text
     assert "s3cret" not in text and "hunter2" not in text and "alice" not in text
+
+
+# -- exact comparisons: a prefix of a secret is not the secret ----------------------------
+
+
+def test_a_prefix_of_the_token_or_the_token_with_more_is_refused(daemon, home):
+    port, token = daemon["port"], token_of(home)
+    assert not same_token(token[:-1], token) and not same_token(token + "x", token)
+    for wrong in (token[:-1], token[:8], token[:1], token + "x"):
+        assert upgrade(port, Authorization=f"Bearer {wrong}") == 403, wrong
+        assert upgrade(port, path=f"/ws?token={quote(wrong)}") == 403, wrong
+        assert raw_get(port, f"/auth?token={quote(wrong)}&next=/viewer/", {})[0] == 403, wrong
+        status, headers, _ = raw_get(port, f"/viewer/?token={quote(wrong)}", {})
+        assert status == 200 and "set-cookie" not in headers, wrong  # no session for a prefix
+    assert raw_get(port, f"/auth?token={token}&next=/viewer/", {})[0] == 303
+
+
+def test_a_prefix_of_a_link_signature_is_refused(daemon, home):
+    port, token = daemon["port"], token_of(home)
+    reg = _archive(daemon, token)
+    target = "http://nonexistent.invalid/next"
+    sig = sign(token, "gc", target, reg["id"])
+    gc = f"/gc?url={quote(target, safe='')}&id={reg['id']}&sig="
+    assert raw_get(port, gc + sig, {})[0] != 403
+    copy = f"/v/{reg['id']}/x?sig="
+    copy_sig = sign_path(token, f"/v/{reg['id']}/")
+    assert raw_get(port, copy + copy_sig, {})[0] == 200
+    for cut in (1, 2, 16, 31):
+        assert raw_get(port, gc + sig[:cut], {})[0] == 403, cut
+        assert raw_get(port, copy + copy_sig[:cut], {})[0] == 403, cut
+    assert raw_get(port, gc + sig + "0", {})[0] == 403
+    assert raw_get(port, copy + copy_sig + "0", {})[0] == 403
+    assert not verify_path(token, f"/v/{reg['id']}/", copy_sig[:-1])
+
+
+def test_the_signed_message_separates_its_parts(daemon, home):
+    """Without a separator, the signature of url=…/next9 with no id would also sign url=…/next
+    with id 9: each part must stay a part."""
+    port, token = daemon["port"], token_of(home)
+    target = "http://nonexistent.invalid/next"
+    assert sign(token, "gc", target + "9", "") != sign(token, "gc", target, "9")
+    assert sign(token, "gc", "a\nb", "c") != sign(token, "gc", "a", "b\nc")  # escaped inside
+    sig = sign(token, "gc", target + "9", "")
+    assert raw_get(port, f"/gc?url={quote(target + '9', safe='')}&sig={sig}", {})[0] != 403
+    assert raw_get(port, f"/gc?url={quote(target, safe='')}&id=9&sig={sig}", {})[0] == 403
+    path_sig = sign_path(token, "/v/12/")
+    assert not verify_path(token, "/v/1/", path_sig) and sign(token, "path/v/12/") != path_sig
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "moz-extension://",
+        "moz-extension:///",
+        "moz-extension:",
+        "moz-extension://x",
+        "moz-extension://evil.example",
+        "moz-extension://0b7a6a2e-1111-4c1e-9d1a-2a2b2c2d2e2f.evil.example",
+        "moz-extension://0b7a6a2e-1111-4c1e-9d1a-2a2b2c2d2e2f@evil.example",
+        "chrome-extension://",
+    ],
+)
+def test_a_bare_or_malformed_extension_origin_is_refused(daemon, home, origin):
+    port, token = daemon["port"], token_of(home)
+    assert not allowed_origin(origin, port, [EXT_ID])
+    assert upgrade(port, Origin=origin, Authorization=f"Bearer {token}") == 403
+
+
+# -- every version address the CLI prints opens, with no cookie ----------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def printed_version_urls(home, url: str) -> list[str]:
+    listed = json.loads(pk(home, "archive", "versions", url, "--json").stdout)
+    rows = listed if isinstance(listed, list) else listed["versions"]
+    return [row["version_url"] for row in rows]
+
+
+def test_every_version_url_the_cli_prints_opens_without_a_cookie(tmp_path):
+    port = free_port()
+    home = make_home(tmp_path, port=port)
+    page = tmp_path / "page.html"
+    url = "https://example.org/a?b=1#frag"
+    try:
+        page.write_bytes(gzip.decompress(PAGE.read_bytes()))
+        pk(home, "archive", "add", url, "--html", str(page), "--no-fetch")  # no daemon
+        down = printed_version_urls(home, url)
+        pk(home, "serve", "--detach")
+        page.write_bytes(page.read_bytes() + b"<p>a second version</p>")
+        pk(home, "archive", "add", url, "--html", str(page), "--no-fetch")  # through the daemon
+        up = printed_version_urls(home, url)
+        assert len(down) == 1 and len(up) == 2 and down[0] in up
+        for address in up:
+            parts = urlsplit(address)
+            assert (parts.hostname, parts.port) == ("127.0.0.1", port), address
+            status, headers, _ = raw_get(port, f"{parts.path}?{parts.query}", {})
+            assert status == 200, address
+            assert headers["content-security-policy"] == ["sandbox"]
+            bare, sig = address.split("?sig=")
+            assert raw_get(port, urlsplit(bare).path, {})[0] == 403  # unsigned: the token is needed
+            assert raw_get(port, f"{urlsplit(bare).path}?sig={sig[:-1]}", {})[0] == 403
+    finally:
+        stop_daemon(home)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import InvalidInput
+from host.daemon.app import bundled_extension_ids
 from host.daemon.security import ensure_token
 from host.native import installer
 from host.native.installer import (
@@ -24,7 +25,7 @@ from host.native.installer import (
 )
 from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, pk, stop_daemon
 
-EXT_ID = (ROOT / "packaging" / "extension-id.txt").read_text().split()[0]
+EXT_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt
 
 
 def test_table_covers_every_browser_and_os():
@@ -150,8 +151,19 @@ def test_doctor_flags_a_manifest_pointing_nowhere(home, tmp_path):
     )
 
 
+def browsers_run_before(fake_home: Path, *browsers: str) -> None:
+    """The files a browser writes in its user data folder on first start (installer.SIGNS)."""
+    for browser in browsers:
+        for sign in installer.SIGNS[browser]["linux"]:
+            if sign.startswith("~/"):
+                path = fake_home / sign[2:]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("{}")
+
+
 def test_user_install_writes_every_browser_under_home(home, tmp_path, monkeypatch):
     fake_home = tmp_path / "user"
+    browsers_run_before(fake_home, *BROWSERS)
     env = {**os.environ, "HOME": str(fake_home)}
     done = subprocess.run(
         [
@@ -391,3 +403,45 @@ def test_system_install_serves_each_user_their_own_home(tmp_path, shared, monkey
     assert report["manifests"][0]["ok"], report["manifests"]
     assert installer.uninstall(admin_home, options, platform="linux")["removed"]
     assert not path.exists()
+
+
+def test_all_installs_and_checks_only_the_browsers_found(home, tmp_path):
+    """`--browser all` writes manifests only for browsers found here (on PATH, at their program
+    path, or by the files of their user data folder) and names the others; a manifest an
+    earlier install left for a missing browser neither counts as the browser nor as ok."""
+    absent = [
+        p for p in installer.SIGNS["chrome"]["linux"] if p.startswith("/") and Path(p).exists()
+    ]
+    if absent:
+        pytest.skip(f"Google Chrome is installed on this machine ({absent[0]})")
+    fake_home, programs = tmp_path / "user", tmp_path / "bin"
+    browsers_run_before(fake_home, "brave")
+    programs.mkdir()
+    (programs / "microsoft-edge").write_text("#!/bin/sh\n")
+    (programs / "microsoft-edge").chmod(0o755)
+    stale = fake_home / ".config" / "google-chrome" / "NativeMessagingHosts" / f"{HOST_NAME}.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text(json.dumps(manifest("chrome", Path("/bin/true"), [EXT_ID], [])))
+    env = {**os.environ, "HOME": str(fake_home), "PATH": str(programs)}
+    cli = [*__import__("tests.host.daemon_fixtures", fromlist=["CLI"]).CLI, "--home", str(home)]
+
+    def run(*args):
+        done = subprocess.run([*cli, *args], capture_output=True, text=True, env=env, cwd=ROOT)
+        return done
+
+    done = run("install", "--browser", "all", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    installed = {i["browser"] for i in report["installed"]}
+    assert {"brave", "edge"} <= installed and "chrome" in report["missing"]
+    assert installed.isdisjoint(report["missing"]) and installed | set(report["missing"]) == set(
+        BROWSERS
+    )
+    text = run("install", "--browser", "all").stdout
+    assert "not installed here (skipped): " in text and "chrome" in text.splitlines()[-1]
+    doctor = json.loads(run("doctor", "--browser", "all", "--json").stdout)
+    checked = {m["browser"] for m in doctor["manifests"]}
+    assert checked == installed and "chrome" in doctor["missing"]
+    assert all(m["ok"] for m in doctor["manifests"])
+    named = json.loads(run("install", "--browser", "chrome", "--json").stdout)  # asked by name
+    assert [i["browser"] for i in named["installed"]] == ["chrome"] and named["missing"] == []

@@ -93,20 +93,22 @@ def test_big_reply_is_paged_under_the_browser_limit(home):
         json.dumps({"port": 0, "cache_dir": str(SHARED_CACHE), "reply_limit": 4096})
     )
     host = NativeHost(home)
-    html = "<title>big</title><p>" + "é✓ " * 20000 + "</p>"
+    # emoji, astral-plane letters, CJK, accents and JSON escapes: 1 to 6 bytes a character
+    html = "<title>big</title><p>" + 'é✓ 😀🎉 𝔘𝔫𝔦 漢字 "q"\\ \t' * 1500 + "</p>"
     reg = host.call(
         {"id": 1, "type": "archive_page", "params": {"url": "https://e.example/", "html": html}}
     )
     assert reg["ok"], reg
     host.send({"id": 2, "type": "get", "params": {"id": reg["result"]["id"], "original": True}})
-    first = host.recv()
-    assert first["page"] == 0 and first["pages"] > 1 and "ok" not in first
-    chunks = [first["chunk"]]
-    for index in range(1, first["pages"]):
-        page = host.recv()
-        assert page["id"] == 2 and page["page"] == index
-        chunks.append(page["chunk"])
-    reply = json.loads("".join(chunks))
+    pages, sizes = [], []
+    while not pages or len(pages) < pages[0]["pages"]:
+        length = struct.unpack("=I", host.proc.stdout.read(4))[0]
+        sizes.append(4 + length)  # the whole frame, header included, as split_pages counts it
+        pages.append(json.loads(host.proc.stdout.read(length)))
+    assert max(sizes) <= 4096, sorted(sizes)[-3:]
+    assert pages[0]["pages"] > 1 and all("ok" not in p and p["id"] == 2 for p in pages)
+    assert [p["page"] for p in pages] == list(range(len(pages)))
+    reply = json.loads("".join(p["chunk"] for p in pages))
     assert reply["ok"] and reply["result"]["html"] == html
     assert host.close() == 0
 

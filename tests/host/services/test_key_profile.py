@@ -51,9 +51,10 @@ def test_a_bad_profile_is_a_typed_error_and_the_daemon_goes_on(home, daemon):  #
 
 def test_the_cli_shows_and_sets_the_profile_with_and_without_a_daemon(home):  # noqa: F811
     shown = json.loads(pk(home, "archive", "profile", "--json").stdout)
-    assert shown == {"profile": "archive"}
+    profiles = ["safe", "archive", "aggressive"]
+    assert shown == {"profile": "archive", "profiles": profiles}  # as the daemon answers
     direct = json.loads(pk(home, "archive", "profile", "aggressive", "--json").stdout)
-    assert direct == {"profile": "aggressive", "rekeyed": 0, "documents": 0}
+    assert direct == {"profile": "aggressive", "rekeyed": 0, "documents": 0, "profiles": profiles}
     pk(home, "serve", "--detach", "--json")
     through = json.loads(pk(home, "archive", "profile", "safe", "--json").stdout)
     assert through["profile"] == "safe" and client.call(home, "key_profile")["profile"] == "safe"

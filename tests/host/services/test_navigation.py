@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 from pathlib import Path
 
@@ -11,7 +12,9 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.urls.suggest import Suggester, SuggestOptions
 from host.daemon.app import App, Config
+from host.protocol import dispatch
 from host.services.navigation import error_kind, navigation_help
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
 URL = "https://news.example.org/story/1"
@@ -43,6 +46,26 @@ def test_a_working_suggester_gives_no_error(app):
     answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
     assert "suggest_error" not in answer
     assert answer["suggestions"][0]["url"] == "http://google.com/"
+
+
+def _nav_error(app, **params) -> dict:
+    message = {"id": 1, "type": "nav_error", "params": {"url": TYPO, "kind": "dns", **params}}
+    reply = asyncio.run(dispatch.handle(message, app))
+    assert reply["ok"], reply
+    return reply["result"]
+
+
+TYPO = "http://gogle.com/"  # the bundled dictionary offers 16 repairs of it
+
+
+def test_nav_error_limit_is_honoured_beyond_the_engines_default_five(tmp_path):
+    app = App(tmp_path / "home", Config(port=47999, cache_dir=str(SHARED_CACHE)))
+    try:
+        assert len(_nav_error(app, limit=12)["suggestions"]) == 12
+        assert len(_nav_error(app, limit=3)["suggestions"]) == 3
+        assert len(_nav_error(app)["suggestions"]) == 8  # PROTOCOL.md: limit defaults to 8
+    finally:
+        app.close()
 
 
 def test_the_confident_bar_is_the_engines_and_travels_in_the_answer(app):

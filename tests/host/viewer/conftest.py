@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.host.daemon_fixtures import SHARED_CACHE
+
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[3]
 ARTICLE = "b18b2a048ce0dd08"
@@ -235,6 +237,7 @@ def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
 
 
 def start_daemon(home: Path, port: int) -> Daemon:
+    share_dictionary_cache(home)
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
     log = open(home / "serve.out", "wb")  # noqa: SIM115 (kept open for the process)
     proc = subprocess.Popen(
@@ -250,6 +253,14 @@ def start_daemon(home: Path, port: int) -> Daemon:
         stop_daemon(proc)
         raise
     return Daemon(proc, port, home, (home / "token").read_text("ascii").strip())
+
+
+def share_dictionary_cache(home: Path) -> None:
+    """Point the home's config at the test daemons' dictionary cache: a cold build of the
+    index takes seconds (tens on a loaded machine), longer than the daemon may take to start."""
+    path = home / "config.json"
+    config = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**config, "cache_dir": str(SHARED_CACHE)}))
 
 
 def stop_daemon(proc: subprocess.Popen) -> None:

@@ -1,0 +1,152 @@
+"""One way for a CLI command to run a protocol message: ``backend(ctx).call(type, params)``.
+
+When a daemon runs for the home, the message goes to it over ``/ws`` (it owns the
+archive: the one writer). Otherwise the same handler (host/protocol/dispatch.py) runs in
+this process, on an :class:`~host.daemon.app.App` whose store the command opens as the
+writer and closes when it ends. Either way the answer is the reply the protocol gives,
+results cleaned and errors typed in the one place, so a command never forks on "is a
+daemon running?".
+
+>>> import tempfile
+>>> with backend_for(Path(tempfile.mkdtemp()), daemon=False) as b:
+...     sorted(b.call("ping")), type(b).__name__
+(['protocol', 'version'], 'LocalBackend')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from engine.archive.store import ArchiveStore
+from host.daemon import client
+from host.daemon.app import DEFAULT_PORT, App, Config
+from host.protocol import dispatch
+
+DEFAULT_TIMEOUT = 120.0
+
+
+class DaemonBackend:
+    """Messages to the running daemon, one connection for the command's life."""
+
+    def __init__(self, home: Path, state: dict) -> None:
+        self.home, self.state = Path(home), state
+        self._stack = contextlib.ExitStack()
+        self._ws = None
+
+    def call(self, type: str, params: dict | None = None, timeout: float = DEFAULT_TIMEOUT):
+        """The handler's result, or the typed error the daemon sent."""
+        if self._ws is None:
+            self._ws = self._stack.enter_context(client.connect(self.home, self.state))
+        return client.request(self._ws, type, params or {}, timeout)
+
+    def call_many(self, type: str, params: list[dict], concurrency: int, done: Callable):
+        """``call`` for each params, ``concurrency`` at a time; ``done(result)`` as each ends."""
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            futures = [pool.submit(client.call, self.home, type, p) for p in params]
+            return [done(f.result()) for f in futures]
+
+    def pause(self, seconds: float) -> None:
+        """Wait (the daemon's jobs go on without us)."""
+        time.sleep(seconds)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+class LocalBackend:
+    """The protocol's handlers in this process, on a store this command holds as the writer."""
+
+    def __init__(self, home: Path) -> None:
+        self.app = App(Path(home), Config.load(home))
+        self.app.base_url = base_url(home)  # version URLs name the port a daemon will serve
+        self._runner = asyncio.Runner()
+
+    def call(self, type: str, params: dict | None = None, timeout: float = DEFAULT_TIMEOUT):
+        """The handler's result, or its typed error (as the daemon would have sent it)."""
+        return self._runner.run(self._acall(type, params or {}))
+
+    async def _acall(self, type: str, params: dict):
+        reply = await dispatch.handle({"id": 1, "type": type, "params": params}, self.app)
+        if not reply["ok"]:
+            raise client.error_from(reply["error"])
+        return reply["result"]
+
+    def call_many(self, type: str, params: list[dict], concurrency: int, done: Callable):
+        """``call`` for each params, ``concurrency`` at a time on this loop; ``done`` as each ends."""
+        return self._runner.run(self._many(type, params, max(1, concurrency), done))
+
+    async def _many(self, type: str, params: list[dict], concurrency: int, done: Callable):
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(p: dict):
+            async with gate:
+                return done(await self._acall(type, p))
+
+        return list(await asyncio.gather(*(one(p) for p in params)))
+
+    def pause(self, seconds: float) -> None:
+        """Let the background jobs a handler started (a crawl) run for ``seconds``."""
+        self._runner.run(asyncio.sleep(seconds))
+
+    def close(self) -> None:
+        """Stop what a handler left running (a crawl cancelled with Ctrl-C), close the store."""
+        try:
+            self._runner.run(_cancel_pending())
+        finally:
+            self._runner.close()
+            self.app.close()
+
+
+async def _cancel_pending() -> None:
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def backend_for(home: Path, daemon: bool = True) -> Iterator[DaemonBackend | LocalBackend]:
+    """The running daemon of ``home`` (when ``daemon`` and one runs), else the local handlers."""
+    state = client.running(home) if daemon else None
+    chosen = DaemonBackend(home, state) if state else LocalBackend(home)
+    try:
+        yield chosen
+    finally:
+        chosen.close()
+
+
+def backend(ctx):
+    """``with backend(ctx) as b: b.call(type, params)`` for a CLI command's context."""
+    return backend_for(ctx.home)
+
+
+def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT):
+    """One protocol message through the command's backend (daemon or in process)."""
+    with backend(ctx) as b:
+        return b.call(type, params, timeout)
+
+
+def base_url(home: Path) -> str:
+    """The archive's base URL: the running daemon's, else the port its config names (a chosen
+    one, or the free one a daemon took when the default was busy), else the default's."""
+    state = client.running(home)
+    if state and state.get("port"):
+        return f"http://127.0.0.1:{state['port']}"
+    return f"http://127.0.0.1:{Config.load(home).port or DEFAULT_PORT}"
+
+
+@contextlib.contextmanager
+def reading(home: Path) -> Iterator[ArchiveStore]:
+    """The store opened read-only (safe while the daemon writes)."""
+    if not (Path(home) / "db").exists():
+        Path(home).mkdir(parents=True, exist_ok=True)
+    store = ArchiveStore.open(home, readonly=True)
+    try:
+        yield store
+    finally:
+        store.close()

@@ -1,0 +1,249 @@
+"""Durability of the journaled storage under injected faults, and the order of its syscalls.
+
+Failed writes and fsyncs are injected by patching ``os.write``/``os.fsync``/``os.truncate``
+for the journal's file only; the order tests record every ``os.fsync`` and ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.archive.storage import JournalStorage, encode_line, open_tinydb
+from engine.archive.store import ArchiveStore
+from engine.errors import StorageError
+
+REAL_WRITE, REAL_FSYNC, REAL_TRUNCATE = os.write, os.fsync, os.truncate
+
+
+def fd_path(fd: int) -> str:
+    return os.readlink(f"/proc/self/fd/{fd}")
+
+
+def is_journal(fd: int) -> bool:
+    return Path(fd_path(fd)).name.startswith("journal.")
+
+
+def xs(storage: JournalStorage) -> list:
+    return sorted(doc["x"] for doc in open_tinydb(storage).table("t").all())
+
+
+@pytest.fixture
+def written(tmp_path):
+    """A writer holding x=1 in table t."""
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    yield storage
+    storage.close()
+
+
+def torn_write(monkeypatch):
+    """The journal's next write stores half its bytes, then the disk is full."""
+    calls = []
+
+    def write(fd, data):
+        if not is_journal(fd):
+            return REAL_WRITE(fd, data)
+        calls.append(len(data))
+        if len(calls) == 1:
+            return REAL_WRITE(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", write)
+    return calls
+
+
+def test_a_write_cut_short_is_cut_back_and_the_next_line_starts_clean(
+    written, tmp_path, monkeypatch
+):
+    journal = tmp_path / "journal.0.log"
+    before = journal.read_bytes()
+    calls = torn_write(monkeypatch)
+    with pytest.raises(StorageError, match="cannot write the journal"):
+        open_tinydb(written).table("t").insert({"x": 2})
+    assert len(calls) == 2  # half written, then ENOSPC: the fragment did reach the file
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    assert journal.read_bytes() == before  # cut back to where the append began
+    assert xs(written) == [1]  # and undone in memory
+    open_tinydb(written).table("t").insert({"x": 3})
+    written.close()
+    assert journal.read_bytes().count(b"\n") == 2
+    reopened = JournalStorage(tmp_path)
+    assert xs(reopened) == [1, 3] and reopened.skipped_lines == []
+    reopened.close()
+
+
+def test_a_failed_fsync_stops_every_later_write(written, tmp_path, monkeypatch):
+    journal = tmp_path / "journal.0.log"
+    before = journal.read_bytes()
+
+    def fsync(fd):
+        if is_journal(fd):
+            raise OSError(errno.EIO, "Input/output error")
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(StorageError, match="page cache can no longer be trusted"):
+        open_tinydb(written).table("t").insert({"x": 2})
+    monkeypatch.setattr(os, "fsync", REAL_FSYNC)  # the disk "recovers": writes stay stopped
+    with pytest.raises(StorageError, match="page cache"):
+        open_tinydb(written).table("t").insert({"x": 3})
+    with pytest.raises(StorageError, match="page cache"):
+        written.compact()
+    assert xs(written) == [1]
+    assert journal.read_bytes() == before  # the unacknowledged line is not left behind
+    written.close()
+    reopened = JournalStorage(tmp_path)  # reopening is the way back
+    open_tinydb(reopened).table("t").insert({"x": 4})
+    assert xs(reopened) == [1, 4]
+    reopened.close()
+
+
+def test_a_journal_that_cannot_be_cut_back_stops_writes(written, monkeypatch):
+    torn_write(monkeypatch)
+
+    def truncate(path, length):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "truncate", truncate)
+    with pytest.raises(StorageError, match="cannot write the journal"):
+        open_tinydb(written).table("t").insert({"x": 2})
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    monkeypatch.setattr(os, "truncate", REAL_TRUNCATE)
+    with pytest.raises(StorageError, match="cannot repair the journal"):
+        open_tinydb(written).table("t").insert({"x": 3})
+
+
+def line(x: int) -> bytes:
+    return encode_line([["put", "t", str(x), {"x": x}]])
+
+
+def test_a_fragment_glued_to_the_next_line_gives_that_line_back(tmp_path):
+    # What a failed append followed by a good one leaves (older versions did this).
+    (tmp_path / "journal.0.log").write_bytes(line(1) + line(2)[:17] + line(3) + line(4))
+    storage = JournalStorage(tmp_path)
+    assert xs(storage) == [1, 3, 4]
+    storage.close()
+
+
+def test_a_line_with_a_wrong_crc_is_skipped_and_every_later_line_kept(tmp_path):
+    good = line(99)
+    forged = b"%08x" % ((int(good[:8], 16) + 1) % 2**32) + good[8:]  # valid JSON, wrong CRC
+    (tmp_path / "journal.0.log").write_bytes(line(1) + forged + line(3) + line(4))
+    storage = JournalStorage(tmp_path)
+    assert xs(storage) == [1, 3, 4]  # 99 never applied: only the CRC says it is damaged
+    assert storage.skipped_lines == [len(line(1))]
+    storage.close()
+
+
+def test_a_last_line_with_a_wrong_crc_is_a_torn_tail_and_cut(tmp_path):
+    good = line(2)
+    forged = b"%08x" % ((int(good[:8], 16) + 1) % 2**32) + good[8:]
+    (tmp_path / "journal.0.log").write_bytes(line(1) + forged)
+    storage = JournalStorage(tmp_path)
+    assert xs(storage) == [1]
+    storage.close()
+    assert (tmp_path / "journal.0.log").read_bytes() == line(1)
+
+
+@pytest.fixture
+def syscalls(monkeypatch):
+    """Every os.fsync (as ("fsync", path)) and os.replace (as ("replace", src, dst)), in order."""
+    events = []
+
+    def fsync(fd):
+        events.append(("fsync", fd_path(fd)))
+        return REAL_FSYNC(fd)
+
+    real_replace = os.replace
+
+    def replace(src, dst):
+        events.append(("replace", str(src), str(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    return events
+
+
+def test_a_blob_is_fsynced_before_its_rename_and_its_directory_after(tmp_path, syscalls):
+    store = ArchiveStore.open(tmp_path)
+    syscalls.clear()
+    digest = store.put_blob(b"a blob")
+    path = str(store._blob_path(digest))
+    renamed = next(i for i, e in enumerate(syscalls) if e[0] == "replace" and e[2] == path)
+    temp = syscalls[renamed][1]
+    assert ("fsync", temp) in syscalls[:renamed]  # the bytes, before the name points at them
+    assert ("fsync", str(Path(path).parent)) in syscalls[renamed:]  # the name itself
+    store.close()
+
+
+def test_a_journal_line_is_fsynced_before_the_write_returns(tmp_path, syscalls):
+    storage = JournalStorage(tmp_path)
+    syscalls.clear()
+    open_tinydb(storage).table("t").insert({"x": 1})
+    assert syscalls == [("fsync", str(tmp_path / "journal.0.log"))]
+    storage.close()
+
+
+def test_compaction_writes_every_snapshot_and_the_journal_before_the_manifest(tmp_path, syscalls):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    for name in ("a", "b", "c"):
+        db.table(name).insert({"x": name})
+    syscalls.clear()
+    storage.compact()
+    replaced = [Path(e[2]).name for e in syscalls if e[0] == "replace"]
+    assert replaced[-1] == "MANIFEST"
+    assert sorted(replaced[:-1]) == ["a.1.json", "b.1.json", "c.1.json", "journal.1.log"]
+    for index, event in enumerate(syscalls):
+        if event[0] == "replace":
+            assert ("fsync", event[1]) in syscalls[:index]  # each file durable before its rename
+    manifest_at = (
+        len(syscalls)
+        - 1
+        - syscalls[::-1].index(
+            next(e for e in syscalls if e[0] == "replace" and e[2].endswith("MANIFEST"))
+        )
+    )
+    assert ("fsync", str(tmp_path)) in syscalls[manifest_at:]  # the switch itself is durable
+    storage.close()
+
+
+def test_a_compaction_that_fails_on_a_full_disk_is_typed_and_leaves_no_files(tmp_path, monkeypatch):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def fsync(fd):
+        if fd_path(fd).endswith(".tmp") and "MANIFEST" in fd_path(fd):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(StorageError, match="cannot compact"):
+        storage.compact()
+    monkeypatch.setattr(os, "fsync", REAL_FSYNC)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    open_tinydb(storage).table("t").insert({"x": 2})  # still writing to generation 0
+    storage.close()
+    reopened = JournalStorage(tmp_path)
+    assert xs(reopened) == [1, 2] and reopened.gen == 0
+    reopened.close()
+
+
+def test_files_a_crash_mid_compaction_left_are_swept_on_open(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.compact()  # generation 1
+    storage.close()
+    leftovers = [".t.2.json.123.456.tmp", "t.2.json", ".MANIFEST.9.9.tmp"]
+    for name in leftovers:
+        (tmp_path / name).write_bytes(b"{}")
+    storage = JournalStorage(tmp_path)
+    assert not [name for name in leftovers if (tmp_path / name).exists()]
+    assert (tmp_path / "t.1.json").exists() and xs(storage) == [1]
+    storage.close()

@@ -1,0 +1,123 @@
+"""Readings of typos that Levenshtein 2 on the name cannot reach: a stray dot, the TLD
+typed into the name or joined by a hyphen, words joined by a connector; and two edits on
+a short name, never on the confident button."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.urls.dictionary import DomainDictionary
+from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.typos import DEFAULT_COSTS as C
+from engine.urls.typos import typo_cost
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return Suggester(DomainDictionary.bundled()).warm()
+
+
+def suggest(suggester, url, error="dns"):
+    return suggester.suggest(SuggestRequest(url, error))
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("face.book.com", "facebook.com"),
+        ("you.tube.com", "youtube.com"),
+        ("amaz.on.com", "amazon.com"),
+    ],
+)
+def test_a_stray_dot_that_makes_a_subdomain_is_taken_out(bundled, typed, meant):
+    top = suggest(bundled, f"http://{typed}/")[0]
+    assert (top.url, top.step) == (f"http://{meant}/", "dot") and top.score >= 0.5
+
+
+def test_only_a_dns_failure_is_evidence_of_the_stray_dot(bundled):
+    # on.com is known: refused, the name resolved and amaz.on.com may just be down
+    found = suggest(bundled, "http://amaz.on.com/", "refused")
+    assert all(s.score < 0.5 for s in found if "amazon.com" in s.url)
+    assert suggest(bundled, "http://amaz.on.com/")[0].score >= 0.5
+
+
+def test_a_real_subdomain_of_a_known_site_is_not_rewritten(bundled):
+    for url in ("http://mail.google.com/", "http://en.wikipedia.org/", "http://docs.python.org/"):
+        assert all(s.score < 0.5 for s in suggest(bundled, url) if s.step != "retry"), url
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("githubcom.com", "github.com"),
+        ("nytimescom.com", "nytimes.com"),
+        ("wikipedia-org.com", "wikipedia.org"),
+        ("stackoverflow-com.com", "stackoverflow.com"),
+        ("bbc-co-uk.com", "bbc.co.uk"),
+    ],
+)
+def test_the_tld_typed_into_the_name_is_split_off(bundled, typed, meant):
+    top = suggest(bundled, f"http://{typed}/")[0]
+    assert (top.url, top.step) == (f"http://{meant}/", "dot") and top.score >= 0.5
+
+
+def test_a_two_letter_tail_is_split_off_only_onto_a_known_domain():
+    s = Suggester(DomainDictionary.from_domains(["linked.com", "grammarly.io", "x.in", "y.io"]))
+    assert suggest(s, "http://grammarlyio.com/")[0].url == "http://grammarly.io/"
+    assert all("linked.in" not in x.url for x in suggest(s, "http://linkedin.com/"))
+
+
+@pytest.mark.parametrize("typed", ["terra+world.com", "terra world.com", "terra_world.com"])
+def test_words_joined_by_a_connector_are_looked_up_as_words(bundled, typed):
+    found = suggest(bundled, f"http://{typed}/")
+    assert found[0].url in ("http://terraworld.com/", "http://terra-world.com/")
+    assert found[0].step == "segments"
+    assert not any(s.url.startswith("http://terra.") for s in found[:2])
+
+
+def test_a_known_joined_name_keeps_its_own_popularity():
+    s = Suggester(DomainDictionary.from_domains(["world.com", "terraworld.com"]))
+    top = suggest(s, "http://terra+world.com/")[0]
+    assert (top.url, top.step) == ("http://terraworld.com/", "substitution")
+
+
+def test_two_edits_on_a_short_name_are_found_but_never_confident():
+    s = Suggester(DomainDictionary.from_domains(["yahoo.com", "example.org"]))
+    top = suggest(s, "http://yaaho.com/")[0]
+    assert top.url == "http://yahoo.com/" and top.score < 0.5
+    # one edit on the same name may be confident
+    assert suggest(s, "http://yaho.com/")[0].score >= 0.5
+
+
+def test_yaaho_puts_no_wrong_site_on_the_confident_button(bundled):
+    found = suggest(bundled, "http://yaaho.com/")
+    assert found[0].url == "http://yahoo.com/"
+    assert all(s.score < 0.5 for s in found)
+
+
+def test_a_moved_letter_costs_a_dropped_and_a_doubled_letter():
+    # the alignment with two replacements would cost 2.0
+    assert typo_cost("yaaho", "yahoo") == pytest.approx(C.repetition + C.doubled_omission)
+
+
+def test_a_two_letter_tld_glued_to_a_name_is_read_only_onto_a_known_domain():
+    popular = ["a.io", "b.io", "a.in", "b.in", "c.in"]  # a suffix is read on 3+ domains
+    reader = Suggester(
+        DomainDictionary.from_domains(["linked.com", "grammarly.io", *popular])
+    ).reader
+    assert [q for q in reader.split("linkedin.com") if q.suffix == "in"] == []
+    assert [q.key for q in reader.split("grammarlyio.com") if q.suffix == "io"] == ["grammarly"]
+
+
+def test_readings_that_keep_a_subdomain_a_stray_dot_made_pay_for_it():
+    # vk.com is far more popular than muckrack.com, and ck → vk is one neighbouring key;
+    # but muckra.vk.com keeps a subdomain nobody knows while muckrack.com explains it all
+    fillers = [f"filler{i}x.org" for i in range(2000)]
+    s = Suggester(DomainDictionary.from_domains(["vk.com", *fillers, "muckrack.com"]))
+    assert suggest(s, "http://muckra.ck.com/")[0].url == "http://muckrack.com/"
+
+
+@pytest.mark.parametrize("typed", ["luga.com", "doooo.com", "usst.gov"])
+def test_segment_repair_invents_no_names_for_a_short_one(bundled, typed):
+    # a 4-5 letter name is one word: step 6 would only make up one (lugar.com, doook.com)
+    assert all(s.step != "segments" for s in suggest(bundled, f"http://{typed}/"))

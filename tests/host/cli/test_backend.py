@@ -1,0 +1,146 @@
+"""Every CLI write runs the same protocol handler whether a daemon runs or not.
+
+Each write command runs through the real CLI (in-process ``main``) in two homes served by
+the same local site: one with a running daemon (the command goes through it) and one
+without (the handler runs in the command's process). The answers must be equal once what
+differs by home is masked (registration IDs, the archive's port, times).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from host.cli.entry import main
+from host.daemon import client
+from tests.conftest import static_site
+from tests.host.daemon_fixtures import make_home, pk, stop_daemon
+
+PAGES = {
+    "index.html": '<a href="a.html">A</a> <a href="b.html">B</a>',
+    "a.html": '<a href="index.html">home</a>',
+    "b.html": "<p>the last page</p>",
+}
+
+
+def _html(name: str, body: str) -> bytes:
+    text = f"Page {name} of the test site carries enough words to have a main text of its own."
+    return (
+        f"<html><head><title>{name}</title></head><body><p>{text}</p>{body}</body></html>".encode()
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    for name, body in PAGES.items():
+        (root / name).write_bytes(_html(name, body))
+    (root / "other.html").write_bytes(b"<html><body><p>nothing alike here at all</p></body></html>")
+    with static_site(root) as url:
+        yield url, root
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory):
+    """(home with a running daemon, home without one)."""
+    base = tmp_path_factory.mktemp("homes")
+    served, direct = make_home(base / "served"), make_home(base / "direct")
+    state = json.loads(pk(served, "serve", "--detach", "--json").stdout)
+    assert state["running"], state
+    yield served, direct
+    stop_daemon(served)
+    assert client.running(direct, wait=False) is None  # the direct home never had one
+
+
+ID = re.compile(r"\b\d{20}\b")
+PORT = re.compile(r"http://127\.0\.0\.1:\d+/(v|viewer)/")
+TIMES = {
+    "registered_at",
+    "checked_at",
+    "computed_at",
+    "next_run",
+    "created",
+    "last_run",
+    "learned_at",
+    "job",
+}
+
+
+def masked(value, site: str):
+    """The answer with what differs by home replaced (IDs, archive port, times)."""
+    if isinstance(value, dict):
+        return {k: "T" if k in TIMES else masked(v, site) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [masked(v, site) for v in value]
+    if isinstance(value, str):
+        return PORT.sub(r"ARCHIVE/\1/", ID.sub("ID", value)).replace(site, "SITE")
+    return value
+
+
+def cli(capsys, home, *argv):
+    code = main([*argv, "--home", str(home), "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1]) if out else None
+
+
+def both_ways(capsys, homes, site, *argv):
+    served, direct = homes
+    through = cli(capsys, served, *argv)
+    alone = cli(capsys, direct, *argv)
+    assert through[0] == alone[0], (argv, through, alone)
+    assert masked(through[1], site) == masked(alone[1], site), argv
+    return through
+
+
+# (argv after the site URL is known); run in order: later ones use what earlier ones stored
+WRITES = [
+    ("archive", "add", "{site}/index.html"),
+    ("archive", "add", "{site}/a.html", "--html", "{root}/a.html", "--no-fetch"),
+    ("archive", "add", "{site}/a.html", "--html", "{root}/a.html", "--only-if-different", "0.9"),
+    ("archive", "add", "{site}/missing.html"),
+    ("archive", "crawl", "{site}/index.html", "--depth", "1", "--delay", "0", "--same-site"),
+    ("archive", "schedule", "{site}/b.html", "--every", "weekly"),
+    ("archive", "schedule", "--list"),
+    ("archive", "schedule", "{site}/b.html", "--remove"),
+    ("archive", "schedule", "--run-due"),
+    ("archive", "dust"),
+    ("archive", "profile", "aggressive"),
+    ("archive", "profile"),
+    ("check", "{site}/index.html"),
+    ("check", "{site}/index.html", "--present-at", "1.0", "--changed-at", "1.0"),
+    ("check", "--all", "--present-at", "0.0", "--changed-at", "0.0"),
+]
+
+
+@pytest.mark.parametrize("argv", WRITES, ids=lambda a: " ".join(a[:3]))
+def test_each_write_answers_the_same_with_and_without_a_daemon(capsys, homes, site, argv):
+    url, root = site
+    args = [a.format(site=url, root=root) for a in argv]
+    code, answer = both_ways(capsys, homes, url, *args)
+    if args[-1] != f"{url}/missing.html":
+        assert code == 0, answer
+
+
+def test_import_answers_the_same_with_and_without_a_daemon(capsys, homes, site, tmp_path):
+    url, _ = site
+    served, _ = homes
+    warc = tmp_path / "export.warc.gz"
+    assert cli(capsys, served, "archive", "export", "-o", str(warc))[0] == 0
+    code, answer = both_ways(capsys, homes, url, "archive", "import", str(warc))
+    assert code == 0 and answer["imported"] >= 3
+
+
+def test_check_thresholds_reach_the_daemon(capsys, homes, site):
+    """--present-at/--changed-at change the verdict through the daemon (they were dropped)."""
+    url, root = site
+    served, _ = homes
+    page = f"{url}/b.html"  # stored as another page's text: the live one barely matches
+    add = cli(
+        capsys, served, "archive", "add", page, "--html", str(root / "other.html"), "--no-fetch"
+    )
+    assert add[0] == 0, add
+    default = cli(capsys, served, "check", page)[1]["results"][0]
+    loose = cli(capsys, served, "check", page, "--present-at", "0", "--changed-at", "0")
+    assert default["state"] != "present" and loose[1]["results"][0]["state"] == "present"

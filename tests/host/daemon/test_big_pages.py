@@ -1,0 +1,59 @@
+"""A big page is analysed off the store thread: a real daemon keeps answering pings and
+store reads while it parses one (generated pages; the full 6M-element and 200k-level
+pages are in tests/bench/bench_hostile.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from websockets.sync.client import connect
+
+from tests.host.daemon_fixtures import token_of
+
+# ~500k elements, 6 MB: within the limits, so it is parsed, fingerprinted and rewritten.
+BIG = "<title>Big</title>" + "".join(
+    f'<div><a href="/p{n % 5000}">item {n}</a></div>' for n in range(250_000)
+)
+DEEP = "<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000
+
+
+def call(ws, type_: str, params: dict, id_: int = 1) -> dict:
+    ws.send(json.dumps({"id": id_, "type": type_, "params": params}))
+    return json.loads(ws.recv(timeout=300))
+
+
+def test_store_reads_are_answered_while_a_big_page_is_analysed(daemon, home):
+    url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
+    done = {}
+
+    def archive() -> None:
+        with connect(url, max_size=None) as ws:
+            done["reply"] = call(ws, "archive_page", {"url": "https://big.example/", "html": BIG})
+            done["at"] = time.monotonic()
+
+    worker = threading.Thread(target=archive)
+    worker.start()
+    with connect(url) as ws:
+        time.sleep(0.5)  # the big page is in analysis by now
+        answered = []
+        for n in range(5):
+            ping = call(ws, "ping", {}, n)
+            read = call(ws, "versions", {"url": "https://other.example/"}, 100 + n)
+            assert ping["ok"] and read["ok"], (ping, read)
+            answered.append(time.monotonic())
+    worker.join(timeout=300)
+    assert done["reply"]["ok"], done["reply"]
+    # Parsed, fingerprinted and rewritten (only the text extraction is past its limit).
+    assert done["reply"]["result"]["note"].startswith("text not extracted"), done["reply"]
+    # Every store read came back before the page's registration did: nothing waited behind it.
+    assert max(answered) < done["at"]
+
+
+def test_a_page_nested_200k_levels_is_kept_with_a_note(daemon, home):
+    url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
+    with connect(url, max_size=None) as ws:
+        reply = call(ws, "archive_page", {"url": "https://deep.example/", "html": DEEP})
+    assert reply["ok"], reply
+    assert reply["result"]["note"] == "not analysed: nested more than 4096 levels deep"

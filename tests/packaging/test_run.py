@@ -1,0 +1,63 @@
+"""`make run` (packaging/run.py) says that the browser started only when it did: Debian's real
+Chromium, started as run.py starts it, either still runs a moment later or is reported with the
+reason it printed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.chromium import CHROMIUM
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "packaging"))
+import run  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no {CHROMIUM}")
+NO_DISPLAY = {**os.environ, "DISPLAY": ":97", "WAYLAND_DISPLAY": ""}  # no X server there
+
+
+def test_as_root_chromium_gets_no_sandbox(monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert "--no-sandbox" in run.chromium_args(CHROMIUM, tmp_path, "http://127.0.0.1:1/")
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert "--no-sandbox" not in run.chromium_args(CHROMIUM, tmp_path, "http://127.0.0.1:1/")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="Chromium refuses only root without --no-sandbox")
+def test_root_without_no_sandbox_dies_and_says_why(tmp_path):
+    args = [CHROMIUM, f"--user-data-dir={tmp_path / 'p'}", "--headless=new", "about:blank"]
+    process, why = run.launch(args, tmp_path / "chromium.log", settle_s=15)
+    assert process is None
+    assert "exited at once" in why and "--no-sandbox" in why, why
+
+
+def test_no_display_dies_and_says_why(tmp_path):
+    args = run.chromium_args(CHROMIUM, tmp_path / "p", "about:blank")
+    process, why = run.launch(args, tmp_path / "chromium.log", settle_s=15, env=NO_DISPLAY)
+    assert process is None, "a browser without a display was reported as running"
+    assert "exited at once" in why and len(why.splitlines()) > 1, why  # Chromium's own lines
+
+
+def test_a_browser_that_runs_is_left_running(tmp_path):
+    args = [*run.chromium_args(CHROMIUM, tmp_path / "p", "about:blank"), "--headless=new"]
+    process, why = run.launch(args, tmp_path / "chromium.log", settle_s=3)
+    try:
+        assert why is None and process is not None and process.poll() is None
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_make_run_reports_a_failed_start(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DISPLAY", ":97")
+    monkeypatch.setattr(run, "find_chromium", lambda: CHROMIUM)
+    monkeypatch.setattr(run, "step", lambda *a: "")  # the native host install is not under test
+    assert run.start_browser(tmp_path, "about:blank") is False
+    out = capsys.readouterr().out
+    assert "failed: it exited at once" in out and "started" not in out
+    assert str(tmp_path / "logs" / "chromium.log") in out
