@@ -37,6 +37,7 @@ lint: $(VENV)/.installed-test node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	node_modules/.bin/eslint extension host/viewer/static
+	$(BIN)/mypy
 
 ## node_modules: ESLint for the extension and the viewer (package.json, package-lock.json)
 node_modules/.installed: package.json package-lock.json

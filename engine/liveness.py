@@ -87,7 +87,7 @@ def stored_keywords(stored: object) -> list[tuple[str, float]]:
         return list(stored.keywords)
     if isinstance(stored, dict):
         stored = stored.get("keywords") or []
-    return [(str(w), float(s)) for w, s in stored]  # type: ignore[union-attr]
+    return [(str(w), float(s)) for w, s in stored]  # type: ignore[union-attr,attr-defined]
 
 
 def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -> set[str]:

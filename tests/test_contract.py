@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import socket
 import struct
 import subprocess
@@ -447,7 +448,6 @@ def test_serve_status_stop(home, daemon):
 
 
 def test_status_honours_env_home(home, daemon):
-    import os
 
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
     proc = subprocess.run(

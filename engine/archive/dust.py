@@ -33,9 +33,11 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 
 from engine.errors import InvalidURL, TooLarge
+from engine.html.similarity import content_similarity, similarity
+from engine.urls.normalize import profile_key
+from engine.urls.sites import registrable_domain
 
 # A pair of URLs -> similarity of their stored content in [0, 1], or None when unknown.
 ContentLookup = Callable[[str, str], "float | None"]
@@ -130,25 +132,13 @@ def host_span(url: str) -> tuple[int, int]:
     return start, end
 
 
-@lru_cache(maxsize=1)
-def _extractor():
-    import tldextract  # the bundled Public Suffix List snapshot: no fetch, no cache directory
-
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-
-
-@lru_cache(maxsize=4096)
 def site_of_host(host: str) -> str:
     """The registrable domain of a host (``m.bbc.co.uk`` → ``bbc.co.uk``); the host if none.
 
     >>> site_of_host("m.news.example.co.uk:8080")
     'example.co.uk'
     """
-    bare = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    parts = _extractor()(bare)
-    if parts.domain and parts.suffix:
-        return f"{parts.domain}.{parts.suffix}"
-    return bare.lower()
+    return registrable_domain(host)
 
 
 def site_of(url: str) -> str:
@@ -370,7 +360,6 @@ def substitute(form: str, rule: DustRule) -> str:
 
 
 def _as_key(url: str, profile: str) -> str:
-    from engine.urls.normalize import profile_key
 
     try:
         return profile_key(url, profile)
@@ -405,7 +394,6 @@ class StoredContent:
 
     def similarity(self, key_a: str, key_b: str) -> float | None:
         """Shingle resemblance of the texts; fingerprint similarity when a text is empty."""
-        from engine.html.similarity import content_similarity, similarity
 
         (text_a, fp_a), (text_b, fp_b) = self._content(key_a), self._content(key_b)
         self.compared += 1

@@ -48,6 +48,13 @@ def wildcard_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
     return re.compile(f"^{body}$", flags)
 
 
+def stored_text(store: ArchiveStore, reg_id: str) -> str:
+    """A version's stored visible text, else its stored main text, else "" (never parses)."""
+    row = store.row("extracts", reg_id) or {}
+    blob = row.get("visible_text") or row.get("text")
+    return store.get_blob(blob).decode("utf-8", "replace") if blob else ""
+
+
 def terms(text: str) -> set[str]:
     """Lower-cased word terms of a text.
 
@@ -91,21 +98,6 @@ class _UrlLines:
         ]
 
 
-def indexed_text(store: ArchiveStore, reg_id: str) -> str:
-    """What full-text search reads of a version: its stored visible text (title, headlines and
-    links included), else, for a version stored before that was kept, its main text. The same
-    as ``registry.visible_text_of(store, reg_id, recompute=False)`` (read here: registry
-    imports this module).
-
-    >>> import tempfile, pathlib
-    >>> indexed_text(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "1")
-    ''
-    """
-    row = store.row("extracts", reg_id) or {}
-    digest = row.get("visible_text") or row.get("text")
-    return store.get_blob(digest).decode("utf-8", "replace") if digest else ""
-
-
 class _FullText:
     """Inverted index term -> document keys, over the stored text of every version."""
 
@@ -119,7 +111,7 @@ class _FullText:
         todo = todo if limit is None else todo[:limit]
         for reg_id in todo:
             key = store.raw("versions")[reg_id]["key"]
-            text = indexed_text(store, reg_id)
+            text = stored_text(store, reg_id)
             text += " " + store.raw("versions")[reg_id]["url"]
             for term in terms(text):
                 self.index.setdefault(term, set()).add(key)

@@ -83,25 +83,44 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old or the new file, never half.
+@contextlib.contextmanager
+def atomic_file(path: Path, durable: bool = True) -> Iterator:
+    """A binary file that appears at ``path`` whole or not at all: written under a temporary
+    name beside it, fsynced, renamed over ``path``, then its folder fsynced (``durable``;
+    without it a crash may lose the new file, never leave half of it).
 
     >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; write_atomic(p, b"hi"); p.read_bytes()
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"
+    >>> with atomic_file(p) as out:
+    ...     _ = out.write(b"hi")
+    >>> p.read_bytes()
     b'hi'
     """
     # Unique per thread too: the store's blob writer and a caller may write the same blob.
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(temp, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)  # a full disk must not keep the half-written copy
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old or the new file, never half.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; write_atomic(p, b"hi"); p.read_bytes()
+    b'hi'
+    """
+    with atomic_file(path, durable) as handle:
+        handle.write(data)
 
 
 def _open_journal(path: Path):
@@ -187,35 +206,77 @@ def _quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-class _Lock:
-    """An exclusive, non-blocking lock on ``<dir>/LOCK`` held for the storage's life."""
+class FileLock:
+    """An exclusive, non-blocking OS lock on a file (flock on POSIX, msvcrt on Windows), held
+    until :meth:`release`; the OS drops it when the process dies, so a crash leaves no stale
+    lock. The holder's pid is written into the file (for people; the lock is the truth).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.lock"
+    >>> a, b = FileLock(path), FileLock(path)
+    >>> a.acquire(), b.acquire(), a.release(), b.acquire()
+    (True, False, None, True)
+    """
 
     def __init__(self, path: Path) -> None:
-        self.handle = open(path, "a+b")  # noqa: SIM115 - held open until release()
-        try:
-            self._acquire()
-        except OSError as exc:
-            self.handle.close()
-            raise StorageError(
-                f"the archive at {path.parent} is open by another writer "
-                "(the daemon, or another pagekeeper command); try again or go through the daemon"
-            ) from exc
-        self.handle.seek(0)
-        self.handle.truncate()
-        self.handle.write(str(os.getpid()).encode())
-        self.handle.flush()
+        self.path = Path(path)
+        self.handle = None
 
-    def _acquire(self) -> None:
-        if fcntl is not None:
-            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        else:  # pragma: no cover - Windows
-            msvcrt.locking(self.handle.fileno(), msvcrt.LK_NBLCK, 1)
+    def acquire(self) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+b")  # noqa: SIM115 - held open until release()
+        try:
+            _lock(handle)
+        except OSError:
+            handle.close()
+            return False
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()).encode())
+        handle.flush()
+        self.handle = handle
+        return True
 
     def release(self) -> None:
+        if self.handle is None:
+            return
         with contextlib.suppress(OSError):
-            if fcntl is not None:
-                fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+            _unlock(self.handle)
         self.handle.close()
+        self.handle = None
+
+
+def _lock(handle) -> None:
+    if fcntl is not None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    else:  # pragma: no cover - Windows
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+
+
+def _unlock(handle) -> None:
+    if fcntl is not None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    else:  # pragma: no cover - Windows
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+
+def _writer_lock(path: Path) -> FileLock:
+    """The store's writer lock on ``<dir>/LOCK``, or a clear ``storage`` error."""
+    lock = FileLock(path)
+    try:
+        acquired = lock.acquire()
+    except OSError as exc:  # a read-only or vanished home
+        raise StorageError(
+            f"cannot write to the archive at {path.parent}: {exc.strerror or exc}"
+        ) from exc
+    if not acquired:
+        raise StorageError(
+            f"the archive at {path.parent} is open by another writer "
+            "(the daemon, or another pagekeeper command); try again or go through the daemon"
+        )
+    return lock
 
 
 class JournalStorage(Storage):
@@ -241,8 +302,11 @@ class JournalStorage(Storage):
         self.readonly = readonly
         self.fsync = fsync
         self.on_write = on_write
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._lock = None if readonly else _Lock(self.dir / LOCK)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create the archive at {self.dir}: {exc.strerror}") from exc
+        self._lock = None if readonly else _writer_lock(self.dir / LOCK)
         self._tables: dict[str, dict] = {}
         self._unloaded: dict[str, str] = {}
         self._deferred: dict[str, list] = {}

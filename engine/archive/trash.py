@@ -25,7 +25,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from engine.archive import registry
 from engine.archive.model import is_reg_id, iso
+from engine.archive.registry import document_key
+from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
@@ -50,19 +53,6 @@ class ReclaimOptions:
 
     grace_s: float = 60.0
     now: float | None = None
-
-
-def version_blob_refs(doc: dict) -> set[str]:
-    """The blobs a version record names: its original and rewritten copies and the
-    page resources it kept (``resources[].blob``, null for a resource not stored).
-
-    >>> sorted(version_blob_refs({"orig": "a", "rewritten": "b", "resources": [{"blob": "c"}, {"blob": None}]}))
-    ['a', 'b', 'c']
-    """
-    found = {doc.get("orig"), doc.get("rewritten")}
-    found.update(item.get("blob") for item in doc.get("resources") or ())
-    found.discard(None)
-    return found
 
 
 def row_blob_refs(table: str, doc: dict) -> set[str]:
@@ -90,7 +80,6 @@ def targets(store: ArchiveStore, ref: str) -> list[str]:
     ...
     engine.errors.NotFound: nothing archived under 'https://a.example/'
     """
-    from engine.archive import registry
 
     ref = ref.strip()
     if not ref:
@@ -190,7 +179,6 @@ def _relink(store: ArchiveStore, ids: list[str], gone: set[str]) -> list:
 
 def _document_rows(store: ArchiveStore, key: str) -> dict:
     """A whole document goes: its schedules and its per-document rows go with it."""
-    from engine.archive.registry import document_key
 
     found = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
     for doc_id, row in list(store.raw("schedules").items()):

@@ -46,13 +46,12 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import resources
 
-import tldextract
-
 # OSA distance (an adjacent swap is one edit). rapidfuzz is python-Levenshtein's
 # own backend, so it is installed with it; Levenshtein has no OSA.
 from rapidfuzz.distance import OSA
 
 from engine.errors import InvalidInput
+from engine.urls.sites import EXTRACT
 
 ID_BITS = 22
 MAX_DOMAINS = 1 << ID_BITS
@@ -67,10 +66,6 @@ HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and par
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
 # in each cut), a one-edit typo 4+; only then can a far match be lost.
 CROWDED = 150
-
-# The Public Suffix List from tldextract's bundled snapshot: suffix_list_urls=()
-# means it never fetches, cache_dir=None means it never writes a cache file.
-EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 
 def split_host(host: str) -> tuple[str, str]:

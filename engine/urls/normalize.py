@@ -42,6 +42,7 @@ from engine.urls.parse import (
     fast_match,
 )
 from engine.urls.rules import PARSER_RULES, RULES, adjust_rules, profile_rules
+from engine.urls.sites import public_suffixes
 
 WEB_SCHEMES = frozenset({"http", "https"})
 
@@ -336,23 +337,15 @@ _WILDCARD_PARENTS: frozenset[str] = frozenset()
 
 def _load_suffixes() -> frozenset[str]:
     global _SUFFIXES, _WILDCARD_PARENTS
-    _WILDCARD_PARENTS = frozenset(rule[2:] for rule in public_suffixes() if rule[:2] == "*.")
-    _SUFFIXES = public_suffixes()
+    _WILDCARD_PARENTS = frozenset(rule[2:] for rule in punycode_suffixes() if rule[:2] == "*.")
+    _SUFFIXES = punycode_suffixes()
     return _SUFFIXES
 
 
 @lru_cache(maxsize=1)
-def public_suffixes() -> frozenset[str]:
-    """The Public Suffix List (ICANN and private sections) as punycode rules.
-
-    Read once from tldextract's bundled snapshot: no fetch, no cache directory.
-    """
-    import tldextract  # noqa: PLC0415 - only needed once a www. host shows up
-
-    rules = tldextract.TLDExtract(
-        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
-    ).tlds
-    return frozenset(rule if rule.isascii() else _to_ascii(rule) for rule in rules)
+def punycode_suffixes() -> frozenset[str]:
+    """The Public Suffix List (ICANN and private sections) as punycode rules."""
+    return frozenset(rule if rule.isascii() else _to_ascii(rule) for rule in public_suffixes())
 
 
 def _to_ascii(rule: str) -> str:

@@ -1,6 +1,6 @@
-// Failed top-level navigations → PageKeeper's error page. The seed (url-rewriting.txt) in browser
-// terms: watch for the error message, take the URL that caused it to the rewrite station (the host,
-// `nav_error`), and present the rewritten URLs to the user.
+// Failed top-level navigations → PageKeeper's error page: watch for the error message, take
+// the URL that caused it to the rewrite station (the host, `nav_error`), and present the
+// rewritten URLs to the user.
 //
 // Network failures (DNS, refused, reset, timed out, unreachable) always get our page: the browser's
 // own page offers nothing. HTTP 404/410 get it only when the host has something to offer (an archived
@@ -19,7 +19,7 @@ const LOOKUP_KEEP_MS = 120000;
 const OFFER_SCORE_ON_404 = 0.8;
 const OFFER_SIMILAR_ON_404 = 0.5;
 
-const recent = new RecentKeys(4000); // one failure may be reported up to three times (pitfall 4)
+const recent = new RecentKeys(4000); // Chromium may report one failure up to three times
 const bypass = new RecentKeys(60000); // "show the server's page" on a 404: leave it alone for a minute
 const BACK_BYPASS_MS = 5000; // Back from our page: the failed entry reloads within moments
 const lookups = new Map(); // key → {params, promise}

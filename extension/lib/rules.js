@@ -8,7 +8,7 @@ import { matchesSite } from './addresses.js';
 
 /**
  * Keys seen within a time window. chromedriver and Chromium itself may report one failed
- * navigation up to three times (browser-testing.md, pitfall 4); the error page must open once.
+ * navigation up to three times; the error page must open once.
  */
 export class RecentKeys {
   constructor(windowMs) {

@@ -21,9 +21,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from engine.archive.resources import CaptureLimits
+from engine.archive.store import ArchiveStore
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
+from host.home import atomic_write
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+from host.services.navigation import build_suggester, save_learning
+from host.services.pending_captures import sweep
 
 DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
@@ -64,6 +69,15 @@ class Config:
     firefox_ids: list[str] = field(default_factory=lambda: ["pagekeeper@pagekeeper.app"])
     suggest_limit: int = 8
     cache_dir: str | None = None  # default <home>/cache (the dictionary index)
+    # Resource capture caps (engine/archive/resources.py CaptureLimits), sent to the extension.
+    capture_part_bytes: int = 8 * 1024 * 1024
+    capture_resource_bytes: int = 20 * 1024 * 1024
+    capture_page_bytes: int = 200 * 1024 * 1024
+
+    def capture_limits(self):
+        return CaptureLimits(
+            self.capture_part_bytes, self.capture_resource_bytes, self.capture_page_bytes
+        )
 
     @property
     def base_url(self) -> str:
@@ -89,9 +103,7 @@ class Config:
         """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
         path = Path(home) / CONFIG_FILE
         data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**data, "port": port}, indent=2), "utf-8")
-        tmp.replace(path)
+        atomic_write(path, json.dumps({**data, "port": port}, indent=2).encode("utf-8"))
 
     @classmethod
     def load(cls, home: Path, **overrides) -> Config:
@@ -163,8 +175,6 @@ class App:
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
-            from engine.archive.store import ArchiveStore
-
             self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
         return self._store
 
@@ -172,8 +182,6 @@ class App:
     def suggester(self):
         """The warm Suggester (bundled dictionary + the user's learned state)."""
         if self._suggester is None:
-            from host.services.navigation import build_suggester
-
             self._suggester = build_suggester(self)
         return self._suggester
 
@@ -183,12 +191,16 @@ class App:
         return self._suggester is not None
 
     def warm(self) -> None:
-        """Open the store and build the Suggester now, so the first request is fast."""
+        """Open the store and build the Suggester now, so the first request is fast;
+        remove captures abandoned in transfer (host/pending_captures.py)."""
         for part in ("suggester", "store"):
             try:
                 getattr(self, part)
             except Exception:  # a missing part must not keep the daemon down
                 log.exception("could not warm %s", part)
+        removed = sweep(self.home)
+        if removed:
+            log.info("removed %d abandoned captures", len(removed))
 
     async def run(self, fn, *args):
         """Run ``fn(*args)`` on the single store thread."""
@@ -217,7 +229,6 @@ class App:
         self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
-        from host.services.navigation import save_learning
 
         if self._suggester is not None and self.learning.dirty:
             save_learning(self)

@@ -21,17 +21,19 @@ import sys
 import time
 from pathlib import Path
 
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as ws_connect
+
 from engine.errors import PageKeeperError, Unavailable
 from host.daemon.security import read_token
+from host.home import FileLock, Home
 
-STATE_FILE = "daemon.json"
-LOCK_FILE = "daemon.lock"
 LOG_DIR = "logs"
 START_TIMEOUT = 20.0
 
 
 def state_path(home: Path) -> Path:
-    return Path(home) / STATE_FILE
+    return Home(Path(home)).daemon_state
 
 
 def read_state(home: Path) -> dict | None:
@@ -44,12 +46,10 @@ def read_state(home: Path) -> dict | None:
 
 def lock_held(home: Path) -> bool:
     """Does a live process hold the daemon lock of ``home``?"""
-    path = Path(home) / LOCK_FILE
+    path = Home(Path(home)).daemon_lock
     if not path.exists():
         return False
-    from host.lockfile import DaemonLock
-
-    lock = DaemonLock(path)
+    lock = FileLock(path)
     if lock.acquire():
         lock.release()
         return False
@@ -160,7 +160,6 @@ def error_from(payload: dict) -> PageKeeperError:
 
 def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
     """An open websocket to the daemon (sync client), authenticated with the token."""
-    from websockets.sync.client import connect as ws_connect
 
     state = state or running(home)
     if state is None:
@@ -182,7 +181,6 @@ def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
 def request(ws, type: str, params: dict | None = None, timeout: float = 120.0, rid: int = 1):
     """One request on a connection from :func:`connect` (several may follow on it, one at a
     time, e.g. polling a crawl); its result, or the typed error the daemon sent."""
-    from websockets.exceptions import ConnectionClosed
 
     try:
         ws.send(json.dumps({"id": rid, "type": type, "params": params or {}}))

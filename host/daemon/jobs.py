@@ -14,6 +14,13 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engine.archive.documents import document_index
+from engine.archive.model import RegisterOptions
+from engine.archive.registry import refresh_similar, stale_similar
+from engine.archive.search import warm_text_index
+from host.services.navigation import flush_learning
+from host.services.schedule import arun_due
+
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
@@ -24,15 +31,12 @@ log = logging.getLogger("pagekeeper.background")
 
 async def schedules_once(app) -> int:
     """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
-    from host.services.schedule import arun_due
 
     return len(await arun_due(app.run, app.store, app.base_url, app.jobs.claims))
 
 
 async def similar_once(app) -> int:
     """Refresh a batch of stale similar-page lists; how many."""
-    from engine.archive.model import RegisterOptions
-    from engine.archive.registry import refresh_similar, stale_similar
 
     options = RegisterOptions(base=app.base_url, similar_budget_s=SIMILAR_BUDGET_S)
     stale = await app.run(stale_similar, app.store, SIMILAR_BATCH)
@@ -53,8 +57,6 @@ async def warm_search_index(app) -> int:
     steps of 250 versions (~10-25 ms each; seconds in all at 100k), so requests typed
     meanwhile wait behind one short step, not the whole build.
     """
-    from engine.archive.search import warm_text_index
-    from host.viewer.index import document_index
 
     index = await app.run(document_index, app.store)
     while not await app.run(warm_text_index, app.store, 250):
@@ -82,7 +84,6 @@ async def every(seconds: float, job, app) -> None:
 
 def start(app) -> list[asyncio.Task]:
     """Start the background tasks (cancel them at shutdown)."""
-    from host.services.navigation import flush_learning
 
     return [
         asyncio.create_task(flush_learning(app)),

@@ -11,6 +11,7 @@ False
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import errno
@@ -24,9 +25,12 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from engine.errors import Unavailable
-from host.daemon import client, pause
+from host.daemon import client, jobs, pause
+from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
-from host.lockfile import DaemonLock
+from host.daemon.server import make_server
+from host.home import Home, atomic_write
+from host.settings import resolve_home
 
 log = logging.getLogger("pagekeeper.daemon")
 
@@ -71,9 +75,7 @@ def write_state(home: Path, app, port: int) -> None:
         "started": time.time(),
         "ready": True,
     }
-    tmp = client.state_path(home).with_suffix(".tmp")
-    tmp.write_text(json.dumps(state), "utf-8")
-    os.replace(tmp, client.state_path(home))
+    atomic_write(client.state_path(home), json.dumps(state).encode("utf-8"))
 
 
 def _install_signals(app) -> None:
@@ -85,9 +87,6 @@ def _install_signals(app) -> None:
 
 
 async def _serve(app, port: int, announce, remember: bool = False) -> None:
-    from host.daemon import jobs
-    from host.daemon.app import Config
-    from host.daemon.server import make_server
 
     app.shutdown_event = asyncio.Event()
     _install_signals(app)
@@ -108,11 +107,10 @@ async def _serve(app, port: int, announce, remember: bool = False) -> None:
 
 def serve(home: Path, port: int | None = None, announce=lambda state: None) -> dict:
     """Run the daemon in this process until stopped; or report the one already running."""
-    from host.daemon.app import App, Config
 
     home = Path(home)
     pause.resume(home)  # a started daemon ends a `stop --until-login` pause
-    lock = DaemonLock(home / client.LOCK_FILE)
+    lock = Home(Path(home)).lock()
     if not lock.acquire():
         return {**status_when_ready(home), "already_running": True}
     client.state_path(home).unlink(missing_ok=True)  # a killed daemon's stale address
@@ -197,9 +195,6 @@ def main(argv: list[str] | None = None) -> int:
     The same as ``pagekeeper serve`` without building the whole CLI first
     (every command module), which saves a few hundred ms of start-up.
     """
-    import argparse
-
-    from host.settings import resolve_home
 
     parser = argparse.ArgumentParser(prog="pagekeeper serve")
     parser.add_argument("--home")

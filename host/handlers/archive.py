@@ -20,25 +20,39 @@ import threading
 import time
 from dataclasses import replace
 
-from engine.archive.model import RegisterOptions
+from engine.archive import dust, registry
+from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.errors import InvalidInput, NotFound
 from engine.liveness import LivenessOptions
+from host.daemon.app import BIG_PAGE_CHARS
 from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
+from host.services.crawl import (
+    MAX_DELAY,
+    MAX_DEPTH,
+    MAX_PAGES,
+    CrawlJob,
+    CrawlOptions,
+    check_start,
+    links_of,
+    run_job,
+)
+from host.services.fetch import afetch, areachable
 from host.services.liveness import check_version
+from host.services.navigation import record_archived
+from host.services.resource_fetch import ResourceFetchOptions, awith_resources
+from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
 
 
 def _options(app, **fields):
-    from engine.archive.model import RegisterOptions
 
     return RegisterOptions(base=app.base_url, **fields)
 
 
 def _capture(params: dict, html):
     """The extension's capture; URL credentials are cut (never stored, never shown)."""
-    from engine.archive.model import Capture
 
     return Capture(
         url=strip_credentials(text(params, "url", max_length=URL_MAX)),
@@ -52,9 +66,16 @@ def _capture(params: dict, html):
     )
 
 
+def register_capture(app, capture, options) -> dict:
+    """Register a capture on the store thread, note its host as archived; the reply of
+    ``archive_page`` (capture_commit's registration)."""
+    reg = registry.register(app.store, capture, options)
+    record_archived(app, reg.url)
+    return _with_versions(app, reg)
+
+
 def _reserve_id(app, now: float) -> str:
     """A registration ID later than every stored and every reserved one (store thread)."""
-    from engine.archive.model import make_id
 
     ids = app.store.ids
     last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
@@ -63,8 +84,6 @@ def _reserve_id(app, now: float) -> str:
 
 
 def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
-    from engine.archive import registry
-    from host.services.navigation import record_archived
 
     reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
@@ -94,8 +113,6 @@ def without_gc_pauses(fn, *args):
 async def register_off_store(app, capture, options):
     """Register a capture with its analysis off the store thread: other requests that need
     the store go on while a big page is parsed (the store only does the writes)."""
-    from engine.archive import registry
-    from host.daemon.app import BIG_PAGE_CHARS
 
     now = time.time()
     reg_id = await app.run(_reserve_id, app, now)
@@ -116,12 +133,15 @@ def _with_versions(app, reg) -> dict:
 async def _fetched_capture(params: dict):
     """Fetch ``url`` and archive what it answered: a non-2xx answer is ``invalid_input``,
     as for the CLI, crawls and schedules (one rule: ``Fetched.capture``)."""
-    from host.services.fetch import afetch
 
     url = text(params, "url", max_length=URL_MAX)
     capture = (await afetch(url)).capture(url, "fetch")
     title = text(params, "title", None, max_length=4096)
     return capture if title is None else replace(capture, title=title)
+
+
+def _resource_options(app) -> ResourceFetchOptions:
+    return ResourceFetchOptions(limits=app.config.capture_limits())
 
 
 def _html(params: dict) -> str | bytes | None:
@@ -140,9 +160,12 @@ def _html(params: dict) -> str | bytes | None:
 
 
 async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first;
+    a fetched page (or ``fetch_resources``) has its resources fetched by the host too."""
     html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
+    if html is None or flag(params, "fetch_resources"):
+        capture = await awith_resources(capture, _resource_options(app))
     options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
     reg = await register_off_store(app, capture, options)
     return await app.run(_with_versions, app, reg)
@@ -150,7 +173,6 @@ async def archive_page(params: dict, app) -> dict:
 
 def versions(params: dict, app) -> dict:
     """Every version of the document behind a URL (or ID), newest first."""
-    from engine.archive import registry
 
     ref = strip_credentials(text(params, "url", max_length=URL_MAX))
     return {"url": ref, "versions": registry.versions(app.store, ref, app.base_url)}
@@ -158,14 +180,12 @@ def versions(params: dict, app) -> dict:
 
 def similar(params: dict, app) -> dict:
     """Pages similar to a version, with structural and content similarity."""
-    from engine.archive import registry
 
     return registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
 
 
 def search(params: dict, app) -> dict:
     """URL wildcard search (``*``, ``?``) and/or full-text search, paged."""
-    from engine.archive import registry
 
     found = registry.search(
         app.store,
@@ -184,8 +204,6 @@ def _page(items: list, offset: int, limit: int) -> dict:
 
 async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
-    from engine.archive import registry
-    from host.services.fetch import areachable
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
     record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
@@ -197,7 +215,6 @@ async def open_(params: dict, app) -> dict:
 
 def get(params: dict, app) -> dict:
     """A version's copy as text (rewritten by default). Big ones come paged (PROTOCOL.md)."""
-    from engine.archive import registry
 
     content = registry.get(
         app.store, text(params, "id", max_length=URL_MAX), original=flag(params, "original")
@@ -244,7 +261,6 @@ def _number(params: dict, name: str, default, low: float, high: float):
 
 
 def _crawl_options(params: dict, app):
-    from host.services.crawl import MAX_DELAY, MAX_DEPTH, MAX_PAGES, CrawlOptions
 
     return CrawlOptions(
         depth=integer(params, "depth", 1, 0, MAX_DEPTH),
@@ -257,7 +273,6 @@ def _crawl_options(params: dict, app):
 
 async def crawl(params: dict, app) -> dict:
     """Start a crawl in the daemon; answers the job's status at once (poll ``crawl_status``)."""
-    from host.services.crawl import CrawlJob, check_start, links_of, run_job
 
     url = check_start(text(params, "url", max_length=URL_MAX))
     options = _crawl_options(params, app)
@@ -304,7 +319,6 @@ async def crawl_cancel(params: dict, app) -> dict:
 
 def schedule_add(params: dict, app) -> dict:
     """Create or replace the schedule of ``url`` (``every``: hourly, daily, weekly)."""
-    from host.services.schedule import PERIODS, add_schedule
 
     return add_schedule(
         app.store,
@@ -316,28 +330,24 @@ def schedule_add(params: dict, app) -> dict:
 
 def schedule_remove(params: dict, app) -> dict:
     """Delete the schedule of ``url``; ``not_found`` when it has none."""
-    from host.services.schedule import remove_schedule
 
     return remove_schedule(app.store, text(params, "url", max_length=URL_MAX))
 
 
 def schedule_list(params: dict, app) -> dict:
     """Every schedule, soonest first."""
-    from host.services.schedule import schedules
 
     return {"schedules": schedules(app.store)}
 
 
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
-    from host.services.schedule import arun_due
 
     return {"done": await arun_due(app.run, app.store, app.base_url, app.jobs.claims)}
 
 
 def dust_learn(params: dict, app) -> dict:
     """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
-    from engine.archive import dust
 
     return dust.learn_and_store(app.store)
 

@@ -12,8 +12,11 @@ import os
 import time
 
 from engine import __version__
+from engine.archive import registry
+from engine.urls.rules import PROFILES
 from host.handlers import choice, integer, text
 from host.protocol.envelope import PROTOCOL_VERSION
+from host.services.navigation import navigation_help, record_choice, record_visit
 
 
 async def ping(params: dict, app) -> dict:
@@ -51,7 +54,6 @@ async def shutdown(params: dict, app) -> dict:
 
 def nav_error(params: dict, app) -> dict:
     """Suggestions, archived copies of the URL and similar archived pages for a failed load."""
-    from host.services.navigation import navigation_help
 
     url = text(params, "url", max_length=8192)
     limit = integer(params, "limit", app.config.suggest_limit, 1, 100)
@@ -60,14 +62,12 @@ def nav_error(params: dict, app) -> dict:
 
 def visited(params: dict, app) -> dict:
     """A successful top-level navigation: its host joins the user's own domains."""
-    from host.services.navigation import record_visit
 
     return record_visit(app, text(params, "url", max_length=8192))
 
 
 def suggestion_taken(params: dict, app) -> dict:
     """The user took (or rejected) a suggestion: the engine learns from it."""
-    from host.services.navigation import record_choice
 
     url = text(params, "url", max_length=8192)
     chosen = text(params, "suggestion", None, max_length=8192)
@@ -77,8 +77,6 @@ def suggestion_taken(params: dict, app) -> dict:
 def key_profile(params: dict, app) -> dict:
     """The normalization profile that keys the archive; with ``profile``, set it (every
     version is re-keyed, so the documents that now share a key merge)."""
-    from engine.archive import registry
-    from engine.urls.rules import PROFILES
 
     if params.get("profile") is None:
         return {"profile": registry.key_profile(app.store), "profiles": list(PROFILES)}

@@ -3,7 +3,7 @@ liveness report and sweep, WARC export/import, archive statistics.
 
 The viewer (host/viewer/static/) calls these over ``/ws``; the core types
 (``versions``, ``similar``, ``check``…) live in the other handler modules.
-Search runs over the warm document index of host/viewer/index.py.
+Search runs over the warm document index of engine/archive/documents.py.
 
 >>> sorted(HANDLERS)[:3]
 ['archive_stats', 'diff', 'document']
@@ -14,24 +14,26 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import difflib
 import io
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from engine.archive import registry
+from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
+from engine.archive.model import RegisterOptions, iso
+from engine.archive.search import text_keys
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
+from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
+from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
 from host.services.liveness import check_version
-from host.viewer.index import MAX_PATTERN, document_index, pattern_regex
+from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
 STATES = ("present", "changed", "gone", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
-MAX_DIFF_LINES = 20_000
-DIFF_CONTEXT = 3
 
 
 # -- search_page ---------------------------------------------------------------------
@@ -140,7 +142,6 @@ def search_page(params: dict, app) -> dict:
 
 
 def _result(d, check: dict | None) -> dict:
-    from engine.archive.model import iso
 
     return {
         "id": d.id,
@@ -160,7 +161,6 @@ def _result(d, check: dict | None) -> dict:
 def text_matches(app, query: SearchQuery) -> set[str]:
     """Keys of the documents whose stored text holds every word of ``query.text``
     (the archive's inverted index, engine/archive/search.py ``text_keys``)."""
-    from engine.archive.search import text_keys
 
     return text_keys(app.store, query.text)
 
@@ -170,14 +170,12 @@ def text_matches(app, query: SearchQuery) -> set[str]:
 
 def version_paths(app, reg_id: str, url: str) -> dict:
     """Signed same-origin paths of a version's copies (they work in the sandboxed frame)."""
-    from host.daemon.http_routes import signed_version_path
 
     path = signed_version_path(app, reg_id, url)
     return {"view_url": path, "original_view_url": f"{path}&original=1"}
 
 
 def _timeline(app, key_ref: str) -> list[dict]:
-    from engine.archive import registry
 
     rows = registry.versions(app.store, key_ref, app.base_url)
     for row in rows:
@@ -187,7 +185,6 @@ def _timeline(app, key_ref: str) -> list[dict]:
 
 
 def _similar_of(app, reg_id: str) -> list[dict]:
-    from engine.archive import registry
 
     return registry.similar(app.store, reg_id, app.base_url)["similar"]
 
@@ -196,7 +193,6 @@ def document(params: dict, app) -> dict:
     """A document by registration ID, version URL or page URL: its timeline,
     the similar pages of one version (``version``, default the newest) and its last check.
     """
-    from engine.archive import registry
 
     ref = text(params, "id", max_length=8192).strip()
     if not ref:
@@ -229,93 +225,12 @@ def document(params: dict, app) -> dict:
 def body_text(store, reg_id: str) -> str:
     """The visible text of a version (title line first, headlines and links included), for
     diffs: a new article's title on a home page is a link that main-text extraction drops."""
-    from engine.archive import registry
 
     return registry.visible_text_of(store, reg_id)
 
 
-def diff_lines(text_value: str) -> list[str]:
-    """Paragraph lines of a text, blank lines dropped, capped."""
-    lines = [line.strip() for line in text_value.splitlines()]
-    return [line for line in lines if line][:MAX_DIFF_LINES]
-
-
-def word_parts(a: str, b: str) -> tuple[list, list]:
-    """Changed words of one changed line pair as ``[[text, changed], ...]`` per side.
-
-    >>> word_parts("the red car", "the blue car")
-    ([['the ', False], ['red ', True], ['car', False]], [['the ', False], ['blue ', True], ['car', False]])
-    """
-    ta, tb = re.findall(r"\S+\s*", a), re.findall(r"\S+\s*", b)
-    left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
-        if i2 > i1:
-            left.append(["".join(ta[i1:i2]), op != "equal"])
-        if j2 > j1:
-            right.append(["".join(tb[j1:j2]), op != "equal"])
-    return left, right
-
-
-def _equal_rows(a, b, i1, i2, j1, rows: list) -> None:
-    n = i2 - i1
-    shown = range(n) if n <= 2 * DIFF_CONTEXT + 1 else None
-    if shown is None:
-        keep = list(range(DIFF_CONTEXT)) if rows else []
-        tail = list(range(n - DIFF_CONTEXT, n)) if i2 < len(a) else []
-        for k in keep:
-            rows.append(_row("equal", a, b, i1 + k, j1 + k))
-        rows.append({"op": "skip", "count": n - len(keep) - len(tail)})
-        for k in tail:
-            rows.append(_row("equal", a, b, i1 + k, j1 + k))
-        return
-    for k in shown:
-        rows.append(_row("equal", a, b, i1 + k, j1 + k))
-
-
-def _row(op, a, b, i, j) -> dict:
-    return {
-        "op": op,
-        "left_no": None if i is None else i + 1,
-        "left": None if i is None else a[i],
-        "right_no": None if j is None else j + 1,
-        "right": None if j is None else b[j],
-    }
-
-
-def _changed_rows(op, a, b, i1, i2, j1, j2, rows: list, stats: dict) -> None:
-    pairs = max(i2 - i1, j2 - j1)
-    for k in range(pairs):
-        i = i1 + k if i1 + k < i2 else None
-        j = j1 + k if j1 + k < j2 else None
-        kind = "replace" if i is not None and j is not None else "delete" if j is None else "insert"
-        row = _row(kind, a, b, i, j)
-        if kind == "replace":
-            row["left"], row["right"] = word_parts(a[i], b[j])
-        rows.append(row)
-        stats[{"replace": "changed", "delete": "removed", "insert": "added"}[kind]] += 1
-
-
-def diff_rows(a: list[str], b: list[str]) -> tuple[list[dict], dict]:
-    """Side-by-side rows (equal runs folded to ``skip``) and counts.
-
-    >>> rows, stats = diff_rows(["a", "b"], ["a", "c"])
-    >>> [r["op"] for r in rows], stats["changed"]
-    (['equal', 'replace'], 1)
-    """
-    rows, stats = [], {"added": 0, "removed": 0, "changed": 0, "equal": 0}
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) + len(b) > 4000)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            stats["equal"] += i2 - i1
-            _equal_rows(a, b, i1, i2, j1, rows)
-        else:
-            _changed_rows(op, a, b, i1, i2, j1, j2, rows, stats)
-    return rows, stats
-
-
 def diff(params: dict, app) -> dict:
     """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
-    from engine.archive import registry
 
     store = app.store
     ids = [registry.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
@@ -336,7 +251,6 @@ def diff(params: dict, app) -> dict:
 
 
 def _public_check(row: dict) -> dict:
-    from engine.archive.model import iso
 
     when = row.get("checked_at")
     return {
@@ -386,7 +300,6 @@ class Sweep:
     counts: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        from engine.archive.model import iso
 
         return {
             "running": self.running,
@@ -469,7 +382,6 @@ async def _run_sweep(app, sweep: Sweep, targets: list[str], concurrency: int) ->
 
 def export_ids(params: dict, app) -> list[str]:
     """The versions to export: ``ids`` (IDs or version URLs) or every version of a ``search``."""
-    from engine.archive import registry
 
     if params.get("ids") is not None:
         ids = params["ids"]
@@ -485,7 +397,6 @@ def export_ids(params: dict, app) -> list[str]:
 
 def export_warc(params: dict, app) -> dict:
     """A WARC (gzipped records) of versions, as base64 for the viewer to download."""
-    from host.services.warc import WarcOptions, export_versions, version_record
 
     ids = export_ids(params, app)
     if len(ids) > MAX_EXPORT_VERSIONS:
@@ -510,9 +421,6 @@ def export_warc(params: dict, app) -> dict:
 
 def import_warc(params: dict, app) -> dict:
     """Register the HTML responses of an uploaded WARC (``content_b64``) as versions."""
-    from engine.archive import registry
-    from engine.archive.model import RegisterOptions
-    from host.services.warc import WarcOptions, import_captures
 
     options = WarcOptions()
     raw = text(params, "content_b64", max_length=options.max_import_bytes * 4 // 3 + 4)
@@ -525,7 +433,7 @@ def import_warc(params: dict, app) -> dict:
         opts = RegisterOptions(base=app.base_url, now=when)
         return registry.register(app.store, capture, opts)
 
-    summary = import_captures(io.BytesIO(data), register, options)
+    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
@@ -539,12 +447,36 @@ def archive_stats(params: dict, app) -> dict:
     versions = store.raw("versions")
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
+    resources = resource_totals(versions.values())
     return {
         "documents": len(index.entries),
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
         "storage_bytes": _disk_usage(store.home, (len(store.ids), len(store.raw("liveness")))),
+        **resources,
+    }
+
+
+def resource_totals(docs) -> dict:
+    """The page resources of every version: bytes as captured, bytes of the distinct blobs,
+    and what storing each blob once saved.
+
+    >>> one = {"resources": [{"blob": "a", "size": 5, "status": "stored"}]}
+    >>> resource_totals([one, one])
+    {'resource_bytes': 10, 'resource_unique_bytes': 5, 'resource_dedup_saved_bytes': 5}
+    """
+    total, unique = 0, {}
+    for doc in docs:
+        for entry in doc.get("resources") or ():
+            if entry.get("blob"):
+                total += entry.get("size", 0)
+                unique[entry["blob"]] = entry.get("size", 0)
+    kept = sum(unique.values())
+    return {
+        "resource_bytes": total,
+        "resource_unique_bytes": kept,
+        "resource_dedup_saved_bytes": total - kept,
     }
 
 

@@ -33,6 +33,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import InvalidInput
+from host.daemon import client
+from host.daemon.app import Config
+from host.daemon.security import read_token
+from host.home import atomic_write
+
 HOST_NAME = "com.pagekeeper.host"
 DESCRIPTION = "PageKeeper native host: relays the extension to the local archive daemon"
 LAUNCHER_DIR = "bin"
@@ -168,8 +174,6 @@ def choose_browsers(name: str, profile_dir: Path | None = None) -> tuple[str, ..
     elif name in BROWSERS:
         chosen = (name,)
     else:
-        from engine.errors import InvalidInput
-
         raise InvalidInput(f"unknown browser {name!r}; choose all or {', '.join(BROWSERS)}")
     return tuple(b for b in chosen if not (profile_dir and b in FIREFOX)) or chosen
 
@@ -233,20 +237,14 @@ def write_launcher(home: Path, platform: str | None = None, shared: bool = False
     folder = shared_dir() if shared else Path(home) / LAUNCHER_DIR
     path = folder / f"pagekeeper-native{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
+    atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))
     path.chmod(0o755)
     return path
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def _registry(scope_system: bool):
     """``(winreg, HKLM or HKCU)``; tests swap in a recording stand-in for ``winreg``."""
-    import winreg
+    import winreg  # noqa: PLC0415 - Windows only
 
     return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
 
@@ -273,20 +271,19 @@ def _install_one(browser, options, home, launcher, ids, platform) -> dict:
     if _uses_registry(options, platform):
         path = manifest_path(browser, options, home, platform)
         path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path, body)
+        atomic_write(path, body)
         winreg, root = _registry(options.system)
         with winreg.CreateKey(root, f"{where}\\{HOST_NAME}") as key:
             winreg.SetValueEx(key, "", 0, winreg.REG_SZ, str(path))
         return {"browser": browser, "manifest": str(path), "registry": where}
     path = Path(where) / f"{HOST_NAME}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, body)
+    atomic_write(path, body)
     return {"browser": browser, "manifest": str(path)}
 
 
 def install(home: Path, options: InstallOptions, config=None, platform: str | None = None) -> dict:
     """Write the launcher and one manifest per browser; report what was written."""
-    from host.daemon.app import Config
 
     config = config or Config.load(home)
     launcher = write_launcher(home, platform, _shared(options))
@@ -367,9 +364,6 @@ def _allowed(data: dict, browser: str) -> list[str]:
 
 def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
     """Manifests present and executable, daemon reachable, token readable, IDs allowed."""
-    from host.daemon import client
-    from host.daemon.app import Config
-    from host.daemon.security import read_token
 
     config = Config.load(home)
     ids = (config.all_extension_ids(), config.firefox_ids)

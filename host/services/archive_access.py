@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import contextlib
 
+import httpx
+
+from engine.archive import registry
 from engine.errors import FetchError, NotFound
+from host.services.fetch import FetchOptions, _acheck_public, areachable
 
 
 def _charset_type(content_type: str, charset: str) -> str:
@@ -21,13 +25,21 @@ def _charset_type(content_type: str, charset: str) -> str:
 
 def copy_bytes(app, version_id: str, original: bool) -> tuple[bytes, str]:
     """(body, Content-Type) of a stored copy: rewritten with the banner, or the original."""
-    from engine.archive import registry
 
     if original:
         content = registry.get(app.store, version_id, original=True)
     else:
         content = registry.served_copy(app.store, version_id)
     return content.body, _charset_type(content.content_type, content.charset)
+
+
+def resource_bytes(app, version_id: str, number: int, original: bool) -> tuple[bytes, str]:
+    """(body, Content-Type) of resource ``number`` of a version (NotFound when missing)."""
+    content = registry.served_resource(app.store, version_id, number, original, app.base_url)
+    kind = content.content_type.split(";", 1)[0].strip().lower() or "application/octet-stream"
+    if kind == "text/html" and not original:
+        kind = "text/html; charset=utf-8"
+    return content.body, kind
 
 
 def produced_links(app, version_id: str) -> set[str]:
@@ -52,8 +64,6 @@ async def gc_target(app, url: str, page_id: str, user_asked: bool = False) -> di
     loads without a click) never makes the daemon fetch a private or loopback address,
     unless the copy itself came from one (a LAN page's own links).
     """
-    from engine.archive import registry
-    from host.services.fetch import FetchOptions, areachable
 
     page_url = await app.run(_page_url, app, page_id)
     private_page = page_url is not None and await is_private_host(page_url)
@@ -73,9 +83,6 @@ async def is_private_host(url: str) -> bool:
     >>> import asyncio; asyncio.run(is_private_host("http://127.0.0.1:8000/"))
     True
     """
-    import httpx
-
-    from host.services.fetch import FetchOptions, _acheck_public
 
     try:
         await _acheck_public(httpx.URL(url), FetchOptions(public_only=True))

@@ -25,16 +25,17 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-
-import tldextract
+from urllib.parse import urlsplit
 
 from engine.archive.model import Capture, RegisterOptions, Registration, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
+from engine.urls.parse import parse_url
+from engine.urls.sites import registrable_domain
 from host.services.fetch import FetchOptions, afetch, fetch
+from host.services.resource_fetch import ResourceFetchOptions, awith_resources, with_resources
 
-_EXTRACT = tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot only, no network
 MAX_DEPTH = 10
 MAX_PAGES = 10_000
 MAX_DELAY = 60.0
@@ -43,8 +44,7 @@ MAX_DELAY = 60.0
 @lru_cache(maxsize=4096)
 def site_of(url: str) -> str:
     """The registrable domain of a URL (or its host when it has none, e.g. an IP)."""
-    parts = _EXTRACT(url)
-    return parts.top_domain_under_public_suffix or parts.domain
+    return registrable_domain(urlsplit(url).hostname or "")
 
 
 def same_site(a: str, b: str) -> bool:
@@ -59,7 +59,6 @@ def check_start(url: str) -> str:
     ...
     engine.errors.InvalidURL: a crawl starts at an http(s) URL, not 'ftp://example.com/'
     """
-    from engine.urls.parse import parse_url
 
     parsed = parse_url(url)  # raises InvalidURL with the reason
     if parsed.protocol not in ("http:", "https:"):
@@ -83,6 +82,7 @@ class CrawlOptions:
     delay: float = 1.0  # seconds between fetches (politeness)
     fetch: FetchOptions = field(default_factory=FetchOptions)
     register: RegisterOptions = field(default_factory=RegisterOptions)
+    resources: ResourceFetchOptions = field(default_factory=ResourceFetchOptions)
 
     def __post_init__(self) -> None:
         _bounded("depth", self.depth, 0, MAX_DEPTH, int)
@@ -187,7 +187,8 @@ def crawl(
         if frontier.started:
             time.sleep(options.delay)
         try:
-            reg = register(store, fetch(url, options.fetch).capture(url, "crawl"), options.register)
+            capture = fetch(url, options.fetch).capture(url, "crawl")
+            reg = register(store, with_resources(capture, options.resources), options.register)
             if frontier.registered(url, depth, reg):
                 frontier.follow(links_of(store, reg.id), depth)
         except PageKeeperError as exc:
@@ -223,7 +224,8 @@ async def acrawl(
             break
         try:
             got = await afetch(url, options.fetch)
-            reg = await register_capture(got.capture(url, "crawl"))
+            capture = await awith_resources(got.capture(url, "crawl"), options.resources)
+            reg = await register_capture(capture)
             if frontier.registered(url, depth, reg):
                 frontier.follow(await links(reg.id), depth)
         except PageKeeperError as exc:

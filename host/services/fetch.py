@@ -28,8 +28,10 @@ import brotli
 import httpx
 
 from engine import __version__
+from engine.archive.model import Capture
 from engine.errors import FetchError, InvalidInput, InvalidURL, TooLarge
 from engine.html.parse import sniff_charset
+from host.daemon.security import strip_credentials
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 STEP = 64 * 1024  # the most one decoding step may produce
@@ -78,8 +80,6 @@ class Fetched:
         >>> Fetched(200, "https://e.org/b", body=b"<p>x").capture("https://e.org/a", "crawl").final_url
         'https://e.org/b'
         """
-        from engine.archive.model import Capture
-        from host.daemon.security import strip_credentials
 
         if not self.ok:
             raise InvalidInput(f"{url} answered HTTP {self.status}; nothing to archive")

@@ -8,8 +8,8 @@ correction the user took in the browser first too; without an archive it reads
 dictionary index (built in ~2 s for the bundled 100k, ~25 s for 1M) is cached as bytes
 under the config's ``cache_dir`` (default ``<home>/cache/``), keyed by the SHA-1 of its
 source, so the next start loads it in milliseconds; the daemon and the CLI share it.
-Every write goes to a temporary file in the same directory, is fsynced, then
-``os.replace``d: a crash leaves the old file or the new one, never half of it.
+Every write is host/home.py's ``atomic_write``: a crash leaves the old file or the new one,
+never half of it.
 
 >>> import tempfile, pathlib
 >>> home = pathlib.Path(tempfile.mkdtemp())
@@ -24,15 +24,15 @@ import gzip
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from engine.archive.storage import JournalStorage
 from engine.errors import InvalidInput, PageKeeperError, StorageError
+from engine.urls.dictionary import MAGIC as INDEX_FORMAT
 from engine.urls.dictionary import DomainDictionary
+from host.home import Home, atomic_write
 
 LEARNING_FILE = "learning.json"
 CACHE_DIR = "cache"
@@ -41,27 +41,12 @@ STATE_NAME = "suggest"  # the learned state's name in the store's key/value area
 log = logging.getLogger("pagekeeper.learning")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` all or nothing (temp file + fsync + os.replace)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def load_learning(home: Path) -> dict | None:
     """The daemon's learned state (from the archive store), else ``learning.json``, else None."""
     state = store_learning(home)
     if state is not None:
         return state
-    path = Path(home) / LEARNING_FILE
+    path = Home(Path(home)).learning
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -93,19 +78,22 @@ def store_learning(home: Path) -> dict | None:
 def save_learning(home: Path, state: dict) -> None:
     """Persist the learning state atomically."""
     try:
-        atomic_write(Path(home) / LEARNING_FILE, json.dumps(state, sort_keys=True).encode())
+        atomic_write(Home(Path(home)).learning, json.dumps(state, sort_keys=True).encode())
     except OSError as exc:
         raise StorageError(f"cannot write {home / LEARNING_FILE}: {exc}") from None
 
 
 def cache_path(home: Path, source: bytes, cache_dir: str | None = None) -> Path:
     """Where the index built from ``source`` is cached: ``cache_dir``, else ``<home>/cache``.
+    The name is keyed by the source and the index format, so builds of another format
+    (an older or newer PageKeeper sharing the folder) keep their own file instead of
+    rebuilding each other's.
 
     >>> cache_path(Path("/h"), b"x").parent, cache_path(Path("/h"), b"x", "/c").parent
     (PosixPath('/h/cache'), PosixPath('/c'))
     """
-    digest = hashlib.sha1(source).hexdigest()[:20]
-    return Path(cache_dir or Path(home) / CACHE_DIR) / f"dictionary-{digest}.idx"
+    digest = hashlib.sha1(INDEX_FORMAT + source).hexdigest()[:20]
+    return Home(Path(home)).cache_dir(cache_dir) / f"dictionary-{digest}.idx"
 
 
 def read_cache(path: Path) -> bytes | None:

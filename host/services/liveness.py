@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import time
 
+from engine.archive import registry
+from engine.archive.model import is_reg_id
 from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import LivenessOptions, judge, unreachable
 from host.services.fetch import afetch
 
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
-    from engine.archive import registry
 
     reg_id = registry.resolve_id(app.store, ref) if _looks_like_id(ref) else None
     if reg_id is None:
@@ -29,7 +30,6 @@ def _stored(app, ref: str) -> tuple[str, str, dict]:
 
 
 def _looks_like_id(ref: str) -> bool:
-    from engine.archive.model import is_reg_id
 
     return is_reg_id(ref.strip()) or "/v/" in ref
 

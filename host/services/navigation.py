@@ -24,8 +24,11 @@ import logging
 from datetime import datetime
 from urllib.parse import urlsplit
 
+import Levenshtein
+
+from engine.archive import registry
 from engine.errors import InvalidInput, NotFound, error_payload
-from engine.urls.suggest import Suggester, SuggestOptions
+from engine.urls.suggest import ERRORS, Suggester, SuggestOptions, SuggestRequest
 from host.daemon.security import strip_credentials, strip_credentials_deep
 from host.services.learning_file import STATE_NAME, bundled_dictionary
 
@@ -119,7 +122,6 @@ def _host(url: str) -> str:
 
 
 def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) -> list[dict]:
-    from engine.urls.suggest import SuggestRequest
 
     request = SuggestRequest(
         url=url,
@@ -157,7 +159,6 @@ def error_kind(params: dict) -> str:
     >>> error_kind({"error": "net::ERR_NAME_NOT_RESOLVED", "kind": "dns"})
     'dns'
     """
-    from engine.urls.suggest import ERRORS
 
     for name in ("kind", "error"):
         value = params.get(name)
@@ -167,7 +168,6 @@ def error_kind(params: dict) -> str:
 
 
 def _archived(app, url: str) -> list[dict]:
-    from engine.archive import registry
 
     try:
         return registry.versions(app.store, url, app.base_url)[:ARCHIVED_LIMIT]
@@ -177,7 +177,6 @@ def _archived(app, url: str) -> list[dict]:
 
 def _similar(app, url: str, archived: list[dict]) -> list[dict]:
     """Pages similar to the newest version; without one, same-site pages nearest in path."""
-    from engine.archive import registry
 
     if archived:
         return registry.similar(app.store, archived[0]["id"], app.base_url)["similar"][
@@ -188,9 +187,6 @@ def _similar(app, url: str, archived: list[dict]) -> list[dict]:
 
 def nearest_on_site(app, url: str) -> list[dict]:
     """Archived pages of the same host whose path is nearest to the failed one (a 404 on a live host)."""
-    import Levenshtein
-
-    from engine.archive import registry
 
     try:
         ids = app.store.ids_of_host(registry.host_of(url))[-2000:]
@@ -219,7 +215,6 @@ def confident_bar() -> float:
     >>> confident_bar()
     0.5
     """
-    from engine.urls.suggest import SuggestOptions
 
     return SuggestOptions.confident
 

@@ -16,9 +16,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from engine.archive.model import Capture, RegisterOptions
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
+from engine.urls.parse import parse_url
 from host.services.fetch import afetch
+from host.services.resource_fetch import awith_resources
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -38,7 +41,6 @@ def check_url(url: str) -> str:
     ...
     engine.errors.InvalidURL: only http(s) URLs can be scheduled, not 'mailto:a@b.c'
     """
-    from engine.urls.parse import parse_url
 
     if parse_url(url).protocol not in ("http:", "https:"):  # parse_url raises on a non-URL
         raise InvalidURL(f"only http(s) URLs can be scheduled, not {url!r}")
@@ -148,7 +150,6 @@ def mark_run(
 
 def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str, claims: dict) -> dict:
     """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
-    from engine.archive.registry import register
 
     options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
     reg = register(store, capture, options)
@@ -172,6 +173,7 @@ async def arun_due(run: StoreRun, store: ArchiveStore, base: str, claims: dict) 
     for row in await run(due_schedules, store, claims):
         try:
             capture = (await afetch(row["url"])).capture(row["url"], "schedule")
+            capture = await awith_resources(capture)
             done.append(await run(record_run, store, row, capture, base, claims))
         except PageKeeperError as exc:
             done.append(await run(record_failure, store, row, exc, claims))

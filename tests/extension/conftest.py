@@ -26,6 +26,7 @@ import pytest
 from host.daemon.app import bundled_extension_ids
 from tests.chromium import CHROMIUM as CHROMIUM_PATH
 from tests.chromium import FLAGS
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(CHROMIUM_PATH)
@@ -34,6 +35,7 @@ EXTENSION_ID = bundled_extension_ids()[0]  # host/data/extension-id.txt, the one
 
 sys.path.insert(0, str(ROOT / "packaging"))
 import build_extension  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 def pytest_collection_modifyitems(items):
@@ -95,7 +97,8 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    (home / "config.json").write_text(json.dumps({"port": port}))
+    config = {"port": port, "cache_dir": str(SHARED_CACHE)}
+    (home / "config.json").write_text(json.dumps(config))
     pk(home, "serve", "--port", str(port), "--detach")
     yield Host(home, port)
     pk(home, "stop", check=False)
@@ -200,7 +203,6 @@ LISTENERS_READY = """async () => {
 
 @pytest.fixture(scope="module")
 def playwright_instance():
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         yield p

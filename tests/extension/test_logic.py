@@ -6,6 +6,8 @@ replies, a missing host, reconnecting) against a scripted fake port.
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -299,7 +301,6 @@ def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
 
 def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page, modules_url):
     """Content scripts on http:// pages have no crypto.subtle: capture/sha256.js hashes there."""
-    import hashlib
 
     page.goto(f"{modules_url}/capture/")  # a directory listing: an HTML page to add scripts to
     page.add_script_tag(url=f"{modules_url}/capture/sha256.js")

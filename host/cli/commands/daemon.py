@@ -11,6 +11,10 @@ import sys
 import webbrowser
 
 from host.cli.command import command
+from host.daemon import client
+from host.daemon import main as daemon
+from host.daemon.security import read_token
+from host.native import relay
 
 
 def render_status(state: dict) -> str:
@@ -21,7 +25,6 @@ def render_status(state: dict) -> str:
 
 
 def run_serve(args, ctx):
-    from host.daemon import main as daemon
 
     if args.detach:
         return daemon.start_detached(ctx.home, args.port)
@@ -30,7 +33,6 @@ def run_serve(args, ctx):
 
 
 def run_stop(args, ctx):
-    from host.daemon import main as daemon
 
     return daemon.stop(ctx.home, until_login=args.until_login)
 
@@ -55,13 +57,11 @@ def render_stop(result: dict) -> str:
 
 
 def run_status(args, ctx):
-    from host.daemon import main as daemon
 
     return daemon.status(ctx.home)
 
 
 def run_native(args, ctx):
-    from host.native import relay
 
     relay.run(ctx.home, args.caller)
     return None
@@ -73,8 +73,6 @@ def viewer_url(state: dict, token: str, page: str = "/viewer/") -> str:
 
 
 def run_open(args, ctx):
-    from host.daemon import client
-    from host.daemon.security import read_token
 
     state = client.ensure_daemon(ctx.home)
     url = viewer_url(state, read_token(ctx.home) or "")

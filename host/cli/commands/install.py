@@ -10,12 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from host.cli.command import command
+from host.daemon.app import Config
+from host.daemon.security import ensure_token
+from host.native.installer import InstallOptions, choose_browsers, doctor, install, uninstall
+from host.services.learning_file import bundled_cache_path, bundled_dictionary
 
 BROWSER_CHOICES = ("all", "chrome", "chromium", "brave", "edge", "firefox")
 
 
 def _options(args):
-    from host.native.installer import InstallOptions, choose_browsers
 
     profile = Path(args.profile_dir).expanduser().absolute() if args.profile_dir else None
     everything = args.browser == "all"  # only those installed here; a named one as asked
@@ -23,8 +26,6 @@ def _options(args):
 
 
 def run_install(args, ctx):
-    from host.daemon.security import ensure_token
-    from host.native.installer import install
 
     ensure_token(ctx.home)
     result = install(ctx.home, _options(args))
@@ -34,8 +35,6 @@ def run_install(args, ctx):
 
 def warm_dictionary(home: Path) -> str:
     """Build the Suggester's index cache now, so the daemon's first start takes ~1 s, not ~6."""
-    from host.daemon.app import Config
-    from host.services.learning_file import bundled_cache_path, bundled_dictionary
 
     config = Config.load(home)
     bundled_dictionary(home, config.cache_dir)
@@ -43,13 +42,11 @@ def warm_dictionary(home: Path) -> str:
 
 
 def run_uninstall(args, ctx):
-    from host.native.installer import uninstall
 
     return uninstall(ctx.home, _options(args))
 
 
 def run_doctor(args, ctx):
-    from host.native.installer import doctor
 
     return doctor(ctx.home, _options(args))
 

@@ -1,8 +1,8 @@
 """``pagekeeper similarity A.html B.html``: structural and content similarity of two saved pages.
 
 Prints ``{"similarity": x, "content_similarity": y}``: ``similarity`` compares the
-two fingerprints (engine/html/fingerprint.py, the seed's algorithm in linear
-time); ``content_similarity`` compares word shingles of the main text found by
+two fingerprints (engine/html/fingerprint.py: the longest-common-substring
+similarity of two tag fingerprints, in linear time); ``content_similarity`` compares word shingles of the main text found by
 the extractor (or of all visible text when the extractor finds no main text).
 """
 

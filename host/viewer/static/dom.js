@@ -130,7 +130,7 @@ export function hostOf(url) {
   }
 }
 
-/** A URL shown without credentials (issue 6: never echo them into the viewer). */
+/** A URL shown without credentials (user:pass@ is never echoed into the viewer). */
 export function safeUrl(url) {
   try {
     const u = new URL(url);

@@ -20,6 +20,9 @@ from engine.archive.dust import (
     site_of,
     substitute,
 )
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.registry import document_key, register
+from engine.archive.store import ArchiveStore
 from engine.html.extract import extract
 from engine.html.similarity import content_similarity
 
@@ -206,9 +209,6 @@ def test_url_anatomy():
 
 
 def test_learn_and_store_on_a_real_archive(tmp_path, texts):
-    from engine.archive.model import Capture, RegisterOptions
-    from engine.archive.registry import document_key, register
-    from engine.archive.store import ArchiveStore
 
     store = ArchiveStore.open(tmp_path, fsync=False)
     try:

@@ -20,7 +20,9 @@ from engine.archive.registry import (
     similar,
     stale_similar,
     versions,
+    visible_text_of,
 )
+from engine.archive.search import text_keys
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
 from tests.engine.archive.pages import page
@@ -90,9 +92,12 @@ def test_identical_content_is_stored_once(store, tmp_path):
     second = register(store, Capture(url, body))
     again = sorted(p for p in (tmp_path / "home" / "blobs").rglob("*") if p.is_file())
     assert first.id != second.id
-    # The rewritten copy embeds the registration id in gc links; everything else is shared.
-    assert len(again) == len(blobs) + 1
+    # The stored rewritten copy names its version by a slot filled in when read, so an
+    # unchanged page adds no blob at all.
+    assert len(again) == len(blobs)
     assert store.version(first.id)["orig"] == store.version(second.id)["orig"]
+    assert store.version(first.id)["rewritten"] == store.version(second.id)["rewritten"]
+    assert f"id={second.id}" in get(store, second.id).body.decode()
 
 
 def test_link_and_referenced_link_tables(store):
@@ -273,7 +278,6 @@ def test_a_list_cut_short_by_the_budget_is_marked_for_refresh(store):
 
 
 def test_text_keys_finds_documents_by_their_stored_words(store):
-    from engine.archive.search import text_keys
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))
@@ -350,8 +354,6 @@ def test_the_previous_version_in_memory_gives_the_same_similarity_as_read_back(t
 
 
 def test_search_finds_a_linked_headline_that_the_main_text_drops(store):
-    from engine.archive.registry import visible_text_of
-    from engine.archive.search import text_keys
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))
@@ -363,7 +365,6 @@ def test_search_finds_a_linked_headline_that_the_main_text_drops(store):
 
 
 def test_a_version_stored_without_visible_text_reads_it_from_its_original(store):
-    from engine.archive.registry import visible_text_of
 
     url, body = page("partei")
     reg = register(store, Capture(url, body))

@@ -7,6 +7,7 @@ import zlib
 
 import pytest
 
+import engine.archive.store as store_module
 from engine.archive.storage import JournalStorage, decode_line, encode_line, open_tinydb
 from engine.archive.store import ArchiveStore, blob_hash
 from engine.errors import NotFound, StorageError
@@ -212,7 +213,6 @@ def test_tables_load_lazily_with_their_journal_ops(tmp_path):
 
 
 def test_maybe_compact_only_when_the_journal_is_long(tmp_path, monkeypatch):
-    import engine.archive.store as store_module
 
     store = ArchiveStore.open(tmp_path)
     store.save_state("a", {"n": 1})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine.urls.rules as module
 from engine.errors import InvalidURL
 from engine.urls.normalize import NormalizeOptions, normalize
 from engine.urls.rules import RULES
@@ -37,7 +38,6 @@ def test_switching_the_rule_off_changes_its_example(name):
 
 @pytest.mark.parametrize("name", list(RULES))
 def test_every_rule_is_named_in_the_module_docs(name):
-    import engine.urls.rules as module
 
     assert f"\n{name} " in module.__doc__
 

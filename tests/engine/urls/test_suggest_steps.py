@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import socket
 
+import Levenshtein
 import pytest
 
+from engine.errors import InvalidInput, InvalidURL
 from engine.urls.dictionary import DomainDictionary, split_host
+from engine.urls.keyboard import is_adjacent, layout_for_languages
 from engine.urls.segments import Lexicon, Segmenter, ngram_score
 from engine.urls.substitution import host_variants, read_typed
 from engine.urls.suggest import Suggester, SuggestRequest
@@ -103,7 +106,6 @@ def test_index_round_trips_through_bytes():
 
 
 def test_index_finds_exactly_what_brute_force_finds():
-    import Levenshtein
 
     d = DomainDictionary.bundled()
     for query in ["gogle", "facebok", "wikipdiaa", "amazn", "stackoverflw", "nytims", "yutube"]:
@@ -233,7 +235,6 @@ def test_taken_correction_ranks_first_and_rejected_is_demoted():
 def test_learning_keys_idn_typos_the_way_the_pipeline_reads_them():
     """A taken correction for a typed IDN (goögle.com) is found again next time, and a
     suggestion that names no domain is refused instead of stored."""
-    from engine.errors import InvalidInput
 
     s = Suggester(DomainDictionary.from_domains(["google.com", "goggle.com"]))
     s.record_outcome("http://goögle.com/", "http://goggle.com/", taken=True)
@@ -288,7 +289,6 @@ def test_credentials_never_echoed(bundled):
 
 # ranking inputs ----------------------------------------------------------------
 def test_keyboard_layout_follows_the_browser_language():
-    from engine.urls.keyboard import is_adjacent, layout_for_languages
 
     assert (
         layout_for_languages(("fr-FR",)) == "azerty" and layout_for_languages(("de",)) == "qwertz"
@@ -361,7 +361,6 @@ def test_addresses_and_localhost_are_not_rewritten_into_domains(bundled, url):
 
 
 def test_control_characters_are_not_a_typo(bundled):
-    from engine.errors import InvalidURL
 
     with pytest.raises(InvalidURL):
         bundled.suggest(SuggestRequest("http://gooo\x00gle.com/", "dns"))

@@ -16,10 +16,14 @@ import time
 
 import pytest
 
+from engine.archive import registry
 from engine.archive.store import ArchiveStore
 from engine.errors import PageKeeperError
 from host.cli.entry import main
 from host.daemon import client
+from host.daemon.app import App, Config
+from host.daemon.jobs import schedules_once
+from host.services.schedule import add_schedule, arun_due
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import dust_stories, make_home
 
@@ -286,10 +290,6 @@ def test_stopping_the_daemon_mid_crawl_is_prompt_and_keeps_what_was_registered(
 
 
 def test_background_runner_and_run_due_never_register_one_due_url_twice(tmp_path, site):
-    from engine.archive import registry
-    from host.daemon.app import App, Config
-    from host.daemon.jobs import schedules_once
-    from host.services.schedule import add_schedule, arun_due
 
     app = App(make_home(tmp_path / "inproc"), Config(port=1))
     urls = [f"{site}/{name}" for name in ("a.html", "b.html", "c.html")]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.urls.normalize import NormalizeOptions, normalize
 from host.cli.entry import main
 from tests.conftest import run_pagekeeper
 
@@ -145,7 +146,6 @@ def test_in_process_main_with_stdin(monkeypatch, capsys, tmp_path):
 
 @pytest.mark.parametrize("profile", ["safe", "archive", "aggressive"])
 def test_cli_agrees_with_the_engine(profile, tmp_path, capsys):
-    from engine.urls.normalize import NormalizeOptions, normalize
 
     url = "HTTP://www.Example.com:80/a/./index.html;jsessionid=1?ref=x&b=2&a=1#top"
     assert main(["--home", str(tmp_path), "normalize", "--profile", profile, url]) == 0

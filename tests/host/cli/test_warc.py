@@ -64,7 +64,7 @@ def test_export_writes_every_version_of_the_matching_documents(tmp_path):
     bodies = responses(out)
     assert set(bodies) == {seeded[0][2], seeded[1][2]}  # byte-identical originals, both versions
     assert {uri for uri, _ in bodies.values()} == {seeded[0][1]}
-    assert not list(tmp_path.glob("*.part"))
+    assert not list(tmp_path.glob(".*.tmp"))  # the temporary name is gone
     gzip.decompress(out.read_bytes())  # a valid gzip stream (one member per record)
 
 

@@ -8,6 +8,7 @@ import os
 import re
 
 import pytest
+from playwright.sync_api import sync_playwright
 from websockets.sync.client import connect
 
 from tests.chromium import CHROMIUM, FLAGS
@@ -29,7 +30,6 @@ def archive(daemon, token, url: str, html: str) -> dict:
 
 @pytest.fixture
 def browser():
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)

@@ -8,15 +8,19 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
 
-from tests.host.daemon_fixtures import CLI, ROOT, pk, token_of
+from host.daemon.app import DEFAULT_PORT
+from host.daemon.http_routes import SEALED_CSP
+from tests.host.daemon_fixtures import CLI, ROOT, SHARED_CACHE, pk, stop_daemon, token_of
 
 FIXTURE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
 
@@ -83,7 +87,6 @@ def test_home_from_environment(daemon, home):
 @pytest.mark.skipif(os.name == "nt", reason="process groups and killpg are POSIX")
 def test_daemon_started_by_a_native_host_outlives_it(home):
     """The browser may kill the native host and its process group; the daemon runs in its own."""
-    import struct
 
     native = subprocess.Popen(
         [sys.executable, "-m", "host.native.relay", "--home", str(home)],
@@ -244,16 +247,14 @@ def test_archive_page_versions_get_and_serve_copy(daemon, home):
         daemon, token, {"id": 4, "type": "get", "params": {"id": reg["id"], "original": True}}
     )
     assert got["result"]["html"] == html
-    import urllib.request
 
     req = urllib.request.Request(reg["version_url"], headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.headers["Content-Security-Policy"] == "sandbox"
+        assert resp.headers["Content-Security-Policy"] == SEALED_CSP
         assert b"registered on" in resp.read()
 
 
 def test_viewer_static_files(daemon):
-    import urllib.request
 
     with urllib.request.urlopen(f"{daemon['url']}/viewer/", timeout=10) as resp:
         assert resp.status == 200 and b"<html" in resp.read().lower()
@@ -272,7 +273,6 @@ def test_token_file_is_private(daemon, home):
 
 
 def test_open_gives_the_viewer_with_the_token(home):
-    import urllib.request
 
     result = json.loads(pk(home, "open", "--no-browser", "--json").stdout)  # starts the daemon
     state = json.loads(pk(home, "status", "--json").stdout)
@@ -285,10 +285,6 @@ def test_open_gives_the_viewer_with_the_token(home):
 def test_a_taken_default_port_gives_way_and_a_chosen_one_does_not(tmp_path):
     """Two users on one machine: the second daemon finds the default port taken, serves on a
     free one and keeps it (config.json); a port the user chose is never silently changed."""
-    import socket
-
-    from host.daemon.app import DEFAULT_PORT
-    from tests.host.daemon_fixtures import SHARED_CACHE, stop_daemon
 
     home = tmp_path / "home"
     home.mkdir()

@@ -9,11 +9,15 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
 
+from engine.errors import FetchError
+from host.daemon.http_routes import sign_links
 from host.daemon.security import sign
+from host.services.fetch import FetchOptions, fetch
 from tests.host.daemon.test_security import raw_get
 from tests.host.daemon_fixtures import pk, token_of
 
@@ -109,9 +113,6 @@ def test_the_user_may_ask_for_a_loopback_gc_with_the_token(daemon, home, recorde
 
 
 def test_sign_links_signs_only_this_page_links_to_its_recorded_targets():
-    from types import SimpleNamespace
-
-    from host.daemon.http_routes import sign_links
 
     app = SimpleNamespace(token="t" * 43)
     target = "https://e.org/a"
@@ -126,8 +127,6 @@ def test_sign_links_signs_only_this_page_links_to_its_recorded_targets():
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::1]"])
 def test_a_public_only_fetch_refuses_loopback(recorder, host):
-    from engine.errors import FetchError
-    from host.services.fetch import FetchOptions, fetch
 
     base, seen = recorder
     url = base.replace("127.0.0.1", host) + "/x"

@@ -9,6 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from engine.archive import registry
+from engine.archive import store as store_module
+from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture
 from host.daemon.app import App, Config
 from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
@@ -72,7 +74,6 @@ def test_stale_similar_lists_are_refreshed(app):
 
 
 def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
-    from engine.archive import store as store_module
 
     monkeypatch.setattr(store_module, "COMPACT_LINES", 3)
     for n in range(4):
@@ -86,12 +87,11 @@ def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
 
 
 def test_the_search_index_is_warmed_in_the_background(app):
-    from host.viewer.index import _INDEXES
 
     for n in range(3):
         page = Capture(f"https://w.example/{n}", f"<title>{n}</title><p>warm {n}</p>")
         app.executor.submit(registry.register, app.store, page).result()
-    _INDEXES.pop(id(app.store), None)
+    app.store.cache.pop(CACHE_NAME, None)
     assert asyncio.run(warm_search_index(app)) == 3
-    store, _, index = _INDEXES[id(app.store)]
-    assert store is app.store and index.seen == 3
+    _, index = app.store.cache[CACHE_NAME]
+    assert index.seen == 3

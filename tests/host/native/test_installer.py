@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import struct
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import InvalidInput
-from host.daemon.app import bundled_extension_ids
+from host.daemon.app import Config, bundled_extension_ids
 from host.daemon.security import ensure_token
 from host.native import installer
 from host.native.installer import (
@@ -235,7 +236,6 @@ def registry(monkeypatch):
 
 
 def config():
-    from host.daemon.app import Config
 
     return Config()
 
@@ -326,7 +326,6 @@ def test_browser_choice_and_profile_dir(tmp_path):
 
 def test_extension_id_comes_from_the_public_key_and_is_the_default():
     """The manifest's public ``key`` fixes the Chromium ID; the installer allows that ID."""
-    import importlib.util
 
     spec = importlib.util.spec_from_file_location(
         "build_extension", ROOT / "packaging" / "build_extension.py"

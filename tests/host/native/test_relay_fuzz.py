@@ -6,12 +6,18 @@ No crash; every complete frame gets exactly one typed error; the host still answ
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import struct
+import subprocess
+import sys
 import threading
+import time
 
 from engine.errors import all_codes
-from tests.host.daemon_fixtures import SHARED_CACHE, NativeHost
+from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
+from tests.host.daemon_fixtures import ROOT, SHARED_CACHE, NativeHost
 
 FRAMES = 10_000
 CAP = 4096
@@ -114,9 +120,6 @@ def test_big_reply_is_paged_under_the_browser_limit(home):
 
 
 def test_relay_survives_a_daemon_crash(home):
-    import os
-    import signal
-    import time
 
     host = NativeHost(home)
     assert host.call({"id": 1, "type": "ping"})["ok"]
@@ -141,7 +144,6 @@ def padded_ping(rid: str, size: int) -> bytes:
 def test_default_limits_64_mib_requests_and_1_mib_replies(home):
     """Default config: a request of exactly 64 MiB is relayed and answered, one byte more is
     ``too_large`` (and the stream goes on); a reply over 1 MiB comes paged, each frame <= 1 MiB."""
-    from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
 
     assert (DEFAULT_REQUEST_CAP, REPLY_LIMIT) == (64 * 1024 * 1024, 1024 * 1024)
     host = NativeHost(home)
@@ -186,10 +188,6 @@ def test_ping_and_get_token_through_the_native_host(home):
 
 def test_stray_output_never_reaches_the_frame_stream():
     """After take_stdout, a print from any library goes to stderr; only frames reach fd 1."""
-    import subprocess
-    import sys
-
-    from tests.host.daemon_fixtures import ROOT
 
     code = (
         "import os, sys\n"

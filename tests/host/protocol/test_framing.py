@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import struct
@@ -9,6 +10,8 @@ import struct
 import pytest
 
 from engine.errors import BadRequest, TooLarge, UnknownType
+from host.native.relay import Relay
+from host.protocol.dispatch import handle
 from host.protocol.envelope import parse_request
 from host.protocol.framing import (
     HEADER,
@@ -109,9 +112,6 @@ def test_params_must_be_object():
 
 
 def test_unknown_type_gets_typed_reply():
-    import asyncio
-
-    from host.protocol.dispatch import handle
 
     msg = read_message(io.BytesIO(frame(json.dumps({"id": 9, "type": "nope"}).encode())))
     reply = asyncio.run(handle(msg, app=None))
@@ -123,9 +123,6 @@ def test_unknown_type_gets_typed_reply():
 
 
 def test_missing_id_reply_has_null_id():
-    import asyncio
-
-    from host.protocol.dispatch import handle
 
     reply = asyncio.run(handle({"type": "ping"}, app=None))
     assert reply["id"] is None and reply["error"]["code"] == "bad_request"
@@ -134,7 +131,6 @@ def test_missing_id_reply_has_null_id():
 def test_relay_answers_every_bad_frame_on_streams(tmp_path):
     """The native relay itself, on io.BytesIO in and out: each complete bad frame gets one
     typed error (no daemon needed, none started); a truncated frame ends the stream cleanly."""
-    from host.native.relay import Relay
 
     frames = [
         frame(b'{"id":"\xff\xfe"}'),  # invalid UTF-8
@@ -163,7 +159,6 @@ def test_relay_answers_every_bad_frame_on_streams(tmp_path):
 
 
 def test_relay_truncated_length_ends_quietly(tmp_path):
-    from host.native.relay import Relay
 
     out = io.BytesIO()
     Relay(tmp_path, out, cap=1000, reply_limit=1 << 20).run(io.BytesIO(b"\x05\x00"))

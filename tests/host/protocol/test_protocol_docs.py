@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from engine.errors import all_codes
 from host.protocol.dispatch import HANDLERS, merge_handlers
 from host.protocol.envelope import PROTOCOL_VERSION
@@ -65,7 +67,6 @@ def test_protocol_version_is_stated():
 
 
 def test_one_dict_and_duplicates_fail():
-    import pytest
 
     assert all(callable(h) for h in HANDLERS.values())
     with pytest.raises(RuntimeError, match="defined twice"):

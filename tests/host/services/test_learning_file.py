@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from engine.errors import PageKeeperError
 from engine.urls.suggest import _domain_of as registrable
 from host.daemon.client import call
 from host.services import learning_file
@@ -77,7 +78,6 @@ def test_visited_hosts_become_suggestions(home):
 
 
 def test_bad_suggestion_taken_params_are_typed_errors(home):
-    from engine.errors import PageKeeperError
 
     pk(home, "serve", "--detach", "--json")
     for params in (

@@ -24,7 +24,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from websockets.sync.client import connect
 
+from engine.archive import registry
+from engine.archive.model import Capture, RegisterOptions, make_id
+from engine.archive.store import ArchiveStore
+from tests.chromium import CHROMIUM, FLAGS
 from tests.host.daemon_fixtures import SHARED_CACHE
 
 PAGES = Path(__file__).parent / "pages"
@@ -129,9 +134,6 @@ class Seeded:
 
 
 def seed(home: Path, site: LiveSite, base: str) -> Seeded:
-    from engine.archive import registry
-    from engine.archive.model import Capture, RegisterOptions
-    from engine.archive.store import ArchiveStore
 
     info = provenance()
     seeded = Seeded(home, site.url("/ministerium.html"), site.url("/ministerium-2.html"))
@@ -165,8 +167,6 @@ def synthetic_archive(home: Path, documents: int) -> None:
     """``documents`` one-version documents on 100 hosts, each the real article's bytes
     (one blob), written through the store's own API as tests/bench/bench_viewer.py does:
     a result set too large for one page or one WARC download."""
-    from engine.archive.model import make_id
-    from engine.archive.store import ArchiveStore
 
     store = ArchiveStore.open(home, fsync=False)
     try:
@@ -211,7 +211,6 @@ class Daemon:
 
     def call(self, kind: str, params: dict | None = None, timeout: float = 30):
         """One request over /ws; returns the whole reply dict."""
-        from websockets.sync.client import connect
 
         with connect(f"ws://127.0.0.1:{self.port}/ws?token={self.token}", max_size=None) as ws:
             ws.send(json.dumps({"id": "t1", "type": kind, "params": params or {}}))
@@ -301,7 +300,6 @@ def daemon(seeded) -> Daemon:
 
 @pytest.fixture(scope="module")
 def browser():
-    from tests.chromium import CHROMIUM, FLAGS
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")

@@ -19,6 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from engine.archive import registry  # noqa: E402
+from engine.archive.model import Capture, RegisterOptions  # noqa: E402
+from engine.archive.store import ArchiveStore  # noqa: E402
 from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
 from tests.conftest import SHARED_DIR  # noqa: E402
 from tests.host.viewer.conftest import (  # noqa: E402
@@ -35,9 +40,6 @@ DEV = SHARED_DIR / "data" / "extraction-dev"
 
 def seed_dev_pages(home: Path, base: str, count: int = 40) -> None:
     """More real pages, spread over the months before the test seed."""
-    from engine.archive import registry
-    from engine.archive.model import Capture, RegisterOptions
-    from engine.archive.store import ArchiveStore
 
     if not DEV.is_dir():
         return
@@ -57,7 +59,6 @@ def seed_dev_pages(home: Path, base: str, count: int = 40) -> None:
 
 
 def shoot(out: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
 
     site = LiveSite()
     home = Path(tempfile.mkdtemp(prefix="pk-shots-"))

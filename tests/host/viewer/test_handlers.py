@@ -5,11 +5,17 @@ from __future__ import annotations
 import base64
 import io
 import re
+from types import SimpleNamespace
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from host.handlers.viewer import diff_rows, pattern_regex, word_parts
+from engine.archive.documents import pattern_regex
+from engine.archive.model import Capture
+from engine.archive.registry import register
+from engine.archive.store import ArchiveStore
+from engine.html.diff import diff_rows, word_parts
+from host.handlers.viewer import diff
 from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
 
@@ -234,12 +240,6 @@ def test_diff_rows_fold_long_equal_runs():
 
 
 def test_diff_shows_a_new_linked_headline_on_a_home_page(tmp_path):
-    from types import SimpleNamespace
-
-    from engine.archive.model import Capture
-    from engine.archive.registry import register
-    from engine.archive.store import ArchiveStore
-    from host.handlers.viewer import diff
 
     story = "<p>" + "The council met on Monday to discuss the budget for the coming year. " * 4
     old = f"<title>Daily</title><ul><li><a href=/a>Budget talks begin</a></li></ul>{story}</p>"

@@ -8,8 +8,13 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from cdxj_indexer.main import write_cdx_index
 from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
 
+from engine.archive import registry
+from engine.archive.model import RegisterOptions
+from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput
 from host.services.warc import (
     VersionRecord,
@@ -97,7 +102,6 @@ def test_replay_index_finds_every_response(tmp_path):
     """pywb and ReplayWeb.page find a capture through a CDXJ index (URL key, time, mime,
     status, offset, length); webrecorder's own cdxj-indexer builds one from our export,
     and each (offset, length) is one gzip member holding that response."""
-    from cdxj_indexer.main import write_cdx_index
 
     versions = sample_versions()
     warc = tmp_path / "x.warc.gz"
@@ -120,9 +124,6 @@ def test_replay_index_finds_every_response(tmp_path):
 
 
 def test_import_into_a_fresh_archive_keeps_urls_dates_and_bytes(tmp_path):
-    from engine.archive import registry
-    from engine.archive.model import RegisterOptions
-    from engine.archive.store import ArchiveStore
 
     out = io.BytesIO()
     versions = sample_versions()
@@ -145,7 +146,6 @@ def test_import_into_a_fresh_archive_keeps_urls_dates_and_bytes(tmp_path):
 
 
 def test_non_html_and_errors_are_skipped_with_reasons():
-    from warcio.statusandheaders import StatusAndHeaders
 
     out = io.BytesIO()
     writer = WarcOptions().writer(out)

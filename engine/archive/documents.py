@@ -1,6 +1,6 @@
-"""The viewer's warm document index: search as you type over 100,000 snapshots.
+"""The warm document index the viewer searches as you type, over 100,000 snapshots.
 
-One :class:`DocumentIndex` per open store holds every document (archive key)
+One :class:`DocumentIndex` per open store (kept in ``store.cache``) holds every document (archive key)
 as its newest version, in two orders (time, URL), each also as ONE
 newline-joined string of URLs. A ``*`` / ``?`` pattern becomes a regex run by
 the regex engine over that string (no Python loop over the URLs); paging is a
@@ -19,10 +19,13 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
+from engine.archive.search import wildcard_regex
 from engine.errors import InvalidInput
 
 MAX_PATTERN = 2048
+CACHE_NAME = "documents"  # its entry in store.cache
 BULK = 2000  # more new versions than this: sort once instead of inserting one by one
 DENSE = 5000  # more hits than this expected past a page: count them in C (match_first)
 
@@ -39,19 +42,11 @@ def check_pattern(pattern: str) -> None:
 
 
 def pattern_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
-    """A URL pattern (``*`` any run, ``?`` one character) as a regex over one line.
-
-    A pattern without a wildcard matches anywhere in the URL (typing ``blog``
-    finds every URL holding it), as the archive's own search does; with one,
-    it must match the whole URL.
-    """
+    """A checked URL pattern as the archive search's regex over one line
+    (:func:`engine.archive.search.wildcard_regex`): without a wildcard it matches anywhere
+    in the URL (typing ``blog`` finds every URL holding it), with one the whole URL."""
     check_pattern(pattern)
-    if "*" not in pattern and "?" not in pattern:
-        pattern = f"*{pattern}*"
-    body = "".join(
-        "[^\\n]*" if ch == "*" else "[^\\n]" if ch == "?" else re.escape(ch) for ch in pattern
-    )
-    return re.compile(f"^{body}$", re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
+    return wildcard_regex(pattern, case_sensitive)
 
 
 def scan_regex(rx: re.Pattern) -> re.Pattern:
@@ -108,6 +103,9 @@ class DocumentIndex:
     """Every document, by time and by URL, with the joined URL strings."""
 
     def __init__(self) -> None:
+        self._clear()
+
+    def _clear(self) -> None:
         self.entries: list[DocEntry] = []
         self.pos: dict[str, int] = {}
         self.hosts: dict[str, list[int]] = {}
@@ -124,7 +122,7 @@ class DocumentIndex:
         if len(ids) == self.seen and (not ids or ids[-1] == self.last_seen):
             return self
         if len(ids) < self.seen or (self.seen and ids[self.seen - 1] != self.last_seen):
-            self.__init__()
+            self._clear()
         new = ids[self.seen :]
         bulk = len(new) > BULK
         for reg_id in new:
@@ -164,7 +162,7 @@ class DocumentIndex:
 
     def _join(self) -> None:
         """Forget the derived orders; each is rebuilt on its first use (see :meth:`derived`)."""
-        self._derived: dict[str, object] = {}
+        self._derived = {}
 
     def derived(self, name: str):
         """Joined strings, line starts, ranks and times, built lazily per refresh."""
@@ -246,7 +244,7 @@ class DocumentIndex:
         as a common word's keys may be half the archive (4x faster than a comprehension)."""
         found = set(map(self.pos.get, keys))
         found.discard(None)
-        return found
+        return cast(set[int], found)
 
     def select_first(
         self, rx: re.Pattern, sort: str, narrowed: list, tests: list[Callable], stop: int
@@ -349,13 +347,11 @@ def _ranks(order: list[int]) -> list[int]:
     return rank
 
 
-_INDEXES: dict[int, tuple[object, int, DocumentIndex]] = {}
-
-
 def document_index(store) -> DocumentIndex:
-    """The warm index of ``store``, brought up to date with its newest registrations
-    (built anew after the archive was re-keyed, e.g. by a new key profile)."""
-    held = _INDEXES.get(id(store))
-    if held is None or held[0] is not store or held[1] != store.rekeyed:
-        held = _INDEXES[id(store)] = (store, store.rekeyed, DocumentIndex())
-    return held[2].refresh(store)
+    """The warm index of ``store`` (held in ``store.cache``), brought up to date with its
+    newest registrations (built anew after the archive was re-keyed, e.g. by a new key
+    profile)."""
+    held = store.cache.get(CACHE_NAME)
+    if held is None or held[0] != store.rekeyed:
+        held = store.cache[CACHE_NAME] = (store.rekeyed, DocumentIndex())
+    return held[1].refresh(store)

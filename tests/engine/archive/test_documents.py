@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 from unittest.mock import patch
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from engine.archive import documents as index_module
+from engine.archive.documents import DocumentIndex, pattern_regex, scan_regex
 from engine.archive.model import make_id
+from engine.archive.search import _FullText, text_keys, warm_text_index
 from engine.archive.store import ArchiveStore
-from host.viewer import index as index_module
-from host.viewer.index import DocumentIndex, pattern_regex, scan_regex
+from host.daemon.jobs import warm_search_index
 
 SEGMENTS = st.sampled_from(["a", "B", "ab", "x.y", "news", "NEWS", "?q=1", "%20", "-"])
 URLS = st.lists(st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=25)
@@ -84,11 +88,6 @@ def test_scan_regex_drops_only_outer_stars():
 def test_full_text_index_warms_in_steps_to_the_same_index(tmp_path):
     """The daemon's background warm-up (host/daemon/jobs.py) builds the inverted index
     250 versions a step; stepped or at once, it is the same index."""
-    import asyncio
-    from types import SimpleNamespace
-
-    from engine.archive.search import _FullText, text_keys, warm_text_index
-    from host.daemon.jobs import warm_search_index
 
     store = store_with([f"news/w{n}" for n in range(25)], tmp_path)
     steps = 0
