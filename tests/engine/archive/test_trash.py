@@ -9,7 +9,7 @@ import pytest
 
 from engine.archive import trash
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import get, register, search, versions
+from engine.archive.registry import get, register, search, versions, visible_text_of
 from engine.archive.store import ArchiveStore
 from engine.archive.trash import DeleteOptions, ReclaimOptions
 from engine.errors import InvalidInput, NotFound
@@ -161,8 +161,6 @@ def test_full_text_search_forgets_a_deleted_document(store):
 
 
 def test_reclaim_keeps_the_visible_text_of_a_stored_version(store):
-    from engine.archive.registry import visible_text_of
-
     reg = add(store, "partei", 0)
     seen = store.row("extracts", reg.id)["visible_text"]
     assert trash.reclaim(store, ReclaimOptions(grace_s=0))["blobs"] == 0
