@@ -167,3 +167,16 @@ def test_reclaim_keeps_the_visible_text_of_a_stored_version(store):
     assert store.has_blob(seen) and "Steuerdarling" in visible_text_of(
         store, reg.id, recompute=False
     )
+
+
+def test_a_blob_any_row_names_is_kept_even_in_fields_added_later(store):
+    reg = add(store, "latin1", 0)
+    seen = store.row("extracts", reg.id).get("visible_text")
+    later = store.put_blob(b"a blob a newer field names")
+    other = store.put_blob(b"a blob another module's table names")
+    store.update("extracts", reg.id, {"some_new_field": later})
+    store.db.table("resources").insert({"version": reg.id, "parts": [{"blob": other}]})
+    trash.reclaim(store, ReclaimOptions(grace_s=0))
+    assert {later, other} <= blob_files(store)
+    if seen:  # the visible text a registration keeps for search and diff
+        assert seen in blob_files(store)
