@@ -277,7 +277,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
     extract = options.extract and size.elements <= options.limits.extract_elements
-    seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
+    seen = visible_text(decoded.text) if extract else ""
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
     # page's re-capture stores the same rewritten blob: content addressing keeps it once.
     resmap = ResourceMap(ID_SLOT, capture.resources)

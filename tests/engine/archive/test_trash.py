@@ -9,7 +9,7 @@ import pytest
 
 from engine.archive import trash
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import get, register, search, versions
+from engine.archive.registry import get, register, search, versions, visible_text_of
 from engine.archive.store import ArchiveStore
 from engine.archive.trash import DeleteOptions, ReclaimOptions
 from engine.errors import InvalidInput, NotFound
@@ -158,6 +158,15 @@ def test_full_text_search_forgets_a_deleted_document(store):
     assert [r["id"] for r in search(store, "*", text=word)] == [reg.id]
     trash.delete(store, reg.id)
     assert search(store, "*", text=word) == []
+
+
+def test_reclaim_keeps_the_visible_text_of_a_stored_version(store):
+    reg = add(store, "partei", 0)
+    seen = store.row("extracts", reg.id)["visible_text"]
+    assert trash.reclaim(store, ReclaimOptions(grace_s=0))["blobs"] == 0
+    assert store.has_blob(seen) and "Steuerdarling" in visible_text_of(
+        store, reg.id, recompute=False
+    )
 
 
 def test_a_blob_any_row_names_is_kept_even_in_fields_added_later(store):
