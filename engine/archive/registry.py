@@ -26,6 +26,7 @@ from urllib.parse import unquote
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.archive import labels
 from engine.archive.dust import apply_rules
 from engine.archive.model import (
     Capture,
@@ -759,6 +760,7 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
         entry = describe(store, ids[at], base)
         before = ids[at - 1] if at else None
         entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
+        entry["note"] = labels.note_of(store, ids[at])
         found.append(entry)
     return found
 
@@ -1018,12 +1020,13 @@ def search(
     sort: str = "time",
     text: str | None = None,
     base: str | None = None,
+    tag: str | None = None,
 ) -> list[dict]:
     """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
 
     if sort not in ("url", "time"):
         raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")
     options = SearchOptions(
-        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base
+        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base, tag
     )
     return run(store, options)

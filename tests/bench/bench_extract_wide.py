@@ -28,10 +28,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import lxml.html  # noqa: E402
-import trafilatura  # noqa: E402
-from readability import Document  # noqa: E402
-
 from engine.html.extract import extract  # noqa: E402
 
 DATA = (
@@ -86,11 +82,14 @@ def run_ours(html: str, url: str | None) -> str:
 
 
 def run_trafilatura(html: str, url: str | None) -> str:
+    import trafilatura
 
     return trafilatura.extract(html, url=url, include_comments=False) or ""
 
 
 def run_readability(html: str, url: str | None) -> str:
+    import lxml.html
+    from readability import Document
 
     summary = Document(html).summary()
     return lxml.html.fromstring(summary).text_content() if summary else ""

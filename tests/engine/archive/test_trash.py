@@ -158,3 +158,16 @@ def test_full_text_search_forgets_a_deleted_document(store):
     assert [r["id"] for r in search(store, "*", text=word)] == [reg.id]
     trash.delete(store, reg.id)
     assert search(store, "*", text=word) == []
+
+
+def test_a_blob_any_row_names_is_kept_even_in_fields_added_later(store):
+    reg = add(store, "latin1", 0)
+    seen = store.row("extracts", reg.id).get("visible_text")
+    later = store.put_blob(b"a blob a newer field names")
+    other = store.put_blob(b"a blob another module's table names")
+    store.update("extracts", reg.id, {"some_new_field": later})
+    store.db.table("resources").insert({"version": reg.id, "parts": [{"blob": other}]})
+    trash.reclaim(store, ReclaimOptions(grace_s=0))
+    assert {later, other} <= blob_files(store)
+    if seen:  # the visible text a registration keeps for search and diff
+        assert seen in blob_files(store)
