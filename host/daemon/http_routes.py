@@ -74,6 +74,11 @@ COPY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
+# A sealed copy's origin is opaque (serialized "null", HTML sandboxing), and fonts are fetched in
+# CORS mode (CSS Fonts 4, "Font fetching requirements"): without this the copy loses its web fonts
+# (Firefox always, Chromium for some pages). Only opaque origins qualify; the URL's signature
+# still guards every resource.
+RESOURCE_HEADERS = {**COPY_HEADERS, "Access-Control-Allow-Origin": "null"}
 STATIC_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 GC_LINK = re.compile(r"""(/gc\?url=)([^"'\s<>]*)""")
 
@@ -247,7 +252,7 @@ async def serve_resource(app, request: Request, version_id: str, number: str) ->
             produced = await app.run(archive_access.produced_links, app, version_id)
             text = body.decode("utf-8", "replace")
             body = sign_links(app, text, version_id, produced).encode("utf-8")
-    return response(200, body, content_type, COPY_HEADERS)
+    return response(200, body, content_type, RESOURCE_HEADERS)
 
 
 MISSING_STYLE = (
