@@ -14,13 +14,13 @@ import { onPageFetched, onPageLoaded } from './visits.js';
 const MAIN_FRAME = { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] };
 const WEB_PAGES = { url: [{ schemes: ['http', 'https'] }] };
 
-ext.runtime.onInstalled.addListener(quietly(createMenus));
-ext.runtime.onInstalled.addListener(quietly(scheduleAlerts));
-ext.runtime.onStartup.addListener(quietly(scheduleAlerts));
+// One listener per lifecycle event; each task runs on its own, so one failing spares the others.
+const ON_INSTALLED = [createMenus, scheduleAlerts];
+const ON_STARTUP = [createMenus, scheduleAlerts, clearSessionFallback];
+ext.runtime.onInstalled.addListener(() => ON_INSTALLED.forEach((task) => quietly(task)()));
+ext.runtime.onStartup.addListener(() => ON_STARTUP.forEach((task) => quietly(task)()));
 ext.alarms?.onAlarm.addListener(quietly(onAlarm));
 ext.notifications?.onClicked.addListener(quietly(onNotificationClicked));
-ext.runtime.onStartup.addListener(quietly(createMenus));
-ext.runtime.onStartup.addListener(quietly(clearSessionFallback));
 
 ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   route(message, sender).then(sendResponse);
