@@ -14,6 +14,7 @@ from engine.html.keywords import KeywordOptions
 from engine.liveness import (
     LivenessOptions,
     decide,
+    from_status,
     judge,
     live_terms,
     match_keywords,
@@ -107,10 +108,27 @@ def test_stored_keywords_accepts_extraction_dict_and_pairs():
     assert stored_keywords([["x", 1]]) == [("x", 1.0)]
 
 
-def test_unreachable_is_gone_with_the_reason():
-    verdict = unreachable("HTTP 404", stored())
-    assert verdict.state == "gone" and verdict.reason == "HTTP 404"
-    assert verdict.missing and verdict.match == 0.0
+def test_a_missing_page_status_is_gone_with_the_reason():
+    for status in (404, 410, 403):
+        verdict = from_status(status, stored())
+        assert verdict.state == "gone" and verdict.reason == f"HTTP {status}"
+        assert verdict.missing and verdict.match == 0.0 and not verdict.present
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 408, 429])
+def test_a_server_error_is_unreachable_not_gone(status):
+    verdict = from_status(status, stored())
+    assert verdict.state == "unreachable" and not verdict.present
+    assert verdict.missing == [] and verdict.matched == []  # no keyword was judged
+    assert f"HTTP {status}" in verdict.reason and "next check" in verdict.reason
+
+
+@pytest.mark.parametrize("kind", ["dns", "refused", "timeout", "reset", "network"])
+def test_a_server_that_does_not_answer_is_unreachable_in_plain_words(kind):
+    verdict = unreachable(kind)
+    assert verdict.state == "unreachable" and not verdict.present and verdict.missing == []
+    assert "Error" not in verdict.reason and "next check" in verdict.reason
+    assert verdict.reason.startswith(("the server", "the site", "the connection"))
 
 
 def test_no_stored_keywords_is_gone():
