@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from engine.archive import registry
+from engine.archive import alerts, registry
 from engine.archive.model import is_reg_id
 from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
@@ -52,9 +52,12 @@ def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> 
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
+
     record = {**verdict, "id": reg_id, "url": url, "checked_at": time.time()}
     with app.store.transaction():
+        before = dict(app.store.row("liveness", reg_id) or {})  # the update edits it in place
         app.store.update("liveness", reg_id, record)
+        alerts.after_check(app.store, reg_id, before, record)  # became changed/gone: alert
     return record
 
 

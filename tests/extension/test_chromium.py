@@ -280,7 +280,7 @@ def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site,
     for profile in ("safe", "archive"):
         options.select_option("#profile", profile)
         expect(options.locator("#profile-note")).to_have_text(re.compile(r"^Done: "))
-        assert host.cli.entry("archive", "profile")["profile"] == profile
+        assert host.cli("archive", "profile")["profile"] == profile
     options.close()
     browser.set_option("liveness", False)
     page.close()

@@ -16,7 +16,7 @@ import pytest
 
 from engine.errors import FetchError
 from host.daemon.http_routes import sign_links
-from host.daemon.security import sign
+from host.daemon.security import sign, sign_path
 from host.services.fetch import FetchOptions, fetch
 from tests.host.daemon.test_security import raw_get
 from tests.host.daemon_fixtures import pk, token_of
@@ -58,7 +58,7 @@ def archive(home, tmp_path, url: str, html: str) -> str:
 
 def copy_links(daemon, home, reg_id: str) -> list[str]:
     """Every gc link in the copy as the daemon serves it (opened by its signed address)."""
-    path = f"/v/{reg_id}/x?sig={sign(token_of(home), 'v', reg_id)}"
+    path = f"/v/{reg_id}/x?sig={sign_path(token_of(home), f'/v/{reg_id}/')}"
     status, _, body = raw_get(daemon["port"], path, {})
     assert status == 200
     return [
