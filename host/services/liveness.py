@@ -56,9 +56,17 @@ def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
     record = {**verdict, "id": reg_id, "url": url, "checked_at": time.time()}
     with app.store.transaction():
         before = dict(app.store.row("liveness", reg_id) or {})  # the update edits it in place
+        record["judged"] = _last_judged(record, before)
         app.store.update("liveness", reg_id, record)
         alerts.after_check(app.store, reg_id, before, record)  # became changed/gone: alert
     return record
+
+
+def _last_judged(record: dict, before: dict) -> str | None:
+    """The newest state judged on content: an unreachable check keeps the one before it."""
+    if record["state"] != "unreachable":
+        return record["state"]
+    return before.get("judged", before.get("state"))
 
 
 async def check_version(app, ref: str, options: LivenessOptions | None = None) -> dict:
