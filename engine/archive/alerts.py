@@ -89,8 +89,13 @@ def note(
 
 
 def after_check(store: ArchiveStore, reg_id: str, before: dict | None, after: dict) -> bool:
-    """A liveness check's verdict: alert when the page BECAME changed or gone."""
-    state, was = after.get("state"), (before or {}).get("state")
+    """A liveness check's verdict: alert when the page BECAME changed or gone.
+
+    An ``unreachable`` check judged nothing, so the state before it is the last judged one
+    (``judged``): gone, unreachable, gone again is one alert.
+    """
+    before = before or {}
+    state, was = after.get("state"), before.get("judged", before.get("state"))
     if state in ("changed", "gone") and state != was:
         return note(store, reg_id, state, after.get("reason") or "")
     return False

@@ -41,7 +41,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
-from engine.liveness import judge, unreachable  # noqa: E402
+from engine.liveness import from_status, judge  # noqa: E402
 
 PRESENT_KINDS = (
     "template_noise",
@@ -247,7 +247,7 @@ def methods() -> dict:
             if key not in stored_cache:
                 stored_cache[key] = extract(case["page"].raw, options=options)
             if case["status"] != 200:
-                return unreachable(f"status {case['status']}").present
+                return from_status(case["status"]).present
             return judge(stored_cache[key], case["live"]).present
 
         return run

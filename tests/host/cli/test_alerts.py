@@ -11,6 +11,7 @@ from engine.archive import alerts
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.conftest import static_site
+from tests.host.cli.test_content import Site
 from tests.host.daemon_fixtures import make_home
 
 ARTICLE = (
@@ -85,6 +86,26 @@ def test_alerts_through_the_daemon_and_a_scheduled_recapture(capsys, home, daemo
     assert code == 0 and ran and not ran[0].get("error"), ran
     assert kinds(capsys, home)[0] == ("changed", "river.html")
     assert cli(capsys, home, "archive", "alerts", "--default", "off")[1] == {"default": "off"}
+
+
+def test_a_site_down_between_two_gone_checks_is_one_alert(capsys, tmp_path):
+    """gone, then the server answers 503 (unreachable: nothing judged), then gone again:
+    the page never came back, so it is alerted once."""
+    home, site = make_home(tmp_path / "a"), Site()
+    try:
+        page = ARTICLE.format(title="River notes", text=RIVER).encode()
+        site.pages["/river"] = (200, page)
+        river = f"{site.base}/river"
+        assert cli(capsys, home, "archive", "add", river)[0] == 0
+        assert cli(capsys, home, "archive", "tag", river, "+nature")[0] == 0
+        states = []
+        for status in (404, 503, 404):
+            site.pages["/river"] = (status, b"<h1>no</h1>")
+            states.append(cli(capsys, home, "check", river)[1]["results"][0]["state"])
+    finally:
+        site.close()
+    assert states == ["gone", "unreachable", "gone"]
+    assert kinds(capsys, home) == [("gone", "river")]
 
 
 def test_bad_alert_settings_are_typed(capsys, tmp_path):

@@ -8,19 +8,21 @@ import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameM
 
 const MODES = ['rewritten', 'original'];
 
+// An unreachable server (refused, timeout, DNS, 5xx) judged no keyword: no P, no keyword list.
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
+  const judged = l && l.state !== 'unreachable';
   const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
   btn.addEventListener('click', () => onCheck(btn));
   return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
     h('h2', { id: 'live-h' }, 'Is it still there?'),
     h('div', { class: 'live-row' },
       h('span', { class: 'live-state', id: 'live-state' }, stateBadge(l?.state)),
-      l ? bar(l.match, 'Match degree P') : null,
+      judged ? bar(l.match, 'Match degree P') : null,
       btn),
     h('p', { class: 'muted' },
       l ? ['Last checked ', timeEl(l.checked_at), l.reason ? ` · ${l.reason}` : ''] : "Never checked: “Check now” fetches the live page and looks for this page's keywords."),
-    l?.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
+    judged && l.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
 }
 
 function tagsCard(doc, ctx, reload) {
@@ -245,7 +247,9 @@ export function render(main, ctx, route) {
     btn.textContent = 'Checking…';
     try {
       const verdict = await ctx.api.call('check', { id: doc.versions[0].id });
-      toast(`Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
+      toast(verdict.state === 'unreachable'
+        ? `Live page unreachable: ${verdict.reason}`
+        : `Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
       await load();
     } catch (err) {
       toast(`Check failed: ${err.message}`);
