@@ -31,6 +31,11 @@ class Capture:
     last_modified: str | None = None
     title: str | None = None
     source: str = "extension"  # "extension" | "fetch" | "file" | "crawl" | "schedule"
+    # The manifest of what the page uses, blobs already stored (engine/archive/resources.py):
+    # [{url, blob, type, size, status}]; URLs the HTML uses beyond it are listed as not_received.
+    resources: list = field(default_factory=list)
+    keep_scripts: bool = False
+    capture_id: str | None = None  # the transfer that brought it (a repeated commit finds it)
 
 
 @dataclass(frozen=True)

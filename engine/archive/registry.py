@@ -16,9 +16,12 @@ True
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from urllib.parse import unquote
 
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
@@ -34,6 +37,14 @@ from engine.archive.model import (
     iso,
     version_url,
 )
+from engine.archive.resources import (
+    PENDING,
+    STORED,
+    ResourceMap,
+    is_css,
+    is_html,
+    manifest_entry,
+)
 from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
@@ -43,7 +54,7 @@ from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
-from engine.html.rewrite import RewriteOptions, rewrite_tree
+from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, css_urls, rewrite_tree
 from engine.html.similarity import (
     FingerprintIndex,
     shared_share,
@@ -69,6 +80,7 @@ class Prepared:
     links: list[str]
     title: str
     extraction: dict | None
+    resources: list[dict]
     visible: str = ""  # title line and the page's visible text (search and diff read it)
     note: str | None = None  # why part of the analysis was cut (PageLimits)
 
@@ -79,6 +91,22 @@ class Prepared:
 
 
 # -- validation and preparation --------------------------------------------------
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_IGNORED = frozenset(map(chr, [0x034F, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10)]))
+# ``scheme://userinfo@`` (WHATWG authority: up to the first '@' before '/', '?' or '#').
+_USERINFO = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\\\"'<>]*@")
+
+
+def without_credentials(body: bytes) -> bytes:
+    """The page with ``user:password@`` cut from every URL in it (never stored, never shown).
+
+    >>> without_credentials(b'<a href="https://alice:s3cret@bank.example/">x</a> @me')
+    b'<a href="https://bank.example/">x</a> @me'
+    """
+    if b"@" not in body or b"://" not in body:
+        return body
+    return _USERINFO.sub(rb"\1", body)
 
 
 def host_of(url: str) -> str:
@@ -103,7 +131,47 @@ def _check(capture: Capture, options: RegisterOptions) -> bytes:
         raise DecodeError("the page bytes look binary (NUL bytes), not HTML")
     if not capture.url.lower().startswith(("http://", "https://")):
         raise InvalidURL(f"only http(s) pages can be archived: {capture.url!r}")
+    for url in (capture.url, capture.final_url):
+        _check_visible_host(url)
     return body
+
+
+def _check_visible_host(url: str | None) -> None:
+    """Refuse a host holding characters IDNA maps to nothing (soft hyphen, zero-width
+    space/joiners, BOM, variation selectors: UTS #46 "ignored"), raw or percent-encoded:
+    ``exa\u00admple.com`` parses as ``example.com``, so its copy would join that
+    document while showing another address.
+
+    >>> _check_visible_host("https://exa%C2%ADmple.com/")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: the host of 'https://exa%C2%ADmple.com/' holds an invisible character (U+00AD); refused so it cannot pass for another site
+    """
+    if not url or "://" not in url:
+        return
+    authority = re.split(r"[/?#\\]", url.split("://", 1)[1], maxsplit=1)[0]
+    host = unquote(authority.rsplit("@", 1)[-1])
+    for char in host:
+        if unicodedata.category(char) == "Cf" or char in _IGNORED:
+            raise InvalidURL(
+                f"the host of {url!r} holds an invisible character (U+{ord(char):04X}); "
+                "refused so it cannot pass for another site"
+            )
+
+
+def scalar_values(capture: Capture) -> Capture:
+    """The capture with lone surrogates in its text replaced by U+FFFD, as WebIDL's
+    USVString conversion does (a DOM string may hold them; UTF-8 cannot).
+
+    >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
+    '\ufffd'
+    """
+    fields = {}
+    for name in ("html", "title"):
+        value = getattr(capture, name)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            fields[name] = _SURROGATE.sub("\ufffd", value)
+    return replace(capture, **fields) if fields else capture
 
 
 def document_key(store: ArchiveStore, url: str) -> str:
@@ -193,7 +261,11 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     A page over ``options.limits`` is kept with a ``note``: not parsed at all past the
     element or depth limit (stored as captured, under a ``<base>``), or not text-extracted.
     """
-    body = _check(capture, options)
+    capture = scalar_values(capture)
+    raw = _check(capture, options)
+    body = without_credentials(raw)
+    if body is not raw and isinstance(capture.html, str):
+        capture = replace(capture, html=body.decode("utf-8"))
     url = capture.final_url or capture.url
     decoded = _decode(capture, body)
     size = measure(decoded.text, options.limits)
@@ -205,7 +277,11 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     title_node = tree.css_first("title")
     extract = options.extract and size.elements <= options.limits.extract_elements
     seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
-    rewritten = rewrite_tree(tree, url, RewriteOptions(options.base, reg_id))
+    # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
+    # page's re-capture stores the same rewritten blob: content addressing keeps it once.
+    resmap = ResourceMap(ID_SLOT, capture.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, capture.keep_scripts)
+    rewritten = rewrite_tree(tree, url, sealing)
     del tree
     extraction = _extract(decoded.text, url) if extract else None
     title = capture.title or (title_node.text(strip=True) if title_node else "")
@@ -221,6 +297,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
         links=rewritten.links,
         title=title,
         extraction=extraction,
+        resources=_with_data(resmap.entries, capture.resources),
         visible=f"{title}\n{seen}" if seen else "",
         note=None if extract or not options.extract else _no_text(size, options),
     )
@@ -245,8 +322,33 @@ def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: s
         links=[],
         title=capture.title or "",
         extraction=None,
+        resources=_with_data(capture.resources, capture.resources),
         note=note,
     )
+
+
+def _with_data(entries: list[dict], given: list[dict]) -> list[dict]:
+    """Manifest entries, with the bytes a host-side fetch brought (stored before the rows)."""
+    data = {g["url"]: g["data"] for g in given if g.get("data") is not None}
+    kept = [manifest_entry(e) for e in entries]
+    return [{**e, "data": data[e["url"]]} if e["url"] in data else e for e in kept]
+
+
+def _note_nested(store: ArchiveStore, prep: Prepared, options: RegisterOptions, keep: bool) -> None:
+    """List what stored stylesheets and frames use, so the manifest names every resource
+    the sealed copy will ask for (they are rewritten to it when served)."""
+    resmap = ResourceMap(ID_SLOT, prep.resources)
+    sealing = RewriteOptions(options.base, ID_SLOT, resmap, keep)
+    for entry in list(resmap.entries):
+        if not entry.get("blob") or not (is_css(entry["type"]) or is_html(entry["type"])):
+            continue
+        text = store.get_blob(entry["blob"]).decode("utf-8", "replace")
+        if is_css(entry["type"]):
+            for url in css_urls(text, entry["url"]):
+                resmap.number(url)
+        else:
+            rewrite_tree(LexborHTMLParser(text), entry["url"], sealing)
+    prep.resources = resmap.entries
 
 
 # -- similarity at registration (bounded) ------------------------------------------
@@ -262,6 +364,9 @@ def _fingerprint_of(store: ArchiveStore, reg_id: str) -> str | None:
 def _text_of(store: ArchiveStore, reg_id: str) -> str:
     row = store.row("extracts", reg_id)
     return store.get_blob(row["text"]).decode("utf-8") if row and row.get("text") else ""
+
+
+ID_SLOT = "__PK_VERSION_ID__"  # the version ID in a stored rewritten copy (see prepare)
 
 
 def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
@@ -475,6 +580,8 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
+        "resources": prep.resources,
+        **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }
 
@@ -518,6 +625,8 @@ def register_analysed(
 ) -> Registration:
     """The store's part of :func:`register`, for a page :func:`analyse` prepared elsewhere
     (the daemon analyses off its store thread)."""
+    prep.resources = store_resource_data(store, prep.resources)  # blobs before rows
+    _note_nested(store, prep, options, capture.keep_scripts)
     prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
@@ -541,6 +650,28 @@ def register_analysed(
     link_ids = _write(store, reg_id, prep, capture, extras)
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
+
+
+def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
+    """Manifest entries with their bytes (``data``, from a host-side fetch) stored as blobs,
+    durably; entries without bytes pass as they are.
+
+    >>> import tempfile, pathlib
+    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> out = store_resource_data(s, [{"url": "u", "type": "text/css", "size": 2,
+    ...                                "status": "pending", "data": b"a{"}])
+    >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
+    ('stored', b'a{')
+    """
+    kept = []
+    for entry in entries:
+        data = entry.get("data")
+        entry = {k: v for k, v in entry.items() if k != "data"}
+        if data is not None and entry.get("status") == PENDING:
+            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
+            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+        kept.append(entry)
+    return kept
 
 
 def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
@@ -733,6 +864,8 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
     body = store.get_blob(doc["orig"] if original else doc["rewritten"])
+    if not original:
+        body = body.replace(ID_SLOT.encode(), reg_id.encode())
     charset = doc["charset"] if original else "utf-8"
     return Content(reg_id, body, doc["content_type"], charset, original, doc)
 
@@ -772,6 +905,42 @@ def served_copy(store: ArchiveStore, ref: str) -> Content:
     doc = content.record
     content.body = with_banner(content.body, doc["ts"], doc["url"])
     return content
+
+
+def served_resource(
+    store: ArchiveStore, ref: str, number: int, original: bool = False, base: str | None = None
+) -> Content:
+    """Resource ``number`` of a version's manifest: its bytes as captured, except that a
+    stylesheet's ``url()``/``@import`` and a frame's resources point at the version's own
+    resources (``original`` keeps them as captured). NotFound when missing."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    manifest = doc.get("resources") or []
+    if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
+        raise NotFound(f"resource {number} of {reg_id} was not captured")
+    entry = manifest[number]
+    body = store.get_blob(entry["blob"])
+    if not original and (is_css(entry["type"]) or is_html(entry["type"])):
+        body = _sealed_text(reg_id, manifest, entry, body, base or RegisterOptions().base)
+    return Content(reg_id, body, entry["type"] or "application/octet-stream", "", original, entry)
+
+
+def _sealed_text(reg_id: str, manifest: list, entry: dict, body: bytes, base: str) -> bytes:
+    """A stored stylesheet or frame with its resource URLs pointed at the version's resources.
+    Bytes outside the URLs are kept as they were (undecodable ones too: surrogateescape)."""
+    resmap = ResourceMap(reg_id, manifest, grow=False)
+    if is_css(entry["type"]):
+        text = body.decode("utf-8", "surrogateescape")
+        fixed = css_rewrite(text, lambda url: _mapped(resmap, url, entry["url"]))
+        return fixed.encode("utf-8", "surrogateescape")
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    options = RewriteOptions(base, reg_id, resmap)
+    return rewrite_tree(tree, entry["url"], options).html.encode("utf-8")
+
+
+def _mapped(resmap: ResourceMap, url: str, base: str) -> str | None:
+    resolved = absolute(url, base)
+    return resmap.path(resolved) if resolved else None
 
 
 def resolve_open(

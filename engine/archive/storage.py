@@ -265,7 +265,13 @@ def _unlock(handle) -> None:
 def _writer_lock(path: Path) -> FileLock:
     """The store's writer lock on ``<dir>/LOCK``, or a clear ``storage`` error."""
     lock = FileLock(path)
-    if not lock.acquire():
+    try:
+        acquired = lock.acquire()
+    except OSError as exc:  # a read-only or vanished home
+        raise StorageError(
+            f"cannot write to the archive at {path.parent}: {exc.strerror or exc}"
+        ) from exc
+    if not acquired:
         raise StorageError(
             f"the archive at {path.parent} is open by another writer "
             "(the daemon, or another pagekeeper command); try again or go through the daemon"
@@ -296,7 +302,10 @@ class JournalStorage(Storage):
         self.readonly = readonly
         self.fsync = fsync
         self.on_write = on_write
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create the archive at {self.dir}: {exc.strerror}") from exc
         self._lock = None if readonly else _writer_lock(self.dir / LOCK)
         self._tables: dict[str, dict] = {}
         self._unloaded: dict[str, str] = {}

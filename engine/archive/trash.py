@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from engine.archive import registry
 from engine.archive.model import is_reg_id, iso
 from engine.archive.registry import document_key
+from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
@@ -54,19 +55,6 @@ class ReclaimOptions:
     now: float | None = None
 
 
-def version_blob_refs(doc: dict) -> set[str]:
-    """The blobs a version record names: its original and rewritten copies and the
-    page resources it kept (``resources[].blob``, null for a resource not stored).
-
-    >>> sorted(version_blob_refs({"orig": "a", "rewritten": "b", "resources": [{"blob": "c"}, {"blob": None}]}))
-    ['a', 'b', 'c']
-    """
-    found = {doc.get("orig"), doc.get("rewritten")}
-    found.update(item.get("blob") for item in doc.get("resources") or ())
-    found.discard(None)
-    return found
-
-
 def row_blob_refs(table: str, doc: dict) -> set[str]:
     """The blobs any row names (versions by :func:`version_blob_refs`, fingerprints, extracts).
 
@@ -75,8 +63,8 @@ def row_blob_refs(table: str, doc: dict) -> set[str]:
     """
     if table == "versions":
         return version_blob_refs(doc)
-    name = {"fingerprints": "fp", "extracts": "text"}.get(table)
-    return {doc[name]} if name and doc.get(name) else set()
+    names = {"fingerprints": ("fp",), "extracts": ("text", "visible_text")}.get(table, ())
+    return {doc[name] for name in names if doc.get(name)}
 
 
 # -- which versions -------------------------------------------------------------------------

@@ -114,6 +114,10 @@
     return text.replace(/&/g, '&amp;').replace(/\u00a0/g, '&nbsp;').replace(/"/g, '&quot;');
   }
 
+  // Without script, Chromium shows a <video>'s controls (HTML: "if scripting is disabled, ...
+  // expose a user interface"); the live page showed none unless it asked for them.
+  const SEALED_STYLE = '<style data-pagekeeper="sealed">video:not([controls])::-webkit-media-controls { display: none !important; }</style>';
+
   // Elements that may host an author shadow root (DOM Standard, attachShadow): never read a
   // browser's own widget roots (video controls, inputs).
   const SHADOW_HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
@@ -127,10 +131,11 @@
   }
 
   class Serializer {
-    constructor(doc, options, found) {
+    constructor(doc, options, found, uses = []) {
       this.doc = doc;
       this.options = options;
       this.found = found; // Set of resource URLs (fragment cut)
+      this.uses = uses; // external SVG <use> targets to inline: [{url, fragment, id, original}]
       this.base = doc.baseURI;
     }
 
@@ -171,6 +176,7 @@
       const name = el.localName;
       const html = el.namespaceURI === 'http://www.w3.org/1999/xhtml';
       if (html && this.dropped(el, name)) return '';
+      if (html && name === 'canvas') return this.canvas(el);
       const attrs = this.attributes(el, name, html);
       let inner;
       if (html && name === 'style') inner = absoluteCSS(styleText(el), this.base, this.found);
@@ -180,7 +186,7 @@
       else inner = this.children(el);
       const shadow = shadowOf(el);
       if (shadow) inner = this.shadow(shadow) + inner;
-      if (el === this.doc.body) inner += adoptedStyles(this.doc, this.found);
+      if (el === this.doc.body) inner += adoptedStyles(this.doc, this.found) + (this.doc.querySelector('video') ? SEALED_STYLE : '');
       const open = `<${name}${attrs}>`;
       if (html && VOID.has(name)) return open;
       if (!html && !inner) return `<${name}${attrs}/>`;
@@ -238,8 +244,6 @@
       } else if (name === 'option') {
         values.delete('selected');
         if (el.selected) set('selected', '');
-      } else if (name === 'canvas') {
-        this.canvas(el, values);
       } else if (name === 'iframe' || name === 'frame') {
         this.frame(el, values);
       } else if (name === 'script' && values.has('src')) {
@@ -249,12 +253,22 @@
       }
     }
 
-    /** SVG <use>/<image> (and anything else with an href) outside the document: a resource. */
+    /**
+     * SVG <use>/<image> outside the document: a resource. An external <use> is also pointed at
+     * a copy of its target inlined into the page (see inlineSprites): a copy's origin is opaque,
+     * and SVG 2 lets <use> reference same-origin documents only.
+     */
     rewriteForeign(el, values) {
       for (const key of ['href', 'xlink:href']) {
         const ref = values.get(key);
         if (!ref || ref.startsWith('#') || !/^(use|image|feImage)$/.test(el.localName)) continue;
-        values.set(key, this.add(ref) ?? ref);
+        const url = this.add(ref);
+        values.set(key, url ?? ref);
+        const fragment = url && el.localName === 'use' ? new URL(url).hash.slice(1) : '';
+        if (!fragment) continue;
+        const id = `pagekeeper-use-${this.options.key}-${this.uses.length}`;
+        this.uses.push({ url: withoutFragment(url), fragment: decodeURIComponent(fragment), id, original: url });
+        values.set(key, `#${id}`);
       }
     }
 
@@ -268,17 +282,20 @@
       }
     }
 
-    /** A canvas keeps its box; what was drawn becomes its background (a data: PNG). */
-    canvas(el, values) {
+    /**
+     * A canvas becomes an <img> of what was drawn (a data: PNG) with the canvas's attributes: in
+     * a copy that runs no script a <canvas> would show its fallback content instead of a picture.
+     */
+    canvas(el) {
       let data;
       try {
         data = el.toDataURL('image/png');
       } catch {
-        return; // tainted by a cross-origin image
+        data = null; // tainted by a cross-origin image: the box stays, empty
       }
-      const draw = `background-image: url("${data}") !important; background-size: 100% 100% !important; background-repeat: no-repeat !important; background-origin: content-box !important;`;
-      const style = values.get('style') ?? '';
-      values.set('style', style ? `${style.replace(/;?\s*$/, ';')} ${draw}` : draw);
+      const attrs = this.attributes(el, 'canvas', true);
+      if (!data) return `<canvas${attrs}>${this.children(el)}</canvas>`;
+      return `<img${attrs} src="${escapeAttr(data)}" data-pagekeeper="canvas">`;
     }
 
     /**
@@ -295,7 +312,7 @@
       }
       const location = inner?.location?.href;
       if (inner && location && !/^https?:/i.test(location)) {
-        const nested = new Serializer(inner, this.options, this.found);
+        const nested = new Serializer(inner, this.options, this.found, this.uses);
         values.set('srcdoc', nested.document());
         values.delete('src');
         return;
@@ -432,13 +449,42 @@
     return entry;
   }
 
+  /**
+   * Copies of the external SVG <use> targets, in a hidden <svg> at the end of the body, under
+   * the ids the serializer gave them; a target that could not be read keeps its absolute URL.
+   */
+  async function inlineSprites(html, uses, results) {
+    if (!uses.length) return html;
+    const bodies = new Map(results.filter((r) => r.blob).map((r) => [r.url, r.blob]));
+    const parsed = new Map();
+    let defs = '';
+    for (const use of uses) {
+      const blob = bodies.get(use.url);
+      if (blob && !parsed.has(use.url)) parsed.set(use.url, new DOMParser().parseFromString(await blob.text(), 'image/svg+xml'));
+      const target = parsed.get(use.url)?.getElementById(use.fragment);
+      if (target) {
+        const copy = target.cloneNode(true);
+        copy.setAttribute('id', use.id);
+        defs += new XMLSerializer().serializeToString(copy);
+      } else {
+        html = html.replace(`"#${use.id}"`, `"${escapeAttr(use.original)}"`);
+      }
+    }
+    if (!defs) return html;
+    const sprites = `<svg xmlns="http://www.w3.org/2000/svg" aria-hidden="true" data-pagekeeper="sprites" style="position:absolute;width:0;height:0;overflow:hidden">${defs}</svg>`;
+    const end = html.lastIndexOf('</body>');
+    return end < 0 ? html + sprites : html.slice(0, end) + sprites + html.slice(end);
+  }
+
   // ---- the three calls the background makes -----------------------------------------------
 
   async function run(options) {
     const settings = { keepScripts: false, computed: true, resourceBytes: 50 * 2 ** 20, ...options };
     const found = new Set();
-    const html = new Serializer(document, settings, found).document();
+    const serializer = new Serializer(document, settings, found);
+    const serialized = serializer.document();
     const results = await fetchAll(found, settings);
+    const html = await inlineSprites(serialized, serializer.uses, results);
     const store = new Map();
     held.set(settings.key, store);
     const resources = [];

@@ -24,7 +24,8 @@ export async function readProgress(tabId) {
 /** A writer for one capture; `phase`: collecting | sending | saving | done | failed. */
 export function progress(tabId, url) {
   const key = progressKey(tabId);
-  const state = { url, phase: 'collecting', started_at: Date.now(), bytes_sent: 0, bytes_total: 0, parts_sent: 0, parts_total: 0 };
+  // timings: ms from the start to the end of each phase, e.g. {collecting: 180, sending: 420, saving: 910}
+  const state = { url, phase: 'collecting', started_at: Date.now(), bytes_sent: 0, bytes_total: 0, parts_sent: 0, parts_total: 0, timings: {} };
   let written = 0;
   const write = () => {
     written = Date.now();
@@ -33,6 +34,7 @@ export function progress(tabId, url) {
   return {
     state,
     update(fields) {
+      if (fields.phase && fields.phase !== state.phase) state.timings = { ...state.timings, [state.phase]: Date.now() - state.started_at };
       Object.assign(state, fields);
       return write();
     },

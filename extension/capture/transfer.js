@@ -12,7 +12,7 @@ const MAX_PART_BYTES = 32 * 2 ** 20;
 const DEFAULT_PART_BYTES = 4 * 2 ** 20;
 // Bytes read from the page per executeScript call, and parts in flight at once.
 const READ_BATCH_BYTES = 8 * 2 ** 20;
-const PARTS_IN_FLIGHT = 3;
+const PARTS_IN_FLIGHT = 8;
 const PART_TIMEOUT_MS = 60000;
 const RESUME_TRIES = 5;
 const RESUME_WAIT_MS = 500;

@@ -28,10 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from engine import __version__
-from engine.errors import InvalidInput, PageKeeperError, error_payload
+from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
 from host.cli.command import Lines
 from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
-from host.daemon.security import ensure_token, has_version_url, sign_version_urls
+from host.daemon.security import (
+    ensure_token,
+    has_version_url,
+    sign_version_urls,
+    strip_credentials_deep,
+)
 from host.settings import Context, resolve_home
 
 # Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
@@ -118,7 +123,7 @@ def exit_code(exc: PageKeeperError) -> int:
 
 
 def report_error(exc: BaseException, ctx: Context) -> int:
-    payload = error_payload(exc)
+    payload = strip_credentials_deep(error_payload(exc))  # never print user:password
     if ctx.json:
         ctx.stdout.write(json.dumps({"ok": False, "error": payload}) + "\n")
     ctx.stderr.write(f"pagekeeper: {payload['code']}: {payload['message']}\n")
@@ -145,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a read-only or full home, a vanished directory: typed, no traceback
+        return report_error(StorageError(f"{exc.strerror or exc}: {exc.filename or ctx.home}"), ctx)
     return _report_status(args, result)
 
 

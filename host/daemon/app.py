@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from engine.archive.resources import CaptureLimits
 from engine.archive.store import ArchiveStore
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
 from host.home import atomic_write
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
 from host.services.navigation import build_suggester, save_learning
+from host.services.pending_captures import sweep
 
 DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
@@ -67,6 +69,15 @@ class Config:
     firefox_ids: list[str] = field(default_factory=lambda: ["pagekeeper@pagekeeper.app"])
     suggest_limit: int = 8
     cache_dir: str | None = None  # default <home>/cache (the dictionary index)
+    # Resource capture caps (engine/archive/resources.py CaptureLimits), sent to the extension.
+    capture_part_bytes: int = 8 * 1024 * 1024
+    capture_resource_bytes: int = 20 * 1024 * 1024
+    capture_page_bytes: int = 200 * 1024 * 1024
+
+    def capture_limits(self):
+        return CaptureLimits(
+            self.capture_part_bytes, self.capture_resource_bytes, self.capture_page_bytes
+        )
 
     @property
     def base_url(self) -> str:
@@ -180,12 +191,16 @@ class App:
         return self._suggester is not None
 
     def warm(self) -> None:
-        """Open the store and build the Suggester now, so the first request is fast."""
+        """Open the store and build the Suggester now, so the first request is fast;
+        remove captures abandoned in transfer (host/pending_captures.py)."""
         for part in ("suggester", "store"):
             try:
                 getattr(self, part)
             except Exception:  # a missing part must not keep the daemon down
                 log.exception("could not warm %s", part)
+        removed = sweep(self.home)
+        if removed:
+            log.info("removed %d abandoned captures", len(removed))
 
     async def run(self, fn, *args):
         """Run ``fn(*args)`` on the single store thread."""

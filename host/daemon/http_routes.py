@@ -10,6 +10,7 @@ path                what
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
                     a signature (``?sig=``) of the path ``/v/<id>/`` required
+``/v/<id>/r/<n>``   resource n of that version's manifest (same auth, same sealed CSP)
 ``/gc?url=&id=``    the "go to copy" address: the live page if reachable, else the stored
                     copy nearest in time; token, cookie or signature required
 ==================  =====================================================================
@@ -61,9 +62,14 @@ REASONS = {
     503: "Service Unavailable",
 }
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+# A copy is sealed: no script, plugins, forms or same-origin access (CSP Level 2 `sandbox`),
+# and no request that leaves the daemon (every fetch directive 'self' or data: at most).
+SEALED_CSP = (
+    "sandbox; default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "font-src 'self' data:; media-src 'self' data:; frame-src 'self'"
+)
 COPY_HEADERS = {
-    # No script, no plugins, no forms, no same-origin access: CSP Level 2 `sandbox`.
-    "Content-Security-Policy": "sandbox",
+    "Content-Security-Policy": SEALED_CSP,
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
@@ -104,7 +110,10 @@ def static_dir() -> Path:
 def safe_static_path(relative: str, root: Path | None = None) -> Path | None:
     """The file under the viewer's static dir, or ``None`` if the path would escape it."""
     root = (root or static_dir()).resolve()
-    candidate = (root / unquote(relative).lstrip("/")).resolve()
+    name = unquote(relative).lstrip("/")
+    if "\x00" in name:  # no file name holds NUL (and Path.resolve raises on one)
+        return None
+    candidate = (root / name).resolve()
     if candidate != root and root not in candidate.parents:
         return None
     if candidate.is_dir():
@@ -134,13 +143,26 @@ def authorized(app, request: Request, *signed: str) -> bool:
     return bool(signed) and valid_signature(app.token, sig, *signed)
 
 
+def local_path(target: str) -> bool:
+    """True for a path on this origin. Browsers read ``\\`` as ``/`` and drop tabs and
+    newlines in a URL (WHATWG URL), so ``/\\evil.example`` and ``/\t/evil.example`` are
+    ``//evil.example``: another site.
+
+    >>> local_path("/viewer/?q=1"), local_path("/\\evil.example/"), local_path("//evil.example")
+    (True, False, False)
+    """
+    if any(char == "\\" or ord(char) < 0x21 or ord(char) == 0x7F for char in target):
+        return False
+    return target.startswith("/") and not target.startswith("//")
+
+
 def auth(app, request: Request) -> Response:
     """``/auth?token=T&next=/viewer/``: exchange the token for the HttpOnly cookie."""
     query = parse_qs(urlsplit(request.path).query)
     if not same_token(query.get("token", [None])[0], app.token):
         raise Forbidden("missing or wrong token")
     target = query.get("next", ["/viewer/"])[0]
-    if not target.startswith("/") or target.startswith("//"):
+    if not local_path(target):
         raise InvalidInput("next must be a local path")
     return redirect(target, 303, {"Set-Cookie": session_cookie(app.token)})
 
@@ -173,21 +195,58 @@ def gc_signature(app, url: str, page_id: str) -> str:
     return sign(app.token, "gc", url, page_id)
 
 
+def sign_resources(app, body: bytes, version_id: str) -> bytes:
+    """Append the version's signature to each of its resource paths in a served copy,
+    stylesheet or frame (a sandboxed copy sends no cookie): the version's own path
+    signature (``sign_path`` of ``/v/<id>/``), which opens that version and what lies under
+    its path, nothing else."""
+    prefix = f"/v/{version_id}/r/".encode()
+    if prefix not in body:
+        return body
+    sig = sign_path(app.token, version_path(version_id)).encode()
+    pattern = re.compile(re.escape(prefix) + rb"[0-9a-z]+")
+    return pattern.sub(lambda m: m.group(0) + b"?sig=" + sig, body)
+
+
+def _wants_original(request: Request) -> bool:
+    return parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
+
+
 async def serve_version(app, request: Request, rest: str) -> Response:
-    version_id = rest.split("/", 1)[0]
+    version_id, _, tail = rest.partition("/")
     if not ID_PATTERN.match(version_id):
         raise NotFound("no such version")
     sig = parse_qs(urlsplit(request.path).query).get("sig", [None])[0]
     signed = verify_path(app.token, version_path(version_id), sig)
     if not (signed or authorized(app, request)):
         raise Forbidden("missing or wrong token")
-    original = parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
+    if tail.startswith("r/"):
+        return await serve_resource(app, request, version_id, tail[2:])
+    original = _wants_original(request)
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
     if not original and content_type.startswith("text/html"):
         produced = await app.run(archive_access.produced_links, app, version_id)
         text = body.decode("utf-8", "replace")
         body = sign_links(app, text, version_id, produced).encode("utf-8")
+        body = sign_resources(app, body, version_id)
+    return response(200, body, content_type, COPY_HEADERS)
+
+
+async def serve_resource(app, request: Request, version_id: str, number: str) -> Response:
+    """One resource of a version, byte for byte (stylesheets and frames sealed), with the
+    copy's CSP (an SVG or HTML resource runs no script) and ``nosniff``."""
+    if not number.isdigit():
+        raise NotFound(f"no resource {number!r}")
+    original = _wants_original(request)
+    found = await app.run(archive_access.resource_bytes, app, version_id, int(number), original)
+    body, content_type = found
+    if not original and (content_type.startswith("text/html") or content_type == "text/css"):
+        body = sign_resources(app, body, version_id)
+        if content_type.startswith("text/html"):
+            produced = await app.run(archive_access.produced_links, app, version_id)
+            text = body.decode("utf-8", "replace")
+            body = sign_links(app, text, version_id, produced).encode("utf-8")
     return response(200, body, content_type, COPY_HEADERS)
 
 

@@ -31,7 +31,8 @@ from host.daemon import http_routes
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.security import check_host, check_origin, presented_token, same_token
 from host.protocol import dispatch
-from host.protocol.envelope import error_reply
+from host.protocol.envelope import error_reply, request_id
+from host.protocol.framing import to_json
 
 WS_PATH = "/ws"
 log = logging.getLogger("pagekeeper.server")
@@ -45,6 +46,15 @@ def text_response(status: int, text: str, extra: dict | None = None) -> Response
     return Response(status, http_routes.REASONS.get(status, "Error"), headers, text.encode())
 
 
+def single_header(request: Request, name: str) -> str | None:
+    """The one value of header ``name`` (None when absent); sent twice it is a bad request
+    (RFC 9112 §3.2: a request with more than one Host is answered 400)."""
+    values = request.headers.get_all(name)
+    if len(values) > 1:
+        raise BadRequest(f"the {name} header is sent {len(values)} times")
+    return values[0] if values else None
+
+
 def check_websocket(app, request: Request) -> None:
     """A ``/ws`` upgrade needs an allowed Origin (or none) and the token."""
     check_origin(request.headers.get("Origin"), app.config.port, app.config.all_extension_ids())
@@ -55,7 +65,9 @@ def check_websocket(app, request: Request) -> None:
 async def process_request(app, connection: ServerConnection, request: Request) -> Response | None:
     """Gatekeeper and router for every request on the socket."""
     try:
-        check_host(request.headers.get("Host"), app.config.port)
+        check_host(single_header(request, "Host"), app.config.port)
+        for name in ("Origin", "Authorization", "Cookie"):
+            single_header(request, name)  # the checks below read them as one value
         if urlsplit(request.path).path == WS_PATH:
             check_websocket(app, request)
             return None  # proceed with the websocket handshake
@@ -76,8 +88,12 @@ async def answer(app, ws: ServerConnection, message: str | bytes) -> None:
         reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
     else:
         reply = await dispatch.handle(obj, app)
+    try:
+        text = to_json(reply)  # a lone surrogate is escaped, never a dropped connection
+    except ValueError as exc:  # NaN/Infinity in a result: not JSON
+        text = to_json(error_reply(request_id(reply), exc))
     with contextlib.suppress(ConnectionClosed):  # the client left first: nobody to answer
-        await ws.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+        await ws.send(text)
 
 
 async def session(app, ws: ServerConnection) -> None:

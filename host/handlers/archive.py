@@ -40,6 +40,7 @@ from host.services.crawl import (
 from host.services.fetch import afetch, areachable
 from host.services.liveness import check_version
 from host.services.navigation import record_archived
+from host.services.resource_fetch import ResourceFetchOptions, awith_resources
 from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
@@ -63,6 +64,14 @@ def _capture(params: dict, html):
         title=text(params, "title", None, max_length=4096),
         source=text(params, "source", "extension", max_length=32),
     )
+
+
+def register_capture(app, capture, options) -> dict:
+    """Register a capture on the store thread, note its host as archived; the reply of
+    ``archive_page`` (capture_commit's registration)."""
+    reg = registry.register(app.store, capture, options)
+    record_archived(app, reg.url)
+    return _with_versions(app, reg)
 
 
 def _reserve_id(app, now: float) -> str:
@@ -131,6 +140,10 @@ async def _fetched_capture(params: dict):
     return capture if title is None else replace(capture, title=title)
 
 
+def _resource_options(app) -> ResourceFetchOptions:
+    return ResourceFetchOptions(limits=app.config.capture_limits())
+
+
 def _html(params: dict) -> str | bytes | None:
     """The page: ``html`` (the DOM as text), ``html_b64`` (a saved file's bytes, kept
     byte for byte), or None (the handler fetches the URL)."""
@@ -147,9 +160,12 @@ def _html(params: dict) -> str | bytes | None:
 
 
 async def archive_page(params: dict, app) -> dict:
-    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first."""
+    """Register a capture (``html`` = the DOM as the user saw it), or fetch the URL first;
+    a fetched page (or ``fetch_resources``) has its resources fetched by the host too."""
     html = _html(params)
     capture = _capture(params, html) if html is not None else await _fetched_capture(params)
+    if html is None or flag(params, "fetch_resources"):
+        capture = await awith_resources(capture, _resource_options(app))
     options = _options(app, only_if_different=_number(params, "only_if_different", None, 0, 1))
     reg = await register_off_store(app, capture, options)
     return await app.run(_with_versions, app, reg)

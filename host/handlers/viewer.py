@@ -433,7 +433,7 @@ def import_warc(params: dict, app) -> dict:
         opts = RegisterOptions(base=app.base_url, now=when)
         return registry.register(app.store, capture, opts)
 
-    summary = import_captures(io.BytesIO(data), register, options)
+    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
@@ -447,12 +447,36 @@ def archive_stats(params: dict, app) -> dict:
     versions = store.raw("versions")
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
+    resources = resource_totals(versions.values())
     return {
         "documents": len(index.entries),
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
         "storage_bytes": _disk_usage(store.home, (len(store.ids), len(store.raw("liveness")))),
+        **resources,
+    }
+
+
+def resource_totals(docs) -> dict:
+    """The page resources of every version: bytes as captured, bytes of the distinct blobs,
+    and what storing each blob once saved.
+
+    >>> one = {"resources": [{"blob": "a", "size": 5, "status": "stored"}]}
+    >>> resource_totals([one, one])
+    {'resource_bytes': 10, 'resource_unique_bytes': 5, 'resource_dedup_saved_bytes': 5}
+    """
+    total, unique = 0, {}
+    for doc in docs:
+        for entry in doc.get("resources") or ():
+            if entry.get("blob"):
+                total += entry.get("size", 0)
+                unique[entry["blob"]] = entry.get("size", 0)
+    kept = sum(unique.values())
+    return {
+        "resource_bytes": total,
+        "resource_unique_bytes": kept,
+        "resource_dedup_saved_bytes": total - kept,
     }
 
 

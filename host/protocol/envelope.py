@@ -13,6 +13,8 @@ Request(id=7, type='ping', params={})
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 
 from engine.errors import BadRequest, error_payload
@@ -20,6 +22,7 @@ from host.daemon.security import strip_credentials_deep
 
 PROTOCOL_VERSION = 1
 MAX_ID_LENGTH = 200
+SURROGATE = re.compile("[\ud800-\udfff]")  # unpaired after JSON decoding: not Unicode text
 
 
 @dataclass
@@ -32,11 +35,19 @@ class Request:
 
 
 def _valid_id(value: object) -> bool:
+    """A non-empty string of Unicode scalar values (a lone surrogate cannot be written
+    back as UTF-8), or a finite number (NaN and 1e400 have no JSON form to echo).
+
+    >>> _valid_id(chr(0xD83D)), _valid_id(float("nan")), _valid_id(float("inf")), _valid_id("a")
+    (False, False, False, True)
+    """
     if isinstance(value, bool):
         return False
     if isinstance(value, str):
-        return 0 < len(value) <= MAX_ID_LENGTH
-    return isinstance(value, int | float)
+        return 0 < len(value) <= MAX_ID_LENGTH and not SURROGATE.search(value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int)
 
 
 def request_id(obj: object) -> str | int | float | None:
@@ -53,7 +64,9 @@ def parse_request(obj: object) -> Request:
     if "id" not in obj:
         raise BadRequest("message has no 'id'")
     if not _valid_id(obj["id"]):
-        raise BadRequest("'id' must be a non-empty string (<= 200 chars) or a number")
+        raise BadRequest(
+            "'id' must be a non-empty string (<= 200 chars, no lone surrogate) or a finite number"
+        )
     kind = obj.get("type")
     if not isinstance(kind, str) or not kind:
         raise BadRequest("message has no 'type' string")

@@ -140,8 +140,22 @@ def encode(obj: Any) -> bytes:
     >>> encode({})[4:]
     b'{}'
     """
-    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return HEADER.pack(len(body)) + body
+    return HEADER.pack(len(body := to_json(obj).encode("utf-8"))) + body
+
+
+def to_json(obj: Any) -> str:
+    """Compact JSON that always encodes as UTF-8: a lone surrogate anywhere is written as
+    a ``\\ud83d`` escape instead of raising, and NaN/Infinity are refused (not JSON).
+
+    >>> to_json({"a": chr(0xD83D)})
+    '{"a":"\\\\ud83d"}'
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+    return text
 
 
 def write_frame(stream: IO[bytes], frame: bytes) -> None:

@@ -33,6 +33,15 @@ def copy_bytes(app, version_id: str, original: bool) -> tuple[bytes, str]:
     return content.body, _charset_type(content.content_type, content.charset)
 
 
+def resource_bytes(app, version_id: str, number: int, original: bool) -> tuple[bytes, str]:
+    """(body, Content-Type) of resource ``number`` of a version (NotFound when missing)."""
+    content = registry.served_resource(app.store, version_id, number, original, app.base_url)
+    kind = content.content_type.split(";", 1)[0].strip().lower() or "application/octet-stream"
+    if kind == "text/html" and not original:
+        kind = "text/html; charset=utf-8"
+    return content.body, kind
+
+
 def produced_links(app, version_id: str) -> set[str]:
     """The navigation links the rewriter turned into gc links in this copy (its refs)."""
     store, urls = app.store, set()

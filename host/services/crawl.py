@@ -34,6 +34,7 @@ from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_paylo
 from engine.urls.parse import parse_url
 from engine.urls.sites import registrable_domain
 from host.services.fetch import FetchOptions, afetch, fetch
+from host.services.resource_fetch import ResourceFetchOptions, awith_resources, with_resources
 
 MAX_DEPTH = 10
 MAX_PAGES = 10_000
@@ -81,6 +82,7 @@ class CrawlOptions:
     delay: float = 1.0  # seconds between fetches (politeness)
     fetch: FetchOptions = field(default_factory=FetchOptions)
     register: RegisterOptions = field(default_factory=RegisterOptions)
+    resources: ResourceFetchOptions = field(default_factory=ResourceFetchOptions)
 
     def __post_init__(self) -> None:
         _bounded("depth", self.depth, 0, MAX_DEPTH, int)
@@ -185,7 +187,8 @@ def crawl(
         if frontier.started:
             time.sleep(options.delay)
         try:
-            reg = register(store, fetch(url, options.fetch).capture(url, "crawl"), options.register)
+            capture = fetch(url, options.fetch).capture(url, "crawl")
+            reg = register(store, with_resources(capture, options.resources), options.register)
             if frontier.registered(url, depth, reg):
                 frontier.follow(links_of(store, reg.id), depth)
         except PageKeeperError as exc:
@@ -221,7 +224,8 @@ async def acrawl(
             break
         try:
             got = await afetch(url, options.fetch)
-            reg = await register_capture(got.capture(url, "crawl"))
+            capture = await awith_resources(got.capture(url, "crawl"), options.resources)
+            reg = await register_capture(capture)
             if frontier.registered(url, depth, reg):
                 frontier.follow(await links(reg.id), depth)
         except PageKeeperError as exc:

@@ -21,6 +21,7 @@ from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
 from engine.urls.parse import parse_url
 from host.services.fetch import afetch
+from host.services.resource_fetch import awith_resources
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
 
@@ -172,6 +173,7 @@ async def arun_due(run: StoreRun, store: ArchiveStore, base: str, claims: dict) 
     for row in await run(due_schedules, store, claims):
         try:
             capture = (await afetch(row["url"])).capture(row["url"], "schedule")
+            capture = await awith_resources(capture)
             done.append(await run(record_run, store, row, capture, base, claims))
         except PageKeeperError as exc:
             done.append(await run(record_failure, store, row, exc, claims))

@@ -1,7 +1,10 @@
 """WARC export and import of archived versions (warcio), for ReplayWeb.page and pywb.
 
 Export writes, per version, a ``response`` record whose payload is the original
-bytes exactly as registered (``WARC-Target-URI`` = the page's URL, ``WARC-Date`` =
+bytes exactly as registered, then one ``response`` record per stored resource of its
+manifest (stylesheets, images, fonts, frames: their bytes as captured, so ReplayWeb.page
+and pywb render the page complete; a resource already written by an earlier version of the
+same export, same URL and bytes, is not written twice) (``WARC-Target-URI`` = the page's URL, ``WARC-Date`` =
 the registration time, an HTTP/1.1 200 header block rebuilt from the stored
 content type, charset and Last-Modified), followed by a ``metadata`` record
 (``application/warc-fields``, ``WARC-Concurrent-To`` the response) whose one field
@@ -11,8 +14,10 @@ version. A ``warcinfo`` record opens the file. Records are gzipped one by one
 (WARC 1.1, annex D), which is what replay tools index.
 
 Import reads any WARC (gzipped or not) and registers every HTML ``response``
-record with status 200 as a version of its URL, dated by its ``WARC-Date``;
-everything else is counted as skipped. A PageKeeper export imported into a
+record with status 200 as a version of its URL, dated by its ``WARC-Date``; with a
+``put_blob`` it first stores every 200 response as a blob, and each page's manifest
+names the ones it uses (its stylesheets, what they use, images, fonts, frames); the
+other records are counted as skipped. A PageKeeper export imported into a
 fresh archive gives the same URLs, times and original bytes.
 
 >>> import io
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,7 +46,10 @@ from warcio.warcwriter import WARCWriter
 from engine import __version__
 from engine.archive.model import Capture, iso
 from engine.errors import InvalidInput, TooLarge
+from engine.html.parse import decode_html
+from engine.html.rewrite import css_urls, resource_urls
 from host.daemon.security import strip_credentials
+from host.services.singlefile import looks_like_singlefile, read_singlefile
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -69,6 +78,8 @@ class VersionRecord:
     charset: str | None = None
     last_modified: str | None = None
     meta: dict = field(default_factory=dict)
+    resources: list = field(default_factory=list)  # stored manifest entries {url, type, blob}
+    load: Callable | None = None  # blob hash -> bytes
 
 
 @dataclass
@@ -77,6 +88,7 @@ class ImportSummary:
 
     imported: int = 0
     skipped: int = 0
+    resources: int = 0  # 200 responses kept as resource blobs
     ids: list[str] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
 
@@ -90,6 +102,7 @@ class ImportSummary:
             "skipped": self.skipped,
             "ids": self.ids,
             "reasons": self.reasons,
+            "resources": self.resources,
         }
 
 
@@ -168,16 +181,47 @@ def write_version(writer: WARCWriter, version: VersionRecord) -> None:
     writer.write_record(metadata)
 
 
+def write_resource(writer: WARCWriter, url: str, kind: str, body: bytes, date: str) -> None:
+    """One resource of a version as its own ``response`` record (HTTP 200, its type)."""
+    headers = StatusAndHeaders(
+        "200 OK",
+        [("Content-Type", kind or "application/octet-stream"), ("Content-Length", str(len(body)))],
+        protocol="HTTP/1.1",
+    )
+    record = writer.create_warc_record(
+        url,
+        "response",
+        payload=io.BytesIO(body),
+        length=len(body),
+        http_headers=headers,
+        warc_headers_dict={"WARC-Date": date},
+    )
+    writer.write_record(record)
+
+
+def write_resources(writer: WARCWriter, version: VersionRecord, written: set) -> int:
+    """The version's stored resources not yet in this file; how many were written."""
+    count, date = 0, warc_date(version.registered_at)
+    for entry in version.resources:
+        if (entry["url"], entry["blob"]) in written or version.load is None:
+            continue
+        written.add((entry["url"], entry["blob"]))
+        write_resource(writer, entry["url"], entry["type"], version.load(entry["blob"]), date)
+        count += 1
+    return count
+
+
 def export_versions(
     versions: Iterable[VersionRecord], out: BinaryIO, filename: str, options: WarcOptions
 ) -> int:
-    """Write a whole WARC (warcinfo + 2 records per version); returns the record count."""
+    """Write a whole WARC (warcinfo, then per version its page, resources and metadata);
+    returns the record count."""
     writer = options.writer(out)
     write_info(writer, filename, "PageKeeper archive export")
-    count = 1
+    count, written = 1, set()
     for version in versions:
         write_version(writer, version)
-        count += 2
+        count += 2 + write_resources(writer, version, written)
     return count
 
 
@@ -250,12 +294,65 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
         raise InvalidInput(f"not a WARC file: {exc}") from exc
 
 
+def collect_resources(stream: BinaryIO, put_blob: Callable, options: WarcOptions) -> dict:
+    """URL -> stored manifest entry of every 200 response of a WARC (the first capture of a
+    URL), stored with ``put_blob``; stylesheets keep their text to follow what they use."""
+    found: dict[str, dict] = {}
+    try:
+        for record in _warc_records(stream):
+            if record.rec_type != "response" or record.http_headers is None:
+                continue
+            url = record.rec_headers.get_header("WARC-Target-URI")
+            if record.http_headers.get_statuscode() != "200" or url in found:
+                continue
+            body = record.content_stream().read(options.max_record_bytes + 1)
+            if len(body) > options.max_record_bytes:
+                continue  # too large to keep: the page lists it as not received
+            mime = _content_type(record)[0]
+            entry = {"url": url, "type": mime, "size": len(body), "status": "stored"}
+            entry["blob"] = put_blob(body)
+            if mime == "text/css":
+                entry["css"] = body.decode("utf-8", "replace")
+            found[url] = entry
+    except ArchiveLoadFailed as exc:
+        raise InvalidInput(f"not a WARC file: {exc}") from exc
+    return found
+
+
+def page_manifest(capture, found: dict) -> list[dict]:
+    """The manifest of one imported page: what it uses that the WARC holds."""
+    hint = f"text/html; charset={capture.charset}" if capture.charset else None
+    html = decode_html(capture.html, hint).text
+    queue = resource_urls(html, capture.url, frames=True)
+    for url in queue:  # grows while stylesheets name more
+        css = found.get(url, {}).get("css")
+        queue.extend(u for u in css_urls(css, url) if u not in queue) if css else None
+    return [{k: v for k, v in found[u].items() if k != "css"} for u in queue if u in found]
+
+
 def import_captures(
-    stream: BinaryIO, register: Callable, options: WarcOptions | None = None
+    stream: BinaryIO,
+    register: Callable,
+    options: WarcOptions | None = None,
+    put_blob: Callable | None = None,
 ) -> ImportSummary:
-    """Register every capture of a WARC with ``register(capture, when) -> registration``."""
+    """Register every capture of a WARC with ``register(capture, when) -> registration``;
+    with ``put_blob`` (and a seekable stream) the pages come with their resources."""
+    options = options or WarcOptions()
+    head = stream.read(4)
+    stream.seek(0)
+    if head == b"PK\x03\x04":  # a WACZ: the WARCs under archive/
+        return _import_wacz(stream, register, options, put_blob)
+    if looks_like_singlefile(stream.read(64)):
+        return _import_singlefile(stream, register, options)
+    stream.seek(0)
     summary = ImportSummary()
+    found = collect_resources(stream, put_blob, options) if put_blob else {}
+    stream.seek(0)
+    summary.resources = len(found)
     for capture, when in read_captures(stream, options, summary):
+        if found:
+            capture.resources = page_manifest(capture, found)
         reg = register(capture, when)
         reg_id = getattr(reg, "id", None) or (reg.get("id") if isinstance(reg, dict) else None)
         summary.imported += 1
@@ -282,4 +379,47 @@ def version_record(store, reg_id: str) -> VersionRecord:
             "final_url": doc.get("final_url"),
             "similarity_to_previous": doc.get("prev_similarity"),
         },
+        resources=[e for e in doc.get("resources") or () if e.get("blob")],
+        load=store.get_blob,
     )
+
+
+def _import_wacz(
+    stream: BinaryIO, register: Callable, options: WarcOptions, put_blob
+) -> ImportSummary:
+    """Import each WARC of a WACZ (``archive/*.warc[.gz]``) and add up the summaries."""
+    total = ImportSummary()
+    try:
+        zipped = zipfile.ZipFile(stream)
+    except zipfile.BadZipFile as exc:
+        raise InvalidInput(f"not a WACZ file: {exc}") from exc
+    names = [n for n in zipped.namelist() if n.startswith("archive/") and ".warc" in n]
+    if not names:
+        raise InvalidInput("the WACZ holds no WARC under archive/")
+    for name in names:
+        with zipped.open(name) as member:
+            data = member.read(options.max_import_bytes + 1)
+        if len(data) > options.max_import_bytes:
+            raise TooLarge(f"{name} in the WACZ is larger than {options.max_import_bytes} bytes")
+        part = import_captures(io.BytesIO(data), register, options, put_blob)
+        total.imported += part.imported
+        total.resources += part.resources
+        total.ids += part.ids
+        for reason, count in part.reasons.items():
+            total.skipped += count
+            total.reasons[reason] = total.reasons.get(reason, 0) + count
+    return total
+
+
+def _import_singlefile(stream: BinaryIO, register: Callable, options: WarcOptions) -> ImportSummary:
+    """Register one SingleFile page (host/singlefile.py); its data: URIs become blobs."""
+    stream.seek(0)
+    data = stream.read(options.max_import_bytes + 1)
+    if len(data) > options.max_import_bytes:
+        raise TooLarge(f"the file is larger than {options.max_import_bytes} bytes")
+    capture, when = read_singlefile(data)
+    summary = ImportSummary(resources=len(capture.resources))
+    reg = register(capture, when)
+    summary.imported = 1
+    summary.ids.append(getattr(reg, "id", None) or reg.get("id"))
+    return summary

@@ -4,7 +4,7 @@ the ``versions`` and ``similar`` the popup's summary asks for, over real native-
 
 Its state lives in files under ``$PK_FAKE_STATE`` (so a new process, after the browser restarts
 the host, resumes where the last stopped), and every request is logged to ``log.jsonl`` there.
-``config.json`` there sets ``part_bytes`` and ``die_after_parts`` (exit without answering when
+``config.json`` there sets ``part_bytes``, ``part_delay_ms`` and ``die_after_parts`` (exit without answering when
 that many parts have arrived, once: a host killed halfway). Committed blobs are checked against
 their declared sha256 and stored under ``blobs/``; a resource whose sha256 is already stored is
 not asked for again.
@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import sys
+import time
 from pathlib import Path
 
 STATE = Path(os.environ["PK_FAKE_STATE"])
@@ -66,6 +67,7 @@ def begin(params: dict) -> dict:
 
 
 def part(params: dict) -> dict:
+    time.sleep(config().get("part_delay_ms", 0) / 1000)  # a slow host, to watch the progress
     path = part_path(params["capture_id"], params["url"], params["index"])
     path.parent.mkdir(parents=True, exist_ok=True)
     (path.parent / "count").write_text(str(params["count"]))

@@ -63,7 +63,7 @@ MAIN = """<!doctype html><html><head><meta charset="utf-8"><title>Kept page</tit
 <p id="note" onclick="alert(1)">plain text</p></body></html>"""
 
 APP = """document.getElementById('dyn').sheet.insertRule('.title { color: rgb(10, 20, 30) }');
-const adopted = new CSSStyleSheet(); adopted.replaceSync('body { border-top: 3px solid rgb(1, 2, 3) }');
+const adopted = new CSSStyleSheet(); adopted.replaceSync('h1 { border-top: 3px solid rgb(1, 2, 3) }');
 document.adoptedStyleSheets = [adopted];
 const root = document.getElementById('host').attachShadow({ mode: 'open' });
 root.innerHTML = '<style>p { color: rgb(0, 90, 0) }</style><p id="inside">in the shadow</p>';
@@ -74,8 +74,9 @@ const lazy = document.getElementById('lazy'); lazy.src = lazy.dataset.src;
 """
 
 SITE_CSS = """@import url("base.css");
-@font-face { font-family: Kept; src: url(/fonts/kept.woff2) format("woff2"), url(/fonts/kept.ttf) format("truetype"); }
-h1 { font-family: Kept, serif; }
+@font-face { font-family: Kept; src: url(/fonts/kept.eot) format("embedded-opentype"), url(/fonts/kept.woff2) format("woff2"), url(/fonts/kept.ttf) format("truetype"); }
+body { margin: 0 8px; }
+h1 { font-family: Kept, serif; font-size: 64px; margin: 0 0 8px; }
 .hero { width: 50px; height: 50px; background: url(../img/bg.png); }
 """
 BASE_CSS = "p { margin: 2px } .never-used { background-image: url('/img/unused.png') }\n"
@@ -95,6 +96,7 @@ def files(other: str) -> dict[str, tuple[str, bytes]]:
         "/css/base.css": ("text/css", BASE_CSS.encode()),
         "/fonts/kept.woff2": ("font/woff2", font_bytes()),
         "/fonts/kept.ttf": ("font/ttf", b"not really a font"),
+        "/fonts/kept.eot": ("application/vnd.ms-fontobject", b"no browser asks for this"),
         "/favicon.png": image((1, 1, 1)),
         "/img/plain.png": image((10, 200, 10)),
         "/img/w100.png": image((100, 0, 0)),
@@ -197,4 +199,5 @@ def open_page(context, url: str):
     page.wait_for_load_state("load")
     page.evaluate("document.fonts.ready.then(() => 1)")
     page.fill("#name", "Ada")
+    page.evaluate("document.activeElement.blur()")  # no focus ring: a copy shows none either
     return page

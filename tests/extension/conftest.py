@@ -26,6 +26,7 @@ import pytest
 from host.daemon.app import bundled_extension_ids
 from tests.chromium import CHROMIUM as CHROMIUM_PATH
 from tests.chromium import FLAGS
+from tests.host.daemon_fixtures import SHARED_CACHE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(CHROMIUM_PATH)
@@ -96,7 +97,8 @@ def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
-    (home / "config.json").write_text(json.dumps({"port": port}))
+    config = {"port": port, "cache_dir": str(SHARED_CACHE)}
+    (home / "config.json").write_text(json.dumps(config))
     pk(home, "serve", "--port", str(port), "--detach")
     yield Host(home, port)
     pk(home, "stop", check=False)

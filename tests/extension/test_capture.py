@@ -9,10 +9,12 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.extension.capture_site import OTHER_FILES, archive, open_page, start_sites, worker
 from tests.extension.conftest import EXTENSION_ID, build_extension, launch
@@ -83,13 +85,17 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
     # DOM as rendered: script gone (and its handler attributes), its effects kept.
     assert "<script" not in html and "onclick" not in html and "insertRule" not in html
     assert "rgb(10, 20, 30)" in html  # the insertRule'd rule, serialized from the CSSOM
-    assert 'data-pagekeeper="adopted">body { border-top: 3px solid rgb(1, 2, 3); }' in html
+    assert 'data-pagekeeper="adopted">h1 { border-top: 3px solid rgb(1, 2, 3); }' in html
     assert (
         '<template shadowrootmode="open"><style>p { color: rgb(0, 90, 0) }</style><p id="inside">'
         in html
     )
     assert "p { font-weight: 700; }</style></template>" in html  # the shadow root's adopted sheet
-    assert "background-image: url(&quot;data:image/png;base64," in html  # the canvas as drawn
+    assert '<img id="cv" width="30" height="30" src="data:image/png;base64,' in html  # as drawn
+    # An external <use> points at its target, inlined (a copy's opaque origin may not fetch it).
+    assert re.search(r'<use href="#(pagekeeper-use-[\w-]+)"/>', html)
+    sprite = re.search(r'<symbol [^>]*id="(pagekeeper-use-[\w-]+)"[^>]*><circle', html)
+    assert sprite and sprite[1] == re.search(r'<use href="#([^"]+)"', html)[1]
     assert f'<img id="responsive" src="{main}/img/w400.png" width="40" height="40">' in html
     assert (
         f'<img id="lazy" data-src="/img/lazy.png" src="{main}/img/lazy.png"' in html
@@ -116,7 +122,13 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
     for path in ("/frame.css", "/fimg.png", "/fbg.png", "/x.png"):  # the frame's, and no-CORS
         assert host.blob(resources[other + path]["sha256"]) == OTHER_FILES[path][1], path
     # Not used by the rendering: the font format the browser skipped, the srcset loser, scripts.
-    for path in ("/fonts/kept.ttf", "/img/w100.png", "/app.js", "/img/pic-fallback.png"):
+    for path in (
+        "/fonts/kept.eot",
+        "/fonts/kept.ttf",
+        "/img/w100.png",
+        "/app.js",
+        "/img/pic-fallback.png",
+    ):
         assert main + path not in resources, path
     assert resources[main + "/img/missing.png"]["status"] == 404 and "sha256" not in resources[main + "/img/missing.png"]  # fmt: skip
 
@@ -152,12 +164,22 @@ def test_a_second_capture_sends_only_what_the_host_lacks(capture_browser, sites)
     page.close()
 
 
+def with_big_image(table: dict) -> None:
+    """Put the 1.9 MB image on the page (once)."""
+    kind, html = table["/"]
+    if b"/img/big.png" not in html:
+        table["/"] = (
+            kind,
+            html.replace(b'<div id="host">', b'<img src="/img/big.png"><div id="host">'),
+        )
+
+
 def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser, sites):
     """Part size from capture_begin's limits; after the host dies, capture_status names the
     missing parts and only those are sent again."""
     context, host = capture_browser
     main, _other, table = sites
-    table["/"] = (table["/"][0], table["/"][1].replace(b'<div id="host">', b'<img src="/img/big.png"><div id="host">'))  # fmt: skip
+    with_big_image(table)
     host.configure(part_bytes=16384, die_after_parts=10)
     for blob in (host.state / "blobs").glob("*"):
         blob.unlink()
@@ -171,33 +193,69 @@ def test_parts_are_bounded_and_a_host_killed_halfway_is_resumed(capture_browser,
     big_parts = [p for p in parts if p["url"] == big["url"]]
     assert {p["count"] for p in big_parts} == {-(-big["size"] // 16384)} and big["size"] > 16384 * 5
     assert any(m["type"] == "capture_status" for m in log)  # resumed after the kill
+    # Only what the host lacked was sent again: every part once, plus those lost in flight.
+    needed = sum(max(1, -(-r["size"] // 16384)) for r in record["resources"] if r.get("sha256"))
+    assert needed <= len(parts) <= needed + 8, (needed, len(parts))
     assert len({m["pid"] for m in log if m["type"] == "capture_part"}) >= 2
     page.close()
+
+
+def test_the_popup_shows_a_large_page_in_transfer_and_again_when_reopened(capture_browser, sites):
+    context, host = capture_browser
+    main, _other, table = sites
+    host.configure(part_bytes=16384, part_delay_ms=40)
+    for blob in (host.state / "blobs").glob("*"):
+        blob.unlink()
+    with_big_image(table)
+    page = open_page(context, main + "/")
+    tab = worker(context).evaluate("async (u) => (await chrome.tabs.query({})).find((t) => t.url === u).id", main + "/")  # fmt: skip
+    starter = context.new_page()
+    starter.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+    starter.evaluate("(id) => { chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } }); }", tab)  # fmt: skip
+    for _ in range(2):  # a popup opened while it runs, then closed and opened again
+        popup = context.new_page()
+        popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+        expect(popup.locator("#capture-text")).to_contain_text(re.compile(r"Sending \d+ files to the helper app: \d+\.\d of \d+\.\d MB"), timeout=10000)  # fmt: skip
+        assert popup.locator("#archive").is_disabled()
+        bar = popup.locator("#capture-bar")
+        assert float(bar.get_attribute("max")) > 0 and popup.locator("#capture").is_visible()
+        popup.close()
+    popup = context.new_page()
+    popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab}")
+    expect(popup.locator("#capture")).to_be_hidden(timeout=60000)  # done: the bar goes away
+    for p in (popup, starter, page):
+        p.close()
+    host.configure(part_bytes=1 << 20)
+
+
+def archive_with(context, url: str, capture: dict) -> dict:
+    """Archive with the capture settings `capture` (as the options page stores them)."""
+    worker(context).evaluate("(c) => chrome.storage.sync.set({ capture: c })", capture)
+    try:
+        return archive(context, url)
+    finally:
+        worker(context).evaluate("chrome.storage.sync.remove('capture')")
 
 
 def test_caps_list_what_they_left_out_and_the_capture_goes_on(capture_browser, sites):
     context, host = capture_browser
     main, _other, table = sites
     host.configure(part_bytes=1 << 20)
-    worker(context).evaluate(
-        "chrome.storage.sync.set({ capture: { keepScripts: true, resourceMB: 1, pageMB: 1 } })"
-    )
+    with_big_image(table)
     page = open_page(context, main + "/")
-    try:
-        got = archive(context, main + "/")
-    finally:
-        worker(context).evaluate("chrome.storage.sync.remove('capture')")
+    got = archive_with(context, main + "/", {"keepScripts": True, "resourceMB": 1, "pageMB": 10})
     record = host.committed()[-1]
-    assert record["options"] == {
-        "keep_scripts": True,
-        "resource_bytes": 1 << 20,
-        "page_bytes": 1 << 20,
-    }
+    assert record["options"] == {"keep_scripts": True, "resource_bytes": 1 << 20, "page_bytes": 10 << 20}  # fmt: skip
     resources = {r["url"]: r for r in record["resources"]}
     assert resources[main + "/img/big.png"]["error"] == "over the per-resource cap"
     assert "sha256" not in resources[main + "/img/big.png"]
     assert "<script" in record["html"] and main + "/app.js" in resources  # kept when asked
     assert got["result"]["resources"]["stored"] > 10
+    # Under a 1 MB page cap the 1.9 MB image no longer fits: listed, not sent, the rest kept.
+    archive_with(context, main + "/", {"keepScripts": False, "resourceMB": 5, "pageMB": 1})
+    resources = {r["url"]: r for r in host.committed()[-1]["resources"]}
+    assert resources[main + "/img/big.png"]["error"] == "over the per-page cap"
+    assert "sha256" not in resources[main + "/img/big.png"] and resources[main + "/img/plain.png"]["sha256"]  # fmt: skip
     page.close()
 
 

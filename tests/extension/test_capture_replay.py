@@ -13,11 +13,22 @@ import json
 
 import pytest
 
+from host.protocol.dispatch import HANDLERS
 from tests.extension.capture_site import archive, open_page, start_sites
 from tests.extension.conftest import EXTENSION_ID
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
 
-pytestmark = pytest.mark.browser
+
+def _host_captures() -> bool:
+    return "capture_begin" in HANDLERS
+
+
+# The host's half of the capture protocol (capture_begin ... capture_commit, the sealed copy with
+# its resources) comes from its own branch; until it is in, an archive is the HTML alone.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not _host_captures(), reason="the host has no capture_begin handler yet"),
+]
 # Share of pixels within a small colour distance that "looks the same": anti-aliasing of text at
 # another origin may differ by a few pixels; a lost font, image or stylesheet costs far more.
 SAME = 0.99
@@ -31,25 +42,35 @@ def sites():
     started.close()
 
 
-COMPARE = """async ([a, b]) => {
+# The copy carries the daemon's banner on top, in the flow: the copy is compared shifted by the
+# offset (0 to MAX_SHIFT rows) at which it matches best, over the rows both show.
+MAX_SHIFT = 80
+COMPARE = """async ([a, b, maxShift]) => {
   const load = (src) => new Promise((ok, bad) => { const i = new Image(); i.onload = () => ok(i); i.onerror = bad; i.src = src; });
   const [x, y] = await Promise.all([load(a), load(b)]);
-  if (x.width !== y.width || x.height !== y.height) return 0;
+  if (x.width !== y.width || x.height !== y.height) return [0, -1];
   const pixels = (img) => { const c = new OffscreenCanvas(img.width, img.height); const g = c.getContext('2d');
     g.drawImage(img, 0, 0); return g.getImageData(0, 0, img.width, img.height).data; };
-  const p = pixels(x), q = pixels(y);
-  let same = 0;
-  for (let i = 0; i < p.length; i += 4) {
-    if (Math.max(Math.abs(p[i] - q[i]), Math.abs(p[i + 1] - q[i + 1]), Math.abs(p[i + 2] - q[i + 2])) <= 24) same++;
+  const p = pixels(x), q = pixels(y), w = x.width, h = x.height;
+  let best = [0, -1];
+  for (let shift = 0; shift <= maxShift; shift++) {
+    let same = 0;
+    for (let i = 0, j = shift * w * 4; j < q.length; i += 4, j += 4) {
+      if (Math.max(Math.abs(p[i] - q[j]), Math.abs(p[i + 1] - q[j + 1]), Math.abs(p[i + 2] - q[j + 2])) <= 24) same++;
+    }
+    const share = same / (w * (h - shift));
+    if (share > best[0]) best = [share, shift];
   }
-  return same / (p.length / 4);
+  return best;
 }"""
 
 
-def matching_share(page, first: bytes, second: bytes) -> float:
-    """The share of pixels two PNG screenshots have alike (0 when their sizes differ)."""
-    urls = [f"data:image/png;base64,{base64.b64encode(x).decode()}" for x in (first, second)]
-    return page.evaluate(COMPARE, urls)
+def matching_share(page, live: bytes, copy: bytes) -> float:
+    """The share of pixels two PNG screenshots have alike, the copy aligned below its banner
+    (0 when their sizes differ)."""
+    urls = [f"data:image/png;base64,{base64.b64encode(x).decode()}" for x in (live, copy)]
+    share, _shift = page.evaluate(COMPARE, [*urls, MAX_SHIFT])
+    return share
 
 
 def signed_in(context, version_url: str) -> str:
@@ -71,7 +92,6 @@ def test_chromium_copy_looks_like_the_live_page_and_asks_only_the_daemon(browser
     page.wait_for_timeout(SETTLE_MS)
     live = page.screenshot()
     got = archive(browser.context, main + "/")["result"]
-    print("GOT", json.dumps(got)[:3000])
     assert got["resources"]["stored"] >= 15, got["resources"]
     address = signed_in(browser.context, got["version_url"])
     served = sites.requests()
@@ -79,17 +99,17 @@ def test_chromium_copy_looks_like_the_live_page_and_asks_only_the_daemon(browser
     asked = []
     copy.on("request", lambda r: asked.append(r.url))
     copy.goto(address)
-    copy.wait_for_load_state("load")
-    copy.evaluate("document.fonts.ready.then(() => 1)")
+    copy.wait_for_load_state("load")  # no script runs in a sealed copy: no evaluate() there
     copy.wait_for_timeout(SETTLE_MS)
     shot = copy.screenshot()
     daemon = f"http://127.0.0.1:{host.port}/"
     outside = [u for u in asked if not u.startswith((daemon, "data:"))]
     assert outside == [] and sites.requests() == served
-    share = matching_share(copy, live, shot)
-    assert share >= SAME, share
-    for p in (page, copy):
+    compare = browser.context.new_page()  # a sealed copy runs no script, evaluate() included
+    share = matching_share(compare, live, shot)
+    for p in (page, copy, compare):
         p.close()
+    assert share >= SAME, share
 
 
 FIREFOX_CALL = """

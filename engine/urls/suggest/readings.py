@@ -50,7 +50,6 @@ class Query:
 STRAY_DOT_COST = 0.3  # face.book.com: one stray character
 SUFFIX_IN_NAME_COST = 0.3  # githubcom.com, wikipedia-org.com: a dot left out or mistyped
 UNKNOWN_HEAD_COST = 0.5  # …when what is left of the name is no known name
-NOT_DEFAULT_SUFFIX_COST = 0.4  # …when the suffix after it is not the browser's .com
 KEPT_SUBDOMAIN_COST = 0.5  # a reading that keeps a subdomain a stray dot may have made
 
 
@@ -118,16 +117,21 @@ class HostReader:
         """The TLD typed into the name, the browser adding ``.com`` after it:
         ``githubcom.com`` → github.com, ``wikipedia-org.com`` → wikipedia.org,
         ``bbc-co-uk.com`` → bbc.co.uk."""
+        if suffix != "com":
+            return []  # a TLD the user typed: googlecom.eg is a dot missing before .com.eg
         flat = self._suffix_tables()[0]
-        extra = 0.0 if suffix == "com" else NOT_DEFAULT_SUFFIX_COST
         out = []
-        for head, real, how in _name_suffix_cuts(name, flat):
+        cuts = _name_suffix_cuts(name, flat)
+        head, tail = name[:-2], name[-2:]
+        if (head, tail, "glued") not in cuts and self.known(f"{head}.{tail}"):
+            cuts.append((head, tail, "glued"))  # a rarer country code onto a known domain
+        for head, real, how in cuts:
             if len(head) < 2:
                 continue
             if len(real) < 3 and how == "glued" and not self.known(f"{head}.{real}"):
                 continue  # a 2-letter tail glued to a name is mostly a word's end (linkedin)
             known = bool(self.dictionary.ids_with_key(head))
-            cost = SUFFIX_IN_NAME_COST + extra + (0.0 if known else UNKNOWN_HEAD_COST)
+            cost = SUFFIX_IN_NAME_COST + (0.0 if known else UNKNOWN_HEAD_COST)
             why = f".{real} typed into the name" + (" with a hyphen" if how == "hyphen" else "")
             out.append(Query(sub, head, real, cost, "dot", why))
         out.sort(key=lambda q: q.cost)

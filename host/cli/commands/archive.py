@@ -21,6 +21,7 @@ from pathlib import Path
 
 from engine.archive import registry
 from engine.archive.model import RegisterOptions
+from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from engine.urls.rules import PROFILES
 from host.cli.backend import backend, base_url, reading, send
@@ -141,6 +142,8 @@ def _write_output(ctx, data: bytes, path: str | None) -> None:
 def run_get(args, ctx):
     with reading(ctx.home) as store:
         content = registry.get(store, args.id, original=args.original)
+        if args.single_file:
+            content.body, content.charset = single_file(store, content.id), "utf-8"
     doc = content.record
     info = {
         "id": content.id,
@@ -334,6 +337,11 @@ def _read_parsers(cmds, common) -> None:
     get.add_argument("id", help="registration ID or version URL")
     get.add_argument("--original", action="store_true", help="the byte-identical original")
     get.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    get.add_argument(
+        "--single-file",
+        action="store_true",
+        help="one self-contained HTML file: every stored resource inlined as data: URIs",
+    )
     opn = command(cmds, "open", run_open, common, "live page if reachable, else the stored copy")
     opn.add_argument("ref", metavar="URL_OR_ID", help="registration ID or version URL")
     opn.set_defaults(render=render_open)

@@ -23,6 +23,7 @@ from engine.errors import InvalidInput, StorageError, TooLarge
 from host.cli.backend import reading, send
 from host.cli.command import command
 from host.home import atomic_file
+from host.services.wacz import write_wacz
 from host.services.warc import WarcOptions, export_versions, version_record
 
 IMPORT_TIMEOUT = 600.0  # seconds the daemon may take to register a large WARC
@@ -36,11 +37,19 @@ def add_parsers(cmds, common) -> None:
     out.add_argument("--case-sensitive", action="store_true")
     out.add_argument("--id", action="append", metavar="ID", help="one version (repeatable)")
     out.add_argument(
-        "-o", "--output", metavar="FILE", help="default: pagekeeper-<time>-<n>.warc.gz"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="default: pagekeeper-<time>-<n>.warc.gz; "
+        "a name ending in .wacz writes WACZ (WARC + CDXJ index + pages.jsonl + datapackage.json)",
     )
     out.set_defaults(render=render_export)
-    into = command(cmds, "import", run_import, common, "register the HTML captures of a WARC")
-    into.add_argument("file", metavar="FILE", help="a .warc or .warc.gz file")
+    into = command(
+        cmds, "import", run_import, common, "register the pages of a WARC, WACZ or SingleFile page"
+    )
+    into.add_argument(
+        "file", metavar="FILE", help="a .warc/.warc.gz, .wacz, or SingleFile .html (detected)"
+    )
     into.set_defaults(render=render_import)
 
 
@@ -74,9 +83,12 @@ def run_export(args, ctx) -> dict:
 
 
 def _write_warc(path: Path, versions) -> int:
-    """Stream the WARC under a temporary name, then rename: complete or absent."""
+    """Stream the WARC (a WACZ when the name ends in ``.wacz``: host/services/wacz.py)
+    under a temporary name, then rename: complete or absent."""
     try:
         with atomic_file(path) as out:
+            if path.name.lower().endswith(".wacz"):
+                return write_wacz(out, versions)
             return export_versions(versions, out, path.name, WarcOptions())
     except OSError as exc:
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from exc

@@ -92,9 +92,12 @@ def test_identical_content_is_stored_once(store, tmp_path):
     second = register(store, Capture(url, body))
     again = sorted(p for p in (tmp_path / "home" / "blobs").rglob("*") if p.is_file())
     assert first.id != second.id
-    # The rewritten copy embeds the registration id in gc links; everything else is shared.
-    assert len(again) == len(blobs) + 1
+    # The stored rewritten copy names its version by a slot filled in when read, so an
+    # unchanged page adds no blob at all.
+    assert len(again) == len(blobs)
     assert store.version(first.id)["orig"] == store.version(second.id)["orig"]
+    assert store.version(first.id)["rewritten"] == store.version(second.id)["rewritten"]
+    assert f"id={second.id}" in get(store, second.id).body.decode()
 
 
 def test_link_and_referenced_link_tables(store):

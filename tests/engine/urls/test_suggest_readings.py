@@ -115,3 +115,9 @@ def test_readings_that_keep_a_subdomain_a_stray_dot_made_pay_for_it():
     fillers = [f"filler{i}x.org" for i in range(2000)]
     s = Suggester(DomainDictionary.from_domains(["vk.com", *fillers, "muckrack.com"]))
     assert suggest(s, "http://muckra.ck.com/")[0].url == "http://muckrack.com/"
+
+
+@pytest.mark.parametrize("typed", ["luga.com", "doooo.com", "usst.gov"])
+def test_segment_repair_invents_no_names_for_a_short_one(bundled, typed):
+    # a 4-5 letter name is one word: step 6 would only make up one (lugar.com, doook.com)
+    assert all(s.step != "segments" for s in suggest(bundled, f"http://{typed}/"))

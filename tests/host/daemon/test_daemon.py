@@ -19,6 +19,7 @@ import pytest
 from websockets.sync.client import connect
 
 from host.daemon.app import DEFAULT_PORT
+from host.daemon.http_routes import SEALED_CSP
 from tests.host.daemon_fixtures import CLI, ROOT, SHARED_CACHE, pk, stop_daemon, token_of
 
 FIXTURE = ROOT / "tests" / "fixtures" / "pages" / "2cf4b812a7cd7f64.html.gz"
@@ -249,7 +250,7 @@ def test_archive_page_versions_get_and_serve_copy(daemon, home):
 
     req = urllib.request.Request(reg["version_url"], headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.headers["Content-Security-Policy"] == "sandbox"
+        assert resp.headers["Content-Security-Policy"] == SEALED_CSP
         assert b"registered on" in resp.read()
 
 

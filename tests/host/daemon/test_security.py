@@ -19,6 +19,7 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.daemon.app import bundled_extension_ids
+from host.daemon.http_routes import SEALED_CSP
 from host.daemon.main import setup_logging
 from host.daemon.security import (
     allowed_origin,
@@ -168,7 +169,7 @@ def test_archived_copies_need_auth_and_are_sandboxed(daemon, home):
     assert raw_get(port, path + f"?sig={sign('other-token', 'v', reg['id'])}", {})[0] == 403
     status, headers, body = raw_get(port, path, {"Authorization": f"Bearer {token}"})
     assert status == 200
-    assert headers["content-security-policy"] == ["sandbox"]
+    assert headers["content-security-policy"] == [SEALED_CSP]
     assert headers["referrer-policy"] == ["no-referrer"]
     # gc links inside carry a signature of their own target only (never the token)
     assert token.encode() not in body
@@ -178,7 +179,7 @@ def test_archived_copies_need_auth_and_are_sandboxed(daemon, home):
     assert signed, links[:3]
     auth = {"Authorization": f"Bearer {token}"}
     status, headers, body = raw_get(port, path + "?original=1", auth)  # the byte-identical copy
-    assert status == 200 and headers["content-security-policy"] == ["sandbox"]
+    assert status == 200 and headers["content-security-policy"] == [SEALED_CSP]
     assert b"<script>alert(1)</script>" in body  # kept as captured, and unable to run
 
 
@@ -191,7 +192,7 @@ def test_signed_gc_link_works_without_token_and_tampering_fails(daemon, home):
     status, headers, _ = raw_get(port, good, {})
     assert status in (302, 404), status  # unreachable and not archived: no copy to show
     if status == 404:  # our "not archived" page is sandboxed like a copy
-        assert headers["content-security-policy"] == ["sandbox"]
+        assert headers["content-security-policy"] == [SEALED_CSP]
     tampered = f"/gc?url={quote(target + 'x', safe='')}&id={reg['id']}&sig={sig}"
     assert raw_get(port, tampered, {})[0] == 403
     assert raw_get(port, f"/gc?url={quote(target, safe='')}&id={reg['id']}", {})[0] == 403
@@ -209,7 +210,7 @@ def test_gc_to_an_archived_url_redirects_to_a_signed_copy(daemon, home):
     location = headers["location"][0]
     assert location.startswith("/v/") and "sig=" in location
     status, headers, body = raw_get(port, location, {})  # the signed address alone suffices
-    assert status == 200 and headers["content-security-policy"] == ["sandbox"]
+    assert status == 200 and headers["content-security-policy"] == [SEALED_CSP]
 
 
 def test_viewer_opened_with_token_sets_httponly_strict_cookie(daemon, home):

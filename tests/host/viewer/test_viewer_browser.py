@@ -10,6 +10,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from warcio.archiveiterator import ArchiveIterator
 
+from host.daemon.http_routes import SEALED_CSP
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
@@ -130,7 +131,7 @@ def test_archived_copy_cannot_script_the_viewer(page, daemon, seeded):
     expect(page.frame_locator("#version-frame").locator("body")).to_contain_text("nun endgültig")
     # Lock 1: the daemon sends a CSP sandbox with the very URL the frame loads.
     copy = page.request.get(daemon.base + frame.get_attribute("src"))
-    assert copy.ok and copy.headers["content-security-policy"] == "sandbox"
+    assert copy.ok and copy.headers["content-security-policy"] == SEALED_CSP
     # Lock 2: the frame's own sandbox, without scripts or same-origin.
     tokens = frame.get_attribute("sandbox").split()
     assert "allow-scripts" not in tokens and "allow-same-origin" not in tokens
@@ -310,3 +311,14 @@ def test_warc_import_from_the_archive_tab(page, daemon, seeded, tmp_path):
     page.get_by_label("WARC file (.warc or .warc.gz)").set_input_files(bad)
     page.get_by_role("button", name="Import").click()
     expect(page.locator(".import-form .notice-error")).to_contain_text("not a WARC file")
+
+
+def test_captured_resources_panel_lists_sizes_and_missing(page, daemon, seeded):
+    manifest = daemon.result("version_resources", {"id": seeded.article_ids[-1], "limit": 1000})
+    assert manifest["total"] > 0  # the saved page uses images nobody captured
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    card = page.locator("#resources-card")
+    expect(card).to_contain_text(f"{manifest['missing']} missing")
+    expect(card.locator("li.res-missing")).to_have_count(min(manifest["total"], 200))
+    first = manifest["resources"][0]
+    expect(card.locator("li").first).to_contain_text(f"missing: {first['status']}")

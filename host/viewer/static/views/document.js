@@ -99,6 +99,44 @@ async function exportVersion(ctx, id, btn) {
   }
 }
 
+// What the version's copy uses: each captured resource with its size, the missing ones
+// with the reason (version_resources, paged so a reply stays under the 1 MB cap).
+const RESOURCE_PAGE = 200;
+
+function resourceItem(r) {
+  const label = h('span', { class: 'res-url', title: r.url }, r.url);
+  return h('li', { class: r.status === 'stored' ? 'res-stored' : 'res-missing' },
+    label, ' ', h('span', { class: 'muted' },
+      r.status === 'stored' ? `${r.type || 'resource'} · ${bytes(r.size)}` : `missing: ${r.status}`));
+}
+
+function resourcesCard(version, ctx) {
+  const body = h('div', { role: 'status' }, h('p', { class: 'muted' }, 'Loading resources…'));
+  // Focusable, so the scrolled list can be read from the keyboard (WCAG 2.1.1).
+  const list = h('ul', { class: 'res-list', 'aria-label': 'Captured resources', tabindex: '0' });
+  let offset = 0;
+  const more = h('button', { type: 'button', class: 'btn btn-small btn-quiet', hidden: true }, 'Show more');
+  const page = async () => {
+    try {
+      const res = await ctx.api.call('version_resources', { id: version.id, offset, limit: RESOURCE_PAGE });
+      if (offset === 0) {
+        fill(body, h('p', {}, res.total
+          ? `${count(res.stored)} stored (${bytes(res.bytes_total)}), ${count(res.missing)} missing`
+          : 'No resources were captured with this version.'));
+      }
+      res.resources.forEach((r) => list.append(resourceItem(r)));
+      offset += res.resources.length;
+      more.hidden = offset >= res.total;
+    } catch (err) {
+      fill(body, notice('Could not list the resources', err.message, 'error', 'h3'));
+    }
+  };
+  more.addEventListener('click', page);
+  page();
+  return h('section', { class: 'card', 'aria-labelledby': 'resources-h', id: 'resources-card' },
+    h('h2', { id: 'resources-h' }, 'Captured resources'), body, list, more);
+}
+
 function header(doc) {
   return h('div', { class: 'doc-head' },
     h('a', { class: 'back', href: '#/search' }, '← Search'),
@@ -152,7 +190,8 @@ export function render(main, ctx, route) {
               doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
-            h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc))),
+            h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc)),
+          resourcesCard(version, ctx)),
         frameBox(version, state.mode, ctx)));
   };
 

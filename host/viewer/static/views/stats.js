@@ -23,11 +23,14 @@ function statsGrid(s) {
     stat(bytes(s.storage_bytes), 'storage used', 'stat-storage',
       s.original_bytes ? `pages total ${bytes(s.original_bytes)} before dedup and compression` : null),
     stat(bytes(saved), 'saved by dedup', 'stat-dedup',
-      logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null));
+      logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null),
+    stat(bytes(s.resource_dedup_saved_bytes ?? 0), 'resources saved by dedup', 'stat-resource-dedup',
+      s.resource_bytes ? `${bytes(s.resource_bytes)} of stylesheets, images and fonts captured, ` +
+        `${bytes(s.resource_unique_bytes)} stored (${share((s.resource_dedup_saved_bytes ?? 0) / s.resource_bytes)} saved)` : null));
 }
 
 function importForm(ctx, onDone) {
-  const file = h('input', { type: 'file', id: 'warc-file', name: 'warc', accept: '.warc,.warc.gz,application/warc', required: true });
+  const file = h('input', { type: 'file', id: 'warc-file', name: 'warc', accept: '.warc,.warc.gz,.wacz,.html,application/warc', required: true });
   const result = h('div', { role: 'status', 'aria-live': 'polite' });
   const btn = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Import');
   const form = h('form', { class: 'import-form' },

@@ -1,0 +1,220 @@
+"""Real pages of the capture-dev corpus archived with their resources by `pagekeeper
+archive add` (with and without a daemon), then viewed in real Chromium: every resource
+comes back byte for byte from the daemon and no request reaches the "live" sites."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import urllib.request
+
+import pytest
+from playwright.sync_api import sync_playwright
+from websockets.sync.client import connect
+
+from engine.html.rewrite import css_urls, resource_urls
+from host.daemon.security import sign
+from tests.chromium import CHROMIUM, FLAGS
+from tests.host.capture_dev import sha256, start_replay
+from tests.host.daemon_fixtures import CLI, ROOT, make_home, stop_daemon, token_of
+
+PAGES = ("http://books.toscrape.com/", "http://stringjs.com/")
+
+
+@pytest.fixture(scope="module")
+def replay():
+    server = start_replay()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def archived(replay, tmp_path_factory):
+    """books.toscrape.com added with no daemon, stringjs.com through a running daemon."""
+    home = make_home(tmp_path_factory.mktemp("sealed"))
+
+    def pk(*args):
+        done = subprocess.run(
+            [*CLI, *args, "--home", str(home)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=replay.env(),
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    try:
+        first = json.loads(pk("archive", "add", PAGES[0], "--json"))
+        state = json.loads(pk("serve", "--detach", "--json"))
+        second = json.loads(pk("archive", "add", PAGES[1], "--json"))
+        yield {"home": home, "base": state["url"], "ids": [first["id"], second["id"]]}
+    finally:
+        stop_daemon(home)  # also one that came up after serve gave up waiting
+
+
+def get(url: str) -> tuple[int, dict, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def signed(archived, reg_id: str, url: str, query: str = "") -> str:
+    sig = sign(token_of(archived["home"]), "v", reg_id)
+    return f"{archived['base']}/v/{reg_id}/{url}?sig={sig}{query}"
+
+
+RESOURCE = re.compile(r"/v/(\d{20})/r/(\d+)\?sig=[0-9a-f]+")
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_every_resource_comes_back_byte_for_byte(archived, replay, which):
+    reg_id = archived["ids"][which]
+    status, headers, body = get(signed(archived, reg_id, PAGES[which]))
+    assert status == 200 and "default-src 'none'" in headers["Content-Security-Policy"]
+    html = body.decode("utf-8")
+    used = resource_urls(html, archived["base"] + "/")
+    assert used and all(u.startswith(archived["base"] + f"/v/{reg_id}/r/") for u in used)
+    manifest = archived_manifest(archived, reg_id)
+    checked = 0
+    for match in sorted(set(RESOURCE.findall(html))):
+        entry = manifest[int(match[1])]
+        status, headers, data = get(
+            f"{archived['base']}/v/{match[0]}/r/{match[1]}?sig="
+            + sign(token_of(archived["home"]), "v", reg_id)
+        )
+        if entry["status"] != "stored":
+            assert status == 404
+            continue
+        assert status == 200 and headers["X-Content-Type-Options"] == "nosniff"
+        if entry["type"] == "text/css":
+            daemon = archived["base"] + f"/v/{reg_id}/r/"
+            refs = css_urls(data.decode("utf-8", "replace"), archived["base"] + "/")
+            assert all(r.startswith(daemon) for r in refs), refs[:3]
+        else:
+            assert sha256(data) == replay.recorded_sha256(entry["url"]), entry["url"]
+            checked += 1
+    assert checked >= (20 if which == 0 else 1)
+
+
+def archived_manifest(archived, reg_id: str) -> list[dict]:
+    port = archived["base"].rsplit(":", 1)[1]
+    token = token_of(archived["home"])
+    with connect(
+        f"ws://127.0.0.1:{port}/ws", additional_headers={"Authorization": f"Bearer {token}"}
+    ) as ws:
+        ws.send(
+            json.dumps(
+                {"id": 1, "type": "version_resources", "params": {"id": reg_id, "limit": 1000}}
+            )
+        )
+        reply = json.loads(ws.recv(timeout=30))
+    return reply["result"]["resources"]
+
+
+def test_viewing_copies_sends_nothing_to_the_live_sites(archived, replay):
+    rules = replay.info["rules"]
+    args = [
+        *FLAGS,
+        f"--host-resolver-rules={rules}",
+        "--ignore-certificate-errors",
+        "--disable-features=HttpsUpgrades",
+    ]
+    before = replay.seq()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args, headless=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        loaded = []
+        for reg_id, url in zip(archived["ids"], PAGES, strict=True):
+            for query in ("", "&original=1"):
+                page.goto(signed(archived, reg_id, url, query), wait_until="load")
+                page.wait_for_timeout(500)
+            page.goto(signed(archived, reg_id, url), wait_until="load")
+            loaded.append(
+                page.evaluate(
+                    "[...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
+                )
+            )
+        browser.close()
+    leaked = replay.requests_since(before)
+    assert leaked == [], [r["url"] for r in leaked][:5]
+    assert loaded[0] >= 20  # the product images render from the daemon
+
+
+def test_single_file_export_renders_with_no_request(archived, replay, tmp_path):
+    out = tmp_path / "books.html"
+    done = subprocess.run(
+        [
+            *CLI,
+            "archive",
+            "get",
+            archived["ids"][0],
+            "--single-file",
+            "-o",
+            str(out),
+            "--home",
+            str(archived["home"]),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    html = out.read_text("utf-8")
+    assert "/v/" not in html and "/gc?url=" not in html
+    requests = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page()
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(out.as_uri(), wait_until="load")
+        shown = page.evaluate(
+            "[...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        styled = page.evaluate("document.styleSheets.length")
+        browser.close()
+    outside = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
+    assert outside == [], outside[:5]
+    assert shown >= 20 and styled >= 1
+
+
+def _stored_resources(archived, url: str) -> list[int]:
+    """For each version of ``url`` (newest first), how many resources it stored."""
+    port = archived["base"].rsplit(":", 1)[1]
+    token = token_of(archived["home"])
+    headers = {"Authorization": f"Bearer {token}"}
+    with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=headers) as ws:
+        ws.send(json.dumps({"id": 1, "type": "versions", "params": {"url": url}}))
+        ids = [v["id"] for v in json.loads(ws.recv(timeout=30))["result"]["versions"]]
+        counts = []
+        for reg_id in ids:
+            params = {"id": reg_id, "limit": 1}
+            ws.send(json.dumps({"id": 2, "type": "version_resources", "params": params}))
+            counts.append(json.loads(ws.recv(timeout=30))["result"]["stored"])
+    return counts
+
+
+def test_crawl_and_schedule_fetch_resources_too(archived, replay):
+    def pk(*args):
+        done = subprocess.run(
+            [*CLI, *args, "--home", str(archived["home"]), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=replay.env(),
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    # the daemon fetches (it inherited the replay proxy when the fixture started it)
+    pk("archive", "crawl", PAGES[1], "--depth", "0", "--delay", "0")
+    pk("archive", "schedule", PAGES[1], "--every", "daily")
+    pk("archive", "schedule", "--run-due")
+    counts = _stored_resources(archived, PAGES[1])
+    assert len(counts) >= 3 and all(c >= 3 for c in counts[:3]), counts

@@ -1,0 +1,335 @@
+"""The chunked capture transfer on real files: parts in any order, duplicates, truncated
+and conflicting parts, resume after a restart, dedup before transfer, a killed commit."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from engine.archive import registry
+from engine.archive.resources import version_blob_refs
+from engine.archive.store import ArchiveStore
+from engine.errors import Conflict, InvalidInput, NotFound
+from host.daemon.app import App, Config
+from host.handlers.capture import (
+    capture_abort,
+    capture_begin,
+    capture_commit,
+    capture_part,
+    capture_status,
+    version_resources,
+)
+from host.services.pending_captures import pending_root, sweep
+
+PART = 1000  # bytes per part in these tests (the default is 8 MiB)
+PAGE = "https://site.test/a/page.html"
+HTML = """<html><head><link rel=stylesheet href="s.css"></head><body>
+<img id=logo src="/logo.png" srcset="/logo.png 1x, /logo2x.png 2x"><p>Hello</p>
+<iframe src="https://frame.test/f.html"></iframe></body></html>"""
+CSS = b"body{background:url(bg.png)} @import 'more.css';"
+LOGO = bytes(range(256)) * 10  # 2560 bytes: three parts
+BG = b"\x89PNG fake background" * 3
+
+
+def app_in(home, **config) -> App:
+    return App(home, Config(port=47999, capture_part_bytes=PART, **config))
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest(with_digests=False):
+    items = [
+        ("https://site.test/a/s.css", "text/css", CSS),
+        ("https://site.test/logo.png", "image/png", LOGO),
+        ("https://site.test/a/bg.png", "image/png", BG),
+    ]
+    out = [
+        {"url": u, "type": t, "size": len(d), **({"sha256": digest(d)} if with_digests else {})}
+        for u, t, d in items
+    ]
+    out.append(
+        {"url": "https://site.test/logo2x.png", "type": "image/png", "size": 0, "status": 404}
+    )
+    return out
+
+
+BYTES = {
+    "https://site.test/a/s.css": CSS,
+    "https://site.test/logo.png": LOGO,
+    "https://site.test/a/bg.png": BG,
+}
+
+
+def begin(app, **extra):
+    params = {
+        "url": PAGE,
+        "html": HTML,
+        "frames": [{"url": "https://frame.test/f.html", "html": "<img src=fi.png>"}],
+        "resources": manifest(),
+        **extra,
+    }
+    return capture_begin(params, app)
+
+
+def parts_of(data: bytes) -> list[bytes]:
+    return [data[i : i + PART] for i in range(0, max(len(data), 1), PART)] or [b""]
+
+
+def send(app, capture_id, url, index, data, count=None):
+    count = count if count is not None else len(parts_of(BYTES[url]))
+    return capture_part(
+        {
+            "capture_id": capture_id,
+            "url": url,
+            "index": index,
+            "count": count,
+            "data": base64.b64encode(data).decode(),
+        },
+        app,
+    )
+
+
+def send_all(app, capture_id, urls, reverse=False):
+    for url in urls:
+        pieces = list(enumerate(parts_of(BYTES[url])))
+        for index, piece in reversed(pieces) if reverse else pieces:
+            send(app, capture_id, url, index, piece)
+
+
+def test_parts_out_of_order_assemble_byte_for_byte(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    assert sorted(started["need"]) == sorted(BYTES)
+    assert started["skipped"] == {"https://site.test/logo2x.png": "http_404"}
+    assert started["limits"]["part_bytes"] == PART
+    send_all(app, started["capture_id"], started["need"], reverse=True)
+    assert capture_status({"capture_id": started["capture_id"]}, app)["missing"] == {}
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    stored = {e["url"]: e for e in app.store.version(done["id"])["resources"]}
+    for url, data in BYTES.items():
+        assert app.store.get_blob(stored[url]["blob"]) == data
+    assert stored["https://site.test/logo2x.png"]["status"] == "http_404"
+    # more.css is used by the stylesheet but was never sent: listed as not received
+    assert stored["https://site.test/a/more.css"]["status"] == "not_received"
+    assert stored["https://frame.test/f.html"]["status"] == "stored"
+    assert done["resources"]["bytes_new"] == sum(map(len, BYTES.values())) + len(
+        b"<img src=fi.png>"
+    )
+    assert not (pending_root(tmp_path) / started["capture_id"]).exists()
+
+
+def test_rewritten_copy_points_every_resource_at_the_version(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    copy = registry.get(app.store, done["id"]).body.decode()
+    numbers = {e["url"]: n for n, e in enumerate(app.store.version(done["id"])["resources"])}
+    rid = done["id"]
+    assert f'href="/v/{rid}/r/{numbers["https://site.test/a/s.css"]}"' in copy
+    assert f'src="/v/{rid}/r/{numbers["https://site.test/logo.png"]}"' in copy
+    assert f'src="/v/{rid}/r/{numbers["https://frame.test/f.html"]}"' in copy
+    assert "site.test/logo" not in copy and "frame.test" not in copy
+
+
+def test_identical_duplicate_is_ignored_and_a_different_one_rejected(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/logo.png"
+    first = send(app, cid, url, 1, LOGO[PART : 2 * PART])
+    again = send(app, cid, url, 1, LOGO[PART : 2 * PART])
+    assert first == again and again["missing_parts"] == [0, 2]
+    with pytest.raises(Conflict):
+        send(app, cid, url, 1, b"x" * PART)
+    send_all(app, cid, started["need"])
+    done = capture_commit({"capture_id": cid}, app)
+    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    assert app.store.get_blob(entry["blob"]) == LOGO  # the first part stayed
+
+
+def test_truncated_and_oversized_parts(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/logo.png"
+    with pytest.raises(InvalidInput):  # more bytes than the slot of the last part
+        send(app, cid, url, 2, LOGO[2 * PART :] + b"extra")
+    with pytest.raises(InvalidInput):  # wrong part count
+        send(app, cid, url, 0, LOGO[:PART], count=2)
+    with pytest.raises(InvalidInput):  # index out of range
+        send(app, cid, url, 3, b"")
+    send(app, cid, url, 0, LOGO[:PART])
+    send(app, cid, url, 1, LOGO[PART : 2 * PART])
+    send(app, cid, url, 2, LOGO[2 * PART : -10])  # the last part cut short
+    send_all(app, cid, ["https://site.test/a/s.css"])  # bg.png never sent
+    done = capture_commit({"capture_id": cid}, app)
+    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    assert status[url] == "truncated"
+    assert status["https://site.test/a/bg.png"] == "not_received"
+    assert status["https://site.test/a/s.css"] == "stored"
+    assert done["resources"]["missing"] >= 3
+
+
+def test_declared_digest_must_match_the_bytes(tmp_path):
+    app = app_in(tmp_path)
+    items = manifest(with_digests=True)
+    items[2]["sha256"] = digest(b"something else")
+    started = begin(app, resources=items)
+    send_all(app, started["capture_id"], started["need"])
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    assert status["https://site.test/a/bg.png"] == "digest_mismatch"
+
+
+def test_resume_after_restart_sends_only_what_is_missing(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid = started["capture_id"]
+    send(app, cid, "https://site.test/logo.png", 2, LOGO[2 * PART :])
+    send_all(app, cid, ["https://site.test/a/s.css"])
+    app.store.close()
+    again = app_in(tmp_path)  # a new host process: nothing in memory
+    missing = capture_status({"capture_id": cid}, again)["missing"]
+    assert missing == {"https://site.test/logo.png": [0, 1], "https://site.test/a/bg.png": [0]}
+    for url, indices in missing.items():
+        for index in indices:
+            send(again, cid, url, index, parts_of(BYTES[url])[index])
+    done = capture_commit({"capture_id": cid}, again)
+    assert done["resources"]["stored"] == 4  # three resources and the frame
+
+
+def test_unchanged_recapture_sends_no_bytes_and_stores_none(tmp_path):
+    app = app_in(tmp_path)
+    first = begin(app, resources=manifest(with_digests=True))
+    send_all(app, first["capture_id"], first["need"])
+    capture_commit({"capture_id": first["capture_id"]}, app)
+    second = begin(app, resources=manifest(with_digests=True))
+    assert second["need"] == []
+    done = capture_commit({"capture_id": second["capture_id"]}, app)
+    assert done["resources"]["bytes_new"] == 0 and done["resources"]["stored"] == 4
+
+
+def test_caps_record_missing_and_keep_what_fits(tmp_path):
+    cap = len(HTML) + 16 + len(CSS) + 5  # the frame (16 bytes) and the stylesheet fit
+    app = app_in(tmp_path, capture_resource_bytes=2000, capture_page_bytes=cap)
+    started = begin(app)
+    assert started["skipped"]["https://site.test/logo.png"] == "too_large"
+    assert started["skipped"]["https://site.test/a/bg.png"] == "over_page_cap"
+    assert started["need"] == ["https://site.test/a/s.css"]  # in announcement order
+    send_all(app, started["capture_id"], started["need"])
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    assert status["https://site.test/a/bg.png"] == "over_page_cap"
+    assert status["https://site.test/a/s.css"] == "stored"
+
+
+def test_abort_unknown_and_bad_ids(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    capture_abort({"capture_id": started["capture_id"]}, app)
+    with pytest.raises(NotFound):
+        capture_status({"capture_id": started["capture_id"]}, app)
+    with pytest.raises(InvalidInput):
+        capture_status({"capture_id": "../../etc"}, app)
+    with pytest.raises(InvalidInput):
+        begin(app, resources=[{"url": "https://x/", "size": -1}])
+
+
+def test_repeated_commit_never_registers_twice(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    # the pending directory survives as if the process died right after the registration
+    keep = pending_root(tmp_path) / started["capture_id"]
+    saved = (keep / "capture.json").read_bytes()
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    (keep / "parts").mkdir(parents=True)
+    (keep / "capture.json").write_bytes(saved)
+    again = capture_commit({"capture_id": started["capture_id"]}, app)
+    assert again["id"] == done["id"] and len(app.store.ids) == 1
+
+
+def test_version_resources_is_paged(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    first = version_resources({"id": done["id"], "limit": 2}, app)
+    rest = version_resources({"id": done["id"], "offset": 2, "limit": 100}, app)
+    listed = first["resources"] + rest["resources"]
+    assert first["total"] == len(listed) == len(app.store.version(done["id"])["resources"])
+    assert [r["n"] for r in listed] == list(range(len(listed)))
+    stored = [r for r in listed if r["status"] == "stored"]
+    assert all(r["path"].startswith(f"/v/{done['id']}/r/{r['n']}?sig=") for r in stored)
+    assert all(r["path"] is None for r in listed if r["status"] != "stored")
+
+
+def _commit_then_die(home, capture_id):
+    """A commit killed after its blobs are written, before the version's transaction."""
+
+    def die(*args, **kwargs):
+        os._exit(9)
+
+    registry._write = die
+    app = app_in(home)
+    capture_commit({"capture_id": capture_id}, app)
+
+
+def test_killed_commit_leaves_no_version_and_is_swept(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    app.store.close()
+    child = multiprocessing.get_context("fork").Process(
+        target=_commit_then_die, args=(tmp_path, started["capture_id"])
+    )
+    child.start()
+    child.join(60)
+    assert child.exitcode == 9
+    store = ArchiveStore.open(tmp_path)
+    assert store.ids == [] and not store.raw("versions")
+    assert store.has_blob(digest(LOGO))  # blobs first: they were written, no row names them
+    referenced = set().union(*(version_blob_refs(store.version(i)) for i in store.ids))
+    assert digest(LOGO) not in referenced
+    store.close()
+    assert sweep(tmp_path) == []  # fresh: kept for a resume
+    assert sweep(tmp_path, now=time.time() + 2 * 86400) == [started["capture_id"]]
+    assert not any(pending_root(tmp_path).iterdir())
+
+
+def test_unchanged_recapture_stores_the_same_rewritten_copy(tmp_path):
+    app = app_in(tmp_path)
+    ids = []
+    for _ in range(2):
+        started = begin(app, resources=manifest(with_digests=True))
+        send_all(app, started["capture_id"], started["need"])
+        ids.append(capture_commit({"capture_id": started["capture_id"]}, app)["id"])
+    first, second = (app.store.version(i) for i in ids)
+    assert first["rewritten"] == second["rewritten"]  # one blob for both
+    for reg_id in ids:  # each served copy names its own version
+        copy = registry.get(app.store, reg_id).body.decode()
+        assert f"/v/{reg_id}/r/" in copy and "__PK_VERSION_ID__" not in copy
+
+
+def test_the_extensions_caps_apply_when_stricter(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app, options={"resource_bytes": 2000, "page_bytes": 1 << 40})
+    assert started["limits"]["resource_bytes"] == 2000  # stricter than the host's 20 MiB
+    assert started["limits"]["page_bytes"] == 200 * 1024 * 1024  # the host's is stricter
+    assert started["skipped"]["https://site.test/logo.png"] == "too_large"
+
+
+def test_reported_failures_are_recorded_as_the_extension_sends_them(tmp_path):
+    app = app_in(tmp_path)
+    items = manifest()
+    items[1].update(status=200, error="over the per-resource cap")
+    items[2].update(status=404, error="HTTP 404", size=0)
+    started = begin(app, resources=items)
+    assert started["skipped"]["https://site.test/logo.png"] == "too_large"
+    assert started["skipped"]["https://site.test/a/bg.png"] == "http_404"
