@@ -1,7 +1,10 @@
 """Is the stored content still at the live URL? (the seed's detection, step 2–3)
 
-The host fetches the live page; a non-200 answer or a network error is ``gone``
-at once (:func:`unreachable`). Otherwise the live page is filtered with the same
+The host fetches the live page. A server that does not answer (refused, timeout,
+DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a state
+of its own, never counted as gone, checked again by the next sweep
+(:func:`unreachable`). Any other non-200 answer (404, 410, …) is ``gone``
+(:func:`from_status`). Otherwise the live page is filtered with the same
 useless-tag library as extraction, *and without its title* (seed: a deleted page
 often keeps its title), and the stored keywords are matched against what is
 left. The match degree ``P = Σ weight(matched) / Σ weight`` lies in 0..1 and the
@@ -48,7 +51,7 @@ class Verdict:
     'gone'
     """
 
-    state: str  # "present" | "changed" | "gone"
+    state: str  # "present" | "changed" | "gone" | "unreachable"
     match: float
     present: bool
     matched: list[str] = field(default_factory=list)
@@ -67,14 +70,44 @@ class Verdict:
         }
 
 
-def unreachable(reason: str, stored: object = None) -> Verdict:
-    """The verdict for a non-200 answer or a network error: gone, with the reason.
+# Why a server did not answer, in words a user can act on (never the raw exception text).
+UNREACHABLE_REASONS = {
+    "dns": "the site's name could not be found (DNS)",
+    "refused": "the server refused the connection",
+    "timeout": "the server did not answer in time",
+    "reset": "the connection was cut off",
+    "redirects": "the server sent too many redirects",
+    "decode": "the server's answer could not be decoded",
+}
+RETRY_STATUSES = (408, 429)  # RFC 9110 §15.5.9, RFC 6585 §4: try again later, not gone
+RETRY_NOTE = "the site may only be down; the next check tries again"
 
-    >>> unreachable("status 404").to_dict()["reason"]
-    'status 404'
+
+def unreachable(kind: str = "network", status: int | None = None) -> Verdict:
+    """The verdict when the server did not answer or failed: no keywords judged.
+
+    >>> unreachable("refused").to_dict()["reason"]
+    'the server refused the connection; the site may only be down; the next check tries again'
+    >>> unreachable(status=503).state, unreachable(status=503).missing
+    ('unreachable', [])
     """
+    if status is not None:
+        cause = f"the server answered HTTP {status} (a server error or overload)"
+    else:
+        cause = UNREACHABLE_REASONS.get(kind, "the server could not be reached")
+    return Verdict("unreachable", 0.0, False, [], [], f"{cause}; {RETRY_NOTE}")
+
+
+def from_status(status: int, stored: object = None) -> Verdict:
+    """The verdict for a non-200 answer: unreachable for 5xx/408/429, else gone.
+
+    >>> from_status(404).state, from_status(502).state
+    ('gone', 'unreachable')
+    """
+    if status >= 500 or status in RETRY_STATUSES:
+        return unreachable(status=status)
     missing = [w for w, _ in stored_keywords(stored)] if stored is not None else []
-    return Verdict("gone", 0.0, False, [], missing, reason)
+    return Verdict("gone", 0.0, False, [], missing, f"HTTP {status}")
 
 
 def stored_keywords(stored: object) -> list[tuple[str, float]]:

@@ -57,7 +57,11 @@ COMMON = {
         "scripting",
         "activeTab",
         "contextMenus",
+        "alarms",  # the periodic look for alerts (changed or gone pages the user keeps)
+        "notifications",  # … and showing them
     ],
+    # Asked for only when the user turns on "archive pages I bookmark" or imports their bookmarks.
+    "optional_permissions": ["bookmarks"],
     # webRequest (404/410 of main frames) and scripting (capture on demand, auto-archive) need
     # access to every web page; nothing is injected until the user archives a page.
     "host_permissions": ["http://*/*", "https://*/*"],

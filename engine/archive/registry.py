@@ -26,6 +26,7 @@ from urllib.parse import unquote
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.archive import labels
 from engine.archive.dust import apply_rules
 from engine.archive.model import (
     Capture,
@@ -276,7 +277,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
     extract = options.extract and size.elements <= options.limits.extract_elements
-    seen = visible_text(tree) if extract else ""  # before the rewrite changes the tree
+    seen = visible_text(decoded.text) if extract else ""
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
     # page's re-capture stores the same rewritten blob: content addressing keeps it once.
     resmap = ResourceMap(ID_SLOT, capture.resources)
@@ -759,6 +760,7 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
         entry = describe(store, ids[at], base)
         before = ids[at - 1] if at else None
         entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
+        entry["note"] = labels.note_of(store, ids[at])
         found.append(entry)
     return found
 
@@ -1018,12 +1020,13 @@ def search(
     sort: str = "time",
     text: str | None = None,
     base: str | None = None,
+    tag: str | None = None,
 ) -> list[dict]:
     """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
 
     if sort not in ("url", "time"):
         raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")
     options = SearchOptions(
-        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base
+        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base, tag
     )
     return run(store, options)

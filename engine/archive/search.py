@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from engine.archive import labels
 from engine.archive.model import DEFAULT_BASE, iso, version_url
 from engine.archive.store import ArchiveStore
 
@@ -35,6 +36,7 @@ class SearchOptions:
     sort: str = "time"  # "url" | "time" (newest first)
     text: str | None = None
     base: str = DEFAULT_BASE
+    tag: str | None = None  # only documents carrying this tag (engine/archive/labels.py)
 
 
 def wildcard_regex(pattern: str, case_sensitive: bool = False) -> re.Pattern:
@@ -183,6 +185,25 @@ def _entry(store: ArchiveStore, key: str, base: str) -> dict:
     }
 
 
+def matching_keys(store: ArchiveStore, options: SearchOptions) -> list[str]:
+    """Keys of the documents whose URL matches the pattern (and that carry ``tag``), in
+    the URL index's order; full text is left to the caller (host/services/fulltext.py ranks it)."""
+    keys = _cached(store, "search_urls", _UrlLines).matching(
+        wildcard_regex(options.pattern, options.case_sensitive)
+    )
+    if options.tag is not None:
+        tagged = labels.keys_with_tag(store, options.tag)
+        keys = [k for k in keys if k in tagged]
+    return keys
+
+
+def entry(store: ArchiveStore, key: str, base: str) -> dict:
+    """A search result for one document (its newest version), with its tags."""
+    found = _entry(store, key, base)
+    del found["ts"]
+    return {**found, "tags": labels.tags_of(store, key)}
+
+
 def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     """Documents whose URL matches the pattern (and whose text matches ``text``), sorted."""
     lines = _cached(store, "search_urls", _UrlLines)
@@ -190,7 +211,11 @@ def search(store: ArchiveStore, options: SearchOptions) -> list[dict]:
     if options.text:
         allowed = text_keys(store, options.text)
         keys = [k for k in keys if k in allowed]
-    found = [_entry(store, key, options.base) for key in keys]
+    if options.tag is not None:
+        tagged = labels.keys_with_tag(store, options.tag)
+        keys = [k for k in keys if k in tagged]
+    tags = {row["key"]: row["tags"] for row in store.raw("tags").values()}
+    found = [{**_entry(store, key, options.base), "tags": tags.get(key, [])} for key in keys]
     if options.sort == "url":
         found.sort(key=lambda e: (e["url"], e["id"]))
     else:  # newest capture first

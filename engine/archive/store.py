@@ -94,6 +94,7 @@ class ArchiveStore:
         self.blob_dir = home / "blobs"
         self.cache: dict = {}  # warm derived structures (similar-page indexes, search index)
         self.rekeyed = 0  # bumped by reindex()
+        self.reclaims = 0  # bumped when engine/archive/trash.py removed blob files
         self._build_indexes()
 
     @classmethod
@@ -380,6 +381,11 @@ class ArchiveStore:
         if doc is not None:
             tab.remove(doc_ids=[int(reg_id)])
         return doc
+
+    def all_tables(self) -> dict[str, dict]:
+        """Every table (shards included) by its stored name, all loaded: for a full scan."""
+        self.storage.load_all()
+        return dict(self.storage.read())
 
     def blob_names(self) -> Iterator[tuple[str, Path]]:
         """Every file under the blob area: (name, path); a crash may leave ``.tmp`` files."""

@@ -44,6 +44,7 @@ class DeleteOptions:
 
     undo_s: float = UNDO_S
     now: float | None = None
+    document: bool = False  # an ID or version URL names its whole document
 
 
 @dataclass(frozen=True)
@@ -56,23 +57,39 @@ class ReclaimOptions:
 
 
 def row_blob_refs(table: str, doc: dict) -> set[str]:
-    """The blobs any row names (versions by :func:`version_blob_refs`, fingerprints, extracts).
+    """The blobs any row names: a version's by :func:`version_blob_refs`, and in every row
+    every value that is a blob name (64 hex digits, nested lists and dicts included), so
+    a field added later (a visible-text blob, say) is never reclaimed from under its row.
 
-    >>> sorted(row_blob_refs("extracts", {"text": "t"})), row_blob_refs("refs", {"links": [1]})
-    (['t'], set())
+    >>> sorted(row_blob_refs("extracts", {"text": "a" * 64, "visible_text": "b" * 64}))[1][:4]
+    'bbbb'
+    >>> row_blob_refs("refs", {"links": [1]})
+    set()
     """
-    if table == "versions":
-        return version_blob_refs(doc)
-    names = {"fingerprints": ("fp",), "extracts": ("text", "visible_text")}.get(table, ())
-    return {doc[name] for name in names if doc.get(name)}
+    found = version_blob_refs(doc) if table == "versions" else set()
+    _hex_values(doc, found)
+    return found
+
+
+def _hex_values(value, found: set[str]) -> None:
+    if isinstance(value, str):
+        if _is_digest(value):
+            found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _hex_values(item, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _hex_values(item, found)
 
 
 # -- which versions -------------------------------------------------------------------------
 
 
-def targets(store: ArchiveStore, ref: str) -> list[str]:
-    """The version IDs a reference names: an ID or version URL names one version, any other
-    URL its whole document. NotFound when nothing is stored under it.
+def targets(store: ArchiveStore, ref: str, document: bool = False) -> list[str]:
+    """The version IDs a reference names: an ID or version URL names one version (its
+    whole document with ``document``), any other URL its whole document. NotFound when
+    nothing is stored under it.
 
     >>> import tempfile, pathlib
     >>> targets(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "https://a.example/")
@@ -84,7 +101,7 @@ def targets(store: ArchiveStore, ref: str) -> list[str]:
     ref = ref.strip()
     if not ref:
         raise InvalidInput("give a registration ID, a version URL or a URL")
-    if is_reg_id(ref) or "/v/" in ref:
+    if (is_reg_id(ref) or "/v/" in ref) and not document:
         return [registry.resolve_id(store, ref)]
     ids = store.ids_of_key(registry.lookup_key(store, ref))
     if not ids:
@@ -104,7 +121,7 @@ def delete(store: ArchiveStore, ref: str, options: DeleteOptions | None = None) 
     """
     options = options or DeleteOptions()
     now = time.time() if options.now is None else options.now
-    ids = targets(store, ref)
+    ids = targets(store, ref, options.document)
     with store.transaction():
         entry = _detach(store, ids, ref, now, options.undo_s)
         trash_id = store.db.table("trash").insert(entry)
@@ -249,6 +266,31 @@ def _restore_document(store: ArchiveStore, rows: dict) -> None:
             store.db.table(table).insert(rows[table])
 
 
+def pending(store: ArchiveStore) -> list[dict]:
+    """Deletions that can still be undone, newest first: what each took and until when.
+
+    >>> import tempfile, pathlib
+    >>> pending(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())))
+    []
+    """
+    found = []
+    for trash_id, entry in store.raw("trash").items():
+        first = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
+        found.append({
+            "undo": trash_id,
+            "url": first.get("url", entry["ref"]),
+            "title": first.get("title", ""),
+            "deleted_at": iso(entry["deleted_at"]),
+            "expires_at": iso(entry["expires_at"]),
+            **entry["summary"],
+        })  # fmt: skip
+    return sorted(found, key=lambda e: (e["deleted_at"], int(e["undo"])), reverse=True)
+
+
+def _rows_of_all(entry: dict):
+    return ((name, reg_id, doc) for name, reg_id, doc in entry["rows"] if name == "versions")
+
+
 # -- expiry and reclaim ----------------------------------------------------------------------
 
 
@@ -262,16 +304,13 @@ def expire(store: ArchiveStore, now: float | None = None) -> int:
 
 
 def referenced_blobs(store: ArchiveStore) -> set[str]:
-    """Every blob some row names, recomputed from the tables (trash entries included)."""
+    """Every blob some row names, recomputed from EVERY table (shards, trash entries and
+    tables other modules add included): a blob is kept while anything stored names it."""
     found: set[str] = set()
-    for doc in store.raw("versions").values():
-        found |= version_blob_refs(doc)
-    for table in ("fingerprints", "extracts"):
-        for doc in store.raw(table).values():
-            found |= row_blob_refs(table, doc)
-    for entry in store.raw("trash").values():
-        for table, _reg_id, doc in entry["rows"]:
-            found |= row_blob_refs(table, doc)
+    for name, rows in store.all_tables().items():
+        base = name.split("@", 1)[0]
+        for doc in rows.values():
+            found |= row_blob_refs(base, doc)
     return found
 
 
@@ -287,6 +326,7 @@ def reclaim(store: ArchiveStore, options: ReclaimOptions | None = None) -> dict:
             continue
         size = store.remove_blob_file(path)
         count, freed = count + 1, freed + size
+    store.reclaims += bool(count)
     return {"blobs": count, "freed_bytes": freed}
 
 
@@ -309,10 +349,12 @@ def purge(store: ArchiveStore, now: float | None = None, grace_s: float = 60.0) 
     return {"expired": expired, **reclaim(store, ReclaimOptions(grace_s=grace_s, now=now))}
 
 
-def delete_now(store: ArchiveStore, ref: str, now: float | None = None) -> dict:
+def delete_now(store: ArchiveStore, ref: str, options: DeleteOptions | None = None) -> dict:
     """Delete without undo: trash (expiring at once), expire, reclaim. A kill between the
     steps leaves an expired entry the next :func:`purge` finishes."""
-    result = delete(store, ref, DeleteOptions(undo_s=0, now=now))
+    options = options or DeleteOptions()
+    now = options.now
+    result = delete(store, ref, DeleteOptions(undo_s=0, now=now, document=options.document))
     trash_id = result.pop("undo")
     result.pop("expires_at")
     store.db.table("trash").remove(doc_ids=[int(trash_id)])

@@ -58,7 +58,7 @@ HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 NOISE_WORDS = (
     "comment", "disqus", "foot", "breadcrumb", "share", "sharing", "related", "newsletter",
     "subscribe", "cookie", "advert", "popup", "modal", "signup", "navigation", "postmeta",
-    "post-meta", "toolbar", "author", "caption", "cta",
+    "post-meta", "toolbar", "author", "caption", "cta", "consent",
 )  # fmt: skip
 NOISE_HINT = re.compile(r"(?:^|[\s_-])(?:" + "|".join(map(re.escape, NOISE_WORDS)) + ")", re.I)
 # Lexbor pre-selects candidates in C (case-insensitive substring, ~0.1 ms/page); the regex
@@ -81,6 +81,7 @@ class BlockOptions:
     # A hinted container holding this share of the page's text is a page-wide wrapper
     # (id="navigation-container" around the whole page), not a boilerplate box: it stays.
     hint_max_share: float = 0.8
+    drop_dialogs: bool = True  # see DIALOG_SELECTOR
 
 
 @dataclass(slots=True)
@@ -93,6 +94,8 @@ class Block:
     tag: str
     gap: float = 0.0
     path: tuple[int, ...] = ()  # ids of the enclosing region elements, outermost first
+    noise: int = -1  # cache of extract.site_noise: -1 not known yet, 0 no, 1 yes
+    links: int = 0  # <a> elements with text in the block
 
     @property
     def link_density(self) -> float:
@@ -113,9 +116,30 @@ def filter_tree(tree: LexborHTMLParser, options: BlockOptions | None = None) -> 
     options = options or BlockOptions()
     tree.strip_tags(list(options.useless_tags))
     root = tree.body or tree.root
+    if root is not None and options.drop_dialogs:
+        drop_outermost(root.css(DIALOG_SELECTOR))
     if root is not None and options.class_hints:
         drop_hinted(root, max_share=options.hint_max_share)
     return root
+
+
+# WAI-ARIA dialogs (role=dialog/alertdialog, aria-modal): cookie and consent layers, sign-in
+# and newsletter pop-ups, laid over the page and never part of its content.
+DIALOG_SELECTOR = '[role="dialog" i], [role="alertdialog" i], [aria-modal="true" i]'
+
+
+def drop_outermost(nodes: list[LexborNode]) -> None:
+    """Decompose ``nodes``, outermost first and each once (a node inside a removed one is
+    already freed: touching it would read freed memory).
+
+    >>> tree = LexborHTMLParser('<div role="dialog"><p role="dialog">x</p></div><p>y</p>')
+    >>> drop_outermost(tree.css("[role=dialog]")); tree.body.text()
+    'y'
+    """
+    ids = {node.mem_id for node in nodes}
+    doomed = [node for node in nodes if not _has_ancestor_in(node, ids)]
+    for node in doomed:
+        node.decompose()
 
 
 # WordPress's post_class() lists the post's categories and tags as classes of the article
@@ -189,6 +213,7 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
+        "links",
     )  # fmt: skip
 
     def __init__(self, weights: dict[str, float]) -> None:
@@ -196,6 +221,7 @@ class _Cutter:
         self.blocks: list[Block] = []
         self.parts: list[str] = []
         self.link_chars = 0
+        self.links = 0
         self.pending = 0.0
         self.tag = "div"
         self.path: list[int] = []
@@ -222,15 +248,17 @@ class _Cutter:
         if not self.parts:
             return
         text = " ".join("".join(self.parts).split())
-        self.parts = []
+        self.parts.clear()  # the walk holds this list
         if text:
             if self.blocks:
                 self.blocks[-1].gap = self.pending
-            chars = text_length(text)
+            chars = len(text) - text.count(" ")  # text_length: split() left single spaces only
             link = min(self.link_chars, chars)
-            self.blocks.append(Block(text, chars, link, self.tag, 0.0, tuple(self.path)))
+            block = Block(text, chars, link, self.tag, 0.0, tuple(self.path), links=self.links)
+            self.blocks.append(block)
             self.pending = 0.0
         self.link_chars = 0
+        self.links = 0
 
 
 def split_blocks(root: LexborNode | None, options: BlockOptions | None = None) -> list[Block]:
@@ -265,40 +293,61 @@ _MARK_END = "#mark"
 
 
 def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
-    """Depth-first walk without recursion; closing markers replay region ends."""
-    weights = cut.weights
-    stack: list[tuple] = [(root.child, None, False, "div")]
-    while stack:
-        node, closing, in_link, region = stack.pop()
-        if closing is not None:
-            if closing is _MARK_END:
-                cut.flush()
-                cut.marked[1] = len(cut.blocks)
-            else:
-                cut.close(closing, region)
-            continue
+    """Depth-first walk without recursion; closing markers replay region ends.
+
+    Siblings are followed in a loop and only an element with children pushes (its next
+    sibling, then its closing marker); the region steps of :class:`_Cutter` are inlined
+    (one call per text block): this loop runs once per node of the page.
+    """
+    weights, parts, path = cut.weights, cut.parts, cut.path
+    stack: list[tuple] = []
+    pop, push = stack.pop, stack.append
+    node, in_link, region = root.child, False, "div"
+    while True:
         if node is None:
+            if not stack:
+                return
+            node, closing, in_link, region = pop()
+            if closing is None:
+                continue
+            if parts:
+                cut.flush()
+            if closing is _MARK_END:
+                cut.marked[1] = len(cut.blocks)
+            else:  # the region element ``closing`` ends; the text after it is in ``region``
+                cut.pending += weights[closing]
+                cut.tag = region
+                if path:
+                    path.pop()
             continue
-        stack.append((node.next, None, in_link, region))
         tag = node.tag
-        if not tag:  # doctype and processing instructions have no tag name
-            continue
         if tag == "-text":
             text = node.text_content
             if text:
-                cut.parts.append(text)
+                parts.append(text)
                 if in_link:
                     cut.link_chars += text_length(text)
         elif tag == "br":
-            cut.parts.append("\n")
-        elif tag[0] != "-" and node.child is not None:
-            inner = region
+            parts.append("\n")
+        elif tag and tag[0] != "-" and node.child is not None:
+            push((node.next, None, in_link, region))
             if mark is not None and node.mem_id == mark:
-                cut.flush()
+                if parts:
+                    cut.flush()
                 cut.marked[0] = len(cut.blocks)
-                stack.append((None, _MARK_END, in_link, region))
-            if tag in weights:
-                cut.open(tag)
-                inner = tag
-                stack.append((None, tag, in_link, region))
-            stack.append((node.child, None, in_link or tag == "a", inner))
+                push((None, _MARK_END, in_link, region))
+            weight = weights.get(tag)
+            if weight is not None:  # a region element opens; its end restores ``region``
+                if parts:
+                    cut.flush()
+                cut.pending += weight
+                push((None, tag, in_link, region))
+                cut.tag = region = tag
+                cut.opened += 1
+                path.append(cut.opened)
+            if tag == "a" and "href" in node.attrs:  # without href: a placeholder, not a link
+                cut.links += 1
+                in_link = True
+            node = node.child
+            continue
+        node = node.next

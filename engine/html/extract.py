@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -29,7 +30,7 @@ from engine.errors import DecodeError
 from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_marked
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
-from engine.html.tokens import count_tokens, tokenize
+from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 
 @dataclass
@@ -49,6 +50,12 @@ class ExtractOptions:
     title_threshold: float = 0.5  # M′: weighted title-word count a sample needs
     max_bases: int = 8  # largest blocks tried as a sample base
     max_link_density: float = 0.35  # blocks of the body mostly made of link text are dropped
+    # ... unless they title the content after them (see titles_content): a linked title of
+    # ``linked_title_min_chars``+ over a block of ``teaser_min_chars``+ that is not link text.
+    linked_titles: bool = True
+    linked_title_min_chars: int = 15
+    teaser_min_chars: int = 40
+    title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
     require_title_match: bool = False
@@ -83,6 +90,9 @@ class ExtractOptions:
     fallback_min_chars: int = 250
     fallback_factor: float = 2.0
     paragraph_fallback: bool = True  # the baseline step of the fallback above
+    # A body still under this (no sentence or two: a page made of links) gives way to the page's
+    # text without menu items (see page_text_blocks) when that is twice as long. 0: off.
+    text_fallback_max_chars: int = 100
 
 
 @dataclass
@@ -267,12 +277,14 @@ def growth_bar(m1: float, m2: float, threshold: float) -> float | None:
 
 def _extend(blocks, edge, step, bar, free, reach) -> int:
     """Move ``edge`` outwards while a block within ``reach`` passes chars/distance ≥ bar."""
-    while True:
-        nxt, j, seen = None, edge + step, 0
-        while 0 <= j < len(blocks) and seen < reach:
+    size = len(blocks)
+    while True:  # the distance edge..j grows as j moves (gaps are multiples of 0.5: exact sums)
+        nxt, j, seen, distance = None, edge + step, 0, 0.0
+        while 0 <= j < size and seen < reach:
+            distance += blocks[j if step < 0 else j - 1].gap
             if free[j]:
                 seen += 1
-                if _ratio(blocks, edge, j) >= bar:
+                if blocks[j].chars / max(distance, 0.5) >= bar:
                     nxt = j
                     break
             j += step
@@ -436,15 +448,61 @@ def is_notice(block: Block, max_chars: int) -> bool:
     return PHP_ERROR.match(block.text[:400].lower()) is not None
 
 
+def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
+    """A link-dense block that titles the content right after it (a listing item's linked
+    headline over its teaser, a docs section's heading that is its own anchor): kept, unlike
+    a link list. A title is a heading, or one link of ``linked_title_min_chars``+ (a share
+    bar or a menu is several links; a table cell may be shorter); the content is a block of
+    ``teaser_min_chars``+ plain text right after it, or within ``title_reach`` blocks of the
+    same item (its parent element: a table row, a list item).
+
+    >>> title = Block("Bridge reopens after the storm", 26, 26, "h3", links=1)
+    >>> teaser = Block("The old bridge over the river reopened on Monday after repairs.", 54, 0, "p")
+    >>> titles_content([title, teaser], 0, 1, ExtractOptions()), titles_content([title, title], 0, 1, ExtractOptions())
+    (True, False)
+    """
+    if not options.linked_titles or k >= hi:
+        return False
+    block = blocks[k]
+    if block.tag not in HEADINGS and (
+        block.links != 1
+        or (block.chars < options.linked_title_min_chars and block.tag not in _CELLS)
+    ):
+        return False
+    parent = block.path[:-1]
+    for j in range(k + 1, min(hi, k + options.title_reach) + 1):
+        nxt = blocks[j]
+        if j > k + 1 and nxt.path[:-1] != parent:  # beyond the next block: the same item only
+            return False
+        if nxt.chars >= options.teaser_min_chars and not _is_linky(nxt, options):
+            return True
+    return False
+
+
+_CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
+
+
+def site_noise(block: Block, options: ExtractOptions) -> bool:
+    """A site notice or a photo credit (see :func:`is_notice`, :func:`is_credit`), computed
+    once per block: every sample tried re-reads the same blocks.
+
+    >>> site_noise(Block("Foto: dpa", 8, 0, "p"), ExtractOptions())
+    True
+    """
+    if block.noise < 0:
+        notice, credit = options.notice_max_chars, options.credit_max_chars
+        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        block.noise = 1 if noisy else 0
+    return block.noise == 1
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
-    notice = options.notice_max_chars
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
-        and not _is_linky(blocks[k], options)
-        and not (notice and is_notice(blocks[k], notice))
-        and not (options.credit_max_chars and is_credit(blocks[k], options.credit_max_chars))
+        and (not _is_linky(blocks[k], options) or titles_content(blocks, k, hi, options))
+        and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]
@@ -500,6 +558,7 @@ def choose_body(
     best: tuple[float, list[Block]] = (-1.0, [])
     first: tuple[int, list[Block]] | None = None
     covered = range(0)  # the first passing sample's span
+    degrees: dict = {}
     for base in order[: options.max_bases]:
         if not free[base] or blocks[base].chars < options.min_block_chars or base in covered:
             continue
@@ -507,7 +566,7 @@ def choose_body(
         if options.container:
             lo, hi = widen_to_container(blocks, lo, hi, free)
         sample = _span_blocks(blocks, lo, hi, free, options, title)
-        degree = sample_degree(sample, weights)
+        degree = sample_degree(sample, weights, degrees)
         if not weights or degree >= options.title_threshold:
             size = sum(b.chars for b in sample)
             if first is not None and size > options.rival_factor * first[0]:
@@ -536,15 +595,45 @@ def merge_samples(blocks: list[Block], first: list[Block], rival: list[Block]) -
     return [b for b in blocks if id(b) in chosen]
 
 
-def sample_degree(sample: list[Block], weights: dict[str, float]) -> float:
-    """P′ of a sample (0 when there is no title).
+def title_counter(weights: dict[str, float]):
+    """A function text -> {title word: count}, the title words' part of
+    ``count_tokens(text)``: one regex scan for word titles (a title word must be a whole
+    token: no letter or digit on either side), tokenization for CJK.
 
-    >>> sample_degree([Block("cats nap", 8, 0, "p")], {"cats": 1.0})
+    >>> title_counter({"cats": 0.5, "nap": 0.5})("Cats nap; bobcats don't nap")
+    Counter({'nap': 2, 'cats': 1})
+    """
+    if any(is_cjk(w) or not w.isalnum() for w in weights):
+        return lambda text: Counter(t for t in tokenize(text) if t in weights)
+    words = sorted(weights, key=len, reverse=True)
+    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, words)) + r")(?![^\W_])")
+    return lambda text: Counter(pattern.findall(text.lower()))
+
+
+def sample_degree(
+    sample: list[Block], weights: dict[str, float], cache: dict | None = None
+) -> float:
+    """P′ of a sample (0 when there is no title). Each block's title-word counts are found
+    once when ``cache`` (id(block) -> counts, "count" -> the counter) is shared between
+    samples; P′ is taken on their sum, as on the sample's whole text.
+
+    >>> sample_degree([Block("cats nap", 8, 0, "p"), Block("cats", 4, 0, "p")], {"cats": 0.5})
     1.0
     """
     if not weights:
         return 0.0
-    return match_degree(count_tokens(" ".join(b.text for b in sample)), weights)
+    cache = {} if cache is None else cache
+    count = cache.get("count")
+    if count is None:
+        count = cache["count"] = title_counter(weights)
+    total: Counter = Counter()
+    for block in sample:
+        found = cache.get(id(block))
+        if found is None:
+            found = cache[id(block)] = count(block.text)
+        if found:
+            total.update(found)
+    return match_degree(total, weights)
 
 
 # --- step 6: summary ------------------------------------------------------------------------
@@ -763,6 +852,23 @@ def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Blo
     ]
 
 
+def page_text_blocks(blocks: list[Block], options: ExtractOptions) -> list[Block]:
+    """Every block of the filtered page but menu items (link text under
+    ``linked_title_min_chars``) and site noise: the last fallback, for a page made of links
+    (a link aggregator, a schedule, a job board) where no block is body text by itself.
+
+    >>> menu, item = Block("Home", 4, 4, "a", links=1), Block("Bridge reopens after the storm", 26, 26, "td")
+    >>> [b.text for b in page_text_blocks([menu, item], ExtractOptions())]
+    ['Bridge reopens after the storm']
+    """
+    return [
+        b
+        for b in blocks
+        if not (_is_linky(b, options) and b.chars < options.linked_title_min_chars)
+        and not site_noise(b, options)
+    ]
+
+
 def nfc(text: str) -> str:
     """Text in Unicode NFC, as readers and search expect it (a page may hold Bengali য় as
     the excluded precomposed U+09DF, or Latin accents decomposed).
@@ -774,6 +880,20 @@ def nfc(text: str) -> str:
 
 
 # --- the pipeline ---------------------------------------------------------------------------
+
+# HTML5 <aside> is tangential content, but some themes wrap the post itself in one
+# (<aside class="blogPost">): the second pass of a too-short body keeps it.
+SECOND_PASS_KEEPS = frozenset(("aside",))
+
+
+def bare_blocks(options: BlockOptions) -> BlockOptions:
+    """The block options of the second pass: no class/id hints, <aside> kept.
+
+    >>> "aside" in bare_blocks(BlockOptions()).useless_tags, bare_blocks(BlockOptions()).class_hints
+    (False, False)
+    """
+    kept = tuple(t for t in options.useless_tags if t not in SECOND_PASS_KEEPS)
+    return replace(options, class_hints=False, useless_tags=kept)
 
 
 def page_body(
@@ -810,7 +930,7 @@ def extract(
     blocks, chosen = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
     if options.blocks.class_hints and size < options.fallback_min_chars:
-        bare = replace(options, blocks=replace(options.blocks, class_hints=False))
+        bare = replace(options, blocks=bare_blocks(options.blocks))
         again = page_body(LexborHTMLParser(text), weights, title, bare)
         if sum(b.chars for b in again[1]) > options.fallback_factor * size:
             blocks, chosen = again
@@ -819,6 +939,11 @@ def extract(
         baseline = paragraph_baseline(blocks, options)
         if sum(b.chars for b in baseline) > options.fallback_factor * size:
             chosen = baseline
+            size = sum(b.chars for b in chosen)
+    if size < options.text_fallback_max_chars:
+        whole = page_text_blocks(blocks, options)
+        if sum(b.chars for b in whole) > options.fallback_factor * size:
+            chosen = whole
     paragraphs = [nfc(b.text) for b in chosen]
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)

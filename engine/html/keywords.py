@@ -70,9 +70,9 @@ def detect_language(tokens: list[str]) -> str:
         return "zh"
     hits = dict.fromkeys(LANGUAGES, 0)
     table = _language_table()
-    for token in sample:
+    for token, n in Counter(sample).items():
         for lang in table.get(token, ()):
-            hits[lang] += 1
+            hits[lang] += n
     return max(hits, key=hits.get) if any(hits.values()) else "en"
 
 
@@ -105,6 +105,23 @@ def is_term(token: str, stop: frozenset[str], min_length: int = 3) -> bool:
         kana_only = all("\u3040" <= c <= "\u309f" for c in token)
         return len(token) == 2 and not kana_only and not (_stop_chars() & set(token))
     return len(token) >= min_length
+
+
+def distinct_terms(tokens: list[str], stop: frozenset[str], min_length: int = 3) -> set[str]:
+    """The distinct tokens that are terms (:func:`is_term`), each checked once.
+
+    >>> sorted(distinct_terms(["the", "cat", "cat", "2012", "网页"], frozenset({"the"})))
+    ['cat', '网页']
+    """
+    return {
+        t
+        for t in set(tokens).difference(stop)
+        if (
+            is_term(t, stop, min_length)
+            if t[0] >= "\u3040"
+            else len(t) >= min_length and not t.isdigit()
+        )
+    }
 
 
 def terms(text: str, stop: frozenset[str], min_length: int = 3) -> list[str]:
@@ -156,7 +173,8 @@ def body_keywords(
     """
     tokens = tokenize(body) if tokens is None else tokens
     stop = stopwords(language or detect_language(tokens))
-    tokens = [t for t in tokens if is_term(t, stop, options.min_length)]
+    good = distinct_terms(tokens, stop, options.min_length)
+    tokens = [t for t in tokens if t in good]
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
     for word in set(tokenize(template)) & scores.keys():  # the keys are terms already

@@ -71,16 +71,15 @@ def _inside(node, ids: set[int]) -> bool:
 
 
 def visible_text(html: bytes | str | LexborHTMLParser) -> str:
-    """The page's visible text, one line per block, in page order (a parsed tree is copied,
+    """The page's visible text, one line per block, in page order (a parsed tree is read,
     never changed). Raises DecodeError for binary data, as :func:`extract` does.
 
     >>> visible_text(b"<ul><li><a href=/x>First story</a></li><li>Second</li></ul>")
     'First story\\nSecond'
     """
-    if isinstance(html, LexborHTMLParser):
-        tree = html.clone()
-    else:
-        tree = LexborHTMLParser(decode(html))
+    if isinstance(html, LexborHTMLParser):  # parsed again from its serialization: lexbor's
+        html = html.html or ""  # clone() fails on some real pages ("Can't create a new document")
+    tree = LexborHTMLParser(decode(html))
     drop_hidden(tree)
     tree.strip_tags(list(UNSEEN_TAGS))
     root = tree.body or tree.root

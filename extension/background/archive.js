@@ -102,3 +102,23 @@ function summarize(result, versions, similar) {
     similar: distinctPages(similar.filter((p) => p.id !== previous?.id && p.key !== result.key)),
   };
 }
+
+/**
+ * Delete the page's archived versions (all of them), undoable for 10 minutes: the host
+ * keeps the deletion in its trash (host/PROTOCOL.md, archive_delete). The popup's last
+ * result and the tab's badge count go with it.
+ *   deletePage('https://a.example/', 7) → {deleted: {documents: 1, versions: 2}, undo: '3', expires_at}
+ */
+export async function deletePage(url, tabId) {
+  const result = await request('archive_delete', { ref: url, undo: true });
+  await sessionStore.remove('lastArchive');
+  if (tabId != null) await showCount(tabId, 0);
+  return result;
+}
+
+/** Undo a deletion; the tab's badge shows the versions back. */
+export async function undoDelete(undo, url, tabId) {
+  const result = await request('archive_undo', { undo });
+  if (tabId != null && url) await showCount(tabId, (await listVersions(url)).length);
+  return result;
+}

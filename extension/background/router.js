@@ -3,7 +3,9 @@
 // {ok: true, result} or {ok: false, error: {code, message}}, the same shape as the host's replies.
 
 import { ext } from '../lib/browser.js';
-import { archiveLink, archiveTab, lastArchiveOf, listVersions } from './archive.js';
+import { checkAlerts, onNotificationClicked } from './alerts.js';
+import { importBrowserBookmarks } from './bookmarks.js';
+import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { HostError, portState, request } from './native.js';
 import { livenessOf } from './visits.js';
@@ -19,6 +21,12 @@ export const HANDLERS = {
   archive_link: (params) => archiveLink(params.url),
   versions: (params) => listVersions(params.url),
   last_archive: (params) => lastArchiveOf(params.url),
+  archive_delete: (params) => deletePage(params.url, params.tabId),
+  archive_undo: (params) => undoDelete(params.undo, params.url, params.tabId),
+  archive_tag: relay('archive_tag'),
+  import_bookmarks: () => importBrowserBookmarks(),
+  check_alerts: () => checkAlerts(),
+  open_alert: async (params) => ((await onNotificationClicked(params.id)) ? { opened: true } : { opened: false }),
   similar: relay('similar'),
   open: relay('open', 15000),
   open_copy: openCopy,

@@ -4,6 +4,8 @@
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
 import { archiveLink, archiveTab } from './archive.js';
+import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
+import { onBookmarkCreated } from './bookmarks.js';
 import { forgetSettings } from './config.js';
 import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
 import { route } from './router.js';
@@ -12,9 +14,13 @@ import { onPageFetched, onPageLoaded } from './visits.js';
 const MAIN_FRAME = { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] };
 const WEB_PAGES = { url: [{ schemes: ['http', 'https'] }] };
 
-ext.runtime.onInstalled.addListener(quietly(createMenus));
-ext.runtime.onStartup.addListener(quietly(createMenus));
-ext.runtime.onStartup.addListener(quietly(clearSessionFallback));
+// One listener per lifecycle event; each task runs on its own, so one failing spares the others.
+const ON_INSTALLED = [createMenus, scheduleAlerts];
+const ON_STARTUP = [createMenus, scheduleAlerts, clearSessionFallback];
+ext.runtime.onInstalled.addListener(() => ON_INSTALLED.forEach((task) => quietly(task)()));
+ext.runtime.onStartup.addListener(() => ON_STARTUP.forEach((task) => quietly(task)()));
+ext.alarms?.onAlarm.addListener(quietly(onAlarm));
+ext.notifications?.onClicked.addListener(quietly(onNotificationClicked));
 
 ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   route(message, sender).then(sendResponse);
@@ -29,6 +35,10 @@ ext.webRequest.onCompleted.addListener(quietly(onHttpCompleted), MAIN_FRAME);
 ext.webRequest.onCompleted.addListener(quietly(onPageFetched), MAIN_FRAME);
 ext.tabs.onRemoved.addListener(quietly(forgetTab));
 ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetSettings());
+
+// bookmarks is an optional permission: its API (and this listener) exists once granted; granted
+// while the worker runs, the listener comes with the worker's next start.
+ext.bookmarks?.onCreated.addListener(quietly(onBookmarkCreated));
 
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));

@@ -479,6 +479,8 @@
   // ---- the three calls the background makes -----------------------------------------------
 
   async function run(options) {
+    // A frame without an address of its own (about:srcdoc, about:blank) is serialized by its parent.
+    if (!/^https?:/i.test(location.href)) return null;
     const settings = { keepScripts: false, computed: true, resourceBytes: 50 * 2 ** 20, ...options };
     const found = new Set();
     const serializer = new Serializer(document, settings, found);

@@ -15,6 +15,7 @@ export const DEFAULTS = Object.freeze({
   badge: true, // show the number of archived versions on the toolbar button
   liveness: false, // check whether an archived page still holds its content when you visit it
   autoArchive: { mode: 'off', days: 7, sites: [] }, // mode: off | every | older
+  archiveBookmarks: false, // archive each page when I bookmark it (asks for the bookmarks permission)
   // What "Archive this page" keeps besides the HTML: scripts (off: a static copy needs none), and
   // the caps in MB on one resource and on the whole page (what a cap leaves out is listed as missing).
   capture: { keepScripts: false, resourceMB: 50, pageMB: 300 },

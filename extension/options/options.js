@@ -18,6 +18,7 @@ async function init() {
   }
   syncAutoFields();
   document.getElementById('viewer-link').addEventListener('click', openViewer);
+  document.getElementById('import-bookmarks').addEventListener('click', importBookmarks);
   document.documentElement.dataset.ready = 'true';
   await showHost();
   await showProfile();
@@ -27,9 +28,34 @@ function controls() {
   return [...document.querySelectorAll('input[name], select[name], textarea[name]')];
 }
 
+/** The optional `bookmarks` permission, asked for on the click that needs it (a user gesture). */
+async function bookmarksAllowed() {
+  try {
+    return await ext.permissions.request({ permissions: ['bookmarks'] });
+  } catch {
+    return false;
+  }
+}
+
+async function importBookmarks(event) {
+  const button = event.currentTarget;
+  if (!(await bookmarksAllowed())) return fill('import-status', 'PageKeeper needs your permission to read your bookmarks.');
+  button.disabled = true;
+  fill('import-status', 'Archiving your bookmarks… (one page at a time, politely; you can close this page)');
+  const reply = await callBackground('import_bookmarks', {});
+  button.disabled = false;
+  if (!reply.ok) return fill('import-status', `Stopped: ${reply.error.message}`);
+  const r = reply.result;
+  fill('import-status', `${r.archived} archived, ${r.already} already in your archive, ${r.failed.length} failed, of ${r.total} bookmarks.`);
+}
+
 async function onChange(control) {
   const [top, field] = control.name.split('.');
   const value = readControl(control);
+  if (control.name === 'archiveBookmarks' && value && !(await bookmarksAllowed())) {
+    control.checked = false;
+    return;
+  }
   const changed = field ? { [top]: { ...current[top], [field]: value } } : { [top]: value };
   if (control.name === 'profile' && !(await setProfile(value))) {
     control.value = current.profile;

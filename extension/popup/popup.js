@@ -8,6 +8,7 @@ import { SOFT_404 } from '../lib/net-errors.js';
 import { captureText, readProgress } from '../capture/progress.js';
 
 const archiveButton = document.getElementById('archive');
+const deleteButton = document.getElementById('delete');
 const WATCH_MS = 250;
 let tab = null;
 
@@ -18,6 +19,7 @@ async function init() {
   fill('page-title', tab?.title || displayURL(tab?.url) || 'No page');
   fill('page-url', tab?.url ?? '');
   archiveButton.addEventListener('click', onArchive);
+  deleteButton.addEventListener('click', onDelete);
   document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, ''));
   if (!tab || !isWebURL(tab.url)) {
     archiveButton.disabled = true;
@@ -45,6 +47,8 @@ async function showVersions() {
     ? `${versions.length} archived version${versions.length === 1 ? '' : 's'} · last saved ${formatTime(versions[0].registered_at)}`
     : 'Not archived yet.');
   document.body.dataset.versions = String(versions.length);
+  show('delete', versions.length > 0);
+  deleteButton.textContent = versions.length > 1 ? `Delete all ${versions.length} versions from archive` : 'Delete from archive';
   if (versions.length) await showLiveness(versions[0]);
 }
 
@@ -81,7 +85,49 @@ async function onArchive() {
   fill('archive', 'Archive again');
   if (!reply.ok) return showError(reply.error);
   renderResult(reply.result);
+  await tagArchived(reply.result);
   await showVersions();
+}
+
+/** Delete every archived version of the page; Undo stays offered (10 minutes in the viewer). */
+async function onDelete() {
+  deleteButton.disabled = true;
+  show('error', false);
+  const reply = await callBackground('archive_delete', { url: tab.url, tabId: tab.id });
+  deleteButton.disabled = false;
+  if (!reply.ok) return showError(reply.error);
+  const n = reply.result.deleted.versions;
+  fill('deleted-text', `Deleted ${n} version${n === 1 ? '' : 's'} from your archive. `);
+  const undo = document.getElementById('undo');
+  undo.disabled = false;
+  undo.onclick = () => onUndo(reply.result.undo, undo);
+  show('deleted');
+  show('result', false);
+  await showVersions();
+}
+
+async function onUndo(undoId, button) {
+  button.disabled = true;
+  const reply = await callBackground('archive_undo', { undo: undoId, url: tab.url, tabId: tab.id });
+  if (!reply.ok) return showError(reply.error);
+  show('deleted', false);
+  await showVersions();
+}
+
+/** "reading, Recipes" → the tags the host adds to the page just archived (it cleans them). */
+export function typedTags(text) {
+  return text.split(',').map((t) => t.trim()).filter(Boolean);
+}
+
+async function tagArchived(result) {
+  const field = document.getElementById('archive-tags');
+  const tags = typedTags(field.value);
+  if (!tags.length) return;
+  const reply = await callBackground('archive_tag', { ref: result.id, add: tags });
+  if (!reply.ok) return showError({ message: `Archived, but the tags were not saved: ${reply.error.message}` });
+  field.value = '';
+  fill('tags-saved', `Tagged: ${reply.result.tags.join(', ')}`);
+  show('tags-saved');
 }
 
 /**

@@ -74,6 +74,11 @@ COPY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
+# A sealed copy's origin is opaque (serialized "null", HTML sandboxing), and fonts are fetched in
+# CORS mode (CSS Fonts 4, "Font fetching requirements"): without this the copy loses its web fonts
+# (Firefox always, Chromium for some pages). Only opaque origins qualify; the URL's signature
+# still guards every resource.
+RESOURCE_HEADERS = {**COPY_HEADERS, "Access-Control-Allow-Origin": "null"}
 STATIC_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 GC_LINK = re.compile(r"""(/gc\?url=)([^"'\s<>]*)""")
 
@@ -247,18 +252,54 @@ async def serve_resource(app, request: Request, version_id: str, number: str) ->
             produced = await app.run(archive_access.produced_links, app, version_id)
             text = body.decode("utf-8", "replace")
             body = sign_links(app, text, version_id, produced).encode("utf-8")
-    return response(200, body, content_type, COPY_HEADERS)
+    return response(200, body, content_type, RESOURCE_HEADERS)
 
 
-def missing_page(url: str) -> Response:
-    """gc with nothing to show: the live page is unreachable and no copy is stored."""
+MISSING_STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7fb;color:#161c2d}"
+    "main{max-width:36rem;margin:12vh auto;padding:2rem;background:#fff;border-radius:12px;"
+    "box-shadow:0 4px 24px rgb(0 0 0/8%)}h1{font-size:1.4rem;margin:0 0 .75rem}"
+    "p{margin:.5rem 0}.url{word-break:break-all;color:#3949ab}.actions{margin-top:1.5rem;"
+    "display:flex;flex-wrap:wrap;gap:.75rem}.actions a{padding:.5rem 1rem;border-radius:8px;"
+    "border:1px solid #c5cae9;text-decoration:none;color:#283593}.actions a.primary{"
+    "background:#3949ab;border-color:#3949ab;color:#fff}.brand{color:#5c6479;font-size:.85rem}"
+    "@media (prefers-color-scheme:dark){body{background:#11141c;color:#e8eaf2}main{background:#1b2030}"
+    ".url,.actions a{color:#9fa8da}.actions a{border-color:#3f4a7a}}"
+)
+
+
+def missing_page(url: str, back: str | None = None) -> Response:
+    """gc with nothing to show: the live page is unreachable and no copy is stored. The
+    page says so, and leads back to the archived copy the link was followed from (the
+    browser's Back button works too; the page is sandboxed, so it has no script)."""
     safe = html.escape(strip_credentials(url) or "", quote=True)
+    back_link = (
+        f'<a class="primary" href="{html.escape(back, quote=True)}">← Back to the archived page</a>'
+        if back
+        else ""
+    )
     body = (
-        "<!doctype html><meta charset=utf-8><title>Not archived</title>"
-        f'<p>The page <a href="{safe}">{safe}</a> cannot be reached now, '
-        "and PageKeeper has no stored copy of it.</p>"
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        f"<title>Not archived</title><style>{MISSING_STYLE}</style><main>"
+        "<p class=brand>PageKeeper</p><h1>This page is not in your archive</h1>"
+        f'<p>The link leads to <a class="url" href="{safe}">{safe}</a>.</p>'
+        "<p>It cannot be reached now, and PageKeeper has no stored copy of it.</p>"
+        f'<p class="actions">{back_link}<a href="{safe}">Try the live page again</a></p>'
+        "</main></html>"
     ).encode()
     return response(404, body, "text/html; charset=utf-8", COPY_HEADERS)
+
+
+async def _back_to(app, page_id: str) -> str | None:
+    """The signed address of the archived copy a gc link was followed from, if stored."""
+    if not ID_PATTERN.match(page_id or ""):
+        return None
+    try:
+        doc = await app.run(app.store.version, page_id)
+    except NotFound:
+        return None
+    return signed_version_path(app, page_id, quote(strip_credentials(doc["url"]), safe=":/"))
 
 
 async def serve_gc(app, request: Request) -> Response:
@@ -274,7 +315,7 @@ async def serve_gc(app, request: Request) -> Response:
     if action["action"] == "live":
         return redirect(action["url"])
     if action["action"] != "stored":
-        return missing_page(url)
+        return missing_page(url, await _back_to(app, page_id))
     return redirect(signed_version_path(app, action["id"], quote(action.get("url", ""), safe=":/")))
 
 

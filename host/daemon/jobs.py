@@ -17,13 +17,16 @@ import logging
 from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
 from engine.archive.registry import refresh_similar, stale_similar
-from engine.archive.search import warm_text_index
+from engine.archive.trash import purge
+from host.services.fulltext import index_of
 from host.services.navigation import flush_learning
 from host.services.schedule import arun_due
 
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
+TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at most)
+RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
@@ -50,18 +53,31 @@ async def compact_once(app) -> bool:
     return await app.run(app.store.maybe_compact)
 
 
+async def reclaim_once(app) -> dict:
+    """Expire deletions whose undo window is over and free the blobs nothing references."""
+
+    return await app.run(purge, app.store)
+
+
 async def warm_search_index(app) -> int:
     """Build the viewer's search indexes once, on the store thread; how many documents.
 
-    The URL index in one go (~0.6 s at 100k versions), then the full-text index in
-    steps of 250 versions (~10-25 ms each; seconds in all at 100k), so requests typed
-    meanwhile wait behind one short step, not the whole build.
+    The URL index in one go (~0.6 s at 100k versions), then the full-text index
+    (host/services/fulltext.py, kept on disk: only what it has not seen) in steps of 250
+    versions, so requests typed meanwhile wait behind one short step.
     """
 
     index = await app.run(document_index, app.store)
-    while not await app.run(warm_text_index, app.store, 250):
+    text = index_of(app.home)
+    while not await app.run(text.sync, app.store, 250):
         pass
     return len(index.entries)
+
+
+async def text_index_once(app) -> bool:
+    """Catch the full-text index up with what crawls, schedules and imports registered."""
+
+    return await app.run(index_of(app.home).sync, app.store, 250)
 
 
 async def once(job, app) -> None:
@@ -91,4 +107,6 @@ def start(app) -> list[asyncio.Task]:
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
+        asyncio.create_task(every(RECLAIM_EVERY, reclaim_once, app)),
+        asyncio.create_task(every(TEXT_INDEX_EVERY, text_index_once, app)),
     ]

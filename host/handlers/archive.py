@@ -16,17 +16,20 @@ from __future__ import annotations
 import base64
 import binascii
 import gc
+import logging
 import threading
 import time
 from dataclasses import replace
 
 from engine.archive import dust, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
+from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
 from engine.liveness import LivenessOptions
 from host.daemon.app import BIG_PAGE_CHARS
 from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
+from host.services import fulltext
 from host.services.crawl import (
     MAX_DELAY,
     MAX_DEPTH,
@@ -87,6 +90,7 @@ def _register_analysed(app, capture, prep, reg_id: str, now: float, options):
 
     reg = registry.register_analysed(app.store, capture, prep, reg_id, now, options)
     record_archived(app, reg.url)
+    keep_text_index(app)
     return reg
 
 
@@ -128,6 +132,16 @@ def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
     result["versions"] = len(app.store.ids_of_key(reg.key))
     return result
+
+
+def keep_text_index(app) -> None:
+    """Index what was just registered for full-text search (host/services/fulltext.py; on the store
+    thread, a few ms). A failure leaves it to the next sync, never fails the capture."""
+
+    try:
+        fulltext.index_of(app.home).sync(app.store, limit=50)
+    except Exception:  # derived data: the next query or background step catches up
+        logging.getLogger("pagekeeper.fulltext").exception("full-text indexing failed")
 
 
 async def _fetched_capture(params: dict):
@@ -185,17 +199,63 @@ def similar(params: dict, app) -> dict:
 
 
 def search(params: dict, app) -> dict:
-    """URL wildcard search (``*``, ``?``) and/or full-text search, paged."""
+    """URL wildcard search (``*``, ``?``), tag and/or full-text search, paged. With ``text``
+    the documents come in relevance order (BM25; ``sort`` time|url reorders them), each
+    with a ``snippet`` of its best version marking the matched words."""
 
-    found = registry.search(
-        app.store,
-        text(params, "pattern", "*", max_length=URL_MAX),
-        case_sensitive=flag(params, "case_sensitive"),
-        sort=choice(params, "sort", ("url", "time"), "time"),
-        text=text(params, "text", None, max_length=4096),
-        base=app.base_url,  # version URLs on this daemon's port, not the default one
+    pattern = text(params, "pattern", "*", max_length=URL_MAX)
+    query = text(params, "text", None, max_length=4096)
+    sort = choice(params, "sort", ("relevance", "url", "time"), "relevance" if query else "time")
+    tag = text(params, "tag", None, max_length=256)
+    offset, limit = integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000)
+    case = flag(params, "case_sensitive")
+    if query and query.strip():
+        found = ranked_search(app, pattern, case, sort, query, tag)
+        page = found[offset : offset + limit]
+        return {"total": len(found), "offset": offset, "results": _with_snippets(app, page)}
+    if sort == "relevance":
+        raise InvalidInput("sort 'relevance' needs a full-text query ('text')")
+    found = registry.search(app.store, pattern, case, sort, None, app.base_url, tag)
+    return _page(list(found), offset, limit)
+
+
+def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> list[dict]:
+    """Documents matching the full-text ``query`` (host/services/fulltext.py) and the URL pattern and
+    tag, best first (or by time or URL); each remembers its best version for the snippet."""
+
+    home = getattr(app, "home", None) or app.store.home
+    parsed, ranked = fulltext.ranked(app.store, home, query)
+    options = SearchOptions(pattern or "*", case, "time", None, RegisterOptions().base, tag)
+    allowed = (
+        None if (pattern or "*") == "*" and tag is None else set(matching_keys(app.store, options))
     )
-    return _page(list(found), integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000))
+    found = []
+    for key, best, rank in ranked:
+        if (allowed is None or key in allowed) and app.store.ids_of_key(key):
+            found.append({"key": key, "best": best, "rank": rank})
+    if sort == "url":
+        found.sort(
+            key=lambda f: app.store.raw("versions")[app.store.latest_of_key(f["key"])]["url"]
+        )
+    elif sort == "time":
+        found.sort(
+            key=lambda f: app.store.capture_order(app.store.latest_of_key(f["key"])), reverse=True
+        )
+    for item in found:
+        item["query"] = parsed
+    return found
+
+
+def _with_snippets(app, page: list[dict]) -> list[dict]:
+
+    out = []
+    for item in page:
+        result = entry(app.store, item["key"], app.base_url)
+        snippet = fulltext.snippet(app.store, item["best"], item["query"])
+        out.append(
+            {**result, "score": round(-item["rank"], 4), "match_id": item["best"], **snippet}
+        )
+    return out
 
 
 def _page(items: list, offset: int, limit: int) -> dict:

@@ -19,19 +19,20 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from engine.archive import registry
+from engine.archive import alerts, labels, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
+from engine.archive.labels import clean_tag, keys_with_tag
 from engine.archive.model import RegisterOptions, iso
-from engine.archive.search import text_keys
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
+from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 
@@ -51,6 +52,7 @@ class SearchQuery:
     since: float | None = None
     until: float | None = None
     state: str | None = None
+    tag: str | None = None
 
     @classmethod
     def from_params(cls, params: dict) -> SearchQuery:
@@ -66,7 +68,14 @@ class SearchQuery:
             since=day_start(params.get("since"), "since"),
             until=day_start(params.get("until"), "until", end=True),
             state=state,
+            tag=_tag_param(params),
         )
+
+
+def _tag_param(params: dict) -> str | None:
+
+    raw = (text(params, "tag", None, 300) or "").strip()
+    return clean_tag(raw) if raw else None
 
 
 def day_start(value, name: str, end: bool = False) -> float | None:
@@ -92,6 +101,8 @@ def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
         narrowed.append(index.between(query.since, query.until))
     if query.text:
         narrowed.append(index.keyed(text_matches(app, query)))
+    if query.tag:
+        narrowed.append(index.keyed(keys_with_tag(app.store, query.tag)))
     if query.state == "unchecked":
         checked = set(liveness_states(app))
         tests.append(lambda d: d.key not in checked)
@@ -122,7 +133,7 @@ def search_page(params: dict, app) -> dict:
 
     Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
     ``text``, ``site``, ``since``/``until`` (a date = that UTC day, or an ISO time),
-    ``state``, ``offset``, ``limit``.
+    ``state``, ``tag``, ``offset``, ``limit``.
     Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
     """
     started = time.perf_counter()
@@ -130,13 +141,19 @@ def search_page(params: dict, app) -> dict:
     offset = integer(params, "offset", 0, 0)
     limit = integer(params, "limit", 50, 1, MAX_PAGE)
     docs, total = first_docs(app, query, offset + limit)
-    page = [_result(d, check_of(app.store, d.key)) for d in docs[offset : offset + limit]]
+    tags = {row["key"]: row["tags"] for row in app.store.raw("tags").values()}
+    page = [
+        {**_result(d, check_of(app.store, d.key)), "tags": tags.get(d.key, [])}
+        for d in docs[offset : offset + limit]
+    ]
+    page = snippets(app, query, page)
     took = (time.perf_counter() - started) * 1000
     return {
         "total": total,
         "offset": offset,
         "limit": limit,
         "took_ms": round(took, 2),
+        "documents": len(document_index(app.store).entries),  # 0: the archive is empty
         "results": page,
     }
 
@@ -158,11 +175,32 @@ def _result(d, check: dict | None) -> dict:
 # -- full text --------------------------------------------------------------------------
 
 
-def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents whose stored text holds every word of ``query.text``
-    (the archive's inverted index, engine/archive/search.py ``text_keys``)."""
+_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best version ID})
 
-    return text_keys(app.store, query.text)
+
+def text_matches(app, query: SearchQuery) -> set[str]:
+    """Keys of the documents matching the full-text query ``query.text`` (host/services/fulltext.py:
+    words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
+    page's snippets (:func:`snippets`)."""
+
+    parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
+    best = {key: reg_id for key, reg_id, _rank in ranked}
+    _BEST[id(app.store)] = (query.text, parsed, best)
+    return set(best)
+
+
+def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
+    """The page's results with the snippet of their best-matching version (marks for the
+    viewer to highlight), when the search has a full text."""
+
+    held = _BEST.get(id(app.store))
+    if not query.text or not held or held[0] != query.text:
+        return results
+    _text, parsed, best = held
+    return [
+        {**r, **fulltext.snippet(app.store, best[r["key"]], parsed)} if r["key"] in best else r
+        for r in results
+    ]
 
 
 # -- document ---------------------------------------------------------------------------
@@ -208,7 +246,10 @@ def document(params: dict, app) -> dict:
     if chosen not in {v["id"] for v in timeline}:
         chosen = timeline[0]["id"]
     head = timeline[0]
+
     return {
+        "tags": labels.tags_of(app.store, key),
+        "alerts": alerts.wanted(app.store, key),
         "key": key,
         "url": head["url"],
         "title": head.get("title") or "",
@@ -433,7 +474,10 @@ def import_warc(params: dict, app) -> dict:
         opts = RegisterOptions(base=app.base_url, now=when)
         return registry.register(app.store, capture, opts)
 
-    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob)
+    def label(reg_id, fields):
+        labels.apply_exported(app.store, reg_id, fields)
+
+    summary = import_captures(io.BytesIO(data), register, options, app.store.put_blob, label)
     return {"filename": params.get("filename"), **summary.to_dict()}
 
 
@@ -441,19 +485,25 @@ def import_warc(params: dict, app) -> dict:
 
 
 def archive_stats(params: dict, app) -> dict:
-    """Documents, versions, bytes on disk, and what content addressing saved."""
+    """Documents, versions, bytes on disk, and what content addressing saved.
+
+    ``blob_bytes`` is the pages as stored (deduplicated, compressed), ``storage_bytes``
+    that plus the records and indexes, ``original_bytes`` the pages as captured.
+    """
     store = app.store
     index = document_index(store)
     versions = store.raw("versions")
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
+    blobs, total = _disk_usage(store.home, _stamp(store))
     resources = resource_totals(versions.values())
     return {
         "documents": len(index.entries),
         "versions": len(versions),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
-        "storage_bytes": _disk_usage(store.home, (len(store.ids), len(store.raw("liveness")))),
+        "blob_bytes": blobs,
+        "storage_bytes": total,
         **resources,
     }
 
@@ -483,23 +533,23 @@ def resource_totals(docs) -> dict:
 _DISK: dict[str, tuple] = {}
 
 
-def _disk_usage(home, stamp: tuple | None = None) -> int:
-    """Bytes of blobs and records on disk; walked again only after the archive changed."""
+def _stamp(store) -> tuple:
+    """What changes when the bytes on disk may have: versions, checks, pending deletions."""
+    return len(store.ids), len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
+
+
+def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
+    """(blob bytes, blob + record bytes) on disk; walked again only after the archive changed."""
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    total = _walk_size(home)
-    _DISK[str(home)] = (stamp, total)
-    return total
+    sizes = _walk_size(home, "blobs"), _walk_size(home, "db")
+    _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
+    return sizes[0], sum(sizes)
 
 
-def _walk_size(home) -> int:
-    total = 0
-    for part in ("blobs", "db"):
-        for path in (home / part).rglob("*"):
-            if path.is_file():
-                total += path.stat().st_size
-    return total
+def _walk_size(home, part: str) -> int:
+    return sum(p.stat().st_size for p in (home / part).rglob("*") if p.is_file())
 
 
 # -- live updates --------------------------------------------------------------------------

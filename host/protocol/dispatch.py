@@ -34,7 +34,7 @@ from host.protocol.envelope import (
 __all__ = ["HANDLERS", "PROTOCOL_VERSION", "handle"]
 
 # Handler modules under host/handlers/; optional ones may not exist yet.
-HANDLER_MODULES = ("core", "archive", "capture", "viewer")
+HANDLER_MODULES = ("core", "archive", "capture", "collection", "viewer")
 OPTIONAL_MODULES = {"viewer"}
 log = logging.getLogger("pagekeeper.protocol")
 

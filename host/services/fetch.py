@@ -186,7 +186,9 @@ class BoundedBody:
             for out in self.layers[index].push(data):
                 self._pipe(index + 1, out)
         except (zlib.error, brotli.error) as exc:
-            raise FetchError(f"cannot decode the body of {self.url}: {exc}") from None
+            raise FetchError(
+                f"cannot decode the body of {self.url}: {exc}", kind="decode"
+            ) from None
 
     def finish(self) -> bytes:
         return b"".join(self.chunks)
@@ -204,7 +206,9 @@ def _layers(content_encoding: str, url) -> list:
         elif name == "br":
             layers.append(_BrotliLayer())
     if len(layers) > MAX_ENCODINGS:
-        raise FetchError(f"{url} is encoded {len(layers)} times ({content_encoding!r}); refused")
+        raise FetchError(
+            f"{url} is encoded {len(layers)} times ({content_encoding!r}); refused", kind="decode"
+        )
     return layers
 
 
@@ -242,12 +246,35 @@ def _result(response: httpx.Response, body: bytes, redirects: int) -> Fetched:
 
 def _wrap(exc: Exception, url: str) -> Exception:
     if isinstance(exc, httpx.TooManyRedirects):
-        return FetchError(f"too many redirects from {url}")
+        return FetchError(f"too many redirects from {url}", kind="redirects")
     if isinstance(exc, httpx.TimeoutException):
-        return FetchError(f"timed out fetching {url}")
+        return FetchError(f"timed out fetching {url}", kind="timeout")
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return InvalidURL(f"cannot fetch {url!r}: {exc}")
-    return FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}")
+    return FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}", kind=failure_kind(exc))
+
+
+def failure_kind(exc: BaseException) -> str:
+    """Why a connection failed, from the OS error under httpx's: dns, refused, reset, timeout, network.
+
+    >>> failure_kind(httpx.ConnectError("x")), failure_kind(ConnectionRefusedError())
+    ('network', 'refused')
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        for kind, types in _OS_FAILURES:
+            if isinstance(seen, types):
+                return kind
+        seen = seen.__cause__ or seen.__context__
+    return "network"
+
+
+_OS_FAILURES = (
+    ("dns", socket.gaierror),
+    ("refused", ConnectionRefusedError),
+    ("reset", ConnectionResetError | ConnectionAbortedError),
+    ("timeout", TimeoutError),
+)
 
 
 def _refuse_private(url, addresses: list) -> None:
@@ -262,7 +289,7 @@ def _check_public(url: httpx.URL, options: FetchOptions) -> None:
         try:
             addresses = socket.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
         except OSError as exc:
-            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+            raise FetchError(f"cannot resolve {url.host}: {exc}", kind="dns") from None
         _refuse_private(url, addresses)
 
 
@@ -272,7 +299,7 @@ async def _acheck_public(url: httpx.URL, options: FetchOptions) -> None:
         try:
             addresses = await loop.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
         except OSError as exc:
-            raise FetchError(f"cannot resolve {url.host}: {exc}") from None
+            raise FetchError(f"cannot resolve {url.host}: {exc}", kind="dns") from None
         _refuse_private(url, addresses)
 
 
@@ -281,7 +308,7 @@ def _next_hop(response: httpx.Response, hops: int, url: str, options: FetchOptio
     if not response.has_redirect_location:
         return None
     if hops >= options.max_redirects:
-        raise FetchError(f"too many redirects from {url}")
+        raise FetchError(f"too many redirects from {url}", kind="redirects")
     return response.next_request
 
 
@@ -306,7 +333,7 @@ def fetch(url: str, options: FetchOptions | None = None) -> Fetched:
                     response.close()
     except httpx.HTTPError as exc:
         raise _wrap(exc, url) from exc
-    raise FetchError(f"too many redirects from {url}")
+    raise FetchError(f"too many redirects from {url}", kind="redirects")
 
 
 async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
@@ -330,7 +357,7 @@ async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
                     await response.aclose()
     except httpx.HTTPError as exc:
         raise _wrap(exc, url) from exc
-    raise FetchError(f"too many redirects from {url}")
+    raise FetchError(f"too many redirects from {url}", kind="redirects")
 
 
 def reachable(url: str, options: FetchOptions | None = None) -> bool:

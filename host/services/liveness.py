@@ -1,8 +1,10 @@
 """``check`` in the daemon: is a stored version's content still at its live URL?
 
 Fetch the live URL (host/services/fetch.py, on the event loop), then let the engine
-decide (engine/liveness.py ``judge`` with the version's stored keywords, or
-``unreachable`` for a network error or a non-200 answer). The verdict is
+decide (engine/liveness.py ``judge`` with the version's stored keywords, ``unreachable``
+when the server did not answer, with the failure's kind (dns, refused, timeout…, never
+the raw exception text), or ``from_status`` for a non-200 answer: 5xx is unreachable,
+404 gone). The verdict is
 stored with its time in the store's ``liveness`` table (the viewer shows it).
 
 >>> check_version.__name__
@@ -13,10 +15,10 @@ from __future__ import annotations
 
 import time
 
-from engine.archive import registry
+from engine.archive import alerts, registry
 from engine.archive.model import is_reg_id
 from engine.errors import FetchError, InvalidURL, TooLarge
-from engine.liveness import LivenessOptions, judge, unreachable
+from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
 from host.services.fetch import afetch
 
 
@@ -35,29 +37,46 @@ def _looks_like_id(ref: str) -> bool:
 
 
 def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
-    status, body, reason = got
-    if reason is not None:
-        return unreachable(reason, extract.get("keywords")).to_dict()
+    status, body, failure = got
+    return _verdict(extract, status, body, failure, options).to_dict()
+
+
+def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> Verdict:
+    if isinstance(failure, FetchError):
+        return unreachable(failure.details.get("kind", "network"))
+    if failure is not None:  # the URL cannot be fetched at all, or the page is over the cap
+        return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:
-        return unreachable(f"HTTP {status}", extract.get("keywords")).to_dict()
-    return judge(extract.get("keywords") or [], body or b"", options).to_dict()
+        return from_status(status, extract.get("keywords"))
+    return judge(extract.get("keywords") or [], body or b"", options)
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
+
     record = {**verdict, "id": reg_id, "url": url, "checked_at": time.time()}
     with app.store.transaction():
+        before = dict(app.store.row("liveness", reg_id) or {})  # the update edits it in place
+        record["judged"] = _last_judged(record, before)
         app.store.update("liveness", reg_id, record)
+        alerts.after_check(app.store, reg_id, before, record)  # became changed/gone: alert
     return record
+
+
+def _last_judged(record: dict, before: dict) -> str | None:
+    """The newest state judged on content: an unreachable check keeps the one before it."""
+    if record["state"] != "unreachable":
+        return record["state"]
+    return before.get("judged", before.get("state"))
 
 
 async def check_version(app, ref: str, options: LivenessOptions | None = None) -> dict:
     """Fetch, judge, store and return ``{"state","match","present",...,"id","url"}``."""
     reg_id, url, extract = await app.run(_stored, app, ref)
-    status = body = reason = None
+    status = body = failure = None
     try:
         got = await afetch(url)
         status, body = got.status, got.body
     except (FetchError, InvalidURL, TooLarge) as exc:
-        reason = exc.message
-    verdict = await app.run(_judge, extract, (status, body, reason), options or LivenessOptions())
+        failure = exc
+    verdict = await app.run(_judge, extract, (status, body, failure), options or LivenessOptions())
     return await app.run(_save, app, reg_id, url, verdict)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
+from engine.archive import alerts
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
@@ -152,8 +153,11 @@ def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str, clai
     """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
 
     options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
+
     reg = register(store, capture, options)
     mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id, claims=claims)
+    if not reg.skipped:
+        alerts.after_capture(store, reg.id, reg.previous_similarity)
     return {"url": row["url"], "id": reg.id, "skipped": reg.skipped}
 
 

@@ -10,7 +10,8 @@ content type, charset and Last-Modified), followed by a ``metadata`` record
 (``application/warc-fields``, ``WARC-Concurrent-To`` the response) whose one field
 ``pagekeeper`` holds PageKeeper's own fields as JSON:
 registration ID, document key, title, version URL, similarity to the previous
-version. A ``warcinfo`` record opens the file. Records are gzipped one by one
+version, and the document's tags and the version's note when it has them. A
+``warcinfo`` record opens the file. Records are gzipped one by one
 (WARC 1.1, annex D), which is what replay tools index.
 
 Import reads any WARC (gzipped or not) and registers every HTML ``response``
@@ -18,7 +19,7 @@ record with status 200 as a version of its URL, dated by its ``WARC-Date``; with
 ``put_blob`` it first stores every 200 response as a blob, and each page's manifest
 names the ones it uses (its stylesheets, what they use, images, fonts, frames); the
 other records are counted as skipped. A PageKeeper export imported into a
-fresh archive gives the same URLs, times and original bytes.
+fresh archive gives the same URLs, times and original bytes, tags and notes.
 
 >>> import io
 >>> buf = io.BytesIO()
@@ -44,6 +45,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from engine import __version__
+from engine.archive import labels
 from engine.archive.model import Capture, iso
 from engine.errors import InvalidInput, TooLarge
 from engine.html.parse import decode_html
@@ -268,6 +270,28 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
 
     Malformed input raises InvalidInput; records above the cap raise TooLarge.
     """
+    for capture, when, _record_id in _read(stream, options, summary):
+        yield capture, when
+
+
+def pagekeeper_fields(record) -> tuple[str, dict] | None:
+    """(the response's record ID, PageKeeper's fields) of a metadata record this module
+    wrote (``pagekeeper: {json}`` in application/warc-fields), else None."""
+    if record.rec_type != "metadata" or "warc-fields" not in (record.content_type or ""):
+        return None
+    target = record.rec_headers.get_header("WARC-Concurrent-To")
+    for line in record.content_stream().read(1 << 20).decode("utf-8", "replace").splitlines():
+        name, _, value = line.partition(":")
+        if target and name.strip() == "pagekeeper":
+            try:
+                fields = json.loads(value)
+            except ValueError:
+                return None
+            return (target, fields) if isinstance(fields, dict) else None
+    return None
+
+
+def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) -> Iterator:
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
@@ -276,6 +300,9 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
             reason = _skip_reason(record)
             if reason:
                 summary.skip(reason)
+                fields = pagekeeper_fields(record) if on_meta else None
+                if fields:
+                    on_meta(*fields)
                 continue
             body = record.content_stream().read(options.max_record_bytes + 1)
             if len(body) > options.max_record_bytes:
@@ -289,7 +316,8 @@ def read_captures(stream: BinaryIO, options: WarcOptions | None = None, summary=
                 last_modified=record.http_headers.get_header("Last-Modified"),
                 source="file",
             )
-            yield capture, parse_time(record.rec_headers.get_header("WARC-Date"))
+            when = parse_time(record.rec_headers.get_header("WARC-Date"))
+            yield capture, when, record.rec_headers.get_header("WARC-Record-ID")
     except ArchiveLoadFailed as exc:
         raise InvalidInput(f"not a WARC file: {exc}") from exc
 
@@ -335,9 +363,12 @@ def import_captures(
     register: Callable,
     options: WarcOptions | None = None,
     put_blob: Callable | None = None,
+    label: Callable | None = None,
 ) -> ImportSummary:
     """Register every capture of a WARC with ``register(capture, when) -> registration``;
-    with ``put_blob`` (and a seekable stream) the pages come with their resources."""
+    with ``put_blob`` (and a seekable stream) the pages come with their resources;
+    ``label(reg_id, fields)`` gets the PageKeeper fields (tags, note) of each registered
+    response from the metadata record that follows it."""
     options = options or WarcOptions()
     head = stream.read(4)
     stream.seek(0)
@@ -346,11 +377,16 @@ def import_captures(
     if looks_like_singlefile(stream.read(64)):
         return _import_singlefile(stream, register, options)
     stream.seek(0)
-    summary = ImportSummary()
+    summary, registered = ImportSummary(), {}
     found = collect_resources(stream, put_blob, options) if put_blob else {}
     stream.seek(0)
     summary.resources = len(found)
-    for capture, when in read_captures(stream, options, summary):
+
+    def on_meta(record_id: str, fields: dict) -> None:
+        if label is not None and record_id in registered:
+            label(registered[record_id], fields)
+
+    for capture, when, record_id in _read(stream, options, summary, on_meta):
         if found:
             capture.resources = page_manifest(capture, found)
         reg = register(capture, when)
@@ -358,6 +394,7 @@ def import_captures(
         summary.imported += 1
         if reg_id:
             summary.ids.append(reg_id)
+            registered[record_id] = reg_id
     return summary
 
 
@@ -378,6 +415,7 @@ def version_record(store, reg_id: str) -> VersionRecord:
             "title": doc.get("title") or "",
             "final_url": doc.get("final_url"),
             "similarity_to_previous": doc.get("prev_similarity"),
+            **labels.exported(store, reg_id, doc["key"]),
         },
         resources=[e for e in doc.get("resources") or () if e.get("blob")],
         load=store.get_blob,

@@ -33,7 +33,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import bench_similarity  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from tinydb import TinyDB  # noqa: E402
 
@@ -343,6 +342,7 @@ def _bench_operations(store: ArchiveStore, tinydb_insert_s: float) -> dict:
 
 def bench_similarity_figures() -> None:
     sys.path.insert(0, str(ROOT / "tests" / "bench"))
+    import bench_similarity
 
     print("== fingerprint similarity, two ~200 KB pages (bench_similarity.bench_pair)")
     for key, value in bench_similarity.bench_pair().items():

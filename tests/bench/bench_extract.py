@@ -27,10 +27,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import lxml.html  # noqa: E402
-import trafilatura  # noqa: E402
-from readability import Document  # noqa: E402
-
 from engine.html.blocks import BlockOptions  # noqa: E402
 from engine.html.extract import ExtractOptions, extract  # noqa: E402
 
@@ -74,11 +70,14 @@ def run_ours(options: ExtractOptions | None = None):
 
 
 def run_trafilatura(raw: bytes) -> str | None:
+    import trafilatura
 
     return trafilatura.extract(raw, include_comments=False)
 
 
 def run_readability(raw: bytes) -> str | None:
+    import lxml.html
+    from readability import Document
 
     summary = Document(raw).summary()
     return lxml.html.fromstring(summary).text_content() if summary else ""

@@ -28,10 +28,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import lxml.html  # noqa: E402
-import trafilatura  # noqa: E402
-from readability import Document  # noqa: E402
-
 from engine.html.extract import extract  # noqa: E402
 
 DATA = (
@@ -86,11 +82,14 @@ def run_ours(html: str, url: str | None) -> str:
 
 
 def run_trafilatura(html: str, url: str | None) -> str:
+    import trafilatura
 
     return trafilatura.extract(html, url=url, include_comments=False) or ""
 
 
 def run_readability(html: str, url: str | None) -> str:
+    import lxml.html
+    from readability import Document
 
     summary = Document(html).summary()
     return lxml.html.fromstring(summary).text_content() if summary else ""
@@ -99,17 +98,19 @@ def run_readability(html: str, url: str | None) -> str:
 ENGINES = {"ours": run_ours, "trafilatura": run_trafilatura, "readability": run_readability}
 
 
-def predict(fn, rows: list[dict], pages: dict[str, str]) -> tuple[dict[str, str], float, int]:
-    """Outputs by id, wall-clock ms per page, and the number of pages that raised."""
-    out, errors, elapsed = {}, 0, 0.0
+def predict(fn, rows: list[dict], pages: dict[str, str]) -> tuple[dict[str, str], tuple, int]:
+    """Outputs by id, (wall, CPU) ms per page, and the number of pages that raised."""
+    out, errors, elapsed, cpu = {}, 0, 0.0, 0.0
     for row in rows:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         try:
             out[row["id"]] = fn(pages[row["id"]], row.get("url"))
         except Exception:  # a crash on a page scores as an empty output
             out[row["id"]], errors = "", errors + 1
         elapsed += time.perf_counter() - start
-    return out, 1000 * elapsed / max(1, len(rows)), errors
+        cpu += time.process_time() - start_cpu
+    n = max(1, len(rows))
+    return out, (1000 * elapsed / n, 1000 * cpu / n), errors
 
 
 def breakdown(score, rows: list[dict], outputs: dict[str, str]) -> dict[str, tuple]:
@@ -138,11 +139,14 @@ def show(names: list[str], tables: dict[str, dict], speeds: dict[str, tuple]) ->
         cells = "".join(f"{tables[name][key][2]:>14.3f}" for name in names)
         print(f"{key:<22}{n:>6}{cells}   {p:.3f}/{r:.3f}")
     for name in names:
-        ms, errors = speeds[name]
-        print(f"{name:<14} {ms:7.2f} ms/page" + (f"  errors {errors}" if errors else ""))
+        (ms, cpu), errors = speeds[name]
+        line = f"{name:<14} {ms:7.2f} ms/page (CPU {cpu:.2f})"
+        print(line + (f"  errors {errors}" if errors else ""))
     if "ours" in speeds and "trafilatura" in speeds:
+        (ours, ours_cpu), (traf, traf_cpu) = speeds["ours"][0], speeds["trafilatura"][0]
         print(
-            f"speed ours vs trafilatura: x{speeds['trafilatura'][0] / max(speeds['ours'][0], 1e-9):.1f}"
+            f"speed ours vs trafilatura: x{traf / max(ours, 1e-9):.1f} "
+            f"(CPU x{traf_cpu / max(ours_cpu, 1e-9):.1f})"
         )
 
 

@@ -29,8 +29,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.urls.suggest import Suggester, SuggestRequest
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 PY = sys.executable
@@ -99,6 +97,8 @@ def bench_nav_error(home: Path, rounds: int) -> None:
         pings.append(one_trip(proc, {"id": n, "type": "ping"}))
     proc.stdin.close()
     proc.wait(timeout=30)
+
+    from engine.urls.suggest import Suggester, SuggestRequest
 
     suggester = Suggester.bundled()
     engine = []

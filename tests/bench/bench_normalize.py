@@ -26,10 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cProfile  # noqa: E402
-
-from w3lib.url import canonicalize_url  # noqa: E402
-
 from engine.errors import PageKeeperError  # noqa: E402
 from engine.urls.normalize import NormalizeOptions, archive_key, normalize  # noqa: E402
 from engine.urls.parse import fast_slices  # noqa: E402
@@ -194,6 +190,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="cProfile one archive round")
     args = parser.parse_args()
+    from w3lib.url import canonicalize_url
 
     urls = make_urls(args.count)
     source = DOMAINS.name if DOMAINS.exists() else "engine/data/domains.txt.gz"
@@ -202,6 +199,8 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()} on {os.cpu_count()} CPUs")
     archive_key("https://www.example.com/")  # load the public suffix list outside the timing
     if args.profile:
+        import cProfile
+
         cProfile.runctx("timed(archive_key, urls)", globals(), locals(), sort="tottime")
     others = {
         name: partial(normalize, options=NormalizeOptions.from_profile(name)) for name in OTHER

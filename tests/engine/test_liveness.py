@@ -14,6 +14,7 @@ from engine.html.keywords import KeywordOptions
 from engine.liveness import (
     LivenessOptions,
     decide,
+    from_status,
     judge,
     live_terms,
     match_keywords,
@@ -107,10 +108,27 @@ def test_stored_keywords_accepts_extraction_dict_and_pairs():
     assert stored_keywords([["x", 1]]) == [("x", 1.0)]
 
 
-def test_unreachable_is_gone_with_the_reason():
-    verdict = unreachable("HTTP 404", stored())
-    assert verdict.state == "gone" and verdict.reason == "HTTP 404"
-    assert verdict.missing and verdict.match == 0.0
+def test_a_missing_page_status_is_gone_with_the_reason():
+    for status in (404, 410, 403):
+        verdict = from_status(status, stored())
+        assert verdict.state == "gone" and verdict.reason == f"HTTP {status}"
+        assert verdict.missing and verdict.match == 0.0 and not verdict.present
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 408, 429])
+def test_a_server_error_is_unreachable_not_gone(status):
+    verdict = from_status(status, stored())
+    assert verdict.state == "unreachable" and not verdict.present
+    assert verdict.missing == [] and verdict.matched == []  # no keyword was judged
+    assert f"HTTP {status}" in verdict.reason and "next check" in verdict.reason
+
+
+@pytest.mark.parametrize("kind", ["dns", "refused", "timeout", "reset", "network"])
+def test_a_server_that_does_not_answer_is_unreachable_in_plain_words(kind):
+    verdict = unreachable(kind)
+    assert verdict.state == "unreachable" and not verdict.present and verdict.missing == []
+    assert "Error" not in verdict.reason and "next check" in verdict.reason
+    assert verdict.reason.startswith(("the server", "the site", "the connection"))
 
 
 def test_no_stored_keywords_is_gone():
@@ -147,3 +165,35 @@ def test_keywords_match_across_unicode_normal_forms():
     decomposed = page.replace("é", "e\u0301").replace("è", "e\u0300")
     verdict = judge(kept, decomposed)
     assert verdict.state == "present" and "café" in verdict.matched
+
+
+# -- each rule on its own ---------------------------------------------------------------------
+
+
+def test_a_heading_repeating_the_title_is_not_read_as_content():
+    # A deleted page often keeps its title, and its <h1> repeats it: neither keeps it alive.
+    live = (
+        "<html><head><title>Gema Zeiger | Verlag</title></head><body>"
+        "<h1>Gema Zeiger</h1><p>Diese Seite gibt es nicht mehr.</p></body></html>"
+    )
+    assert live_terms(live) == {"diese", "seite", "gibt", "es", "nicht", "mehr"}
+    verdict = judge([("gema", 0.5), ("zeiger", 0.5)], live)
+    assert verdict.state == "gone" and verdict.match == 0.0
+
+
+def test_a_heading_that_differs_from_the_title_is_read():
+    live = "<title>Gema Zeiger</title><h1>Gema dreht am Zeiger</h1><p>Text</p>"
+    assert {"gema", "zeiger", "dreht"} <= live_terms(live)
+
+
+def test_a_changed_page_is_still_present():
+    # P between changed_at and present_at: the content is partly there, so present is true.
+    verdict = judge([("gema", 0.7), ("zeiger", 0.3)], "<p>Die Gema heute</p>")
+    assert verdict.state == "changed" and verdict.match == pytest.approx(0.7)
+    assert verdict.present is True
+    assert verdict.to_dict()["present"] is True
+
+
+def test_a_gone_page_is_not_present():
+    verdict = judge([("gema", 0.5), ("zeiger", 0.5)], "<p>Die Gema heute</p>")
+    assert verdict.state == "gone" and verdict.present is False

@@ -59,7 +59,7 @@ MAIN = """<!doctype html><html><head><meta charset="utf-8"><title>Kept page</tit
 <video poster="/img/poster.png" width="80" height="40"></video>
 <svg width="20" height="20"><use href="/img/sprite.svg#dot"></use></svg>
 <canvas id="cv" width="30" height="30"></canvas><div id="host"></div>
-<input id="name"><iframe id="frame" src="{other}/frame.html" width="200" height="100"></iframe>
+<input id="name"><iframe id="inline" srcdoc="<p id=inner>inline frame</p>" width="120" height="40"></iframe><iframe id="frame" src="{other}/frame.html" width="200" height="100"></iframe>
 <p id="note" onclick="alert(1)">plain text</p></body></html>"""
 
 APP = """document.getElementById('dyn').sheet.insertRule('.title { color: rgb(10, 20, 30) }');

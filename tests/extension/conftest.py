@@ -99,9 +99,11 @@ def host(tmp_path_factory):
     port = free_port()
     config = {"port": port, "cache_dir": str(SHARED_CACHE)}
     (home / "config.json").write_text(json.dumps(config))
-    pk(home, "serve", "--port", str(port), "--detach")
-    yield Host(home, port)
-    pk(home, "stop", check=False)
+    try:
+        pk(home, "serve", "--port", str(port), "--detach")
+        yield Host(home, port)
+    finally:  # also when the CLI gave up waiting: the daemon may still come up, and stay
+        pk(home, "stop", check=False)
 
 
 @dataclass

@@ -104,6 +104,8 @@ def check_capture(record: dict, host: FakeHost, sites) -> None:
     assert 'rel="preload"' not in html and "<source" not in html
     assert f'<picture><img id="pic" src="{main}/img/pic.png"' in html  # the <source> it chose
     assert f'<iframe id="frame" src="{other}/frame.html"' in html
+    # A frame with no address of its own is serialized by its parent; only the other is a frame.
+    assert 'id="inline" srcdoc="<!DOCTYPE html>' not in html and "inline frame</p>" in html
     (frame,) = record["frames"]
     assert (
         frame["url"] == f"{other}/frame.html"

@@ -26,6 +26,8 @@ from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from engine.urls.rules import PROFILES
 from host.cli.backend import backend, base_url, reading, send
 from host.cli.command import command
+from host.cli.commands import bookmarks, collection
+from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.daemon import client
 from host.services.fetch import reachable
@@ -175,18 +177,42 @@ def render_open(result: dict) -> str:
 
 
 def run_search(args, ctx) -> list:
+    if args.text is not None:  # ranked full text: the protocol's search, daemon up or not
+        params = {"pattern": args.pattern, "case_sensitive": args.case_sensitive}
+        params |= {"text": args.text, "tag": args.tag, "limit": 1000}
+        if args.sort:
+            params["sort"] = args.sort
+        return call(ctx, "search", params, write=False)["results"]
+    if args.sort == "relevance":
+        raise InvalidInput("--sort relevance needs --text")
     with reading(ctx.home) as store:
         return registry.search(
-            store, args.pattern, args.case_sensitive, args.sort, args.text, base_url(ctx.home)
+            store,
+            args.pattern,
+            args.case_sensitive,
+            args.sort or "time",
+            None,
+            base_url(ctx.home),
+            args.tag,
         )
 
 
 def render_search(rows: list) -> str:
     if not rows:
         return "no matches"
-    return "\n".join(
-        f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}" for r in rows
-    )
+    lines = []
+    for r in rows:
+        lines.append(f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}")
+        if r.get("snippet_text"):
+            lines.append(f"    {_marked_text(r['snippet_text'], r['snippet_marks'])}")
+    return "\n".join(lines)
+
+
+def _marked_text(text: str, marks: list) -> str:
+    """A snippet for a terminal: matched words between [ and ]."""
+    for start, end in reversed(marks):
+        text = f"{text[:start]}[{text[start:end]}]{text[end:]}"
+    return text
 
 
 # -- crawl, schedule, dust, profile -------------------------------------------------------
@@ -304,6 +330,8 @@ def register(sub, common) -> None:
     _add_parsers(cmds, common)
     _read_parsers(cmds, common)
     _auto_parsers(cmds, common)
+    collection.add_parsers(cmds, common)
+    bookmarks.add_parsers(cmds, common)
     add_warc_parsers(cmds, common)
 
 
@@ -348,8 +376,17 @@ def _read_parsers(cmds, common) -> None:
     find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
     find.add_argument("pattern", nargs="?", default="*")
     find.add_argument("--case-sensitive", action="store_true")
-    find.add_argument("--sort", choices=("url", "time"), default="time")
-    find.add_argument("--text", metavar="QUERY", help="full-text query (all words must occur)")
+    find.add_argument(
+        "--sort",
+        choices=("relevance", "url", "time"),
+        help="order (default: relevance with --text, else newest first)",
+    )
+    find.add_argument(
+        "--text",
+        metavar="QUERY",
+        help='full-text query, best match first: words, "exact words", prefix*, -excluded',
+    )
+    find.add_argument("--tag", metavar="TAG", help="only documents carrying this tag")
     find.set_defaults(render=render_search)
 
 

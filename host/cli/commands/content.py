@@ -12,7 +12,8 @@ adds the matched/missing keywords and the reason); ``liveness --batch`` reads JS
 ``check URL_OR_ID`` / ``check --all`` fetch the live URLs of archived versions (bounded
 concurrency, a progress bar on stderr), judge them against the stored keywords, store each
 verdict with its time in the archive's ``liveness`` table, and end with a summary
-(n present, changed, gone). Each check is the protocol's ``check`` message (thresholds
+(n present, changed, gone, unreachable: a server that did not answer or answered 5xx,
+never counted as gone). Each check is the protocol's ``check`` message (thresholds
 included) through the command's backend: the daemon when one runs, else the same handler in
 this process (host/services/liveness.py fetches, judges and stores, one implementation).
 
@@ -246,19 +247,19 @@ def run_check(args, ctx):
         params = [{"id": t, **thresholds} for t in targets]
         results = b.call_many("check", params, args.concurrency, done)
     counts = Counter(r.get("state") for r in results)
-    summary = {s: counts.get(s, 0) for s in ("present", "changed", "gone")}
+    summary = {s: counts.get(s, 0) for s in ("present", "changed", "gone", "unreachable")}
     return {"checked": len(results), **summary, "results": results}
 
 
 def render_check(result: dict) -> str:
     """Human form: one line per page, then the summary."""
     lines = [
-        f"{r.get('state', '?'):<8} P={r.get('match', 0):.2f}  {r.get('url', '')}  {r.get('reason', '')}"
+        f"{r.get('state', '?'):<11} P={r.get('match', 0):.2f}  {r.get('url', '')}  {r.get('reason', '')}"
         for r in result["results"]
     ]
     lines.append(
         f"{result['checked']} checked: {result['present']} present, "
-        f"{result['changed']} changed, {result['gone']} gone"
+        f"{result['changed']} changed, {result['gone']} gone, {result['unreachable']} unreachable"
     )
     return "\n".join(lines)
 

@@ -56,22 +56,35 @@ const DATE_FMT = new Intl.DateTimeFormat(undefined, {
   year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit',
 });
 
-export function when(value) {
+const DATE_FMT_SECONDS = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
+});
+
+/** A date and time for people; with `seconds` (two versions in one minute) to the second. */
+export function when(value, seconds = false) {
   const d = toDate(value);
-  return d ? DATE_FMT.format(d) : '–';
+  return d ? (seconds ? DATE_FMT_SECONDS : DATE_FMT).format(d) : '–';
 }
 
-/** "2026-10-31 10:00" in local time: compact, sortable (select options). */
-export function shortWhen(value) {
+/** "2026-10-31 10:00" (or "10:00:07" with `seconds`) in local time: compact, sortable (select options). */
+export function shortWhen(value, seconds = false) {
   const d = toDate(value);
   if (!d) return '–';
   const p = (n) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  const minute = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return seconds ? `${minute}:${p(d.getSeconds())}` : minute;
 }
 
-export function timeEl(value) {
+export function timeEl(value, seconds = false) {
   const d = toDate(value);
-  return d ? h('time', { datetime: d.toISOString() }, DATE_FMT.format(d)) : h('span', {}, '–');
+  return d ? h('time', { datetime: d.toISOString() }, when(d, seconds)) : h('span', {}, '–');
+}
+
+/** Which of `values` (dates) share their minute with another: those are shown to the second. */
+export function sameMinute(values) {
+  const counts = new Map();
+  for (const v of values) counts.set(shortWhen(v), (counts.get(shortWhen(v)) || 0) + 1);
+  return (value) => counts.get(shortWhen(value)) > 1;
 }
 
 /** 0.4321 -> "43%" */
@@ -104,13 +117,13 @@ export function stateBadge(state) {
 }
 
 /** Show a message that disappears by itself (errors stay until dismissed). */
-export function toast(message, kind = 'error') {
+export function toast(message, kind = 'error', ms = 4000) {
   const host = document.getElementById('toasts');
   const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss' }, '×');
   const el = h('div', { class: `toast toast-${kind}` }, h('span', {}, message), close);
   close.addEventListener('click', () => el.remove());
   host.append(el);
-  if (kind !== 'error') setTimeout(() => el.remove(), 4000);
+  if (kind !== 'error') setTimeout(() => el.remove(), ms);
   return el;
 }
 

@@ -135,7 +135,8 @@ def test_a_too_short_body_falls_back_to_every_paragraph_of_the_page():
     )
     body = extract(html).body
     assert all(post in body for post in posts)
-    only_sample = extract(html, options=ExtractOptions(paragraph_fallback=False)).body
+    alone = ExtractOptions(paragraph_fallback=False, text_fallback_max_chars=0)
+    only_sample = extract(html, options=alone).body
     assert posts[1] not in only_sample
 
 
@@ -532,3 +533,74 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([story, heading], 40) == [story]
     lead = Block("A lead paragraph that is long enough to stay in place", 45, 0, "p")
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
+
+
+def test_a_page_made_of_links_falls_back_to_its_text_without_menu_items():
+    rows = "".join(
+        f"<tr><td>{n}.</td><td><a href=/i{n}>{title}</a> <a href=/s{n}>(example{n}.org)</a></td></tr>"
+        for n, title in enumerate(
+            [
+                "What happened when the old bridge was rebuilt",
+                "A programming language where the GPU is another thread",
+                "Show: a tool that turns sessions into tests",
+                "Why the town voted against the new tolls",
+            ],
+            1,
+        )
+    )
+    html = f"<title>New links</title><body><div><a href=/>Home</a> <a href=/new>new</a></div><table>{rows}</table></body>"
+    body = extract(html).body
+    assert "What happened when the old bridge was rebuilt" in body
+    assert "Why the town voted against the new tolls" in body
+    assert "Home" not in body
+    assert extract(html, options=ExtractOptions(text_fallback_max_chars=0)).body.count("\n") < 2
+
+
+def test_linked_headlines_over_their_teasers_are_kept_and_a_link_list_is_not():
+    items = "".join(
+        f"<div><h3><a href=/s{n}>{title}</a></h3><p>{teaser}</p></div>"
+        for n, (title, teaser) in enumerate(
+            [
+                (
+                    "Bridge reopens",
+                    "The old bridge over the river reopened on Monday after repairs.",
+                ),
+                (
+                    "Tolls for the bridge",
+                    "The town council will vote on tolls for the bridge next week.",
+                ),
+                (
+                    "Storm damage counted",
+                    "Engineers counted the damage the storm did to roads and roofs.",
+                ),
+            ]
+        )
+    )
+    links = "<ul><li><a href=/a>Weather for the whole region</a></li><li><a href=/b>Sports results of the weekend</a></li></ul>"
+    html = f"<title>Town news</title><body><main>{items}{links}</main></body>"
+    body = extract(html).body
+    assert "Tolls for the bridge" in body and "Storm damage counted" in body
+    assert "Weather for the whole region" not in body
+    plain = extract(html, options=ExtractOptions(linked_titles=False)).body
+    assert "Tolls for the bridge" not in plain
+
+
+def test_a_dialog_layer_is_not_the_body():
+    consent = (
+        "<div role='dialog'><div><div><p>We and our 977 partners store and access personal data, like "
+        "browsing data or unique identifiers, on your device. Selecting Allow all enables tracking "
+        "technologies to support the purposes shown under we and our partners process data.</p>"
+        "</div></div></div>"
+    )
+    html = f"<title>Home</title><body>{consent}<div><div><div>{STORY}</div></div></div></body>"
+    body = extract(html).body
+    assert "partners store" not in body and "three weeks of repairs" in body
+    kept = extract(html, options=ExtractOptions(blocks=BlockOptions(drop_dialogs=False))).body
+    assert "partners store" in kept  # the dialog rule alone removed it
+
+
+def test_an_anchor_without_href_is_not_link_text():
+    html = f"<title>Bridge reopens</title><body><a name=top>{STORY}</a></body>"
+    blocks = split_blocks(filter_tree(LexborHTMLParser(html)))
+    assert blocks and all(b.link_chars == 0 for b in blocks)
+    assert "three weeks of repairs" in extract(html).body

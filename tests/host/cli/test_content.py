@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -185,7 +186,34 @@ def test_check_fetches_judges_and_stores(tmp_path, site):
     assert reasons["b"] == "HTTP 404" and "keywords found" in reasons["a"]
 
     human = pk("check", "--all", home=home).stdout
-    assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 2 gone")
+    assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 2 gone, 0 unreachable")
+
+
+def test_check_a_site_that_is_down_is_unreachable_not_gone(tmp_path, site):
+    """A port that refuses and a server answering 503: both unreachable, counted apart,
+    no keyword list, and a reason in plain words (no exception text)."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    closed = socket.socket()  # bound, never listening: connections to it are refused
+    closed.bind(("127.0.0.1", 0))
+    down = f"http://127.0.0.1:{closed.getsockname()[1]}/a"
+    site.pages["/busy"] = (503, b"<h1>Service Unavailable</h1>")
+    try:
+        for url in (down, site.base + "/busy"):
+            add = pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home)
+            assert add.returncode == 0, add.stderr
+        summary = json.loads(pk("check", "--all", "--json", home=home).stdout)
+        human = pk("check", "--all", home=home).stdout
+    finally:
+        closed.close()
+    assert (summary["checked"], summary["gone"], summary["unreachable"]) == (2, 0, 2)
+    by_path = {r["url"].rsplit("/", 1)[1]: r for r in summary["results"]}
+    assert {r["state"] for r in by_path.values()} == {"unreachable"}
+    assert all(r["missing"] == [] and r["present"] is False for r in by_path.values())
+    assert by_path["a"]["reason"].startswith("the server refused the connection")
+    assert by_path["busy"]["reason"].startswith("the server answered HTTP 503")
+    assert "ConnectError" not in human and "Errno" not in human
+    assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 0 gone, 2 unreachable")
 
 
 def test_check_unknown_url_is_not_found(tmp_path):

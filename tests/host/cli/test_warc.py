@@ -110,9 +110,39 @@ def test_bad_input_gets_typed_errors_and_no_file(tmp_path):
     assert code == 0 and len(listed) == 2  # nothing stored was touched
 
 
+def label(home, seeded) -> None:
+    """Tag the article, note its first version."""
+    first = seeded[0]
+    assert cli(home, "archive", "tag", first[1], "+ordnung", "+später lesen")[0] == 0
+    assert cli(home, "archive", "note", first[0], "the first capture\nbefore v2")[0] == 0
+
+
+def assert_labels_came_back(home, seeded) -> None:
+    _, rows = cli(home, "archive", "versions", seeded[0][1])
+    assert [v["note"] for v in rows] == ["", "the first capture\nbefore v2"]  # newest first
+    _, found = cli(home, "archive", "search", "--tag", "später lesen")
+    assert [r["url"] for r in found] == [seeded[0][1]]
+    assert found[0]["tags"] == ["ordnung", "später lesen"]
+    _, untagged = cli(home, "archive", "search", "--tag", "ordnung", f"{seeded[2][1]}")
+    assert untagged == []
+
+
+def test_tags_and_notes_travel_in_the_export(tmp_path):
+    home = make_home(tmp_path / "a")
+    seeded = seed(home, tmp_path)
+    label(home, seeded)
+    out = tmp_path / "all.warc.gz"
+    assert cli(home, "archive", "export", "-o", str(out))[0] == 0
+    other = make_home(tmp_path / "b")
+    code, imported = cli(other, "archive", "import", str(out))
+    assert code == 0 and imported["imported"] == 3
+    assert_labels_came_back(other, seeded)
+
+
 def test_with_a_daemon_export_reads_beside_it_and_import_goes_through_it(tmp_path):
     home = make_home(tmp_path / "a")
-    seed(home, tmp_path)
+    seeded = seed(home, tmp_path)
+    label(home, seeded)
     out = tmp_path / "all.warc.gz"
     pk(home, "serve", "--detach")
     try:
@@ -125,6 +155,7 @@ def test_with_a_daemon_export_reads_beside_it_and_import_goes_through_it(tmp_pat
             assert code == 0 and imported["imported"] == 3, imported
             code, listed = cli(other, "archive", "search")
             assert code == 0 and len(listed) == 2
+            assert_labels_came_back(other, seeded)
         finally:
             pk(other, "stop", check=False)
     finally:

@@ -14,6 +14,7 @@ from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture
 from host.daemon.app import App, Config
 from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
+from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
 
 
@@ -95,3 +96,4 @@ def test_the_search_index_is_warmed_in_the_background(app):
     assert asyncio.run(warm_search_index(app)) == 3
     _, index = app.store.cache[CACHE_NAME]
     assert index.seen == 3
+    assert index_of(app.home).count() == 3  # the full-text index too, on disk

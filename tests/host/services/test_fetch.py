@@ -128,14 +128,22 @@ def test_streamed_200mb_page_is_refused_without_reading_it_all(base):
 def test_refused_connection_is_fetch_error():
     with serve() as url:
         dead = url
-    with pytest.raises(FetchError):
+    with pytest.raises(FetchError) as info:
         fetch(f"{dead}/latin", FetchOptions(connect_timeout=2))
+    assert info.value.details["kind"] == "refused"  # liveness says why, in plain words
     assert not reachable(f"{dead}/latin")
 
 
 def test_dns_failure_is_fetch_error():
-    with pytest.raises(FetchError):
+    with pytest.raises(FetchError) as info:
         fetch("http://no-such-host.invalid/", FetchOptions(connect_timeout=2))
+    assert info.value.details["kind"] == "dns"
+
+
+def test_too_many_redirects_have_their_kind(base):
+    with pytest.raises(FetchError) as info:
+        fetch(f"{base}/redirect/11")
+    assert info.value.details["kind"] == "redirects"
 
 
 def test_non_http_url_is_invalid():

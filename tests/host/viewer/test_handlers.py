@@ -97,6 +97,30 @@ def test_a_partly_changed_live_page_is_changed_everywhere(daemon, seeded, live_s
     daemon.result("check", {"id": seeded.article_ids[-1]})  # back to present for the rest
 
 
+def test_a_server_that_is_down_is_unreachable_not_gone(daemon, seeded, live_site):
+    """The live site's port refuses connections: the check, the document, the state
+    filter and the report say "unreachable", never "gone", with no keyword list."""
+    live_site.stop()
+    try:
+        verdict = daemon.result("check", {"id": seeded.article_ids[-1]})
+    finally:
+        live_site.start()
+    assert verdict["state"] == "unreachable" and verdict["present"] is False
+    assert verdict["missing"] == [] and verdict["matched"] == []
+    assert verdict["reason"].startswith("the server refused the connection")
+    assert "Error" not in verdict["reason"] and "127.0.0.1" not in verdict["reason"]
+    doc = daemon.result("document", {"id": seeded.article_url})
+    assert doc["liveness"]["state"] == "unreachable" and doc["liveness"]["missing"] == []
+    found = daemon.result("search_page", {"pattern": "*", "state": "unreachable"})
+    assert urls(found) == [seeded.article_url]
+    assert daemon.result("search_page", {"pattern": "*", "state": "gone"})["total"] == 0
+    counts = daemon.result("liveness_report")["counts"]
+    assert (counts["unreachable"], counts["gone"]) == (1, 0)
+    back = daemon.result("check", {"id": seeded.article_ids[-1]})  # up again: present
+    assert back["state"] == "present"
+    assert daemon.result("liveness_report")["counts"]["unreachable"] == 0
+
+
 def test_paging(daemon):
     first = daemon.result("search_page", {"pattern": "*", "limit": 2})
     second = daemon.result("search_page", {"pattern": "*", "limit": 2, "offset": 2})

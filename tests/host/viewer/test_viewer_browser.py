@@ -219,11 +219,26 @@ def test_check_now_follows_the_live_site(page, daemon, seeded, live_site):
     expect(state).to_have_text("unchecked")
     page.get_by_role("button", name="Check now").click()
     expect(state).to_have_text("present")
-    live_site.stop()  # the page is gone from the web
+    card = page.locator(".liveness-card")
+    live_site.stop()  # the server is down: unreachable, not gone, and no keyword list
     page.get_by_role("button", name="Check now").click()
-    expect(state).to_have_text("gone")
+    expect(state).to_have_text("unreachable")
+    expect(card).to_contain_text("the server refused the connection")
+    expect(card).not_to_contain_text("Error")
+    expect(card.locator(".keywords")).to_have_count(0)
+    expect(card.locator(".bar")).to_have_count(0)  # no keyword was judged: no match degree
+    live_site.start()
+    kept = live_site.pages.pop("/ministerium.html")  # back up, the page is gone from it
+    try:
+        page.get_by_role("button", name="Check now").click()
+        expect(state).to_have_text("gone")
+    finally:
+        live_site.pages["/ministerium.html"] = kept
+    expect(card.locator(".keywords")).to_contain_text("Missing: ")
+    expect(card.locator(".bar")).to_have_count(1)
     page.get_by_role("link", name="Liveness").click()
     expect(page.locator('#live-counts [data-state="gone"]')).to_have_text("1")
+    expect(page.locator('#live-counts [data-state="unreachable"]')).to_have_text("0")
 
 
 def views(seeded) -> list[tuple[str, str]]:
@@ -259,7 +274,7 @@ def test_every_view_passes_axe_and_fits_the_window(page, daemon, seeded, width):
 
 
 def test_sweep_progress_and_counts(page, daemon, live_site):
-    if not live_site.running:  # test_check_now_follows_the_live_site took it down
+    if not live_site.running:  # a test that took it down failed before bringing it back
         live_site.start()
     live_site.delay_s = 2.5  # slow enough to watch the sweep run
     try:

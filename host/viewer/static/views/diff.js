@@ -1,7 +1,7 @@
 // Side-by-side diff of two versions' extracted bodies (computed by the daemon:
 // rows of equal / replace / delete / insert / skip, with changed words marked).
 
-import { count, fill, h, notice, safeUrl, timeEl } from '../dom.js';
+import { count, fill, h, notice, safeUrl, sameMinute, timeEl } from '../dom.js';
 
 const SIGN = { delete: '−', insert: '+', replace: '~', equal: '' };
 
@@ -31,9 +31,9 @@ function row(r) {
     cell(r.left_no, r.left, 'left', r.op), cell(r.right_no, r.right, 'right', r.op));
 }
 
-function side(v, label) {
+function side(v, label, seconds) {
   return h('th', { colspan: 2, scope: 'col' },
-    h('span', { class: 'diff-side-label' }, label), ' ', timeEl(v.registered_at),
+    h('span', { class: 'diff-side-label' }, label), ' ', timeEl(v.registered_at, seconds),
     h('span', { class: 'muted diff-side-url', title: safeUrl(v.url) }, safeUrl(v.url)));
 }
 
@@ -50,11 +50,12 @@ export function render(main, ctx, route) {
   fill(main, h('p', { class: 'loading', role: 'status' }, 'Computing the diff…'));
   ctx.api.call('diff', { a, b }).then((res) => {
     const back = h('a', { class: 'back', href: `#/doc/${encodeURIComponent(res.b.id)}` }, '← Document');
+    const close = sameMinute([res.a.registered_at, res.b.registered_at])(res.a.registered_at); // same minute: seconds
     const table = res.rows.length
       ? h('table', { class: 'diff', id: 'diff-table' },
         h('caption', { class: 'sr-only' }, 'Extracted text of the two versions, side by side'),
         h('colgroup', {}, h('col', { class: 'col-ln' }), h('col'), h('col', { class: 'col-ln' }), h('col')),
-        h('thead', {}, h('tr', {}, side(res.a, 'A'), side(res.b, 'B'))),
+        h('thead', {}, h('tr', {}, side(res.a, 'A', close), side(res.b, 'B', close))),
         h('tbody', {}, res.rows.map(row)))
       : notice('No text', 'Neither version has extracted text to compare.');
     fill(main,

@@ -2,32 +2,99 @@
 // selected version in a sandboxed frame (rewritten or original), similar pages,
 // and a compare form leading to the diff view.
 
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
+import { deleteWithUndo } from '../trash.js';
+import { tagLink } from './search.js';
+import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
+// An unreachable server (refused, timeout, DNS, 5xx) judged no keyword: no P, no keyword list.
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
+  const judged = l && l.state !== 'unreachable';
   const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
   btn.addEventListener('click', () => onCheck(btn));
   return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
     h('h2', { id: 'live-h' }, 'Is it still there?'),
     h('div', { class: 'live-row' },
       h('span', { class: 'live-state', id: 'live-state' }, stateBadge(l?.state)),
-      l ? bar(l.match, 'Match degree P') : null,
+      judged ? bar(l.match, 'Match degree P') : null,
       btn),
     h('p', { class: 'muted' },
       l ? ['Last checked ', timeEl(l.checked_at), l.reason ? ` · ${l.reason}` : ''] : "Never checked: “Check now” fetches the live page and looks for this page's keywords."),
-    l?.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
+    judged && l.missing?.length ? h('p', { class: 'muted keywords' }, 'Missing: ', l.missing.slice(0, 12).join(', ')) : null);
 }
 
-function versionRow(v, i, versions, sel, onSelect) {
+function tagsCard(doc, ctx, reload) {
+  const input = h('input', { id: 'tag-input', name: 'tag', autocomplete: 'off', placeholder: 'add a tag', 'aria-describedby': 'tag-hint' });
+  const form = h('form', { class: 'tag-form' },
+    h('label', { for: 'tag-input', class: 'visually-hidden' }, 'Add a tag'), input,
+    h('button', { type: 'submit', class: 'btn btn-small' }, 'Add'));
+  const change = async (params) => {
+    try {
+      await ctx.api.call('archive_tag', { ref: doc.versions[0].id, ...params });
+      await reload();
+      document.getElementById('tag-input')?.focus();
+    } catch (err) {
+      toast(`Tag not saved: ${err.message}`);
+    }
+  };
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (input.value.trim()) change({ add: [input.value] });
+  });
+  const alertBox = h('input', { type: 'checkbox', id: 'doc-alerts', checked: doc.alerts ? true : null });
+  alertBox.addEventListener('change', async () => {
+    try {
+      const res = await ctx.api.call('alerts_set', { ref: doc.versions[0].id, on: alertBox.checked });
+      toast(res.alerts ? 'You will be told when this page changes or goes away.' : 'No alerts for this page.', 'ok');
+    } catch (err) {
+      alertBox.checked = !alertBox.checked;
+      toast(`Not saved: ${err.message}`);
+    }
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'tags-h' },
+    h('h2', { id: 'tags-h' }, 'Tags'),
+    h('p', { class: 'field-check' }, alertBox, h('label', { for: 'doc-alerts' }, ' Alert me when this page changes or goes away')),
+    h('ul', { class: 'tag-list', id: 'tag-list', 'aria-label': 'Tags of this page' }, (doc.tags || []).map((t) => h('li', {},
+      tagLink(t),
+      h('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove the tag ${t}`, onclick: () => change({ remove: [t] }) }, '×')))),
+    (doc.tags || []).length ? null : h('p', { class: 'muted', id: 'tag-hint' }, 'No tags yet. Tags belong to the page, all its versions.'),
+    form);
+}
+
+function noteBox(v, ctx, reload) {
+  const box = h('div', { class: 'version-note' });
+  const view = () => fill(box,
+    v.note ? h('p', { class: 'note-text', dataset: { note: v.id } }, v.note) : null,
+    h('button', { type: 'button', class: 'btn btn-small btn-quiet', dataset: { noteEdit: v.id }, onclick: edit }, v.note ? 'Edit note' : 'Add a note'));
+  const edit = () => {
+    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${when(v.registered_at)}` }, v.note || '');
+    const save = async (ev) => {
+      ev.preventDefault();
+      try {
+        await ctx.api.call('archive_note', { ref: v.id, text: area.value });
+        await reload();
+      } catch (err) {
+        toast(`Note not saved: ${err.message}`);
+      }
+    };
+    fill(box, h('form', { class: 'note-form', onsubmit: save }, area,
+      h('div', {}, h('button', { type: 'submit', class: 'btn btn-small btn-primary' }, 'Save note'),
+        h('button', { type: 'button', class: 'btn btn-small btn-quiet', onclick: view }, 'Cancel'))));
+    area.focus();
+  };
+  view();
+  return box;
+}
+
+function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
   return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
     h('span', { class: 'version-dot', 'aria-hidden': 'true' }),
     h('div', { class: 'version-body' },
-      h('div', { class: 'version-when' }, timeEl(v.registered_at),
+      h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)),
         i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
         selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
       h('div', { class: 'version-meta' },
@@ -38,7 +105,12 @@ function versionRow(v, i, versions, sel, onSelect) {
           type: 'button', class: 'btn btn-small', 'aria-pressed': selected && sel.mode === mode ? 'true' : 'false',
           onclick: () => onSelect(v.id, mode), dataset: { mode, version: v.id },
         }, mode === 'rewritten' ? 'Rewritten' : 'Original')),
-        prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null)));
+        prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null,
+        h('button', {
+          type: 'button', class: 'btn btn-small btn-quiet btn-danger', dataset: { delete: v.id },
+          'aria-label': `Delete the version of ${when(v.registered_at)}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
+        }, 'Delete')),
+      noteBox(v, ctx, reload)));
 }
 
 function similarList(items, doc) {
@@ -55,7 +127,8 @@ function similarList(items, doc) {
 }
 
 function compareForm(doc, ctx, sel) {
-  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at)));
+  const seconds = sameMinute(doc.versions.map((v) => v.registered_at));
+  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at, seconds(v.registered_at))));
   const a = h('select', { id: 'cmp-a', name: 'a' }, options.map((o) => o.cloneNode(true)));
   const b = h('select', { id: 'cmp-b', name: 'b' }, options);
   a.value = doc.versions[Math.min(1, doc.versions.length - 1)].id;
@@ -99,6 +172,12 @@ async function exportVersion(ctx, id, btn) {
   }
 }
 
+/** Go to `hash`, rendering it again when it is already the address. */
+function show(hash) {
+  if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
+  else location.hash = hash;
+}
+
 // What the version's copy uses: each captured resource with its size, the missing ones
 // with the reason (version_resources, paged so a reply stays under the 1 MB cap).
 const RESOURCE_PAGE = 200;
@@ -137,9 +216,12 @@ function resourcesCard(version, ctx) {
     h('h2', { id: 'resources-h' }, 'Captured resources'), body, list, more);
 }
 
-function header(doc) {
+function header(doc, onDelete) {
   return h('div', { class: 'doc-head' },
-    h('a', { class: 'back', href: '#/search' }, '← Search'),
+    h('div', { class: 'doc-head-bar' },
+      h('a', { class: 'back', href: '#/search' }, '← Search'),
+      h('button', { type: 'button', class: 'btn btn-small btn-danger', id: 'delete-doc', onclick: (ev) => onDelete(ev.currentTarget) },
+        doc.versions.length === 1 ? 'Delete this page' : `Delete this page (${count(doc.versions.length)} versions)`)),
     h('h1', { id: 'doc-h' }, doc.title || safeUrl(doc.url)),
     h('p', { class: 'doc-url' }, h('a', { href: safeUrl(doc.url), target: '_blank', rel: 'noopener noreferrer' }, safeUrl(doc.url))),
     h('p', { class: 'muted' }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? 'version' : 'versions'} · key `, h('code', {}, doc.key || '')));
@@ -165,7 +247,9 @@ export function render(main, ctx, route) {
     btn.textContent = 'Checking…';
     try {
       const verdict = await ctx.api.call('check', { id: doc.versions[0].id });
-      toast(`Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
+      toast(verdict.state === 'unreachable'
+        ? `Live page unreachable: ${verdict.reason}`
+        : `Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
       await load();
     } catch (err) {
       toast(`Check failed: ${err.message}`);
@@ -176,18 +260,37 @@ export function render(main, ctx, route) {
     }
   };
 
+  // After a deletion the document is shown without it (or, when nothing is left, the
+  // search); Undo brings the reader back to what was deleted.
+  const removeVersion = (vid, btn) => {
+    btn.disabled = true;
+    const rest = doc.versions.filter((v) => v.id !== vid);
+    deleteWithUndo(ctx, { ref: vid }, {
+      afterDelete: () => show(rest.length ? `#/doc/${encodeURIComponent(vid === id ? rest[0].id : id)}` : '#/search'),
+      afterUndo: () => show(`#/doc/${encodeURIComponent(vid)}`),
+    }).then((res) => { if (!res) btn.disabled = false; });
+  };
+  const removeDocument = (btn) => {
+    btn.disabled = true;
+    deleteWithUndo(ctx, { ref: doc.versions[0].id, document: true }, {
+      afterDelete: () => show('#/search'),
+      afterUndo: () => show(`#/doc/${encodeURIComponent(id)}`),
+    }).then((res) => { if (!res) btn.disabled = false; });
+  };
+
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
     fill(main,
-      header(doc),
+      header(doc, removeDocument),
       h('div', { class: 'doc-grid' },
         h('div', { class: 'doc-side' },
           livenessCard(doc, check),
+          tagsCard(doc, ctx, load),
           h('section', { class: 'card', 'aria-labelledby': 'versions-h' },
             h('h2', { id: 'versions-h' }, 'Versions'),
             h('ol', { class: 'timeline', 'aria-label': 'Versions, newest first' },
-              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select))),
+              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion, ctx, load))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc)),

@@ -7,7 +7,7 @@
 
 import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 
-const STATES = ['present', 'changed', 'gone', 'unchecked'];
+const STATES = ['present', 'changed', 'gone', 'unreachable', 'unchecked'];
 const REPORT_GAP_MS = 500;
 
 function counts(c) {
@@ -45,7 +45,7 @@ function recentTable(rows) {
       h('td', {}, h('a', { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
         h('div', { class: 'result-url' }, safeUrl(r.url))),
       h('td', {}, stateBadge(r.state), r.reason ? h('div', { class: 'muted reason', title: r.reason }, shortReason(r)) : null),
-      h('td', { class: 'num' }, pct(r.match)),
+      h('td', { class: 'num' }, r.state === 'unreachable' ? '–' : pct(r.match)),
       h('td', { class: 'nowrap' }, timeEl(r.checked_at))))));
 }
 

@@ -3,17 +3,18 @@
 
 import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 import { throttled } from '../live.js';
+import { alertsCard } from './alerts.js';
 
 const PAGE_SIZE = 50;
 const LIVE_REFRESH_MS = 750; // live "registered" events re-run the search at most this often
-const FIELDS = ['pattern', 'text', 'site', 'since', 'until', 'state', 'sort', 'case'];
+const FIELDS = ['pattern', 'text', 'site', 'since', 'until', 'state', 'tag', 'sort', 'case'];
 
 function readForm(form) {
   const data = new FormData(form);
   const get = (k) => String(data.get(k) || '').trim();
   return {
     pattern: get('pattern'), text: get('text'), site: get('site'), since: get('since'),
-    until: get('until'), state: get('state'), sort: get('sort') || 'time',
+    until: get('until'), state: get('state'), tag: get('tag'), sort: get('sort') || 'time',
     case: data.get('case') ? '1' : '',
   };
 }
@@ -38,6 +39,7 @@ export function toParams(values, page) {
     since: localDay(values.since),
     until: localDay(values.until, true),
     state: values.state || null,
+    tag: values.tag || null,
     offset: page * PAGE_SIZE,
     limit: PAGE_SIZE,
   };
@@ -61,13 +63,15 @@ function buildForm(values) {
     h('div', { class: 'search-main' },
       field('URL pattern', input('pattern', { type: 'search', placeholder: '*example.com/blog/*', spellcheck: 'false', 'aria-describedby': 'q-pattern-hint' }), '* any run of characters, ? one character'),
       field('Full text', input('text', { type: 'search', placeholder: 'words in the stored text' }))),
-    h('details', { class: 'filters', open: values.site || values.since || values.until || values.state ? true : null },
+    h('details', { class: 'filters', open: values.site || values.since || values.until || values.state || values.tag ? true : null },
       h('summary', {}, 'Filters and sort'),
       h('div', { class: 'filter-row' },
         field('Site', input('site', { placeholder: 'example.com', spellcheck: 'false' })),
         field('From', input('since', { type: 'date' })),
         field('To', input('until', { type: 'date' })),
-        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unchecked', 'never checked']])),
+        field('Tag', input('tag', { placeholder: 'reading', spellcheck: 'false', list: 'q-tags' })),
+        h('datalist', { id: 'q-tags' }),
+        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unreachable', 'unreachable'], ['unchecked', 'never checked']])),
         field('Sort by', select('sort', [['time', 'newest first'], ['url', 'URL']])),
         h('div', { class: 'field field-check' },
           h('input', { id: 'q-case', name: 'case', type: 'checkbox', checked: values.case === '1' }),
@@ -84,7 +88,36 @@ function resultRow(r) {
       stateBadge(r.state),
       h('span', { title: 'versions' }, `${count(r.versions ?? 1)} ${r.versions === 1 ? 'version' : 'versions'}`),
       r.size != null ? h('span', {}, bytes(r.size)) : null,
-      timeEl(r.registered_at)));
+      timeEl(r.registered_at)),
+    r.tags?.length ? h('span', { class: 'result-tags' }, r.tags.map(tagLink)) : null,
+    r.snippet_text ? snippetEl(r.snippet_text, r.snippet_marks || []) : null);
+}
+
+/** The matched words of a snippet in <mark>, built as text nodes (never innerHTML). */
+export function snippetEl(text, marks) {
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of marks) {
+    if (start < at) continue;
+    parts.push(text.slice(at, start), h('mark', {}, text.slice(start, end)));
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return h('p', { class: 'result-snippet' }, parts);
+}
+
+/** A tag as a link to the search for it. */
+export function tagLink(tag) {
+  return h('a', { class: 'tag tag-link', href: `#/search?tag=${encodeURIComponent(tag)}` }, tag);
+}
+
+/** What an empty result says: an empty archive says how to fill it. */
+function nothingFound(res) {
+  if (res.documents === 0) {
+    return notice('Your archive is empty',
+      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run “pagekeeper archive add URL” in a terminal. It shows up here at once.');
+  }
+  return notice('Nothing found', 'No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters.');
 }
 
 function pager(res, page, goPage) {
@@ -183,7 +216,7 @@ export function render(main, ctx, route) {
     const took = res.took_ms != null ? ` in ${res.took_ms < 10 ? res.took_ms.toFixed(1) : Math.round(res.took_ms)} ms` : '';
     fill(status, res.total
       ? [`${count(res.total)} ${res.total === 1 ? 'document' : 'documents'}${took}`, note ? ` · ${note}` : '']
-      : notice('Nothing found', 'No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters.'));
+      : nothingFound(res));
     const links = [...list.querySelectorAll('.result-link')];
     const focused = links.indexOf(document.activeElement);
     fill(list, res.results.map(resultRow));
@@ -213,6 +246,7 @@ export function render(main, ctx, route) {
   exportBtn.addEventListener('click', () => exportResults(ctx, last, exportBtn));
 
   fill(main,
+    route.samePage ? null : alertsCard(ctx),
     h('section', { class: 'panel', 'aria-labelledby': 'search-h' },
       h('div', { class: 'panel-head' },
         h('h1', { id: 'search-h' }, 'Search the archive'),
@@ -229,6 +263,9 @@ export function render(main, ctx, route) {
   document.addEventListener('keydown', slash);
   const refresh = throttled(run, LIVE_REFRESH_MS);
   const off = ctx.api.onEvent((ev) => { if (ev?.event === 'registered') refresh(); }); // same page: no jump to page 1
+  ctx.api.call('archive_tags', {})
+    .then((res) => fill(form.querySelector('#q-tags'), res.tags.map((t) => h('option', { value: t.tag }, `${t.tag} (${count(t.documents)})`))))
+    .catch(() => {}); // suggestions only: the filter works without them
   if (!route.samePage) document.getElementById('q-pattern').focus();
   run();
   return () => { document.removeEventListener('keydown', slash); off(); };

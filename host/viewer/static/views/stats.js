@@ -1,8 +1,9 @@
 // The archive as a whole: documents, versions, storage used, dedup savings;
 // WARC import.
 
-import { bytes, count, fileToBase64, fill, h, notice, pct, toast } from '../dom.js';
+import { bytes, count, fileToBase64, fill, h, notice, pct, safeUrl, toast, when } from '../dom.js';
 import { throttled } from '../live.js';
+import { deletedText, undo } from '../trash.js';
 
 function stat(value, label, id, note) {
   return h('div', { class: 'stat' }, h('span', { class: 'stat-value', id }, value), h('span', { class: 'stat-label' }, label),
@@ -20,8 +21,9 @@ function statsGrid(s) {
   return h('div', { class: 'stat-grid' },
     stat(count(s.documents), 'documents', 'stat-documents'),
     stat(count(s.versions), 'versions', 'stat-versions'),
-    stat(bytes(s.storage_bytes), 'storage used', 'stat-storage',
-      s.original_bytes ? `pages total ${bytes(s.original_bytes)} before dedup and compression` : null),
+    // "5.7 KB stored, 55 KB before dedup": the pages as kept, then as captured.
+    stat(bytes(s.blob_bytes ?? s.storage_bytes), 'stored', 'stat-storage',
+      `${bytes(s.original_bytes ?? 0)} before dedup and compression · ${bytes(s.storage_bytes)} on disk with the records`),
     stat(bytes(saved), 'saved by dedup', 'stat-dedup',
       logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null),
     stat(bytes(s.resource_dedup_saved_bytes ?? 0), 'resources saved by dedup', 'stat-resource-dedup',
@@ -57,11 +59,28 @@ function importForm(ctx, onDone) {
   return form;
 }
 
+function trashList(pending, ctx, reload) {
+  if (!pending.length) return h('p', { class: 'muted', id: 'trash-empty' }, 'Nothing deleted in the last 10 minutes.');
+  return h('ul', { class: 'trash-list', id: 'trash-list' }, pending.map((p) => {
+    const btn = h('button', { type: 'button', class: 'btn btn-small', dataset: { undo: p.undo } }, 'Undo');
+    btn.addEventListener('click', () => {
+      btn.disabled = true;
+      undo(ctx, p.undo, reload);
+    });
+    return h('li', {},
+      h('span', { class: 'result-title' }, p.title || safeUrl(p.url)),
+      h('span', { class: 'muted' }, `${deletedText(p.deleted)} · deleted ${when(p.deleted_at)} · undo until ${when(p.expires_at)}`),
+      btn);
+  }));
+}
+
 export function render(main, ctx) {
   const grid = h('div', {}, h('p', { class: 'loading' }, 'Loading…'));
+  const trash = h('div', {});
   const load = async () => {
     try {
       fill(grid, statsGrid(await ctx.api.call('archive_stats', {})));
+      fill(trash, trashList((await ctx.api.call('archive_trash', {})).pending, ctx, load));
     } catch (err) {
       fill(grid, notice('Could not load the statistics', err.message, 'error'));
     }
@@ -69,6 +88,8 @@ export function render(main, ctx) {
   fill(main,
     h('section', { class: 'panel', 'aria-labelledby': 'stats-h' },
       h('h1', { id: 'stats-h' }, 'Your archive'), grid),
+    h('section', { class: 'panel', 'aria-labelledby': 'trash-h' },
+      h('h2', { id: 'trash-h' }, 'Recently deleted'), trash),
     h('section', { class: 'panel', 'aria-labelledby': 'import-h' },
       h('h2', { id: 'import-h' }, 'Import a WARC'),
       h('p', { class: 'muted' }, 'HTML responses in the file become versions of their URLs, with their capture dates. Export a version or a search result from its page; ReplayWeb.page and pywb open the files.'),

@@ -1,0 +1,193 @@
+"""``pagekeeper archive import-bookmarks FILE``: archive every bookmark of a Netscape bookmark
+file or a Pocket export (engine/archive/bookmarks.py), its folders as tags.
+
+Politely: at most ``--concurrency`` fetches at once and one request per site every
+``--delay`` seconds. Resumable: what is archived already is skipped, so running it again
+after Ctrl-C or a failure finishes the rest. A progress bar goes to stderr. With a daemon
+running each page goes through it (``archive_page`` fetching the URL, then
+``archive_tag``); without one, fetches run in threads and the command registers them.
+
+>>> Polite(0).wait("a.example")  # no delay: never waits
+0.0
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from engine.archive import labels, registry
+from engine.archive.bookmarks import Bookmark, parse_bookmarks
+from engine.archive.model import RegisterOptions
+from engine.archive.store import ArchiveStore
+from engine.errors import InvalidInput, PageKeeperError, error_payload
+from host.cli.backend import base_url, reading
+from host.cli.command import command
+from host.daemon import client
+from host.services.fetch import FetchOptions, fetch
+
+MAX_FILE = 64 * 1024 * 1024
+
+
+class Polite:
+    """One request per site every ``delay`` seconds, across threads."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.lock, self.next_at = delay, threading.Lock(), {}
+
+    def wait(self, site: str) -> float:
+        """Block until ``site`` may be asked again; the seconds waited."""
+        with self.lock:
+            now = time.monotonic()
+            at = max(now, self.next_at.get(site, now))
+            self.next_at[site] = at + self.delay
+        pause = at - now
+        if pause > 0:
+            time.sleep(pause)
+        return pause
+
+
+def _read(path: str) -> list[Bookmark]:
+    try:
+        file = Path(path)
+        if file.stat().st_size > MAX_FILE:
+            raise InvalidInput(f"{path} is larger than {MAX_FILE} bytes")
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parse_bookmarks(data)
+
+
+def _todo(home: Path, marks: list[Bookmark]) -> list[Bookmark]:
+    """The bookmarks not archived yet (the store read beside any daemon)."""
+
+    with reading(home) as store:
+        return [m for m in marks if not store.ids_of_key(registry.document_key(store, m.url))]
+
+
+def _bar(stream, total: int):
+    def draw(done: int, url: str) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {url[:60]:<60}")
+        stream.flush()
+        if done == total:
+            stream.write("\n")
+
+    return draw
+
+
+def run_import_bookmarks(args, ctx) -> dict:
+
+    marks = _read(args.file)
+    todo = _todo(ctx.home, marks)
+    report = {"total": len(marks), "already": len(marks) - len(todo), "archived": 0, "failed": []}
+    if not todo:
+        return report
+    todo = interleaved(todo)
+    draw = _bar(sys.stderr, len(todo))
+    polite = Polite(args.delay)
+    if client.running(ctx.home):
+        _through_daemon(ctx, todo, args, polite, draw, report)
+    else:
+        _direct(ctx, todo, args, polite, draw, report)
+    return report
+
+
+def _site(url: str) -> str:
+    return urlsplit(url).hostname or url
+
+
+def interleaved(marks: list[Bookmark]) -> list[Bookmark]:
+    """Round-robin over sites, so the workers ask different sites while one must wait.
+
+    >>> [m.url for m in interleaved([Bookmark("http://a/1", ""), Bookmark("http://a/2", ""), Bookmark("http://b/1", "")])]
+    ['http://a/1', 'http://b/1', 'http://a/2']
+    """
+    seen: dict[str, int] = {}
+    ranked = []
+    for order, mark in enumerate(marks):
+        turn = seen[_site(mark.url)] = seen.get(_site(mark.url), -1) + 1
+        ranked.append((turn, order, mark))
+    return [mark for _turn, _order, mark in sorted(ranked, key=lambda r: r[:2])]
+
+
+def _through_daemon(ctx, todo, args, polite, draw, report) -> None:
+
+    def one(mark: Bookmark) -> None:
+        polite.wait(_site(mark.url))
+        done = client.call(ctx.home, "archive_page", {"url": mark.url, "title": mark.title or None})
+        if mark.tags and not args.no_tags:
+            client.call(ctx.home, "archive_tag", {"ref": done["id"], "add": list(mark.tags)})
+
+    _run(todo, args.concurrency, one, draw, report)
+
+
+def _direct(ctx, todo, args, polite, draw, report) -> None:
+
+    def fetched(mark: Bookmark):
+        polite.wait(_site(mark.url))
+        return fetch(mark.url, FetchOptions()).capture(mark.url, "fetch")
+
+    options = RegisterOptions(base=base_url(ctx.home))
+    with ArchiveStore.open(ctx.home) as store:  # registered here, one writer; fetched in threads
+
+        def keep(mark: Bookmark, capture) -> None:
+            reg = registry.register(store, capture, options)
+            if mark.tags and not args.no_tags:
+                labels.set_tags(store, reg.key, list(mark.tags), [])
+
+        _run(todo, args.concurrency, fetched, draw, report, keep)
+
+
+def _run(todo, concurrency: int, work, draw, report, keep=None) -> None:
+    """``work`` each bookmark in a bounded pool; ``keep`` its result on this thread."""
+    with ThreadPoolExecutor(max(1, concurrency)) as pool:
+        futures = {pool.submit(work, mark): mark for mark in todo}
+        for done, future in enumerate(as_completed(futures), 1):
+            mark = futures[future]
+            try:
+                result = future.result()
+                if keep is not None:
+                    keep(mark, result)
+                report["archived"] += 1
+            except PageKeeperError as exc:
+                report["failed"].append({"url": mark.url, "error": error_payload(exc)})
+            draw(done, mark.url)
+
+
+def render(report: dict) -> str:
+    failed = report["failed"]
+    lines = [
+        f"{report['archived']} archived, {report['already']} already in the archive, "
+        f"{len(failed)} failed, of {report['total']} bookmarks"
+    ]
+    lines += [f"  failed {f['url']}: {f['error']['code']}: {f['error']['message']}" for f in failed]
+    return "\n".join(lines)
+
+
+def add_parsers(cmds, common) -> None:
+    """Add ``import-bookmarks`` under ``archive``."""
+    imp = command(
+        cmds,
+        "import-bookmarks",
+        run_import_bookmarks,
+        common,
+        "archive every bookmark of a browser's bookmark file or a Pocket export",
+    )
+    imp.add_argument(
+        "file", metavar="FILE", help="bookmarks.html (Netscape format) or Pocket's export"
+    )
+    imp.add_argument("--concurrency", type=int, default=4, help="pages fetched at once (default 4)")
+    imp.add_argument(
+        "--delay",
+        type=float,
+        default=1.0,
+        help="seconds between two requests to one site (default 1)",
+    )
+    imp.add_argument("--no-tags", action="store_true", help="do not turn folders into tags")
+    imp.set_defaults(render=render)

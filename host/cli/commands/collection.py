@@ -1,0 +1,201 @@
+"""``pagekeeper archive delete|undo|reclaim|stats``: the protocol's handlers, run through
+the daemon when one runs (it is the archive's only writer) and in process otherwise, so
+both paths answer the same (host/handlers/collection.py).
+
+>>> from host.cli.entry import main
+>>> main(["archive", "delete", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
+{"deleted": {"documents": 1, "versions": 2}, "freed_bytes": 48213}
+"""
+
+from __future__ import annotations
+
+from engine.archive.labels import parse_changes
+from engine.errors import InvalidInput
+from host.cli.backend import send
+from host.cli.command import command
+
+
+def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
+    """One protocol request through the command's backend: the running daemon, else the
+    same handler in this process (host/cli/backend.py)."""
+    return send(ctx, kind, params, timeout=timeout)
+
+
+def run_delete(args, ctx) -> dict:
+    return call(ctx, "archive_delete", {"ref": args.ref, "undo": args.undo})
+
+
+def render_delete(result: dict) -> str:
+    gone = result["deleted"]
+    line = f"deleted {gone['versions']} version(s), {gone['documents']} document(s)"
+    if result.get("undo"):
+        return (
+            f"{line}; undo until {result['expires_at']}: pagekeeper archive undo {result['undo']}"
+        )
+    return f"{line}; freed {result['freed_bytes']} bytes"
+
+
+def run_undo(args, ctx) -> dict:
+    return call(ctx, "archive_undo", {"undo": args.undo_id})
+
+
+def render_undo(result: dict) -> str:
+    back = result["restored"]
+    return f"restored {back['versions']} version(s), {back['documents']} document(s)"
+
+
+def run_reclaim(args, ctx) -> dict:
+    return call(ctx, "archive_reclaim", {})
+
+
+def run_stats(args, ctx) -> dict:
+    return call(ctx, "archive_stats", {}, write=False)
+
+
+def render_stats(result: dict) -> str:
+    """The figures in one line: what is stored on disk, then what the pages add up to.
+
+    >>> render_stats({"documents": 2, "versions": 3, "blob_bytes": 5800, "original_bytes": 56000,
+    ...               "storage_bytes": 90000})
+    '2 documents, 3 versions: 5.7 KB stored, 55 KB before dedup (88 KB on disk with the records)'
+    """
+    return (
+        f"{result['documents']} documents, {result['versions']} versions: "
+        f"{size(result['blob_bytes'])} stored, {size(result['original_bytes'])} before dedup "
+        f"({size(result['storage_bytes'])} on disk with the records)"
+    )
+
+
+def size(count: int) -> str:
+    """Bytes for people (1024-based, as file managers show them).
+
+    >>> size(512), size(5800), size(56000), size(3 * 1024**3)
+    ('512 B', '5.7 KB', '55 KB', '3.0 GB')
+    """
+    value, unit = float(count), "B"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            break
+        value /= 1024
+    if unit == "B":
+        return f"{count} B"
+    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
+
+
+def run_tag(args, ctx) -> dict:
+    if not args.changes:
+        raise InvalidInput("give tags to add (+tag) or remove (-tag)")
+    added, removed = parse_changes(args.changes)
+    return call(ctx, "archive_tag", {"ref": args.ref, "add": added, "remove": removed})
+
+
+def render_tag(result: dict) -> str:
+    return f"{result['url']}: {', '.join(result['tags']) or 'no tags'}"
+
+
+def run_note(args, ctx) -> dict:
+    return call(ctx, "archive_note", {"ref": args.ref, "text": args.text})
+
+
+def render_note(result: dict) -> str:
+    return f"{result['id']}: {result['note'] or 'note removed'}"
+
+
+def run_tags(args, ctx) -> dict:
+    return call(ctx, "archive_tags", {}, write=False)
+
+
+def render_tags(result: dict) -> str:
+    return "\n".join(f"{t['documents']:>5}  {t['tag']}" for t in result["tags"]) or "no tags"
+
+
+def run_alerts(args, ctx) -> dict:
+    changes = {}
+    if args.default:
+        changes["default"] = args.default
+    for flag_name, on in (("on", True), ("off", False), ("follow", None)):
+        if getattr(args, flag_name):
+            changes |= {"ref": getattr(args, flag_name), "on": on}
+    if changes:
+        return call(ctx, "alerts_set", changes)
+    return call(ctx, "alerts_list", {"since": 0} if args.all else {}, write=False)
+
+
+def render_alerts(result: dict) -> str:
+    if "alerts" not in result:
+        return (
+            f"alerts: {'on' if result.get('alerts') else 'off'} for {result['key']} (default {result['default']})"
+            if "key" in result
+            else f"alerts by default: {result['default']}"
+        )
+    if not result["alerts"]:
+        return f"no changes since {result['seen_at'] or 'ever'} (alerts by default: {result['default']})"
+    return "\n".join(
+        f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
+    )
+
+
+def _parse_optional(self, arg_string):
+    """``archive tag URL +a -b``: a ``-word`` that is not one of the command's options is a
+    tag to remove, not an unknown option (``--json``, ``--home`` still work anywhere)."""
+    if (
+        arg_string[:1] == "-"
+        and arg_string[:2] != "--"
+        and arg_string not in self._option_string_actions
+    ):
+        return None
+    return super(type(self), self)._parse_optional(arg_string)
+
+
+def _labels_parsers(cmds, common) -> None:
+    held = cmds._parser_class  # the CLI's typed-error parser; argparse has no per-parser hook
+    cmds._parser_class = type("ChangesParser", (held,), {"_parse_optional": _parse_optional})
+    try:
+        tag = command(
+            cmds, "tag", run_tag, common, "add (+tag) and remove (-tag) a document's tags"
+        )
+    finally:
+        cmds._parser_class = held
+    tag.add_argument("ref", metavar="ID|URL", help="a URL, or an ID or version URL of any version")
+    tag.add_argument("changes", nargs="*", metavar="+TAG|-TAG")
+    tag.set_defaults(render=render_tag)
+    note = command(cmds, "note", run_note, common, 'set a version\'s note ("" removes it)')
+    note.add_argument(
+        "ref", metavar="ID|URL", help="an ID or version URL; a URL: its newest version"
+    )
+    note.add_argument("text")
+    note.set_defaults(render=render_note)
+    tags = command(cmds, "tags", run_tags, common, "every tag in use, with its document count")
+    tags.set_defaults(render=render_tags)
+    alerts = command(cmds, "alerts", run_alerts, common, "pages that changed or went away lately")
+    alerts.add_argument(
+        "--all", action="store_true", help="every alert kept, not only since the last visit"
+    )
+    alerts.add_argument(
+        "--default", choices=("tagged", "all", "off"), help="which pages alert by default"
+    )
+    alerts.add_argument("--on", metavar="ID|URL", help="alert on this page's changes")
+    alerts.add_argument("--off", metavar="ID|URL", help="never alert on this page")
+    alerts.add_argument("--follow", metavar="ID|URL", help="this page follows the default again")
+    alerts.set_defaults(render=render_alerts)
+
+
+def add_parsers(cmds, common) -> None:
+    """Add delete, undo, reclaim, stats, tag, note and tags under ``archive``."""
+    _labels_parsers(cmds, common)
+    delete = command(
+        cmds, "delete", run_delete, common, "delete a version (ID) or a document (URL)"
+    )
+    delete.add_argument("ref", metavar="ID|URL", help="registration ID, version URL, or a URL")
+    delete.add_argument(
+        "--undo",
+        action="store_true",
+        help="keep it undoable for 10 minutes (pagekeeper archive undo); space is freed after",
+    )
+    delete.set_defaults(render=render_delete)
+    undo = command(cmds, "undo", run_undo, common, "undo a deletion made with --undo")
+    undo.add_argument("undo_id", metavar="UNDO", help="the undo number the deletion printed")
+    undo.set_defaults(render=render_undo)
+    command(cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now")
+    stats = command(cmds, "stats", run_stats, common, "documents, versions and disk space")
+    stats.set_defaults(render=render_stats)

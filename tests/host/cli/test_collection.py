@@ -1,0 +1,121 @@
+"""``archive delete|undo|reclaim|stats``: the real CLI, with and without a real daemon."""
+
+from __future__ import annotations
+
+import json
+
+from engine.archive.store import ArchiveStore
+from host.cli.entry import main
+from tests.engine.archive.pages import page
+from tests.host.daemon_fixtures import make_home
+
+
+def cli(capsys, home, *argv) -> tuple[int, object]:
+    code = main(["archive", *argv, "--home", str(home), "--json"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(lines[-1]) if lines else None
+
+
+def add(capsys, home, tmp_path, name: str, url: str | None = None) -> dict:
+    page_url, body = page(name)
+    path = tmp_path / f"{name}.html"
+    path.write_bytes(body)
+    code, result = cli(capsys, home, "add", url or page_url, "--html", str(path), "--no-fetch")
+    assert code == 0, result
+    return result
+
+
+def blob_bytes(home) -> int:
+    return sum(p.stat().st_size for p in (home / "blobs").rglob("*") if p.is_file())
+
+
+def _delete_and_check(capsys, home, tmp_path) -> None:
+    kept = add(capsys, home, tmp_path, "latin1")
+    first = add(capsys, home, tmp_path, "partei")
+    add(capsys, home, tmp_path, "partei")
+    _, before = cli(capsys, home, "stats")
+    on_disk = blob_bytes(home)
+    code, result = cli(capsys, home, "delete", first["url"])
+    assert code == 0
+    assert set(result) == {"deleted", "freed_bytes"}
+    assert result["deleted"] == {"documents": 1, "versions": 2}
+    assert result["freed_bytes"] == on_disk - blob_bytes(home) > 0  # the space came back
+    _, after = cli(capsys, home, "stats")
+    assert (after["documents"], after["versions"]) == (before["documents"] - 1, 1)
+    assert before["blob_bytes"] - after["blob_bytes"] == result["freed_bytes"]  # stats show it
+    assert [r["id"] for r in cli(capsys, home, "search")[1]] == [kept["id"]]
+    code, error = cli(capsys, home, "delete", first["id"])
+    assert code == 3 and error["error"]["code"] == "not_found"
+
+
+def test_delete_without_a_daemon_frees_the_space(capsys, tmp_path):
+    _delete_and_check(capsys, make_home(tmp_path / "a"), tmp_path)
+
+
+def test_delete_through_the_daemon_answers_the_same(capsys, home, daemon, tmp_path):
+    _delete_and_check(capsys, home, tmp_path)
+
+
+def test_undoable_delete_and_undo(capsys, home, daemon, tmp_path):
+    reg = add(capsys, home, tmp_path, "partei")
+    code, result = cli(capsys, home, "delete", reg["id"], "--undo")
+    assert code == 0 and result["freed_bytes"] == 0 and result["undo"]
+    assert cli(capsys, home, "search")[1] == []
+    code, back = cli(capsys, home, "undo", result["undo"])
+    assert back == {"restored": {"documents": 1, "versions": 1}}
+    assert [r["id"] for r in cli(capsys, home, "search")[1]] == [reg["id"]]
+    code, again = cli(capsys, home, "undo", result["undo"])
+    assert code == 3 and again["error"]["code"] == "not_found"
+
+
+def test_reclaim_leaves_a_young_orphan_alone(capsys, tmp_path):
+    home = make_home(tmp_path / "b")
+    with ArchiveStore.open(home) as store:
+        store.put_blob(b"left by a capture killed before its rows")
+    code, result = cli(capsys, home, "reclaim")
+    assert code == 0 and result["blobs"] == 0  # younger than the grace period: may be in flight
+    assert blob_bytes(home) > 0
+
+
+def test_stats_reads_stored_before_dedup(tmp_path, capsys):
+    home = make_home(tmp_path / "c")
+    add(capsys, home, tmp_path, "partei")
+    assert main(["archive", "stats", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 documents, 1 versions: ") and " stored, " in out
+    assert out.index(" stored, ") < out.index(" before dedup ") < out.index("on disk")
+
+
+def test_tag_note_and_search_by_tag(capsys, tmp_path):
+    home = make_home(tmp_path / "d")
+    reg = add(capsys, home, tmp_path, "partei")
+    other = add(capsys, home, tmp_path, "latin1")
+    code, tagged = cli(capsys, home, "tag", reg["url"], "+Politik", "+later", "-later", "+ministry")
+    assert code == 0 and tagged["tags"] == ["ministry", "politik"]
+    assert cli(capsys, home, "tag", reg["id"], "-ministry")[1]["tags"] == ["politik"]
+    assert [r["id"] for r in cli(capsys, home, "search", "--tag", "politik")[1]] == [reg["id"]]
+    assert cli(capsys, home, "search", "--tag", "ministry")[1] == []
+    assert [r["id"] for r in cli(capsys, home, "search")[1]] == [other["id"], reg["id"]]
+    code, noted = cli(capsys, home, "note", reg["url"], "read before the vote")
+    assert code == 0 and noted == {
+        "id": reg["id"],
+        "url": reg["url"],
+        "note": "read before the vote",
+    }
+    _, rows = cli(capsys, home, "versions", reg["url"])
+    assert rows[0]["note"] == "read before the vote"
+    assert cli(capsys, home, "tags")[1] == {"tags": [{"tag": "politik", "documents": 1}]}
+
+
+def test_bad_tags_and_unknown_ids_are_typed(capsys, tmp_path):
+    home = make_home(tmp_path / "e")
+    reg = add(capsys, home, tmp_path, "partei")
+    code, error = cli(capsys, home, "tag", reg["url"], "+bad\x07tag")
+    assert code == 2 and error["error"]["code"] == "invalid_input"
+    assert "control characters" in error["error"]["message"]
+    code, error = cli(capsys, home, "tag", "20990101000000000000", "+x")
+    assert code == 3 and error["error"]["code"] == "not_found"
+    code, error = cli(capsys, home, "note", "20990101000000000000", "text")
+    assert code == 3 and error["error"]["code"] == "not_found"
+    code, error = cli(capsys, home, "tag", reg["url"])
+    assert code == 2 and error["error"]["code"] == "invalid_input"

@@ -1,0 +1,133 @@
+"""Tags and notes in the viewer, in real Chromium against a real daemon (own module: the
+seeded archive's fixtures are module-scoped and these tests change it)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.host.viewer.conftest import edited_article, free_port, start_daemon, stop_daemon
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def open_viewer(page, daemon, hash_="#/search"):
+    page.goto(daemon.viewer(hash_))
+    expect(page.locator("#conn")).to_have_text("live")
+
+
+def test_tag_a_page_then_filter_the_search_by_it(page, daemon, seeded):
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_label("Add a tag").fill("Stadtrat")
+    page.get_by_role("button", name="Add", exact=True).click()
+    expect(page.locator("#tag-list")).to_contain_text("stadtrat")
+    assert daemon.result("archive_tags")["tags"] == [{"tag": "stadtrat", "documents": 1}]
+    page.locator("#tag-list a", has_text="stadtrat").click()
+    expect(page.locator(".results .result-link")).to_have_count(1)
+    expect(page.locator(".results .result-link")).to_contain_text("ministerium-2")
+    expect(page.locator("#q-tag")).to_have_value("stadtrat")
+    page.locator("#q-tag").fill("")
+    expect(page.locator(".results .result-link")).to_have_count(4)
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_role("button", name="Remove the tag stadtrat").click()
+    expect(page.locator("#tag-hint")).to_be_visible()
+    assert daemon.result("archive_tags")["tags"] == []
+
+
+def test_a_bad_tag_is_refused_with_a_message(page, daemon, seeded):
+    open_viewer(page, daemon, f"#/doc/{seeded.sibling_id}")
+    page.get_by_label("Add a tag").fill("-minus")
+    page.get_by_role("button", name="Add", exact=True).click()
+    expect(page.locator(".toast-error")).to_contain_text("Tag not saved")
+
+
+def test_note_on_a_version(page, daemon, seeded):
+    old, new = seeded.article_ids
+    open_viewer(page, daemon, f"#/doc/{new}")
+    page.locator(f"[data-note-edit='{old}']").click()
+    page.locator(f"#note-{old}").fill("Before the petition passed\nten thousand.")
+    page.get_by_role("button", name="Save note").click()
+    expect(page.locator(f"[data-note='{old}']")).to_have_text(
+        "Before the petition passed\nten thousand."
+    )
+    rows = daemon.result("versions", {"url": seeded.article_url})["versions"]
+    assert {r["id"]: r["note"] for r in rows} == {
+        new: "",
+        old: "Before the petition passed\nten thousand.",
+    }
+
+
+def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
+
+    home = tmp_path / "empty"
+    home.mkdir()
+    running = start_daemon(home, free_port())
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+        tab = context.new_page()
+        open_viewer(tab, running)
+        expect(tab.locator(".search-status")).to_contain_text("Your archive is empty")
+        expect(tab.locator(".search-status")).to_contain_text("Archive this page")
+        context.close()
+    finally:
+        stop_daemon(running.proc)
+
+
+def test_full_text_matches_are_highlighted(page, daemon):
+    open_viewer(page, daemon)
+    page.get_by_label("Full text").fill('"am Zeiger" petition*')
+    snippet = page.locator(".result-snippet").first
+    expect(snippet).to_be_visible()
+    expect(snippet.locator("mark").first).to_have_text("am Zeiger")  # the phrase, as one match
+    page.get_by_label("Full text").fill("petition*")
+    expect(page.locator(".result-snippet mark").first).to_have_text(re.compile("^Petition"))
+    page.get_by_label("Full text").fill('"unbalanced')
+    expect(page.locator(".search-status .notice-error")).to_contain_text("unbalanced quotes")
+
+
+def test_versions_of_one_minute_show_their_seconds(page, daemon, seeded, live_site):
+
+    url = live_site.url("/same-minute.html")
+    html = edited_article().decode()
+    for _attempt in range(3):  # two captures in one minute (retried if a minute ends between)
+        first = daemon.result("archive_page", {"url": url, "html": html})
+        second = daemon.result("archive_page", {"url": url, "html": html + "<!-- 2 -->"})
+        if first["registered_at"][:16] == second["registered_at"][:16]:
+            break
+    open_viewer(page, daemon, f"#/doc/{second['id']}")
+    stamps = page.locator(".timeline .version-when time").all_inner_texts()
+    assert all(re.search(r"\d:\d\d:\d\d", s) for s in stamps[:2]), stamps
+    options = page.locator("#cmp-a option").all_inner_texts()
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", o) for o in options[:2]), options
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")  # days apart: minutes only
+    assert not any(
+        re.search(r"\d:\d\d:\d\d", s)
+        for s in page.locator(".timeline .version-when time").all_inner_texts()
+    )
+
+
+def test_changes_since_the_last_visit_and_the_alert_switch(page, daemon, seeded, live_site):
+    daemon.result("archive_tag", {"ref": seeded.sibling_id, "add": ["stadtrat"]})  # tagged: alerted
+    held = live_site.pages.pop("/ministerium-2.html")
+    try:
+        assert daemon.result("check", {"id": seeded.sibling_id})["state"] == "gone"
+    finally:
+        live_site.pages["/ministerium-2.html"] = held
+    open_viewer(page, daemon)
+    card = page.locator("#alerts")
+    expect(card).to_be_visible()
+    expect(card.locator(".alert-row")).to_have_count(1)
+    expect(card.locator(".alert-row")).to_contain_text("gone")
+    card.locator(".alert-link").click()
+    expect(page).to_have_url(re.compile(f"#/doc/{seeded.sibling_id}$"))
+    expect(page.locator("#doc-alerts")).to_be_checked()
+    page.locator("#doc-alerts").uncheck()
+    expect(page.locator(".toast")).to_contain_text("No alerts for this page")
+    open_viewer(page, daemon)
+    page.locator("#alerts-seen").click()
+    expect(page.locator("#alerts")).to_be_hidden()
+    assert daemon.result("alerts_list")["alerts"] == []
+    daemon.result("archive_tag", {"ref": seeded.sibling_id, "remove": ["stadtrat"]})
