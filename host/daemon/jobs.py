@@ -18,9 +18,9 @@ from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
 from engine.archive.registry import refresh_similar, stale_similar
 from engine.archive.trash import purge
+from host.handlers.archive import run_due_schedules
 from host.services.fulltext import index_of
 from host.services.navigation import flush_learning
-from host.services.schedule import arun_due
 
 SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
@@ -35,7 +35,7 @@ log = logging.getLogger("pagekeeper.background")
 async def schedules_once(app) -> int:
     """Run every due schedule once (the same steps as ``schedule --run-due``); how many ran."""
 
-    return len(await arun_due(app.run, app.store, app.base_url, app.jobs.claims))
+    return len(await run_due_schedules(app))
 
 
 async def similar_once(app) -> int:

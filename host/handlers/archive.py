@@ -400,10 +400,20 @@ def schedule_list(params: dict, app) -> dict:
     return {"schedules": schedules(app.store)}
 
 
+async def run_due_schedules(app) -> list[dict]:
+    """Every due schedule fetched and registered, by the same path as ``archive_page``
+    (:func:`register_off_store`), so a big scheduled page never holds the store thread."""
+
+    async def register(capture, options):
+        return await register_off_store(app, capture, options)
+
+    return await arun_due(app.run, app.store, app.jobs.claims, register, app.base_url)
+
+
 async def schedule_run_due(params: dict, app) -> dict:
     """Fetch and register every due schedule now: ``{"done": [{"url", "id", "skipped"} | …]}``."""
 
-    return {"done": await arun_due(app.run, app.store, app.base_url, app.jobs.claims)}
+    return {"done": await run_due_schedules(app)}
 
 
 def dust_learn(params: dict, app) -> dict:

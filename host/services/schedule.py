@@ -2,9 +2,9 @@
 
 The daemon asks :func:`due_schedules` for what is due, registers each URL (with the
 schedule's "only if different" threshold) and calls :func:`mark_run`. "Run the due
-ones now" (``archive schedule --run-due``) is :func:`run_due` when the CLI holds the
-store and :func:`arun_due` in the daemon (``schedule_run_due``); both record each
-run with :func:`record_run` / :func:`record_failure`, so they answer alike.
+ones now" (``archive schedule --run-due``, ``schedule_run_due``) and the daemon's
+minute tick are both :func:`arun_due`, which registers through the daemon's one
+registration path and records each run with :func:`record_run` / :func:`record_failure`.
 
 >>> next_run(0, "hourly")
 3600.0
@@ -16,8 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from engine.archive import alerts
-from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import register
+from engine.archive.model import Capture, RegisterOptions, Registration
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
 from engine.urls.parse import parse_url
@@ -149,12 +148,14 @@ def mark_run(
 # -- running the due schedules now --------------------------------------------------------
 
 
-def record_run(store: ArchiveStore, row: dict, capture: Capture, base: str, claims: dict) -> dict:
-    """Register one due schedule's capture and mark the run: ``{"url", "id", "skipped"}``."""
+def options_of(row: dict, base: str) -> RegisterOptions:
+    """How one due schedule's capture is registered (its "only if different" threshold)."""
+    return RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
 
-    options = RegisterOptions(base=base, only_if_different=row.get("only_if_different"))
 
-    reg = register(store, capture, options)
+def record_run(store: ArchiveStore, row: dict, reg: Registration, claims: dict) -> dict:
+    """Mark the run of one due schedule registered as ``reg``: ``{"url", "id", "skipped"}``."""
+
     mark_run(store, row["url"], result="skipped" if reg.skipped else reg.id, claims=claims)
     if not reg.skipped:
         alerts.after_capture(store, reg.id, reg.previous_similarity)
@@ -168,17 +169,24 @@ def record_failure(store: ArchiveStore, row: dict, exc: PageKeeperError, claims:
 
 
 StoreRun = Callable[..., Awaitable]  # App.run: fn(*args) on the daemon's store thread
+# The daemon's registration (handlers' ``register_off_store``): the page is analysed off the
+# store thread, so store reads go on while a big scheduled page is parsed.
+Register = Callable[[Capture, RegisterOptions], Awaitable[Registration]]
 
 
-async def arun_due(run: StoreRun, store: ArchiveStore, base: str, claims: dict) -> list[dict]:
-    """Fetch and register every due schedule now: fetches on the event loop, store work
-    through ``run`` (the App's store thread); ``claims`` is the store's (``App.jobs.claims``)."""
+async def arun_due(
+    run: StoreRun, store: ArchiveStore, claims: dict, register: Register, base: str
+) -> list[dict]:
+    """Fetch and register every due schedule now: fetches on the event loop, registration
+    through ``register``, the rest through ``run`` (the App's store thread); ``claims`` is
+    the store's (``App.jobs.claims``)."""
     done = []
     for row in await run(due_schedules, store, claims):
         try:
             capture = (await afetch(row["url"])).capture(row["url"], "schedule")
             capture = await awith_resources(capture)
-            done.append(await run(record_run, store, row, capture, base, claims))
+            reg = await register(capture, options_of(row, base))
+            done.append(await run(record_run, store, row, reg, claims))
         except PageKeeperError as exc:
             done.append(await run(record_failure, store, row, exc, claims))
     return done

@@ -23,7 +23,8 @@ from host.cli.entry import main
 from host.daemon import client
 from host.daemon.app import App, Config
 from host.daemon.jobs import schedules_once
-from host.services.schedule import add_schedule, arun_due
+from host.handlers.archive import run_due_schedules
+from host.services.schedule import add_schedule
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import dust_stories, make_home
 
@@ -298,7 +299,7 @@ def test_background_runner_and_run_due_never_register_one_due_url_twice(tmp_path
             app.executor.submit(add_schedule, app.store, url, "daily").result()
 
         async def both():  # the daemon's minute tick and a `schedule --run-due` at once
-            runner = arun_due(app.run, app.store, app.base_url, app.jobs.claims)
+            runner = run_due_schedules(app)
             return await asyncio.gather(schedules_once(app), runner)
 
         ran, done = asyncio.run(both())

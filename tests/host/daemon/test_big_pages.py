@@ -10,6 +10,7 @@ import time
 
 from websockets.sync.client import connect
 
+from tests.conftest import static_site
 from tests.host.daemon_fixtures import token_of
 
 # ~500k elements, 6 MB: within the limits, so it is parsed, fingerprinted and rewritten.
@@ -48,6 +49,36 @@ def test_store_reads_are_answered_while_a_big_page_is_analysed(daemon, home):
     # Parsed, fingerprinted and rewritten (only the text extraction is past its limit).
     assert done["reply"]["result"]["note"].startswith("text not extracted"), done["reply"]
     # Every store read came back before the page's registration did: nothing waited behind it.
+    assert max(answered) < done["at"]
+
+
+def test_store_reads_are_answered_while_a_big_scheduled_page_is_analysed(daemon, home, tmp_path):
+    """A schedule registers by the same off-store path as archive_page."""
+    (tmp_path / "big.html").write_text(BIG)
+    url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
+    done = {}
+    with static_site(tmp_path) as site, connect(url) as ws:
+        page = f"{site}/big.html"
+        assert call(ws, "schedule_add", {"url": page, "every": "daily"})["ok"]
+
+        def run_due() -> None:
+            with connect(url) as runner:
+                done["reply"] = call(runner, "schedule_run_due", {})
+                done["at"] = time.monotonic()
+
+        worker = threading.Thread(target=run_due)
+        worker.start()
+        time.sleep(0.5)  # fetched, and in analysis by now
+        answered = []
+        for n in range(5):
+            read = call(ws, "versions", {"url": "https://other.example/"}, 100 + n)
+            assert read["ok"], read
+            answered.append(time.monotonic())
+        worker.join(timeout=300)
+    assert done["reply"]["ok"], done["reply"]
+    [run] = done["reply"]["result"]["done"]
+    assert run["url"] == page and run["id"] and not run["skipped"], run
+    # Every store read came back before the scheduled registration did.
     assert max(answered) < done["at"]
 
 
