@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
 from websockets.http11 import Request, Response
 
 from engine.errors import BadRequest, Forbidden, PageKeeperError
@@ -35,6 +35,10 @@ from host.protocol.envelope import error_reply, request_id
 from host.protocol.framing import to_json
 
 WS_PATH = "/ws"
+# A message longer than this is decoded (UTF-8, then JSON) in the analysis worker process:
+# both hold the GIL (a 48 MB page takes ~0.1-0.5 s), so on the loop, or on a thread, they
+# would stall every other connection's pings. Below it, decoding here is cheaper than the hop.
+BIG_MESSAGE_BYTES = 4 << 20
 log = logging.getLogger("pagekeeper.server")
 
 
@@ -79,11 +83,36 @@ async def process_request(app, connection: ServerConnection, request: Request) -
         return text_response(http_routes.status_for(exc), f"{exc.code}: {exc.message}\n")
 
 
-async def answer(app, ws: ServerConnection, message: str | bytes) -> None:
+def parse(message: bytes) -> object:
+    """A message's JSON; its bytes must be UTF-8 (UnicodeDecodeError is a ValueError).
+
+    >>> parse(b'{"id": 1}')
+    {'id': 1}
+    """
+    return json.loads(message.decode("utf-8"))
+
+
+async def decode(app, message: bytes) -> object:
+    """The message's JSON: parsed here, or in the worker process when it is big (its
+    bytes go there as received: a str would be encoded again to be pickled)."""
+    if len(message) > BIG_MESSAGE_BYTES:
+        return await app.analyse(parse, message, big=True)
+    return parse(message)
+
+
+async def received(ws: ServerConnection):
+    """Each message's bytes, text frames not decoded (:func:`decode` does it) until the
+    connection closes (an error close raises, as ``async for message in ws`` does)."""
+    with contextlib.suppress(ConnectionClosedOK):
+        while True:
+            yield await ws.recv(decode=False)
+
+
+async def answer(app, ws: ServerConnection, message: bytes) -> None:
     """Decode one message, handle it, send exactly one reply."""
     app.counters["requests"] = app.counters.get("requests", 0) + 1
     try:
-        obj = json.loads(message)
+        obj = await decode(app, message)
     except (ValueError, RecursionError) as exc:
         reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
     else:
@@ -103,7 +132,7 @@ async def session(app, ws: ServerConnection) -> None:
     closed = asyncio.Event()
     CONNECTION_CLOSED.set(closed)  # this connection's tasks copy this context
     try:
-        async for message in ws:
+        async for message in received(ws):
             task = asyncio.create_task(answer(app, ws, message))
             tasks.add(task)
             task.add_done_callback(tasks.discard)

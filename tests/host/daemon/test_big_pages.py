@@ -4,9 +4,13 @@ pages are in tests/bench/bench_hostile.py)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import subprocess
+import sys
 import threading
 import time
+import timeit
 
 from websockets.sync.client import connect
 
@@ -88,3 +92,48 @@ def test_a_page_nested_200k_levels_is_kept_with_a_note(daemon, home):
         reply = call(ws, "archive_page", {"url": "https://deep.example/", "html": DEEP})
     assert reply["ok"], reply
     assert reply["result"]["note"] == "not analysed: nested more than 4096 levels deep"
+
+
+def ping_rounds(url: str, stop: threading.Event, rounds: list[float]) -> None:
+    """Ping back to back until ``stop``, noting each round trip."""
+    with connect(url) as ws:
+        for n in itertools.count():
+            if stop.is_set():
+                return
+            started = time.perf_counter()
+            assert call(ws, "ping", {}, n)["ok"]
+            rounds.append(time.perf_counter() - started)
+
+
+# Sends the big message twice from its own process: a sender in this process would
+# stall the pinger thread on the GIL while it masks 20 MB.
+SEND_BIG = """
+import json, sys
+from websockets.sync.client import connect
+message = sys.stdin.read()
+with connect(sys.argv[1], max_size=None) as ws:
+    for _ in range(2):
+        ws.send(message)
+        assert json.loads(ws.recv(timeout=120))["ok"]
+"""
+
+
+def test_a_big_message_is_decoded_off_the_event_loop(daemon, home):
+    """A 15 MB message's JSON is parsed in the worker process: pings on another connection
+    are answered in much less than parsing it takes (measured here, on the same bytes).
+    Numbers make parsing slow (~40 ms per MB), far above receiving the same bytes."""
+    message = json.dumps({"id": 1, "type": "ping", "params": {"pad": [0.5] * 3_000_000}})
+    decode_s = min(timeit.repeat(lambda: json.loads(message), number=1, repeat=3))
+    url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
+    stop, rounds = threading.Event(), []
+    pinger = threading.Thread(target=ping_rounds, args=(url, stop, rounds))
+    pinger.start()
+    time.sleep(0.2)
+    sent = subprocess.run(
+        [sys.executable, "-c", SEND_BIG, url], input=message, text=True, timeout=120, check=False
+    )
+    stop.set()
+    pinger.join(timeout=30)
+    assert sent.returncode == 0
+    assert len(rounds) > 10, rounds
+    assert max(rounds) < decode_s / 2, (max(rounds), decode_s)

@@ -95,3 +95,14 @@ def test_add_and_serve_on_a_read_only_home_are_typed(readonly_home):
         assert json.loads(done.stdout)["error"]["code"] == "storage", done.stdout
     # Reading still works.
     assert json.loads(pk(home, "archive", "versions", "https://e.org/kept", "--json").stdout)
+
+
+@pytest.mark.parametrize("size", [16, 5 << 20])  # decoded on the event loop / in the worker
+def test_a_text_frame_not_utf8_is_bad_request_and_the_connection_stays(daemon, home, size):
+    with connect(f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}") as ws:
+        ws.send(b'{"id": 1, "x": "\xff' + b"a" * size + b'"}', text=True)
+        reply = json.loads(ws.recv(timeout=60))
+        assert not reply["ok"] and reply["error"]["code"] == "bad_request", reply
+        assert "utf-8" in reply["error"]["message"], reply
+        ws.send(json.dumps({"id": 2, "type": "ping", "params": {}}))
+        assert json.loads(ws.recv(timeout=60))["ok"]
