@@ -1,4 +1,4 @@
-"""Register pages and answer questions about them (the seed's registrar and provider).
+"""Register pages and answer questions about them (the multi-version server method's registrar and provider).
 
 ``register`` parses the page once, fingerprints it, rewrites its links, extracts its
 text, stores both copies as content-addressed blobs, and writes every table row
@@ -514,7 +514,7 @@ class _Exact:
         return shingle_similarity(self.shingles, their_shingles)
 
     def _links_pass(self, other: VersionFeatures) -> bool:
-        """Step 2 of the seed's prefilter (shared links), step 1 ran in the ranking."""
+        """Step 2 of the multi-version server method's prefilter (shared links), step 1 ran in the ranking."""
         prefilter, mine = self.options.prefilter, self.target.links
         if len(mine) + len(other.links) <= prefilter.small_total:
             return True
@@ -873,7 +873,7 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
 
 
 def banner_html(registered_at: float, url: str) -> str:
-    """The banner of a served rewritten copy (the seed's indication 403).
+    """The banner of a served rewritten copy (the multi-version server method's indication 403).
 
     >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
     True

@@ -1,11 +1,11 @@
-"""Steps 2 and 3 of the seed: filter useless tags, then cut the text into blocks.
+"""Steps 2 and 3 of the page-detection method: filter useless tags, then cut the text into blocks.
 
-Filter (seed step c.i): a library of useless tags (head, script, media,
+Filter (the page-detection method, step c.i): a library of useless tags (head, script, media,
 decoration, form inputs, link blocks) is removed *with its content*; of what
 remains only region tags (div, p, td, li, …) still divide the text. Inline tags
 (a, span, b, …) are kept as text.
 
-Blocks (seed step c.ii): the text between two region tags is a block. The
+Blocks (the page-detection method, step c.ii): the text between two region tags is a block. The
 distance from a block to the next one is the weighted count of region tags
 (opening and closing) between them, ``d = Σ n_tag × w_tag``; weights come from
 :class:`BlockOptions` and can be configured.
