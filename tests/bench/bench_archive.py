@@ -37,7 +37,8 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from tinydb import TinyDB  # noqa: E402
 
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
-from engine.archive.registry import register, search, versions  # noqa: E402
+from engine.archive.provider import search, versions  # noqa: E402
+from engine.archive.registry import register  # noqa: E402
 from engine.archive.similar import sketch  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
 from engine.html.extract import extract  # noqa: E402
