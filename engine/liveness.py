@@ -1,11 +1,11 @@
-"""Is the stored content still at the live URL? (the seed's detection, step 2–3)
+"""Is the stored content still at the live URL? (the page-detection method's detection, step 2–3)
 
 The host fetches the live page. A server that does not answer (refused, timeout,
 DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a state
 of its own, never counted as gone, checked again by the next sweep
 (:func:`unreachable`). Any other non-200 answer (404, 410, …) is ``gone``
 (:func:`from_status`). Otherwise the live page is filtered with the same
-useless-tag library as extraction, *and without its title* (seed: a deleted page
+useless-tag library as extraction, *and without its title* (the page-detection method: a deleted page
 often keeps its title), and the stored keywords are matched against what is
 left. The match degree ``P = Σ weight(matched) / Σ weight`` lies in 0..1 and the
 configurable thresholds turn it into ``present`` / ``changed`` / ``gone``.

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from host.services.learning_file import bundled_dictionary
+from tests.host.daemon_fixtures import SHARED_CACHE
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = ROOT.parent / "shared"
 
@@ -60,3 +63,15 @@ def static_site(root: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_dictionary_cache(tmp_path_factory) -> None:
+    """Build the test daemons' shared dictionary index once, before any daemon starts.
+
+    A daemon whose cache is missing builds it at start (seconds, more under load), and a
+    ``serve --detach`` waits 20 s at most: without this the first daemon test of a run
+    could time out while it built the index.
+    """
+    if not any(SHARED_CACHE.glob("dictionary-*.idx")):
+        bundled_dictionary(tmp_path_factory.mktemp("warm-home"), str(SHARED_CACHE))

@@ -73,7 +73,7 @@ class Registration:
 
 
 def version_url(base: str, reg_id: str, url: str) -> str:
-    """``{base}/v/{id}/{original-url}`` (the seed's registered version URL, Wayback-style)."""
+    """``{base}/v/{id}/{original-url}`` (the multi-version server method's registered version URL, Wayback-style)."""
     return f"{base.rstrip('/')}/v/{reg_id}/{url}"
 
 

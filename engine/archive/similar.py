@@ -3,13 +3,13 @@
 Three stages, cheapest first, so a page can be compared with 10,000 versions
 of its site within a registration's budget:
 
-1. **Link counts** (seed fig. 10, step 1): O(1) per candidate.
+1. **Link counts** (the multi-version server method, fig. 10, step 1): O(1) per candidate.
 2. **Sketch**: a bottom-k sketch (Broder 1997, k = 64) of each fingerprint's
    shingles, computed once at registration and stored with the version; folded
    into a bitmap, the hashes two sketches share are one AND and one popcount,
    well under a microsecond per candidate.
-3. **Exact**: for the best-ranked candidates only, the shared-link test (seed
-   fig. 10, step 2), then the seed's structural similarity from one suffix
+3. **Exact**: for the best-ranked candidates only, the shared-link test (the method's
+   fig. 10, step 2), then the multi-version server method's structural similarity from one suffix
    automaton of the new page (:class:`FingerprintIndex`), and the content
    similarity of the texts, until ``max_exact`` pages or ``time_budget`` is spent.
 
@@ -294,7 +294,7 @@ def _exact_stage(
 
 
 def _shared_links_pass(a: VersionFeatures, b: VersionFeatures, options: PrefilterOptions) -> bool:
-    """Step 2 of the seed's prefilter; tiny link sets (step 1's "small" case) pass as they are."""
+    """Step 2 of the multi-version server method's prefilter; tiny link sets (step 1's "small" case) pass as they are."""
     if len(a.links) + len(b.links) <= options.small_total:
         return True
     return shared_share(a.links, b.links) >= options.min_shared_share

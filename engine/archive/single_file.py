@@ -26,7 +26,7 @@ import base64
 import re
 from urllib.parse import unquote
 
-from engine.archive.registry import get, resolve_id, served_resource
+from engine.archive.provider import get, resolve_id, served_resource
 from engine.archive.resources import ResourceMap, is_css, is_html
 from engine.archive.store import ArchiveStore
 from engine.html.rewrite import absolute, css_rewrite

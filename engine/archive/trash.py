@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.archive.model import is_reg_id, iso
 from engine.archive.registry import document_key
 from engine.archive.resources import version_blob_refs
@@ -102,8 +102,8 @@ def targets(store: ArchiveStore, ref: str, document: bool = False) -> list[str]:
     if not ref:
         raise InvalidInput("give a registration ID, a version URL or a URL")
     if (is_reg_id(ref) or "/v/" in ref) and not document:
-        return [registry.resolve_id(store, ref)]
-    ids = store.ids_of_key(registry.lookup_key(store, ref))
+        return [provider.resolve_id(store, ref)]
+    ids = store.ids_of_key(provider.lookup_key(store, ref))
     if not ids:
         raise NotFound(f"nothing archived under {ref!r}")
     return ids

@@ -1,11 +1,11 @@
-"""Steps 2 and 3 of the seed: filter useless tags, then cut the text into blocks.
+"""Steps 2 and 3 of the page-detection method: filter useless tags, then cut the text into blocks.
 
-Filter (seed step c.i): a library of useless tags (head, script, media,
+Filter (the page-detection method, step c.i): a library of useless tags (head, script, media,
 decoration, form inputs, link blocks) is removed *with its content*; of what
 remains only region tags (div, p, td, li, …) still divide the text. Inline tags
 (a, span, b, …) are kept as text.
 
-Blocks (seed step c.ii): the text between two region tags is a block. The
+Blocks (the page-detection method, step c.ii): the text between two region tags is a block. The
 distance from a block to the next one is the weighted count of region tags
 (opening and closing) between them, ``d = Σ n_tag × w_tag``; weights come from
 :class:`BlockOptions` and can be configured.
@@ -137,7 +137,7 @@ def drop_outermost(nodes: list[LexborNode]) -> None:
     'y'
     """
     ids = {node.mem_id for node in nodes}
-    doomed = [node for node in nodes if not _has_ancestor_in(node, ids)]
+    doomed = [node for node in nodes if not has_ancestor_in(node, ids)]
     for node in doomed:
         node.decompose()
 
@@ -176,7 +176,7 @@ def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR, max_share: flo
     doomed: set[int] = set()
     total = -1  # the page's text length, measured only when a big hit needs it
     for node in hits:
-        if _has_ancestor_in(node, doomed):
+        if has_ancestor_in(node, doomed):
             continue
         if max_share <= 1.0 and not _overlay(node):
             size = len(node.text())
@@ -199,7 +199,7 @@ def _overlay(node: LexborNode) -> bool:
     return bool(OVERLAY_HINT.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
 
 
-def _has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:
+def has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:
     parent = node.parent
     while parent is not None:
         if parent.mem_id in ids:

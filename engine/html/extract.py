@@ -1,6 +1,6 @@
-"""Main text, summary and keywords of a page (the seed's extraction, improved).
+"""Main text, summary and keywords of a page (the page-detection method's extraction, improved).
 
-The steps, each its own function below, follow the seed document
+The steps, each its own function below, follow the page-detection method document
 (``page-info-detection.txt``, steps b–d):
 
 1. :func:`page_title` and :func:`title_weights`: the title, tokenized (CJK as bigrams).
@@ -35,7 +35,7 @@ from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 @dataclass
 class ExtractOptions:
-    """Thresholds of the seed (M, M′, minimum block) and the refinements beyond it.
+    """Thresholds of the page-detection method (M, M′, minimum block) and the refinements beyond it.
 
     >>> ExtractOptions().min_block_chars
     20
@@ -59,7 +59,7 @@ class ExtractOptions:
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
     require_title_match: bool = False
-    # Beyond the seed: widen the sample to the smallest region element holding all of it
+    # Beyond the page-detection method: widen the sample to the smallest region element holding all of it
     # (catches the lead, list items and subheads the chars/distance growth stops short of).
     container: bool = True
     drop_title: bool = True  # the title heading is not body text (it is the title)
@@ -67,11 +67,11 @@ class ExtractOptions:
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
-    # Beyond the seed: the page's article container (see article_box), when it holds enough
+    # Beyond the page-detection method: the page's article container (see article_box), when it holds enough
     # text, is the body as a whole (minus link lists). 0 tiers turns it off.
     article_box_tiers: int = 5
     article_box_min_chars: int = 250
-    article_box_min_share: float = 0.4  # of the seed sample's characters
+    article_box_min_share: float = 0.4  # of the sample's characters
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
@@ -193,7 +193,7 @@ def is_generic(title: str) -> bool:
 
 
 def page_title(tree: LexborHTMLParser) -> str:
-    """<title>, else og:title, else the first h1 (seed step b, with fallbacks).
+    """<title>, else og:title, else the first h1 (the page-detection method, step b, with fallbacks).
 
     >>> page_title(LexborHTMLParser("<title>Home</title><h1>Real news</h1>"))
     'Real news'
@@ -209,7 +209,7 @@ def page_title(tree: LexborHTMLParser) -> str:
 
 
 def title_weights(title: str) -> dict[str, float]:
-    """Title words without stop words, each weighted 1/n (seed formula 1's weights).
+    """Title words without stop words, each weighted 1/n (the page-detection method, formula 1's weights).
 
     A CJK title yields bigrams.
 
@@ -264,7 +264,7 @@ def _first_ratio(blocks: list[Block], base: int, step: int, free: list[bool]) ->
 
 
 def growth_bar(m1: float, m2: float, threshold: float) -> float | None:
-    """The seed's Mavg: mean of M1 and M2 when both pass M, of the passing one and M, else None.
+    """The page-detection method's Mavg: mean of M1 and M2 when both pass M, of the passing one and M, else None.
 
     >>> growth_bar(12.0, 20.0, 8.0), growth_bar(12.0, 1.0, 8.0), growth_bar(1.0, 2.0, 8.0)
     (16.0, 10.0, None)
@@ -299,7 +299,7 @@ def grow_sample(
     """Seed step c.iii: the span [lo, hi] grown from ``base`` up and down.
 
     ``free[k]`` is False for blocks of a discarded sample: they are skipped but their
-    distances still count (seed: "keep the distances of block A").
+    distances still count (the page-detection method: "keep the distances of block A").
     """
     m = options.growth_threshold
     up, m1 = _first_ratio(blocks, base, -1, free)
@@ -345,7 +345,7 @@ def widen_to_container(blocks: list[Block], lo: int, hi: int, free: list[bool]) 
 
 
 def match_degree(text_counts, weights: dict[str, float]) -> float:
-    """P′ (seed formula 1): Σ count(title word in text) × weight(word).
+    """P′ (the page-detection method, formula 1): Σ count(title word in text) × weight(word).
 
     >>> match_degree({"cats": 3, "nap": 1}, {"cats": 0.5, "nap": 0.5})
     2.0
@@ -379,7 +379,7 @@ def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOption
     return _is_linky(nxt, options) or nxt.tag in HEADINGS
 
 
-# Beyond the seed: short blocks that are site notices, not article text: "related"/"read more"
+# Beyond the page-detection method: short blocks that are site notices, not article text: "related"/"read more"
 # leads, share and rating prompts, newsletter and subscription calls, ad and affiliate
 # disclosures, copyright lines, reCAPTCHA, cookie and ad-blocker notices, PHP warnings, the
 # Wayback Machine's banner. Matched only in blocks up to ``notice_max_chars``.
@@ -663,7 +663,7 @@ def template_text(blocks: list[Block], body: list[Block]) -> str:
     return " ".join(b.text for b in blocks if id(b) not in inside)
 
 
-# --- beyond the seed: the article container ---------------------------------------------
+# --- beyond the page-detection method: the article container ---------------------------------------------
 
 _BOX_TAGS = frozenset(("article", "div", "main", "section"))
 
@@ -775,9 +775,9 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
 
 def body_blocks(blocks, span, weights, options, title) -> list[Block]:
     """The whole article container (minus link lists) when it holds enough text, else the
-    seed's sample from the whole page.
+    method's sample from the whole page.
 
-    The container must hold ``article_box_min_share`` of the seed sample's text: a match on
+    The container must hold ``article_box_min_share`` of the page-detection method sample's text: a match on
     the first post of a thread or on one paragraph is too narrow.
     """
     start, end = span
@@ -798,7 +798,7 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
 
 
 def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int) -> list[Block]:
-    """Blocks of the seed sample among the ``reach`` blocks just before the container: the
+    """Blocks of the page-detection method sample among the ``reach`` blocks just before the container: the
     lead or standfirst that many CMSs print above the article body's element.
 
     >>> a, b, c = Block("lead", 4, 0, "p"), Block("menu", 4, 4, "li"), Block("body", 4, 0, "p")

@@ -1,4 +1,4 @@
-"""Structure-and-content fingerprints of HTML pages (seed: multi-version server, fig. 7-8).
+"""Structure-and-content fingerprints of HTML pages (the multi-version server method: multi-version server, fig. 7-8).
 
 The parsed tree is walked in document order. Every start tag and every end tag
 becomes its short code (``<`` plus one or two characters, see :data:`TAG_CODES`;
@@ -174,7 +174,7 @@ _DELIMITER_FREE = str.maketrans({"<": "{"})
 
 @dataclass(frozen=True)
 class FingerprintOptions:
-    """Knobs of the fingerprint; the defaults are the seed's (fig. 8).
+    """Knobs of the fingerprint; the defaults are the multi-version server method's (fig. 8).
 
     ``length_modulus`` and ``length_offset`` map a text's length to one
     readable character ``chr(offset + len % modulus)`` ("@" … "y").

@@ -6,7 +6,7 @@ Two modes:
   The body is cut into ``sections`` equal runs of tokens and the best terms
   (by damped frequency, title words boosted) are taken round-robin from each
   run, so a teaser or the first paragraph alone can only match a fraction.
-* ``"seed"``: the seed's method, title words and terms of the summary only.
+* ``"seed"``: the page-detection method's method, title words and terms of the summary only.
   Kept for comparison (bench_liveness.py shows why it is not the default).
 
 Stop words come from ``engine/data/stopwords/<lang>.txt``; the language is the
@@ -190,7 +190,7 @@ def body_keywords(
 
 
 def seed_keywords(summary: str, title: str, options: KeywordOptions) -> list[tuple[str, float]]:
-    """The seed's keywords: title words found in the summary, then summary terms.
+    """The page-detection method's keywords: title words found in the summary, then summary terms.
 
     >>> [w for w, _ in seed_keywords("cats chase mice; cats nap", "Cats", KeywordOptions(limit=2))]
     ['cats', 'chase']

@@ -20,24 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.html.fingerprint import VOID_TAGS
+
 START_TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)")
 # HTML §13.1.2 void elements, and elements whose end tag may be omitted (§13.1.2.4):
 # neither nests the way an unclosed <div> does.
-FLAT = frozenset(
+FLAT = VOID_TAGS | frozenset(
     [
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "source",
-        "track",
-        "wbr",
         "p",
         "li",
         "dt",

@@ -1,4 +1,4 @@
-"""Rewrite a page's links for the archive (the seed's ``rewriteUrl(baseURL, url)``).
+"""Rewrite a page's links for the archive (the multi-version server method's ``rewriteUrl(baseURL, url)``).
 
 Rules, per attribute:
 
@@ -6,7 +6,7 @@ Rules, per attribute:
   address ``{base}/gc?url=<quoted absolute>&id=<registration id>``, so a click serves the
   live page if reachable and the stored copy otherwise;
 * ``form action`` -> absolute URL on the origin server, never gc: it is the origin's
-  logic (the seed's ``<form action="login.jsp">`` example);
+  logic (the multi-version server method's ``<form action="login.jsp">`` example);
 * resources (img, script, link, source, video, audio, embed, object, input, track, srcset,
   ``style`` url(...) and ``@import``, SVG ``use``/``image`` href) -> absolute URLs, or, when
   the copy is *sealed* (``RewriteOptions.resources`` given), the daemon path of the stored

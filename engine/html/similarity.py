@@ -1,12 +1,12 @@
 """How alike two pages are: fingerprint similarity, content similarity, link prefilter.
 
-Structural similarity follows the seed (multi-version server, fig. 9): take
+Structural similarity follows the multi-version server method (multi-version server, fig. 9): take
 the shorter fingerprint as the source; from each ``<`` delimiter, find the
 longest substring that also occurs in the longer one; count its length when
 it is at least ``min_match`` (6) characters; move past it (at least one
 character) to the next ``<``; similarity = counted / len(source).
 
-The seed's nested loops are quadratic. Here the longest matches come from a
+The multi-version server method's nested loops are quadratic. Here the longest matches come from a
 suffix automaton (Blumer et al. 1985) built once over either fingerprint, so a
 comparison is linear in the two lengths; :class:`FingerprintIndex` keeps the
 automaton of one page to compare it against many.
@@ -31,7 +31,7 @@ from engine.errors import TooLarge
 
 @dataclass(frozen=True)
 class SimilarityOptions:
-    """Structural similarity knobs (seed fig. 9): the delimiter and the shortest counted match.
+    """Structural similarity knobs (the multi-version server method, fig. 9): the delimiter and the shortest counted match.
 
     ``max_automaton``: the longest fingerprint a suffix automaton is built over
     (about 400 bytes of memory per character); above it, :class:`FingerprintIndex`
@@ -45,7 +45,7 @@ class SimilarityOptions:
 
 @dataclass(frozen=True)
 class PrefilterOptions:
-    """Link-dissimilarity prefilter knobs (seed fig. 10).
+    """Link-dissimilarity prefilter knobs (the multi-version server method, fig. 10).
 
     Step 1 passes a pair when the two link counts sum to at most
     ``small_total`` (7) or when ``|a - b| / (a + b + count_smoothing)`` is below
@@ -211,7 +211,7 @@ class SuffixAutomaton:
 
 
 def source_and_target(fp_a: str, fp_b: str) -> tuple[str, str]:
-    """The seed compares from the shorter fingerprint; ties break by text so the order is irrelevant.
+    """The multi-version server method compares from the shorter fingerprint; ties break by text so the order is irrelevant.
 
     >>> source_and_target("<abc", "<a")
     ('<a', '<abc')
@@ -224,7 +224,7 @@ def source_and_target(fp_a: str, fp_b: str) -> tuple[str, str]:
 def greedy_count(
     source: str, longest_at: Callable[[int], int], options: SimilarityOptions = DEFAULT_SIMILARITY
 ) -> int:
-    """The seed's loop (fig. 9): sum of matches >= min_match from successive delimiters.
+    """The multi-version server method's loop (fig. 9): sum of matches >= min_match from successive delimiters.
 
     >>> greedy_count("<ab<cdefgh", lambda i: {0: 3, 3: 7}[i])
     7
@@ -302,7 +302,9 @@ class FingerprintIndex:
             return 0.0
         if other == self.fp:
             return _ratio(identical_count(source, self.options), source)
-        if source is other:  # the seed's loop walks from each delimiter: linear in all
+        if (
+            source is other
+        ):  # the multi-version server method's loop walks from each delimiter: linear in all
             automaton = self.automaton
             counted = greedy_count(
                 other, lambda i: automaton.longest_prefix(other, i), self.options
@@ -334,7 +336,7 @@ class _Cursor:
 def matched_spans(
     fp_a: str, fp_b: str, options: SimilarityOptions | None = None
 ) -> list[tuple[int, int, bool]]:
-    """Every visit of the seed's loop: (position in the source, match length, counted?).
+    """Every visit of the multi-version server method's loop: (position in the source, match length, counted?).
 
     The source is the shorter fingerprint; useful to show which parts of a page matched.
 
@@ -356,10 +358,10 @@ def matched_spans(
 
 
 def longest_matches(source: str, target: str, positions: Iterable[int]) -> list[int]:
-    """The seed's ``longestSubstr``: per position of ``source`` (ascending, 0-based), the length
+    """The multi-version server method's ``longestSubstr``: per position of ``source`` (ascending, 0-based), the length
     of the longest substring starting there that also occurs in ``target``.
 
-    >>> longest_matches("xyABCGGD1234", "88890ABCGGABZGGD1234", [2])  # the seed's "ABCGG"
+    >>> longest_matches("xyABCGGD1234", "88890ABCGGABZGGD1234", [2])  # the multi-version server method's "ABCGG"
     [5]
     """
     cursor = _Cursor(SuffixAutomaton(target).match_ends(source))
@@ -367,7 +369,7 @@ def longest_matches(source: str, target: str, positions: Iterable[int]) -> list[
 
 
 def naive_similarity(fp_a: str, fp_b: str, options: SimilarityOptions | None = None) -> float:
-    """The seed's algorithm as written: nested loops, quadratic or worse (reference for tests).
+    """The multi-version server method's algorithm as written: nested loops, quadratic or worse (reference for tests).
 
     >>> naive_similarity("<H<BhiB<b<h", "<H<BhiB<b<h")
     1.0
@@ -384,7 +386,7 @@ def naive_similarity(fp_a: str, fp_b: str, options: SimilarityOptions | None = N
 
 
 def _naive_longest(source: str, target: str, start: int) -> int:
-    """longestSubstr(fp1, fp2, delimPos) of the seed: try every alignment in the target."""
+    """longestSubstr(fp1, fp2, delimPos) of the multi-version server method: try every alignment in the target."""
     best = 0
     for t in range(len(target)):
         size = 0
@@ -404,7 +406,7 @@ def _naive_longest(source: str, target: str, start: int) -> int:
 def link_prefilter(
     links_a: Iterable[object], links_b: Iterable[object], options: PrefilterOptions | None = None
 ) -> bool:
-    """Could these two pages be similar, judging by their links alone? (seed fig. 10)
+    """Could these two pages be similar, judging by their links alone? (the multi-version server method, fig. 10)
 
     Links are anything hashable (link IDs or absolute URLs); duplicates count once.
 

@@ -19,7 +19,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.html.blocks import REGION_WEIGHTS, BlockOptions, split_blocks
+from engine.html.blocks import REGION_WEIGHTS, BlockOptions, has_ancestor_in, split_blocks
 from engine.html.extract import decode
 
 # Not rendered (HTML §15.3.1 "hidden elements"), or not text a reader sees on the page.
@@ -57,17 +57,8 @@ def drop_hidden(tree: LexborHTMLParser) -> None:
     ]
     kept_ids = {node.mem_id for node in doomed}
     for node in doomed:  # outermost only: decomposing a node frees its subtree
-        if not _inside(node, kept_ids):
+        if not has_ancestor_in(node, kept_ids):
             node.decompose()
-
-
-def _inside(node, ids: set[int]) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.mem_id in ids:
-            return True
-        parent = parent.parent
-    return False
 
 
 def visible_text(html: bytes | str | LexborHTMLParser) -> str:

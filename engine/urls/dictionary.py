@@ -1,4 +1,4 @@
-"""The domain dictionary (the seed's "SPE" dictionary) and its typo index.
+"""The domain dictionary (the URL-rewriting method's "SPE" dictionary) and its typo index.
 
 Domains are kept in popularity order (id 0 is rank 1). Each domain is split
 once into a *key* (everything left of the public suffix: ``bbc`` for

@@ -1,4 +1,4 @@
-"""What the suggester learns from its user (the seed: "store the result of every
+"""What the suggester learns from its user (the URL-rewriting method: "store the result of every
 rewrite for statistics and self-learning"). Plain, JSON-serialisable data; the
 host persists it (``<home>/learning.json`` for the CLI, the daemon's App for
 the extension).

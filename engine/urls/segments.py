@@ -1,8 +1,8 @@
-"""Step 6 (the seed's "ALL" analysis): repair a domain segment by segment.
+"""Step 6 (the URL-rewriting method's "ALL" analysis): repair a domain segment by segment.
 
 The domain name is cut into segments; a segment that is not linguistically
 acceptable (not a word of the lexicon) is replaced by the acceptable word
-sharing the most character n-grams with it, scored by the seed's n-gram count
+sharing the most character n-grams with it, scored by the URL-rewriting method's n-gram count
 normalised to 1000, with a low threshold under which nothing is offered; on a
 tie the longer word wins. Two-letter segments (``mu``) are repaired by one
 neighbouring key (``my``), as n-grams say nothing about them.
@@ -38,14 +38,14 @@ RAREST_TRIGRAMS = 3
 
 
 def ngrams(word: str) -> list[str]:
-    """The 2-5 character groups of a word, in order (the seed's "no, nom, nomd…")."""
+    """The 2-5 character groups of a word, in order (the URL-rewriting method's "no, nom, nomd…")."""
     return [word[i : i + n] for n in NGRAM_SIZES for i in range(len(word) - n + 1)]
 
 
 def ngram_score(typed: str, word: str) -> int:
-    """The seed's correspondence rate: n-grams of ``typed`` found in ``word``, per 1000.
+    """The URL-rewriting method's correspondence rate: n-grams of ``typed`` found in ``word``, per 1000.
 
-    The seed scores ``nomdedoamine`` against ``nomdedomaine`` at 840 without
+    The URL-rewriting method scores ``nomdedoamine`` against ``nomdedomaine`` at 840 without
     giving the formula; this reading (every 2-5-gram of the typed segment
     counts once, found or not) gives 553. See tests/engine/urls/test_suggest_steps.py.
 
@@ -101,7 +101,7 @@ def _bundled(extra: tuple[str, ...]) -> Lexicon:
 
 @dataclass(frozen=True)
 class SegmentOptions:
-    threshold: int = 300  # the seed's "low threshold", out of 1000
+    threshold: int = 300  # the URL-rewriting method's "low threshold", out of 1000
     max_typo_cost: float = 2.0
     budget: int = 12  # at most this many fresh segment look-ups per name (latency)
     max_length: int = 40
@@ -123,7 +123,7 @@ class Segmenter:
         for word in self.lexicon.sharing(segment):
             score, cost = ngram_score(segment, word), typo_cost(segment, word)
             if score >= self.options.threshold and cost <= self.options.max_typo_cost:
-                # most n-grams first; on a tie the longer (the seed), then the likelier typo
+                # most n-grams first; on a tie the longer (the URL-rewriting method), then the likelier typo
                 scored.append((score, len(word), -cost, word))
         if not scored:
             return None

@@ -1,10 +1,10 @@
-"""Step 1 (the seed's substitution list) and the lenient reading of a typed URL.
+"""Step 1 (the URL-rewriting method's substitution list) and the lenient reading of a typed URL.
 
 A failed URL may not even be a valid URL (``http://goo gle.com``), so it is
 cut into scheme / host / rest by hand, credentials dropped. The host is then
 decoded (percent-escapes, punycode) and rewritten into *variants*, each with a
 cost: accents folded (é→e, ü→u or ue, ß→ss), multi-letter look-alikes
-(rn→m, vv→w), and connector characters (``, & + _`` and spaces, which the seed
+(rn→m, vv→w), and connector characters (``, & + _`` and spaces, which the URL-rewriting method
 turns into segment breaks) joined with nothing, a hyphen, a dot or "and".
 
 >>> [v.host for v in host_variants("München.de")]

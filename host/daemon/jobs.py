@@ -16,7 +16,7 @@ import logging
 
 from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
-from engine.archive.registry import refresh_similar, stale_similar
+from engine.archive.provider import refresh_similar, stale_similar
 from engine.archive.trash import purge
 from host.handlers.archive import run_due_schedules
 from host.services.fulltext import index_of

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import replace
 
-from engine.archive import dust, registry
+from engine.archive import dust, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
@@ -189,13 +189,13 @@ def versions(params: dict, app) -> dict:
     """Every version of the document behind a URL (or ID), newest first."""
 
     ref = strip_credentials(text(params, "url", max_length=URL_MAX))
-    return {"url": ref, "versions": registry.versions(app.store, ref, app.base_url)}
+    return {"url": ref, "versions": provider.versions(app.store, ref, app.base_url)}
 
 
 def similar(params: dict, app) -> dict:
     """Pages similar to a version, with structural and content similarity."""
 
-    return registry.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
+    return provider.similar(app.store, text(params, "id", max_length=URL_MAX), app.base_url)
 
 
 def search(params: dict, app) -> dict:
@@ -215,7 +215,7 @@ def search(params: dict, app) -> dict:
         return {"total": len(found), "offset": offset, "results": _with_snippets(app, page)}
     if sort == "relevance":
         raise InvalidInput("sort 'relevance' needs a full-text query ('text')")
-    found = registry.search(app.store, pattern, case, sort, None, app.base_url, tag)
+    found = provider.search(app.store, pattern, case, sort, None, app.base_url, tag)
     return _page(list(found), offset, limit)
 
 
@@ -266,17 +266,17 @@ async def open_(params: dict, app) -> dict:
     """Live page if reachable now, else the stored copy (``{"action": "live"|"stored"}``)."""
 
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    record = await app.run(registry.resolve_open, app.store, ref, False, app.base_url)
+    record = await app.run(provider.resolve_open, app.store, ref, False, app.base_url)
     live = await areachable(record["url"])
     if not live:
         return record
-    return await app.run(registry.resolve_open, app.store, ref, True, app.base_url)
+    return await app.run(provider.resolve_open, app.store, ref, True, app.base_url)
 
 
 def get(params: dict, app) -> dict:
     """A version's copy as text (rewritten by default). Big ones come paged (PROTOCOL.md)."""
 
-    content = registry.get(
+    content = provider.get(
         app.store, text(params, "id", max_length=URL_MAX), original=flag(params, "original")
     )
     doc = content.record

@@ -17,7 +17,7 @@ import binascii
 import re
 from dataclasses import replace
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.archive.model import Capture
 from engine.archive.resources import (
     DIGEST_MISMATCH,
@@ -256,14 +256,14 @@ def _resource_counts(app, reg_id: str) -> dict:
 
 
 def _committed_reply(app, reg_id: str, counts: dict) -> dict:
-    entry = registry.describe(app.store, reg_id, app.base_url)
+    entry = provider.describe(app.store, reg_id, app.base_url)
     entry["versions"] = len(app.store.ids_of_key(entry["key"]))
     return {**entry, "resources": {**_resource_counts(app, reg_id), **counts}}
 
 
 def version_resources(params: dict, app) -> dict:
     """A version's manifest, paged: each resource's size and status, and its signed path."""
-    reg_id = registry.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
+    reg_id = provider.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
     manifest = app.store.version(reg_id).get("resources") or []
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 200, 1, 1000)
     sig = sign_path(app.token, version_path(reg_id))  # what the /v/<id>/ route checks

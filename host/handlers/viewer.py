@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from engine.archive import alerts, labels, registry
+from engine.archive import alerts, labels, provider, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
 from engine.archive.labels import clean_tag, keys_with_tag
 from engine.archive.model import RegisterOptions, iso
@@ -215,7 +215,7 @@ def version_paths(app, reg_id: str, url: str) -> dict:
 
 def _timeline(app, key_ref: str) -> list[dict]:
 
-    rows = registry.versions(app.store, key_ref, app.base_url)
+    rows = provider.versions(app.store, key_ref, app.base_url)
     for row in rows:
         row["similarity_prev"] = row.pop("similarity_to_previous", None)
         row.update(version_paths(app, row["id"], row["url"]))
@@ -224,7 +224,7 @@ def _timeline(app, key_ref: str) -> list[dict]:
 
 def _similar_of(app, reg_id: str) -> list[dict]:
 
-    return registry.similar(app.store, reg_id, app.base_url)["similar"]
+    return provider.similar(app.store, reg_id, app.base_url)["similar"]
 
 
 def document(params: dict, app) -> dict:
@@ -236,7 +236,7 @@ def document(params: dict, app) -> dict:
     if not ref:
         raise InvalidInput("missing document ID")
     try:
-        key = registry.lookup_key(app.store, ref)
+        key = provider.lookup_key(app.store, ref)
         timeline = _timeline(app, ref)
     except InvalidURL:
         raise NotFound(f"no document has the ID or URL {ref!r}") from None
@@ -267,17 +267,17 @@ def body_text(store, reg_id: str) -> str:
     """The visible text of a version (title line first, headlines and links included), for
     diffs: a new article's title on a home page is a link that main-text extraction drops."""
 
-    return registry.visible_text_of(store, reg_id)
+    return provider.visible_text_of(store, reg_id)
 
 
 def diff(params: dict, app) -> dict:
     """Side-by-side diff of two versions' visible text (``a`` old, ``b`` new)."""
 
     store = app.store
-    ids = [registry.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
+    ids = [provider.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
     texts = [diff_lines(body_text(store, reg_id)) for reg_id in ids]
     rows, stats = diff_rows(*texts)
-    sides = [registry.describe(store, reg_id, app.base_url) for reg_id in ids]
+    sides = [provider.describe(store, reg_id, app.base_url) for reg_id in ids]
     return {
         "a": sides[0],
         "b": sides[1],
@@ -428,7 +428,7 @@ def export_ids(params: dict, app) -> list[str]:
         ids = params["ids"]
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
             raise InvalidInput("parameter 'ids' must be a non-empty list of version IDs")
-        return [registry.resolve_id(app.store, i) for i in ids]
+        return [provider.resolve_id(app.store, i) for i in ids]
     search = params.get("search")
     if not isinstance(search, dict):
         raise InvalidInput("export_warc needs 'ids' or 'search'")

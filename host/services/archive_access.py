@@ -13,7 +13,7 @@ import contextlib
 
 import httpx
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.errors import FetchError, NotFound
 from host.services.fetch import FetchOptions, _acheck_public, areachable
 
@@ -27,15 +27,15 @@ def copy_bytes(app, version_id: str, original: bool) -> tuple[bytes, str]:
     """(body, Content-Type) of a stored copy: rewritten with the banner, or the original."""
 
     if original:
-        content = registry.get(app.store, version_id, original=True)
+        content = provider.get(app.store, version_id, original=True)
     else:
-        content = registry.served_copy(app.store, version_id)
+        content = provider.served_copy(app.store, version_id)
     return content.body, _charset_type(content.content_type, content.charset)
 
 
 def resource_bytes(app, version_id: str, number: int, original: bool) -> tuple[bytes, str]:
     """(body, Content-Type) of resource ``number`` of a version (NotFound when missing)."""
-    content = registry.served_resource(app.store, version_id, number, original, app.base_url)
+    content = provider.served_resource(app.store, version_id, number, original, app.base_url)
     kind = content.content_type.split(";", 1)[0].strip().lower() or "application/octet-stream"
     if kind == "text/html" and not original:
         kind = "text/html; charset=utf-8"
@@ -72,7 +72,7 @@ async def gc_target(app, url: str, page_id: str, user_asked: bool = False) -> di
         timeout=5.0, connect_timeout=3.0, max_bytes=2 * 1024 * 1024, public_only=public_only
     )
     live = await areachable(url, options)
-    found = await app.run(registry.resolve_gc, app.store, url, page_id or None, live, app.base_url)
+    found = await app.run(provider.resolve_gc, app.store, url, page_id or None, live, app.base_url)
     return found
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from engine.archive import alerts, registry
+from engine.archive import alerts, provider
 from engine.archive.model import is_reg_id
 from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
@@ -24,9 +24,9 @@ from host.services.fetch import afetch
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    reg_id = registry.resolve_id(app.store, ref) if _looks_like_id(ref) else None
+    reg_id = provider.resolve_id(app.store, ref) if _looks_like_id(ref) else None
     if reg_id is None:
-        reg_id = registry.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
+        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
     doc = app.store.version(reg_id)
     return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import Levenshtein
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.errors import InvalidInput, NotFound, error_payload
 from engine.urls.suggest import ERRORS, Suggester, SuggestOptions, SuggestRequest
 from host.daemon.security import strip_credentials, strip_credentials_deep
@@ -170,7 +170,7 @@ def error_kind(params: dict) -> str:
 def _archived(app, url: str) -> list[dict]:
 
     try:
-        return registry.versions(app.store, url, app.base_url)[:ARCHIVED_LIMIT]
+        return provider.versions(app.store, url, app.base_url)[:ARCHIVED_LIMIT]
     except (NotFound, InvalidInput):
         return []
 
@@ -179,7 +179,7 @@ def _similar(app, url: str, archived: list[dict]) -> list[dict]:
     """Pages similar to the newest version; without one, same-site pages nearest in path."""
 
     if archived:
-        return registry.similar(app.store, archived[0]["id"], app.base_url)["similar"][
+        return provider.similar(app.store, archived[0]["id"], app.base_url)["similar"][
             :SIMILAR_LIMIT
         ]
     return nearest_on_site(app, url)
@@ -203,7 +203,7 @@ def nearest_on_site(app, url: str) -> list[dict]:
         ranked.append((ratio, reg_id))
     ranked.sort(reverse=True)
     return [
-        {**registry.describe(app.store, reg_id, app.base_url), "path_similarity": round(r, 4)}
+        {**provider.describe(app.store, reg_id, app.base_url), "path_similarity": round(r, 4)}
         for r, reg_id in ranked[:SIMILAR_LIMIT]
     ]
 

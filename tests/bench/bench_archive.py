@@ -37,7 +37,8 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from tinydb import TinyDB  # noqa: E402
 
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
-from engine.archive.registry import register, search, versions  # noqa: E402
+from engine.archive.provider import search, versions  # noqa: E402
+from engine.archive.registry import register  # noqa: E402
 from engine.archive.similar import sketch  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
 from engine.html.extract import extract  # noqa: E402
@@ -45,9 +46,7 @@ from engine.html.fingerprint import fingerprint  # noqa: E402
 from engine.urls.normalize import archive_key  # noqa: E402
 
 DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
-PAGES = (
-    DATA / "pages" if (DATA / "pages").is_dir() else Path("/work/shared/data/extraction-dev/pages")
-)
+PAGES = DATA / "pages"
 FIXTURES = ROOT / "tests" / "fixtures" / "pages"
 BIG_PAGE = "7d71bd19ddd95c4f"  # a real page of 1,075,083 bytes
 SMALL_PAGES = ("abee3ef66fe84172", "67ec440a61d402a8", "ee6722c4b841bcc3", "b18b2a048ce0dd08")

@@ -1,7 +1,7 @@
 """Benchmark: archive-profile URL normalization vs w3lib.url.canonicalize_url.
 
 Run: ``.venv/bin/python tests/bench/bench_normalize.py [--count N] [--profile]``.
-Builds >= 100k realistic URLs from /work/shared/data/top-domains.csv (falling
+Builds >= 100k realistic URLs from ../shared/data/top-domains.csv (falling
 back to the bundled engine/data/domains.txt.gz on a fresh clone): real domains,
 www./m. hosts, mixed case, some ports, paths with escapes, index pages and a
 few dot segments, queries (40%) with tracking parameters (~10% of URLs),
@@ -30,7 +30,9 @@ from engine.errors import PageKeeperError  # noqa: E402
 from engine.urls.normalize import NormalizeOptions, archive_key, normalize  # noqa: E402
 from engine.urls.parse import fast_slices  # noqa: E402
 
-DOMAINS = Path("/work/shared/data/top-domains.csv")
+DOMAINS = (
+    Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "top-domains.csv"
+)
 OTHER = ("safe", "aggressive")  # profiles timed alongside (the goal is on archive)
 WORDS = [
     "news",

@@ -48,8 +48,6 @@ from engine.html.similarity import (  # noqa: E402
 
 DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
 PAGES = DATA / "pages"
-if not PAGES.is_dir():
-    PAGES = Path("/work/shared/data/extraction-dev/pages")
 # Three real pages of about 200 KB each (sizes in bytes, uncompressed).
 PAIR_PAGES = {
     "typical": ("1bca03b49f5aa2b1", "0e5a001489ec7dfd"),

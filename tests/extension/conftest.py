@@ -2,7 +2,7 @@
 built extension, a real PageKeeper daemon and native host installed into the test profile, and a
 local web server whose pages the tests change or take away.
 
-Follows /work/shared/docs/browser-testing.md: the binary is /usr/lib/chromium/chromium (not the
+Follows ../shared/docs/browser-testing.md: the binary is /usr/lib/chromium/chromium (not the
 /usr/bin wrapper), a fresh --user-data-dir per browser, the native-messaging manifest written into
 <profile>/NativeMessagingHosts/ by ``pagekeeper install --profile-dir``, and tests drive tabs
 opened with ``ctx.new_page()``, never the start-up tab (pitfall 1).

@@ -1,6 +1,6 @@
 """The rewrite-suggestion engine: from a failed URL to ranked repaired URLs.
 
-Pipeline (the seed's order, numbered as in issue 3; each candidate stops at
+Pipeline (the URL-rewriting method's order, numbered as the method's steps; each candidate stops at
 the first step that yields it, the final list merges and ranks them):
 
 1. substitution list: decode escapes/punycode, fold accents, connectors
@@ -13,7 +13,7 @@ the first step that yields it, the final list merges and ranks them):
    ``.co`` → ``.com``, ``.com`` → ``.com.br``: the country code left off);
 5. spelling: keys within Levenshtein 2 (engine/urls/dictionary.py index),
    ranked by a keyboard-aware typo cost (engine/urls/typos.py);
-6. segments: the seed's n-gram segment repair (engine/urls/segments.py),
+6. segments: the URL-rewriting method's n-gram segment repair (engine/urls/segments.py),
    only when nothing above is confident;
 7. scheme (``htp://``, https for a refused http), ``www`` mistakes, a missing
    dot before the TLD, the referrer's domain;
@@ -96,7 +96,7 @@ class SuggestRequest:
 
     ``error``: one of :data:`ERRORS` (dns, refused, reset, timeout, unreachable,
     http_404, http_410, soft_404, or unknown).
-    ``time``: epoch seconds of the failure (the seed's error message carries it;
+    ``time``: epoch seconds of the failure (the URL-rewriting method's error message carries it;
     no step ranks by it, the host passes it through). ``languages``: the browser's, e.g. ("de-DE", "en"):
     they pick the keyboard layout and favour the country's TLD.
     ``archived``: archive addresses of this URL, newest first (the host fills it).

@@ -56,7 +56,7 @@ class SuggestOptions:
     unknown_prior_rank: float = 150_000  # the prior of "a real domain we do not know"
     unknown_cost: float = 1.1  # …and its typo cost
     # a real TLD typed for another (misremembered); 0.9 won one tld_swap case per ~120 but
-    # lost omission/transposition ones on held-out bench seeds (issue 3)
+    # lost omission/transposition ones on held-out bench seeds
     tld_swap_cost: float = 1.0
     tld_part_cost: float = 0.35  # the country code left off: .com typed for .com.ar
     known_typed_boost: float = 30.0  # a known typed domain vs a typo for another one

@@ -19,7 +19,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.archive.model import RegisterOptions
 from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
@@ -98,7 +98,7 @@ def render_add(result: dict) -> str:
 
 def run_versions(args, ctx) -> list:
     with reading(ctx.home) as store:
-        return registry.versions(store, args.url, base_url(ctx.home))
+        return provider.versions(store, args.url, base_url(ctx.home))
 
 
 def render_versions(rows: list) -> str:
@@ -116,7 +116,7 @@ def _num(value) -> str:
 
 def run_similar(args, ctx) -> dict:
     with reading(ctx.home) as store:
-        return registry.similar(store, args.id, base_url(ctx.home))
+        return provider.similar(store, args.id, base_url(ctx.home))
 
 
 def render_similar(result: dict) -> str:
@@ -143,7 +143,7 @@ def _write_output(ctx, data: bytes, path: str | None) -> None:
 
 def run_get(args, ctx):
     with reading(ctx.home) as store:
-        content = registry.get(store, args.id, original=args.original)
+        content = provider.get(store, args.id, original=args.original)
         if args.single_file:
             content.body, content.charset = single_file(store, content.id), "utf-8"
     doc = content.record
@@ -166,7 +166,7 @@ def run_get(args, ctx):
 
 def run_open(args, ctx) -> dict:
     with reading(ctx.home) as store:
-        stored = registry.resolve_open(store, args.ref, False, base_url(ctx.home))
+        stored = provider.resolve_open(store, args.ref, False, base_url(ctx.home))
     if reachable(stored["url"]):
         return {**stored, "action": "live", "location": stored["url"], "banner": False}
     return stored
@@ -186,7 +186,7 @@ def run_search(args, ctx) -> list:
     if args.sort == "relevance":
         raise InvalidInput("--sort relevance needs --text")
     with reading(ctx.home) as store:
-        return registry.search(
+        return provider.search(
             store,
             args.pattern,
             args.case_sensitive,

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
@@ -207,7 +207,7 @@ def _targets(store, args) -> list[str]:
         return [reg_id for reg_id in map(store.latest_of_key, list(store.keys())) if reg_id]
     if not args.ref:
         raise InvalidInput("give URL_OR_ID or --all")
-    return [registry.keywords(store, args.ref)["id"]]
+    return [provider.keywords(store, args.ref)["id"]]
 
 
 class Progress:

@@ -18,7 +18,7 @@ import base64
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.errors import InvalidInput, StorageError, TooLarge
 from host.cli.backend import reading, send
 from host.cli.command import command
@@ -62,8 +62,8 @@ def default_name(count: int, stamp: str | None = None) -> str:
 def export_ids(store, args) -> list[str]:
     """Versions to export: the ``--id`` ones, else every version of each matching document."""
     if args.id:
-        return [registry.resolve_id(store, ref) for ref in args.id]
-    rows = registry.search(store, args.pattern, args.case_sensitive, "url", args.text)
+        return [provider.resolve_id(store, ref) for ref in args.id]
+    rows = provider.search(store, args.pattern, args.case_sensitive, "url", args.text)
     return [reg_id for row in rows for reg_id in store.ids_of_key(row["key"])]
 
 

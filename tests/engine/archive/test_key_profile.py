@@ -6,14 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.archive.model import Capture
-from engine.archive.registry import (
-    document_key,
-    key_profile,
-    register,
-    search,
-    set_key_profile,
-    versions,
-)
+from engine.archive.provider import search, versions
+from engine.archive.registry import document_key, key_profile, register, set_key_profile
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput
 from tests.engine.archive.pages import page

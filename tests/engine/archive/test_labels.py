@@ -6,7 +6,8 @@ import pytest
 
 from engine.archive import labels, trash
 from engine.archive.model import Capture
-from engine.archive.registry import register, search, versions
+from engine.archive.provider import search, versions
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput
 from tests.engine.archive.pages import page

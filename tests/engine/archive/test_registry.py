@@ -7,12 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine.archive.model import Capture, RegisterOptions, id_time
-from engine.archive.registry import (
+from engine.archive.provider import (
     get,
     keywords,
     nearest_version,
     refresh_similar,
-    register,
     resolve_gc,
     resolve_open,
     search,
@@ -22,6 +21,7 @@ from engine.archive.registry import (
     versions,
     visible_text_of,
 )
+from engine.archive.registry import register
 from engine.archive.search import text_keys
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge

@@ -9,7 +9,8 @@ import pytest
 
 from engine.archive import trash
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import get, register, search, versions, visible_text_of
+from engine.archive.provider import get, search, versions, visible_text_of
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.archive.trash import DeleteOptions, ReclaimOptions
 from engine.errors import InvalidInput, NotFound

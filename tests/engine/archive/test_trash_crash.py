@@ -21,7 +21,8 @@ from pathlib import Path
 
 from engine.archive import trash
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import get, register
+from engine.archive.provider import get
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from tests.engine.archive.pages import page
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import get, register, served_copy
+from engine.archive.provider import get, served_copy
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.limits import PageLimits, cut_reason, measure
 

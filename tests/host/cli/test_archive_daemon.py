@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from engine.archive import registry
+from engine.archive import provider
 from engine.archive.store import ArchiveStore
 from engine.errors import PageKeeperError
 from host.cli.entry import main
@@ -304,7 +304,7 @@ def test_background_runner_and_run_due_never_register_one_due_url_twice(tmp_path
 
         ran, done = asyncio.run(both())
         assert ran + len(done) == len(urls)
-        counts = [len(app.executor.submit(registry.versions, app.store, u).result()) for u in urls]
+        counts = [len(app.executor.submit(provider.versions, app.store, u).result()) for u in urls]
         assert counts == [1, 1, 1]
     finally:
         app.close()

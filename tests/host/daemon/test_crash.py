@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.archive.registry import get, versions
+from engine.archive.provider import get, versions
 from engine.archive.store import ArchiveStore
 from engine.html.rewrite import absolute
 

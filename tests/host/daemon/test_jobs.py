@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.archive import store as store_module
 from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture
@@ -52,9 +52,9 @@ def test_due_schedules_register_and_move_on(app, server):
     for target in (url, missing):
         app.executor.submit(add_schedule, app.store, target, "daily").result()
     assert asyncio.run(schedules_once(app)) == 2
-    assert len(registry.versions(app.store, url)) == 1
+    assert len(provider.versions(app.store, url)) == 1
     rows = {row["url"]: row for row in schedules(app.store)}
-    stored = registry.versions(app.store, url)[0]["id"]
+    stored = provider.versions(app.store, url)[0]["id"]
     assert rows[url]["last_result"] == stored  # as PROTOCOL.md says: an ID, skipped or a code
     assert rows[missing]["last_result"] == "invalid_input"  # it answered 404
     assert rows[url]["next_run"] > rows[url]["last_run"]
@@ -69,9 +69,9 @@ def test_stale_similar_lists_are_refreshed(app):
 
     first = app.executor.submit(add, 1).result()
     app.executor.submit(add, 2).result()  # newer page on the host: the first list is stale
-    assert first.id in app.executor.submit(registry.stale_similar, app.store, 50).result()
+    assert first.id in app.executor.submit(provider.stale_similar, app.store, 50).result()
     assert asyncio.run(similar_once(app)) >= 1
-    assert first.id not in app.executor.submit(registry.stale_similar, app.store, 50).result()
+    assert first.id not in app.executor.submit(provider.stale_similar, app.store, 50).result()
 
 
 def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):

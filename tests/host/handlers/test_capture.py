@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import Conflict, InvalidInput, NotFound
@@ -131,7 +131,7 @@ def test_rewritten_copy_points_every_resource_at_the_version(tmp_path):
     started = begin(app)
     send_all(app, started["capture_id"], started["need"])
     done = capture_commit({"capture_id": started["capture_id"]}, app)
-    copy = registry.get(app.store, done["id"]).body.decode()
+    copy = provider.get(app.store, done["id"]).body.decode()
     numbers = {e["url"]: n for n, e in enumerate(app.store.version(done["id"])["resources"])}
     rid = done["id"]
     assert f'href="/v/{rid}/r/{numbers["https://site.test/a/s.css"]}"' in copy
@@ -317,7 +317,7 @@ def test_unchanged_recapture_stores_the_same_rewritten_copy(tmp_path):
     first, second = (app.store.version(i) for i in ids)
     assert first["rewritten"] == second["rewritten"]  # one blob for both
     for reg_id in ids:  # each served copy names its own version
-        copy = registry.get(app.store, reg_id).body.decode()
+        copy = provider.get(app.store, reg_id).body.decode()
         assert f"/v/{reg_id}/r/" in copy and "__PK_VERSION_ID__" not in copy
 
 

@@ -12,7 +12,7 @@ import zipfile
 
 from warcio.archiveiterator import ArchiveIterator
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.archive.model import Capture
 from engine.archive.store import ArchiveStore
 from tests.host.daemon_fixtures import pk
@@ -149,6 +149,6 @@ def test_singlefile_import_turns_data_uris_into_shared_blobs(tmp_path):
     logos = [e for d in docs for e in d["resources"] if e["type"] == "image/png"]
     assert len(logos) == 2 and logos[0]["blob"] == logos[1]["blob"]  # stored once
     assert store.get_blob(logos[0]["blob"]) == LOGO
-    copy = registry.get(store, store.ids[0]).body.decode()
+    copy = provider.get(store, store.ids[0]).body.decode()
     assert "base64" not in copy and f"/v/{store.ids[0]}/r/" in copy
     assert docs[0]["ts"] == 1795514400.0  # the saved date of the comment

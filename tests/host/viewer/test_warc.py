@@ -12,7 +12,7 @@ from cdxj_indexer.main import write_cdx_index
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 
-from engine.archive import registry
+from engine.archive import provider, registry
 from engine.archive.model import RegisterOptions
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput
@@ -137,10 +137,10 @@ def test_import_into_a_fresh_archive_keeps_urls_dates_and_bytes(tmp_path):
         assert summary.imported == 3
         assert summary.skipped == 4  # warcinfo + 3 metadata
         for version, reg_id in zip(versions, summary.ids, strict=True):
-            got = registry.get(store, reg_id, original=True)
+            got = provider.get(store, reg_id, original=True)
             assert got.body == version.body
             assert got.record["url"] == version.url
-            assert warc_date(registry.describe(store, reg_id, "http://x")["registered_at"]) == (
+            assert warc_date(provider.describe(store, reg_id, "http://x")["registered_at"]) == (
                 version.registered_at
             )
 

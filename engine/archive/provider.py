@@ -1,0 +1,374 @@
+"""Answer questions about registered pages: versions, copies, similar pages, search, gc.
+
+The reading half of the multi-version server method (its "provider"); the writing half,
+registration, is engine/archive/registry.py.
+
+>>> import tempfile, pathlib
+>>> from engine.archive.store import ArchiveStore
+>>> from engine.archive.model import Capture
+>>> from engine.archive.registry import register
+>>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+>>> reg = register(store, Capture("https://e.com/a", b"<title>A</title><a href=b>b</a>"))
+>>> [v["id"] for v in versions(store, "https://E.com/a")] == [reg.id]
+True
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser
+
+from engine.archive import labels
+from engine.archive.model import (
+    RegisterOptions,
+    id_time,
+    is_reg_id,
+    iso,
+    version_url,
+)
+from engine.archive.registry import (
+    ID_SLOT,
+    _fingerprint_of,
+    _sketch_bytes,
+    _text_of,
+    document_key,
+    find_matches,
+)
+from engine.archive.resources import (
+    ResourceMap,
+    is_css,
+    is_html,
+)
+from engine.archive.search import SearchOptions, stored_text
+from engine.archive.search import search as run
+from engine.archive.similar import VersionFeatures
+from engine.archive.store import ArchiveStore
+from engine.errors import DecodeError, InvalidInput, NotFound
+from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, rewrite_tree
+from engine.html.visible import visible_text
+
+
+def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
+    """The title line and visible text of a version (links, headings and menus included):
+    what full-text search and the diff between versions read; ``text`` stays the main text.
+
+    A version stored before visible text was kept has none: with ``recompute`` it is read
+    from the original page, else the stored main text stands in (cheap, for bulk indexing).
+    """
+    row = store.row("extracts", reg_id) or {}
+    if not row.get("visible_text") and recompute and store.has_version(reg_id):
+        content = get(store, reg_id, original=True)
+        try:
+            seen = visible_text(content.body)
+        except DecodeError:
+            seen = ""
+        if seen:
+            return f"{content.record.get('title') or ''}\n{seen}"
+    return stored_text(store, reg_id)
+
+
+def resolve_id(store: ArchiveStore, ref: str) -> str:
+    """A registration ID from an ID or a version URL (``…/v/{id}/…``); NotFound otherwise.
+
+    >>> resolve_id.__name__
+    'resolve_id'
+    """
+    ref = ref.strip()
+    if "/v/" in ref:
+        ref = ref.split("/v/", 1)[1].split("/", 1)[0]
+    if not is_reg_id(ref) or not store.has_version(ref):
+        raise NotFound(f"no registration {ref!r}")
+    return ref
+
+
+def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
+    """The public view of one version record."""
+    doc = store.version(reg_id)
+    return {
+        "id": reg_id,
+        "url": doc["url"],
+        "key": doc["key"],
+        "title": doc.get("title", ""),
+        "registered_at": iso(doc["ts"]),
+        "version_url": version_url(base, reg_id, doc["url"]),
+        "content_type": doc["content_type"],
+        "charset": doc["charset"],
+        "last_modified": doc.get("last_modified"),
+        "size": doc["size"],
+    }
+
+
+def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
+    """The document key for a URL, a registration ID or a version URL."""
+    if is_reg_id(url_or_id.strip()) or "/v/" in url_or_id:
+        return store.version(resolve_id(store, url_or_id))["key"]
+    return document_key(store, url_or_id.strip())
+
+
+def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:
+    """Every version of the document, newest CAPTURE first (``ts``, the ID breaks ties).
+
+    A WARC import registers an older capture under a newer ID, so ID order is not time
+    order. ``similarity_to_previous`` is to the version before it in this order: the
+    stored ``prev_similarity`` when the stored ``prev`` is that version, else the value
+    from either one's similar list, else None.
+    """
+    base = base or RegisterOptions().base
+    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=store.capture_order)
+    found = []
+    for at in range(len(ids) - 1, -1, -1):
+        entry = describe(store, ids[at], base)
+        before = ids[at - 1] if at else None
+        entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
+        entry["note"] = labels.note_of(store, ids[at])
+        found.append(entry)
+    return found
+
+
+def _similarity_between(store: ArchiveStore, reg_id: str, before: str | None) -> float | None:
+    if before is None:
+        return None
+    doc = store.version(reg_id)
+    if doc.get("prev") == before:
+        return doc.get("prev_similarity")
+    for one, other in ((reg_id, before), (before, reg_id)):
+        for entry in (store.row("fingerprints", one) or {}).get("similar", []):
+            if entry[0] == other:
+                return entry[1]
+    return None
+
+
+def keywords(store: ArchiveStore, url_or_id: str) -> dict:
+    """Title, summary and weighted keywords of the newest version of a URL (or of one version)."""
+    ref = url_or_id.strip()
+    if is_reg_id(ref) or "/v/" in ref:
+        reg_id: str | None = resolve_id(store, ref)
+    else:
+        reg_id = store.latest_of_key(lookup_key(store, ref))
+    if reg_id is None:
+        raise NotFound(f"no registration of {ref}")
+    row = store.row("extracts", reg_id) or {}
+    fields = ("title", "summary", "keywords")
+    return {"id": reg_id, "url": store.version(reg_id)["url"], **{k: row.get(k) for k in fields}}
+
+
+def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
+    """The pages similar to a version, with structural and content similarity."""
+    base = base or RegisterOptions().base
+    reg_id = resolve_id(store, ref)
+    row = store.row("fingerprints", reg_id) or {}
+    pages = []
+    for other, sim, content, *_ in row.get("similar", []):
+        if other != reg_id and store.has_version(other):
+            entry = describe(store, other, base)
+            entry.update(similarity=sim, content_similarity=content)
+            pages.append(entry)
+    computed = row.get("computed_at")
+    return {
+        "id": reg_id,
+        "computed_at": iso(computed) if computed else None,
+        "similar": pages,
+    }
+
+
+def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | None = None) -> dict:
+    """Recompute a version's similar list with a larger budget (the daemon's background job)."""
+    options = options or RegisterOptions(similar_budget_s=1.0, similar_max_fingerprint=10**9)
+    reg_id = resolve_id(store, ref)
+    doc, row = store.version(reg_id), store.row("fingerprints", reg_id) or {}
+    fp = _fingerprint_of(store, reg_id) or ""
+    target = VersionFeatures(
+        reg_id,
+        _sketch_bytes(row),
+        frozenset(store.refs(reg_id)),
+        fp,
+        _text_of(store, reg_id),
+    )
+    found, complete = find_matches(store, target, doc["host"], doc.get("prev"), options)
+    with store.transaction():
+        fields = {"similar": found or [], "computed_at": time.time(), "complete": complete}
+        store.update("fingerprints", reg_id, fields)
+    return similar(store, reg_id, options.base)
+
+
+def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
+    """IDs (newest first) whose similar list was cut short by the registration budget or
+    predates a newer version on the same host.
+
+    The daemon refreshes these in the background with :func:`refresh_similar`.
+    """
+    newest: dict[str, float] = {}
+    stale: list[str] = []
+    for reg_id in reversed(store.ids):
+        host = store.version(reg_id)["host"]
+        newest.setdefault(host, store.version(reg_id)["ts"])
+        row = store.row("fingerprints", reg_id) or {}
+        if not row.get("complete", True) or (row.get("computed_at") or 0) < newest[host]:
+            stale.append(reg_id)
+            if len(stale) >= limit:
+                break
+    return stale
+
+
+@dataclass
+class Content:
+    """A stored copy: bytes plus how to serve them."""
+
+    id: str
+    body: bytes
+    content_type: str
+    charset: str
+    original: bool
+    record: dict
+
+
+def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
+    """The rewritten (default) or byte-identical original copy of a version."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    body = store.get_blob(doc["orig"] if original else doc["rewritten"])
+    if not original:
+        body = body.replace(ID_SLOT.encode(), reg_id.encode())
+    charset = doc["charset"] if original else "utf-8"
+    return Content(reg_id, body, doc["content_type"], charset, original, doc)
+
+
+def banner_html(registered_at: float, url: str) -> str:
+    """The banner of a served rewritten copy (the multi-version server method's indication 403).
+
+    >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
+    True
+    """
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(registered_at))
+    safe = url.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    return (
+        '<div id="pagekeeper-banner" style="all:initial;display:block;position:relative;'
+        "z-index:2147483647;background:#fff3c4;color:#222;font:14px/1.4 sans-serif;"
+        'padding:6px 10px;border-bottom:1px solid #c9a700">'
+        f"PageKeeper: registered on {stamp}, links rewritten. "
+        f'Original: <a href="{safe}" style="color:#0645ad">{safe}</a></div>'
+    )
+
+
+def with_banner(html: bytes, registered_at: float, url: str) -> bytes:
+    """Insert the banner right after <body> (or at the start when there is none)."""
+    banner = banner_html(registered_at, url).encode("utf-8")
+    lower = html[:200_000].lower()
+    at = lower.find(b"<body")
+    if at >= 0:
+        end = html.find(b">", at)
+        if end >= 0:
+            return html[: end + 1] + banner + html[end + 1 :]
+    return banner + html
+
+
+def served_copy(store: ArchiveStore, ref: str) -> Content:
+    """The rewritten copy with the banner, as the daemon serves it under /v/{id}/."""
+    content = get(store, ref)
+    doc = content.record
+    content.body = with_banner(content.body, doc["ts"], doc["url"])
+    return content
+
+
+def served_resource(
+    store: ArchiveStore, ref: str, number: int, original: bool = False, base: str | None = None
+) -> Content:
+    """Resource ``number`` of a version's manifest: its bytes as captured, except that a
+    stylesheet's ``url()``/``@import`` and a frame's resources point at the version's own
+    resources (``original`` keeps them as captured). NotFound when missing."""
+    reg_id = resolve_id(store, ref)
+    doc = store.version(reg_id)
+    manifest = doc.get("resources") or []
+    if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
+        raise NotFound(f"resource {number} of {reg_id} was not captured")
+    entry = manifest[number]
+    body = store.get_blob(entry["blob"])
+    if not original and (is_css(entry["type"]) or is_html(entry["type"])):
+        body = _sealed_text(reg_id, manifest, entry, body, base or RegisterOptions().base)
+    return Content(reg_id, body, entry["type"] or "application/octet-stream", "", original, entry)
+
+
+def _sealed_text(reg_id: str, manifest: list, entry: dict, body: bytes, base: str) -> bytes:
+    """A stored stylesheet or frame with its resource URLs pointed at the version's resources.
+    Bytes outside the URLs are kept as they were (undecodable ones too: surrogateescape)."""
+    resmap = ResourceMap(reg_id, manifest, grow=False)
+    if is_css(entry["type"]):
+        text = body.decode("utf-8", "surrogateescape")
+        fixed = css_rewrite(text, lambda url: _mapped(resmap, url, entry["url"]))
+        return fixed.encode("utf-8", "surrogateescape")
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    options = RewriteOptions(base, reg_id, resmap)
+    return rewrite_tree(tree, entry["url"], options).html.encode("utf-8")
+
+
+def _mapped(resmap: ResourceMap, url: str, base: str) -> str | None:
+    resolved = absolute(url, base)
+    return resmap.path(resolved) if resolved else None
+
+
+def resolve_open(
+    store: ArchiveStore, url_or_id: str, reachable: bool, base: str | None = None
+) -> dict:
+    """``open``: redirect to the live page if reachable, else the stored copy of the version.
+
+    ``url_or_id`` is a registration ID, a version URL, or an original URL (its newest version).
+    """
+    base = base or RegisterOptions().base
+    ref = url_or_id.strip()
+    is_version = is_reg_id(ref) or "/v/" in ref
+    reg_id = resolve_id(store, ref) if is_version else nearest_version(store, ref)
+    entry = describe(store, reg_id, base)
+    if reachable:
+        return {"action": "live", "location": entry["url"], **entry}
+    return {"action": "stored", "location": entry["version_url"], "banner": True, **entry}
+
+
+def nearest_version(store: ArchiveStore, url: str, ref_id: str | None = None) -> str:
+    """The version of ``url`` captured nearest in time to the referring page (the newest
+    capture when there is no referrer); capture times, not IDs, since imports reorder them."""
+    key = document_key(store, url)
+    newest = store.latest_of_key(key)
+    if newest is None:
+        raise NotFound(f"no stored copy of {url}")
+    if not ref_id or not is_reg_id(ref_id):
+        return newest
+    docs = store.raw("versions")
+    when = docs[ref_id]["ts"] if ref_id in docs else id_time(ref_id)
+    return min(store.ids_of_key(key), key=lambda i: (abs(docs[i]["ts"] - when), i))
+
+
+def resolve_gc(
+    store: ArchiveStore, url: str, ref_id: str | None, reachable: bool, base: str | None = None
+) -> dict:
+    """``gc?url=X[&id=R]``: live if reachable, else the stored version of X nearest to R."""
+    base = base or RegisterOptions().base
+    if reachable:
+        return {"action": "live", "location": url, "url": url}
+    try:
+        reg_id = nearest_version(store, url, ref_id)
+    except NotFound:
+        return {"action": "missing", "url": url, "location": None}
+    entry = describe(store, reg_id, base)
+    return {"action": "stored", "location": entry["version_url"], "banner": True, **entry}
+
+
+def search(
+    store: ArchiveStore,
+    pattern: str = "*",
+    case_sensitive: bool = False,
+    sort: str = "time",
+    text: str | None = None,
+    base: str | None = None,
+    tag: str | None = None,
+) -> list[dict]:
+    """URL wildcard (``*``, ``?``) and full-text search; see engine/archive/search.py."""
+
+    if sort not in ("url", "time"):
+        raise InvalidInput(f"sort must be 'url' or 'time', not {sort!r}")
+    options = SearchOptions(
+        pattern or "*", case_sensitive, sort, text, base or RegisterOptions().base, tag
+    )
+    return run(store, options)
