@@ -68,3 +68,13 @@ def test_a_page_within_the_limits_has_no_note(tmp_path):
     reg = register(store, Capture("https://fine.example/", page))
     assert reg.note is None and "analysis" not in store.version(reg.id)
     store.close()
+
+
+def test_a_generated_page_of_6m_elements_is_kept_with_a_note_at_the_default_limits(tmp_path):
+    """The hostile page at full size (~48 MB, under the 50 MB cap): kept as captured, not parsed."""
+    page = b"<html><body>" + b"<i>a</i>" * 6_000_000 + b"</body></html>"
+    store = ArchiveStore.open(tmp_path)
+    reg = register(store, Capture("https://huge.example/", page))
+    assert reg.note.startswith("not analysed: about 6000")
+    assert served_copy(store, reg.id).body.count(b"<i>a</i>") == 6_000_000
+    store.close()
