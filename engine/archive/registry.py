@@ -162,12 +162,16 @@ def scalar_values(capture: Capture) -> Capture:
     >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
     '\ufffd'
     """
-    fields = {}
-    for name in ("html", "title"):
-        value = getattr(capture, name)
-        if isinstance(value, str) and _SURROGATE.search(value):
-            fields[name] = _SURROGATE.sub("\ufffd", value)
-    return replace(capture, **fields) if fields else capture
+    html = _scalar(capture.html) if isinstance(capture.html, str) else capture.html
+    title = _scalar(capture.title) if capture.title is not None else None
+    if html is capture.html and title is capture.title:
+        return capture
+    return replace(capture, html=html, title=title)
+
+
+def _scalar(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (the same object when it has none)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def document_key(store: ArchiveStore, url: str) -> str:
@@ -500,12 +504,13 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
+def _blobs(store: ArchiveStore, prep: Prepared) -> tuple[str, str, str, str, str | None]:
     """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
     hashes (None for an empty visible text)."""
-    items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    hashes = [store.put_blob(item) for item in items]
-    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
+    put = store.put_blob
+    orig, rewritten = put(prep.original), put(prep.rewritten)
+    fp, text = put(prep.fingerprint.encode()), put(prep.text.encode())
+    return orig, rewritten, fp, text, (put(prep.visible.encode()) if prep.visible else None)
 
 
 def _write(
@@ -610,7 +615,7 @@ def register_analysed(
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
     found, complete = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
-    if _skip(options, prev_sim):
+    if prev is not None and prev_sim is not None and _skip(options, prev_sim):
         return _skipped(store, prev, prep, prev_sim, options)
     extras = {
         "ts": now,
@@ -651,9 +656,9 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     return kept
 
 
-def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
+def _skip(options: RegisterOptions, prev_sim: float) -> bool:
     threshold = options.only_if_different
-    return threshold is not None and prev_sim is not None and prev_sim >= threshold
+    return threshold is not None and prev_sim >= threshold
 
 
 def _skipped(store, prev: str, prep: Prepared, prev_sim: float, options) -> Registration:

@@ -258,7 +258,7 @@ class ArchiveStore:
             raise NotFound(f"no registration {reg_id!r}")
         return {"id": str(reg_id), **doc}
 
-    def has_version(self, reg_id: str) -> bool:
+    def has_version(self, reg_id: str | int) -> bool:
         return str(reg_id) in self.raw("versions")
 
     def ids_of_key(self, key: str) -> list[str]:
