@@ -25,6 +25,7 @@ from pathlib import Path
 from engine.archive.store import ArchiveStore
 from host.daemon import client
 from host.daemon.app import DEFAULT_PORT, App, Config
+from host.home import Home
 from host.protocol import dispatch
 
 DEFAULT_TIMEOUT = 120.0
@@ -143,7 +144,7 @@ def base_url(home: Path) -> str:
 @contextlib.contextmanager
 def reading(home: Path) -> Iterator[ArchiveStore]:
     """The store opened read-only (safe while the daemon writes)."""
-    if not (Path(home) / "db").exists():
+    if not Home(Path(home)).db.exists():
         Path(home).mkdir(parents=True, exist_ok=True)
     store = ArchiveStore.open(home, readonly=True)
     try:

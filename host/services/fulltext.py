@@ -26,8 +26,8 @@ from pathlib import Path
 
 from engine.archive import textquery
 from engine.errors import StorageError
+from host.home import Home
 
-FILE = Path("index") / "fulltext.sqlite3"
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
@@ -202,7 +202,7 @@ _OPEN_LOCK = threading.Lock()
 
 def index_of(home: Path) -> FullTextIndex:
     """The index of an archive home, opened once per process."""
-    path = Path(home) / FILE
+    path = Home(Path(home)).fulltext
     with _OPEN_LOCK:
         found = _OPEN.get(str(path))
         if found is None:

@@ -34,16 +34,15 @@ from engine.archive.resources import (
     part_count,
     part_length,
 )
-from engine.archive.storage import write_atomic
 from engine.errors import Conflict, InvalidInput, NotFound, StorageError
+from host.home import Home, atomic_write
 
-PENDING_DIR = "pending"
 STALE_AFTER_S = 24 * 3600  # a capture idle this long is abandoned (tab closed, browser gone)
 ID_FORM = re.compile(r"^[0-9a-f]{32}$")
 
 
 def pending_root(home: Path) -> Path:
-    return Path(home) / PENDING_DIR
+    return Home(Path(home)).pending
 
 
 def url_digest(url: str) -> str:
@@ -75,7 +74,7 @@ class PendingCapture:
         record = {"page": page, "plan": plan, "limits": limits.to_dict(), "created": time.time()}
         try:
             (path / "parts").mkdir(parents=True)
-            write_atomic(path / "capture.json", json.dumps(record).encode("utf-8"))
+            atomic_write(path / "capture.json", json.dumps(record).encode("utf-8"))
         except OSError as exc:
             raise StorageError(f"cannot keep the capture: {exc}") from exc
         return cls(path, record)
@@ -141,7 +140,7 @@ class PendingCapture:
             return
         try:
             path.parent.mkdir(exist_ok=True)
-            write_atomic(path, data)
+            atomic_write(path, data)
         except OSError as exc:
             raise StorageError(f"cannot keep part {index} of {url}: {exc}") from exc
 

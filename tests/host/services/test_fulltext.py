@@ -12,6 +12,7 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
+from host.home import Home
 from host.services import fulltext
 from host.services.fulltext import FullTextIndex
 
@@ -79,7 +80,7 @@ def test_deleted_versions_are_never_found_and_undo_brings_them_back(home):
 def test_the_index_survives_a_restart_and_rebuilds(home):
     with ArchiveStore.open(home, readonly=True) as store:
         fulltext.index_of(home).sync(store)
-    path = home / fulltext.FILE
+    path = Home(home).fulltext
     assert path.exists()
     reopened = FullTextIndex(path)  # a new process would open the file like this
     assert reopened.count() == len(PAGES)
