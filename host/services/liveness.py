@@ -17,19 +17,14 @@ import time
 
 from engine.archive import alerts, provider
 from engine.archive.model import is_reg_id
-from engine.errors import FetchError, InvalidURL, NotFound, TooLarge
+from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
 from host.services.fetch import afetch
 
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    if _looks_like_id(ref):
-        reg_id = provider.resolve_id(app.store, ref)
-    elif ref:
-        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"]
-    else:
-        raise NotFound("no registration given")
+    reg_id = provider.keywords(app.store, ref)["id"]  # the newest version of a URL
     doc = app.store.version(reg_id)
     return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
 
