@@ -60,10 +60,11 @@ class DaemonBackend:
 
 
 class LocalBackend:
-    """The protocol's handlers in this process, on a store this command holds as the writer."""
+    """The protocol's handlers in this process, on a store this command holds as the writer
+    (``readonly``: opened for reading only, beside any writer and on a read-only disk)."""
 
-    def __init__(self, home: Path) -> None:
-        self.app = App(Path(home), Config.load(home))
+    def __init__(self, home: Path, readonly: bool = False) -> None:
+        self.app = App(Path(home), Config.load(home), readonly=readonly)
         self.app.base_url = base_url(home)  # version URLs name the port a daemon will serve
         self._runner = asyncio.Runner()
 
@@ -111,24 +112,28 @@ async def _cancel_pending() -> None:
 
 
 @contextlib.contextmanager
-def backend_for(home: Path, daemon: bool = True) -> Iterator[DaemonBackend | LocalBackend]:
-    """The running daemon of ``home`` (when ``daemon`` and one runs), else the local handlers."""
+def backend_for(
+    home: Path, daemon: bool = True, write: bool = True
+) -> Iterator[DaemonBackend | LocalBackend]:
+    """The running daemon of ``home`` (when ``daemon`` and one runs), else the local handlers
+    (on a store opened for reading only unless the command ``write``s)."""
     state = client.running(home) if daemon else None
-    chosen = DaemonBackend(home, state) if state else LocalBackend(home)
+    chosen = DaemonBackend(home, state) if state else LocalBackend(home, readonly=not write)
     try:
         yield chosen
     finally:
         chosen.close()
 
 
-def backend(ctx):
-    """``with backend(ctx) as b: b.call(type, params)`` for a CLI command's context."""
-    return backend_for(ctx.home)
+def backend(ctx, write: bool = True):
+    """``with backend(ctx) as b: b.call(type, params)`` for a CLI command's context; a command
+    that only reads says ``write=False``."""
+    return backend_for(ctx.home, write=write)
 
 
-def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT):
+def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT, write: bool = True):
     """One protocol message through the command's backend (daemon or in process)."""
-    with backend(ctx) as b:
+    with backend(ctx, write) as b:
         return b.call(type, params, timeout)
 
 

@@ -147,9 +147,10 @@ class App:
     """The daemon's state, shared by all handlers: home, config, token, the store, the
     Suggester and its learning, background jobs, the change feed."""
 
-    def __init__(self, home: Path, config: Config) -> None:
+    def __init__(self, home: Path, config: Config, readonly: bool = False) -> None:
         self.home = Path(home)
         self.config = config
+        self.readonly = readonly  # the store opened for reading only (a CLI read, no daemon)
         self.base_url = config.base_url
         self.token = ensure_token(self.home)
         self.started = time.time()
@@ -175,7 +176,9 @@ class App:
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
-            self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
+            self._store = ArchiveStore.open(
+                self.home, readonly=self.readonly, on_write=self.changes.note
+            )
         return self._store
 
     @property

@@ -92,7 +92,7 @@ def render_add(result: dict) -> str:
 
 
 def run_versions(args, ctx) -> list:
-    return send(ctx, "versions", {"url": args.url})["versions"]
+    return send(ctx, "versions", {"url": args.url}, write=False)["versions"]
 
 
 def render_versions(rows: list) -> str:
@@ -109,7 +109,7 @@ def _num(value) -> str:
 
 
 def run_similar(args, ctx) -> dict:
-    return send(ctx, "similar", {"id": args.id})
+    return send(ctx, "similar", {"id": args.id}, write=False)
 
 
 def render_similar(result: dict) -> str:
@@ -136,7 +136,7 @@ def _write_output(ctx, data: bytes, path: str | None) -> None:
 
 def run_get(args, ctx):
     params = {"id": args.id, "original": args.original, "single_file": args.single_file}
-    got = send(ctx, "get", {**params, "bytes": True})
+    got = send(ctx, "get", {**params, "bytes": True}, write=False)
     body = base64.b64decode(got["body_b64"])
     info = {k: got[k] for k in ("id", "url", "original", "content_type", "charset")}
     info["size"] = len(body)
@@ -150,7 +150,7 @@ def run_get(args, ctx):
 
 
 def run_open(args, ctx) -> dict:
-    return send(ctx, "open", {"url": args.ref})
+    return send(ctx, "open", {"url": args.ref}, write=False)
 
 
 def render_open(result: dict) -> str:
@@ -168,7 +168,7 @@ def run_search(args, ctx) -> list:
         raise InvalidInput("--sort relevance needs --text")
     params = {"pattern": args.pattern, "case_sensitive": args.case_sensitive}
     params |= {"sort": args.sort or "time", "tag": args.tag}
-    with backend(ctx) as b:
+    with backend(ctx, write=False) as b:
         return every_page(b, "search", params)
 
 
@@ -303,7 +303,7 @@ def run_dust(args, ctx) -> dict:
 def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
-        return send(ctx, "key_profile", {})
+        return send(ctx, "key_profile", {}, write=False)
     return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
 
 

@@ -65,7 +65,8 @@ def _read(path: str) -> list[Bookmark]:
 
 def _todo(ctx, marks: list[Bookmark]) -> list[Bookmark]:
     """The bookmarks not archived yet."""
-    done = set(send(ctx, "archived", {"urls": [m.url for m in marks]})["archived"])
+    urls = [m.url for m in marks]
+    done = set(send(ctx, "archived", {"urls": urls}, write=False)["archived"])
     return [m for m in marks if m.url not in done]
 
 

@@ -204,7 +204,7 @@ def _targets(ctx, args) -> list[str]:
     """What to check: the URL or ID named (the handler resolves it), or the newest version of
     every document."""
     if args.all:
-        return send(ctx, "latest_versions", {})["ids"]
+        return send(ctx, "latest_versions", {}, write=False)["ids"]
     if not args.ref:
         raise InvalidInput("give URL_OR_ID or --all")
     return [args.ref]
