@@ -504,8 +504,11 @@ def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
     """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
     hashes (None for an empty visible text)."""
     items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    hashes = [store.put_blob(item) for item in items]
-    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
+    blobs = store.blob_batch()
+    hashes = [blobs.add(item) for item in items]
+    hashes.append(blobs.add(prep.visible.encode()) if prep.visible else None)
+    blobs.commit()
+    return hashes
 
 
 def _write(
@@ -640,14 +643,15 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
     ('stored', b'a{')
     """
-    kept = []
+    kept, blobs = [], store.blob_batch()
     for entry in entries:
         data = entry.get("data")
         entry = {k: v for k, v in entry.items() if k != "data"}
         if data is not None and entry.get("status") == PENDING:
             level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
-            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+            entry.update(blob=blobs.add(data, level), size=len(data), status=STORED)
         kept.append(entry)
+    blobs.commit()
     return kept
 
 

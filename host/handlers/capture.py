@@ -41,6 +41,8 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HAVE = "have"  # the store already holds the declared digest: no bytes needed
 INLINE = "inline"  # a frame: its HTML came with capture_begin
 TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
+PACKED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "font/woff",
+                "application/font-woff", "video/", "audio/", "application/zip", "application/gzip")  # fmt: skip
 
 
 def _resource(item) -> dict:
@@ -181,32 +183,38 @@ def capture_abort(params: dict, app) -> dict:
 
 
 def _level(kind: str) -> int:
-    """zlib effort: text compresses well; images, fonts and media are compressed already."""
-    return 6 if kind.startswith(TEXT_TYPES) else 1
+    """zlib effort: text compresses well; PNG, JPEG, WOFF2, video and the like are compressed
+    already (level 0 stores them, at the speed of a copy); anything else gets a quick pass.
+
+    >>> _level("text/css"), _level("image/png"), _level("font/ttf")
+    (6, 0, 1)
+    """
+    kind = kind.split(";")[0].strip().lower()
+    if kind.startswith(TEXT_TYPES):
+        return 6
+    return 0 if kind.startswith(PACKED_TYPES) else 1
 
 
-def _stored(app, entry: dict, data: bytes, counts: dict) -> dict:
+def _stored(blobs, entry: dict, data: bytes) -> dict:
     if len(data) != entry["size"]:
         return {**entry, "status": TRUNCATED}
     digest = blob_hash(data)
     if entry["sha256"] and entry["sha256"] != digest:
         return {**entry, "status": DIGEST_MISMATCH}
-    if not app.store.has_blob(digest):
-        counts["bytes_new"] += len(data)
-    app.store.put_blob(data, _level(entry["type"]))  # fsynced before any row names it
+    blobs.add(data, _level(entry["type"]), digest)  # durable (blobs.commit) before any row
     return {**entry, "blob": digest, "status": STORED}
 
 
-def _store_entry(app, capture: PendingCapture, entry: dict, frames: dict, counts: dict) -> dict:
+def _store_entry(app, blobs, capture: PendingCapture, entry: dict, frames: dict) -> dict:
     status = entry["status"]
     if status == HAVE:  # unless a reclaim removed it since capture_begin
         return {**entry, "status": STORED if app.store.has_blob(entry["blob"]) else NOT_RECEIVED}
     if status == INLINE:
-        return _stored(app, entry, frames[entry["url"]].encode("utf-8"), counts)
+        return _stored(blobs, entry, frames[entry["url"]].encode("utf-8"))
     if status != PENDING:
         return entry
     data = capture.assemble(entry)
-    return {**entry, "status": NOT_RECEIVED} if data is None else _stored(app, entry, data, counts)
+    return {**entry, "status": NOT_RECEIVED} if data is None else _stored(blobs, entry, data)
 
 
 def _already_committed(app, capture_id: str) -> str | None:
@@ -222,14 +230,15 @@ def capture_commit(params: dict, app) -> dict:
     """Store the received resources (blobs first), then register the version with its
     manifest in one transaction; answers as ``archive_page`` plus ``resources``."""
     capture = PendingCapture.load(app.home, params.get("capture_id"))
-    page = capture.record["page"]
     done = _already_committed(app, capture.id)
     if done is not None:
         capture.drop()
         return _committed_reply(app, done, {"bytes_new": 0})
+    page = capture.page
     frames = {f["url"]: f["html"] for f in page["frames"]}
-    counts = {"bytes_new": 0}
-    manifest = [_store_entry(app, capture, e, frames, counts) for e in capture.record["plan"]]
+    blobs = app.store.blob_batch()
+    manifest = [_store_entry(app, blobs, capture, e, frames) for e in capture.record["plan"]]
+    blobs.commit()  # every resource durable before the version's transaction names it
     result = register_capture(
         app,
         Capture(
@@ -247,7 +256,7 @@ def capture_commit(params: dict, app) -> dict:
         _options(app),
     )
     capture.drop()
-    result["resources"] = {**_resource_counts(app, result["id"]), **counts}
+    result["resources"] = {**_resource_counts(app, result["id"]), "bytes_new": blobs.new_bytes}
     return result
 
 

@@ -8,6 +8,7 @@ import hashlib
 import multiprocessing
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,7 @@ from host.handlers.capture import (
     capture_status,
     version_resources,
 )
-from host.services.pending_captures import pending_root, sweep
+from host.services.pending_captures import pending_root, sweep, url_digest
 
 PART = 1000  # bytes per part in these tests (the default is 8 MiB)
 PAGE = "https://site.test/a/page.html"
@@ -248,10 +249,11 @@ def test_repeated_commit_never_registers_twice(tmp_path):
     send_all(app, started["capture_id"], started["need"])
     # the pending directory survives as if the process died right after the registration
     keep = pending_root(tmp_path) / started["capture_id"]
-    saved = (keep / "capture.json").read_bytes()
+    saved = {name: (keep / name).read_bytes() for name in ("capture.json", "page.json")}
     done = capture_commit({"capture_id": started["capture_id"]}, app)
     (keep / "parts").mkdir(parents=True)
-    (keep / "capture.json").write_bytes(saved)
+    for name, data in saved.items():
+        (keep / name).write_bytes(data)
     again = capture_commit({"capture_id": started["capture_id"]}, app)
     assert again["id"] == done["id"] and len(app.store.ids) == 1
 
@@ -337,3 +339,82 @@ def test_reported_failures_are_recorded_as_the_extension_sends_them(tmp_path):
     started = begin(app, resources=items)
     assert started["skipped"]["https://site.test/logo.png"] == "too_large"
     assert started["skipped"]["https://site.test/a/bg.png"] == "http_404"
+
+
+@pytest.fixture
+def syscalls(monkeypatch):
+    """Every os.fsync (as ("fsync", path)) and os.replace (as ("replace", src, dst)), in order."""
+    events, real_fsync, real_replace = [], os.fsync, os.replace
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("replace", str(src), str(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    return events
+
+
+def test_commit_makes_every_resource_durable_before_the_version_row(tmp_path, syscalls):
+    app = app_in(tmp_path)
+    started = begin(app)
+    syscalls.clear()
+    send_all(app, started["capture_id"], started["need"])
+    # parts are not archive data: not fsynced one by one (a damaged one fails its CRC)
+    assert not [e for e in syscalls if e[0] == "fsync"]
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    journal = next(i for i, e in enumerate(syscalls) if e[0] == "fsync" and "/db/journal." in e[1])
+    for entry in app.store.version(done["id"])["resources"]:
+        if entry["status"] != "stored":
+            continue
+        path = str(app.store._blob_path(entry["blob"]))
+        renamed = next(i for i, e in enumerate(syscalls) if e[0] == "replace" and e[2] == path)
+        assert ("fsync", syscalls[renamed][1]) in syscalls[:renamed]
+        assert renamed < journal
+        folder_synced = syscalls.index(("fsync", str(Path(path).parent)), renamed)
+        assert folder_synced < journal  # the blob's name is durable before the row names it
+
+
+def test_a_part_an_os_crash_damaged_is_asked_for_again(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/logo.png"
+    send_all(app, cid, started["need"])
+    assert capture_status({"capture_id": cid}, app)["missing"] == {}
+    # the rename reached the disk, the bytes did not: the file is there, zero-filled
+    part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.1"
+    part.write_bytes(bytes(part.stat().st_size))
+    assert capture_status({"capture_id": cid}, app)["missing"] == {url: [1]}
+    send(app, cid, url, 1, LOGO[PART : 2 * PART])
+    done = capture_commit({"capture_id": cid}, app)
+    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    assert app.store.get_blob(entry["blob"]) == LOGO
+
+
+def test_a_damaged_part_is_never_stored(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/a/s.css"
+    send_all(app, cid, started["need"])
+    part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.0"
+    part.write_bytes(part.read_bytes()[:-3])  # cut short after the rename (an OS crash)
+    done = capture_commit({"capture_id": cid}, app)
+    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    assert entry["status"] == "not_received" and entry["blob"] is None
+
+
+def test_a_committed_captures_files_go_and_a_stops_leftovers_are_swept(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    capture_commit({"capture_id": started["capture_id"]}, app)
+    assert not (pending_root(tmp_path) / started["capture_id"]).exists()  # at once
+    leftover = pending_root(tmp_path) / f".dropped-{'0' * 32}.ab12"  # a stop mid-removal
+    (leftover / "parts").mkdir(parents=True)
+    (leftover / "parts" / "x.0").write_bytes(b"....")
+    assert sweep(tmp_path) == []  # not an abandoned capture: nothing to report
+    assert not leftover.exists()
