@@ -39,6 +39,7 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     ResourceMap,
+    encode_manifest,
     is_css,
     is_html,
     manifest_entry,
@@ -500,13 +501,15 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
-    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
-    hashes (None for an empty visible text)."""
+def _blobs(store: ArchiveStore, prep: Prepared) -> list:
+    """Store the blobs (original, rewritten, fingerprint, text, visible text, manifest)
+    durably; their hashes (None for an empty visible text or manifest)."""
     items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
     blobs = store.blob_batch()
-    hashes = [blobs.add(item) for item in items]
+    hashes: list = [blobs.add(item) for item in items]
     hashes.append(blobs.add(prep.visible.encode()) if prep.visible else None)
+    manifest = encode_manifest(prep.resources) if prep.resources else None
+    hashes.append(blobs.add(manifest, 6) if manifest else None)
     blobs.commit()
     return hashes
 
@@ -515,10 +518,11 @@ def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
     # durable before a row names them
-    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
+    orig, rewritten, fp_blob, text_blob, seen_blob, manifest = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
-        store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
+        doc = _version_doc(prep, capture, orig, rewritten, extras)
+        store.add_version(reg_id, {**doc, "manifest": manifest} if manifest else doc)
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
         store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
@@ -560,7 +564,6 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
-        "resources": prep.resources,
         **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }

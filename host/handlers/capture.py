@@ -25,6 +25,7 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     TRUNCATED,
+    manifest_of,
     plan,
     summary,
 )
@@ -261,7 +262,7 @@ def capture_commit(params: dict, app) -> dict:
 
 
 def _resource_counts(app, reg_id: str) -> dict:
-    return summary(app.store.version(reg_id).get("resources") or [])
+    return summary(manifest_of(app.store, app.store.version(reg_id)))
 
 
 def _committed_reply(app, reg_id: str, counts: dict) -> dict:
@@ -273,7 +274,7 @@ def _committed_reply(app, reg_id: str, counts: dict) -> dict:
 def version_resources(params: dict, app) -> dict:
     """A version's manifest, paged: each resource's size and status, and its signed path."""
     reg_id = provider.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
-    manifest = app.store.version(reg_id).get("resources") or []
+    manifest = manifest_of(app.store, app.store.version(reg_id))
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 200, 1, 1000)
     sig = sign_path(app.token, version_path(reg_id))  # what the /v/<id>/ route checks
     page = [

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.archive import provider, registry
-from engine.archive.resources import version_blob_refs
+from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import Conflict, InvalidInput, NotFound
 from host.daemon.app import App, Config
@@ -114,7 +114,7 @@ def test_parts_out_of_order_assemble_byte_for_byte(tmp_path):
     send_all(app, started["capture_id"], started["need"], reverse=True)
     assert capture_status({"capture_id": started["capture_id"]}, app)["missing"] == {}
     done = capture_commit({"capture_id": started["capture_id"]}, app)
-    stored = {e["url"]: e for e in app.store.version(done["id"])["resources"]}
+    stored = {e["url"]: e for e in manifest_of(app.store, app.store.version(done["id"]))}
     for url, data in BYTES.items():
         assert app.store.get_blob(stored[url]["blob"]) == data
     assert stored["https://site.test/logo2x.png"]["status"] == "http_404"
@@ -133,7 +133,9 @@ def test_rewritten_copy_points_every_resource_at_the_version(tmp_path):
     send_all(app, started["capture_id"], started["need"])
     done = capture_commit({"capture_id": started["capture_id"]}, app)
     copy = provider.get(app.store, done["id"]).body.decode()
-    numbers = {e["url"]: n for n, e in enumerate(app.store.version(done["id"])["resources"])}
+    numbers = {
+        e["url"]: n for n, e in enumerate(manifest_of(app.store, app.store.version(done["id"])))
+    }
     rid = done["id"]
     assert f'href="/v/{rid}/r/{numbers["https://site.test/a/s.css"]}"' in copy
     assert f'src="/v/{rid}/r/{numbers["https://site.test/logo.png"]}"' in copy
@@ -152,7 +154,9 @@ def test_identical_duplicate_is_ignored_and_a_different_one_rejected(tmp_path):
         send(app, cid, url, 1, b"x" * PART)
     send_all(app, cid, started["need"])
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    entry = next(
+        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
+    )
     assert app.store.get_blob(entry["blob"]) == LOGO  # the first part stayed
 
 
@@ -171,7 +175,7 @@ def test_truncated_and_oversized_parts(tmp_path):
     send(app, cid, url, 2, LOGO[2 * PART : -10])  # the last part cut short
     send_all(app, cid, ["https://site.test/a/s.css"])  # bg.png never sent
     done = capture_commit({"capture_id": cid}, app)
-    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    status = {e["url"]: e["status"] for e in manifest_of(app.store, app.store.version(done["id"]))}
     assert status[url] == "truncated"
     assert status["https://site.test/a/bg.png"] == "not_received"
     assert status["https://site.test/a/s.css"] == "stored"
@@ -185,7 +189,7 @@ def test_declared_digest_must_match_the_bytes(tmp_path):
     started = begin(app, resources=items)
     send_all(app, started["capture_id"], started["need"])
     done = capture_commit({"capture_id": started["capture_id"]}, app)
-    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    status = {e["url"]: e["status"] for e in manifest_of(app.store, app.store.version(done["id"]))}
     assert status["https://site.test/a/bg.png"] == "digest_mismatch"
 
 
@@ -226,7 +230,7 @@ def test_caps_record_missing_and_keep_what_fits(tmp_path):
     assert started["need"] == ["https://site.test/a/s.css"]  # in announcement order
     send_all(app, started["capture_id"], started["need"])
     done = capture_commit({"capture_id": started["capture_id"]}, app)
-    status = {e["url"]: e["status"] for e in app.store.version(done["id"])["resources"]}
+    status = {e["url"]: e["status"] for e in manifest_of(app.store, app.store.version(done["id"]))}
     assert status["https://site.test/a/bg.png"] == "over_page_cap"
     assert status["https://site.test/a/s.css"] == "stored"
 
@@ -266,7 +270,9 @@ def test_version_resources_is_paged(tmp_path):
     first = version_resources({"id": done["id"], "limit": 2}, app)
     rest = version_resources({"id": done["id"], "offset": 2, "limit": 100}, app)
     listed = first["resources"] + rest["resources"]
-    assert first["total"] == len(listed) == len(app.store.version(done["id"])["resources"])
+    assert (
+        first["total"] == len(listed) == len(manifest_of(app.store, app.store.version(done["id"])))
+    )
     assert [r["n"] for r in listed] == list(range(len(listed)))
     stored = [r for r in listed if r["status"] == "stored"]
     assert all(r["path"].startswith(f"/v/{done['id']}/r/{r['n']}?sig=") for r in stored)
@@ -318,6 +324,7 @@ def test_unchanged_recapture_stores_the_same_rewritten_copy(tmp_path):
         ids.append(capture_commit({"capture_id": started["capture_id"]}, app)["id"])
     first, second = (app.store.version(i) for i in ids)
     assert first["rewritten"] == second["rewritten"]  # one blob for both
+    assert first["manifest"] == second["manifest"] and "resources" not in first  # and one manifest
     for reg_id in ids:  # each served copy names its own version
         copy = provider.get(app.store, reg_id).body.decode()
         assert f"/v/{reg_id}/r/" in copy and "__PK_VERSION_ID__" not in copy
@@ -368,7 +375,7 @@ def test_commit_makes_every_resource_durable_before_the_version_row(tmp_path, sy
     assert not [e for e in syscalls if e[0] == "fsync"]
     done = capture_commit({"capture_id": started["capture_id"]}, app)
     journal = next(i for i, e in enumerate(syscalls) if e[0] == "fsync" and "/db/journal." in e[1])
-    for entry in app.store.version(done["id"])["resources"]:
+    for entry in manifest_of(app.store, app.store.version(done["id"])):
         if entry["status"] != "stored":
             continue
         path = str(app.store._blob_path(entry["blob"]))
@@ -391,7 +398,9 @@ def test_a_part_an_os_crash_damaged_is_asked_for_again(tmp_path):
     assert capture_status({"capture_id": cid}, app)["missing"] == {url: [1]}
     send(app, cid, url, 1, LOGO[PART : 2 * PART])
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    entry = next(
+        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
+    )
     assert app.store.get_blob(entry["blob"]) == LOGO
 
 
@@ -403,7 +412,9 @@ def test_a_damaged_part_is_never_stored(tmp_path):
     part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.0"
     part.write_bytes(part.read_bytes()[:-3])  # cut short after the rename (an OS crash)
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(e for e in app.store.version(done["id"])["resources"] if e["url"] == url)
+    entry = next(
+        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
+    )
     assert entry["status"] == "not_received" and entry["blob"] is None
 
 
