@@ -10,7 +10,7 @@ where there is one, so lookups by ID are dict lookups):
 
 =============  ==========================================================================
 versions       url, final_url, key, host, ts, content_type, charset, last_modified, title,
-               orig / rewritten (blob hashes), size, source, prev_similarity
+               orig / rewritten / manifest (blob hashes), size, source, prev_similarity
 links          the link table: link id -> {"url": absolute URL}
 refs           the referenced-link table: registration id -> {"links": [link ids]}
 fingerprints   registration id -> {"fp": blob hash, "similar": [[id, sim, content]], "computed_at"}
