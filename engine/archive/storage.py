@@ -180,8 +180,17 @@ class AtomicBatch:
             for path in paths:
                 action(path)
             return
-        with ThreadPoolExecutor(min(self.THREADS, len(paths))) as pool:
-            list(pool.map(action, paths))  # list(): an OSError in any thread is raised here
+        list(_fsync_pool().map(action, paths))  # list(): an OSError in any thread is raised here
+
+
+_POOL: list = []  # [(pid, ThreadPoolExecutor)]: threads started once per process, not per batch
+
+
+def _fsync_pool() -> ThreadPoolExecutor:
+    """The process's fsync threads (a forked child starts its own: it has none of the parent's)."""
+    if not _POOL or _POOL[0][0] != os.getpid():
+        _POOL[:] = [(os.getpid(), ThreadPoolExecutor(AtomicBatch.THREADS, "fsync"))]
+    return _POOL[0][1]
 
 
 def _fsync_file(path: Path) -> None:

@@ -7,12 +7,13 @@ for the journal's file only; the order tests record every ``os.fsync`` and ``os.
 from __future__ import annotations
 
 import errno
+import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
-from engine.archive.storage import JournalStorage, encode_line, open_tinydb
+from engine.archive.storage import AtomicBatch, JournalStorage, encode_line, open_tinydb
 from engine.archive.store import ArchiveStore
 from engine.errors import StorageError
 
@@ -286,3 +287,26 @@ def test_a_blob_batch_whose_fsync_fails_leaves_no_blob_and_no_temporary_file(tmp
     assert not any(store.has_blob(d) for d in digests)
     assert [name for name, _ in store.blob_names()] == []
     store.close()
+
+
+def _batch_in_child(path: Path) -> None:
+    batch = AtomicBatch()
+    for n in range(40):
+        batch.add(path / f"child-{n}", b"x")
+    batch.commit()
+
+
+def test_a_forked_child_commits_a_batch_with_its_own_fsync_threads(tmp_path):
+    """The fsync threads live once per process; a forked child has none of its parent's
+    running, so it must start its own (else its batch waits forever)."""
+    batch = AtomicBatch()
+    for n in range(40):  # enough files to start every fsync thread in this process
+        batch.add(tmp_path / f"parent-{n}", b"x")
+    batch.commit()
+    child = multiprocessing.get_context("fork").Process(target=_batch_in_child, args=(tmp_path,))
+    child.start()
+    child.join(30)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0
+    assert all((tmp_path / f"child-{n}").read_bytes() == b"x" for n in range(40))
