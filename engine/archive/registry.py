@@ -39,6 +39,7 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     ResourceMap,
+    blob_level,
     encode_manifest,
     is_css,
     is_html,
@@ -651,7 +652,7 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
         data = entry.get("data")
         entry = {k: v for k, v in entry.items() if k != "data"}
         if data is not None and entry.get("status") == PENDING:
-            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
+            level = blob_level(entry.get("type") or "")
             entry.update(blob=blobs.add(data, level), size=len(data), status=STORED)
         kept.append(entry)
     blobs.commit()

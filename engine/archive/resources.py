@@ -148,6 +148,25 @@ def summary(manifest: list[dict]) -> dict:
     return {"stored": len(stored), "missing": len(manifest) - len(stored), "bytes_total": total}
 
 
+TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
+PACKED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "font/woff",
+                "application/font-woff", "video/", "audio/", "application/zip", "application/gzip")  # fmt: skip
+
+
+def blob_level(content_type: str) -> int:
+    """zlib effort for a resource's blob: text compresses well; PNG, JPEG, WOFF2, video and
+    the like are compressed already (level 0 stores them at the speed of a copy); anything
+    else gets a quick pass.
+
+    >>> blob_level("text/css; charset=utf-8"), blob_level("image/png"), blob_level("font/ttf")
+    (6, 0, 1)
+    """
+    kind = (content_type or "").split(";")[0].strip().lower()
+    if kind.startswith(TEXT_TYPES):
+        return 6
+    return 0 if kind.startswith(PACKED_TYPES) else 1
+
+
 def encode_manifest(entries: list[dict]) -> bytes:
     """A manifest as the blob a version names (``manifest``): canonical JSON of the stored
     entries, so an unchanged page's re-captures share one blob.

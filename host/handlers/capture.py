@@ -25,6 +25,7 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     TRUNCATED,
+    blob_level,
     manifest_of,
     plan,
     summary,
@@ -41,9 +42,6 @@ MAX_RESOURCES = 20_000
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HAVE = "have"  # the store already holds the declared digest: no bytes needed
 INLINE = "inline"  # a frame: its HTML came with capture_begin
-TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
-PACKED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "font/woff",
-                "application/font-woff", "video/", "audio/", "application/zip", "application/gzip")  # fmt: skip
 
 
 def _resource(item) -> dict:
@@ -183,26 +181,13 @@ def capture_abort(params: dict, app) -> dict:
     return {"capture_id": capture.id, "aborted": True}
 
 
-def _level(kind: str) -> int:
-    """zlib effort: text compresses well; PNG, JPEG, WOFF2, video and the like are compressed
-    already (level 0 stores them, at the speed of a copy); anything else gets a quick pass.
-
-    >>> _level("text/css"), _level("image/png"), _level("font/ttf")
-    (6, 0, 1)
-    """
-    kind = kind.split(";")[0].strip().lower()
-    if kind.startswith(TEXT_TYPES):
-        return 6
-    return 0 if kind.startswith(PACKED_TYPES) else 1
-
-
 def _stored(blobs, entry: dict, data: bytes) -> dict:
     if len(data) != entry["size"]:
         return {**entry, "status": TRUNCATED}
     digest = blob_hash(data)
     if entry["sha256"] and entry["sha256"] != digest:
         return {**entry, "status": DIGEST_MISMATCH}
-    blobs.add(data, _level(entry["type"]), digest)  # durable (blobs.commit) before any row
+    blobs.add(data, blob_level(entry["type"]), digest)  # durable (blobs.commit) before any row
     return {**entry, "blob": digest, "status": STORED}
 
 
