@@ -149,22 +149,17 @@ def summary(manifest: list[dict]) -> dict:
 
 
 TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
-PACKED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "font/woff",
-                "application/font-woff", "video/", "audio/", "application/zip", "application/gzip")  # fmt: skip
 
 
 def blob_level(content_type: str) -> int:
-    """zlib effort for a resource's blob: text compresses well; PNG, JPEG, WOFF2, video and
-    the like are compressed already (level 0 stores them at the speed of a copy); anything
-    else gets a quick pass.
+    """zlib effort for a resource's blob: text compresses well, anything else gets a quick
+    pass (the store keeps bytes that do not compress as they are: ``BlobBatch.add``).
 
-    >>> blob_level("text/css; charset=utf-8"), blob_level("image/png"), blob_level("font/ttf")
-    (6, 0, 1)
+    >>> blob_level("text/css; charset=utf-8"), blob_level("image/png")
+    (6, 1)
     """
     kind = (content_type or "").split(";")[0].strip().lower()
-    if kind.startswith(TEXT_TYPES):
-        return 6
-    return 0 if kind.startswith(PACKED_TYPES) else 1
+    return 6 if kind.startswith(TEXT_TYPES) else 1
 
 
 def encode_manifest(entries: list[dict]) -> bytes:
