@@ -41,6 +41,7 @@ from engine.archive.resources import (
     ResourceMap,
     is_css,
     is_html,
+    manifest_of,
 )
 from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
@@ -281,7 +282,7 @@ def served_resource(
     resources (``original`` keeps them as captured). NotFound when missing."""
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
-    manifest = doc.get("resources") or []
+    manifest = manifest_of(store, doc)
     if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
         raise NotFound(f"resource {number} of {reg_id} was not captured")
     entry = manifest[number]

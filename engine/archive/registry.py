@@ -39,6 +39,8 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     ResourceMap,
+    blob_level,
+    encode_manifest,
     is_css,
     is_html,
     manifest_entry,
@@ -504,23 +506,30 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> tuple[str, str, str, str, str | None]:
-    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
-    hashes (None for an empty visible text)."""
-    put = store.put_blob
-    orig, rewritten = put(prep.original), put(prep.rewritten)
-    fp, text = put(prep.fingerprint.encode()), put(prep.text.encode())
-    return orig, rewritten, fp, text, (put(prep.visible.encode()) if prep.visible else None)
+def _blobs(
+    store: ArchiveStore, prep: Prepared
+) -> tuple[str, str, str, str, str | None, str | None]:
+    """Store the blobs (original, rewritten, fingerprint, text, visible text, manifest)
+    durably; their hashes (None for an empty visible text or manifest)."""
+    blobs = store.blob_batch()
+    orig, rewritten = blobs.add(prep.original), blobs.add(prep.rewritten)
+    fp, text = blobs.add(prep.fingerprint.encode()), blobs.add(prep.text.encode())
+    seen = blobs.add(prep.visible.encode()) if prep.visible else None
+    manifest = encode_manifest(prep.resources) if prep.resources else None
+    manifest_blob = blobs.add(manifest, 6) if manifest else None
+    blobs.commit()
+    return orig, rewritten, fp, text, seen, manifest_blob
 
 
 def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
     # durable before a row names them
-    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
+    orig, rewritten, fp_blob, text_blob, seen_blob, manifest = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
-        store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
+        doc = _version_doc(prep, capture, orig, rewritten, extras)
+        store.add_version(reg_id, {**doc, "manifest": manifest} if manifest else doc)
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
         store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
@@ -562,7 +571,6 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
-        "resources": prep.resources,
         **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }
@@ -645,14 +653,15 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
     ('stored', b'a{')
     """
-    kept = []
+    kept, blobs = [], store.blob_batch()
     for entry in entries:
         data = entry.get("data")
         entry = {k: v for k, v in entry.items() if k != "data"}
         if data is not None and entry.get("status") == PENDING:
-            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
-            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+            level = blob_level(entry.get("type") or "")
+            entry.update(blob=blobs.add(data, level), size=len(data), status=STORED)
         kept.append(entry)
+    blobs.commit()
     return kept
 
 

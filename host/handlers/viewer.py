@@ -23,6 +23,7 @@ from engine.archive import alerts, labels, provider, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
 from engine.archive.labels import clean_tag, keys_with_tag
 from engine.archive.model import RegisterOptions, iso
+from engine.archive.resources import manifest_of
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
@@ -495,7 +496,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
-    resources = resource_totals(versions.values())
+    resources = resource_totals(manifest_of(store, doc) for doc in versions.values())
     return {
         "documents": len(index.entries),
         "versions": len(versions),
@@ -507,17 +508,17 @@ def archive_stats(params: dict, app) -> dict:
     }
 
 
-def resource_totals(docs) -> dict:
-    """The page resources of every version: bytes as captured, bytes of the distinct blobs,
+def resource_totals(manifests) -> dict:
+    """The page resources of every version (each its manifest): bytes as captured, bytes of the distinct blobs,
     and what storing each blob once saved.
 
-    >>> one = {"resources": [{"blob": "a", "size": 5, "status": "stored"}]}
+    >>> one = [{"blob": "a", "size": 5, "status": "stored"}]
     >>> resource_totals([one, one])
     {'resource_bytes': 10, 'resource_unique_bytes': 5, 'resource_dedup_saved_bytes': 5}
     """
     total, unique = 0, {}
-    for doc in docs:
-        for entry in doc.get("resources") or ():
+    for manifest in manifests:
+        for entry in manifest:
             if entry.get("blob"):
                 total += entry.get("size", 0)
                 unique[entry["blob"]] = entry.get("size", 0)
