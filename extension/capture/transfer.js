@@ -18,11 +18,15 @@ const RESUME_TRIES = 5;
 const RESUME_WAIT_MS = 500;
 const RESUMABLE = new Set(['host_disconnected', 'timeout', 'unavailable']);
 
-/** Every part of every needed resource reaches the host, or this throws. */
+/**
+ * Every part of every needed resource reaches the host, or this throws. `need` null: carry on
+ * with what the host still lacks (capture_status), after the background restarted.
+ */
 export async function sendParts({ tabId, key, captureId, need, limits, page, report }) {
   const partBytes = Math.max(1, Math.min(limits.part_bytes || DEFAULT_PART_BYTES, MAX_PART_BYTES));
-  let tasks = planParts(need, page, partBytes);
-  await report.update({ phase: 'sending', parts_total: tasks.length, bytes_total: tasks.reduce((n, t) => n + t.length, 0), resources_needed: need.length });
+  let tasks = need ? planParts(need, page, partBytes) : await stillMissing(captureId, page, partBytes, -1);
+  if (need) await report.update({ phase: 'sending', parts_total: tasks.length, bytes_total: tasks.reduce((n, t) => n + t.length, 0), resources_needed: need.length });
+  else await report.update({ phase: 'sending' });
   const reader = { tabId, key };
   for (let attempt = 0; ; attempt++) {
     try {

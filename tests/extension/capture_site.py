@@ -126,18 +126,23 @@ OTHER_FILES = {
 }
 
 
-def serve(table: dict) -> ThreadingHTTPServer:
-    """A loopback server of `table` ({path: (type, bytes)}); counts requests in server.seen."""
+def serve(table: dict, before=None, no_store: tuple = ()) -> ThreadingHTTPServer:
+    """A loopback server of `table` ({path: (type, bytes)}); counts requests in server.seen.
+    `before(path)`, if given, runs before each answer (to delay one, say); HTML and the paths in
+    `no_store` are not cached."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's naming)
             path = self.path.split("?")[0]
             self.server.seen.append(path)
+            if before:
+                before(path)
             kind, body = table.get(path, ("text/plain", b"gone"))
             self.send_response(200 if path in table else 404)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store" if "html" in kind else "max-age=600")
+            cached = "html" not in kind and path not in no_store
+            self.send_header("Cache-Control", "max-age=600" if cached else "no-store")
             self.end_headers()
             self.wfile.write(body)
 

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import json
 import math
+import time
 
 import pytest
 
@@ -22,6 +23,8 @@ from tests.extension.capture_site import (
     matching_share,
     open_copy,
     open_page,
+    png,
+    serve,
     start_sites,
 )
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
@@ -135,3 +138,102 @@ HIDE_BANNER = (
 
 def time_to_settle(driver) -> None:
     driver.execute_async_script(f"setTimeout(() => arguments[0](1), {SETTLE_MS})")
+
+
+# A page of 30 images of 400 KB of noise: sending them to the real host takes seconds, long enough
+# to stop the service worker in the middle.
+IMAGES = 30
+
+
+def _progress(popup, tab: int) -> dict:
+    key = f"capture:{tab}"
+    return popup.evaluate("async (k) => (await chrome.storage.session.get(k))[k] ?? {}", key) or {}
+
+
+def _until(popup, tab: int, done, timeout_ms: int = 60000) -> dict:
+    for _ in range(timeout_ms // 50):
+        state = _progress(popup, tab)
+        if done(state):
+            return state
+        popup.wait_for_timeout(50)
+    shown = {k: state.get(k) for k in ("phase", "parts_sent", "parts_total", "error")}
+    raise AssertionError(f"capture progress stuck at {shown}")
+
+
+def test_a_capture_carries_on_when_its_service_worker_is_stopped_mid_transfer(browser, host):
+    """The browser stops the service worker while parts are being sent (CDP, as Chromium does to
+    an idle or crashed worker): the next start of the worker finishes the capture from its
+    storage.session record (what the host still lacks, from the frames that hold it), one version
+    with every resource; nothing is left pending on the host."""
+    tags = "".join(f'<img src="/i{i}.png" width="20" height="20">' for i in range(IMAGES))
+    table = {"/": ("text/html", f"<!doctype html><title>big</title>{tags}".encode())}
+    table |= {f"/i{i}.png": ("image/png", png(400, 0, (i, 1, 2), noise=340)) for i in range(IMAGES)}
+    server = serve(table)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    tab = browser.tab_id(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    popup.evaluate(
+        "(id) => { chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } }).catch(() => {}); }",
+        tab,
+    )
+    sending = _until(
+        popup, tab, lambda s: s.get("phase") == "sending" and s.get("parts_sent", 0) > 0
+    )
+    browser.stop_worker()
+    stopped = _progress(popup, tab)
+    assert stopped["phase"] == "sending" and stopped["parts_sent"] < stopped["parts_total"], stopped
+    popup.evaluate("chrome.runtime.sendMessage({ type: 'host_status', params: {} })")  # starts it
+    done = _until(popup, tab, lambda s: s.get("phase") in ("done", "failed"))
+    assert done["phase"] == "done" and done["restarts"] == 1, done
+    assert done["resources"]["stored"] == IMAGES and done["resources"]["missing"] == 0, done
+    assert sending["parts_total"] == done["parts_total"]
+    assert host.version_count(url) == 1
+    assert not any((host.home / "pending").glob("*/")), "a capture was left pending"
+    for p in (page, popup):
+        p.close()
+    server.shutdown()
+
+
+def test_a_capture_stopped_while_reading_the_page_fails_cleanly_and_can_be_archived_again(
+    browser, host
+):
+    """Stopped while the page's resources are still being read (one answers slowly), there is
+    nothing the host holds to carry on with: the capture ends as failed, the host keeps no version
+    and nothing pending, and archiving the page again works."""
+    slow = {"delay": 4.0}
+    table = {
+        "/": ("text/html", b'<!doctype html><title>slow</title><img src="/slow.png" width="9">'),
+        "/slow.png": ("image/png", png(8, 8, (5, 6, 7))),
+    }
+    delay = lambda path: path == "/slow.png" and len(server.seen) > 2 and time.sleep(slow["delay"])  # noqa: E731
+    server = serve(table, before=delay, no_store=("/slow.png",))
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    tab = browser.tab_id(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    archive_call = (
+        "(id) => chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } })"
+    )
+    popup.evaluate(f"(id) => {{ ({archive_call})(id).catch(() => {{}}); }}", tab)
+    _until(popup, tab, lambda s: s.get("phase") == "collecting")
+    popup.wait_for_timeout(500)  # the page is fetching /slow.png
+    browser.stop_worker()
+    popup.evaluate("chrome.runtime.sendMessage({ type: 'host_status', params: {} })")  # starts it
+    ended = _until(popup, tab, lambda s: s.get("phase") in ("done", "failed"))
+    assert ended["phase"] == "failed" and "archive it again" in ended["error"], ended
+    assert host.version_count(url) == 0
+    assert not any((host.home / "pending").glob("*/"))
+    slow["delay"] = 0
+    again = popup.evaluate(archive_call, tab)
+    assert again["ok"] and again["result"]["version"] == 1, again
+    assert _progress(popup, tab)["phase"] == "done"
+    for p in (page, popup):
+        p.close()
+    server.shutdown()
