@@ -20,7 +20,8 @@ Split: the capture code was tuned on TUNE; HELD_OUT was only measured.
 
 Capture time. A loopback page of 100 images, 5 MB in all (incompressible PNG bytes), archived
 through the extension: time from the popup's request to the host's reply, median of 3 (goal
-<= 1.5 s). Baselines in the same run: SingleFile saving the same page (its CLI, browser start
+<= 1.5 s). The extension's share: the same, against the stand-in host of the extension tests
+(it writes each part to a file and answers), in a browser of its own. Baselines in the same run: SingleFile saving the same page (its CLI, browser start
 included), and the bare in-page fetch of the same 100 URLs (the floor any capture pays).
 
 Large page. 300 resources, 150 MB in all: archived, every resource stored (the transfer limits).
@@ -55,7 +56,12 @@ import build_extension  # noqa: E402
 
 from host.daemon.app import bundled_extension_ids  # noqa: E402
 from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
-from tests.extension.capture_site import hide_banner, matching_share, open_copy  # noqa: E402
+from tests.extension.capture_site import (  # noqa: E402
+    fake_manifest,
+    hide_banner,
+    matching_share,
+    open_copy,
+)
 
 DEV = ROOT.parent / "shared" / "data" / "capture-dev"
 PAGEKEEPER = Path(sys.executable).with_name("pagekeeper")
@@ -262,33 +268,86 @@ FETCH_ALL = """async () => {
 }"""
 
 
-def capture_time(context, worker, cli, rules: str, workdir: Path) -> dict:
-    """Three pages of new bytes each (a re-capture of known bytes would send nothing)."""
+def browser_cpu() -> float:
+    """CPU seconds used so far by the Chromium processes this bench started (/proc: utime +
+    stime of each live descendant named chrom*), the page's and the extension's work included."""
+    procs = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, fields = (
+            text[text.index("(") + 1 : text.rindex(")")],
+            text[text.rindex(")") + 2 :].split(),
+        )
+        procs[int(stat.parent.name)] = (int(fields[1]), name, int(fields[11]) + int(fields[12]))
+    mine, frontier = set(), {os.getpid()}
+    while frontier:
+        mine |= frontier
+        frontier = {pid for pid, (ppid, _, _) in procs.items() if ppid in frontier} - mine
+    ticks = sum(
+        t for pid, (_, name, t) in procs.items() if pid in mine and name.startswith("chrom")
+    )
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def timed_runs(
+    context, worker, label: str
+) -> tuple[list[float], list[float], list[dict], ThreadingHTTPServer]:
+    """Three pages of new bytes each (a re-capture of known bytes would send nothing): the
+    archive times, the bare in-page fetch of the same URLs, the phases; the last site is left up."""
     runs, floors, phases = [], [], []
     for run in range(3):
-        server = timing_site(100, 50 * 1024, seed=f"timing-{run}")
+        server = timing_site(100, 50 * 1024, seed=f"timing-{label}-{run}")
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         page = context.new_page()
         page.goto(url)
         page.wait_for_load_state("load")
         floors.append(page.evaluate(FETCH_ALL))
+        cpu = browser_cpu()
         result, took = archive(context, worker, url)
         runs.append(took)
-        phases.append(progress_of(worker, url))
+        phases.append({**progress_of(worker, url), "browser_cpu_s": round(browser_cpu() - cpu, 2)})
         page.close()
         if run < 2:
             server.shutdown()
+    return runs, floors, phases, server
+
+
+def capture_time(context, worker, cli, rules: str, workdir: Path) -> dict:
+    runs, floors, phases, server = timed_runs(context, worker, "host")
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
     singlefile = singlefile_save(cli, url, workdir / "timing.html", rules) if cli else None
     server.shutdown()
     return {"ours_s": statistics.median(runs), "runs": runs, "fetch_floor_s": statistics.median(floors),
             "singlefile_s": singlefile, "phases": phases}  # fmt: skip
 
 
+def extension_share(playwright, ext_dir: Path, workdir: Path, rules: str) -> dict:
+    """The same timing pages archived through the extension against the stand-in host
+    (tests/extension/capture_fake_host.py: it writes each part to a file and answers, one message
+    at a time, with the real host's part size): the browser's share of the capture time."""
+    state, profile = workdir / "standin", workdir / "standin-profile"
+    state.mkdir()
+    (profile / "NativeMessagingHosts").mkdir(parents=True)
+    manifest = fake_manifest(state, allowed_origins=[f"chrome-extension://{EXTENSION_ID}/"])
+    (profile / "NativeMessagingHosts" / "com.pagekeeper.host.json").write_text(json.dumps(manifest))
+    (state / "config.json").write_text(json.dumps({"part_bytes": 8 * 2**20}))
+    context, worker = launch(playwright, ext_dir, profile, rules, workdir / "standin-home")
+    runs, _floors, phases, server = timed_runs(context, worker, "standin")
+    server.shutdown()
+    context.close()
+    return {"ours_s": statistics.median(runs), "runs": runs, "phases": phases}
+
+
 def progress_of(worker, url: str) -> dict:
-    """ms from the start to the end of each capture phase (storage.session, capture/progress.js)."""
+    """ms from the start to the end of each capture phase, and the ms the send loop waited on
+    the page's reads and on the host's replies (storage.session, capture/progress.js)."""
     return worker.evaluate(
         """async (u) => { const all = await chrome.storage.session.get(null);
-             return Object.values(all).find((p) => p?.url === u)?.timings ?? {}; }""",
+             const p = Object.values(all).find((p) => p?.url === u);
+             return { ...(p?.timings ?? {}), waits: p?.waits ?? {} }; }""",
         url,
     )
 
@@ -375,7 +434,9 @@ def save(folder: Path | None, page_id: str, **shots: bytes) -> None:
             (folder / f"{page_id}-{name}.png").write_bytes(png)
 
 
-def report(rows: list[dict], timing: dict | None, large: dict | None) -> None:
+def report(
+    rows: list[dict], timing: dict | None, large: dict | None, share: dict | None = None
+) -> None:
     print(
         "page                 split      ours    opened  single  ours-sf  outside ours/sf  stored/missing  capture s"
     )
@@ -410,6 +471,10 @@ def report(rows: list[dict], timing: dict | None, large: dict | None) -> None:
             sf = timing["singlefile_s"]
             print(f"  SingleFile CLI on the same page: {sf:.2f} s, its browser start included"
                   f" (ours / SingleFile = {timing['ours_s'] / sf:.2f})")  # fmt: skip
+    if share:
+        runs = ", ".join(f"{x:.2f}" for x in share["runs"])
+        print(f"  the extension's share: the same pages against the stand-in host (writes parts to files):"
+              f" {share['ours_s']:.2f} s (median of {runs}); phases {share['phases']}")  # fmt: skip
     if large:
         print(f"large page, 300 resources / 150 MB: {large['seconds']:.1f} s, stored {large['stored']},"
               f" missing {missing_count(large)}, bytes_total {large['bytes_total']}")  # fmt: skip
@@ -449,10 +514,13 @@ def main(argv: list[str] | None = None) -> int:
                 timing = None if args.no_timing else capture_time(context, worker, cli, info["rules"], workdir)  # fmt: skip
                 large = None if args.no_large else large_page(context, worker)
                 context.close()
+                share = (
+                    None if args.no_timing else extension_share(p, ext_dir, workdir, info["rules"])
+                )
         finally:
             pk(home, "stop")
             replay.terminate()
-        report(rows, timing, large)
+        report(rows, timing, large, share)
     shutil.rmtree(workdir, ignore_errors=True)
     return 0
 

@@ -17,9 +17,11 @@ import base64
 import hashlib
 import json
 import struct
+import sys
 import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from tests.extension.conftest import EXTENSION_ID, ROOT
 
@@ -211,6 +213,17 @@ def open_page(context, url: str):
     page.fill("#name", "Ada")
     page.evaluate("document.activeElement.blur()")  # no focus ring: a copy shows none either
     return page
+
+
+def fake_manifest(state: Path, **allowed) -> dict:
+    """The native-messaging manifest of the stand-in host (capture_fake_host.py), its state
+    kept in `state`."""
+    launcher = state / "host.sh"
+    fake = Path(__file__).with_name("capture_fake_host.py")
+    launcher.write_text(f'#!/bin/sh\nPK_FAKE_STATE="{state}" exec "{sys.executable}" "{fake}"\n')
+    launcher.chmod(0o755)
+    return {"name": "com.pagekeeper.host", "description": "stand-in", "path": str(launcher),
+            "type": "stdio", **allowed}  # fmt: skip
 
 
 def open_copy(context, version_url: str) -> str:
