@@ -23,6 +23,8 @@ const BEGIN_TIMEOUT_MS = 60000;
 const COMMIT_TIMEOUT_MS = 180000;
 const BACKGROUND_FETCH_TIMEOUT_MS = 20000;
 const BACKGROUND_FETCH_LANES = 6;
+// registered_at has whole seconds; the capture's start is in ms.
+const CLOCK_SLACK_MS = 1000;
 
 /** Capture tab `tabId` (showing `url`) and register it; resolves with capture_commit's reply. */
 export async function captureTab(tabId, url, settings) {
@@ -63,7 +65,7 @@ export async function resumeCapture(tabId, state, settings) {
       const page = await heldPage(state.held ?? [], settings.resourceMB * MB);
       await sendParts({ tabId, key: state.key, captureId, need: null, limits: state.limits ?? {}, page, report });
     }
-    return await commit(captureId, report);
+    return await commit(captureId, report).catch((err) => savedMeanwhile(err, state, report));
   } catch (err) {
     return failed(captureId, report, err);
   } finally {
@@ -76,6 +78,20 @@ async function commit(captureId, report) {
   const result = await request('capture_commit', { capture_id: captureId }, { timeoutMs: COMMIT_TIMEOUT_MS });
   await report.update({ phase: 'done', resources: result?.resources ?? null });
   return result;
+}
+
+/**
+ * Stopped while the host was committing, the host finished without us: the capture is gone from
+ * its pending ones (not_found), and the page has a version registered since the capture began.
+ * That version is the result; anything else stays an error.
+ */
+async function savedMeanwhile(err, state, report) {
+  if (err?.code !== 'not_found' || state.phase !== 'saving') throw err;
+  const answer = await request('versions', { url: state.url });
+  const newest = (Array.isArray(answer) ? answer : (answer?.versions ?? []))[0];
+  if (!newest || !(Date.parse(newest.registered_at) >= state.started_at - CLOCK_SLACK_MS)) throw err;
+  await report.update({ phase: 'done', resources: null });
+  return newest;
 }
 
 async function failed(captureId, report, err) {
