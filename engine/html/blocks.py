@@ -290,7 +290,7 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
-        "links",
+        "links", "blank",
     )  # fmt: skip
 
     def __init__(self, weights: dict[str, float]) -> None:
@@ -304,26 +304,19 @@ class _Cutter:
         self.path: list[int] = []
         self.opened = 0
         self.marked = [-1, -1]  # blocks [start, end) inside the marked element
-
-    def region(self, tag: str) -> None:
-        self.flush()
-        self.pending += self.weights.get(tag, 1.0)
-
-    def open(self, tag: str) -> None:
-        self.region(tag)
-        self.tag = tag
-        self.opened += 1
-        self.path.append(self.opened)
-
-    def close(self, tag: str, outer: str) -> None:
-        self.region(tag)
-        self.tag = outer
-        if self.path:
-            self.path.pop()
+        self.blank = False  # whitespace was seen since the last block (see flush)
 
     def flush(self) -> None:
+        """End the current block. Whitespace alone makes no block, but still ends the links
+        counted so far (the walk only notes it in ``blank``: two in three region ends of a
+        real page follow whitespace alone, and joining it cost a third of the walk)."""
         if not self.parts:
+            if self.blank:
+                self.blank = False
+                self.link_chars = 0
+                self.links = 0
             return
+        self.blank = False
         text = " ".join("".join(self.parts).split())
         self.parts.clear()  # the walk holds this list
         if text:
@@ -387,7 +380,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
             node, closing, in_link, region = pop()
             if closing is None:
                 continue
-            if parts:
+            if parts or cut.blank:
                 cut.flush()
             if closing is _MARK_END:
                 cut.marked[1] = len(cut.blocks)
@@ -401,21 +394,27 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
         if tag == "-text":
             text = node.text_content
             if text:
-                parts.append(text)
-                if in_link:
-                    cut.link_chars += text_length(text)
+                if parts or not text.isspace():
+                    parts.append(text)
+                    if in_link:
+                        cut.link_chars += text_length(text)
+                else:
+                    cut.blank = True
         elif tag == "br":
-            parts.append("\n")
+            if parts:
+                parts.append("\n")
+            else:
+                cut.blank = True
         elif tag and tag[0] != "-" and node.child is not None:
             push((node.next, None, in_link, region))
             if mark is not None and node.mem_id == mark:
-                if parts:
+                if parts or cut.blank:
                     cut.flush()
                 cut.marked[0] = len(cut.blocks)
                 push((None, _MARK_END, in_link, region))
             weight = weights.get(tag)
             if weight is not None:  # a region element opens; its end restores ``region``
-                if parts:
+                if parts or cut.blank:
                     cut.flush()
                 cut.pending += weight
                 push((None, tag, in_link, region))
