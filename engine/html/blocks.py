@@ -179,7 +179,7 @@ def drop_labelled(root: LexborNode, options: BlockOptions) -> None:
     dialogs, hits = [], []
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
-        if options.drop_dialogs and is_dialog(attrs):
+        if options.drop_dialogs and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
             dialogs.append(node)
             continue
         label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
@@ -380,8 +380,10 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
             node, closing, in_link, region = pop()
             if closing is None:
                 continue
-            if parts or cut.blank:
+            if parts:
                 cut.flush()
+            elif cut.blank:  # whitespace alone: no block, but it ends the links counted
+                cut.blank, cut.link_chars, cut.links = False, 0, 0
             if closing is _MARK_END:
                 cut.marked[1] = len(cut.blocks)
             else:  # the region element ``closing`` ends; the text after it is in ``region``
@@ -408,14 +410,18 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
         elif tag and tag[0] != "-" and node.child is not None:
             push((node.next, None, in_link, region))
             if mark is not None and node.mem_id == mark:
-                if parts or cut.blank:
+                if parts:
                     cut.flush()
+                elif cut.blank:
+                    cut.blank, cut.link_chars, cut.links = False, 0, 0
                 cut.marked[0] = len(cut.blocks)
                 push((None, _MARK_END, in_link, region))
             weight = weights.get(tag)
             if weight is not None:  # a region element opens; its end restores ``region``
-                if parts or cut.blank:
+                if parts:
                     cut.flush()
+                elif cut.blank:
+                    cut.blank, cut.link_chars, cut.links = False, 0, 0
                 cut.pending += weight
                 push((None, tag, in_link, region))
                 cut.tag = region = tag

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -755,6 +756,11 @@ _TIER_WORDS = re.compile("|".join(map(re.escape, _TIER_OF_WORD)))
 _CONTENT_WORD = re.compile(r"(?:^|\s)content(?:\s|$)")
 _TAG_TIER = {"article": 1, "main": 4}
 BOX_TIERS = 5
+# The candidates: <article> and <main>, and a <div>/<section> with an attribute that can
+# give it a tier (any other one has none).
+_BOX_SELECTOR = "article, main, " + ", ".join(
+    f"{tag}[{attr}]" for tag in ("div", "section") for attr in ("class", "id", "itemprop", "role")
+)
 
 
 def box_tier(tag: str, attrs: dict) -> int:
@@ -771,11 +777,22 @@ def box_tier(tag: str, attrs: dict) -> int:
         tier = min(tier, {"article": 2, "main": 4}.get(role, BOX_TIERS))
     cls, ident = attrs.get("class") or "", attrs.get("id") or ""
     if cls or ident:
-        cls, ident = cls.lower(), ident.lower()
-        for hit in _TIER_WORDS.finditer(f"{cls} {ident}"):
-            tier = min(tier, _TIER_OF_WORD[hit.group()])
-        if tier > 3 and (ident == "content" or _CONTENT_WORD.search(cls)):
-            tier = 3
+        tier = min(tier, label_tier(cls, ident))
+    return tier
+
+
+@lru_cache(maxsize=8192)
+def label_tier(cls: str, ident: str) -> int:
+    """The tier a class and id give (cached: a page repeats its labels), BOX_TIERS if none.
+
+    >>> label_tier("Entry-Content", ""), label_tier("", "content"), label_tier("menu", "")
+    (0, 3, 5)
+    """
+    tier, cls, ident = BOX_TIERS, cls.lower(), ident.lower()
+    for hit in _TIER_WORDS.finditer(f"{cls} {ident}"):
+        tier = min(tier, _TIER_OF_WORD[hit.group()])
+    if tier > 3 and (ident == "content" or _CONTENT_WORD.search(cls)):
+        tier = 3
     return tier
 
 
@@ -791,7 +808,7 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
     if root is None or tiers <= 0:
         return None
     best, best_tier = None, tiers
-    for node in root.css("article, div, main, section"):
+    for node in root.css(_BOX_SELECTOR):
         tier = box_tier(node.tag, node.attributes)
         if tier < best_tier:
             best, best_tier = node, tier
