@@ -182,8 +182,12 @@ def drop_labelled(root: LexborNode, options: BlockOptions) -> None:
         if options.drop_dialogs and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
             dialogs.append(node)
             continue
-        label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        if options.class_hints and noise_label(label) and node.tag not in ("body", "html"):
+        if not options.class_hints:
+            continue
+        cls, ident = attrs.get("class") or "", attrs.get("id") or ""
+        one = _LABEL_PARTS.get(cls) or label_part(cls)
+        two = _LABEL_PARTS.get(ident) or label_part(ident)
+        if (one[0] or two[0]) and not (one[1] or two[1]) and node.tag not in ("body", "html"):
             hits.append(node)
     if dialogs:
         detach(dialogs)
@@ -224,6 +228,30 @@ def noise_label(label: str) -> bool:
     return bool(NOISE_HINT.search(TAXONOMY_CLASS.sub(" ", label))) and not CONTENT_HINT.search(
         label
     )
+
+
+_LABEL_PARTS: dict[str, tuple[bool, bool]] = {}
+
+
+def label_part(part: str) -> tuple[bool, bool]:
+    """(names boilerplate, names content) for one class or id value, cached: the page's
+    labels are checked by dict look-up (:func:`noise_label` of "class id" is
+    ``(a[0] or b[0]) and not (a[1] or b[1])`` for its two parts a and b).
+
+    >>> label_part("comments-area"), label_part("category-comments"), label_part("share content")
+    ((True, False), (False, False), (True, True))
+    """
+    if len(_LABEL_PARTS) > 100_000:
+        _LABEL_PARTS.clear()
+    low = part.lower()  # then case-sensitive patterns: re.I costs 2-3x the time
+    noisy = bool(_NOISE_LOW.search(low)) and bool(_NOISE_LOW.search(_TAXONOMY_LOW.sub(" ", low)))
+    found = _LABEL_PARTS[part] = (noisy, bool(_CONTENT_LOW.search(low)))
+    return found
+
+
+_NOISE_LOW = re.compile(NOISE_HINT.pattern)
+_CONTENT_LOW = re.compile(CONTENT_HINT.pattern)
+_TAXONOMY_LOW = re.compile(TAXONOMY_CLASS.pattern)
 
 
 def is_noise(node: LexborNode) -> bool:
