@@ -109,18 +109,28 @@ class Block:
 
 
 def filter_tree(tree: LexborHTMLParser, options: BlockOptions | None = None) -> LexborNode | None:
-    """Remove the useless tags with their content; return the body (or root).
+    """Remove the useless tags with their content, then dialogs and boilerplate containers;
+    return the body (or root).
 
     >>> filter_tree(LexborHTMLParser("<p>a<style>b</style></p>")).text()
     'a'
     """
     options = options or BlockOptions()
-    if tree.root is not None:  # one selector list: one pass over the tree, not one per tag
-        detach(tree.root.css(useless_selector(options.useless_tags)))
-    root = tree.body or tree.root
-    if root is not None and (options.drop_dialogs or options.class_hints):
+    root = drop_useless(tree, options)
+    if root is not None:
         drop_labelled(root, options)
     return root
+
+
+def drop_useless(tree: LexborHTMLParser, options: BlockOptions) -> LexborNode | None:
+    """Remove the useless tags with their content; return the body (or root).
+
+    >>> drop_useless(LexborHTMLParser("<p>a<script>b</script></p>"), BlockOptions()).text()
+    'a'
+    """
+    if tree.root is not None:  # one selector list: one pass over the tree, not one per tag
+        detach(tree.root.css(useless_selector(options.useless_tags)))
+    return tree.body or tree.root
 
 
 @cache
@@ -168,14 +178,19 @@ def is_dialog(attrs: dict) -> bool:
     return bool(modal) and modal.lower() == "true"
 
 
-def drop_labelled(root: LexborNode, options: BlockOptions) -> None:
+def drop_labelled(
+    root: LexborNode, options: BlockOptions, keep: LexborNode | None = None
+) -> LexborNode | None:
     """Dialogs (``drop_dialogs``), then boilerplate containers named by class/id
-    (``class_hints``, see :func:`drop_hinted`), from one selector pass.
+    (``class_hints``, see :func:`drop_hits`), from one selector pass. A container holding
+    ``keep`` (the page's article container) stays; ``keep`` is returned unless a dialog held it.
 
     >>> tree = LexborHTMLParser('<div role="dialog">a</div><div class="comments">b</div><p>c</p>')
     >>> drop_labelled(tree.body, BlockOptions()); tree.body.text()
     'c'
     """
+    if not (options.drop_dialogs or options.class_hints):
+        return keep
     dialogs, hits = [], []
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
@@ -193,8 +208,26 @@ def drop_labelled(root: LexborNode, options: BlockOptions) -> None:
         detach(dialogs)
         ids = {node.mem_id for node in dialogs}
         hits = [node for node in hits if not has_ancestor_in(node, ids)]
+        if keep is not None and (keep.mem_id in ids or has_ancestor_in(keep, ids)):
+            keep = None
     if hits:
-        drop_hits(root, hits, options.hint_max_share)
+        drop_hits(root, hits, options.hint_max_share, ancestor_ids(keep))
+    return keep
+
+
+def ancestor_ids(node: LexborNode | None) -> set[int]:
+    """The mem_ids of a node's ancestors (empty for None).
+
+    >>> tree = LexborHTMLParser("<div><p>x</p></div>")
+    >>> tree.css_first("div").mem_id in ancestor_ids(tree.css_first("p"))
+    True
+    """
+    ids: set[int] = set()
+    parent = node.parent if node is not None else None
+    while parent is not None:
+        ids.add(parent.mem_id)
+        parent = parent.parent
+    return ids
 
 
 def drop_outermost(nodes: list[LexborNode]) -> None:
@@ -275,14 +308,20 @@ def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR, max_share: flo
     drop_hits(root, hits, max_share)
 
 
-def drop_hits(root: LexborNode, hits: list[LexborNode], max_share: float = 1.01) -> None:
+def drop_hits(
+    root: LexborNode, hits: list[LexborNode], max_share: float = 1.01, kept: set[int] = frozenset()
+) -> None:
     """Detach the boilerplate containers ``hits`` (document order), skipping those inside one
     already dropped. A hit holding ``max_share`` of the page's text is kept (a page-wide
-    wrapper such as id="navigation-container"; hits inside it still go).
+    wrapper such as id="navigation-container"; hits inside it still go), and so is one whose
+    mem_id is in ``kept`` (it holds the article container: class="share_wrapper" around
+    the whole story).
     """
     doomed: set[int] = set()
     total = -1  # the page's text length, measured only when a big hit needs it
     for node in hits:
+        if node.mem_id in kept or node.mem_id in doomed:
+            continue
         if doomed and has_ancestor_in(node, doomed):
             continue
         if max_share <= 1.0 and not _overlay(node):

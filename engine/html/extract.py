@@ -28,7 +28,14 @@ from functools import lru_cache
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from engine.errors import DecodeError
-from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_marked
+from engine.html.blocks import (
+    HEADINGS,
+    Block,
+    BlockOptions,
+    drop_labelled,
+    drop_useless,
+    split_marked,
+)
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
 from engine.html.tokens import count_tokens, is_cjk, tokenize
@@ -73,6 +80,9 @@ class ExtractOptions:
     article_box_tiers: int = 5
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the sample's characters
+    # A boilerplate-named container (class/id hint) holding the article container of a tier
+    # under this stays (class="share_wrapper" around the story). 0: off.
+    box_keeps_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
@@ -805,8 +815,17 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
     >>> article_box(LexborHTMLParser("<main>m</main><div class='post-content'>x</div>").body).tag
     'div'
     """
+    return best_box(root, tiers)[0]
+
+
+def best_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> tuple[LexborNode | None, int]:
+    """:func:`article_box` and its tier (``tiers`` when there is none).
+
+    >>> best_box(LexborHTMLParser("<main>m</main><article>x</article>").body)[1]
+    1
+    """
     if root is None or tiers <= 0:
-        return None
+        return None, tiers
     best, best_tier = None, tiers
     for node in root.css(_BOX_SELECTOR):
         tier = box_tier(node.tag, node.attributes)
@@ -814,7 +833,7 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
             best, best_tier = node, tier
             if tier == 0:
                 break
-    return best
+    return best, best_tier
 
 
 def body_blocks(blocks, span, weights, options, title) -> list[Block]:
@@ -949,8 +968,13 @@ def page_body(
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
     ['Cats nap a lot, cats nap all day.']
     """
-    root = filter_tree(tree, options.blocks)
-    box = article_box(root, options.article_box_tiers)
+    root = drop_useless(tree, options.blocks)
+    box, tier = best_box(root, options.article_box_tiers)
+    if root is not None and tier < options.box_keeps_tiers:
+        box = drop_labelled(root, options.blocks, keep=box)
+    elif root is not None:
+        drop_labelled(root, options.blocks)
+        box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
     return blocks, body_blocks(blocks, span, weights, options, title)
 
