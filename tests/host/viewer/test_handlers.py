@@ -136,6 +136,10 @@ def test_the_tab_s_own_page_is_judged_and_nothing_is_fetched(daemon, seeded, liv
     assert (tab["state"], tab["source"], tab["match"]) == ("present", "tab", 1.0)
     assert (gone["state"], gone["source"]) == ("gone", "tab")
     assert (fetched["state"], fetched["source"]) == ("unreachable", "fetch")
+    # The popup's fallback when its tab has no verdict: the newest stored check, with its reason.
+    last = daemon.result("last_check", {"url": seeded.article_url})
+    assert last["state"] == "unreachable" and last["reason"].startswith("the server refused")
+    assert daemon.result("last_check", {"url": "https://never.example/archived"}) is None
     too_long = daemon.call("check", {**ref, "page": "x" * (4 * 2**20 + 1)})
     assert too_long["error"]["code"] == "invalid_input"
     assert daemon.result("check", ref)["state"] == "present"  # back for the rest
