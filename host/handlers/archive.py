@@ -47,6 +47,9 @@ from host.services.resource_fetch import ResourceFetchOptions, awith_resources
 from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
+# The tab's rendered HTML for ``check`` (the extension sends at most 2,000,000 characters,
+# extension/background/liveness.js): far under native messaging's 64 MiB to the host.
+TAB_PAGE_MAX = 4 << 20
 
 
 def _options(app, **fields):
@@ -292,9 +295,11 @@ def get(params: dict, app) -> dict:
 
 async def check(params: dict, app) -> dict:
     """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
-    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
+    thresholds ``present_at`` and ``changed_at`` default to the engine's. With ``page`` (the
+    HTML the browser's tab shows) that page is judged and nothing is fetched."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref, _liveness_options(params))
+    page = text(params, "page", None, max_length=TAB_PAGE_MAX)
+    return await check_version(app, ref, _liveness_options(params), page)
 
 
 def _liveness_options(params: dict) -> LivenessOptions:

@@ -33,7 +33,7 @@ from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unreachable", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "too_large", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 
@@ -330,6 +330,16 @@ def check_of(store, key: str) -> dict | None:
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
 
 
+def last_check(params: dict, app) -> dict | None:
+    """The newest stored check of the document at ``url`` (a sweep, ``check``), or None when it
+    was never checked or is not archived (the popup shows it when the tab has no verdict)."""
+    try:
+        key = provider.lookup_key(app.store, text(params, "url", max_length=8192))
+    except InvalidURL:
+        return None
+    return check_of(app.store, key)
+
+
 @dataclass
 class Sweep:
     """Progress of the one liveness sweep a daemon may run at a time."""
@@ -618,6 +628,7 @@ HANDLERS = {
     "diff": diff,
     "liveness_report": liveness_report,
     "liveness_sweep": liveness_sweep,
+    "last_check": last_check,
     "export_warc": export_warc,
     "import_warc": import_warc,
     "archive_stats": archive_stats,
