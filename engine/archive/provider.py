@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.archive import labels
+from engine.archive.keys import document_key
 from engine.archive.model import (
     RegisterOptions,
     id_time,
@@ -34,7 +35,6 @@ from engine.archive.registry import (
     _fingerprint_of,
     _sketch_bytes,
     _text_of,
-    document_key,
     find_matches,
 )
 from engine.archive.resources import (

@@ -26,7 +26,7 @@ from urllib.parse import unquote
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.archive.dust import apply_rules
+from engine.archive.keys import document_key
 from engine.archive.model import (
     Capture,
     RegisterOptions,
@@ -58,8 +58,6 @@ from engine.html.similarity import (
     shingles,
 )
 from engine.html.visible import visible_text
-from engine.urls.normalize import profile_key
-from engine.urls.rules import profile_rules
 
 
 @dataclass
@@ -168,54 +166,6 @@ def scalar_values(capture: Capture) -> Capture:
         if isinstance(value, str) and _SURROGATE.search(value):
             fields[name] = _SURROGATE.sub("\ufffd", value)
     return replace(capture, **fields) if fields else capture
-
-
-def document_key(store: ArchiveStore, url: str) -> str:
-    """The archive key of ``url`` under the archive's key profile, learned DUST rules applied."""
-    return keyer(store)(url)
-
-
-def keyer(store: ArchiveStore):
-    """:func:`document_key` for many URLs: the profile and the rules are read once."""
-    profile = key_profile(store)
-    rules = (store.load_state("dust_rules") or {}).get("rules")
-    if not rules:
-        return lambda url: profile_key(url, profile)
-
-    return lambda url: apply_rules(profile_key(url, profile), rules, profile)
-
-
-def key_profile(store: ArchiveStore) -> str:
-    """The normalization profile that keys this archive (state ``key_profile``, else ``archive``)."""
-    state = store.load_state("key_profile")
-    return state["profile"] if state else "archive"
-
-
-def set_key_profile(store: ArchiveStore, profile: str) -> dict:
-    """Key the whole archive with ``profile``: every version is re-keyed in one transaction,
-    so documents whose URLs now share a key merge (and split again under a stricter profile).
-
-    >>> import tempfile, pathlib
-    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
-    >>> set_key_profile(s, "safe")["profile"], key_profile(s); s.close()
-    ('safe', 'safe')
-    """
-    profile_rules(profile)  # InvalidInput for an unknown profile, before anything is written
-    with store.transaction():
-        store.save_state("key_profile", {"profile": profile})
-        moved = _rekey(store)
-    return {"profile": profile, "rekeyed": moved, "documents": len(list(store.keys()))}
-
-
-def _rekey(store: ArchiveStore) -> int:
-    versions, moved, key_of = store.raw("versions"), 0, keyer(store)
-    for reg_id in list(store.ids):
-        key = key_of(versions[reg_id]["url"])
-        if key != versions[reg_id]["key"]:
-            store.update("versions", reg_id, {"key": key})
-            moved += 1
-    store.reindex()
-    return moved
 
 
 def _extract(text: str, url: str) -> dict | None:

@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 
 from engine.archive import provider
+from engine.archive.keys import document_key
 from engine.archive.model import is_reg_id, iso
-from engine.archive.registry import document_key
 from engine.archive.resources import version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound

@@ -19,7 +19,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.archive import provider, registry
+from engine.archive import keys, provider
 from engine.archive.model import RegisterOptions
 from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
@@ -316,7 +316,7 @@ def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
         with reading(ctx.home) as store:
-            return {"profile": registry.key_profile(store), "profiles": list(PROFILES)}
+            return {"profile": keys.key_profile(store), "profiles": list(PROFILES)}
     return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
 
 

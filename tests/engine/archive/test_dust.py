@@ -8,20 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from engine.archive import keys
 from engine.archive.dust import (
     DustOptions,
     DustRule,
     apply_rules,
     boundaries,
     candidate_rules,
-    learn_and_store,
     learn_rules,
     learning_form,
     site_of,
     substitute,
 )
+from engine.archive.keys import document_key
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.registry import document_key, register
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.extract import extract
 from engine.html.similarity import content_similarity
@@ -208,7 +209,7 @@ def test_url_anatomy():
 # -- with the real archive store --------------------------------------------------------------
 
 
-def test_learn_and_store_on_a_real_archive(tmp_path, texts):
+def test_learn_on_a_real_archive(tmp_path, texts):
 
     store = ArchiveStore.open(tmp_path, fsync=False)
     try:
@@ -216,7 +217,7 @@ def test_learn_and_store_on_a_real_archive(tmp_path, texts):
             html = gzip.decompress((PAGES / f"{name}.html.gz").read_bytes())
             for url in (f"https://foo.org/story?id=s{n}", f"https://foo.org/story_s{n}"):
                 register(store, Capture(url=url, html=html), RegisterOptions())
-        result = learn_and_store(store)
+        result = keys.learn(store)
         assert [(r["find"], r["replace"]) for r in result["rules"]] == [("story?id=", "story_")]
         assert store.load_state("dust_rules")["rules"] == result["rules"]
         assert document_key(store, "https://foo.org/story?id=new") == document_key(

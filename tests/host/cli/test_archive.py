@@ -229,6 +229,15 @@ def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
         str(home),
     )[1]
     assert before["key"] != after["key"] == "https://news.example.com/story_9/"
+    # Learning re-keyed the earlier captures: the page's history is one document.
+    assert learned["rekeyed"] == 6 and learned["documents"] == 6
+    _, history = run(capsys, "versions", "https://news.example.com/story_9", "--home", str(home))
+    assert {v["id"] for v in history} == {before["id"], after["id"]}
+    _, one = run(capsys, "versions", "https://news.example.com/story?id=1", "--home", str(home))
+    assert {v["url"] for v in one} == {
+        "https://news.example.com/story?id=1",
+        "https://news.example.com/story_1",
+    }
 
 
 def test_writes_go_through_a_running_daemon(capsys, home, saved):

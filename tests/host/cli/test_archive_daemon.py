@@ -208,6 +208,12 @@ def test_dust_through_the_daemon_gives_the_direct_answer(capsys, home, daemon, d
     assert through == cli(capsys, direct, "dust")[1]
     assert [(r["find"], r["replace"]) for r in through["rules"]] == [("story?id=", "story_")]
     assert through["urls"] == 10 and through["compared_pairs"] > 0
+    assert through["rekeyed"] == 5 and through["documents"] == 5  # the daemon re-keyed them
+    _, history, _ = cli(capsys, home, "versions", "https://news.example.com/story?id=3")
+    assert {v["url"] for v in history} == {
+        "https://news.example.com/story?id=3",
+        "https://news.example.com/story_3",
+    }
     page = tmp_path / "s1.html"
     _, added, _ = cli(
         capsys, home, "add", "https://news.example.com/story?id=9", "--html", str(page)
