@@ -228,8 +228,24 @@ def _pair_up(site: str, bucket: list, found: dict[DustRule, _Candidate]) -> None
         for beta, _, form_b, url_b in bucket[n + 1 :]:
             if alpha == beta or form_a == form_b or (alpha.isdigit() and beta.isdigit()):
                 continue
+            if is_parameter_edit(alpha, beta):
+                continue  # engine/archive/param_rules.py learns these, every pair compared
             rule, pair = _directed(site, part, alpha, beta, url_a, url_b)
             found.setdefault(rule, _Candidate(rule)).pairs.add(pair)
+
+
+_PARAMETER = re.compile(r"[?&][^?&=#]+=[^?&#]*|[^?&=#]+=[^?&#]*&")
+
+
+def is_parameter_edit(alpha: str, beta: str) -> bool:
+    """True when one side is a whole query parameter and the other is empty.
+
+    >>> is_parameter_edit("&sort=desc", ""), is_parameter_edit("?id=", "_")
+    (True, False)
+    """
+    return (not beta and bool(_PARAMETER.fullmatch(alpha))) or (
+        not alpha and bool(_PARAMETER.fullmatch(beta))
+    )
 
 
 def _directed(site, part, alpha, beta, url_a, url_b) -> tuple[DustRule, tuple[str, str]]:

@@ -121,3 +121,43 @@ def test_a_stricter_profile_gives_the_tags_to_both_halves(home):
         set_key_profile(store, "safe")
         assert labels.tags_of(store, document_key(store, tracked)) == ["guide"]
         assert labels.tags_of(store, document_key(store, plain)) == ["guide"]
+
+
+# -- query parameters that change nothing ------------------------------------------------------
+
+
+def _listing(store) -> list[str]:
+    """Real pages under /display/?article=N, each also with the default sort and a tracker."""
+    ids = []
+    for n, name in enumerate(["ordnung", "peptalks", "modabot"]):
+        html, url = page(name)[1], f"https://shop.example/display/?article={n}"
+        for minute, form in enumerate((url, f"{url}&sort=ascending", f"{url}&fakefoo=x{n}")):
+            ids.append(register(store, Capture(form, html), at(3 * n + minute)).id)
+    return ids
+
+
+def test_learned_parameters_join_the_stored_versions_in_one_document(home):
+    with ArchiveStore.open(home, fsync=False) as store:
+        ids = _listing(store)
+        assert len(list(store.keys())) == 9
+        result = learn(store)
+        found = {(p["name"], p["value"], p["path"]) for p in result["params"]}
+        assert found == {("sort", "ascending", "/display/"), ("fakefoo", None, "/display/")}
+        assert result["rules"] == []  # DUST leaves whole parameters to the parameter learner
+        assert result["rekeyed"] == 6 and result["documents"] == 3
+        key = document_key(store, "https://shop.example/display/?article=1&sort=ascending")
+        assert key == "https://shop.example/display/?article=1"
+        assert set(store.ids_of_key(key)) == set(ids[3:6])
+        assert document_key(store, "https://shop.example/display/?sort=descending") == (
+            "https://shop.example/display/?sort=descending"
+        )
+
+
+def test_a_parameter_that_changes_the_page_is_never_learned(home):
+    with ArchiveStore.open(home, fsync=False) as store:
+        for n, (first, second) in enumerate([("ordnung", "peptalks"), ("modabot", "time4talks")]):
+            url = f"https://shop.example/display/?article={n}"
+            register(store, Capture(url, page(first)[1]), at(2 * n))
+            register(store, Capture(f"{url}&page=2", page(second)[1]), at(2 * n + 1))
+        result = learn(store)
+        assert result["params"] == [] and result["rekeyed"] == 0 and result["documents"] == 4

@@ -10,7 +10,7 @@ import pytest
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.engine.archive.pages import page
-from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories
+from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories, listing_pages
 from tests.host.services.test_fetch import serve
 
 
@@ -238,6 +238,25 @@ def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
         "https://news.example.com/story?id=1",
         "https://news.example.com/story_1",
     }
+
+
+def test_dust_learns_parameters_that_change_nothing_from_real_pages(capsys, home, tmp_path):
+    ids = []
+    for url, path in listing_pages(tmp_path):
+        ids.append(run(capsys, "add", url, "--html", str(path), "--home", str(home))[1]["id"])
+    code, learned = run(capsys, "dust", "--home", str(home))
+    assert code == 0 and learned["rules"] == []
+    assert [(p["name"], p["value"], p["path"]) for p in learned["params"]] == [
+        ("fakefoo", None, "/display/"),
+        ("sort", "ascending", "/display/"),
+    ]
+    assert learned["rekeyed"] == 6 and learned["documents"] == 3
+    url = "https://shop.example/display/?article=2&fakefoo=new&sort=ascending"
+    _, history = run(capsys, "versions", url, "--home", str(home))
+    assert {v["id"] for v in history} == set(ids[6:9])  # every capture of the page, one document
+    assert main(["archive", "dust", "--home", str(home)]) == 0  # the plain-text output
+    out = capsys.readouterr().out
+    assert '"params"' in out and '"ascending"' in out
 
 
 def test_writes_go_through_a_running_daemon(capsys, home, saved):
