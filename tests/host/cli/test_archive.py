@@ -7,9 +7,13 @@ import socket
 
 import pytest
 
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.provider import refresh_similar
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.engine.archive.pages import page
+from tests.engine.archive.test_registry import near_identical
 from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories, listing_pages
 from tests.host.services.test_fetch import serve
 
@@ -257,6 +261,22 @@ def test_dust_learns_parameters_that_change_nothing_from_real_pages(capsys, home
     assert main(["archive", "dust", "--home", str(home)]) == 0  # the plain-text output
     out = capsys.readouterr().out
     assert '"params"' in out and '"ascending"' in out
+
+
+def test_similar_says_when_its_list_is_still_being_finished(capsys, home):
+    rushed = RegisterOptions(similar_budget_s=0.0)  # the first candidate only
+    with ArchiveStore.open(home) as store:
+        ids = [register(store, Capture(u, b), rushed).id for u, b in near_identical(3)]
+    code, found = run(capsys, "similar", ids[-1], "--home", str(home))
+    assert code == 0 and found["complete"] is False and len(found["similar"]) == 1
+    assert main(["archive", "similar", ids[-1], "--home", str(home)]) == 0
+    assert "incomplete: the daemon is still comparing" in capsys.readouterr().out
+    with ArchiveStore.open(home) as store:
+        refresh_similar(store, ids[-1])
+    _, done = run(capsys, "similar", ids[-1], "--home", str(home))
+    assert done["complete"] is True and len(done["similar"]) == 2
+    assert main(["archive", "similar", ids[-1], "--home", str(home)]) == 0
+    assert "incomplete" not in capsys.readouterr().out
 
 
 def test_writes_go_through_a_running_daemon(capsys, home, saved):
