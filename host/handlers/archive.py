@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import replace
 
-from engine.archive import dust, provider, registry
+from engine.archive import keys, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
@@ -422,9 +422,10 @@ async def schedule_run_due(params: dict, app) -> dict:
 
 
 def dust_learn(params: dict, app) -> dict:
-    """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
+    """Relearn the DUST and parameter rules from the archive's URLs, save them and re-key
+    every stored version under them in one transaction (new keys use them too)."""
 
-    return dust.learn_and_store(app.store)
+    return keys.learn(app.store)
 
 
 HANDLERS = {
