@@ -183,8 +183,8 @@ def text_matches(app, query: SearchQuery) -> set[str]:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
 
-    parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
-    best = {key: reg_id for key, reg_id, _rank in ranked}
+    parsed, ranking = fulltext.ranked(app.store, app.home, query.text)
+    best = {key: reg_id for key, reg_id, _rank in ranking.results}
     _BEST[id(app.store)] = (query.text, parsed, best)
     return set(best)
 
