@@ -123,11 +123,23 @@ class FullTextIndex:
                 return True
             if self.stamp is None or stamp[2] != self.stamp[2] or stamp[0] < len(self.known):
                 self._reconcile(store)
-            todo = [i for i in store.ids if i not in self.known]
+            todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
             done = limit is None or len(todo) <= limit
             self.stamp = stamp if done else None
             return done
+
+    def _new_ids(self, store) -> list[str]:
+        """The store's versions not indexed yet: a capture's ID comes last, so the tail is read
+        (what a capture costs stays flat as the archive grows); others, a full pass."""
+        missing, tail = len(store.ids) - len(self.known), []
+        for reg_id in reversed(store.ids):
+            if len(tail) == missing or reg_id in self.known:
+                break
+            tail.append(reg_id)
+        if len(tail) == missing:
+            return tail[::-1]
+        return [i for i in store.ids if i not in self.known]
 
     def _reconcile(self, store) -> None:
         """Remove the rows of versions the store lost, move re-keyed ones."""
@@ -152,7 +164,8 @@ class FullTextIndex:
             with self._batch():
                 for (n,) in found:
                     self._remove(store, n)
-            self._load_known()
+            for (n,) in found:
+                self.known.pop(self.rows.pop(n, ("", ""))[1], None)
             self.stamp = None
             return len(found)
 
@@ -227,16 +240,20 @@ class FullTextIndex:
     def _index(self, store, ids: list[str]) -> None:
         if not ids:
             return
-        with self._batch():
-            for reg_id in ids:
-                self._add(store, reg_id)
-        self._load_known()
+        try:
+            with self._batch():
+                for reg_id in ids:
+                    self._add(store, reg_id)
+        except BaseException:
+            self._load_known()  # rolled back: what the file holds
+            raise
 
     def _add(self, store, reg_id: str) -> None:
         doc = store.raw("versions")[reg_id]
         seen = self.db.execute("SELECT n FROM seen WHERE id = ?", (reg_id,)).fetchone()
         if seen is not None:  # kept dead (its text was gone), now restored: the row is there
             self.db.execute("UPDATE seen SET live = 1, key = ? WHERE n = ?", (doc["key"], seen[0]))
+            self.known[reg_id], self.rows[seen[0]] = doc["key"], (doc["key"], reg_id)
             return
         src = text_source(store, reg_id)
         body = (blob_text(store, src) if src else "") or ""
@@ -254,6 +271,7 @@ class FullTextIndex:
             "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
         self.champions.added(n, title, body, url)
+        self.known[reg_id], self.rows[n] = key, (key, reg_id)
         return n
 
     # -- queries ----------------------------------------------------------------------
