@@ -48,7 +48,6 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
 )
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
-_BM25 = f"bm25(docs, {', '.join(map(str, WEIGHTS))})"
 
 
 @dataclass(frozen=True)
@@ -292,34 +291,25 @@ class FullTextIndex:
 
     def _scored(self, match: str) -> Ranking:
         """Every match scored by FTS5, its documents by their best version."""
-        best: dict[str, tuple[float, str]] = {}
-        for n, rank in self.db.execute(
-            f"SELECT rowid, {_BM25} FROM docs WHERE docs MATCH ?", (match,)
-        ):
-            row = self.rows.get(n)
-            if row is not None and (row[0] not in best or rank < best[row[0]][0]):
-                best[row[0]] = (rank, row[1])
-        results = sorted(((k, v[1], v[0]) for k, v in best.items()), key=lambda r: (r[2], r[0]))
-        return Ranking(results, len(results))
+        found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
+        return Ranking([tuple(r) for r in found], len(found))
 
     def _champion_head(self, query, want: int) -> Ranking | None:
-        """The certified head of a one-word query (plus any ``-excluded`` words) from the
-        word's champion list, or None."""
+        """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
+        ``-excluded`` ones) from the term's champion list, or None."""
         positives = query.positives
-        if len(positives) != 1 or positives[0].prefix or len(positives[0].tokens) != 1:
+        if len(positives) != 1:
             return None
         hits = [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
         rows, _avgdl = averages(self.db)
         if len(hits) < max(MIN_ROWS, SHARE * rows):
             return None  # few matches: scoring them all is fast
-        term = self.champions.term(positives[0].tokens[0])
-        if term is None:
-            return None
-        word = textquery.to_fts(textquery.Query(positives))
-        df = len(hits) if len(positives) == len(query.terms) else self._count(word)
+        term = textquery.to_fts(textquery.Query(tuple(positives)))
+        excluding = len(positives) < len(query.terms)
+        df = self._count(term) if excluding else len(hits)
         if term not in self.champions.tiers:
-            self.champions.build(term, word)
-        matching = set(hits).__contains__ if len(positives) < len(query.terms) else _any
+            self.champions.build(term)
+        matching = set(hits).__contains__ if excluding else _any
         scored, bound = self.champions.ranked(term, df, matching)
         return self._certified(scored, bound, hits, want)
 
@@ -350,6 +340,11 @@ class FullTextIndex:
 
 
 _ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
+_SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
+    "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
+    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r FROM m"
+    " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
+)
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 2000  # pages merged per purge step
 

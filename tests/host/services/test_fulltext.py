@@ -170,7 +170,7 @@ def on_disk(index, path) -> str:
 
 
 def test_a_frequent_word_ranks_from_its_champion_list_exactly_as_fts5(tmp_path, monkeypatch):
-    """A word in most rows is answered from its champion list: the head it returns is the
+    """A term in most rows (word, prefix, phrase) is answered from its champion list: the head it returns is the
     head of the full BM25 ranking (same documents, same order, same scores), also after new
     rows entered the list, rows left it and the average length moved; an excluded word
     filters it; a head it cannot certify falls back to scoring every match."""
@@ -190,14 +190,18 @@ def test_a_frequent_word_ranks_from_its_champion_list_exactly_as_fts5(tmp_path, 
         for n in range(60):
             add(n)
     index._load_known()
-    check(index, "river", want=4)
+    for text in ("river", "riv*", '"river river"'):  # a word, a prefix, a phrase
+        check(index, text, want=4)
     with index._batch():  # longer rows move the average; some enter the list on the way in
         for n in range(60, 90):
             add(n * 7, extra=9 * (n % 10 == 0))
     index._load_known()
-    assert index.champions.tiers["river"][1] != champions.averages(index.db)[1]
-    assert index.db.execute("SELECT count(*) FROM champ").fetchone()[0] == 6 + 3  # entered
-    check(index, "river", want=4)
+    assert index.champions.tiers['"river"'][1] != champions.averages(index.db)[1]
+    entered = "SELECT count(*) FROM champ WHERE term = ?"
+    for term in ('"river"', '"riv" *', '"river river"'):
+        assert index.db.execute(entered, (term,)).fetchone()[0] == 6 + 3  # the new top rows
+    for text in ("river", "riv*", '"river river"'):
+        check(index, text, want=4)
     check(index, "river -heron", want=3)
     with index._batch():
         for n in [n for n, _ in index.db.execute("SELECT n, 1 FROM champ LIMIT 3").fetchall()]:
