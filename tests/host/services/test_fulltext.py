@@ -4,6 +4,7 @@ prefixes, exclusions, CJK, deletion and undo, restart, rebuild, and the CLI's ty
 from __future__ import annotations
 
 import json
+import sqlite3
 from types import SimpleNamespace
 
 import pytest
@@ -243,3 +244,19 @@ def test_the_champion_bound_holds_when_the_average_length_moves(tmp_path, monkey
     every = index.search(query)
     assert int(every.results[0][0][3:]) >= 20  # a long row leads now
     assert index.search(query, 20).results[:20] == every.results[:20]
+
+
+def test_an_index_of_the_former_layout_is_made_afresh(home):
+    """A file written by an older PageKeeper (its seen table without the indexed values) is
+    derived data: it is replaced, and the next sync indexes everything again."""
+    path = home / fulltext.FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, url, content='')")
+        old.execute("CREATE TABLE seen (n INTEGER PRIMARY KEY, id TEXT, key TEXT, live INTEGER)")
+    index = FullTextIndex(path)
+    with ArchiveStore.open(home, readonly=True) as store:
+        index.sync(store)
+    assert index.count() == len(PAGES)
+    assert index.search(textquery.parse("danube")).total == 1
+    index.close()
