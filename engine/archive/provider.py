@@ -41,6 +41,7 @@ from engine.archive.resources import (
     ResourceMap,
     is_css,
     is_html,
+    manifest_of,
 )
 from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
@@ -285,8 +286,24 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
     return Content(reg_id, body, doc["content_type"], charset, original, doc)
 
 
+# The banner floats over the copy (position: fixed) instead of pushing it down: the copy is laid
+# out exactly as captured, and "Hide" (a label toggling a checkbox: a sealed copy runs no script)
+# takes the banner away. Its own styles sit in a declarative shadow root, out of the page's reach.
+BANNER_STYLE = (
+    "#hide{position:absolute;opacity:0;width:1px;height:1px;margin:0}"
+    "#hide:checked+.bar{display:none}"
+    ".bar{display:flex;gap:12px;align-items:baseline;background:#fff3c4;color:#222;"
+    "font:14px/1.4 sans-serif;padding:6px 10px;border-bottom:1px solid #c9a700;"
+    "box-shadow:0 1px 4px rgb(0 0 0/20%)}"
+    ".text{flex:1;overflow-wrap:anywhere}a{color:#0645ad}"
+    "label{cursor:pointer;color:#222;border:1px solid #c9a700;border-radius:4px;padding:0 8px}"
+    "#hide:focus-visible+.bar label{outline:2px solid #0645ad;outline-offset:1px}"
+)
+
+
 def banner_html(registered_at: float, url: str) -> str:
-    """The banner of a served rewritten copy (the multi-version server method's indication 403).
+    """The banner of a served rewritten copy (the multi-version server method's indication 403),
+    floating over the top of the copy until the user hides it.
 
     >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
     True
@@ -294,11 +311,12 @@ def banner_html(registered_at: float, url: str) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(registered_at))
     safe = url.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
     return (
-        '<div id="pagekeeper-banner" style="all:initial;display:block;position:relative;'
-        "z-index:2147483647;background:#fff3c4;color:#222;font:14px/1.4 sans-serif;"
-        'padding:6px 10px;border-bottom:1px solid #c9a700">'
-        f"PageKeeper: registered on {stamp}, links rewritten. "
-        f'Original: <a href="{safe}" style="color:#0645ad">{safe}</a></div>'
+        '<div id="pagekeeper-banner" style="all:initial;position:fixed;top:0;left:0;right:0;'
+        'z-index:2147483647;display:block"><template shadowrootmode="open">'
+        f'<style>{BANNER_STYLE}</style><input type="checkbox" id="hide" aria-label="Hide this notice">'
+        f'<div class="bar" role="note"><span class="text">PageKeeper: registered on {stamp}, links'
+        f' rewritten. Original: <a href="{safe}">{safe}</a></span>'
+        '<label for="hide" id="hide-label">Hide</label></div></template></div>'
     )
 
 
@@ -330,7 +348,7 @@ def served_resource(
     resources (``original`` keeps them as captured). NotFound when missing."""
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
-    manifest = doc.get("resources") or []
+    manifest = manifest_of(store, doc)
     if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
         raise NotFound(f"resource {number} of {reg_id} was not captured")
     entry = manifest[number]

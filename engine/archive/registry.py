@@ -40,6 +40,8 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     ResourceMap,
+    blob_level,
+    encode_manifest,
     is_css,
     is_html,
     manifest_entry,
@@ -161,12 +163,16 @@ def scalar_values(capture: Capture) -> Capture:
     >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
     '\ufffd'
     """
-    fields = {}
-    for name in ("html", "title"):
-        value = getattr(capture, name)
-        if isinstance(value, str) and _SURROGATE.search(value):
-            fields[name] = _SURROGATE.sub("\ufffd", value)
-    return replace(capture, **fields) if fields else capture
+    html = _scalar(capture.html) if isinstance(capture.html, str) else capture.html
+    title = _scalar(capture.title) if capture.title is not None else None
+    if html is capture.html and title is capture.title:
+        return capture
+    return replace(capture, html=html, title=title)
+
+
+def _scalar(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (the same object when it has none)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def _extract(text: str, url: str) -> dict | None:
@@ -485,22 +491,30 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
-    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
-    hashes (None for an empty visible text)."""
-    items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    hashes = [store.put_blob(item) for item in items]
-    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
+def _blobs(
+    store: ArchiveStore, prep: Prepared
+) -> tuple[str, str, str, str, str | None, str | None]:
+    """Store the blobs (original, rewritten, fingerprint, text, visible text, manifest)
+    durably; their hashes (None for an empty visible text or manifest)."""
+    blobs = store.blob_batch()
+    orig, rewritten = blobs.add(prep.original), blobs.add(prep.rewritten)
+    fp, text = blobs.add(prep.fingerprint.encode()), blobs.add(prep.text.encode())
+    seen = blobs.add(prep.visible.encode()) if prep.visible else None
+    manifest = encode_manifest(prep.resources) if prep.resources else None
+    manifest_blob = blobs.add(manifest, 6) if manifest else None
+    blobs.commit()
+    return orig, rewritten, fp, text, seen, manifest_blob
 
 
 def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
     # durable before a row names them
-    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
+    orig, rewritten, fp_blob, text_blob, seen_blob, manifest = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
-        store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
+        doc = _version_doc(prep, capture, orig, rewritten, extras)
+        store.add_version(reg_id, {**doc, "manifest": manifest} if manifest else doc)
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
         store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
@@ -543,7 +557,6 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
-        "resources": prep.resources,
         **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }
@@ -597,7 +610,7 @@ def register_analysed(
     before = store.newest_of_host(prep.host) or ""
     found, complete, _ = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
-    if _skip(options, prev_sim):
+    if prev is not None and prev_sim is not None and _skip(options, prev_sim):
         return _skipped(store, prev, prep, prev_sim, options)
     extras = {
         "ts": now,
@@ -628,20 +641,21 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
     ('stored', b'a{')
     """
-    kept = []
+    kept, blobs = [], store.blob_batch()
     for entry in entries:
         data = entry.get("data")
         entry = {k: v for k, v in entry.items() if k != "data"}
         if data is not None and entry.get("status") == PENDING:
-            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
-            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+            level = blob_level(entry.get("type") or "")
+            entry.update(blob=blobs.add(data, level), size=len(data), status=STORED)
         kept.append(entry)
+    blobs.commit()
     return kept
 
 
-def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
+def _skip(options: RegisterOptions, prev_sim: float) -> bool:
     threshold = options.only_if_different
-    return threshold is not None and prev_sim is not None and prev_sim >= threshold
+    return threshold is not None and prev_sim >= threshold
 
 
 def _skipped(store, prev: str, prep: Prepared, prev_sim: float, options) -> Registration:
