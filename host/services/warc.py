@@ -47,6 +47,7 @@ from warcio.warcwriter import WARCWriter
 from engine import __version__
 from engine.archive import labels
 from engine.archive.model import Capture, iso
+from engine.archive.resources import manifest_of
 from engine.errors import InvalidInput, TooLarge
 from engine.html.parse import decode_html
 from engine.html.rewrite import css_urls, resource_urls
@@ -419,7 +420,7 @@ def version_record(store, reg_id: str) -> VersionRecord:
             "similarity_to_previous": doc.get("prev_similarity"),
             **labels.exported(store, reg_id, doc["key"]),
         },
-        resources=[e for e in doc.get("resources") or () if e.get("blob")],
+        resources=[e for e in manifest_of(store, doc) if e.get("blob")],
         load=store.get_blob,
     )
 

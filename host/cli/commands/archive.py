@@ -115,6 +115,8 @@ def run_similar(args, ctx) -> dict:
 def render_similar(result: dict) -> str:
     rows = result["similar"]
     head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    if not result.get("complete", True):
+        head += "\n  (incomplete: the daemon is still comparing this site's pages; ask again later)"
     body = [
         f"  {r['similarity']:.3f} / {r['content_similarity']:.3f}  {r['id']}  {r['url']}"
         for r in rows
