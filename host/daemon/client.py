@@ -32,6 +32,9 @@ from host.home import Home
 # A starting daemon is waited for as long as the progress it publishes in daemon.json
 # (host/daemon/main.py, Startup) keeps growing; this long without any is a stuck start.
 STALL_S = 60.0
+# Before its first note a new daemon is still starting Python and importing (seconds on a
+# loaded machine): it has this long to publish one.
+SPAWN_S = 60.0
 
 
 def state_path(home: Path) -> Path:
@@ -163,7 +166,7 @@ def wait_ready(
             mark, moved = seen, now
             if notify is not None and state:
                 notify(state)
-        elif now - moved > stall:
+        elif now - moved > (stall if mark is not None else max(stall, SPAWN_S)):
             doing = f" ({state['phase']})" if state and state.get("phase") else ""
             raise Unavailable(
                 f"the daemon stopped making progress while starting{doing}: nothing for "

@@ -73,7 +73,7 @@ def test_a_daemon_that_stops_making_progress_is_a_typed_error(cold_home, monkeyp
     began = time.monotonic()
     assert main(["stop", "--json", "--home", str(cold_home)]) == 0
     assert json.loads(capsys.readouterr().out)["stopped"] is True
-    assert not client.lock_held(cold_home) and time.monotonic() - began < STALL_S
+    assert not client.lock_held(cold_home) and time.monotonic() - began < 15  # no wait for "ready"
 
 
 def test_a_daemon_that_dies_while_starting_is_a_typed_error(cold_home, monkeypatch, capsys):
