@@ -145,8 +145,9 @@ class PendingCapture:
 
     def _keep(self, url: str, index: int, data: bytes) -> None:
         path = self._part_path(url, index)
-        if path.exists():
-            if _intact(path, remove=False) != data:
+        kept = _intact(path)  # a damaged one is removed here and written again below
+        if kept is not None:
+            if kept != data:
                 raise Conflict(f"part {index} of {url} differs from the one already received")
             return
         try:  # not fsynced: see the module doc
@@ -197,9 +198,9 @@ class PendingCapture:
         threading.Thread(target=shutil.rmtree, args=(gone, True), daemon=True).start()
 
 
-def _intact(path: Path, remove: bool = True) -> bytes | None:
+def _intact(path: Path) -> bytes | None:
     """A part's bytes (the file is a CRC-32 of them, then them), or None when it is absent or
-    fails its CRC; a damaged one is removed (``remove``), so it is asked for again."""
+    fails its CRC; a damaged one is removed, so it is asked for again."""
     try:
         stored = path.read_bytes()
     except FileNotFoundError:
@@ -209,8 +210,7 @@ def _intact(path: Path, remove: bool = True) -> bytes | None:
     data = stored[4:]
     if len(stored) >= 4 and int.from_bytes(stored[:4], "big") == zlib.crc32(data):
         return data
-    if remove:
-        path.unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     return None
 
 

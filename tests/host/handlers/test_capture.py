@@ -406,6 +406,21 @@ def test_a_part_an_os_crash_damaged_is_asked_for_again(tmp_path):
     assert app.store.get_blob(entry["blob"]) == LOGO
 
 
+def test_a_damaged_part_sent_again_replaces_it(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/logo.png"
+    send_all(app, cid, started["need"])
+    part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.2"
+    part.write_bytes(part.read_bytes()[:-7])  # cut short by an OS crash
+    send(app, cid, url, 2, LOGO[2 * PART :])  # the extension retries before asking
+    done = capture_commit({"capture_id": cid}, app)
+    entry = next(
+        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
+    )
+    assert app.store.get_blob(entry["blob"]) == LOGO
+
+
 def test_a_damaged_part_is_never_stored(tmp_path):
     app = app_in(tmp_path)
     started = begin(app)
