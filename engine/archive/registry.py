@@ -164,12 +164,16 @@ def scalar_values(capture: Capture) -> Capture:
     >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
     '\ufffd'
     """
-    fields = {}
-    for name in ("html", "title"):
-        value = getattr(capture, name)
-        if isinstance(value, str) and _SURROGATE.search(value):
-            fields[name] = _SURROGATE.sub("\ufffd", value)
-    return replace(capture, **fields) if fields else capture
+    html = _scalar(capture.html) if isinstance(capture.html, str) else capture.html
+    title = _scalar(capture.title) if capture.title is not None else None
+    if html is capture.html and title is capture.title:
+        return capture
+    return replace(capture, html=html, title=title)
+
+
+def _scalar(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (the same object when it has none)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def document_key(store: ArchiveStore, url: str) -> str:
@@ -502,17 +506,18 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> list:
+def _blobs(
+    store: ArchiveStore, prep: Prepared
+) -> tuple[str, str, str, str, str | None, str | None]:
     """Store the blobs (original, rewritten, fingerprint, text, visible text, manifest)
-    durably; their hashes (None for an empty visible text or manifest)."""
-    items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
+    durably, together; their hashes (None for an empty visible text or manifest)."""
     blobs = store.blob_batch()
-    hashes: list = [blobs.add(item) for item in items]
-    hashes.append(blobs.add(prep.visible.encode()) if prep.visible else None)
-    manifest = encode_manifest(prep.resources) if prep.resources else None
-    hashes.append(blobs.add(manifest, 6) if manifest else None)
+    orig, rewritten = blobs.add(prep.original), blobs.add(prep.rewritten)
+    fp, text = blobs.add(prep.fingerprint.encode()), blobs.add(prep.text.encode())
+    seen = blobs.add(prep.visible.encode()) if prep.visible else None
+    manifest = blobs.add(encode_manifest(prep.resources), 6) if prep.resources else None
     blobs.commit()
-    return hashes
+    return orig, rewritten, fp, text, seen, manifest
 
 
 def _write(
@@ -617,7 +622,7 @@ def register_analysed(
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
     found, complete = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
-    if _skip(options, prev_sim):
+    if prev is not None and prev_sim is not None and _skip(options, prev_sim):
         return _skipped(store, prev, prep, prev_sim, options)
     extras = {
         "ts": now,
@@ -659,9 +664,9 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     return kept
 
 
-def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
+def _skip(options: RegisterOptions, prev_sim: float) -> bool:
     threshold = options.only_if_different
-    return threshold is not None and prev_sim is not None and prev_sim >= threshold
+    return threshold is not None and prev_sim >= threshold
 
 
 def _skipped(store, prev: str, prep: Prepared, prev_sim: float, options) -> Registration:

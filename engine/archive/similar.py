@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, MutableSequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -94,7 +94,7 @@ class VersionFeatures:
     """
 
     id: str
-    sketch: frozenset[int] = field(default_factory=frozenset)
+    sketch: Collection[int] = field(default_factory=frozenset)
     links: frozenset = field(default_factory=frozenset)
     fingerprint: str | None = None
     text: str | None = None
@@ -207,9 +207,9 @@ class SimilarIndex:
         at = self._position.pop(id, None)
         if at is None:
             return
-        for column in (self.versions, self._bitmaps, self._counts):
-            column[at] = column[-1]
-            column.pop()
+        _swap_remove(self.versions, at)
+        _swap_remove(self._bitmaps, at)
+        _swap_remove(self._counts, at)
         if at < len(self.versions):
             self._position[self.versions[at].id] = at
 
@@ -249,6 +249,12 @@ class SimilarIndex:
         """Step 1 of the prefilter for every link count present, as a lookup table."""
         top = max(self._counts, default=0)
         return [link_counts_pass(count, other, options) for other in range(top + 1)]
+
+
+def _swap_remove(column: MutableSequence, at: int) -> None:
+    """Remove ``column[at]`` in O(1) by moving the last item into its place."""
+    column[at] = column[-1]
+    column.pop()
 
 
 def find_similar(

@@ -51,11 +51,13 @@ import gc
 import json
 import os
 import re
+import sys
 import threading
 import zlib
 from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import BinaryIO
 
 from tinydb import TinyDB
 from tinydb.storages import Storage
@@ -63,11 +65,10 @@ from tinydb.table import Table
 
 from engine.errors import StorageError
 
-try:  # POSIX advisory locks; on Windows msvcrt gives the same exclusivity.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+if sys.platform == "win32":  # pragma: no cover - msvcrt gives the same exclusivity as flock
     import msvcrt
+else:  # POSIX advisory locks
+    import fcntl
 
 MANIFEST = "MANIFEST"
 SNAPSHOT_NAME = re.compile(r".+\.\d+\.json")  # <table>.<gen>.json
@@ -201,7 +202,7 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-def _open_journal(path: Path):
+def _open_journal(path: Path) -> BinaryIO:
     """The writer's journal: unbuffered, so a failed write leaves no bytes queued in memory."""
     return open(path, "ab", buffering=0)  # noqa: SIM115 - the writer's journal stays open
 
@@ -298,7 +299,7 @@ class FileLock:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.handle = None
+        self.handle: BinaryIO | None = None
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -324,20 +325,20 @@ class FileLock:
         self.handle = None
 
 
-def _lock(handle) -> None:
-    if fcntl is not None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    else:  # pragma: no cover - Windows
+def _lock(handle: BinaryIO) -> None:
+    if sys.platform == "win32":  # pragma: no cover
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def _unlock(handle) -> None:
-    if fcntl is not None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    else:  # pragma: no cover - Windows
+def _unlock(handle: BinaryIO) -> None:
+    if sys.platform == "win32":  # pragma: no cover
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+    else:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _writer_lock(path: Path) -> FileLock:
@@ -481,11 +482,11 @@ class JournalStorage(Storage):
             self._journal = None
             return
         try:
-            self._journal = _open_journal(path)
-            if self._journal.tell() != good:  # cut a torn tail left by a crash mid-write
-                self._journal.truncate(good)
-                self._journal.seek(good)
-                self._sync()
+            self._journal = journal = _open_journal(path)
+            if journal.tell() != good:  # cut a torn tail left by a crash mid-write
+                journal.truncate(good)
+                journal.seek(good)
+                self._sync(journal)
         except OSError as exc:
             raise StorageError(f"cannot open the journal {path}: {exc}") from exc
 
@@ -598,32 +599,33 @@ class JournalStorage(Storage):
     def _append(self, parts: list[bytes]) -> None:
         if self._broken is not None:
             raise StorageError(self._broken)
-        if self._journal is None:
+        journal = self._journal
+        if journal is None:
             raise StorageError("the archive is open read-only")
-        start = self._journal.tell()
+        start = journal.tell()
         try:
-            _write_all(self._journal, _line(parts))
+            _write_all(journal, _line(parts))
         except OSError as exc:
-            self._rewind(start)
+            self._rewind(journal, start)
             raise StorageError(f"cannot write the journal: {exc}") from exc
         try:
-            self._sync()
+            self._sync(journal)
         except OSError as exc:
             self._broken = (
                 f"the disk failed to sync the journal ({exc}); writes are stopped because "
                 "the page cache can no longer be trusted: restart the daemon to reopen the archive"
             )
-            self._rewind(start)
+            self._rewind(journal, start)
             raise StorageError(self._broken) from exc
         self.journal_lines += 1
         if self.on_write is not None:
             self.on_write()
 
-    def _rewind(self, start: int) -> None:
+    def _rewind(self, journal: BinaryIO, start: int) -> None:
         """Cut the journal back to ``start`` bytes and reopen it; if even that fails, stop writing."""
-        path = Path(self._journal.name)
+        path = Path(journal.name)
         with contextlib.suppress(OSError):
-            self._journal.close()
+            journal.close()
         try:
             os.truncate(path, start)
             self._journal = _open_journal(path)
@@ -635,9 +637,9 @@ class JournalStorage(Storage):
         """Size of the current journal (0 for a reader)."""
         return self._journal.tell() if self._journal is not None else 0
 
-    def _sync(self) -> None:
+    def _sync(self, journal: BinaryIO) -> None:
         if self.fsync:
-            os.fsync(self._journal.fileno())
+            os.fsync(journal.fileno())
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -707,7 +709,8 @@ class JournalStorage(Storage):
     def _switch(self, gen: int, files: dict, journal: Path) -> None:
         old_journal, kept = self._journal, set(self._files.values()) | set(files.values())
         self._journal = _open_journal(journal)
-        old_journal.close()
+        if old_journal is not None:  # a writer always has one; a failed repair leaves none
+            old_journal.close()
         (self.dir / f"journal.{self.gen}.log").unlink(missing_ok=True)
         # The snapshots just replaced stay one generation for readers opened before (module doc).
         for stale in self.dir.glob("*.json"):
@@ -803,6 +806,8 @@ class _Tracked(MutableMapping):
 
 class JournalTable(Table):
     """A TinyDB table whose writes cost O(changed documents), not O(table)."""
+
+    _storage: JournalStorage  # TinyDB types it as any Storage; JournalStorage makes every table
 
     def _update_table(self, updater) -> None:
         view = _Tracked(self._storage.table(self.name))

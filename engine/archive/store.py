@@ -262,7 +262,7 @@ class ArchiveStore:
             raise NotFound(f"no registration {reg_id!r}")
         return {"id": str(reg_id), **doc}
 
-    def has_version(self, reg_id: str) -> bool:
+    def has_version(self, reg_id: str | int) -> bool:
         return str(reg_id) in self.raw("versions")
 
     def ids_of_key(self, key: str) -> list[str]:
@@ -445,7 +445,8 @@ class BlobBatch:
     """
 
     def __init__(self, store: ArchiveStore) -> None:
-        self.store, self.files, self.added = store, AtomicBatch(), set()
+        self.store, self.files = store, AtomicBatch()
+        self.added: set[str] = set()
         self.new_bytes = 0  # raw bytes of the blobs the store did not hold
 
     def add(self, data: bytes, level: int = 3, digest: str | None = None) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from engine.archive import provider
 from engine.archive.model import is_reg_id, iso
@@ -144,7 +145,7 @@ def _detach(store: ArchiveStore, ids: list[str], ref: str, now: float, undo_s: f
     gone = set(ids)
     keys = {store.raw("versions")[i]["key"] for i in ids}
     emptied = [k for k in keys if set(store.ids_of_key(k)) <= gone]
-    entry = {
+    entry: dict[str, Any] = {
         "ref": ref,
         "deleted_at": now,
         "expires_at": now + undo_s,
@@ -202,7 +203,7 @@ def _relink(store: ArchiveStore, ids: list[str], gone: set[str]) -> list:
 def _document_rows(store: ArchiveStore, key: str) -> dict:
     """A whole document goes: its schedules and its per-document rows go with it."""
 
-    found = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
+    found: dict[str, Any] = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
     for doc_id, row in list(store.raw("schedules").items()):
         if document_key(store, row["url"]) == key:
             found["schedules"].append(row)
@@ -280,7 +281,7 @@ def pending(store: ArchiveStore) -> list[dict]:
     """
     found = []
     for trash_id, entry in store.raw("trash").items():
-        first = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
+        first: dict = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
         found.append({
             "undo": trash_id,
             "url": first.get("url", entry["ref"]),

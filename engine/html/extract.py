@@ -765,7 +765,7 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
         return None
     best, best_tier = None, tiers
     for node in root.css("article, div, main, section"):
-        tier = box_tier(node.tag, node.attributes)
+        tier = box_tier(node.tag or "", node.attributes)
         if tier < best_tier:
             best, best_tier = node, tier
             if tier == 0:

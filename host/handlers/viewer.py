@@ -101,7 +101,7 @@ def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
     if query.since is not None or query.until is not None:
         narrowed.append(index.between(query.since, query.until))
     if query.text:
-        narrowed.append(index.keyed(text_matches(app, query)))
+        narrowed.append(index.keyed(text_matches(app, query.text)))
     if query.tag:
         narrowed.append(index.keyed(keys_with_tag(app.store, query.tag)))
     if query.state == "unchecked":
@@ -179,14 +179,14 @@ def _result(d, check: dict | None) -> dict:
 _BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best version ID})
 
 
-def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents matching the full-text query ``query.text`` (host/services/fulltext.py:
+def text_matches(app, text: str) -> set[str]:
+    """Keys of the documents matching the full-text query ``text`` (host/services/fulltext.py:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
 
-    parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
+    parsed, ranked = fulltext.ranked(app.store, app.home, text)
     best = {key: reg_id for key, reg_id, _rank in ranked}
-    _BEST[id(app.store)] = (query.text, parsed, best)
+    _BEST[id(app.store)] = (text, parsed, best)
     return set(best)
 
 
@@ -387,12 +387,11 @@ def liveness_report(params: dict, app) -> dict:
 
 async def liveness_sweep(params: dict, app) -> dict:
     """Start checking every document in the background; progress via ``liveness_report``."""
-    sweep = sweep_of(app)
-    if sweep.running:
-        return sweep.to_dict()
+    if sweep_of(app).running:
+        return sweep_of(app).to_dict()
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
-    sweep.__init__(running=True, total=len(targets), started_at=time.time())
+    app.jobs.sweep = sweep = Sweep(running=True, total=len(targets), started_at=time.time())
     app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
     app.jobs.start(_run_sweep(app, sweep, targets, concurrency))
     return sweep.to_dict()

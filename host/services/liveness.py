@@ -17,16 +17,19 @@ import time
 
 from engine.archive import alerts, provider
 from engine.archive.model import is_reg_id
-from engine.errors import FetchError, InvalidURL, TooLarge
+from engine.errors import FetchError, InvalidURL, NotFound, TooLarge
 from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
 from host.services.fetch import afetch
 
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    reg_id = provider.resolve_id(app.store, ref) if _looks_like_id(ref) else None
-    if reg_id is None:
-        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
+    if _looks_like_id(ref):
+        reg_id = provider.resolve_id(app.store, ref)
+    elif ref:
+        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"]
+    else:
+        raise NotFound("no registration given")
     doc = app.store.version(reg_id)
     return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
 
@@ -43,7 +46,7 @@ def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
 
 def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> Verdict:
     if isinstance(failure, FetchError):
-        return unreachable(failure.details.get("kind", "network"))
+        return unreachable(str(failure.details.get("kind", "network")))
     if failure is not None:  # the URL cannot be fetched at all, or the page is over the cap
         return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:

@@ -98,7 +98,7 @@ class PendingCapture:
         return cls(path, record, page)
 
     @classmethod
-    def load(cls, home: Path, capture_id: str) -> PendingCapture:
+    def load(cls, home: Path, capture_id: object) -> PendingCapture:
         """The pending capture ``capture_id``; NotFound when unknown, committed or aborted."""
         if not isinstance(capture_id, str) or not ID_FORM.match(capture_id):
             raise InvalidInput("parameter 'capture_id' must be 32 hex digits")

@@ -202,7 +202,9 @@ def write_resource(writer: WARCWriter, url: str, kind: str, body: bytes, date: s
     writer.write_record(record)
 
 
-def write_resources(writer: WARCWriter, version: VersionRecord, written: set) -> int:
+def write_resources(
+    writer: WARCWriter, version: VersionRecord, written: set[tuple[str, str]]
+) -> int:
     """The version's stored resources not yet in this file; how many were written."""
     count, date = 0, warc_date(version.registered_at)
     for entry in version.resources:
@@ -221,7 +223,7 @@ def export_versions(
     returns the record count."""
     writer = options.writer(out)
     write_info(writer, filename, "PageKeeper archive export")
-    count, written = 1, set()
+    count, written = 1, set[tuple[str, str]]()
     for version in versions:
         write_version(writer, version)
         count += 2 + write_resources(writer, version, written)
@@ -378,7 +380,7 @@ def import_captures(
     if looks_like_singlefile(stream.read(64)):
         return _import_singlefile(stream, register, options)
     stream.seek(0)
-    summary, registered = ImportSummary(), {}
+    summary, registered = ImportSummary(), dict[str, str]()
     found = collect_resources(stream, put_blob, options) if put_blob else {}
     stream.seek(0)
     summary.resources = len(found)

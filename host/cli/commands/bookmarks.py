@@ -37,7 +37,8 @@ class Polite:
     """One request per site every ``delay`` seconds, across threads."""
 
     def __init__(self, delay: float) -> None:
-        self.delay, self.lock, self.next_at = delay, threading.Lock(), {}
+        self.delay, self.lock = delay, threading.Lock()
+        self.next_at: dict[str, float] = {}
 
     def wait(self, site: str) -> float:
         """Block until ``site`` may be asked again; the seconds waited."""
