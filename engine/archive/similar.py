@@ -51,8 +51,8 @@ class SimilarOptions:
     ``sketch_size``: hashes kept per fingerprint (bottom-k); ``sketch_width``:
     fingerprint pieces (one tag or text each) per shingle; ``min_sketch``:
     shared sketch hashes a candidate needs to reach the exact stage;
-    ``max_exact`` / ``time_budget`` (seconds, exact stage): exact comparisons
-    at most; a candidate is listed when ``structural >= min_structural`` or
+    ``max_exact`` / ``time_budget`` (seconds, exact stage, measured with
+    ``clock``): exact comparisons at most; a candidate is listed when ``structural >= min_structural`` or
     ``content >= min_content``; at most ``limit`` results.
     """
 
@@ -67,6 +67,7 @@ class SimilarOptions:
     similarity: SimilarityOptions = DEFAULT_SIMILARITY
     prefilter: PrefilterOptions = DEFAULT_PREFILTER
     content: ContentOptions = DEFAULT_CONTENT
+    clock: Callable[[], float] = time.perf_counter  # the budget's clock (tests pass their own)
 
 
 DEFAULT_SIMILAR = SimilarOptions()
@@ -279,7 +280,7 @@ def _exact_stage(
     """Stage 3 within the budget: shared links, then structural and content similarity."""
     if not target.fingerprint or not ranked:
         return []
-    deadline = time.perf_counter() + options.time_budget
+    deadline = options.clock() + options.time_budget
     try:
         index = FingerprintIndex(target.fingerprint, options.similarity)
     except TooLarge:
@@ -287,7 +288,7 @@ def _exact_stage(
     target_shingles = shingles(target.text or "", options.content)
     matches, done = [], 0
     for version in ranked:
-        if done >= options.max_exact or time.perf_counter() > deadline:
+        if done >= options.max_exact or options.clock() > deadline:
             break
         if not _shared_links_pass(target, version, options.prefilter):
             continue

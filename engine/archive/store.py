@@ -287,6 +287,11 @@ class ArchiveStore:
         """Registration IDs on a host:port, oldest first."""
         return list(self._by_host.get(host, ()))
 
+    def newest_of_host(self, host: str) -> str | None:
+        """The highest registration ID on a host:port (no copy of the index), or None."""
+        ids = self._by_host.get(host)
+        return ids[-1] if ids else None
+
     def keys(self) -> Iterator[str]:
         return iter(self._by_key)
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.archive import provider
+from engine.archive.keys import document_key
 from engine.archive.model import is_reg_id, iso
-from engine.archive.registry import document_key
 from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound

@@ -66,7 +66,8 @@ def detect_language(tokens: list[str]) -> str:
     'en'
     """
     sample = tokens[:2000]
-    if sum(1 for t in sample if t[0] >= "\u3040" and is_cjk(t)) * 2 > len(sample) > 0:
+    wide = [t for t in sample if t[0] >= "\u3040"]  # only these can be CJK
+    if wide and sum(1 for t in wide if is_cjk(t)) * 2 > len(sample):
         return "zh"
     hits = dict.fromkeys(LANGUAGES, 0)
     table = _language_table()
@@ -184,8 +185,8 @@ def body_keywords(
     size = max(1, math.ceil(len(tokens) / max(1, options.sections)))
     ranked = []
     for start in range(0, len(tokens), size):
-        part = dict.fromkeys(tokens[start : start + size])
-        ranked.append(sorted(part, key=lambda w: -scores[w]))
+        part = dict.fromkeys(tokens[start : start + size])  # stable: ties keep page order
+        ranked.append(sorted(part, key=scores.__getitem__, reverse=True)[: options.limit])
     return _normalize(_round_robin(ranked, options.limit), scores)
 
 

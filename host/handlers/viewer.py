@@ -33,7 +33,7 @@ from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unreachable", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "too_large", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 
@@ -63,7 +63,7 @@ class SearchQuery:
         return cls(
             pattern=text(params, "pattern", "*", MAX_PATTERN) or "*",
             case_sensitive=flag(params, "case_sensitive"),
-            sort=choice(params, "sort", ("time", "url"), "time"),
+            sort=choice(params, "sort", ("time", "url", "relevance"), "time"),
             text=(text(params, "text", None, 1000) or "").strip() or None,
             site=(text(params, "site", None, 300) or "").strip().lower() or None,
             since=day_start(params.get("since"), "since"),
@@ -118,21 +118,59 @@ def matching_docs(app, query: SearchQuery) -> list:
     index = document_index(app.store)
     rx = pattern_regex(query.pattern, query.case_sensitive)
     narrowed, tests = _narrowing(index, query, app)
-    return index.select(rx, query.sort, narrowed, tests)
+    if _by_relevance(query):
+        return _relevance_order(app, index.select(rx, "time", narrowed, tests))
+    return index.select(rx, _base_sort(query), narrowed, tests)
 
 
 def first_docs(app, query: SearchQuery, stop: int) -> tuple[list, int]:
-    """The first ``stop`` documents the query selects and how many it selects in all."""
+    """The first ``stop`` documents the query selects and how many it selects in all. By
+    relevance with the full text alone, only the head is ranked (host/services/fulltext.py)."""
     index = document_index(app.store)
     rx = pattern_regex(query.pattern, query.case_sensitive)
+    if _by_relevance(query) and _text_only(query):
+        return ranked_head(app, index, query, stop)
     narrowed, tests = _narrowing(index, query, app)
-    return index.select_first(rx, query.sort, narrowed, tests, stop)
+    if _by_relevance(query):
+        found = _relevance_order(app, index.select(rx, "time", narrowed, tests))
+        return found[:stop], len(found)
+    return index.select_first(rx, _base_sort(query), narrowed, tests, stop)
+
+
+def _by_relevance(query: SearchQuery) -> bool:
+    return query.sort == "relevance" and bool(query.text)
+
+
+def _base_sort(query: SearchQuery) -> str:
+    """Relevance without a full text has nothing to rank: newest first."""
+    return "time" if query.sort == "relevance" else query.sort
+
+
+def _text_only(query: SearchQuery) -> bool:
+    return query.pattern == "*" and not (
+        query.site or query.since or query.until or query.state or query.tag
+    )
+
+
+def _relevance_order(app, docs: list) -> list:
+    """``docs`` in the order of the last full-text ranking (:func:`text_matches`)."""
+    order = _BEST[id(app.store)][3]
+    return sorted(docs, key=lambda d: order[d.key])
+
+
+def ranked_head(app, index, query: SearchQuery, stop: int) -> tuple[list, int]:
+    """The ``stop`` best documents for the full text alone, and how many match."""
+    parsed, ranking = fulltext.ranked(app.store, app.home, query.text, stop)
+    head = [(key, best) for key, best, _rank in ranking.results if key in index.pos]
+    _BEST[id(app.store)] = (query.text, parsed, dict(head), {k: i for i, (k, _) in enumerate(head)})
+    return [index.entries[index.pos[key]] for key, _best in head[:stop]], ranking.total
 
 
 def search_page(params: dict, app) -> dict:
     """One page of documents matching a URL pattern, text and filters.
 
-    Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
+    Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url|relevance:
+    BM25 order with a ``text``, else time),
     ``text``, ``site``, ``since``/``until`` (a date = that UTC day, or an ISO time),
     ``state``, ``tag``, ``offset``, ``limit``.
     Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
@@ -176,7 +214,7 @@ def _result(d, check: dict | None) -> dict:
 # -- full text --------------------------------------------------------------------------
 
 
-_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best version ID})
+_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed, {key: best version}, {key: rank})
 
 
 def text_matches(app, text: str) -> set[str]:
@@ -184,9 +222,10 @@ def text_matches(app, text: str) -> set[str]:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
 
-    parsed, ranked = fulltext.ranked(app.store, app.home, text)
-    best = {key: reg_id for key, reg_id, _rank in ranked}
-    _BEST[id(app.store)] = (text, parsed, best)
+    parsed, ranking = fulltext.ranked(app.store, app.home, text)
+    best = {key: reg_id for key, reg_id, _rank in ranking.results}
+    order = {key: i for i, (key, _id, _rank) in enumerate(ranking.results)}
+    _BEST[id(app.store)] = (text, parsed, best, order)
     return set(best)
 
 
@@ -197,7 +236,7 @@ def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
     held = _BEST.get(id(app.store))
     if not query.text or not held or held[0] != query.text:
         return results
-    _text, parsed, best = held
+    _text, parsed, best, _order = held
     return [
         {**r, **fulltext.snippet(app.store, best[r["key"]], parsed)} if r["key"] in best else r
         for r in results
@@ -328,6 +367,16 @@ def check_of(store, key: str) -> dict | None:
     rows = [store.row("liveness", i) for i in store.ids_of_key(key)]
     rows = [r for r in rows if r]
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
+
+
+def last_check(params: dict, app) -> dict | None:
+    """The newest stored check of the document at ``url`` (a sweep, ``check``), or None when it
+    was never checked or is not archived (the popup shows it when the tab has no verdict)."""
+    try:
+        key = provider.lookup_key(app.store, text(params, "url", max_length=8192))
+    except InvalidURL:
+        return None
+    return check_of(app.store, key)
 
 
 @dataclass
@@ -618,6 +667,7 @@ HANDLERS = {
     "diff": diff,
     "liveness_report": liveness_report,
     "liveness_sweep": liveness_sweep,
+    "last_check": last_check,
     "export_warc": export_warc,
     "import_warc": import_warc,
     "archive_stats": archive_stats,

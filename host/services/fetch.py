@@ -181,7 +181,10 @@ class BoundedBody:
         self.sizes[index] += len(data)
         if self.sizes[index] > self.max_bytes:
             what = "decoded" if index else "raw"
-            raise TooLarge(f"{self.url} is larger than the cap of {self.max_bytes} bytes ({what})")
+            raise TooLarge(
+                f"{self.url} is larger than the cap of {self.max_bytes} bytes ({what})",
+                limit=self.max_bytes,
+            )
         if index == len(self.layers):
             self.chunks.append(data)
             return
@@ -223,7 +226,10 @@ def _check_url(url: str) -> None:
 def _check_length(response: httpx.Response, options: FetchOptions) -> None:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > options.max_bytes:
-        raise TooLarge(f"{response.url} declares {declared} bytes (cap {options.max_bytes})")
+        raise TooLarge(
+            f"{response.url} declares {declared} bytes (cap {options.max_bytes})",
+            limit=options.max_bytes,
+        )
 
 
 def _body(response: httpx.Response, options: FetchOptions) -> BoundedBody:

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine.archive import labels, registry
+from engine.archive import keys, labels, registry
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
 from engine.archive.model import RegisterOptions
 from engine.archive.store import ArchiveStore
@@ -67,7 +67,7 @@ def _todo(home: Path, marks: list[Bookmark]) -> list[Bookmark]:
     """The bookmarks not archived yet (the store read beside any daemon)."""
 
     with reading(home) as store:
-        return [m for m in marks if not store.ids_of_key(registry.document_key(store, m.url))]
+        return [m for m in marks if not store.ids_of_key(keys.document_key(store, m.url))]
 
 
 def _bar(stream, total: int):
