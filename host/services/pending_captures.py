@@ -47,6 +47,8 @@ STALE_AFTER_S = 24 * 3600  # a capture idle this long is abandoned (tab closed, 
 ID_FORM = re.compile(r"^[0-9a-f]{32}$")
 CAPTURE_FILE, PAGE_FILE = "capture.json", "page.json"
 DROPPED = ".dropped-"  # a committed or aborted capture whose files are being removed
+PARSED_KEPT = 16  # captures whose capture.json stays parsed (read-only: entries are not changed)
+_PARSED: dict[Path, tuple] = {}
 
 
 def pending_root(home: Path) -> Path:
@@ -99,11 +101,24 @@ class PendingCapture:
 
     @classmethod
     def load(cls, home: Path, capture_id: object) -> PendingCapture:
-        """The pending capture ``capture_id``; NotFound when unknown, committed or aborted."""
+        """The pending capture ``capture_id``; NotFound when unknown, committed or aborted.
+        Its plan is parsed once per process: ``capture.json`` is written once and never
+        changed, so a part reads it again only when the file is not the one parsed (stat)."""
         if not isinstance(capture_id, str) or not ID_FORM.match(capture_id):
             raise InvalidInput("parameter 'capture_id' must be 32 hex digits")
         path = pending_root(home) / capture_id
-        return cls(path, _read_json(path, CAPTURE_FILE))
+        try:
+            stat = (path / CAPTURE_FILE).stat()
+        except OSError:
+            stat = None  # _read_json says why (NotFound, StorageError)
+        stamp = stat and (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        held = _PARSED.get(path)
+        if held is None or stamp is None or held[0] != stamp:
+            held = (stamp, _read_json(path, CAPTURE_FILE))
+            _PARSED[path] = held
+            while len(_PARSED) > PARSED_KEPT:
+                _PARSED.pop(next(iter(_PARSED)))
+        return cls(path, held[1])
 
     def wanted(self) -> list[dict]:
         """Plan entries whose bytes are expected."""

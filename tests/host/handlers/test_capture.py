@@ -28,6 +28,7 @@ from host.handlers.capture import (
     capture_status,
     version_resources,
 )
+from host.services import pending_captures
 from host.services.pending_captures import pending_root, sweep, url_digest
 
 PART = 1000  # bytes per part in these tests (the default is 8 MiB)
@@ -498,3 +499,18 @@ def test_a_page_of_300_resources_archives_through_the_parts(tmp_path):
     assert [e["blob"] for e in manifest] == [digest(piece(n, 0, s)) for n, s in enumerate(sizes)]
     for n in (0, 295, 299):  # read back whole: the bytes, not only their names
         assert app.store.get_blob(manifest[n]["blob"]) == piece(n, 0, sizes[n])
+
+
+def test_parts_parse_the_plan_once_and_a_dropped_capture_is_gone(tmp_path, monkeypatch):
+    app = app_in(tmp_path)
+    started = begin(app)
+    reads = []
+    real = pending_captures._read_json
+    monkeypatch.setattr(
+        pending_captures, "_read_json", lambda path, name: reads.append(name) or real(path, name)
+    )
+    send_all(app, started["capture_id"], started["need"])
+    assert reads.count("capture.json") <= 1  # not once per part (a plan can be 20,000 entries)
+    capture_abort({"capture_id": started["capture_id"]}, app)
+    with pytest.raises(NotFound):  # the parsed plan does not outlive its capture
+        send(app, started["capture_id"], "https://site.test/a/s.css", 0, CSS)
