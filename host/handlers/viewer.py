@@ -160,7 +160,7 @@ def _relevance_order(app, docs: list) -> list:
 
 def ranked_head(app, index, query: SearchQuery, stop: int) -> tuple[list, int]:
     """The ``stop`` best documents for the full text alone, and how many match."""
-    parsed, ranking = fulltext.ranked(app.store, app.home, query.text, stop)
+    parsed, ranking = fulltext.ranked(app.store, app.home, query.text or "", stop)
     head = [(key, best) for key, best, _rank in ranking.results if key in index.pos]
     _BEST[id(app.store)] = (query.text, parsed, dict(head), {k: i for i, (k, _) in enumerate(head)})
     return [index.entries[index.pos[key]] for key, _best in head[:stop]], ranking.total

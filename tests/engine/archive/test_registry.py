@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from engine.archive.model import Capture, RegisterOptions, id_time
 from engine.archive.provider import (
@@ -23,8 +24,11 @@ from engine.archive.provider import (
 )
 from engine.archive.registry import register
 from engine.archive.search import text_keys
+from engine.archive.similar import SimilarOptions, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
+from engine.html.extract import extract
+from engine.html.fingerprint import fingerprint
 from tests.engine.archive.pages import page
 
 
@@ -440,3 +444,23 @@ def test_a_newer_version_makes_a_complete_list_incomplete_until_swept(store):
     refresh_similar(store, ids[0], RegisterOptions(clock=StepClock(0.0)))
     assert newer in {p["id"] for p in similar(store, ids[0])["similar"]}
     assert similar(store, ids[0])["complete"] is True
+
+
+def test_a_redesign_sharing_no_sketch_is_still_compared(store):
+    """Same text and links, another structure: one sketch hash in common, below the floor the
+    ranking applies for find_similar. Every candidate that passes the link filter is compared."""
+    url, body = page("peptalks")
+    first = register(store, Capture(url, body), RegisterOptions(clock=StepClock(0.0)))
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    links = "".join(
+        f'<li><a href="{a.attributes.get("href")}"></a></li>' for a in tree.css("a[href]")
+    )
+    cells = "".join(f"<section><em>{p}</em></section>" for p in extract(tree.html).body.split("\n"))
+    redesign = f"<html><body><article>{cells}</article><ul>{links}</ul></body></html>"
+    second = register(store, Capture(url + "?v=2", redesign), RegisterOptions(clock=StepClock(0.0)))
+    shared = set(sketch(fingerprint(body.decode("utf-8", "replace")))) & set(
+        sketch(fingerprint(redesign))
+    )
+    assert len(shared) < SimilarOptions().min_sketch  # the ranking's floor would drop it
+    [match] = similar(store, second.id)["similar"]
+    assert match["id"] == first.id and match["content_similarity"] > 0.8
