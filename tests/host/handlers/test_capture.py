@@ -17,7 +17,7 @@ import pytest
 from engine.archive import provider, registry
 from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
-from engine.errors import Conflict, InvalidInput, NotFound
+from engine.errors import Conflict, InvalidInput, NotFound, StorageError
 from host.daemon.app import App, Config
 from host.daemon.security import verify_path
 from host.handlers.capture import (
@@ -514,3 +514,24 @@ def test_parts_parse_the_plan_once_and_a_dropped_capture_is_gone(tmp_path, monke
     capture_abort({"capture_id": started["capture_id"]}, app)
     with pytest.raises(NotFound):  # the parsed plan does not outlive its capture
         send(app, started["capture_id"], "https://site.test/a/s.css", 0, CSS)
+
+
+def test_a_commit_that_fails_halfway_leaves_no_temporary_blob(tmp_path, monkeypatch):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    real, calls = pending_captures.PendingCapture.assemble, []
+
+    def assemble(self, entry):  # the disk fails while the third resource is read
+        calls.append(entry["url"])
+        if len(calls) == 3:
+            raise StorageError("cannot read a part: I/O error")
+        return real(self, entry)
+
+    monkeypatch.setattr(pending_captures.PendingCapture, "assemble", assemble)
+    with pytest.raises(StorageError):
+        capture_commit({"capture_id": started["capture_id"]}, app)
+    assert app.store.ids == []
+    assert [
+        name for name, _ in app.store.blob_names() if name.startswith(".") or ".tmp" in name
+    ] == []
