@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.archive import provider, registry
+from engine.archive import provider, registry, trash
 from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import Conflict, InvalidInput, NotFound, StorageError
@@ -28,6 +28,7 @@ from host.handlers.capture import (
     capture_status,
     version_resources,
 )
+from host.handlers.viewer import archive_stats
 from host.services import pending_captures
 from host.services.pending_captures import pending_root, sweep, url_digest
 
@@ -535,3 +536,18 @@ def test_a_commit_that_fails_halfway_leaves_no_temporary_blob(tmp_path, monkeypa
     assert [
         name for name, _ in app.store.blob_names() if name.startswith(".") or ".tmp" in name
     ] == []
+
+
+def test_archive_stats_count_resources_again_when_versions_change(tmp_path):
+    app = app_in(tmp_path)
+    stored = sum(map(len, BYTES.values())) + len(b"<img src=fi.png>")  # with the frame
+    ids = []
+    for n in range(2):
+        started = begin(app, resources=manifest(with_digests=True))
+        send_all(app, started["capture_id"], started["need"])
+        ids.append(capture_commit({"capture_id": started["capture_id"]}, app)["id"])
+        stats = archive_stats({}, app)
+        assert stats["resource_bytes"] == (n + 1) * stored
+        assert stats["resource_dedup_saved_bytes"] == n * stored
+    trash.delete(app.store, ids[0])
+    assert archive_stats({}, app)["resource_bytes"] == stored  # not the figure kept before
