@@ -27,6 +27,7 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    main_text,
     match_degree,
     page_title,
     pick_summary,
@@ -624,3 +625,9 @@ def test_a_noise_named_container_around_the_article_container_is_kept():
     assert "three weeks of repairs" in body and "white paper" not in body
     dropped = extract(html, options=ExtractOptions(box_keeps_tiers=0)).body
     assert "three weeks of repairs" not in dropped  # the rule alone kept the story
+
+
+def test_main_text_is_the_extraction_body_without_keywords():
+    for case_id, case in CASES.items():
+        html = page(case_id)
+        assert main_text(html, case.get("url")) == extract(html, case.get("url")).body
