@@ -631,3 +631,13 @@ def test_main_text_is_the_extraction_body_without_keywords():
     for case_id, case in CASES.items():
         html = page(case_id)
         assert main_text(html, case.get("url")) == extract(html, case.get("url")).body
+
+
+def test_a_link_holding_only_whitespace_counts_for_no_block():
+    # An icon link (its <svg> filtered out, a space left) before a paragraph: the paragraph
+    # has no link of its own, so it cannot pass as a one-link title (titles_content).
+    html = "<div><a href='/share'> <svg></svg> </a><p>The old bridge over the river reopened.</p></div>"
+    blocks = split_blocks(filter_tree(LexborHTMLParser(html)))
+    assert [(b.text, b.links, b.link_chars) for b in blocks] == [
+        ("The old bridge over the river reopened.", 0, 0)
+    ]
