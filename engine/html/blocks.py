@@ -174,8 +174,8 @@ def is_dialog(attrs: dict) -> bool:
     role = attrs.get("role")
     if role and role.lower() in DIALOG_ROLES:
         return True
-    modal = attrs.get("aria-modal")
-    return bool(modal) and modal.lower() == "true"
+    modal = attrs.get("aria-modal") or ""
+    return modal.lower() == "true"
 
 
 def drop_labelled(
@@ -309,7 +309,10 @@ def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR, max_share: flo
 
 
 def drop_hits(
-    root: LexborNode, hits: list[LexborNode], max_share: float = 1.01, kept: set[int] = frozenset()
+    root: LexborNode,
+    hits: list[LexborNode],
+    max_share: float = 1.01,
+    kept: frozenset[int] | set[int] = frozenset(),
 ) -> None:
     """Detach the boilerplate containers ``hits`` (document order), skipping those inside one
     already dropped. A hit holding ``max_share`` of the page's text is kept (a page-wide

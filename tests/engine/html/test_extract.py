@@ -31,6 +31,7 @@ from engine.html.extract import (
     match_degree,
     page_title,
     pick_summary,
+    title_counter,
     title_weights,
     trim_edges,
 )
@@ -641,3 +642,14 @@ def test_a_link_holding_only_whitespace_counts_for_no_block():
     assert [(b.text, b.links, b.link_chars) for b in blocks] == [
         ("The old bridge over the river reopened.", 0, 0)
     ]
+
+
+def test_title_words_count_only_as_whole_tokens():
+    count = title_counter({"cats": 0.5, "nap": 0.5})
+    assert count("Cats nap; bobcats don't nap, cats2 naps") == {"nap": 2, "cats": 1}
+
+
+def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
+    html = "<body><div class='share-content'><p>Story</p></div><div class='share-bar'><p>Tweet</p></div></body>"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Tweet" not in text
