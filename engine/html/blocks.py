@@ -19,6 +19,7 @@ distance from a block to the next one is the weighted count of region tags
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -174,8 +175,8 @@ def is_dialog(attrs: dict) -> bool:
     role = attrs.get("role")
     if role and role.lower() in DIALOG_ROLES:
         return True
-    modal = attrs.get("aria-modal") or ""
-    return modal.lower() == "true"
+    modal = attrs.get("aria-modal")
+    return modal is not None and modal.lower() == "true"
 
 
 def drop_labelled(
@@ -309,10 +310,7 @@ def drop_hinted(root: LexborNode, selector: str = NOISE_SELECTOR, max_share: flo
 
 
 def drop_hits(
-    root: LexborNode,
-    hits: list[LexborNode],
-    max_share: float = 1.01,
-    kept: frozenset[int] | set[int] = frozenset(),
+    root: LexborNode, hits: list[LexborNode], max_share: float = 1.01, kept: Set[int] = frozenset()
 ) -> None:
     """Detach the boilerplate containers ``hits`` (document order), skipping those inside one
     already dropped. A hit holding ``max_share`` of the page's text is kept (a page-wide

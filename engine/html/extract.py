@@ -620,7 +620,7 @@ def title_counter(weights: dict[str, float]):
     words = tuple(weights)
 
     def count(text: str) -> Counter:
-        low, found = text.lower(), Counter()
+        low, found = text.lower(), Counter[str]()
         for word in words:
             if word in low:
                 n = whole_words(low, word)
@@ -828,7 +828,7 @@ def best_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> tuple[LexborNod
         return None, tiers
     best, best_tier = None, tiers
     for node in root.css(_BOX_SELECTOR):
-        tier = box_tier(node.tag, node.attributes)
+        tier = box_tier(node.tag or "", node.attributes)
         if tier < best_tier:
             best, best_tier = node, tier
             if tier == 0:

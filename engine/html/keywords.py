@@ -74,7 +74,7 @@ def detect_language(tokens: list[str]) -> str:
     for token, n in Counter(sample).items():
         for lang in table.get(token, ()):
             hits[lang] += n
-    return max(hits, key=hits.get) if any(hits.values()) else "en"
+    return max(hits, key=hits.__getitem__) if any(hits.values()) else "en"
 
 
 @cache
@@ -134,11 +134,11 @@ def terms(text: str, stop: frozenset[str], min_length: int = 3) -> list[str]:
     return [t for t in tokenize(text) if is_term(t, stop, min_length)]
 
 
-def _scores(tokens: list[str], title: set[str], boost: float) -> Counter:
+def _scores(tokens: list[str], title: set[str], boost: float) -> dict[str, float]:
     counts = Counter(tokens)
-    for word, n in counts.items():
-        counts[word] = (1.0 + math.log(n)) * (boost if word in title else 1.0)
-    return counts
+    return {
+        word: (1.0 + math.log(n)) * (boost if word in title else 1.0) for word, n in counts.items()
+    }
 
 
 def _round_robin(ranked: list[list[str]], limit: int) -> list[str]:
@@ -152,7 +152,7 @@ def _round_robin(ranked: list[list[str]], limit: int) -> list[str]:
     return list(chosen)
 
 
-def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
+def _normalize(words: list[str], scores: dict[str, float]) -> list[tuple[str, float]]:
     total = sum(scores[w] for w in words) or 1.0
     return [(w, round(scores[w] / total, 6)) for w in words]
 
