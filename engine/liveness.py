@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
-from engine.html.extract import Extraction, decode, extract, nfc, page_title
+from engine.html.extract import Extraction, decode, main_text, nfc, page_title
 from engine.html.tokens import tokenize
 
 
@@ -155,7 +155,7 @@ def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -
     """
     options = options or LivenessOptions()
     if options.scope == "body":
-        return set(tokenize(extract(live_html).body))
+        return set(tokenize(main_text(live_html)))
     tree = LexborHTMLParser(decode(live_html))
     title = page_title(tree)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
