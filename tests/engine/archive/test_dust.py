@@ -310,5 +310,10 @@ def test_learn_on_a_real_archive(tmp_path, texts):
         assert document_key(store, "https://foo.org/story?id=new") == document_key(
             store, "https://foo.org/story_new"
         )
+        stricter = keys.LearnOptions(same=SamePageOptions(min_pairs=4))  # 3 pairs stored
+        assert keys.learn(store, stricter)["rules"] == []
+        assert document_key(store, "https://foo.org/story?id=new") != document_key(
+            store, "https://foo.org/story_new"
+        )
     finally:
         store.close()
