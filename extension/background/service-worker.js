@@ -3,7 +3,7 @@
 // up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
-import { archiveLink, archiveTab } from './archive.js';
+import { archiveLink, archiveTab, resumeArchives } from './archive.js';
 import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
 import { onBookmarkCreated } from './bookmarks.js';
 import { forgetSettings } from './config.js';
@@ -49,6 +49,9 @@ function watchBookmarks() {
 
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));
+
+// A capture the previous run of this worker was sending when the browser stopped it.
+quietly(resumeArchives)();
 
 async function createMenus() {
   await menus.removeAll(); // promise-based in both families (MV3)

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import replace
 
-from engine.archive import dust, provider, registry
+from engine.archive import keys, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
@@ -47,6 +47,9 @@ from host.services.resource_fetch import ResourceFetchOptions, awith_resources
 from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
+# The tab's rendered HTML for ``check`` (the extension sends at most 2,000,000 characters,
+# extension/background/liveness.js): far under native messaging's 64 MiB to the host.
+TAB_PAGE_MAX = 4 << 20
 
 
 def _options(app, **fields):
@@ -295,9 +298,11 @@ def get(params: dict, app) -> dict:
 
 async def check(params: dict, app) -> dict:
     """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
-    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
+    thresholds ``present_at`` and ``changed_at`` default to the engine's. With ``page`` (the
+    HTML the browser's tab shows) that page is judged and nothing is fetched."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref, _liveness_options(params))
+    page = text(params, "page", None, max_length=TAB_PAGE_MAX)
+    return await check_version(app, ref, _liveness_options(params), page)
 
 
 def _liveness_options(params: dict) -> LivenessOptions:
@@ -420,9 +425,10 @@ async def schedule_run_due(params: dict, app) -> dict:
 
 
 def dust_learn(params: dict, app) -> dict:
-    """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
+    """Relearn the DUST and parameter rules from the archive's URLs, save them and re-key
+    every stored version under them in one transaction (new keys use them too)."""
 
-    return dust.learn_and_store(app.store)
+    return keys.learn(app.store)
 
 
 HANDLERS = {

@@ -131,7 +131,7 @@ class FullTextIndex:
     def _new_ids(self, store) -> list[str]:
         """The store's versions not indexed yet: a capture's ID comes last, so the tail is read
         (what a capture costs stays flat as the archive grows); others, a full pass."""
-        missing, tail = len(store.ids) - len(self.known), []
+        missing, tail = len(store.ids) - len(self.known), list[str]()
         for reg_id in reversed(store.ids):
             if len(tail) == missing or reg_id in self.known:
                 break
@@ -266,6 +266,7 @@ class FullTextIndex:
             "INSERT INTO seen (id, key, title, url, src) VALUES (?, ?, ?, ?, ?)",
             (reg_id, key, title, url, src),
         ).lastrowid
+        assert n is not None  # an INSERT always sets it
         self.db.execute(
             "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
@@ -310,11 +311,13 @@ class FullTextIndex:
         if term not in self.champions.tiers:
             self.champions.build(term)
         matching = set(hits).__contains__ if excluding else _any
-        scored, bound = self.champions.ranked(term, df, matching)
-        return self._certified(scored, bound, hits, want)
+        listed = self.champions.ranked(term, df, matching)
+        if listed is None:  # the term has no list (built just above, so only if it failed)
+            return None
+        return self._certified(*listed, hits, want)
 
     def _certified(self, scored, bound: float, hits: list[int], want: int) -> Ranking | None:
-        seen_keys, head = set(), []
+        seen_keys, head = set[str](), list[tuple[str, str, float]]()
         for row in scored:
             found = self.rows.get(row.n)
             if found is None or found[0] in seen_keys:
