@@ -202,8 +202,9 @@ def deletion_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     print(
         f"delete: forgetting {len(ids)} versions {cpu:.1f} ms CPU / {wall:.1f} ms wall; the purge "
         f"{len(steps)} steps, {sum(c for c, _ in steps) / 1000:.1f} s CPU / "
-        f"{sum(w for _, w in steps) / 1000:.1f} s wall, longest step "
-        f"{max(w for _, w in steps):.0f} ms wall"
+        f"{sum(w for _, w in steps) / 1000:.1f} s wall, longest merge step "
+        f"{max([w for _, w in steps[:-1]] or [0]):.0f} ms wall, the last (WAL checkpoint) "
+        f"{steps[-1][1]:.0f} ms wall"
     )
 
 
