@@ -545,7 +545,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
-    resources = resource_totals(manifest_of(store, doc) for doc in versions.values())
+    resources = _resource_totals(store)
     return {
         "documents": len(index.entries),
         "versions": len(versions),
@@ -555,6 +555,18 @@ def archive_stats(params: dict, app) -> dict:
         "storage_bytes": total,
         **resources,
     }
+
+
+def _resource_totals(store) -> dict:
+    """:func:`resource_totals` of every version, counted again only when the versions changed
+    (a manifest is a blob: reading every one on each visit of the Archive tab adds up)."""
+    ids = store.ids
+    stamp = (len(ids), ids[-1] if ids else None, ids[0] if ids else None, store.rekeyed)
+    held = store.cache.get("resource_totals")
+    if held is None or held[0] != stamp:
+        totals = resource_totals(manifest_of(store, store.version(i)) for i in ids)
+        held = store.cache["resource_totals"] = (stamp, totals)
+    return held[1]
 
 
 def resource_totals(manifests) -> dict:
