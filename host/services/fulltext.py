@@ -349,7 +349,7 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
-MERGE_PAGES = 2000  # pages merged per purge step
+MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
 
 
 def _any(_n: int) -> bool:
