@@ -52,10 +52,26 @@ async function showVersions() {
   if (versions.length) await showLiveness(versions[0]);
 }
 
-/** Warn when the archived content is no longer on the live page (the background's `check`). */
+// A check that judged no content says so, with its reason, and is never shown as gone.
+const UNJUDGED = {
+  unreachable: 'PageKeeper could not reach this site at its last check',
+  too_large: 'This page is too large for PageKeeper to check',
+};
+
+/**
+ * Warn when the archived content is no longer on the live page, and say when the last check
+ * could not judge it (the background's verdict for the tab, else the host's last check).
+ */
 async function showLiveness(newest) {
   const reply = await callBackground('liveness', { tabId: tab.id, url: tab.url });
-  const state = reply.ok ? reply.result?.state : null;
+  const verdict = reply.ok ? reply.result : null;
+  const state = verdict?.state ?? null;
+  document.body.dataset.liveness = state ?? '';
+  if (UNJUDGED[state]) {
+    const when = verdict.checked_at ? ` (${formatTime(verdict.checked_at)})` : '';
+    fill('liveness', `${UNJUDGED[state]}${when}: ${verdict.reason ?? 'no reason given'}.`);
+    return show('liveness');
+  }
   if (state !== 'gone' && state !== 'changed') return show('liveness', false);
   const text = state === 'gone'
     ? 'The content you archived is no longer on this page. '
