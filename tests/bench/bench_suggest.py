@@ -389,6 +389,26 @@ def report_accuracy(engine, baseline, kinds=KINDS) -> None:
     )
 
 
+def report_latency(cases, times: list[float], cpu: list[float]) -> None:
+    """CPU (thread_time) beside wall p50/p99 per kind, the load, and the slowest 1 %."""
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[0]
+    print(f"latency per kind (100k, warm; load average now {load}): CPU p50/p99 | wall p50/p99 ms")
+    by_kind: dict[str, list[int]] = {}
+    for i, (kind, _, _) in enumerate(cases):
+        by_kind.setdefault(kind, []).append(i)
+    for kind, rows in by_kind.items():
+        c, w = [cpu[i] for i in rows], [times[i] for i in rows]
+        print(
+            f"  {kind:<15} {pct(c, 0.5):6.3f} {pct(c, 0.99):6.3f} | {pct(w, 0.5):6.3f} {pct(w, 0.99):7.3f}"
+        )
+    slow = sorted(range(len(cases)), key=lambda i: -cpu[i])[: max(1, len(cases) // 100)]
+    print(
+        "  slowest 1 % by CPU: "
+        + ", ".join(f"{cases[i][2][7:-1]} {cpu[i] * 1000:.2f}" for i in slow[:8])
+    )
+
+
 def report_calibration(scored) -> None:
     print("calibration (top suggestion): score band -> accuracy (n)")
     for lo, hi in ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)):
@@ -573,6 +593,7 @@ def main() -> None:
     if seeds:
         held_out(suggester, domains, seeds, args.per_kind, kinds)
     times, btimes = engine[2], baseline[2]
+    report_latency(cases, times, CPU_TIMES)
     print(
         f"latency per suggestion (100k, warm): p50 {pct(times, 0.5):.3f} ms, p99 {pct(times, 0.99):.3f} ms, "
         f"max {max(times) * 1000:.1f} ms  (goal p99 <= 1 ms)"
