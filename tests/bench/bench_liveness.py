@@ -6,7 +6,8 @@ ground-truth main text) and extraction-dev (its must-keep snippets) whose site h
 with another title. gone kinds: the URL now serves another real article of the same site (a new
 article under the same URL, or a redirect to another page of the site); that page under the stored
 page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
-page's own main text moved into the template of another real page of its site (a redesign); the
+page's own main text (the wide set's ground truth) moved into the template of another real page
+of its site (a redesign); the
 page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
 ground-truth lines is left in it. Split by SITE (SHA-1 of the host name, 30 % held out): a held-out
 site's pages are never seen while tuning.
@@ -264,11 +265,12 @@ class RealPage:
     """A real page with its independent main text: the wide set's ground truth, or the dev set's
     must-keep snippets (with trafilatura's long lines, as above)."""
 
-    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], title: str) -> None:
+    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], full: bool) -> None:
         self.cid, self.url, self.raw, self.text = cid, url, raw, decode(raw)
+        self.full = full  # lines are the whole main text (ground truth), not a few snippets
         self.site = site_of(url)
         self.lines = [n for n in map(norm, lines) if len(n) > 50]
-        self.title = title
+        self.title = ""
         self.visible = norm(page_text(self.text))
 
     @property
@@ -277,7 +279,13 @@ class RealPage:
 
 
 def site_of(url: str) -> str:
-    host = re.sub(r"^https?://([^/:?#]+).*$", r"\1", url or "").lower()
+    """The host without "www."; for a Wayback Machine copy, the archived page's host.
+
+    >>> site_of("http://web.archive.org/web/2019/https://www.zeit.de/a"), site_of("https://www.b.org/")
+    ('zeit.de', 'b.org')
+    """
+    url = re.sub(r"^https?://web\.archive\.org/web/[^/]+/", "", url or "")
+    host = re.sub(r"^(?:https?://)?([^/:?#]+).*$", r"\1", url).lower()
     return host[4:] if host.startswith("www.") else host
 
 
@@ -297,10 +305,10 @@ def real_pages() -> list[RealPage]:
         if not row.get("url") or len(row.get("body") or "") < 300:
             continue
         raw = gzip.decompress((WIDE / "pages" / f"{row['id']}.html.gz").read_bytes())
-        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), ""))
+        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), True))
     for cid, case, raw in load(None):
         if case.get("url"):
-            pages.append(RealPage(cid, case["url"], raw, case["with"], ""))
+            pages.append(RealPage(cid, case["url"], raw, case["with"], False))
     for page in pages:
         page.title = title_of(page.text)
     return [p for p in pages if len(p.lines) >= 2 and p.site]
@@ -342,8 +350,8 @@ def retitled(sibling: RealPage, page: RealPage) -> str:
 
 
 def real_case(kind: str, page: RealPage, sibling: RealPage, stranger: RealPage) -> str | None:
-    if kind == "moved_to_sibling_template":
-        return sibling_template(page, sibling)
+    if kind == "moved_to_sibling_template":  # only the whole main text can be moved
+        return sibling_template(page, sibling) if page.full else None
     if kind == "sibling_teaser_added":
         teaser_html = (
             f"<aside class='related'><h3><a href='#'>{html.escape(sibling.title)}</a></h3>"
