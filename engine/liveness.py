@@ -163,7 +163,9 @@ def stored_keywords(stored: object) -> list[tuple[str, float]]:
         return list(stored.keywords)
     if isinstance(stored, dict):
         stored = stored.get("keywords") or []
-    return [(str(w), float(s)) for w, s in stored]  # type: ignore[union-attr,attr-defined]
+    if not isinstance(stored, Iterable):
+        raise TypeError(f"stored keywords must be a list of (word, weight), not {stored!r}")
+    return [(str(w), float(s)) for w, s in stored]
 
 
 def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -> set[str]:

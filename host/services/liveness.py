@@ -20,7 +20,7 @@ import time
 
 from engine.archive import alerts, provider
 from engine.archive.model import is_reg_id
-from engine.errors import FetchError, InvalidURL, TooLarge
+from engine.errors import FetchError, InvalidURL, NotFound, TooLarge
 from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
@@ -35,9 +35,12 @@ from host.services.fetch import afetch
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    reg_id = provider.resolve_id(app.store, ref) if _looks_like_id(ref) else None
-    if reg_id is None:
-        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
+    if _looks_like_id(ref):
+        reg_id = provider.resolve_id(app.store, ref)
+    elif ref:
+        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"]
+    else:
+        raise NotFound("no registration given")
     doc = app.store.version(reg_id)
     row = app.store.row("extracts", reg_id) or {}
     return reg_id, doc["url"], {**row, "body": _main_text(app.store, row)}
@@ -62,9 +65,10 @@ def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
 
 def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> Verdict:
     if isinstance(failure, FetchError):
-        return unreachable(failure.details.get("kind", "network"))
+        return unreachable(str(failure.details.get("kind", "network")))
     if isinstance(failure, TooLarge):  # not read, so not judged: never "gone"
-        return too_large(failure.details.get("limit"))
+        limit = failure.details.get("limit")
+        return too_large(limit if isinstance(limit, int) else None)
     if failure is not None:  # the URL cannot be fetched at all
         return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:

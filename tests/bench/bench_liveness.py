@@ -59,6 +59,11 @@ from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
 from engine.liveness import from_status, judge  # noqa: E402
 
+try:  # the bench extras (`make bench` installs them)
+    import trafilatura
+except ImportError:
+    trafilatura = None
+
 PRESENT_KINDS = (
     "template_noise",
     "dates_counters",
@@ -128,8 +133,7 @@ class Page:
         self.cid, self.case, self.raw = cid, case, raw
         self.text = decode(raw)
         self.snippets = [norm(s) for s in case["with"] if norm(s)]
-        import trafilatura  # an independent extractor's view of the article (bench-only)
-
+        # trafilatura: an independent extractor's view of the article (bench-only)
         article = trafilatura.extract(raw, include_comments=False) or ""
         self.lines = [n for n in map(norm, article.split("\n")) if len(n) > 50]
         tree = LexborHTMLParser(self.text)
