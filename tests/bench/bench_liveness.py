@@ -428,7 +428,7 @@ def methods() -> dict:
 
 def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> None:
     print(f"\n{label}: {len(cases)} cases")
-    print(f"{'kind':<20}" + "".join(f"{m:>15}" for m in methods()))
+    print(f"{'kind':<28}" + "".join(f"{m:>15}" for m in methods()))
     results = {}
     for name, method in methods().items():
         start = time.perf_counter()
@@ -441,15 +441,15 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> N
     for kind in kinds:
         cells = [results[m][0][kind] for m in results]
         print(
-            f"{kind:<20}"
+            f"{kind:<28}"
             + "".join(f"{c[0] / max(1, c[1]):>15.3f}" for c in cells)
             + f"   n={cells[0][1]}"
         )
     totals = [sum(v[0] for v in results[m][0].values()) / len(cases) for m in results]
     worst = [min(v[0] / v[1] for v in results[m][0].values()) for m in results]
-    print(f"{'overall':<20}" + "".join(f"{t:>15.4f}" for t in totals))
-    print(f"{'worst kind':<20}" + "".join(f"{w:>15.3f}" for w in worst))
-    print(f"{'ms/case':<20}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+    print(f"{'overall':<28}" + "".join(f"{t:>15.4f}" for t in totals))
+    print(f"{'worst kind':<28}" + "".join(f"{w:>15.3f}" for w in worst))
+    print(f"{'ms/case':<28}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
 
 
 def main() -> None:
