@@ -166,7 +166,8 @@ def _part_probes(query: str) -> list[int]:
     they assume Levenshtein edits, and a swap is two of those). A substring's
     letters are hashed once, whatever key length and part it is probed for.
     """
-    q, crcs, probes = len(query), {}, []
+    q, probes = len(query), list[int]()
+    crcs: dict[tuple[int, int], int] = {}
     for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
         delta = q - n
         for p, parts in enumerate(partitions(n)):

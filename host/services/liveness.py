@@ -36,7 +36,15 @@ def _stored(app, ref: str) -> tuple[str, str, dict]:
 
     reg_id = provider.keywords(app.store, ref)["id"]  # the newest version of a URL
     doc = app.store.version(reg_id)
-    return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
+    row = app.store.row("extracts", reg_id) or {}
+    return reg_id, doc["url"], {**row, "body": _main_text(app.store, row)}
+
+
+def _main_text(store, row: dict) -> str:
+    """The stored main text: the extracts' text blob is the title line, then the body."""
+    if not row.get("text"):
+        return ""
+    return store.get_blob(row["text"]).decode("utf-8").partition("\n")[2]
 
 
 def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
@@ -54,7 +62,7 @@ def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> 
         return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:
         return from_status(status, extract.get("keywords"))
-    return judge(extract.get("keywords") or [], body or b"", options)
+    return judge(extract, body or b"", options)
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
