@@ -475,3 +475,7 @@ class BlobBatch:
             self.files.commit()
         except OSError as exc:
             raise StorageError(f"cannot write blobs: {exc}") from exc
+
+    def discard(self) -> None:
+        """Remove what was written and not committed (the caller gave up)."""
+        self.files.discard()

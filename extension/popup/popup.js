@@ -96,7 +96,10 @@ async function onArchive() {
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
   show('error', false);
-  const reply = await callBackground('archive_tab', { tabId: tab.id });
+  // No reply at all: the browser stopped the background mid-way; it carries on at its next start,
+  // and watchCapture shows how that ends.
+  const reply = await callBackground('archive_tab', { tabId: tab.id }).catch(() => null);
+  if (!reply) return;
   archiveButton.disabled = false;
   fill('archive', 'Archive again');
   if (!reply.ok) return showError(reply.error);
@@ -156,8 +159,12 @@ async function watchCapture() {
   setTimeout(watchCapture, WATCH_MS);
 }
 
+let watched = false; // a capture was running when last read
+
 function renderCapture(p) {
   const running = Boolean(p) && !['done', 'failed'].includes(p.phase) && Date.now() - (p.updated_at ?? 0) < 600000;
+  if (watched && !running) captureEnded(p);
+  watched = running;
   show('capture', running);
   document.body.dataset.capture = p?.phase ?? '';
   if (!running) return;
@@ -167,6 +174,15 @@ function renderCapture(p) {
   fill('capture-text', captureText(p));
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
+}
+
+/** A capture this popup watched ended (also one the background finished after a restart). */
+async function captureEnded(p) {
+  archiveButton.disabled = false;
+  fill('archive', 'Archive again');
+  if (p?.phase === 'failed') return showError({ message: p.error });
+  const last = await callBackground('last_archive', { url: tab.url });
+  if (last.ok && last.result) renderResult(last.result);
 }
 
 function renderResult(r) {

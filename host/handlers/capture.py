@@ -223,8 +223,12 @@ def capture_commit(params: dict, app) -> dict:
     page = capture.page
     frames = {f["url"]: f["html"] for f in page["frames"]}
     blobs = app.store.blob_batch()
-    manifest = [_store_entry(app, blobs, capture, e, frames) for e in capture.record["plan"]]
-    blobs.commit()  # every resource durable before the version's transaction names it
+    try:
+        manifest = [_store_entry(app, blobs, capture, e, frames) for e in capture.record["plan"]]
+        blobs.commit()  # every resource durable before the version's transaction names it
+    except BaseException:
+        blobs.discard()  # no temporary file left for the reclaim
+        raise
     result = register_capture(
         app,
         Capture(

@@ -18,6 +18,7 @@ import io
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from engine.archive import alerts, labels, provider, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
@@ -29,6 +30,7 @@ from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
+from host.home import Home
 from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
@@ -545,7 +547,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
-    resources = resource_totals(manifest_of(store, doc) for doc in versions.values())
+    resources = _resource_totals(store)
     return {
         "documents": len(index.entries),
         "versions": len(versions),
@@ -555,6 +557,18 @@ def archive_stats(params: dict, app) -> dict:
         "storage_bytes": total,
         **resources,
     }
+
+
+def _resource_totals(store) -> dict:
+    """:func:`resource_totals` of every version, counted again only when the versions changed
+    (a manifest is a blob: reading every one on each visit of the Archive tab adds up)."""
+    ids = store.ids
+    stamp = (len(ids), ids[-1] if ids else None, ids[0] if ids else None, store.rekeyed)
+    held = store.cache.get("resource_totals")
+    if held is None or held[0] != stamp:
+        totals = resource_totals(manifest_of(store, store.version(i)) for i in ids)
+        held = store.cache["resource_totals"] = (stamp, totals)
+    return held[1]
 
 
 def resource_totals(manifests) -> dict:
@@ -592,13 +606,13 @@ def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    sizes = _walk_size(home, "blobs"), _walk_size(home, "db")
+    sizes = _walk_size(Home(Path(home)).blobs), _walk_size(Home(Path(home)).db)
     _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
     return sizes[0], sum(sizes)
 
 
-def _walk_size(home, part: str) -> int:
-    return sum(p.stat().st_size for p in (home / part).rglob("*") if p.is_file())
+def _walk_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 # -- live updates --------------------------------------------------------------------------

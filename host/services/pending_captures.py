@@ -39,18 +39,20 @@ from engine.archive.resources import (
     part_count,
     part_length,
 )
-from engine.archive.storage import AtomicBatch, write_atomic
+from engine.archive.storage import AtomicBatch
 from engine.errors import Conflict, InvalidInput, NotFound, StorageError
+from host.home import Home, atomic_write
 
-PENDING_DIR = "pending"
 STALE_AFTER_S = 24 * 3600  # a capture idle this long is abandoned (tab closed, browser gone)
 ID_FORM = re.compile(r"^[0-9a-f]{32}$")
 CAPTURE_FILE, PAGE_FILE = "capture.json", "page.json"
 DROPPED = ".dropped-"  # a committed or aborted capture whose files are being removed
+PARSED_KEPT = 16  # captures whose capture.json stays parsed (read-only: entries are not changed)
+_PARSED: dict[Path, tuple] = {}
 
 
 def pending_root(home: Path) -> Path:
-    return Path(home) / PENDING_DIR
+    return Home(Path(home)).pending
 
 
 def url_digest(url: str) -> str:
@@ -99,11 +101,24 @@ class PendingCapture:
 
     @classmethod
     def load(cls, home: Path, capture_id: object) -> PendingCapture:
-        """The pending capture ``capture_id``; NotFound when unknown, committed or aborted."""
+        """The pending capture ``capture_id``; NotFound when unknown, committed or aborted.
+        Its plan is parsed once per process: ``capture.json`` is written once and never
+        changed, so a part reads it again only when the file is not the one parsed (stat)."""
         if not isinstance(capture_id, str) or not ID_FORM.match(capture_id):
             raise InvalidInput("parameter 'capture_id' must be 32 hex digits")
         path = pending_root(home) / capture_id
-        return cls(path, _read_json(path, CAPTURE_FILE))
+        try:
+            stat = (path / CAPTURE_FILE).stat()
+        except OSError:
+            stat = None  # _read_json says why (NotFound, StorageError)
+        stamp = stat and (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        held = _PARSED.get(path)
+        if held is None or stamp is None or held[0] != stamp:
+            held = (stamp, _read_json(path, CAPTURE_FILE))
+            _PARSED[path] = held
+            while len(_PARSED) > PARSED_KEPT:
+                _PARSED.pop(next(iter(_PARSED)))
+        return cls(path, held[1])
 
     def wanted(self) -> list[dict]:
         """Plan entries whose bytes are expected."""
@@ -145,12 +160,13 @@ class PendingCapture:
 
     def _keep(self, url: str, index: int, data: bytes) -> None:
         path = self._part_path(url, index)
-        if path.exists():
-            if _intact(path, remove=False) != data:
+        kept = _intact(path)  # a damaged one is removed here and written again below
+        if kept is not None:
+            if kept != data:
                 raise Conflict(f"part {index} of {url} differs from the one already received")
             return
         try:  # not fsynced: see the module doc
-            write_atomic(path, zlib.crc32(data).to_bytes(4, "big") + data, durable=False)
+            atomic_write(path, zlib.crc32(data).to_bytes(4, "big") + data, durable=False)
         except OSError as exc:
             raise StorageError(f"cannot keep part {index} of {url}: {exc}") from exc
 
@@ -197,9 +213,9 @@ class PendingCapture:
         threading.Thread(target=shutil.rmtree, args=(gone, True), daemon=True).start()
 
 
-def _intact(path: Path, remove: bool = True) -> bytes | None:
+def _intact(path: Path) -> bytes | None:
     """A part's bytes (the file is a CRC-32 of them, then them), or None when it is absent or
-    fails its CRC; a damaged one is removed (``remove``), so it is asked for again."""
+    fails its CRC; a damaged one is removed, so it is asked for again."""
     try:
         stored = path.read_bytes()
     except FileNotFoundError:
@@ -209,8 +225,7 @@ def _intact(path: Path, remove: bool = True) -> bytes | None:
     data = stored[4:]
     if len(stored) >= 4 and int.from_bytes(stored[:4], "big") == zlib.crc32(data):
         return data
-    if remove:
-        path.unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     return None
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.archive import provider, registry
+from engine.archive import provider, registry, trash
 from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
-from engine.errors import Conflict, InvalidInput, NotFound
+from engine.errors import Conflict, InvalidInput, NotFound, StorageError
 from host.daemon.app import App, Config
 from host.daemon.security import verify_path
 from host.handlers.capture import (
@@ -28,6 +28,8 @@ from host.handlers.capture import (
     capture_status,
     version_resources,
 )
+from host.handlers.viewer import archive_stats
+from host.services import pending_captures
 from host.services.pending_captures import pending_root, sweep, url_digest
 
 PART = 1000  # bytes per part in these tests (the default is 8 MiB)
@@ -406,6 +408,21 @@ def test_a_part_an_os_crash_damaged_is_asked_for_again(tmp_path):
     assert app.store.get_blob(entry["blob"]) == LOGO
 
 
+def test_a_damaged_part_sent_again_replaces_it(tmp_path):
+    app = app_in(tmp_path)
+    started = begin(app)
+    cid, url = started["capture_id"], "https://site.test/logo.png"
+    send_all(app, cid, started["need"])
+    part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.2"
+    part.write_bytes(part.read_bytes()[:-7])  # cut short by an OS crash
+    send(app, cid, url, 2, LOGO[2 * PART :])  # the extension retries before asking
+    done = capture_commit({"capture_id": cid}, app)
+    entry = next(
+        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
+    )
+    assert app.store.get_blob(entry["blob"]) == LOGO
+
+
 def test_a_damaged_part_is_never_stored(tmp_path):
     app = app_in(tmp_path)
     started = begin(app)
@@ -483,3 +500,54 @@ def test_a_page_of_300_resources_archives_through_the_parts(tmp_path):
     assert [e["blob"] for e in manifest] == [digest(piece(n, 0, s)) for n, s in enumerate(sizes)]
     for n in (0, 295, 299):  # read back whole: the bytes, not only their names
         assert app.store.get_blob(manifest[n]["blob"]) == piece(n, 0, sizes[n])
+
+
+def test_parts_parse_the_plan_once_and_a_dropped_capture_is_gone(tmp_path, monkeypatch):
+    app = app_in(tmp_path)
+    started = begin(app)
+    reads = []
+    real = pending_captures._read_json
+    monkeypatch.setattr(
+        pending_captures, "_read_json", lambda path, name: reads.append(name) or real(path, name)
+    )
+    send_all(app, started["capture_id"], started["need"])
+    assert reads.count("capture.json") <= 1  # not once per part (a plan can be 20,000 entries)
+    capture_abort({"capture_id": started["capture_id"]}, app)
+    with pytest.raises(NotFound):  # the parsed plan does not outlive its capture
+        send(app, started["capture_id"], "https://site.test/a/s.css", 0, CSS)
+
+
+def test_a_commit_that_fails_halfway_leaves_no_temporary_blob(tmp_path, monkeypatch):
+    app = app_in(tmp_path)
+    started = begin(app)
+    send_all(app, started["capture_id"], started["need"])
+    real, calls = pending_captures.PendingCapture.assemble, []
+
+    def assemble(self, entry):  # the disk fails while the third resource is read
+        calls.append(entry["url"])
+        if len(calls) == 3:
+            raise StorageError("cannot read a part: I/O error")
+        return real(self, entry)
+
+    monkeypatch.setattr(pending_captures.PendingCapture, "assemble", assemble)
+    with pytest.raises(StorageError):
+        capture_commit({"capture_id": started["capture_id"]}, app)
+    assert app.store.ids == []
+    assert [
+        name for name, _ in app.store.blob_names() if name.startswith(".") or ".tmp" in name
+    ] == []
+
+
+def test_archive_stats_count_resources_again_when_versions_change(tmp_path):
+    app = app_in(tmp_path)
+    stored = sum(map(len, BYTES.values())) + len(b"<img src=fi.png>")  # with the frame
+    ids = []
+    for n in range(2):
+        started = begin(app, resources=manifest(with_digests=True))
+        send_all(app, started["capture_id"], started["need"])
+        ids.append(capture_commit({"capture_id": started["capture_id"]}, app)["id"])
+        stats = archive_stats({}, app)
+        assert stats["resource_bytes"] == (n + 1) * stored
+        assert stats["resource_dedup_saved_bytes"] == n * stored
+    trash.delete(app.store, ids[0])
+    assert archive_stats({}, app)["resource_bytes"] == stored  # not the figure kept before
