@@ -3,7 +3,8 @@
 The host fetches the live page. A server that does not answer (refused, timeout,
 DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a state
 of its own, never counted as gone, checked again by the next sweep
-(:func:`unreachable`). Any other non-200 answer (404, 410, …) is ``gone``
+(:func:`unreachable`). A page over the fetch's size cap was not read, so it is
+``too_large`` (:func:`too_large`), never gone either. Any other non-200 answer (404, 410, …) is ``gone``
 (:func:`from_status`). Otherwise the live page is filtered with the same
 useless-tag library as extraction, *and without its title* (the page-detection method: a deleted page
 often keeps its title), and the stored keywords are matched against what is
@@ -51,7 +52,7 @@ class Verdict:
     'gone'
     """
 
-    state: str  # "present" | "changed" | "gone" | "unreachable"
+    state: str  # "present" | "changed" | "gone" | "unreachable" | "too_large"
     match: float
     present: bool
     matched: list[str] = field(default_factory=list)
@@ -81,6 +82,9 @@ UNREACHABLE_REASONS = {
 }
 RETRY_STATUSES = (408, 429)  # RFC 9110 §15.5.9, RFC 6585 §4: try again later, not gone
 RETRY_NOTE = "the site may only be down; the next check tries again"
+# States in which no content was judged: never counted as gone, and alerts compare with the
+# last state that was judged on content.
+UNJUDGED = ("unreachable", "too_large")
 
 
 def unreachable(kind: str = "network", status: int | None = None) -> Verdict:
@@ -96,6 +100,24 @@ def unreachable(kind: str = "network", status: int | None = None) -> Verdict:
     else:
         cause = UNREACHABLE_REASONS.get(kind, "the server could not be reached")
     return Verdict("unreachable", 0.0, False, [], [], f"{cause}; {RETRY_NOTE}")
+
+
+def too_large(limit: int | None = None) -> Verdict:
+    """The verdict when the live page is over the size cap: it was not read, so not judged.
+
+    >>> v = too_large(50 * 1024 * 1024)
+    >>> v.state, v.present, v.missing, v.reason
+    ('too_large', False, [], 'the live page is larger than the 50 MB cap, so it was not checked')
+    """
+    size = f"the {limit / 2**20:g} MB cap" if limit else "the size cap"
+    return Verdict(
+        "too_large",
+        0.0,
+        False,
+        [],
+        [],
+        f"the live page is larger than {size}, so it was not checked",
+    )
 
 
 def from_status(status: int, stored: object = None) -> Verdict:
@@ -120,7 +142,9 @@ def stored_keywords(stored: object) -> list[tuple[str, float]]:
         return list(stored.keywords)
     if isinstance(stored, dict):
         stored = stored.get("keywords") or []
-    return [(str(w), float(s)) for w, s in stored]  # type: ignore[union-attr,attr-defined]
+    if not isinstance(stored, Iterable):
+        raise TypeError(f"stored keywords must be a list of (word, weight), not {stored!r}")
+    return [(str(w), float(s)) for w, s in stored]
 
 
 def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -> set[str]:

@@ -63,7 +63,9 @@ COMMON = {
     # Asked for only when the user turns on "archive pages I bookmark" or imports their bookmarks.
     "optional_permissions": ["bookmarks"],
     # webRequest (404/410 of main frames) and scripting (capture on demand, auto-archive) need
-    # access to every web page; nothing is injected until the user archives a page.
+    # access to every web page; nothing is injected until the user archives a page, or, with
+    # the liveness option on, visits a page that has archived versions (its rendered HTML is
+    # read for the check, extension/background/liveness.js).
     "host_permissions": ["http://*/*", "https://*/*"],
     "commands": {
         "archive-page": {

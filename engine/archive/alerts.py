@@ -60,6 +60,16 @@ def set_document(store: ArchiveStore, key: str, on: bool | None) -> None:
         table.update({"on": on}, doc_ids=[doc_id])
 
 
+def document_choice(store: ArchiveStore, key: str) -> bool | None:
+    """A document's own choice (True/False), or None when it follows the default.
+
+    >>> import tempfile, pathlib
+    >>> document_choice(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "a.example/")
+    """
+    row = _row(store, key)[1]
+    return None if row is None else bool(row["on"])
+
+
 def wanted(store: ArchiveStore, key: str) -> bool:
     """Whether changes of this document are alerted (its own choice, else the default)."""
     _doc_id, row = _row(store, key)

@@ -228,8 +228,24 @@ def _pair_up(site: str, bucket: list, found: dict[DustRule, _Candidate]) -> None
         for beta, _, form_b, url_b in bucket[n + 1 :]:
             if alpha == beta or form_a == form_b or (alpha.isdigit() and beta.isdigit()):
                 continue
+            if is_parameter_edit(alpha, beta):
+                continue  # engine/archive/param_rules.py learns these, every pair compared
             rule, pair = _directed(site, part, alpha, beta, url_a, url_b)
             found.setdefault(rule, _Candidate(rule)).pairs.add(pair)
+
+
+_PARAMETER = re.compile(r"[?&][^?&=#]+=[^?&#]*|[^?&=#]+=[^?&#]*&")
+
+
+def is_parameter_edit(alpha: str, beta: str) -> bool:
+    """True when one side is a whole query parameter and the other is empty.
+
+    >>> is_parameter_edit("&sort=desc", ""), is_parameter_edit("?id=", "_")
+    (True, False)
+    """
+    return (not beta and bool(_PARAMETER.fullmatch(alpha))) or (
+        not alpha and bool(_PARAMETER.fullmatch(beta))
+    )
 
 
 def _directed(site, part, alpha, beta, url_a, url_b) -> tuple[DustRule, tuple[str, str]]:
@@ -367,35 +383,26 @@ def _as_key(url: str, profile: str) -> str:
         return url
 
 
-# ---------------------------------------------------------------- the archive's entry point
-
-
-def learn_and_store(store, options: DustOptions | None = None) -> dict:
-    """Learn rules from every document key in ``store`` and save them as state ``dust_rules``.
-
-    Content is compared through the stored versions: the extracted texts' shingles
-    when both have text, else the fingerprints. Returns what was saved plus counts.
-    """
-    content = StoredContent(store)
-    keys = list(store.keys())
-    rules = learn_rules(keys, content.similarity, options)
-    saved = {"rules": [rule.to_dict() for rule in rules], "urls": len(keys)}
-    store.save_state("dust_rules", saved)
-    return {**saved, "compared_pairs": content.compared}
+# ---------------------------------------------------------------- the archive's content
 
 
 class StoredContent:
-    """Content similarity of two document keys, from their latest stored versions."""
+    """Content of the archive's URLs, from their newest stored versions (cached).
 
-    def __init__(self, store) -> None:
+    ``newest(url)`` names the version that holds a URL's content (None: none stored);
+    engine/archive/keys.py passes the newest version of each profile key.
+    """
+
+    def __init__(self, store, newest: Callable[[str], str | None]) -> None:
         self.store = store
+        self.newest = newest
         self.compared = 0
         self._cache: dict[str, tuple[str, str]] = {}
 
     def similarity(self, key_a: str, key_b: str) -> float | None:
         """Shingle resemblance of the texts; fingerprint similarity when a text is empty."""
 
-        (text_a, fp_a), (text_b, fp_b) = self._content(key_a), self._content(key_b)
+        (text_a, fp_a), (text_b, fp_b) = self.content(key_a), self.content(key_b)
         self.compared += 1
         if text_a.strip() and text_b.strip():
             return content_similarity(text_a, text_b)
@@ -403,10 +410,11 @@ class StoredContent:
             return similarity(fp_a, fp_b)
         return None
 
-    def _content(self, key: str) -> tuple[str, str]:
+    def content(self, key: str) -> tuple[str, str]:
+        """(main text, fingerprint) of a URL's newest stored version; empty when none."""
         if key not in self._cache:
-            newest = self.store.latest_of_key(key)
-            self._cache[key] = self._load(newest) if newest else ("", "")
+            reg_id = self.newest(key)
+            self._cache[key] = self._load(reg_id) if reg_id else ("", "")
         return self._cache[key]
 
     def _load(self, reg_id: str) -> tuple[str, str]:

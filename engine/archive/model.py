@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -51,6 +53,7 @@ class RegisterOptions:
     extract: bool = True
     now: datetime | None = None  # registration time (tests); default: the clock
     limits: PageLimits = field(default_factory=PageLimits)  # how much of a page is analysed
+    clock: Callable[[], float] = time.perf_counter  # what the similarity budget is measured with
 
 
 @dataclass

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.archive import labels
+from engine.archive.keys import document_key
 from engine.archive.model import (
     RegisterOptions,
     id_time,
@@ -34,13 +35,13 @@ from engine.archive.registry import (
     _fingerprint_of,
     _sketch_bytes,
     _text_of,
-    document_key,
     find_matches,
 )
 from engine.archive.resources import (
     ResourceMap,
     is_css,
     is_html,
+    manifest_of,
 )
 from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
@@ -156,7 +157,12 @@ def keywords(store: ArchiveStore, url_or_id: str) -> dict:
 
 
 def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
-    """The pages similar to a version, with structural and content similarity."""
+    """The pages similar to a version, with structural and content similarity.
+
+    ``complete`` is False while some candidate of the site is still to be compared (the
+    registration's budget ran out, or newer versions arrived): the daemon's background
+    sweep (:func:`refresh_similar`) finishes the list, so a later request gets it whole.
+    """
     base = base or RegisterOptions().base
     reg_id = resolve_id(store, ref)
     row = store.row("fingerprints", reg_id) or {}
@@ -170,47 +176,91 @@ def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     return {
         "id": reg_id,
         "computed_at": iso(computed) if computed else None,
+        "complete": bool(computed) and reg_id not in _stale_ids(store, [reg_id]),
         "similar": pages,
     }
 
 
 def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | None = None) -> dict:
-    """Recompute a version's similar list with a larger budget (the daemon's background job)."""
+    """One step of the sweep that completes a version's similar list (the daemon's job).
+
+    Compares the version with the candidates registered after ``compared_upto`` (all of
+    them for a list never completed), in ID order, within ``options.similar_budget_s``;
+    a sweep the budget cuts short is saved (``sweep: {after, upto}``) and the next call
+    resumes it, so every list completes however large its site.
+    """
     options = options or RegisterOptions(similar_budget_s=1.0, similar_max_fingerprint=10**9)
     reg_id = resolve_id(store, ref)
     doc, row = store.version(reg_id), store.row("fingerprints", reg_id) or {}
-    fp = _fingerprint_of(store, reg_id) or ""
     target = VersionFeatures(
         reg_id,
         _sketch_bytes(row),
         frozenset(store.refs(reg_id)),
-        fp,
+        _fingerprint_of(store, reg_id) or "",
         _text_of(store, reg_id),
     )
-    found, complete = find_matches(store, target, doc["host"], doc.get("prev"), options)
+    after, upto = _sweep_window(store, doc["host"], row)
+    found, complete, last = find_matches(
+        store, target, doc["host"], doc.get("prev"), options, (after, upto)
+    )
     with store.transaction():
-        fields = {"similar": found or [], "computed_at": time.time(), "complete": complete}
-        store.update("fingerprints", reg_id, fields)
+        store.update("fingerprints", reg_id, _swept(row, found, complete, after, last, upto))
     return similar(store, reg_id, options.base)
 
 
-def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
-    """IDs (newest first) whose similar list was cut short by the registration budget or
-    predates a newer version on the same host.
+def _sweep_window(store: ArchiveStore, host: str, row: dict) -> tuple[str, str]:
+    """(after, upto): the IDs the next sweep step compares, ``after < id <= upto``."""
+    if row.get("sweep"):
+        return row["sweep"]["after"], row["sweep"]["upto"]
+    ids = store.ids_of_host(host)
+    upto = ids[-1] if ids else ""
+    if row.get("complete", True) and row.get("compared_upto") is not None:
+        return row["compared_upto"], upto
+    return "", upto
 
-    The daemon refreshes these in the background with :func:`refresh_similar`.
+
+def _swept(row: dict, found: list | None, complete: bool, after: str, last: str, upto: str):
+    """The fingerprint row's new fields after one sweep step (its list merged)."""
+    if found is None:  # too big to compare at all: nothing more will ever be found
+        return {"similar": [], "computed_at": time.time(), "complete": True, "sweep": None}
+    done_to = upto if complete else last
+    kept = [e for e in row.get("similar", []) if not after < e[0] <= done_to]
+    merged = sorted(kept + found, key=lambda e: -e[1])
+    fields = {"similar": merged, "computed_at": time.time(), "complete": complete}
+    if complete:
+        return {**fields, "compared_upto": upto, "sweep": None}
+    return {**fields, "sweep": {"after": last, "upto": upto}}
+
+
+def stale_similar(store: ArchiveStore, limit: int = 100) -> list[str]:
+    """IDs (newest first) whose similar list is not complete: cut short by a budget, or
+    older than a newer version of the same host. The daemon refreshes them in the
+    background with :func:`refresh_similar`.
     """
-    newest: dict[str, float] = {}
+    return _stale_ids(store, reversed(store.ids), limit)
+
+
+def _stale_ids(store: ArchiveStore, ids, limit: int = 100) -> list[str]:
     stale: list[str] = []
-    for reg_id in reversed(store.ids):
-        host = store.version(reg_id)["host"]
-        newest.setdefault(host, store.version(reg_id)["ts"])
+    for reg_id in ids:
+        newest = store.newest_of_host(store.version(reg_id)["host"]) or reg_id
         row = store.row("fingerprints", reg_id) or {}
-        if not row.get("complete", True) or (row.get("computed_at") or 0) < newest[host]:
+        if _list_stale(row, reg_id, newest, store):
             stale.append(reg_id)
             if len(stale) >= limit:
                 break
     return stale
+
+
+def _list_stale(row: dict, reg_id: str, newest: str, store: ArchiveStore) -> bool:
+    if not row.get("complete", True) or row.get("computed_at") is None:
+        return True
+    if newest == reg_id:
+        return False
+    upto = row.get("compared_upto")
+    if upto is not None:
+        return upto < newest
+    return row["computed_at"] < store.version(newest)["ts"]  # a list from before sweeps
 
 
 @dataclass
@@ -236,8 +286,24 @@ def get(store: ArchiveStore, ref: str, original: bool = False) -> Content:
     return Content(reg_id, body, doc["content_type"], charset, original, doc)
 
 
+# The banner floats over the copy (position: fixed) instead of pushing it down: the copy is laid
+# out exactly as captured, and "Hide" (a label toggling a checkbox: a sealed copy runs no script)
+# takes the banner away. Its own styles sit in a declarative shadow root, out of the page's reach.
+BANNER_STYLE = (
+    "#hide{position:absolute;opacity:0;width:1px;height:1px;margin:0}"
+    "#hide:checked+.bar{display:none}"
+    ".bar{display:flex;gap:12px;align-items:baseline;background:#fff3c4;color:#222;"
+    "font:14px/1.4 sans-serif;padding:6px 10px;border-bottom:1px solid #c9a700;"
+    "box-shadow:0 1px 4px rgb(0 0 0/20%)}"
+    ".text{flex:1;overflow-wrap:anywhere}a{color:#0645ad}"
+    "label{cursor:pointer;color:#222;border:1px solid #c9a700;border-radius:4px;padding:0 8px}"
+    "#hide:focus-visible+.bar label{outline:2px solid #0645ad;outline-offset:1px}"
+)
+
+
 def banner_html(registered_at: float, url: str) -> str:
-    """The banner of a served rewritten copy (the multi-version server method's indication 403).
+    """The banner of a served rewritten copy (the multi-version server method's indication 403),
+    floating over the top of the copy until the user hides it.
 
     >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
     True
@@ -245,11 +311,12 @@ def banner_html(registered_at: float, url: str) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(registered_at))
     safe = url.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
     return (
-        '<div id="pagekeeper-banner" style="all:initial;display:block;position:relative;'
-        "z-index:2147483647;background:#fff3c4;color:#222;font:14px/1.4 sans-serif;"
-        'padding:6px 10px;border-bottom:1px solid #c9a700">'
-        f"PageKeeper: registered on {stamp}, links rewritten. "
-        f'Original: <a href="{safe}" style="color:#0645ad">{safe}</a></div>'
+        '<div id="pagekeeper-banner" style="all:initial;position:fixed;top:0;left:0;right:0;'
+        'z-index:2147483647;display:block"><template shadowrootmode="open">'
+        f'<style>{BANNER_STYLE}</style><input type="checkbox" id="hide" aria-label="Hide this notice">'
+        f'<div class="bar" role="note"><span class="text">PageKeeper: registered on {stamp}, links'
+        f' rewritten. Original: <a href="{safe}">{safe}</a></span>'
+        '<label for="hide" id="hide-label">Hide</label></div></template></div>'
     )
 
 
@@ -281,7 +348,7 @@ def served_resource(
     resources (``original`` keeps them as captured). NotFound when missing."""
     reg_id = resolve_id(store, ref)
     doc = store.version(reg_id)
-    manifest = doc.get("resources") or []
+    manifest = manifest_of(store, doc)
     if not 0 <= number < len(manifest) or not manifest[number].get("blob"):
         raise NotFound(f"resource {number} of {reg_id} was not captured")
     entry = manifest[number]

@@ -21,12 +21,13 @@ import time
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 from urllib.parse import unquote
 
 import ada_url
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.archive.dust import apply_rules
+from engine.archive.keys import document_key
 from engine.archive.model import (
     Capture,
     RegisterOptions,
@@ -39,6 +40,8 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     ResourceMap,
+    blob_level,
+    encode_manifest,
     is_css,
     is_html,
     manifest_entry,
@@ -58,8 +61,6 @@ from engine.html.similarity import (
     shingles,
 )
 from engine.html.visible import visible_text
-from engine.urls.normalize import profile_key
-from engine.urls.rules import profile_rules
 
 
 @dataclass
@@ -162,60 +163,16 @@ def scalar_values(capture: Capture) -> Capture:
     >>> scalar_values(Capture("https://e.org/", "<p>a" + chr(0xD83D), title=chr(0xDC00))).title
     '\ufffd'
     """
-    fields = {}
-    for name in ("html", "title"):
-        value = getattr(capture, name)
-        if isinstance(value, str) and _SURROGATE.search(value):
-            fields[name] = _SURROGATE.sub("\ufffd", value)
-    return replace(capture, **fields) if fields else capture
+    html = _scalar(capture.html) if isinstance(capture.html, str) else capture.html
+    title = _scalar(capture.title) if capture.title is not None else None
+    if html is capture.html and title is capture.title:
+        return capture
+    return replace(capture, html=html, title=title)
 
 
-def document_key(store: ArchiveStore, url: str) -> str:
-    """The archive key of ``url`` under the archive's key profile, learned DUST rules applied."""
-    return keyer(store)(url)
-
-
-def keyer(store: ArchiveStore):
-    """:func:`document_key` for many URLs: the profile and the rules are read once."""
-    profile = key_profile(store)
-    rules = (store.load_state("dust_rules") or {}).get("rules")
-    if not rules:
-        return lambda url: profile_key(url, profile)
-
-    return lambda url: apply_rules(profile_key(url, profile), rules, profile)
-
-
-def key_profile(store: ArchiveStore) -> str:
-    """The normalization profile that keys this archive (state ``key_profile``, else ``archive``)."""
-    state = store.load_state("key_profile")
-    return state["profile"] if state else "archive"
-
-
-def set_key_profile(store: ArchiveStore, profile: str) -> dict:
-    """Key the whole archive with ``profile``: every version is re-keyed in one transaction,
-    so documents whose URLs now share a key merge (and split again under a stricter profile).
-
-    >>> import tempfile, pathlib
-    >>> s = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
-    >>> set_key_profile(s, "safe")["profile"], key_profile(s); s.close()
-    ('safe', 'safe')
-    """
-    profile_rules(profile)  # InvalidInput for an unknown profile, before anything is written
-    with store.transaction():
-        store.save_state("key_profile", {"profile": profile})
-        moved = _rekey(store)
-    return {"profile": profile, "rekeyed": moved, "documents": len(list(store.keys()))}
-
-
-def _rekey(store: ArchiveStore) -> int:
-    versions, moved, key_of = store.raw("versions"), 0, keyer(store)
-    for reg_id in list(store.ids):
-        key = key_of(versions[reg_id]["url"])
-        if key != versions[reg_id]["key"]:
-            store.update("versions", reg_id, {"key": key})
-            moved += 1
-    store.reindex()
-    return moved
+def _scalar(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (the same object when it has none)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def _extract(text: str, url: str) -> dict | None:
@@ -423,39 +380,73 @@ def _link_set(store: ArchiveStore, links: list[str]) -> frozenset:
 
 
 def _similar_options(options: RegisterOptions) -> SimilarOptions:
-    return SimilarOptions(time_budget=options.similar_budget_s, min_structural=options.similar_min)
+    """Every candidate passing the link filter is compared (no sketch floor, no count cap):
+    only the budget stops the exact stage, and then the list says it is incomplete."""
+    return SimilarOptions(
+        time_budget=options.similar_budget_s,
+        min_structural=options.similar_min,
+        min_sketch=0,
+        clock=options.clock,
+    )
+
+
+class Matches(NamedTuple):
+    """What :func:`find_matches` found: ``found`` ([[id, structural, content]] best first; None
+    when the page is too big to compare), ``complete`` (every candidate compared) and
+    ``last`` (the last candidate compared: where a sweep resumes)."""
+
+    found: list | None
+    complete: bool
+    last: str = ""
 
 
 def find_matches(
-    store: ArchiveStore, target: VersionFeatures, host: str, prev: str | None, options
-) -> tuple[list | None, bool]:
-    """([[id, structural, content]] best first, complete?); the previous version is always
-    compared; complete is False when the budget stopped the comparisons early.
+    store: ArchiveStore,
+    target: VersionFeatures,
+    host: str,
+    prev: str | None,
+    options,
+    window: tuple[str, str] | None = None,
+) -> Matches:
+    """Compare ``target`` with every version of its host that passes the link filter, within
+    ``options.similar_budget_s`` (measured with ``options.clock``); ``complete`` is False when
+    the budget stopped the comparisons early.
 
-    Stages 1 and 2 (link counts, sketch ranking) are C2's ``SimilarIndex.ranked_candidates``;
-    the exact stage runs here so that ONE suffix automaton of the new page serves the
-    previous version and the ranked candidates alike, within ``similar_budget_s``.
-    The list is None when the page is too big to compare at registration: the daemon
-    does it later (:func:`stale_similar`, :func:`refresh_similar`).
+    Without ``window`` (a registration) the previous version comes first, then the best
+    ranked by sketch. With ``window = (after, upto)`` (the daemon's sweep) only candidates
+    with ``after < id <= upto`` are compared, in ID order, so a sweep cut short resumes
+    after ``Matches.last``. The link-count test and the sketch ranking are
+    ``SimilarIndex.ranked_candidates``; the exact stage runs here so that ONE suffix
+    automaton of the new page serves every candidate. ``found`` is None when the page is
+    too big to compare at registration: the daemon does it later (:func:`stale_similar`).
     """
     if len(target.fingerprint or "") > options.similar_max_fingerprint:
-        return None, False
-    deadline = time.perf_counter() + options.similar_budget_s  # the automaton's build counts
+        return Matches(None, False)
+    deadline = options.clock() + options.similar_budget_s  # the automaton's build counts
     try:
         exact = _Exact(store, target, _similar_options(options))
     except TooLarge:  # beyond the automaton's memory cap
-        return None, False
-    ranked = site_index(store, host).ranked_candidates(target, exact.options)
-    pool = ([prev] if prev else []) + [v.id for v in ranked if v.id != prev]
-    pool = pool[: exact.options.max_exact + (1 if prev else 0)]
-    by_id = {v.id: v for v in ranked}
+        return Matches(None, False)
+    index = site_index(store, host)
+    ranked = index.ranked_candidates(target, exact.options, keep=max(1, len(index)))
+    pool = _pool(prev, [v.id for v in ranked], window)
+    by_id, last = {v.id: v for v in ranked}, ""
     for count, other in enumerate(pool):
-        if count and time.perf_counter() > deadline:
+        if count and options.clock() > deadline:
             exact.complete = False
             break
         exact.compare(other, by_id.get(other), force=other == prev)
+        last = other
     _remember(store, target.id, target.fingerprint or "", target.text or "", exact)
-    return sorted(exact.found, key=lambda row: -row[1]), exact.complete
+    return Matches(sorted(exact.found, key=lambda row: -row[1]), exact.complete, last)
+
+
+def _pool(prev: str | None, ranked: list[str], window: tuple[str, str] | None) -> list[str]:
+    """The candidates in the order they are compared (see :func:`find_matches`)."""
+    if window is not None:
+        after, upto = window
+        return sorted(i for i in ranked if after < i <= upto)
+    return ([prev] if prev else []) + [i for i in ranked if i != prev]
 
 
 class _Exact:
@@ -500,35 +491,44 @@ class _Exact:
 # -- writing -------------------------------------------------------------------------
 
 
-def _blobs(store: ArchiveStore, prep: Prepared) -> list[str]:
-    """Store the blobs (original, rewritten, fingerprint, text, visible text) durably; their
-    hashes (None for an empty visible text)."""
-    items = [prep.original, prep.rewritten, prep.fingerprint.encode(), prep.text.encode()]
-    hashes = [store.put_blob(item) for item in items]
-    return [*hashes, store.put_blob(prep.visible.encode()) if prep.visible else None]
+def _blobs(
+    store: ArchiveStore, prep: Prepared
+) -> tuple[str, str, str, str, str | None, str | None]:
+    """Store the blobs (original, rewritten, fingerprint, text, visible text, manifest)
+    durably; their hashes (None for an empty visible text or manifest)."""
+    blobs = store.blob_batch()
+    orig, rewritten = blobs.add(prep.original), blobs.add(prep.rewritten)
+    fp, text = blobs.add(prep.fingerprint.encode()), blobs.add(prep.text.encode())
+    seen = blobs.add(prep.visible.encode()) if prep.visible else None
+    manifest = encode_manifest(prep.resources) if prep.resources else None
+    manifest_blob = blobs.add(manifest, 6) if manifest else None
+    blobs.commit()
+    return orig, rewritten, fp, text, seen, manifest_blob
 
 
 def _write(
     store: ArchiveStore, reg_id: str, prep: Prepared, capture: Capture, extras: dict
 ) -> list[int]:
     # durable before a row names them
-    orig, rewritten, fp_blob, text_blob, seen_blob = _blobs(store, prep)
+    orig, rewritten, fp_blob, text_blob, seen_blob, manifest = _blobs(store, prep)
     with store.transaction():
         link_ids = store.link_ids(prep.links)
-        store.add_version(reg_id, _version_doc(prep, capture, orig, rewritten, extras))
+        doc = _version_doc(prep, capture, orig, rewritten, extras)
+        store.add_version(reg_id, {**doc, "manifest": manifest} if manifest else doc)
         store.update("refs", reg_id, {"links": link_ids})
         store.update("fingerprints", reg_id, {"fp": fp_blob, **extras["fingerprint"]})
         store.update("extracts", reg_id, _extract_doc(prep, text_blob, seen_blob))
-        _list_back(store, reg_id, extras["fingerprint"]["similar"], extras["ts"], extras["limit"])
+        _list_back(store, reg_id, extras["fingerprint"]["similar"], extras["ts"])
     return link_ids
 
 
-def _list_back(store: ArchiveStore, reg_id: str, found: list, now: float, limit: int) -> None:
+def _list_back(store: ArchiveStore, reg_id: str, found: list, now: float) -> None:
     """Insert ``reg_id`` into the stored list of every version it found similar (symmetric lists).
 
     The entry is ``[reg_id, structural, content, computed_at]``; the list stays sorted best
-    structural first and bounded by ``limit``. The row's own ``computed_at`` is unchanged:
-    the daemon still recomputes that version's whole list (:func:`stale_similar`).
+    structural first, never cut (a cut list would claim to be complete). The row's own
+    ``compared_upto`` is unchanged: the daemon's sweep still compares that version with
+    this one (:func:`stale_similar`).
     """
     for other, structural, content, *_ in found:
         row = store.row("fingerprints", other)
@@ -537,7 +537,7 @@ def _list_back(store: ArchiveStore, reg_id: str, found: list, now: float, limit:
         kept = [e for e in row.get("similar", []) if e[0] != reg_id]
         kept.append([reg_id, structural, content, now])
         kept.sort(key=lambda e: -e[1])
-        store.update("fingerprints", other, {"similar": kept[:limit]})
+        store.update("fingerprints", other, {"similar": kept})
 
 
 def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, extras) -> dict:
@@ -557,7 +557,6 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
         "source": capture.source,
         "prev": extras["prev"],
         "prev_similarity": extras["prev_similarity"],
-        "resources": prep.resources,
         **({"capture_id": capture.capture_id} if capture.capture_id else {}),
         **({"analysis": prep.note} if prep.note else {}),
     }
@@ -608,20 +607,22 @@ def register_analysed(
     prev = store.latest_of_key(prep.key)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
-    found, complete = find_matches(store, target, prep.host, prev, options)
+    before = store.newest_of_host(prep.host) or ""
+    found, complete, _ = find_matches(store, target, prep.host, prev, options)
     prev_sim = _previous_similarity(found, prev)
-    if _skip(options, prev_sim):
+    if prev is not None and prev_sim is not None and _skip(options, prev_sim):
         return _skipped(store, prev, prep, prev_sim, options)
     extras = {
         "ts": now,
         "prev": prev,
         "prev_similarity": prev_sim,
-        "limit": _similar_options(options).limit,
         "fingerprint": {
             "sketch": _sketch_json(sk),
             "similar": found or [],
             "computed_at": None if found is None else now,
             "complete": complete,
+            # the list holds every version of the host up to this one
+            **({"compared_upto": before} if complete else {}),
         },
     }
     link_ids = _write(store, reg_id, prep, capture, extras)
@@ -640,20 +641,21 @@ def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:
     >>> out[0]["status"], s.get_blob(out[0]["blob"]); s.close()
     ('stored', b'a{')
     """
-    kept = []
+    kept, blobs = [], store.blob_batch()
     for entry in entries:
         data = entry.get("data")
         entry = {k: v for k, v in entry.items() if k != "data"}
         if data is not None and entry.get("status") == PENDING:
-            level = 6 if (entry.get("type") or "").startswith(("text/", "image/svg")) else 1
-            entry.update(blob=store.put_blob(data, level), size=len(data), status=STORED)
+            level = blob_level(entry.get("type") or "")
+            entry.update(blob=blobs.add(data, level), size=len(data), status=STORED)
         kept.append(entry)
+    blobs.commit()
     return kept
 
 
-def _skip(options: RegisterOptions, prev_sim: float | None) -> bool:
+def _skip(options: RegisterOptions, prev_sim: float) -> bool:
     threshold = options.only_if_different
-    return threshold is not None and prev_sim is not None and prev_sim >= threshold
+    return threshold is not None and prev_sim >= threshold
 
 
 def _skipped(store, prev: str, prep: Prepared, prev_sim: float, options) -> Registration:

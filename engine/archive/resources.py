@@ -5,8 +5,10 @@ A capture announces what the page uses (stylesheets, images, fonts, media, frame
 order, which are wanted and which are already missing (reported failed, over the
 per-resource cap, or past the per-page cap: what fits is kept). Each stored resource is a
 content-addressed blob (SHA-256 of its bytes), so a site's CSS and logo are stored once
-however many versions and pages use them. The version keeps the manifest
-``[{url, blob, type, size, status}]``; ``status`` is ``"stored"`` or why it is missing.
+however many versions and pages use them. The version names its manifest
+``[{url, blob, type, size, status}]`` (``status``: ``"stored"`` or why it is missing), itself a
+blob (``manifest``), so re-captures of an unchanged page share it; versions written before
+kept it inline (``resources``), and :func:`manifest_of` reads both.
 
 >>> entries = plan([{"url": "https://e.com/a.css", "type": "text/css", "size": 10},
 ...                 {"url": "https://e.com/b.png", "type": "image/png", "size": 99, "status": 404}],
@@ -15,11 +17,17 @@ however many versions and pages use them. The version keeps the manifest
 [('a.css', 'pending'), ('b.png', 'http_404')]
 >>> sorted(version_blob_refs({"orig": "o", "rewritten": "r", "resources": [{"blob": "b"}, {"blob": None}]}))
 ['b', 'o', 'r']
+>>> sorted(version_blob_refs({"orig": "o", "rewritten": "r", "manifest": "m"}, [{"blob": "b"}]))
+['b', 'm', 'o', 'r']
 """
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from dataclasses import dataclass
+
+from engine.errors import StorageError
 
 STORED = "stored"
 PENDING = "pending"  # wanted, bytes not in yet (never in a committed manifest)
@@ -140,12 +148,62 @@ def summary(manifest: list[dict]) -> dict:
     return {"stored": len(stored), "missing": len(manifest) - len(stored), "bytes_total": total}
 
 
-def version_blob_refs(version_doc: dict) -> set[str]:
-    """Every blob a version document names: its original and rewritten HTML and each
-    stored resource of its manifest. A blob no version names can be reclaimed (the
-    fingerprint and text blobs belong to the version's ``fingerprints``/``extracts`` rows)."""
-    named = [version_doc.get("orig"), version_doc.get("rewritten")]
-    named += [entry.get("blob") for entry in version_doc.get("resources") or ()]
+TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
+
+
+def blob_level(content_type: str) -> int:
+    """zlib effort for a resource's blob: text compresses well, anything else gets a quick
+    pass (the store keeps bytes that do not compress as they are: ``BlobBatch.add``).
+
+    >>> blob_level("text/css; charset=utf-8"), blob_level("image/png")
+    (6, 1)
+    """
+    kind = (content_type or "").split(";")[0].strip().lower()
+    return 6 if kind.startswith(TEXT_TYPES) else 1
+
+
+def encode_manifest(entries: list[dict]) -> bytes:
+    """A manifest as the blob a version names (``manifest``): canonical JSON of the stored
+    entries, so an unchanged page's re-captures share one blob.
+
+    >>> encode_manifest([{"url": "u", "blob": None, "type": "", "size": 0, "status": "x", "n": 1}])
+    b'[{"blob":null,"size":0,"status":"x","type":"","url":"u"}]'
+    """
+    stored = [manifest_entry(entry) for entry in entries]
+    return json.dumps(stored, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+MANIFEST_CACHE = 256  # manifests kept parsed per store (each resource request reads one)
+
+
+def manifest_of(store, version_doc: dict) -> list[dict]:
+    """A version's manifest: from its ``manifest`` blob, or kept inline as ``resources``
+    (archives written before manifests were blobs). Read-only: it may be shared."""
+    digest = version_doc.get("manifest")
+    if not digest:
+        return version_doc.get("resources") or []
+    cache = store.cache.setdefault("manifests", OrderedDict())
+    if digest in cache:
+        cache.move_to_end(digest)
+        return cache[digest]
+    try:
+        manifest = json.loads(store.get_blob(digest))
+    except ValueError as exc:
+        raise StorageError(f"manifest {digest} is not JSON: {exc}") from exc
+    cache[digest] = manifest
+    if len(cache) > MANIFEST_CACHE:
+        cache.popitem(last=False)
+    return manifest
+
+
+def version_blob_refs(version_doc: dict, manifest: list[dict] | None = None) -> set[str]:
+    """Every blob a version document names: its original and rewritten HTML, its manifest
+    blob and each stored resource of the manifest (``manifest``: the blob's entries, read by
+    the caller; else the inline ``resources``). A blob no version names can be reclaimed
+    (the fingerprint and text blobs belong to the ``fingerprints``/``extracts`` rows)."""
+    named = [version_doc.get("orig"), version_doc.get("rewritten"), version_doc.get("manifest")]
+    entries = manifest if manifest is not None else version_doc.get("resources") or ()
+    named += [entry.get("blob") for entry in entries]
     return {blob for blob in named if blob}
 
 

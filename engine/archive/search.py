@@ -123,13 +123,13 @@ class _FullText:
         wanted = terms(query)
         if not wanted:
             return set()
-        found = None
+        found: set[str] | None = None
         for term in sorted(wanted, key=lambda t: len(self.index.get(t, ()))):
             keys = self.index.get(term, set())
             found = keys if found is None else found & keys
             if not found:
                 return set()
-        return set(found)
+        return set(found or ())
 
 
 def _cached(store: ArchiveStore, name: str, factory):
@@ -172,6 +172,7 @@ def text_keys(store: ArchiveStore, query: str) -> set[str]:
 
 def _entry(store: ArchiveStore, key: str, base: str) -> dict:
     newest = store.latest_of_key(key)
+    assert newest is not None  # a key is listed only while it has a version
     doc = store.raw("versions")[newest]
     return {
         "id": newest,

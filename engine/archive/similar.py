@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, MutableSequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -51,8 +51,8 @@ class SimilarOptions:
     ``sketch_size``: hashes kept per fingerprint (bottom-k); ``sketch_width``:
     fingerprint pieces (one tag or text each) per shingle; ``min_sketch``:
     shared sketch hashes a candidate needs to reach the exact stage;
-    ``max_exact`` / ``time_budget`` (seconds, exact stage): exact comparisons
-    at most; a candidate is listed when ``structural >= min_structural`` or
+    ``max_exact`` / ``time_budget`` (seconds, exact stage, measured with
+    ``clock``): exact comparisons at most; a candidate is listed when ``structural >= min_structural`` or
     ``content >= min_content``; at most ``limit`` results.
     """
 
@@ -67,6 +67,7 @@ class SimilarOptions:
     similarity: SimilarityOptions = DEFAULT_SIMILARITY
     prefilter: PrefilterOptions = DEFAULT_PREFILTER
     content: ContentOptions = DEFAULT_CONTENT
+    clock: Callable[[], float] = time.perf_counter  # the budget's clock (tests pass their own)
 
 
 DEFAULT_SIMILAR = SimilarOptions()
@@ -94,7 +95,7 @@ class VersionFeatures:
     """
 
     id: str
-    sketch: frozenset[int] = field(default_factory=frozenset)
+    sketch: Collection[int] = field(default_factory=frozenset)
     links: frozenset = field(default_factory=frozenset)
     fingerprint: str | None = None
     text: str | None = None
@@ -207,9 +208,9 @@ class SimilarIndex:
         at = self._position.pop(id, None)
         if at is None:
             return
-        for column in (self.versions, self._bitmaps, self._counts):
-            column[at] = column[-1]
-            column.pop()
+        _swap_remove(self.versions, at)
+        _swap_remove(self._bitmaps, at)
+        _swap_remove(self._counts, at)
         if at < len(self.versions):
             self._position[self.versions[at].id] = at
 
@@ -251,6 +252,12 @@ class SimilarIndex:
         return [link_counts_pass(count, other, options) for other in range(top + 1)]
 
 
+def _swap_remove(column: MutableSequence, at: int) -> None:
+    """Remove ``column[at]`` in O(1) by moving the last item into its place."""
+    column[at] = column[-1]
+    column.pop()
+
+
 def find_similar(
     target: VersionFeatures,
     candidates: Iterable[VersionFeatures],
@@ -273,7 +280,7 @@ def _exact_stage(
     """Stage 3 within the budget: shared links, then structural and content similarity."""
     if not target.fingerprint or not ranked:
         return []
-    deadline = time.perf_counter() + options.time_budget
+    deadline = options.clock() + options.time_budget
     try:
         index = FingerprintIndex(target.fingerprint, options.similarity)
     except TooLarge:
@@ -281,7 +288,7 @@ def _exact_stage(
     target_shingles = shingles(target.text or "", options.content)
     matches, done = [], 0
     for version in ranked:
-        if done >= options.max_exact or time.perf_counter() > deadline:
+        if done >= options.max_exact or options.clock() > deadline:
             break
         if not _shared_links_pass(target, version, options.prefilter):
             continue

@@ -27,7 +27,7 @@ import re
 from urllib.parse import unquote
 
 from engine.archive.provider import get, resolve_id, served_resource
-from engine.archive.resources import ResourceMap, is_css, is_html
+from engine.archive.resources import ResourceMap, is_css, is_html, manifest_of
 from engine.archive.store import ArchiveStore
 from engine.html.rewrite import absolute, css_rewrite
 
@@ -41,7 +41,7 @@ MAX_DEPTH = 8  # @import / frame nesting inlined at most this deep
 class _Inliner:
     def __init__(self, store: ArchiveStore, reg_id: str) -> None:
         self.store, self.reg_id = store, reg_id
-        self.manifest = store.version(reg_id).get("resources") or []
+        self.manifest = manifest_of(store, store.version(reg_id))
         self.paths = re.compile(rf"/v/{reg_id}/r/([0-9a-z]+)(#[^\"'\s)<>]*)?")
 
     def text(self, text: str, depth: int) -> str:

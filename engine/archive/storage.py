@@ -51,10 +51,13 @@ import gc
 import json
 import os
 import re
+import sys
 import threading
 import zlib
 from collections.abc import Iterator, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import BinaryIO
 
 from tinydb import TinyDB
 from tinydb.storages import Storage
@@ -62,11 +65,10 @@ from tinydb.table import Table
 
 from engine.errors import StorageError
 
-try:  # POSIX advisory locks; on Windows msvcrt gives the same exclusivity.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+if sys.platform == "win32":  # pragma: no cover - msvcrt gives the same exclusivity as flock
     import msvcrt
+else:  # POSIX advisory locks
+    import fcntl
 
 MANIFEST = "MANIFEST"
 SNAPSHOT_NAME = re.compile(r".+\.\d+\.json")  # <table>.<gen>.json
@@ -123,7 +125,84 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         handle.write(data)
 
 
-def _open_journal(path: Path):
+class AtomicBatch:
+    """Files that appear whole or not at all, made durable together: :meth:`add` writes each
+    under a temporary name beside its path at once (nothing is held in memory);
+    :meth:`commit` fsyncs every temporary file concurrently (the file system folds the
+    flushes into a few journal commits, where one after another each waits for its own),
+    renames each over its path, then fsyncs each folder once. The guarantee is
+    :func:`write_atomic`'s for every file: after ``commit`` returns all are durable; a crash
+    before leaves temporary files (``.tmp``) and never part of a file under its name.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> batch = AtomicBatch()
+    >>> batch.add(d / "a", b"1"); batch.add(d / "b", b"2"); (d / "a").exists()
+    False
+    >>> batch.commit(); (d / "a").read_bytes(), (d / "b").read_bytes()
+    (b'1', b'2')
+    """
+
+    THREADS = 16
+
+    def __init__(self) -> None:
+        self.temps: list[tuple[Path, Path]] = []
+
+    def add(self, path: Path, data: bytes) -> None:
+        temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            with open(temp, "wb") as handle:
+                handle.write(data)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        self.temps.append((temp, path))
+
+    def commit(self) -> None:
+        """Make every added file durable under its name (see the class doc)."""
+        try:
+            self._each(_fsync_file, [temp for temp, _ in self.temps])
+            for temp, path in self.temps:
+                os.replace(temp, path)
+        except BaseException:
+            self.discard()
+            raise
+        self._each(_fsync_dir, sorted({path.parent for _, path in self.temps}))
+        self.temps = []
+
+    def discard(self) -> None:
+        """Remove the temporary files not yet renamed (after a failure)."""
+        for temp, _ in self.temps:
+            temp.unlink(missing_ok=True)
+        self.temps = []
+
+    def _each(self, action, paths: list[Path]) -> None:
+        if len(paths) <= 1:
+            for path in paths:
+                action(path)
+            return
+        list(_fsync_pool().map(action, paths))  # list(): an OSError in any thread is raised here
+
+
+_POOL: list = []  # [(pid, ThreadPoolExecutor)]: threads started once per process, not per batch
+
+
+def _fsync_pool() -> ThreadPoolExecutor:
+    """The process's fsync threads (a forked child starts its own: it has none of the parent's)."""
+    if not _POOL or _POOL[0][0] != os.getpid():
+        _POOL[:] = [(os.getpid(), ThreadPoolExecutor(AtomicBatch.THREADS, "fsync"))]
+    return _POOL[0][1]
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDWR)  # Windows flushes only a file open for writing
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _open_journal(path: Path) -> BinaryIO:
     """The writer's journal: unbuffered, so a failed write leaves no bytes queued in memory."""
     return open(path, "ab", buffering=0)  # noqa: SIM115 - the writer's journal stays open
 
@@ -220,7 +299,7 @@ class FileLock:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.handle = None
+        self.handle: BinaryIO | None = None
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -246,20 +325,20 @@ class FileLock:
         self.handle = None
 
 
-def _lock(handle) -> None:
-    if fcntl is not None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    else:  # pragma: no cover - Windows
+def _lock(handle: BinaryIO) -> None:
+    if sys.platform == "win32":  # pragma: no cover
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def _unlock(handle) -> None:
-    if fcntl is not None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    else:  # pragma: no cover - Windows
+def _unlock(handle: BinaryIO) -> None:
+    if sys.platform == "win32":  # pragma: no cover
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+    else:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _writer_lock(path: Path) -> FileLock:
@@ -403,11 +482,11 @@ class JournalStorage(Storage):
             self._journal = None
             return
         try:
-            self._journal = _open_journal(path)
-            if self._journal.tell() != good:  # cut a torn tail left by a crash mid-write
-                self._journal.truncate(good)
-                self._journal.seek(good)
-                self._sync()
+            self._journal = journal = _open_journal(path)
+            if journal.tell() != good:  # cut a torn tail left by a crash mid-write
+                journal.truncate(good)
+                journal.seek(good)
+                self._sync(journal)
         except OSError as exc:
             raise StorageError(f"cannot open the journal {path}: {exc}") from exc
 
@@ -520,32 +599,33 @@ class JournalStorage(Storage):
     def _append(self, parts: list[bytes]) -> None:
         if self._broken is not None:
             raise StorageError(self._broken)
-        if self._journal is None:
+        journal = self._journal
+        if journal is None:
             raise StorageError("the archive is open read-only")
-        start = self._journal.tell()
+        start = journal.tell()
         try:
-            _write_all(self._journal, _line(parts))
+            _write_all(journal, _line(parts))
         except OSError as exc:
-            self._rewind(start)
+            self._rewind(journal, start)
             raise StorageError(f"cannot write the journal: {exc}") from exc
         try:
-            self._sync()
+            self._sync(journal)
         except OSError as exc:
             self._broken = (
                 f"the disk failed to sync the journal ({exc}); writes are stopped because "
                 "the page cache can no longer be trusted: restart the daemon to reopen the archive"
             )
-            self._rewind(start)
+            self._rewind(journal, start)
             raise StorageError(self._broken) from exc
         self.journal_lines += 1
         if self.on_write is not None:
             self.on_write()
 
-    def _rewind(self, start: int) -> None:
+    def _rewind(self, journal: BinaryIO, start: int) -> None:
         """Cut the journal back to ``start`` bytes and reopen it; if even that fails, stop writing."""
-        path = Path(self._journal.name)
+        path = Path(journal.name)
         with contextlib.suppress(OSError):
-            self._journal.close()
+            journal.close()
         try:
             os.truncate(path, start)
             self._journal = _open_journal(path)
@@ -557,9 +637,9 @@ class JournalStorage(Storage):
         """Size of the current journal (0 for a reader)."""
         return self._journal.tell() if self._journal is not None else 0
 
-    def _sync(self) -> None:
+    def _sync(self, journal: BinaryIO) -> None:
         if self.fsync:
-            os.fsync(self._journal.fileno())
+            os.fsync(journal.fileno())
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -629,7 +709,8 @@ class JournalStorage(Storage):
     def _switch(self, gen: int, files: dict, journal: Path) -> None:
         old_journal, kept = self._journal, set(self._files.values()) | set(files.values())
         self._journal = _open_journal(journal)
-        old_journal.close()
+        if old_journal is not None:  # a writer always has one; a failed repair leaves none
+            old_journal.close()
         (self.dir / f"journal.{self.gen}.log").unlink(missing_ok=True)
         # The snapshots just replaced stay one generation for readers opened before (module doc).
         for stale in self.dir.glob("*.json"):
@@ -725,6 +806,8 @@ class _Tracked(MutableMapping):
 
 class JournalTable(Table):
     """A TinyDB table whose writes cost O(changed documents), not O(table)."""
+
+    _storage: JournalStorage  # TinyDB types it as any Storage; JournalStorage makes every table
 
     def _update_table(self, updater) -> None:
         view = _Tracked(self._storage.table(self.name))

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from engine.archive import provider
+from engine.archive.keys import document_key
 from engine.archive.model import is_reg_id, iso
-from engine.archive.registry import document_key
-from engine.archive.resources import version_blob_refs
+from engine.archive.resources import manifest_of, version_blob_refs
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
@@ -56,10 +57,12 @@ class ReclaimOptions:
     now: float | None = None
 
 
-def row_blob_refs(table: str, doc: dict) -> set[str]:
+def row_blob_refs(table: str, doc: dict, manifest=None) -> set[str]:
     """The blobs any row names: a version's by :func:`version_blob_refs`, and in every row
     every value that is a blob name (64 hex digits, nested lists and dicts included), so
     a field added later (a visible-text blob, say) is never reclaimed from under its row.
+    ``manifest(digest)`` reads a manifest blob: the resources of every version row, a
+    trashed one included, are named by their version's ``manifest``.
 
     >>> sorted(row_blob_refs("extracts", {"text": "a" * 64, "visible_text": "b" * 64}))[1][:4]
     'bbbb'
@@ -67,20 +70,23 @@ def row_blob_refs(table: str, doc: dict) -> set[str]:
     set()
     """
     found = version_blob_refs(doc) if table == "versions" else set()
-    _hex_values(doc, found)
+    _hex_values(doc, found, manifest)
     return found
 
 
-def _hex_values(value, found: set[str]) -> None:
+def _hex_values(value, found: set[str], manifest=None) -> None:
     if isinstance(value, str):
         if _is_digest(value):
             found.add(value)
     elif isinstance(value, dict):
+        named = value.get("manifest")
+        if manifest is not None and isinstance(named, str) and _is_digest(named):
+            found |= {e["blob"] for e in manifest(named) if e.get("blob")}
         for item in value.values():
-            _hex_values(item, found)
+            _hex_values(item, found, manifest)
     elif isinstance(value, list | tuple):
         for item in value:
-            _hex_values(item, found)
+            _hex_values(item, found, manifest)
 
 
 # -- which versions -------------------------------------------------------------------------
@@ -139,7 +145,7 @@ def _detach(store: ArchiveStore, ids: list[str], ref: str, now: float, undo_s: f
     gone = set(ids)
     keys = {store.raw("versions")[i]["key"] for i in ids}
     emptied = [k for k in keys if set(store.ids_of_key(k)) <= gone]
-    entry = {
+    entry: dict[str, Any] = {
         "ref": ref,
         "deleted_at": now,
         "expires_at": now + undo_s,
@@ -197,7 +203,7 @@ def _relink(store: ArchiveStore, ids: list[str], gone: set[str]) -> list:
 def _document_rows(store: ArchiveStore, key: str) -> dict:
     """A whole document goes: its schedules and its per-document rows go with it."""
 
-    found = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
+    found: dict[str, Any] = {"schedules": [], **{t: None for t in PER_DOCUMENT}}
     for doc_id, row in list(store.raw("schedules").items()):
         if document_key(store, row["url"]) == key:
             found["schedules"].append(row)
@@ -275,7 +281,7 @@ def pending(store: ArchiveStore) -> list[dict]:
     """
     found = []
     for trash_id, entry in store.raw("trash").items():
-        first = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
+        first: dict = next((doc for _name, _id, doc in _rows_of_all(entry)), {})
         found.append({
             "undo": trash_id,
             "url": first.get("url", entry["ref"]),
@@ -305,12 +311,18 @@ def expire(store: ArchiveStore, now: float | None = None) -> int:
 
 def referenced_blobs(store: ArchiveStore) -> set[str]:
     """Every blob some row names, recomputed from EVERY table (shards, trash entries and
-    tables other modules add included): a blob is kept while anything stored names it."""
+    tables other modules add included): a blob is kept while anything stored names it, the
+    resources a version's manifest blob lists too. A manifest that cannot be read raises
+    (StorageError, NotFound): then nothing is reclaimed, since what it names is unknown."""
     found: set[str] = set()
+
+    def manifest(digest: str) -> list[dict]:
+        return manifest_of(store, {"manifest": digest})
+
     for name, rows in store.all_tables().items():
         base = name.split("@", 1)[0]
         for doc in rows.values():
-            found |= row_blob_refs(base, doc)
+            found |= row_blob_refs(base, doc, manifest)
     return found
 
 

@@ -23,11 +23,19 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from engine.errors import DecodeError
-from engine.html.blocks import HEADINGS, Block, BlockOptions, filter_tree, split_marked
+from engine.html.blocks import (
+    HEADINGS,
+    Block,
+    BlockOptions,
+    drop_labelled,
+    drop_useless,
+    split_marked,
+)
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
 from engine.html.tokens import count_tokens, is_cjk, tokenize
@@ -72,6 +80,9 @@ class ExtractOptions:
     article_box_tiers: int = 5
     article_box_min_chars: int = 250
     article_box_min_share: float = 0.4  # of the sample's characters
+    # A boilerplate-named container (class/id hint) holding the article container of a tier
+    # under this stays (class="share_wrapper" around the story). 0: off.
+    box_keeps_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
@@ -597,17 +608,44 @@ def merge_samples(blocks: list[Block], first: list[Block], rival: list[Block]) -
 
 def title_counter(weights: dict[str, float]):
     """A function text -> {title word: count}, the title words' part of
-    ``count_tokens(text)``: one regex scan for word titles (a title word must be a whole
-    token: no letter or digit on either side), tokenization for CJK.
+    ``count_tokens(text)``: a title word must be a whole token (no letter or digit on either
+    side), found by substring search (a regex per title costs its compilation on every page);
+    tokenization for CJK.
 
     >>> title_counter({"cats": 0.5, "nap": 0.5})("Cats nap; bobcats don't nap")
     Counter({'nap': 2, 'cats': 1})
     """
     if any(is_cjk(w) or not w.isalnum() for w in weights):
         return lambda text: Counter(t for t in tokenize(text) if t in weights)
-    words = sorted(weights, key=len, reverse=True)
-    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, words)) + r")(?![^\W_])")
-    return lambda text: Counter(pattern.findall(text.lower()))
+    words = tuple(weights)
+
+    def count(text: str) -> Counter:
+        low, found = text.lower(), Counter[str]()
+        for word in words:
+            if word in low:
+                n = whole_words(low, word)
+                if n:
+                    found[word] = n
+        return found
+
+    return count
+
+
+def whole_words(text: str, word: str) -> int:
+    """How often ``word`` occurs in ``text`` as a whole token (no letter or digit beside it).
+
+    >>> whole_words("cats, bobcats and cats2 and cats", "cats")
+    2
+    """
+    n, start, size, end = 0, text.find(word), len(word), len(text)
+    while start >= 0:
+        stop = start + size
+        if (start == 0 or not text[start - 1].isalnum()) and (
+            stop == end or not text[stop].isalnum()
+        ):
+            n += 1
+        start = text.find(word, stop if stop > start else start + 1)
+    return n
 
 
 def sample_degree(
@@ -728,6 +766,11 @@ _TIER_WORDS = re.compile("|".join(map(re.escape, _TIER_OF_WORD)))
 _CONTENT_WORD = re.compile(r"(?:^|\s)content(?:\s|$)")
 _TAG_TIER = {"article": 1, "main": 4}
 BOX_TIERS = 5
+# The candidates: <article> and <main>, and a <div>/<section> with an attribute that can
+# give it a tier (any other one has none).
+_BOX_SELECTOR = "article, main, " + ", ".join(
+    f"{tag}[{attr}]" for tag in ("div", "section") for attr in ("class", "id", "itemprop", "role")
+)
 
 
 def box_tier(tag: str, attrs: dict) -> int:
@@ -744,11 +787,22 @@ def box_tier(tag: str, attrs: dict) -> int:
         tier = min(tier, {"article": 2, "main": 4}.get(role, BOX_TIERS))
     cls, ident = attrs.get("class") or "", attrs.get("id") or ""
     if cls or ident:
-        cls, ident = cls.lower(), ident.lower()
-        for hit in _TIER_WORDS.finditer(f"{cls} {ident}"):
-            tier = min(tier, _TIER_OF_WORD[hit.group()])
-        if tier > 3 and (ident == "content" or _CONTENT_WORD.search(cls)):
-            tier = 3
+        tier = min(tier, label_tier(cls, ident))
+    return tier
+
+
+@lru_cache(maxsize=8192)
+def label_tier(cls: str, ident: str) -> int:
+    """The tier a class and id give (cached: a page repeats its labels), BOX_TIERS if none.
+
+    >>> label_tier("Entry-Content", ""), label_tier("", "content"), label_tier("menu", "")
+    (0, 3, 5)
+    """
+    tier, cls, ident = BOX_TIERS, cls.lower(), ident.lower()
+    for hit in _TIER_WORDS.finditer(f"{cls} {ident}"):
+        tier = min(tier, _TIER_OF_WORD[hit.group()])
+    if tier > 3 and (ident == "content" or _CONTENT_WORD.search(cls)):
+        tier = 3
     return tier
 
 
@@ -761,16 +815,25 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
     >>> article_box(LexborHTMLParser("<main>m</main><div class='post-content'>x</div>").body).tag
     'div'
     """
+    return best_box(root, tiers)[0]
+
+
+def best_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> tuple[LexborNode | None, int]:
+    """:func:`article_box` and its tier (``tiers`` when there is none).
+
+    >>> best_box(LexborHTMLParser("<main>m</main><article>x</article>").body)[1]
+    1
+    """
     if root is None or tiers <= 0:
-        return None
+        return None, tiers
     best, best_tier = None, tiers
-    for node in root.css("article, div, main, section"):
-        tier = box_tier(node.tag, node.attributes)
+    for node in root.css(_BOX_SELECTOR):
+        tier = box_tier(node.tag or "", node.attributes)
         if tier < best_tier:
             best, best_tier = node, tier
             if tier == 0:
                 break
-    return best
+    return best, best_tier
 
 
 def body_blocks(blocks, span, weights, options, title) -> list[Block]:
@@ -905,8 +968,13 @@ def page_body(
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
     ['Cats nap a lot, cats nap all day.']
     """
-    root = filter_tree(tree, options.blocks)
-    box = article_box(root, options.article_box_tiers)
+    root = drop_useless(tree, options.blocks)
+    box, tier = best_box(root, options.article_box_tiers)
+    if root is not None and tier < options.box_keeps_tiers:
+        box = drop_labelled(root, options.blocks, keep=box)
+    elif root is not None:
+        drop_labelled(root, options.blocks)
+        box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
     return blocks, body_blocks(blocks, span, weights, options, title)
 

@@ -251,12 +251,15 @@ def _walk(root: LexborNode, parts: list[str], options: FingerprintOptions) -> No
     while node is not None:
         child = _enter(node, emit, options)
         if child is not None:
+            assert node.tag is not None  # only an element has children to enter
             open_elements.append(_end_code(node.tag))
             node = child
             continue
         _leave(node, emit)
         while node.next is None and open_elements:
-            node = node.parent
+            parent = node.parent
+            assert parent is not None  # open_elements holds the end codes of its ancestors
+            node = parent
             emit(open_elements.pop())
         node = node.next if open_elements else None
 

@@ -66,14 +66,15 @@ def detect_language(tokens: list[str]) -> str:
     'en'
     """
     sample = tokens[:2000]
-    if sum(1 for t in sample if t[0] >= "\u3040" and is_cjk(t)) * 2 > len(sample) > 0:
+    wide = [t for t in sample if t[0] >= "\u3040"]  # only these can be CJK
+    if wide and sum(1 for t in wide if is_cjk(t)) * 2 > len(sample):
         return "zh"
     hits = dict.fromkeys(LANGUAGES, 0)
     table = _language_table()
     for token, n in Counter(sample).items():
         for lang in table.get(token, ()):
             hits[lang] += n
-    return max(hits, key=hits.get) if any(hits.values()) else "en"
+    return max(hits, key=hits.__getitem__) if any(hits.values()) else "en"
 
 
 @cache
@@ -133,11 +134,11 @@ def terms(text: str, stop: frozenset[str], min_length: int = 3) -> list[str]:
     return [t for t in tokenize(text) if is_term(t, stop, min_length)]
 
 
-def _scores(tokens: list[str], title: set[str], boost: float) -> Counter:
+def _scores(tokens: list[str], title: set[str], boost: float) -> dict[str, float]:
     counts = Counter(tokens)
-    for word, n in counts.items():
-        counts[word] = (1.0 + math.log(n)) * (boost if word in title else 1.0)
-    return counts
+    return {
+        word: (1.0 + math.log(n)) * (boost if word in title else 1.0) for word, n in counts.items()
+    }
 
 
 def _round_robin(ranked: list[list[str]], limit: int) -> list[str]:
@@ -151,7 +152,7 @@ def _round_robin(ranked: list[list[str]], limit: int) -> list[str]:
     return list(chosen)
 
 
-def _normalize(words: list[str], scores: Counter) -> list[tuple[str, float]]:
+def _normalize(words: list[str], scores: dict[str, float]) -> list[tuple[str, float]]:
     total = sum(scores[w] for w in words) or 1.0
     return [(w, round(scores[w] / total, 6)) for w in words]
 
@@ -184,8 +185,8 @@ def body_keywords(
     size = max(1, math.ceil(len(tokens) / max(1, options.sections)))
     ranked = []
     for start in range(0, len(tokens), size):
-        part = dict.fromkeys(tokens[start : start + size])
-        ranked.append(sorted(part, key=lambda w: -scores[w]))
+        part = dict.fromkeys(tokens[start : start + size])  # stable: ties keep page order
+        ranked.append(sorted(part, key=scores.__getitem__, reverse=True)[: options.limit])
     return _normalize(_round_robin(ranked, options.limit), scores)
 
 

@@ -8,7 +8,8 @@ Rules, per attribute:
 * ``form action`` -> absolute URL on the origin server, never gc: it is the origin's
   logic (the multi-version server method's ``<form action="login.jsp">`` example);
 * resources (img, script, link, source, video, audio, embed, object, input, track, srcset,
-  ``style`` url(...) and ``@import``, SVG ``use``/``image`` href) -> absolute URLs, or, when
+  ``style`` url(...) and ``@import``, SVG ``use``/``image`` href), in the document and in
+  every declarative shadow root (``<template shadowrootmode>``) -> absolute URLs, or, when
   the copy is *sealed* (``RewriteOptions.resources`` given), the daemon path of the stored
   resource (``/v/<id>/r/<n>``), iframes included when their frame was captured; a sealed copy
   also loses what would reach the network on its own: scripts, ``<link rel=preconnect|
@@ -202,15 +203,41 @@ def _selector(pairs) -> str:
     return ", ".join(f"{tag}[{attr}]" for tag, attr in pairs)
 
 
+def shadow_roots(node) -> list:
+    """The content of every declarative shadow root (``<template shadowrootmode>``, or the
+    older ``shadowroot``) under ``node``, nested ones included: parsed into a template's
+    content, which is not part of the document tree, so ``css()`` on the document never
+    reaches it, yet the browser renders it (HTML §4.12.3, declarative shadow roots).
+    A plain ``<template>`` is inert: left alone.
+
+    >>> tree = LexborHTMLParser('<p><template shadowrootmode=open><img src=a.png>'
+    ...                         '<b><template shadowroot=closed><img src=b.png></template></b>'
+    ...                         '</template><template><img src=c.png></template>')
+    >>> [img.attributes["src"] for root in shadow_roots(tree) for img in root.css("img")]
+    ['a.png', 'b.png']
+    """
+    found = []
+    for fragment in node.template_fragments():
+        attrs = fragment.parent.attributes
+        if "shadowrootmode" in attrs or "shadowroot" in attrs:
+            found += [fragment, *shadow_roots(fragment)]
+    return found
+
+
 class _Rewriter:
     def __init__(self, tree: LexborHTMLParser, base: str, options: RewriteOptions) -> None:
         self.tree, self.base, self.options = tree, base, options
+        self.roots = [tree, *shadow_roots(tree)]
         self.links: dict[str, None] = {}
         self.resources: dict[str, None] = {}
 
+    def css(self, selector: str) -> list:
+        """Matching nodes of the document and of every declarative shadow root in it."""
+        return [node for root in self.roots for node in root.css(selector)]
+
     def each(self, pairs, fix) -> None:
         wanted = {tag: [a for t, a in pairs if t == tag] for tag, _ in pairs}
-        for node in self.tree.css(_selector(pairs)):
+        for node in self.css(_selector(pairs)):
             for attr in wanted.get(node.tag, ()):
                 value = node.attributes.get(attr)
                 if value is not None and not _keep(value):
@@ -247,7 +274,7 @@ class _Rewriter:
         return url if sealed is None else sealed.path(url)
 
     def svg(self) -> None:
-        for node in self.tree.css(SVG_REFS):
+        for node in self.css(SVG_REFS):
             for attr in ("href", "xlink:href"):
                 value = node.attributes.get(attr)
                 if value and not _keep(value):
@@ -256,7 +283,7 @@ class _Rewriter:
                         node.attrs[attr] = fixed
 
     def links_of_head(self) -> None:
-        for node in self.tree.css("link[href]"):
+        for node in self.css("link[href]"):
             rels = set((node.attributes.get("rel") or "").lower().split())
             value = node.attributes.get("href") or ""
             if self.options.resources is not None and rels & NETWORK_RELS:
@@ -268,22 +295,22 @@ class _Rewriter:
 
     def styles(self) -> None:
         fix = self.resource
-        for node in self.tree.css("[style]"):
+        for node in self.css("[style]"):
             style = node.attributes.get("style") or ""
             if "url(" in style:
                 node.attrs["style"] = css_rewrite(style, fix)
-        for node in self.tree.css("style"):
+        for node in self.css("style"):
             text = node.text(deep=True)
             if ("url(" in text or "@import" in text) and node.child is not None:
                 node.child.replace_with(css_rewrite(text, fix))
 
     def seal(self) -> None:
         """Drop what would reach the network by itself (no CSP directive stops these)."""
-        for node in self.tree.css("script, meta[http-equiv]"):
+        for node in self.css("script, meta[http-equiv]"):
             equiv = (node.attributes.get("http-equiv") or "").lower()
             if (node.tag == "script" and not self.options.keep_scripts) or equiv == "refresh":
                 node.decompose()
-        for node in self.tree.css("[ping]"):
+        for node in self.css("[ping]"):
             del node.attrs["ping"]
 
 

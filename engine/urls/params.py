@@ -12,7 +12,8 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 # Click ids and campaign tags (the list). Keys ending in "*" are prefixes.
 TRACKING = (
@@ -103,6 +104,8 @@ class Dropper:
 
     exact: tuple[str, ...]
     any_case: tuple[str, ...]
+    find: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
+    drops: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         names = [_alternative(n, False) for n in self.exact]

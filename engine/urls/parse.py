@@ -113,8 +113,10 @@ def ada_split(data: bytes, base: bytes | None = None) -> tuple[str, tuple, int] 
         raw = _get_href(handle)
         href = _unpack(raw.data, raw.length).decode()
         c = _get_components(handle)  # points into the handle: copy before freeing
-        comps = (c.protocol_end, c.username_end, c.host_start, c.host_end, c.port)
-        comps += (c.pathname_start, c.search_start, c.hash_start)
+        comps = (
+            *(c.protocol_end, c.username_end, c.host_start, c.host_end, c.port),
+            *(c.pathname_start, c.search_start, c.hash_start),
+        )
         return href, comps, lib.ada_get_host_type(handle)
     finally:
         lib.ada_free(handle)

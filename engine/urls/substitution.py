@@ -187,7 +187,10 @@ def host_variants(host: str) -> list[HostVariant]:
     for v in variants:
         plain = fold(v.host)
         extra = 0.1 if plain != v.host else 0.0
-        _keep(out, HostVariant(plain, v.cost + extra, _join(v.change, extra and "accents folded")))
+        _keep(
+            out,
+            HostVariant(plain, v.cost + extra, _join(v.change, "accents folded" if extra else "")),
+        )
         german = fold(v.host, german=True)
         if german != plain:
             _keep(out, HostVariant(german, v.cost + 0.15, _join(v.change, "umlaut as ae/oe/ue")))

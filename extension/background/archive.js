@@ -4,7 +4,8 @@
 //
 //   const summary = await archiveTab(tabId);   // {version: 2, count: 2, similarity: 0.93, ...}
 
-import { captureTab } from '../capture/capture.js';
+import { captureTab, resumeCapture } from '../capture/capture.js';
+import { interruptedCaptures } from '../capture/progress.js';
 import { action, ext, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
 import { badgeText } from '../lib/rules.js';
@@ -24,6 +25,20 @@ export async function archiveTab(tabId) {
   const { capture } = await settings();
   const result = await captureTab(tabId, tab.url, capture);
   return summarizeNew(result, tab.url, tabId);
+}
+
+/**
+ * Finish the captures a stopped background left halfway (run at every start of the background),
+ * or end them cleanly; a finished one is summarized as if the popup had waited for it.
+ */
+export async function resumeArchives() {
+  const interrupted = await interruptedCaptures();
+  if (!interrupted.length) return;
+  const { capture } = await settings();
+  await Promise.allSettled(interrupted.map(async ({ tabId, state }) => {
+    const result = await resumeCapture(tabId, state, capture);
+    await summarizeNew(result, state.url, tabId);
+  }));
 }
 
 /** Archive a link target without opening it (the host fetches it). */

@@ -8,7 +8,7 @@ import { importBrowserBookmarks } from './bookmarks.js';
 import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { HostError, portState, request } from './native.js';
-import { livenessOf } from './visits.js';
+import { verdictFor } from './liveness.js';
 
 /** Relay a request to the host unchanged. */
 const relay = (type, timeoutMs) => (params) => request(type, params, { timeoutMs });
@@ -31,7 +31,7 @@ export const HANDLERS = {
   open: relay('open', 15000),
   open_copy: openCopy,
   check: relay('check', 15000),
-  liveness: (params) => livenessOf(params.tabId, params.url),
+  liveness: (params) => verdictFor(params.tabId, params.url),
   host_status: hostStatus,
   key_profile: relay('key_profile', 120000),
   viewer: viewer,

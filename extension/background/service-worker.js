@@ -3,7 +3,7 @@
 // up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
-import { archiveLink, archiveTab } from './archive.js';
+import { archiveLink, archiveTab, resumeArchives } from './archive.js';
 import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
 import { onBookmarkCreated } from './bookmarks.js';
 import { forgetSettings } from './config.js';
@@ -36,12 +36,22 @@ ext.webRequest.onCompleted.addListener(quietly(onPageFetched), MAIN_FRAME);
 ext.tabs.onRemoved.addListener(quietly(forgetTab));
 ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetSettings());
 
-// bookmarks is an optional permission: its API (and this listener) exists once granted; granted
-// while the worker runs, the listener comes with the worker's next start.
-ext.bookmarks?.onCreated.addListener(quietly(onBookmarkCreated));
+// bookmarks is an optional permission: its API exists once granted. Granted at install or before
+// this start, the listener is added now; granted while the worker runs, on permissions.onAdded.
+const onBookmarkAdded = quietly(onBookmarkCreated);
+watchBookmarks();
+ext.permissions.onAdded.addListener((added) => added?.permissions?.includes('bookmarks') && watchBookmarks());
+
+function watchBookmarks() {
+  const created = ext.bookmarks?.onCreated;
+  if (created && !created.hasListener(onBookmarkAdded)) created.addListener(onBookmarkAdded);
+}
 
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));
+
+// A capture the previous run of this worker was sending when the browser stopped it.
+quietly(resumeArchives)();
 
 async function createMenus() {
   await menus.removeAll(); // promise-based in both families (MV3)

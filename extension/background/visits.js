@@ -1,12 +1,12 @@
 // What happens when a page loads fine: the badge with its number of archived versions, the
-// optional liveness check (is the archived content still there?), the optional auto-archive
+// optional liveness check of the tab's own page (liveness.js), the optional auto-archive
 // rules, and the `visited` report (the host only, for the dictionary of the user's own domains).
 
-import { action, sessionStore } from '../lib/browser.js';
 import { hostOf, isPrivateHost, isWatched, isWebURL } from '../lib/addresses.js';
 import { shouldAutoArchive } from '../lib/rules.js';
 import { archiveTab, listVersions, showCount } from './archive.js';
 import { settings } from './config.js';
+import { scheduleCheck } from './liveness.js';
 import { request } from './native.js';
 
 /** webNavigation.onCompleted: badge, liveness, auto-archive for the page in the top frame. */
@@ -17,7 +17,7 @@ export async function onPageLoaded(details) {
   const versions = await listVersions(details.url).catch(() => null);
   if (versions === null) return; // no host: nothing to show
   if (prefs.badge) await showCount(details.tabId, versions.length).catch(() => {});
-  if (versions.length && prefs.liveness) await checkLiveness(details.tabId, details.url);
+  if (versions.length && prefs.liveness) scheduleCheck(details.tabId, details.url, versions[0].id);
   const last = versions[0] ? Date.parse(versions[0].registered_at) : null;
   if (shouldAutoArchive(prefs.autoArchive, hostOf(details.url), last, Date.now())) {
     await archiveTab(details.tabId).catch(() => {});
@@ -32,27 +32,4 @@ export async function onPageFetched(details) {
   if (!prefs.historyUse || !isWatched(details.url, prefs) || isPrivateHost(host)) return;
   // Only the origin travels, never the path or query: the host counts hosts (PROTOCOL.md `visited`).
   await request('visited', { url: new URL(details.url).origin + '/', host }).catch(() => {});
-}
-
-async function checkLiveness(tabId, url) {
-  const verdict = await request('check', { url }, { timeoutMs: 15000 }).catch(() => null);
-  if (!verdict) return;
-  await sessionStore.set({ [`liveness:${tabId}`]: { url, state: verdict.state, reason: verdict.reason ?? null } });
-  if (verdict.state !== 'gone' && verdict.state !== 'changed') return;
-  const gone = verdict.state === 'gone';
-  await action.setBadgeBackgroundColor({ tabId, color: gone ? '#b3261e' : '#a15c00' });
-  await action.setBadgeText({ tabId, text: '!' });
-  await action.setTitle({
-    tabId,
-    title: gone
-      ? 'PageKeeper: the content you archived is no longer on this page. Open the popup for your copy.'
-      : 'PageKeeper: this page changed since you archived it.',
-  });
-}
-
-/** The last liveness verdict for a tab's current page ({url, state, reason}), or null. */
-export async function livenessOf(tabId, url) {
-  const key = `liveness:${tabId}`;
-  const found = (await sessionStore.get(key))[key];
-  return found?.url === url ? found : null;
 }

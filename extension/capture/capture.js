@@ -6,8 +6,12 @@
 //   capture_commit {capture_id} → archive_page's reply + {resources: {stored, missing, ...}}
 // The bytes stay in the page until the host asked for them; the background only holds the
 // resources the page could not read itself (cross-origin without CORS) and fetched instead.
+// What a restarted background needs to finish the transfer (capture id, the page's key, which
+// frame holds which resource) is in storage.session with the progress: resumeCapture carries on
+// from what the host still lacks, or fails cleanly (capture_abort) so that a new archive works.
 //
 //   const result = await captureTab(7, 'https://a.example/', { keepScripts: false, resourceMB: 50, pageMB: 300 });
+//   const again = await resumeCapture(7, storedState, settings);   // after the service worker restarted
 
 import { runInFrames } from '../lib/browser.js';
 import { HostError, request } from '../background/native.js';
@@ -19,12 +23,14 @@ const BEGIN_TIMEOUT_MS = 60000;
 const COMMIT_TIMEOUT_MS = 180000;
 const BACKGROUND_FETCH_TIMEOUT_MS = 20000;
 const BACKGROUND_FETCH_LANES = 6;
+// registered_at has whole seconds; the capture's start is in ms.
+const CLOCK_SLACK_MS = 1000;
 
 /** Capture tab `tabId` (showing `url`) and register it; resolves with capture_commit's reply. */
 export async function captureTab(tabId, url, settings) {
   const key = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const report = progress(tabId, url);
-  await report.update({ phase: 'collecting' });
+  await report.update({ phase: 'collecting', key });
   let captureId = null;
   try {
     const page = await collect(tabId, key, settings);
@@ -32,18 +38,101 @@ export async function captureTab(tabId, url, settings) {
       .catch((err) => (err?.code === 'unknown_type' ? null : Promise.reject(err)));
     if (!begun) return await htmlOnly(url, page, report); // a helper app older than capture_begin
     captureId = begun.capture_id;
-    await sendParts({ tabId, key, captureId, need: begun.need ?? [], limits: begun.limits ?? {}, page, report });
-    await report.update({ phase: 'saving' });
-    const result = await request('capture_commit', { capture_id: captureId }, { timeoutMs: COMMIT_TIMEOUT_MS });
-    await report.update({ phase: 'done', resources: result?.resources ?? null });
-    return result;
+    const need = begun.need ?? [];
+    await report.update({ capture_id: captureId, limits: begun.limits ?? {}, held: heldList(page, need) });
+    await sendParts({ tabId, key, captureId, need, limits: begun.limits ?? {}, page, report });
+    return await commit(captureId, report);
   } catch (err) {
-    if (captureId) request('capture_abort', { capture_id: captureId }).catch(() => {});
-    await report.update({ phase: 'failed', error: err?.message ?? String(err) });
-    throw err;
+    return failed(captureId, report, err);
   } finally {
-    runInFrames(tabId, { func: (k) => globalThis.pagekeeperCapture?.release(k), args: [key] }).catch(() => {});
+    release(tabId, key);
   }
+}
+
+/**
+ * Carry on with a capture an earlier run of the background left halfway (`state`: its stored
+ * progress): send what the host still lacks (capture_status) from the frames that hold it, then
+ * commit. Stopped while collecting, or anything failing, it ends cleanly: the host drops its
+ * parts (capture_abort), the progress says failed, and a new archive of the page works.
+ */
+export async function resumeCapture(tabId, state, settings) {
+  const report = progress(tabId, state.url, state);
+  const captureId = state.capture_id ?? null;
+  try {
+    if (!captureId) throw new HostError('capture_interrupted', 'The extension restarted while reading the page: archive it again.');
+    await report.update({ restarts: (state.restarts ?? 0) + 1 });
+    if (state.phase !== 'saving') {
+      const page = await heldPage(state.held ?? [], settings.resourceMB * MB);
+      await sendParts({ tabId, key: state.key, captureId, need: null, limits: state.limits ?? {}, page, report });
+    }
+    return await commit(captureId, report).catch((err) => savedMeanwhile(err, state, report));
+  } catch (err) {
+    return failed(captureId, report, err);
+  } finally {
+    release(tabId, state.key);
+  }
+}
+
+async function commit(captureId, report) {
+  await report.update({ phase: 'saving' });
+  const result = await request('capture_commit', { capture_id: captureId }, { timeoutMs: COMMIT_TIMEOUT_MS });
+  await report.update({ phase: 'done', resources: result?.resources ?? null });
+  return result;
+}
+
+/**
+ * Stopped while the host was committing, the host finished without us: the capture is gone from
+ * its pending ones (not_found), and the page has a version registered since the capture began.
+ * That version is the result; anything else stays an error.
+ */
+async function savedMeanwhile(err, state, report) {
+  if (err?.code !== 'not_found' || state.phase !== 'saving') throw err;
+  const answer = await request('versions', { url: state.url });
+  const newest = (Array.isArray(answer) ? answer : (answer?.versions ?? []))[0];
+  if (!newest || !(Date.parse(newest.registered_at) >= state.started_at - CLOCK_SLACK_MS)) throw err;
+  await report.update({ phase: 'done', resources: null });
+  return newest;
+}
+
+async function failed(captureId, report, err) {
+  if (captureId) request('capture_abort', { capture_id: captureId }).catch(() => {});
+  await report.update({ phase: 'failed', error: err?.message ?? String(err) });
+  throw err;
+}
+
+function release(tabId, key) {
+  if (!key) return;
+  runInFrames(tabId, { func: (k) => globalThis.pagekeeperCapture?.release(k), args: [key] }).catch(() => {});
+}
+
+/**
+ * Who holds each resource the host asked for, as stored with the progress:
+ * [[url, size, sha256, frameId]], frameId -1 for the background's own fetches.
+ */
+function heldList(page, need) {
+  return need.filter((url) => page.holders.has(url)).map((url) => {
+    const { size, sha256 } = page.resources.get(url);
+    const holder = page.holders.get(url);
+    return [url, size, sha256, holder.blob ? -1 : holder.frameId];
+  });
+}
+
+/**
+ * The page as sendParts needs it, from heldList's record. What the background had fetched itself
+ * went with the stopped worker: fetched again, and kept only if the bytes are the same.
+ */
+async function heldPage(held, resourceBytes) {
+  const page = { resources: new Map(), holders: new Map() };
+  for (const [url, size, sha256, frameId] of held) {
+    page.resources.set(url, { url, size, sha256 });
+    if (frameId >= 0) page.holders.set(url, { frameId });
+  }
+  const again = held.filter(([, , , frameId]) => frameId < 0).map(([url]) => url);
+  const fetched = await lanes(again, BACKGROUND_FETCH_LANES, (u) => fetchHere(u, resourceBytes));
+  for (const { entry, blob } of fetched) {
+    if (blob && entry.sha256 === page.resources.get(entry.url).sha256) page.holders.set(entry.url, { blob });
+  }
+  return page;
 }
 
 /**

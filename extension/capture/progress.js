@@ -5,14 +5,17 @@
 //   await p.update({ phase: 'sending', bytes_total: 150e6 });
 //   await p.sent(4 << 20);          // written at most every WRITE_EVERY_MS
 //   await readProgress(7);          // {phase, url, bytes_sent, bytes_total, ...}
+//   await interruptedCaptures();    // [{tabId, state}] a stopped service worker left halfway
 
 import { sessionStore } from '../lib/browser.js';
 
 const WRITE_EVERY_MS = 200;
+const PREFIX = 'capture:';
+const RUNNING = new Set(['collecting', 'sending', 'saving']);
 
 /** The storage.session key of a tab's capture progress. */
 export function progressKey(tabId) {
-  return `capture:${tabId}`;
+  return `${PREFIX}${tabId}`;
 }
 
 /** The stored progress of a tab's capture, or null. */
@@ -21,11 +24,25 @@ export async function readProgress(tabId) {
   return (await sessionStore.get(key))[key] ?? null;
 }
 
-/** A writer for one capture; `phase`: collecting | sending | saving | done | failed. */
-export function progress(tabId, url) {
+/**
+ * At the background's start, the captures its previous run left running: the browser stopped it
+ * (an idle or crashed service worker) in the middle, so nothing else will finish them.
+ */
+export async function interruptedCaptures() {
+  const all = await sessionStore.get(null);
+  return Object.entries(all ?? {})
+    .filter(([key, state]) => key.startsWith(PREFIX) && RUNNING.has(state?.phase))
+    .map(([key, state]) => ({ tabId: Number(key.slice(PREFIX.length)), state }));
+}
+
+/**
+ * A writer for one capture; `phase`: collecting | sending | saving | done | failed. `from`: the
+ * stored state of a capture an earlier run left, to carry on with.
+ */
+export function progress(tabId, url, from = null) {
   const key = progressKey(tabId);
   // timings: ms from the start to the end of each phase, e.g. {collecting: 180, sending: 420, saving: 910}
-  const state = { url, phase: 'collecting', started_at: Date.now(), bytes_sent: 0, bytes_total: 0, parts_sent: 0, parts_total: 0, timings: {} };
+  const state = from ? { ...from } : { url, phase: 'collecting', started_at: Date.now(), bytes_sent: 0, bytes_total: 0, parts_sent: 0, parts_total: 0, timings: {} };
   let written = 0;
   const write = () => {
     written = Date.now();

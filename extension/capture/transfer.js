@@ -10,19 +10,25 @@ import { HostError, request } from '../background/native.js';
 // A request to the host is capped at 64 MiB (native messaging); base64 makes 4 bytes of 3.
 const MAX_PART_BYTES = 32 * 2 ** 20;
 const DEFAULT_PART_BYTES = 4 * 2 ** 20;
-// Bytes read from the page per executeScript call, and parts in flight at once.
-const READ_BATCH_BYTES = 8 * 2 ** 20;
+// Bytes read from the page per executeScript call (small enough that sending starts early),
+// batches read ahead of the one being sent, and parts in flight at once.
+const READ_BATCH_BYTES = 2 ** 20;
+const READ_AHEAD = 1;
 const PARTS_IN_FLIGHT = 8;
 const PART_TIMEOUT_MS = 60000;
 const RESUME_TRIES = 5;
 const RESUME_WAIT_MS = 500;
 const RESUMABLE = new Set(['host_disconnected', 'timeout', 'unavailable']);
 
-/** Every part of every needed resource reaches the host, or this throws. */
+/**
+ * Every part of every needed resource reaches the host, or this throws. `need` null: carry on
+ * with what the host still lacks (capture_status), after the background restarted.
+ */
 export async function sendParts({ tabId, key, captureId, need, limits, page, report }) {
   const partBytes = Math.max(1, Math.min(limits.part_bytes || DEFAULT_PART_BYTES, MAX_PART_BYTES));
-  let tasks = planParts(need, page, partBytes);
-  await report.update({ phase: 'sending', parts_total: tasks.length, bytes_total: tasks.reduce((n, t) => n + t.length, 0), resources_needed: need.length });
+  let tasks = need ? planParts(need, page, partBytes) : await stillMissing(captureId, page, partBytes, -1);
+  if (need) await report.update({ phase: 'sending', parts_total: tasks.length, bytes_total: tasks.reduce((n, t) => n + t.length, 0), resources_needed: need.length });
+  else await report.update({ phase: 'sending' });
   const reader = { tabId, key };
   for (let attempt = 0; ; attempt++) {
     try {
@@ -63,29 +69,44 @@ async function stillMissing(captureId, page, partBytes, attempt) {
   return planParts(Object.keys(missing ?? {}), page, partBytes).filter((t) => wanted.has(`${t.index} ${t.url}`));
 }
 
-/** Read a batch while the previous one is being sent; at most PARTS_IN_FLIGHT requests open. */
+/**
+ * One pipeline: PARTS_IN_FLIGHT lanes send parts in order, each as soon as its batch is read;
+ * the page reads batch i + 1 while batch i is being sent (READ_AHEAD batches held at most), so
+ * neither the reading nor the end of a batch holds the other lanes back.
+ * Adds to report.state.waits: page_ms, how long sending stood still for a read; host_ms, the rest.
+ */
 async function sendAll(reader, captureId, tasks, report) {
   const batches = batch(tasks);
-  let reading = batches.length ? readBatch(reader, batches[0]) : null;
-  for (let i = 0; i < batches.length; i++) {
-    const data = await reading;
-    reading = i + 1 < batches.length ? readBatch(reader, batches[i + 1]) : null;
-    reading?.catch(() => {}); // surfaced when awaited
-    await sendBatch(captureId, batches[i], data, report);
-  }
-}
-
-async function sendBatch(captureId, tasks, data, report) {
+  const reads = [];
+  const ready = batches.map(() => false);
+  const stalls = batches.map(() => 0);
+  const read = (i) => {
+    if (i >= batches.length || reads[i]) return;
+    reads[i] = readBatch(reader, batches[i]).then((data) => ((ready[i] = true), data));
+    reads[i].catch(() => {}); // surfaced when awaited
+  };
+  const order = batches.flatMap((tasksOf, i) => tasksOf.map((_, j) => [i, j]));
+  const started = Date.now();
   let next = 0;
   const lane = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      const { url, index, count, length } = tasks[i];
-      data[i] = (await request('capture_part', { capture_id: captureId, url, index, count, data: data[i] }, { timeoutMs: PART_TIMEOUT_MS }), null);
+    while (next < order.length) {
+      const [i, j] = order[next++];
+      for (let k = i; k <= i + READ_AHEAD; k++) read(k);
+      const since = ready[i] ? null : Date.now();
+      const data = await reads[i];
+      if (since !== null) stalls[i] = Math.max(stalls[i], Date.now() - since);
+      const { url, index, count, length } = batches[i][j];
+      const part = data[j];
+      data[j] = null; // sent parts are not kept
+      await request('capture_part', { capture_id: captureId, url, index, count, data: part }, { timeoutMs: PART_TIMEOUT_MS });
       await report.sent(length);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, tasks.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, order.length) }, lane));
+  const waits = report.state.waits ?? (report.state.waits = { page_ms: 0, host_ms: 0 });
+  const stalled = stalls.reduce((a, b) => a + b, 0);
+  waits.page_ms += stalled;
+  waits.host_ms += Date.now() - started - stalled;
 }
 
 /** Consecutive tasks of one frame (or of the background), up to READ_BATCH_BYTES per batch. */

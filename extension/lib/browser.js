@@ -74,12 +74,16 @@ export async function runInFrames(tabId, { files, func, args = [], frameIds }) {
   return results.filter((r) => r && !r.error);
 }
 
-/** A storage area whose keys live in `area` under `prefix` (get with a key or a list of keys). */
+/** A storage area whose keys live in `area` under `prefix` (get with a key, a list, or null: all). */
 function prefixedArea(area, prefix) {
   if (!area) return undefined;
   const names = (keys) => (typeof keys === 'string' ? [keys] : Array.isArray(keys) ? keys : Object.keys(keys ?? {}));
   return {
     async get(keys) {
+      if (keys == null) {
+        const all = await area.get(null);
+        return Object.fromEntries(Object.entries(all).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+      }
       const list = names(keys);
       const found = await area.get(list.map((k) => prefix + k));
       return Object.fromEntries(list.filter((k) => prefix + k in found).map((k) => [k, found[prefix + k]]));

@@ -52,10 +52,26 @@ async function showVersions() {
   if (versions.length) await showLiveness(versions[0]);
 }
 
-/** Warn when the archived content is no longer on the live page (the background's `check`). */
+// A check that judged no content says so, with its reason, and is never shown as gone.
+const UNJUDGED = {
+  unreachable: 'PageKeeper could not reach this site at its last check',
+  too_large: 'This page is too large for PageKeeper to check',
+};
+
+/**
+ * Warn when the archived content is no longer on the live page, and say when the last check
+ * could not judge it (the background's verdict for the tab, else the host's last check).
+ */
 async function showLiveness(newest) {
   const reply = await callBackground('liveness', { tabId: tab.id, url: tab.url });
-  const state = reply.ok ? reply.result?.state : null;
+  const verdict = reply.ok ? reply.result : null;
+  const state = verdict?.state ?? null;
+  document.body.dataset.liveness = state ?? '';
+  if (UNJUDGED[state]) {
+    const when = verdict.checked_at ? ` (${formatTime(verdict.checked_at)})` : '';
+    fill('liveness', `${UNJUDGED[state]}${when}: ${verdict.reason ?? 'no reason given'}.`);
+    return show('liveness');
+  }
   if (state !== 'gone' && state !== 'changed') return show('liveness', false);
   const text = state === 'gone'
     ? 'The content you archived is no longer on this page. '
@@ -80,7 +96,10 @@ async function onArchive() {
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
   show('error', false);
-  const reply = await callBackground('archive_tab', { tabId: tab.id });
+  // No reply at all: the browser stopped the background mid-way; it carries on at its next start,
+  // and watchCapture shows how that ends.
+  const reply = await callBackground('archive_tab', { tabId: tab.id }).catch(() => null);
+  if (!reply) return;
   archiveButton.disabled = false;
   fill('archive', 'Archive again');
   if (!reply.ok) return showError(reply.error);
@@ -140,8 +159,12 @@ async function watchCapture() {
   setTimeout(watchCapture, WATCH_MS);
 }
 
+let watched = false; // a capture was running when last read
+
 function renderCapture(p) {
   const running = Boolean(p) && !['done', 'failed'].includes(p.phase) && Date.now() - (p.updated_at ?? 0) < 600000;
+  if (watched && !running) captureEnded(p);
+  watched = running;
   show('capture', running);
   document.body.dataset.capture = p?.phase ?? '';
   if (!running) return;
@@ -151,6 +174,15 @@ function renderCapture(p) {
   fill('capture-text', captureText(p));
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
+}
+
+/** A capture this popup watched ended (also one the background finished after a restart). */
+async function captureEnded(p) {
+  archiveButton.disabled = false;
+  fill('archive', 'Archive again');
+  if (p?.phase === 'failed') return showError({ message: p.error });
+  const last = await callBackground('last_archive', { url: tab.url });
+  if (last.ok && last.result) renderResult(last.result);
 }
 
 function renderResult(r) {

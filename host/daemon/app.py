@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine.archive.resources import CaptureLimits
 from engine.archive.store import ArchiveStore
+from engine.urls.suggest import Suggester
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
 from host.home import atomic_write
@@ -166,12 +167,12 @@ class App:
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
         self.jobs = Jobs()
         self.learning = Learning()
-        self._store = None
-        self._suggester = None
+        self._store: ArchiveStore | None = None
+        self._suggester: Suggester | None = None
         self._lock = threading.Lock()  # guards the analysis process's creation
 
     @property
-    def store(self):
+    def store(self) -> ArchiveStore:
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
@@ -179,7 +180,7 @@ class App:
         return self._store
 
     @property
-    def suggester(self):
+    def suggester(self) -> Suggester:
         """The warm Suggester (bundled dictionary + the user's learned state)."""
         if self._suggester is None:
             self._suggester = build_suggester(self)

@@ -96,7 +96,7 @@ def host_command() -> list[str]:
 
 
 def _spawn_kwargs() -> dict:
-    if os.name == "nt":
+    if sys.platform == "win32":
         flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
         return {"creationflags": flags}
     return {"start_new_session": True}

@@ -54,9 +54,15 @@ async def compact_once(app) -> bool:
 
 
 async def reclaim_once(app) -> dict:
-    """Expire deletions whose undo window is over and free the blobs nothing references."""
+    """Expire deletions whose undo window is over and free the blobs nothing references;
+    then merge what deleted versions left in the full-text index, one short step at a time
+    on the store thread, so captures come between the steps."""
 
-    return await app.run(purge, app.store)
+    done = await app.run(purge, app.store)
+    text = index_of(app.home)
+    while not await app.run(text.purge, 1):
+        pass
+    return done
 
 
 async def warm_search_index(app) -> int:

@@ -35,6 +35,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
+from typing import overload
 from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import Forbidden
@@ -99,7 +100,9 @@ def same_token(given: str | None, token: str) -> bool:
     >>> same_token("abc", "abc"), same_token("ab", "abc"), same_token("abcd", "abc")
     (True, False, False)
     """
-    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+    if not given:
+        return False
+    return hmac.compare_digest(given.encode(), token.encode())
 
 
 def check_host(host: str | None, port: int) -> None:
@@ -184,7 +187,9 @@ def valid_signature(token: str, sig: str | None, *parts: str) -> bool:
     >>> valid_signature("t", s, "gc", "x"), valid_signature("t", s[:-1], "gc", "x")
     (True, False)
     """
-    return bool(sig) and hmac.compare_digest(sig.encode(), sign(token, *parts).encode())
+    if not sig:
+        return False
+    return hmac.compare_digest(sig.encode(), sign(token, *parts).encode())
 
 
 def sign_path(secret: str, path: str) -> str:
@@ -269,6 +274,10 @@ def session_cookie(token: str) -> str:
     return f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
 
 
+@overload
+def strip_credentials(text: str) -> str: ...
+@overload
+def strip_credentials(text: None) -> None: ...
 def strip_credentials(text: str | None) -> str | None:
     """Cut ``user:password@`` out of every URL in ``text`` (never echoed anywhere).
 

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import replace
 
-from engine.archive import dust, provider, registry
+from engine.archive import keys, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.errors import InvalidInput, NotFound
@@ -47,6 +47,9 @@ from host.services.resource_fetch import ResourceFetchOptions, awith_resources
 from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
+# The tab's rendered HTML for ``check`` (the extension sends at most 2,000,000 characters,
+# extension/background/liveness.js): far under native messaging's 64 MiB to the host.
+TAB_PAGE_MAX = 4 << 20
 
 
 def _options(app, **fields):
@@ -210,27 +213,30 @@ def search(params: dict, app) -> dict:
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 100, 1, 1000)
     case = flag(params, "case_sensitive")
     if query and query.strip():
-        found = ranked_search(app, pattern, case, sort, query, tag)
+        found, total = ranked_search(app, pattern, case, sort, query, tag, offset + limit)
         page = found[offset : offset + limit]
-        return {"total": len(found), "offset": offset, "results": _with_snippets(app, page)}
+        return {"total": total, "offset": offset, "results": _with_snippets(app, page)}
     if sort == "relevance":
         raise InvalidInput("sort 'relevance' needs a full-text query ('text')")
     found = provider.search(app.store, pattern, case, sort, None, app.base_url, tag)
     return _page(list(found), offset, limit)
 
 
-def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> list[dict]:
+def ranked_search(
+    app, pattern: str, case: bool, sort: str, query: str, tag, want: int
+) -> tuple[list[dict], int]:
     """Documents matching the full-text ``query`` (host/services/fulltext.py) and the URL pattern and
-    tag, best first (or by time or URL); each remembers its best version for the snippet."""
+    tag, best first (or by time or URL), and how many match; each remembers its best version
+    for the snippet. Ranked by relevance with no other filter, the first ``want`` at least."""
 
     home = getattr(app, "home", None) or app.store.home
-    parsed, ranked = fulltext.ranked(app.store, home, query)
+    unfiltered = (pattern or "*") == "*" and tag is None
+    head = want if unfiltered and sort == "relevance" else None
+    parsed, ranking = fulltext.ranked(app.store, home, query, head)
     options = SearchOptions(pattern or "*", case, "time", None, RegisterOptions().base, tag)
-    allowed = (
-        None if (pattern or "*") == "*" and tag is None else set(matching_keys(app.store, options))
-    )
+    allowed = None if unfiltered else set(matching_keys(app.store, options))
     found = []
-    for key, best, rank in ranked:
+    for key, best, rank in ranking.results:
         if (allowed is None or key in allowed) and app.store.ids_of_key(key):
             found.append({"key": key, "best": best, "rank": rank})
     if sort == "url":
@@ -243,7 +249,7 @@ def ranked_search(app, pattern: str, case: bool, sort: str, query: str, tag) -> 
         )
     for item in found:
         item["query"] = parsed
-    return found
+    return found, (ranking.total if head is not None else len(found))
 
 
 def _with_snippets(app, page: list[dict]) -> list[dict]:
@@ -292,9 +298,11 @@ def get(params: dict, app) -> dict:
 
 async def check(params: dict, app) -> dict:
     """Is the stored content still at the live URL? ``{"state", "match", ...}``; the
-    thresholds ``present_at`` and ``changed_at`` default to the engine's."""
+    thresholds ``present_at`` and ``changed_at`` default to the engine's. With ``page`` (the
+    HTML the browser's tab shows) that page is judged and nothing is fetched."""
     ref = text(params, "url", None, max_length=URL_MAX) or text(params, "id", max_length=URL_MAX)
-    return await check_version(app, ref, _liveness_options(params))
+    page = text(params, "page", None, max_length=TAB_PAGE_MAX)
+    return await check_version(app, ref, _liveness_options(params), page)
 
 
 def _liveness_options(params: dict) -> LivenessOptions:
@@ -417,9 +425,10 @@ async def schedule_run_due(params: dict, app) -> dict:
 
 
 def dust_learn(params: dict, app) -> dict:
-    """Relearn the DUST rules from the archive's URLs and store them (new keys use them)."""
+    """Relearn the DUST and parameter rules from the archive's URLs, save them and re-key
+    every stored version under them in one transaction (new keys use them too)."""
 
-    return dust.learn_and_store(app.store)
+    return keys.learn(app.store)
 
 
 HANDLERS = {

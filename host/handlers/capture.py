@@ -25,6 +25,8 @@ from engine.archive.resources import (
     PENDING,
     STORED,
     TRUNCATED,
+    blob_level,
+    manifest_of,
     plan,
     summary,
 )
@@ -40,7 +42,6 @@ MAX_RESOURCES = 20_000
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HAVE = "have"  # the store already holds the declared digest: no bytes needed
 INLINE = "inline"  # a frame: its HTML came with capture_begin
-TEXT_TYPES = ("text/", "image/svg", "application/javascript", "application/json")
 
 
 def _resource(item) -> dict:
@@ -180,33 +181,26 @@ def capture_abort(params: dict, app) -> dict:
     return {"capture_id": capture.id, "aborted": True}
 
 
-def _level(kind: str) -> int:
-    """zlib effort: text compresses well; images, fonts and media are compressed already."""
-    return 6 if kind.startswith(TEXT_TYPES) else 1
-
-
-def _stored(app, entry: dict, data: bytes, counts: dict) -> dict:
+def _stored(blobs, entry: dict, data: bytes) -> dict:
     if len(data) != entry["size"]:
         return {**entry, "status": TRUNCATED}
     digest = blob_hash(data)
     if entry["sha256"] and entry["sha256"] != digest:
         return {**entry, "status": DIGEST_MISMATCH}
-    if not app.store.has_blob(digest):
-        counts["bytes_new"] += len(data)
-    app.store.put_blob(data, _level(entry["type"]))  # fsynced before any row names it
+    blobs.add(data, blob_level(entry["type"]), digest)  # durable (blobs.commit) before any row
     return {**entry, "blob": digest, "status": STORED}
 
 
-def _store_entry(app, capture: PendingCapture, entry: dict, frames: dict, counts: dict) -> dict:
+def _store_entry(app, blobs, capture: PendingCapture, entry: dict, frames: dict) -> dict:
     status = entry["status"]
     if status == HAVE:  # unless a reclaim removed it since capture_begin
         return {**entry, "status": STORED if app.store.has_blob(entry["blob"]) else NOT_RECEIVED}
     if status == INLINE:
-        return _stored(app, entry, frames[entry["url"]].encode("utf-8"), counts)
+        return _stored(blobs, entry, frames[entry["url"]].encode("utf-8"))
     if status != PENDING:
         return entry
     data = capture.assemble(entry)
-    return {**entry, "status": NOT_RECEIVED} if data is None else _stored(app, entry, data, counts)
+    return {**entry, "status": NOT_RECEIVED} if data is None else _stored(blobs, entry, data)
 
 
 def _already_committed(app, capture_id: str) -> str | None:
@@ -222,14 +216,19 @@ def capture_commit(params: dict, app) -> dict:
     """Store the received resources (blobs first), then register the version with its
     manifest in one transaction; answers as ``archive_page`` plus ``resources``."""
     capture = PendingCapture.load(app.home, params.get("capture_id"))
-    page = capture.record["page"]
     done = _already_committed(app, capture.id)
     if done is not None:
         capture.drop()
         return _committed_reply(app, done, {"bytes_new": 0})
+    page = capture.page
     frames = {f["url"]: f["html"] for f in page["frames"]}
-    counts = {"bytes_new": 0}
-    manifest = [_store_entry(app, capture, e, frames, counts) for e in capture.record["plan"]]
+    blobs = app.store.blob_batch()
+    try:
+        manifest = [_store_entry(app, blobs, capture, e, frames) for e in capture.record["plan"]]
+        blobs.commit()  # every resource durable before the version's transaction names it
+    except BaseException:
+        blobs.discard()  # no temporary file left for the reclaim
+        raise
     result = register_capture(
         app,
         Capture(
@@ -247,12 +246,12 @@ def capture_commit(params: dict, app) -> dict:
         _options(app),
     )
     capture.drop()
-    result["resources"] = {**_resource_counts(app, result["id"]), **counts}
+    result["resources"] = {**_resource_counts(app, result["id"]), "bytes_new": blobs.new_bytes}
     return result
 
 
 def _resource_counts(app, reg_id: str) -> dict:
-    return summary(app.store.version(reg_id).get("resources") or [])
+    return summary(manifest_of(app.store, app.store.version(reg_id)))
 
 
 def _committed_reply(app, reg_id: str, counts: dict) -> dict:
@@ -264,7 +263,7 @@ def _committed_reply(app, reg_id: str, counts: dict) -> dict:
 def version_resources(params: dict, app) -> dict:
     """A version's manifest, paged: each resource's size and status, and its signed path."""
     reg_id = provider.resolve_id(app.store, text(params, "id", max_length=URL_MAX))
-    manifest = app.store.version(reg_id).get("resources") or []
+    manifest = manifest_of(app.store, app.store.version(reg_id))
     offset, limit = integer(params, "offset", 0), integer(params, "limit", 200, 1, 1000)
     sig = sign_path(app.token, version_path(reg_id))  # what the /v/<id>/ route checks
     page = [

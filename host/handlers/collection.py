@@ -16,6 +16,7 @@ from engine.archive import alerts, labels, trash
 from engine.archive.model import iso
 from engine.errors import InvalidInput
 from host.handlers import flag, text
+from host.services import fulltext
 
 REF_MAX = 8192
 
@@ -30,6 +31,8 @@ def archive_delete(params: dict, app) -> dict:
 
     ref = text(params, "ref", max_length=REF_MAX)
     options = trash.DeleteOptions(document=flag(params, "document"))
+    ids = trash.targets(app.store, ref, options.document)  # typed errors before any change
+    fulltext.index_of(app.store.home).forget(app.store, ids)  # while their text is still stored
     if flag(params, "undo", True):
         return trash.delete(app.store, ref, options)
     return trash.delete_now(app.store, ref, options)
@@ -123,9 +126,12 @@ def alerts_set(params: dict, app) -> dict:
 
 def archive_reclaim(params: dict, app) -> dict:
     """Expire finished undo windows and remove blob files nothing references:
-    ``{"expired", "blobs", "freed_bytes"}`` (the daemon also does this every minute)."""
+    ``{"expired", "blobs", "freed_bytes"}`` (the daemon also does this every minute); the
+    full-text index then drops what deleted versions left in its file."""
 
-    return trash.purge(app.store)
+    done = trash.purge(app.store)
+    fulltext.index_of(app.store.home).purge()
+    return done
 
 
 HANDLERS = {

@@ -12,7 +12,7 @@ import os
 import time
 
 from engine import __version__
-from engine.archive import registry
+from engine.archive import keys
 from engine.urls.rules import PROFILES
 from host.handlers import choice, integer, text
 from host.protocol.envelope import PROTOCOL_VERSION
@@ -79,9 +79,9 @@ def key_profile(params: dict, app) -> dict:
     version is re-keyed, so the documents that now share a key merge)."""
 
     if params.get("profile") is None:
-        return {"profile": registry.key_profile(app.store), "profiles": list(PROFILES)}
+        return {"profile": keys.key_profile(app.store), "profiles": list(PROFILES)}
     profile = choice(params, "profile", tuple(PROFILES), "archive")
-    return {**registry.set_key_profile(app.store, profile), "profiles": list(PROFILES)}
+    return {**keys.set_key_profile(app.store, profile), "profiles": list(PROFILES)}
 
 
 HANDLERS = {

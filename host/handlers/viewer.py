@@ -23,6 +23,7 @@ from engine.archive import alerts, labels, provider, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
 from engine.archive.labels import clean_tag, keys_with_tag
 from engine.archive.model import RegisterOptions, iso
+from engine.archive.resources import manifest_of
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
@@ -32,7 +33,7 @@ from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unreachable", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "too_large", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 
@@ -62,7 +63,7 @@ class SearchQuery:
         return cls(
             pattern=text(params, "pattern", "*", MAX_PATTERN) or "*",
             case_sensitive=flag(params, "case_sensitive"),
-            sort=choice(params, "sort", ("time", "url"), "time"),
+            sort=choice(params, "sort", ("time", "url", "relevance"), "time"),
             text=(text(params, "text", None, 1000) or "").strip() or None,
             site=(text(params, "site", None, 300) or "").strip().lower() or None,
             since=day_start(params.get("since"), "since"),
@@ -100,7 +101,7 @@ def _narrowing(index, query: SearchQuery, app) -> tuple[list, list]:
     if query.since is not None or query.until is not None:
         narrowed.append(index.between(query.since, query.until))
     if query.text:
-        narrowed.append(index.keyed(text_matches(app, query)))
+        narrowed.append(index.keyed(text_matches(app, query.text)))
     if query.tag:
         narrowed.append(index.keyed(keys_with_tag(app.store, query.tag)))
     if query.state == "unchecked":
@@ -117,21 +118,59 @@ def matching_docs(app, query: SearchQuery) -> list:
     index = document_index(app.store)
     rx = pattern_regex(query.pattern, query.case_sensitive)
     narrowed, tests = _narrowing(index, query, app)
-    return index.select(rx, query.sort, narrowed, tests)
+    if _by_relevance(query):
+        return _relevance_order(app, index.select(rx, "time", narrowed, tests))
+    return index.select(rx, _base_sort(query), narrowed, tests)
 
 
 def first_docs(app, query: SearchQuery, stop: int) -> tuple[list, int]:
-    """The first ``stop`` documents the query selects and how many it selects in all."""
+    """The first ``stop`` documents the query selects and how many it selects in all. By
+    relevance with the full text alone, only the head is ranked (host/services/fulltext.py)."""
     index = document_index(app.store)
     rx = pattern_regex(query.pattern, query.case_sensitive)
+    if _by_relevance(query) and _text_only(query):
+        return ranked_head(app, index, query, stop)
     narrowed, tests = _narrowing(index, query, app)
-    return index.select_first(rx, query.sort, narrowed, tests, stop)
+    if _by_relevance(query):
+        found = _relevance_order(app, index.select(rx, "time", narrowed, tests))
+        return found[:stop], len(found)
+    return index.select_first(rx, _base_sort(query), narrowed, tests, stop)
+
+
+def _by_relevance(query: SearchQuery) -> bool:
+    return query.sort == "relevance" and bool(query.text)
+
+
+def _base_sort(query: SearchQuery) -> str:
+    """Relevance without a full text has nothing to rank: newest first."""
+    return "time" if query.sort == "relevance" else query.sort
+
+
+def _text_only(query: SearchQuery) -> bool:
+    return query.pattern == "*" and not (
+        query.site or query.since or query.until or query.state or query.tag
+    )
+
+
+def _relevance_order(app, docs: list) -> list:
+    """``docs`` in the order of the last full-text ranking (:func:`text_matches`)."""
+    order = _BEST[id(app.store)][3]
+    return sorted(docs, key=lambda d: order[d.key])
+
+
+def ranked_head(app, index, query: SearchQuery, stop: int) -> tuple[list, int]:
+    """The ``stop`` best documents for the full text alone, and how many match."""
+    parsed, ranking = fulltext.ranked(app.store, app.home, query.text or "", stop)
+    head = [(key, best) for key, best, _rank in ranking.results if key in index.pos]
+    _BEST[id(app.store)] = (query.text, parsed, dict(head), {k: i for i, (k, _) in enumerate(head)})
+    return [index.entries[index.pos[key]] for key, _best in head[:stop]], ranking.total
 
 
 def search_page(params: dict, app) -> dict:
     """One page of documents matching a URL pattern, text and filters.
 
-    Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url),
+    Params: ``pattern`` (``*`` ``?``), ``case_sensitive``, ``sort`` (time|url|relevance:
+    BM25 order with a ``text``, else time),
     ``text``, ``site``, ``since``/``until`` (a date = that UTC day, or an ISO time),
     ``state``, ``tag``, ``offset``, ``limit``.
     Result: ``{"total", "offset", "limit", "took_ms", "results": [...]}``.
@@ -175,17 +214,18 @@ def _result(d, check: dict | None) -> dict:
 # -- full text --------------------------------------------------------------------------
 
 
-_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed query, {key: best version ID})
+_BEST: dict[int, tuple] = {}  # id(store) -> (text, parsed, {key: best version}, {key: rank})
 
 
-def text_matches(app, query: SearchQuery) -> set[str]:
-    """Keys of the documents matching the full-text query ``query.text`` (host/services/fulltext.py:
+def text_matches(app, text: str) -> set[str]:
+    """Keys of the documents matching the full-text query ``text`` (host/services/fulltext.py:
     words, "phrases", prefix*, -excluded, CJK); each one's best version is kept for the
     page's snippets (:func:`snippets`)."""
 
-    parsed, ranked = fulltext.ranked(app.store, app.home, query.text)
-    best = {key: reg_id for key, reg_id, _rank in ranked}
-    _BEST[id(app.store)] = (query.text, parsed, best)
+    parsed, ranking = fulltext.ranked(app.store, app.home, text)
+    best = {key: reg_id for key, reg_id, _rank in ranking.results}
+    order = {key: i for i, (key, _id, _rank) in enumerate(ranking.results)}
+    _BEST[id(app.store)] = (text, parsed, best, order)
     return set(best)
 
 
@@ -196,7 +236,7 @@ def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
     held = _BEST.get(id(app.store))
     if not query.text or not held or held[0] != query.text:
         return results
-    _text, parsed, best = held
+    _text, parsed, best, _order = held
     return [
         {**r, **fulltext.snippet(app.store, best[r["key"]], parsed)} if r["key"] in best else r
         for r in results
@@ -329,6 +369,16 @@ def check_of(store, key: str) -> dict | None:
     return _public_check(max(rows, key=lambda r: r.get("checked_at", 0))) if rows else None
 
 
+def last_check(params: dict, app) -> dict | None:
+    """The newest stored check of the document at ``url`` (a sweep, ``check``), or None when it
+    was never checked or is not archived (the popup shows it when the tab has no verdict)."""
+    try:
+        key = provider.lookup_key(app.store, text(params, "url", max_length=8192))
+    except InvalidURL:
+        return None
+    return check_of(app.store, key)
+
+
 @dataclass
 class Sweep:
     """Progress of the one liveness sweep a daemon may run at a time."""
@@ -386,12 +436,11 @@ def liveness_report(params: dict, app) -> dict:
 
 async def liveness_sweep(params: dict, app) -> dict:
     """Start checking every document in the background; progress via ``liveness_report``."""
-    sweep = sweep_of(app)
-    if sweep.running:
-        return sweep.to_dict()
+    if sweep_of(app).running:
+        return sweep_of(app).to_dict()
     concurrency = integer(params, "concurrency", 4, 1, 16)
     targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
-    sweep.__init__(running=True, total=len(targets), started_at=time.time())
+    app.jobs.sweep = sweep = Sweep(running=True, total=len(targets), started_at=time.time())
     app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
     app.jobs.start(_run_sweep(app, sweep, targets, concurrency))
     return sweep.to_dict()
@@ -496,7 +545,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
-    resources = resource_totals(versions.values())
+    resources = _resource_totals(store)
     return {
         "documents": len(index.entries),
         "versions": len(versions),
@@ -508,17 +557,29 @@ def archive_stats(params: dict, app) -> dict:
     }
 
 
-def resource_totals(docs) -> dict:
-    """The page resources of every version: bytes as captured, bytes of the distinct blobs,
+def _resource_totals(store) -> dict:
+    """:func:`resource_totals` of every version, counted again only when the versions changed
+    (a manifest is a blob: reading every one on each visit of the Archive tab adds up)."""
+    ids = store.ids
+    stamp = (len(ids), ids[-1] if ids else None, ids[0] if ids else None, store.rekeyed)
+    held = store.cache.get("resource_totals")
+    if held is None or held[0] != stamp:
+        totals = resource_totals(manifest_of(store, store.version(i)) for i in ids)
+        held = store.cache["resource_totals"] = (stamp, totals)
+    return held[1]
+
+
+def resource_totals(manifests) -> dict:
+    """The page resources of every version (each its manifest): bytes as captured, bytes of the distinct blobs,
     and what storing each blob once saved.
 
-    >>> one = {"resources": [{"blob": "a", "size": 5, "status": "stored"}]}
+    >>> one = [{"blob": "a", "size": 5, "status": "stored"}]
     >>> resource_totals([one, one])
     {'resource_bytes': 10, 'resource_unique_bytes': 5, 'resource_dedup_saved_bytes': 5}
     """
     total, unique = 0, {}
-    for doc in docs:
-        for entry in doc.get("resources") or ():
+    for manifest in manifests:
+        for entry in manifest:
             if entry.get("blob"):
                 total += entry.get("size", 0)
                 unique[entry["blob"]] = entry.get("size", 0)
@@ -618,6 +679,7 @@ HANDLERS = {
     "diff": diff,
     "liveness_report": liveness_report,
     "liveness_sweep": liveness_sweep,
+    "last_check": last_check,
     "export_warc": export_warc,
     "import_warc": import_warc,
     "archive_stats": archive_stats,

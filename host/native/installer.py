@@ -32,12 +32,16 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.errors import InvalidInput
 from host.daemon import client
 from host.daemon.app import Config
 from host.daemon.security import read_token
 from host.home import atomic_write
+
+if sys.platform == "win32":  # pragma: no cover - the browsers find their hosts in the registry
+    import winreg
 
 HOST_NAME = "com.pagekeeper.host"
 DESCRIPTION = "PageKeeper native host: relays the extension to the local archive daemon"
@@ -188,7 +192,12 @@ def manifest_dir(browser: str, options: InstallOptions, platform: str | None = N
 
 def manifest(browser: str, launcher: Path, chrome_ids: list[str], firefox_ids: list[str]) -> dict:
     """Chrome's ``allowed_origins`` need the trailing slash; Firefox lists add-on IDs."""
-    data = {"name": HOST_NAME, "description": DESCRIPTION, "path": str(launcher), "type": "stdio"}
+    data: dict[str, str | list[str]] = {
+        "name": HOST_NAME,
+        "description": DESCRIPTION,
+        "path": str(launcher),
+        "type": "stdio",
+    }
     if browser in FIREFOX:
         data["allowed_extensions"] = list(firefox_ids)
     else:
@@ -242,11 +251,11 @@ def write_launcher(home: Path, platform: str | None = None, shared: bool = False
     return path
 
 
-def _registry(scope_system: bool):
+def _registry(scope_system: bool) -> tuple[Any, Any]:
     """``(winreg, HKLM or HKCU)``; tests swap in a recording stand-in for ``winreg``."""
-    import winreg  # noqa: PLC0415 - Windows only
-
-    return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
+    if sys.platform == "win32":  # pragma: no cover
+        return winreg, winreg.HKEY_LOCAL_MACHINE if scope_system else winreg.HKEY_CURRENT_USER
+    raise InvalidInput("the Windows registry exists only on Windows")
 
 
 def _uses_registry(options: InstallOptions, platform: str | None) -> bool:
@@ -380,7 +389,7 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
         for b in browsers
     ]
     token = read_token(home)
-    daemon = {"running": False}
+    daemon: dict[str, object] = {"running": False}
     try:
         state = client.running(home)
         if state:

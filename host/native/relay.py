@@ -250,7 +250,7 @@ def take_stdout() -> object:
     """
     frames = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    if os.name == "nt":  # pragma: no cover: no CRLF translation on the frame streams
+    if sys.platform == "win32":  # pragma: no cover: no CRLF translation on the frame streams
         import msvcrt
 
         msvcrt.setmode(frames.fileno(), os.O_BINARY)

@@ -114,9 +114,10 @@ class _ZlibLayer:
     """One gzip or deflate layer, inflating at most ``STEP`` bytes per step."""
 
     def __init__(self, encoding: str) -> None:
-        self.encoding, self.inflater = encoding, None
+        self.encoding = encoding
+        self.inflater: zlib._Decompress | None = None
 
-    def _start(self, data: bytes):
+    def _start(self, data: bytes) -> zlib._Decompress:
         if self.encoding != "deflate":
             return zlib.decompressobj(zlib.MAX_WBITS | 16)
         # RFC 9110 says zlib format; some servers send raw deflate (as browsers accept).
@@ -126,9 +127,10 @@ class _ZlibLayer:
     def push(self, data: bytes) -> Iterator[bytes]:
         if self.inflater is None:
             self.inflater = self._start(data)
-        while not self.inflater.eof:
-            out = self.inflater.decompress(data, STEP)
-            data = self.inflater.unconsumed_tail
+        inflater = self.inflater
+        while not inflater.eof:
+            out = inflater.decompress(data, STEP)
+            data = inflater.unconsumed_tail
             if out:
                 yield out
             if not data and len(out) < STEP:
@@ -164,8 +166,9 @@ class BoundedBody:
     engine.errors.TooLarge: u is larger than the cap of 10000 bytes (decoded)
     """
 
-    def __init__(self, content_encoding: str, max_bytes: int, url) -> None:
-        self.max_bytes, self.url, self.chunks = max_bytes, url, []
+    def __init__(self, content_encoding: str, max_bytes: int, url: str) -> None:
+        self.max_bytes, self.url = max_bytes, url
+        self.chunks: list[bytes] = []
         self.layers = _layers(content_encoding, url)
         self.sizes = [0] * (len(self.layers) + 1)
 
@@ -178,7 +181,10 @@ class BoundedBody:
         self.sizes[index] += len(data)
         if self.sizes[index] > self.max_bytes:
             what = "decoded" if index else "raw"
-            raise TooLarge(f"{self.url} is larger than the cap of {self.max_bytes} bytes ({what})")
+            raise TooLarge(
+                f"{self.url} is larger than the cap of {self.max_bytes} bytes ({what})",
+                limit=self.max_bytes,
+            )
         if index == len(self.layers):
             self.chunks.append(data)
             return
@@ -194,12 +200,12 @@ class BoundedBody:
         return b"".join(self.chunks)
 
 
-def _layers(content_encoding: str, url) -> list:
+def _layers(content_encoding: str, url: str) -> list[_ZlibLayer | _BrotliLayer]:
     """The decoders for a Content-Encoding header, outermost first (the reverse of the header).
 
     Unknown tokens pass the body through unchanged, as httpx does."""
     names = [name.strip().lower() for name in content_encoding.split(",") if name.strip()]
-    layers = []
+    layers: list[_ZlibLayer | _BrotliLayer] = []
     for name in reversed(names):
         if name in ("gzip", "x-gzip", "deflate"):
             layers.append(_ZlibLayer(name))
@@ -220,13 +226,16 @@ def _check_url(url: str) -> None:
 def _check_length(response: httpx.Response, options: FetchOptions) -> None:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > options.max_bytes:
-        raise TooLarge(f"{response.url} declares {declared} bytes (cap {options.max_bytes})")
+        raise TooLarge(
+            f"{response.url} declares {declared} bytes (cap {options.max_bytes})",
+            limit=options.max_bytes,
+        )
 
 
 def _body(response: httpx.Response, options: FetchOptions) -> BoundedBody:
     _check_length(response, options)
     return BoundedBody(
-        response.headers.get("content-encoding", ""), options.max_bytes, response.url
+        response.headers.get("content-encoding", ""), options.max_bytes, str(response.url)
     )
 
 

@@ -3,14 +3,20 @@
 A DERIVED index: the archive store stays the record, and this file can be deleted at any
 time (``rebuild``); it is caught up from the store (``sync``): the versions it has not
 seen are indexed (title, text, URL; ``visible_text`` when a version has one), those the
-store no longer has are marked dead, so no query returns them, and a re-keyed archive
-moves rows to their new documents. It survives a restart, so the first query after a
-start does not re-read every page. FTS5's table is contentless (the text is in the
-store's blobs already); with SQLite before 3.43 a contentless row cannot be deleted, so a
-deleted version's tokens stay until the next rebuild, which ``sync`` starts once dead
-rows pass a quarter of the index. Results are documents ranked by the BM25 of their best
-version (title weighted 4, URL 2, text 1); the daemon keeps it current on the store
-thread after each registration and in small steps in the background.
+store no longer has are removed, and a re-keyed archive moves rows to their new
+documents. It survives a restart, so the first query after a start does not re-read
+every page. FTS5's table is contentless (the text is in the store's blobs already), so a
+row is removed with FTS5's ``'delete'`` command and the values it was indexed with: the
+title and URL are kept beside it, the text is read again from its blob (a version is
+forgotten before its deletion reaches the store; one whose blob is gone stays a dead row
+until a rebuild, which ``sync`` starts once dead rows pass a quarter of the index).
+:meth:`FullTextIndex.purge` then merges the index (FTS5 ``'optimize'``) with
+``secure_delete`` on, so the removed rows' words leave the file.
+
+Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
+text 1; ties by key); a one-word query for a frequent word is answered from that word's
+champion list (host/services/champions.py) with the same order. The daemon keeps it
+current on the store thread after each registration and in small steps in the background.
 
 >>> import tempfile, pathlib
 >>> FullTextIndex(pathlib.Path(tempfile.mkdtemp()) / "f.sqlite3").count()
@@ -22,21 +28,36 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.archive import textquery
 from engine.errors import StorageError
+from host.services.champions import MIN_ROWS, SHARE, Champions, averages
 
 FILE = Path("index") / "fulltext.sqlite3"
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
+LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
     "title, body, url, content='', tokenize='unicode61 remove_diacritics 2')",
     "CREATE TABLE IF NOT EXISTS seen (n INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL,"
-    " key TEXT NOT NULL, live INTEGER NOT NULL DEFAULT 1)",
+    " key TEXT NOT NULL, live INTEGER NOT NULL DEFAULT 1, title TEXT NOT NULL DEFAULT '',"
+    " url TEXT NOT NULL DEFAULT '', src TEXT)",
     "CREATE INDEX IF NOT EXISTS seen_key ON seen(key)",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
 )
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Documents best first, ``(key, best version ID, bm25)``; ``total`` documents match.
+    ``results`` holds every match, or (a frequent word's champion list) at least the head
+    asked for, in its exact place."""
+
+    results: list[tuple[str, str, float]]
+    total: int
 
 
 class FullTextIndex:
@@ -47,11 +68,18 @@ class FullTextIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         self.db = self._connect()
+        self.champions = Champions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
-        self.known: dict[str, str] = dict(self.db.execute("SELECT id, key FROM seen WHERE live"))
+        self._load_known()
+
+    def _load_known(self) -> None:
+        rows = self.db.execute("SELECT n, id, key FROM seen WHERE live").fetchall()
+        self.known: dict[str, str] = {reg_id: key for _n, reg_id, key in rows}
+        self.rows: dict[int, tuple[str, str]] = {n: (key, reg_id) for n, reg_id, key in rows}
 
     def _connect(self) -> sqlite3.Connection:
-        """Open the file; a damaged one is derived data: it is removed and started afresh."""
+        """Open the file; a damaged one, or one of another layout, is derived data: it is
+        removed and started afresh."""
         try:
             return self._open()
         except sqlite3.DatabaseError:
@@ -67,8 +95,14 @@ class FullTextIndex:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
+            db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
+            layout = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables and layout != LAYOUT:
+                raise sqlite3.DatabaseError(f"layout {layout}, not {LAYOUT}")
             for statement in SCHEMA:
                 db.execute(statement)
+            db.execute(f"PRAGMA user_version={LAYOUT}")
             db.execute("SELECT count(*) FROM seen").fetchone()
         except sqlite3.DatabaseError:
             db.close()
@@ -88,29 +122,91 @@ class FullTextIndex:
                 return True
             if self.stamp is None or stamp[2] != self.stamp[2] or stamp[0] < len(self.known):
                 self._reconcile(store)
-            todo = [i for i in store.ids if i not in self.known]
+            todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
             done = limit is None or len(todo) <= limit
             self.stamp = stamp if done else None
             return done
 
+    def _new_ids(self, store) -> list[str]:
+        """The store's versions not indexed yet: a capture's ID comes last, so the tail is read
+        (what a capture costs stays flat as the archive grows); others, a full pass."""
+        missing, tail = len(store.ids) - len(self.known), list[str]()
+        for reg_id in reversed(store.ids):
+            if len(tail) == missing or reg_id in self.known:
+                break
+            tail.append(reg_id)
+        if len(tail) == missing:
+            return tail[::-1]
+        return [i for i in store.ids if i not in self.known]
+
     def _reconcile(self, store) -> None:
-        """Dead rows for versions the store lost, live again for restored ones, new keys."""
+        """Remove the rows of versions the store lost, move re-keyed ones."""
         versions = store.raw("versions")
-        rows = self.db.execute("SELECT id, key, live FROM seen").fetchall()
+        rows = self.db.execute("SELECT n, id, key, live FROM seen").fetchall()
         with self._batch():
-            for reg_id, key, live in rows:
+            for n, reg_id, key, live in rows:
                 doc = versions.get(reg_id)
                 if doc is None and live:
-                    self.db.execute("UPDATE seen SET live = 0 WHERE id = ?", (reg_id,))
-                elif doc is not None and (not live or doc["key"] != key):
-                    self.db.execute(
-                        "UPDATE seen SET live = 1, key = ? WHERE id = ?", (doc["key"], reg_id)
-                    )
-        self.known = dict(self.db.execute("SELECT id, key FROM seen WHERE live"))
-        self._maybe_rebuild(store)
+                    self._remove(store, n)
+                elif doc is not None and doc["key"] != key:
+                    self.db.execute("UPDATE seen SET key = ? WHERE n = ?", (doc["key"], n))
+        self._load_known()
+        self._maybe_rebuild()
 
-    def _maybe_rebuild(self, store) -> None:
+    def forget(self, store, ids: list[str]) -> int:
+        """Remove versions about to be deleted from the store (their text is still there);
+        how many rows went. A deletion that then fails is undone by the next ``sync``."""
+        with self.lock:
+            marks = ",".join("?" * len(ids))
+            found = self.db.execute(f"SELECT n FROM seen WHERE id IN ({marks})", ids).fetchall()
+            with self._batch():
+                for (n,) in found:
+                    self._remove(store, n)
+            for (n,) in found:
+                self.known.pop(self.rows.pop(n, ("", ""))[1], None)
+            self.stamp = None
+            return len(found)
+
+    def _remove(self, store, n: int) -> None:
+        """FTS5's ``'delete'`` with the values the row was indexed with; without its text
+        (blob gone) the row stays, dead, until a rebuild."""
+        title, url, src = self.db.execute(
+            "SELECT title, url, src FROM seen WHERE n = ?", (n,)
+        ).fetchone()
+        body = blob_text(store, src) if src else ""
+        if body is None:
+            self.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
+            return
+        self.db.execute(
+            "INSERT INTO docs (docs, rowid, title, body, url) VALUES ('delete', ?, ?, ?, ?)",
+            (n, title, textquery.index_text(body), url),
+        )
+        self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
+        self.champions.removed(n)
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+
+    def purge(self, steps: int | None = None) -> bool:
+        """After removals, merge the index down to one segment (FTS5 ``'merge'`` with a
+        negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
+        ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
+        words leave the file (freed pages are zeroed, the WAL is truncated). True once done
+        (nothing to do included); False when ``steps`` ran out first."""
+        while steps is None or steps > 0:
+            with self.lock:
+                if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
+                    return True
+                before = self.db.total_changes
+                with self._batch():
+                    self.db.execute(_MERGE, (-MERGE_PAGES,))
+                if self.db.total_changes - before <= 1:  # the command's own row: merged
+                    self.db.execute("DELETE FROM meta WHERE name = 'unpurged'")
+                    self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    return True
+            steps = None if steps is None else steps - 1
+        return False
+
+    def _maybe_rebuild(self) -> None:
         total = self.db.execute("SELECT count(*) FROM seen").fetchone()[0]
         if total and (total - len(self.known)) / total > DEAD_SHARE:
             self._clear()
@@ -119,7 +215,8 @@ class FullTextIndex:
         with self._batch():
             self.db.execute("DELETE FROM docs")  # a contentless table may be emptied whole
             self.db.execute("DELETE FROM seen")
-        self.known = {}
+            self.champions.clear()
+        self.known, self.rows = {}, {}
 
     def rebuild(self, store) -> int:
         """Drop everything and index the store again; how many versions."""
@@ -142,58 +239,143 @@ class FullTextIndex:
     def _index(self, store, ids: list[str]) -> None:
         if not ids:
             return
-        with self._batch():
-            for reg_id in ids:
-                self._add(store, reg_id)
-        self.known.update((i, store.raw("versions")[i]["key"]) for i in ids)
+        try:
+            with self._batch():
+                for reg_id in ids:
+                    self._add(store, reg_id)
+        except BaseException:
+            self._load_known()  # rolled back: what the file holds
+            raise
 
     def _add(self, store, reg_id: str) -> None:
         doc = store.raw("versions")[reg_id]
         seen = self.db.execute("SELECT n FROM seen WHERE id = ?", (reg_id,)).fetchone()
-        if seen is not None:  # indexed before, deleted, now restored: the row is still there
+        if seen is not None:  # kept dead (its text was gone), now restored: the row is there
             self.db.execute("UPDATE seen SET live = 1, key = ? WHERE n = ?", (doc["key"], seen[0]))
+            self.known[reg_id], self.rows[seen[0]] = doc["key"], (doc["key"], reg_id)
             return
+        src = text_source(store, reg_id)
+        body = (blob_text(store, src) if src else "") or ""
+        title, url = textquery.index_text(doc.get("title") or ""), doc["url"]
+        self.add_row(reg_id, doc["key"], title, textquery.index_text(body), url, src)
+
+    def add_row(self, reg_id: str, key: str, title: str, body: str, url: str, src) -> int:
+        """Index one version's indexed strings (``src``: its text blob); its row number.
+        Inside a batch; the bench fills an index through this too."""
         n = self.db.execute(
-            "INSERT INTO seen (id, key) VALUES (?, ?)", (reg_id, doc["key"])
+            "INSERT INTO seen (id, key, title, url, src) VALUES (?, ?, ?, ?, ?)",
+            (reg_id, key, title, url, src),
         ).lastrowid
-        title, body = doc.get("title") or "", stored_text(store, reg_id)
+        assert n is not None  # an INSERT always sets it
         self.db.execute(
-            "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)",
-            (n, textquery.index_text(title), textquery.index_text(body), doc["url"]),
+            "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
+        self.champions.added(n, title, body, url)
+        self.known[reg_id], self.rows[n] = key, (key, reg_id)
+        return n
 
     # -- queries ----------------------------------------------------------------------
-    def search(self, query: textquery.Query) -> list[tuple[str, str, float]]:
-        """Documents matching ``query``, best first: ``(key, best version ID, bm25)``
-        (lower BM25 is better, as SQLite gives it)."""
-        sql = (  # bm25() only runs in the MATCH query itself: materialize it, then group
-            "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
-            " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r FROM m"
-            " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
-        )
+    def search(self, query: textquery.Query, want: int | None = None) -> Ranking:
+        """Documents matching ``query``, best first (lower BM25 is better, as SQLite gives
+        it). With ``want``, a frequent word may answer only its certified head (at least
+        ``want`` documents, or all)."""
+        match = textquery.to_fts(query)
         with self.lock:
             try:
-                return self.db.execute(sql, (*WEIGHTS, textquery.to_fts(query))).fetchall()
+                if want is not None:
+                    head = self._champion_head(query, want)
+                    if head is not None:
+                        return head
+                return self._scored(match)
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
+
+    def _scored(self, match: str) -> Ranking:
+        """Every match scored by FTS5, its documents by their best version."""
+        found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
+        return Ranking([tuple(r) for r in found], len(found))
+
+    def _champion_head(self, query, want: int) -> Ranking | None:
+        """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
+        ``-excluded`` ones) from the term's champion list, or None."""
+        positives = query.positives
+        if len(positives) != 1:
+            return None
+        hits = [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
+        rows, _avgdl = averages(self.db)
+        if len(hits) < max(MIN_ROWS, SHARE * rows):
+            return None  # few matches: scoring them all is fast
+        term = textquery.to_fts(textquery.Query(tuple(positives)))
+        excluding = len(positives) < len(query.terms)
+        df = self._count(term) if excluding else len(hits)
+        if term not in self.champions.tiers:
+            self.champions.build(term)
+        matching = set(hits).__contains__ if excluding else _any
+        listed = self.champions.ranked(term, df, matching)
+        if listed is None:  # the term has no list (built just above, so only if it failed)
+            return None
+        return self._certified(*listed, hits, want)
+
+    def _certified(self, scored, bound: float, hits: list[int], want: int) -> Ranking | None:
+        seen_keys, head = set[str](), list[tuple[str, str, float]]()
+        for row in scored:
+            found = self.rows.get(row.n)
+            if found is None or found[0] in seen_keys:
+                continue
+            if not row.rank < bound:
+                break
+            seen_keys.add(found[0])
+            head.append((found[0], found[1], row.rank))
+        total = len({self.rows[n][0] for n in hits if n in self.rows})
+        if len(head) < min(want, total):
+            return None
+        head.sort(key=lambda r: (r[2], r[0]))
+        return Ranking(head, total)
+
+    def _count(self, match: str) -> int:
+        return self.db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (match,)).fetchone()[
+            0
+        ]
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
 
 
-def stored_text(store, reg_id: str) -> str:
-    """The text a version is found by: its ``visible_text`` blob when it has one (what the
-    page showed), else the extracted main text."""
+_ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
+_SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
+    "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
+    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r FROM m"
+    " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
+)
+_MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
+MERGE_PAGES = 2000  # pages merged per purge step
+
+
+def _any(_n: int) -> bool:
+    return True
+
+
+def text_source(store, reg_id: str) -> str | None:
+    """The blob a version is found by: its ``visible_text`` when it has one (what the page
+    showed), else the extracted main text."""
     doc = store.raw("versions")[reg_id]
     row = store.row("extracts", reg_id) or {}
-    digest = doc.get("visible_text") or row.get("visible_text") or row.get("text")
-    if not digest:
-        return ""
+    return doc.get("visible_text") or row.get("visible_text") or row.get("text")
+
+
+def blob_text(store, digest: str) -> str | None:
+    """A text blob, or None when it is missing or damaged (that must not stop the index)."""
     try:
         return store.get_blob(digest).decode("utf-8", "replace")
-    except Exception:  # a missing or damaged blob must not stop the index
-        return ""
+    except Exception:
+        return None
+
+
+def stored_text(store, reg_id: str) -> str:
+    """The text a version is found by ("" when it has none or its blob is unreadable)."""
+    src = text_source(store, reg_id)
+    return (blob_text(store, src) if src else None) or ""
 
 
 _OPEN: dict[str, FullTextIndex] = {}
@@ -210,12 +392,15 @@ def index_of(home: Path) -> FullTextIndex:
         return found
 
 
-def ranked(store, home: Path, text: str) -> tuple[textquery.Query, list[tuple[str, str, float]]]:
-    """Parse ``text`` (typed errors), bring the index up to date, and rank the documents."""
+def ranked(
+    store, home: Path, text: str, want: int | None = None
+) -> tuple[textquery.Query, Ranking]:
+    """Parse ``text`` (typed errors), bring the index up to date, and rank the documents
+    (with ``want``: at least the first ``want``, see :meth:`FullTextIndex.search`)."""
     query = textquery.parse(text)
     index = index_of(home)
     index.sync(store)
-    return query, index.search(query)
+    return query, index.search(query, want)
 
 
 def snippet(store, reg_id: str, query: textquery.Query) -> dict:

@@ -1,11 +1,14 @@
 """``check`` in the daemon: is a stored version's content still at its live URL?
 
-Fetch the live URL (host/services/fetch.py, on the event loop), then let the engine
+When the extension sends the page its tab shows (``page``: the rendered HTML, which
+holds what scripts and the user's session put there), that page is judged and nothing
+is fetched. Otherwise (sweeps, ``pagekeeper check``) fetch the live URL
+(host/services/fetch.py, on the event loop). Then let the engine
 decide (engine/liveness.py ``judge`` with the version's stored keywords, ``unreachable``
 when the server did not answer, with the failure's kind (dns, refused, timeout…, never
 the raw exception text), or ``from_status`` for a non-200 answer: 5xx is unreachable,
-404 gone). The verdict is
-stored with its time in the store's ``liveness`` table (the viewer shows it).
+404 gone; over the size cap ``too_large``). The verdict is stored with its time and its
+``source`` ("tab" or "fetch"; the tab's HTML itself is never stored) in the store's ``liveness`` table (the viewer shows it).
 
 >>> check_version.__name__
 'check_version'
@@ -17,16 +20,27 @@ import time
 
 from engine.archive import alerts, provider
 from engine.archive.model import is_reg_id
-from engine.errors import FetchError, InvalidURL, TooLarge
-from engine.liveness import LivenessOptions, Verdict, from_status, judge, unreachable
+from engine.errors import FetchError, InvalidURL, NotFound, TooLarge
+from engine.liveness import (
+    UNJUDGED,
+    LivenessOptions,
+    Verdict,
+    from_status,
+    judge,
+    too_large,
+    unreachable,
+)
 from host.services.fetch import afetch
 
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    reg_id = provider.resolve_id(app.store, ref) if _looks_like_id(ref) else None
-    if reg_id is None:
-        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"] if ref else None
+    if _looks_like_id(ref):
+        reg_id = provider.resolve_id(app.store, ref)
+    elif ref:
+        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"]
+    else:
+        raise NotFound("no registration given")
     doc = app.store.version(reg_id)
     return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
 
@@ -43,8 +57,11 @@ def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
 
 def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> Verdict:
     if isinstance(failure, FetchError):
-        return unreachable(failure.details.get("kind", "network"))
-    if failure is not None:  # the URL cannot be fetched at all, or the page is over the cap
+        return unreachable(str(failure.details.get("kind", "network")))
+    if isinstance(failure, TooLarge):  # not read, so not judged: never "gone"
+        limit = failure.details.get("limit")
+        return too_large(limit if isinstance(limit, int) else None)
+    if failure is not None:  # the URL cannot be fetched at all
         return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:
         return from_status(status, extract.get("keywords"))
@@ -63,20 +80,30 @@ def _save(app, reg_id: str, url: str, verdict: dict) -> dict:
 
 
 def _last_judged(record: dict, before: dict) -> str | None:
-    """The newest state judged on content: an unreachable check keeps the one before it."""
-    if record["state"] != "unreachable":
+    """The newest state judged on content: an unreachable or too-large check keeps the one
+    before it."""
+    if record["state"] not in UNJUDGED:
         return record["state"]
     return before.get("judged", before.get("state"))
 
 
-async def check_version(app, ref: str, options: LivenessOptions | None = None) -> dict:
-    """Fetch, judge, store and return ``{"state","match","present",...,"id","url"}``."""
+async def check_version(
+    app, ref: str, options: LivenessOptions | None = None, page: str | None = None
+) -> dict:
+    """Judge, store and return ``{"state","match","present",...,"id","url","source"}``:
+    ``page`` (the tab's rendered HTML) when given, else the live URL fetched now."""
     reg_id, url, extract = await app.run(_stored, app, ref)
-    status = body = failure = None
+    got = (200, page, None) if page is not None else await _fetched(url)
+    # Parsing the live page needs no store: the analysis thread, so other requests go on.
+    verdict = await app.analyse(_judge, extract, got, options or LivenessOptions())
+    verdict["source"] = "fetch" if page is None else "tab"
+    return await app.run(_save, app, reg_id, url, verdict)
+
+
+async def _fetched(url: str) -> tuple:
+    """(status, body, failure) of fetching ``url``: a failure is kept, not raised."""
     try:
         got = await afetch(url)
-        status, body = got.status, got.body
     except (FetchError, InvalidURL, TooLarge) as exc:
-        failure = exc
-    verdict = await app.run(_judge, extract, (status, body, failure), options or LivenessOptions())
-    return await app.run(_save, app, reg_id, url, verdict)
+        return None, None, exc
+    return got.status, got.body, None

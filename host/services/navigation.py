@@ -44,7 +44,7 @@ log = logging.getLogger("pagekeeper.navigation")
 # -- the Suggester and its learned state ---------------------------------------------------
 
 
-def build_suggester(app):
+def build_suggester(app) -> Suggester:
     """The bundled dictionary + the learned state saved in the store."""
     options = SuggestOptions(limit=MAX_SUGGESTIONS)
     suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir), options=options)

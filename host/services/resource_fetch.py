@@ -84,7 +84,7 @@ async def afetch_resources(
 ) -> list[dict]:
     """Fetch what the page uses; the manifest plan with ``data`` on the wanted entries."""
     options = options or ResourceFetchOptions()
-    fetcher, seen, found = _Fetcher(options), set(), []
+    fetcher, seen, found = _Fetcher(options), set[str](), []
     wave = resource_urls(html, page_url)
     for _depth in range(options.css_depth + 1):
         wave = [u for u in dict.fromkeys(wave) if u not in seen]

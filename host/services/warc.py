@@ -47,6 +47,7 @@ from warcio.warcwriter import WARCWriter
 from engine import __version__
 from engine.archive import labels
 from engine.archive.model import Capture, iso
+from engine.archive.resources import manifest_of
 from engine.errors import InvalidInput, TooLarge
 from engine.html.parse import decode_html
 from engine.html.rewrite import css_urls, resource_urls
@@ -201,7 +202,9 @@ def write_resource(writer: WARCWriter, url: str, kind: str, body: bytes, date: s
     writer.write_record(record)
 
 
-def write_resources(writer: WARCWriter, version: VersionRecord, written: set) -> int:
+def write_resources(
+    writer: WARCWriter, version: VersionRecord, written: set[tuple[str, str]]
+) -> int:
     """The version's stored resources not yet in this file; how many were written."""
     count, date = 0, warc_date(version.registered_at)
     for entry in version.resources:
@@ -220,7 +223,7 @@ def export_versions(
     returns the record count."""
     writer = options.writer(out)
     write_info(writer, filename, "PageKeeper archive export")
-    count, written = 1, set()
+    count, written = 1, set[tuple[str, str]]()
     for version in versions:
         write_version(writer, version)
         count += 2 + write_resources(writer, version, written)
@@ -377,7 +380,7 @@ def import_captures(
     if looks_like_singlefile(stream.read(64)):
         return _import_singlefile(stream, register, options)
     stream.seek(0)
-    summary, registered = ImportSummary(), {}
+    summary, registered = ImportSummary(), dict[str, str]()
     found = collect_resources(stream, put_blob, options) if put_blob else {}
     stream.seek(0)
     summary.resources = len(found)
@@ -417,7 +420,7 @@ def version_record(store, reg_id: str) -> VersionRecord:
             "similarity_to_previous": doc.get("prev_similarity"),
             **labels.exported(store, reg_id, doc["key"]),
         },
-        resources=[e for e in doc.get("resources") or () if e.get("blob")],
+        resources=[e for e in manifest_of(store, doc) if e.get("blob")],
         load=store.get_blob,
     )
 

@@ -44,6 +44,7 @@ from engine.archive.store import ArchiveStore  # noqa: E402
 from engine.html.extract import extract  # noqa: E402
 from engine.html.fingerprint import fingerprint  # noqa: E402
 from engine.urls.normalize import archive_key  # noqa: E402
+from tests.bench import bench_similarity  # noqa: E402
 
 DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
 PAGES = DATA / "pages"
@@ -340,9 +341,6 @@ def _bench_operations(store: ArchiveStore, tinydb_insert_s: float) -> dict:
 
 
 def bench_similarity_figures() -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "bench"))
-    import bench_similarity
-
     print("== fingerprint similarity, two ~200 KB pages (bench_similarity.bench_pair)")
     for key, value in bench_similarity.bench_pair().items():
         print(f"  {key}: {value}")

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from tests.chromium import FLAGS  # noqa: E402
 from tests.extension.conftest import CHROMIUM, EXTENSION_ID, build_extension, free_port, launch, pk  # noqa: E402
 
 WORDS = ("gooogle", "wikipeda", "exmaple", "githbu", "yahooo", "amazn", "facebok", "reddti")
@@ -84,8 +85,6 @@ def ours(context, urls: list[str]) -> tuple[list[int], list[float]]:
 
 def chromium_own(playwright, profile: Path, urls: list[str]) -> list[float]:
     """Wall ms from navigation start to Chromium's own error page, bare profile."""
-    from tests.chromium import FLAGS
-
     context = playwright.chromium.launch_persistent_context(
         str(profile), executable_path=str(CHROMIUM), headless=True, args=FLAGS
     )

@@ -30,6 +30,15 @@ sys.path.insert(0, str(ROOT))
 from engine.html.blocks import BlockOptions  # noqa: E402
 from engine.html.extract import ExtractOptions, extract  # noqa: E402
 
+# The baselines (the bench extras: `make bench` installs them); bench_liveness uses this
+# module's helpers (load, split_of) without them.
+try:
+    import lxml.html
+    import trafilatura
+    from readability import Document
+except ImportError:
+    lxml = trafilatura = Document = None
+
 DATA = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-dev"
 
 
@@ -70,15 +79,10 @@ def run_ours(options: ExtractOptions | None = None):
 
 
 def run_trafilatura(raw: bytes) -> str | None:
-    import trafilatura
-
     return trafilatura.extract(raw, include_comments=False)
 
 
 def run_readability(raw: bytes) -> str | None:
-    import lxml.html
-    from readability import Document
-
     summary = Document(raw).summary()
     return lxml.html.fromstring(summary).text_content() if summary else ""
 

@@ -30,6 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 from engine.html.extract import extract  # noqa: E402
 
+try:  # the baselines (the bench extras: `make bench` installs them)
+    import lxml.html
+    import trafilatura
+    from readability import Document
+except ImportError:
+    lxml = trafilatura = Document = None
+
 DATA = (
     Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "extraction-wide"
 )
@@ -82,15 +89,10 @@ def run_ours(html: str, url: str | None) -> str:
 
 
 def run_trafilatura(html: str, url: str | None) -> str:
-    import trafilatura
-
     return trafilatura.extract(html, url=url, include_comments=False) or ""
 
 
 def run_readability(html: str, url: str | None) -> str:
-    import lxml.html
-    from readability import Document
-
     summary = Document(html).summary()
     return lxml.html.fromstring(summary).text_content() if summary else ""
 

@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from engine.urls.suggest import Suggester, SuggestRequest  # noqa: E402
+
 PY = sys.executable
 TYPOS = [
     "http://gooogle.com/",
@@ -97,8 +100,6 @@ def bench_nav_error(home: Path, rounds: int) -> None:
         pings.append(one_trip(proc, {"id": n, "type": "ping"}))
     proc.stdin.close()
     proc.wait(timeout=30)
-
-    from engine.urls.suggest import Suggester, SuggestRequest
 
     suggester = Suggester.bundled()
     engine = []

@@ -1,4 +1,17 @@
-"""Liveness ("is the saved content still at the URL?") on cases built from the development pages.
+"""Liveness ("is the saved content still at the URL?") on pairs of real pages, and on cases built
+from the development pages.
+
+REAL PAIRS (``--family real``): every page of ../shared/data/extraction-wide (with its URL and
+ground-truth main text) and extraction-dev (its must-keep snippets) whose site has another real page
+with another title. gone kinds: the URL now serves another real article of the same site (a new
+article under the same URL, or a redirect to another page of the site); that page under the stored
+page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
+page's own main text moved into the template of another real page of its site (a redesign); the
+page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
+ground-truth lines is left in it. Split by SITE (SHA-1 of the host name, 30 % held out): a held-out
+site's pages are never seen while tuning.
+
+BUILT FROM DEV PAGES (``--family built``, the earlier set):
 
 For each development page the stored copy is the page itself; the live answers are made from it.
 The article's container is the smallest element holding all of the corpus's own ``with`` snippets
@@ -21,8 +34,10 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import html
+import json
 import os
 import random
 import re
@@ -42,6 +57,11 @@ from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
 from engine.liveness import from_status, judge  # noqa: E402
+
+try:  # the bench extras (`make bench` installs them)
+    import trafilatura
+except ImportError:
+    trafilatura = None
 
 PRESENT_KINDS = (
     "template_noise",
@@ -112,8 +132,7 @@ class Page:
         self.cid, self.case, self.raw = cid, case, raw
         self.text = decode(raw)
         self.snippets = [norm(s) for s in case["with"] if norm(s)]
-        import trafilatura  # an independent extractor's view of the article (bench-only)
-
+        # trafilatura: an independent extractor's view of the article (bench-only)
         article = trafilatura.extract(raw, include_comments=False) or ""
         self.lines = [n for n in map(norm, article.split("\n")) if len(n) > 50]
         tree = LexborHTMLParser(self.text)
@@ -237,6 +256,137 @@ def build(pages: list[Page], seed: int = 7) -> list[dict]:
     return cases
 
 
+# -- cases from pairs of real pages ---------------------------------------------------------
+
+WIDE = ROOT.parent / "shared" / "data" / "extraction-wide"
+REAL_PRESENT = ("moved_to_sibling_template", "sibling_teaser_added")
+REAL_GONE = ("other_article_same_site", "same_title_other_same_site", "redirect_other_site")
+HELD_OUT_SITES = 0.3  # share of sites held out (SHA-1 of the site name): never tuned on
+
+
+class RealPage:
+    """A real page with its independent main text: the wide set's ground truth, or the dev set's
+    must-keep snippets (with trafilatura's long lines, as above)."""
+
+    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], title: str) -> None:
+        self.cid, self.url, self.raw, self.text = cid, url, raw, decode(raw)
+        self.site = site_of(url)
+        self.lines = [n for n in map(norm, lines) if len(n) > 50]
+        self.title = title
+        self.visible = norm(page_text(self.text))
+
+    @property
+    def paragraphs(self) -> list[str]:
+        return self.lines
+
+
+def site_of(url: str) -> str:
+    host = re.sub(r"^https?://([^/:?#]+).*$", r"\1", url or "").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def split_of_site(site: str) -> str:
+    """'heldout' for ~30 % of sites (all their pages), 'tune' for the rest."""
+    share = int(hashlib.sha1(site.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "heldout" if share < HELD_OUT_SITES else "tune"
+
+
+def real_pages() -> list[RealPage]:
+    """Wide pages with a URL and a ground-truth body, and dev pages with their snippets."""
+    pages = []
+    for line in (WIDE / "truth.jsonl").read_text("utf-8").split("\n"):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not row.get("url") or len(row.get("body") or "") < 300:
+            continue
+        raw = gzip.decompress((WIDE / "pages" / f"{row['id']}.html.gz").read_bytes())
+        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), ""))
+    for cid, case, raw in load(None):
+        if case.get("url"):
+            pages.append(RealPage(cid, case["url"], raw, case["with"], ""))
+    for page in pages:
+        page.title = title_of(page.text)
+    return [p for p in pages if len(p.lines) >= 2 and p.site]
+
+
+def title_of(text: str) -> str:
+    node = LexborHTMLParser(text).css_first("title")
+    return norm(node.text()) if node else ""
+
+
+def holds(live: str, page: RealPage) -> bool:
+    """Whether a live page still shows any of the page's own main-text lines (text-wise)."""
+    text = norm(page_text(live))
+    return any(line in text for line in page.lines)
+
+
+def sibling_template(page: RealPage, sibling: RealPage) -> str | None:
+    """The sibling's page (same site) with its main text replaced by this page's paragraphs."""
+    tree = LexborHTMLParser(sibling.text)
+    box = container(tree, sibling.lines)
+    if box is None or box.tag in ("body", "html"):
+        return None
+    box.inner_html = "".join(f"<p>{html.escape(line)}</p>" for line in page.lines)
+    return tree.html
+
+
+def retitled(sibling: RealPage, page: RealPage) -> str:
+    """The sibling's page under this page's title (<title> and the first <h1>)."""
+    tree = LexborHTMLParser(sibling.text)
+    heading = tree.css_first("h1")
+    if heading is not None:
+        heading.inner_html = html.escape(page.title)
+    out = tree.html
+    old = tree.css_first("title")
+    if old is not None:
+        out = re.sub(r"<title>.*?</title>", f"<title>{html.escape(page.title)}</title>", out,
+                     count=1, flags=re.S)  # fmt: skip
+    return out
+
+
+def real_case(kind: str, page: RealPage, sibling: RealPage, stranger: RealPage) -> str | None:
+    if kind == "moved_to_sibling_template":
+        return sibling_template(page, sibling)
+    if kind == "sibling_teaser_added":
+        teaser_html = (
+            f"<aside class='related'><h3><a href='#'>{html.escape(sibling.title)}</a></h3>"
+            f"<p>{html.escape(' '.join(sibling.lines)[:200])}…</p></aside>"
+        )
+        return page.text.replace("</body>", teaser_html + "</body>", 1)
+    if kind == "other_article_same_site":
+        return sibling.text
+    if kind == "same_title_other_same_site":
+        return retitled(sibling, page)
+    return stranger.text
+
+
+def build_real(pages: list[RealPage], seed: int = 11) -> list[dict]:
+    """Each page of a site with ≥ 2 pages against another real page of the same site (and a page
+    of another site); a gone case is kept only if none of the page's own lines is left in it."""
+    rnd = random.Random(seed)
+    by_site = defaultdict(list)
+    for page in pages:
+        by_site[page.site].append(page)
+    cases = []
+    for page in pages:
+        siblings = [p for p in by_site[page.site] if p is not page and p.title != page.title]
+        if not siblings:
+            continue
+        sibling = rnd.choice(siblings)
+        stranger = rnd.choice(pages)
+        while stranger.site == page.site:
+            stranger = rnd.choice(pages)
+        for kind in REAL_PRESENT + REAL_GONE:
+            live = real_case(kind, page, sibling, stranger)
+            gone = kind in REAL_GONE
+            if live is None or (gone and holds(live, page)):
+                continue
+            cases.append({"page": page, "kind": kind, "gone": gone, "status": 200, "live": live,
+                          "split": split_of_site(page.site)})  # fmt: skip
+    return cases
+
+
 def methods() -> dict:
     seed_opts = ExtractOptions(keywords=KeywordOptions(mode="seed"))
     stored_cache: dict = {}
@@ -268,9 +418,8 @@ def methods() -> dict:
     }
 
 
-def report(cases: list[dict], label: str) -> None:
+def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> None:
     print(f"\n{label}: {len(cases)} cases")
-    kinds = PRESENT_KINDS + GONE_KINDS
     print(f"{'kind':<20}" + "".join(f"{m:>15}" for m in methods()))
     results = {}
     for name, method in methods().items():
@@ -298,14 +447,36 @@ def report(cases: list[dict], label: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
+    parser.add_argument("--family", choices=("real", "built", "all"), default="all")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
+    started, cpu = time.perf_counter(), time.process_time()
+    if args.family in ("real", "all"):
+        real_main()
+    if args.family in ("built", "all"):
+        built_main(args.pages)
+    print(f"\n{time.perf_counter() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU")
+
+
+def real_main() -> None:
+    pages = real_pages()
+    cases = build_real(pages)
+    sites = {c["page"].site for c in cases}
+    print(f"\nREAL PAIRS: {len(pages)} real pages; {len(cases)} cases from {len(sites)} sites "
+          f"with ≥ 2 pages; held out: {HELD_OUT_SITES:.0%} of sites by SHA-1")  # fmt: skip
+    kinds = REAL_PRESENT + REAL_GONE
+    report([c for c in cases if c["split"] == "tune"], "real pairs, tuning split", kinds)
+    report([c for c in cases if c["split"] == "heldout"], "real pairs, held-out split", kinds)
+
+
+def built_main(n_pages: int) -> None:
     pages = [Page(cid, case, raw) for cid, case, raw in load(None)]
     usable = [p for p in pages if p.ok and len(p.parts) >= 3]
     rnd = random.Random(1)
     rnd.shuffle(usable)
-    usable = usable[: args.pages]
-    print(f"{len(usable)} usable pages of {len(pages)} (article container found with ≥ 3 parts)")
+    usable = usable[:n_pages]
+    print(f"\nBUILT FROM DEV PAGES: {len(usable)} usable pages of {len(pages)} "
+          "(article container found with ≥ 3 parts)")  # fmt: skip
     cases = build(usable)
     report([c for c in cases if split_of(c["page"].cid) == "tune"], "tuning split")
     report([c for c in cases if split_of(c["page"].cid) == "heldout"], "held-out split")

@@ -14,6 +14,7 @@ same URLs (best of interleaved rounds), and their ratio; then the ``safe`` and
 from __future__ import annotations
 
 import argparse
+import cProfile
 import csv
 import gzip
 import os
@@ -29,6 +30,11 @@ sys.path.insert(0, str(ROOT))
 from engine.errors import PageKeeperError  # noqa: E402
 from engine.urls.normalize import NormalizeOptions, archive_key, normalize  # noqa: E402
 from engine.urls.parse import fast_slices  # noqa: E402
+
+try:  # the baseline (the bench extras); make_urls is used without it (tests/engine/urls)
+    from w3lib.url import canonicalize_url
+except ImportError:
+    canonicalize_url = None
 
 DOMAINS = (
     Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data" / "top-domains.csv"
@@ -192,8 +198,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="cProfile one archive round")
     args = parser.parse_args()
-    from w3lib.url import canonicalize_url
-
     urls = make_urls(args.count)
     source = DOMAINS.name if DOMAINS.exists() else "engine/data/domains.txt.gz"
     print(f"{len(urls)} URLs from {source}, {len(set(urls))} distinct; {describe(urls)}")
@@ -201,8 +205,6 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()} on {os.cpu_count()} CPUs")
     archive_key("https://www.example.com/")  # load the public suffix list outside the timing
     if args.profile:
-        import cProfile
-
         cProfile.runctx("timed(archive_key, urls)", globals(), locals(), sort="tottime")
     others = {
         name: partial(normalize, options=NormalizeOptions.from_profile(name)) for name in OTHER

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+from playwright.sync_api import expect, sync_playwright
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -34,6 +36,8 @@ from engine.archive.documents import DocumentIndex  # noqa: E402
 from engine.archive.model import make_id  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
 from host.handlers import viewer  # noqa: E402
+from tests.chromium import CHROMIUM, FLAGS  # noqa: E402
+from tests.host.viewer.conftest import free_port, start_daemon, stop_daemon  # noqa: E402
 
 PAGE = ROOT / "tests" / "host" / "viewer" / "pages" / "b18b2a048ce0dd08.html.gz"
 QUERIES = [
@@ -128,11 +132,6 @@ WATCH = """() => {
 
 def browser_typing(home: Path) -> None:
     """Type the TYPED queries into the viewer served by a real daemon over ``home``."""
-    from playwright.sync_api import expect, sync_playwright
-
-    from tests.chromium import CHROMIUM, FLAGS
-    from tests.host.viewer.conftest import free_port, start_daemon, stop_daemon
-
     if not Path(CHROMIUM).exists():
         print("browser: skipped (Debian's chromium is not installed)")
         return

@@ -19,6 +19,7 @@ from engine.liveness import (
     live_terms,
     match_keywords,
     stored_keywords,
+    too_large,
     unreachable,
 )
 
@@ -129,6 +130,14 @@ def test_a_server_that_does_not_answer_is_unreachable_in_plain_words(kind):
     assert verdict.state == "unreachable" and not verdict.present and verdict.missing == []
     assert "Error" not in verdict.reason and "next check" in verdict.reason
     assert verdict.reason.startswith(("the server", "the site", "the connection"))
+
+
+def test_a_page_over_the_size_cap_is_too_large_to_check_not_gone():
+    verdict = too_large(50 * 2**20)
+    assert verdict.state == "too_large" and not verdict.present
+    assert verdict.missing == [] and verdict.matched == [] and verdict.match == 0.0
+    assert verdict.reason == "the live page is larger than the 50 MB cap, so it was not checked"
+    assert "cap" in too_large().reason
 
 
 def test_no_stored_keywords_is_gone():

@@ -72,28 +72,28 @@ def part(params: dict) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     (path.parent / "count").write_text(str(params["count"]))
     path.write_bytes(base64.b64decode(params["data"]))
-    received = len(list((STATE / "captures").glob("*/parts/*/[0-9]*")))
     limit = config().get("die_after_parts")
+    received = len(list((STATE / "captures").glob("*/parts/*/[0-9]*"))) if limit else 0
     if limit and received >= limit and not (STATE / "died").exists():
         (STATE / "died").write_text("1")
         os._exit(3)  # killed halfway: no reply
     return {
         "received": True,
-        "missing_parts": missing_of(params["capture_id"]).get(params["url"], []),
+        "missing_parts": missing_of(params["capture_id"], [params["url"]]).get(params["url"], []),
     }
 
 
-def missing_of(capture_id: str) -> dict:
-    need = json.loads((capture_dir(capture_id) / "need.json").read_text())
-    begun = json.loads((capture_dir(capture_id) / "begin.json").read_text())
-    sizes = {r["url"]: r["size"] for r in begun["resources"]}
+def missing_of(capture_id: str, only: list[str] | None = None) -> dict:
+    need = only or json.loads((capture_dir(capture_id) / "need.json").read_text())
     missing = {}
     for url in need:
         folder = part_path(capture_id, url, 0).parent
         count_file = folder / "count"
         count = int(count_file.read_text()) if count_file.exists() else None
         if count is None:
-            count = max(1, -(-sizes[url] // config().get("part_bytes", 1 << 20)))
+            begun = json.loads((capture_dir(capture_id) / "begin.json").read_text())
+            size = next(r["size"] for r in begun["resources"] if r["url"] == url)
+            count = max(1, -(-size // config().get("part_bytes", 1 << 20)))
         lacking = [i for i in range(count) if not (folder / str(i)).exists()]
         if lacking:
             missing[url] = lacking

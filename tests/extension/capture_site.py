@@ -5,16 +5,23 @@ cross-origin image without CORS, a canvas, an insertRule'd <style>, an adopted s
 shadow root, and a cross-origin iframe with its own stylesheet and image.
 
     sites = start_sites()      # sites[0]: the page's origin; sites.requests(): requests served
+
+Also what the capture tests and tests/bench/bench_capture.py share: driving "Archive this page",
+opening a copy at its version URL, hiding the copy's banner as a user does, and scoring a copy's
+screenshot against the live render (``matching_share``).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import struct
+import sys
 import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from tests.extension.conftest import EXTENSION_ID, ROOT
 
@@ -121,18 +128,23 @@ OTHER_FILES = {
 }
 
 
-def serve(table: dict) -> ThreadingHTTPServer:
-    """A loopback server of `table` ({path: (type, bytes)}); counts requests in server.seen."""
+def serve(table: dict, before=None, no_store: tuple = ()) -> ThreadingHTTPServer:
+    """A loopback server of `table` ({path: (type, bytes)}); counts requests in server.seen.
+    `before(path)`, if given, runs before each answer (to delay one, say); HTML and the paths in
+    `no_store` are not cached."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's naming)
             path = self.path.split("?")[0]
             self.server.seen.append(path)
+            if before:
+                before(path)
             kind, body = table.get(path, ("text/plain", b"gone"))
             self.send_response(200 if path in table else 404)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store" if "html" in kind else "max-age=600")
+            cached = "html" not in kind and path not in no_store
+            self.send_header("Cache-Control", "max-age=600" if cached else "no-store")
             self.end_headers()
             self.wfile.write(body)
 
@@ -201,3 +213,60 @@ def open_page(context, url: str):
     page.fill("#name", "Ada")
     page.evaluate("document.activeElement.blur()")  # no focus ring: a copy shows none either
     return page
+
+
+def fake_manifest(state: Path, **allowed) -> dict:
+    """The native-messaging manifest of the stand-in host (capture_fake_host.py), its state
+    kept in `state`."""
+    launcher = state / "host.sh"
+    fake = Path(__file__).with_name("capture_fake_host.py")
+    launcher.write_text(f'#!/bin/sh\nPK_FAKE_STATE="{state}" exec "{sys.executable}" "{fake}"\n')
+    launcher.chmod(0o755)
+    return {"name": "com.pagekeeper.host", "description": "stand-in", "path": str(launcher),
+            "type": "stdio", **allowed}  # fmt: skip
+
+
+def open_copy(context, version_url: str) -> str:
+    """The address that opens a copy with the viewer's session (the popup's open_copy)."""
+    page = context.new_page()
+    page.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+    reply = page.evaluate(
+        "(u) => chrome.runtime.sendMessage({ type: 'open_copy', params: { version_url: u } })",
+        version_url,
+    )
+    page.close()
+    assert reply["ok"], reply
+    return reply["result"]["url"]
+
+
+def hide_banner(page) -> None:
+    """Press the copy's banner's "Hide", as a user does (it works without script), and take the
+    pointer off the page so that no :hover style stays on what lay under the button."""
+    page.locator("#pagekeeper-banner label").click()
+    page.locator("#pagekeeper-banner .bar").wait_for(state="hidden")
+    page.mouse.move(-1, -1)
+
+
+# The share of pixels of two same-sized screenshots within a colour distance of 24 (of 255, per
+# channel), row for row: anti-aliasing may differ by a few pixels, a lost font, image or
+# stylesheet costs far more, and so does anything shifted or covered.
+COMPARE = """async ([a, b, top]) => {
+  const load = (src) => new Promise((ok, bad) => { const i = new Image(); i.onload = () => ok(i); i.onerror = bad; i.src = src; });
+  const [x, y] = await Promise.all([load(a), load(b)]);
+  if (x.width !== y.width || x.height !== y.height) return 0;
+  const pixels = (img) => { const c = new OffscreenCanvas(img.width, img.height); const g = c.getContext('2d');
+    g.drawImage(img, 0, 0); return g.getImageData(0, 0, img.width, img.height).data; };
+  const p = pixels(x), q = pixels(y);
+  let same = 0;
+  for (let i = top * x.width * 4; i < p.length; i += 4) {
+    if (Math.max(Math.abs(p[i] - q[i]), Math.abs(p[i + 1] - q[i + 1]), Math.abs(p[i + 2] - q[i + 2])) <= 24) same++;
+  }
+  return same / (p.length / 4 - top * x.width);
+}"""
+
+
+def matching_share(page, live: bytes, copy: bytes, top: int = 0) -> float:
+    """The share of pixels two PNG screenshots have alike from row `top` down (0 when their
+    sizes differ), on `page`: any page that may run script (a sealed copy may not)."""
+    urls = [f"data:image/png;base64,{base64.b64encode(x).decode()}" for x in (live, copy)]
+    return page.evaluate(COMPARE, [*urls, top])

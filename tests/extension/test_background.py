@@ -323,29 +323,122 @@ def test_visited_reports_the_origin_only_and_obeys_its_switch(page):
     assert got["off"] == 1  # switched off in the options: nothing more is reported
 
 
+# The tab's page as the injected renderedPage would return it (this fake runs injected functions
+# in the test page, whose address is not the tab's); every read is logged with its arguments.
+TAB_PAGE = """
+  const reads = [];
+  let tabPage = { html: '<html><p>what the tab shows</p></html>' };
+  const realRun = browser.scripting.executeScript;
+  browser.scripting.executeScript = async (inj) => {
+    if (inj.func?.name !== 'renderedPage') return realRun(inj);
+    reads.push({ tabId: inj.target.tabId, url: inj.args[0], limit: inj.args[1] });
+    return [{ frameId: 0, result: tabPage }];
+  };
+  replies.versions = (p) => ({ versions: p.url.includes('kept')
+    ? [{ id: 'b', registered_at: '2026-11-20T10:00:00Z' }, { id: 'a', registered_at: '2026-11-01T10:00:00Z' }] : [] });
+  const loaded = (tabId, url) => { setTab(tabId, url);
+    browser.webNavigation.onCompleted.fire({ tabId, frameId: 0, url }); };
+  const verdictOf = async (id) => (await browser.storage.session.get(`liveness:${id}`))[`liveness:${id}`];
+"""
+SETTLED = 1800  # ms: the background's SETTLE_MS (1500) and some room
+
+
 def test_loaded_page_gets_its_version_count_and_a_liveness_warning(page):
     got = background(
         page,
-        """replies.versions = (p) => ({ versions: p.url.includes('kept')
-             ? [{ id: 'b', registered_at: '2026-11-20T10:00:00Z' }, { id: 'a', registered_at: '2026-11-01T10:00:00Z' }] : [] });
-           const loaded = (tabId, url) => { setTab(tabId, url);
-             browser.webNavigation.onCompleted.fire({ tabId, frameId: 0, url }); };
-           loaded(1, 'https://s.example/kept');
+        TAB_PAGE
+        + """loaded(1, 'https://s.example/kept');
            loaded(2, 'https://s.example/new');
-           await wait(200);
+           await wait(arg);
            const badges = { ...log.badges }, checksOff = sentOf('check').length, archivedOff = sentOf('archive_page').length;
            await setOptions({ liveness: true });
            replies.check = { state: 'gone', reason: 'the archived text is no longer on the page' };
            loaded(3, 'https://s.example/kept');
-           await wait(200);
-           return { badges, checksOff, archivedOff, warned: log.badges[3], title: log.titles[3], checks: sentOf('check') };""",
+           loaded(4, 'https://s.example/new');
+           await wait(arg);
+           return { badges, checksOff, archivedOff, warned: log.badges[3], title: log.titles[3],
+                    checks: sentOf('check'), reads, verdict: await verdictOf(3) };""",
+        SETTLED,
     )
     assert got["badges"] == {"1": "2", "2": ""}
     assert (
         got["checksOff"] == 0 and got["archivedOff"] == 0
     )  # liveness and auto-archive: off by default
     assert got["warned"] == "!" and "no longer on this page" in got["title"]
-    assert got["checks"] == [{"url": "https://s.example/kept"}]
+    # The tab's own page is judged (no fetch), and only for the archived URL (tab 4 has none).
+    page_sent = "<html><p>what the tab shows</p></html>"
+    assert got["checks"] == [{"url": "https://s.example/kept", "page": page_sent}]
+    assert got["reads"] == [{"tabId": 3, "url": "https://s.example/kept", "limit": 2000000}]
+    assert got["verdict"]["state"] == "gone" and got["verdict"]["version"] == "b"
+
+
+def test_the_tab_check_waits_for_the_page_to_settle_and_is_not_repeated(page):
+    """Loads in quick succession send one page (the last load's, even when each load saw a
+    newer version); a reload of the same version soon after sends none; a newer version is
+    checked again."""
+    got = background(
+        page,
+        TAB_PAGE
+        + """await setOptions({ liveness: true });
+           let n = 0;
+           replies.versions = () => ({ versions: [{ id: `v${++n}`, registered_at: '2026-11-22T10:00:00Z' }] });
+           for (let i = 0; i < 3; i++) { loaded(5, 'https://s.example/kept'); await wait(100); }
+           await wait(arg);
+           const burst = sentOf('check').length, first = (await verdictOf(5)).version;
+           replies.versions = () => ({ versions: [{ id: 'v3', registered_at: '2026-11-22T10:00:00Z' }] });
+           loaded(5, 'https://s.example/kept');
+           await wait(arg);
+           const again = sentOf('check').length;
+           replies.versions = () => ({ versions: [{ id: 'v4', registered_at: '2026-11-22T10:00:00Z' }] });
+           loaded(5, 'https://s.example/kept');
+           await wait(arg);
+           return { burst, first, again, newer: sentOf('check').length, reads: reads.length };""",
+        SETTLED,
+    )
+    assert (got["burst"], got["first"], got["again"]) == (1, "v3", 1)
+    assert (got["newer"], got["reads"]) == (2, 2)
+
+
+def test_a_tab_page_over_the_cap_is_not_sent_and_is_too_large_to_check(page):
+    got = background(
+        page,
+        TAB_PAGE
+        + """await setOptions({ liveness: true });
+           tabPage = { chars: 2500000 };
+           loaded(6, 'https://s.example/kept');
+           await wait(arg);
+           return { checks: sentOf('check'), verdict: await verdictOf(6), badge: log.badges[6] };""",
+        SETTLED,
+    )
+    assert got["checks"] == []
+    assert got["verdict"]["state"] == "too_large" and "not checked" in got["verdict"]["reason"]
+    assert got["badge"] != "!"
+
+
+def test_the_page_sent_is_the_rendered_dom_without_scripts_styles_or_form_values(page, modules_url):
+    """renderedPage runs in the tab: what scripts built is in; scripts, styles and form fields
+    (a typed or prefilled value may be the user's) are out; the live page is left untouched;
+    another address (the tab moved on) gives null, and a page over the limit only its size."""
+    page.goto(f"{modules_url}/background/")  # an HTML page (the folder's listing)
+    got = page.evaluate(
+        """async () => {
+          document.body.innerHTML = '<main><p>Built by script</p><input name=email value=me@example.org>'
+            + '<textarea>draft reply</textarea><select><option>Secret choice</option></select></main>'
+            + '<script>var token = "abc123";</script><style>p{}</style>';
+          const { renderedPage, LEFT_OUT } = await import('/background/liveness.js');
+          const sent = renderedPage(location.href, 1e6, LEFT_OUT);
+          return { sent, live: document.body.innerHTML,
+                   other: renderedPage('https://elsewhere.example/', 1e6, LEFT_OUT),
+                   small: renderedPage(location.href, 10, LEFT_OUT) };
+        }"""
+    )
+    html = got["sent"]["html"]
+    assert html.startswith("<!doctype html><html") and "<p>Built by script</p>" in html
+    for private in ("me@example.org", "draft reply", "Secret choice", "abc123", "p{}"):
+        assert private not in html
+    assert "me@example.org" in got["live"] and "abc123" in got["live"]
+    assert got["other"] is None
+    assert set(got["small"]) == {"chars"} and got["small"]["chars"] > 10
 
 
 def test_archive_from_the_shortcut_and_both_context_menus(page):

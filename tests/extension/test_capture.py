@@ -10,13 +10,19 @@ import hashlib
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.extension.capture_site import OTHER_FILES, archive, open_page, start_sites, worker
+from tests.extension.capture_site import (
+    OTHER_FILES,
+    archive,
+    fake_manifest,
+    open_page,
+    start_sites,
+    worker,
+)
 from tests.extension.conftest import EXTENSION_ID, build_extension, launch
 from tests.extension.test_firefox import running_firefox, wait_for
 
@@ -47,16 +53,6 @@ class FakeHost:
 
     def blob(self, sha256: str) -> bytes:
         return (self.state / "blobs" / sha256).read_bytes()
-
-
-def fake_manifest(state: Path, **allowed) -> dict:
-    """The native-messaging manifest of the stand-in host, its state kept in `state`."""
-    launcher = state / "host.sh"
-    fake = Path(__file__).with_name("capture_fake_host.py")
-    launcher.write_text(f'#!/bin/sh\nPK_FAKE_STATE="{state}" exec "{sys.executable}" "{fake}"\n')
-    launcher.chmod(0o755)
-    return {"name": "com.pagekeeper.host", "description": "stand-in", "path": str(launcher),
-            "type": "stdio", **allowed}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

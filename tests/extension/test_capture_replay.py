@@ -1,6 +1,7 @@
 """End to end with the real host: archive the capture site (capture_site.py: stylesheet, web font,
 images, srcset, a CSS background, an iframe, a shadow root, ...) in Chromium and in Firefox, open
-the copy at its version URL, and compare: the copy's pixels match the live render, and opening it
+the copy at its version URL, hide its banner as a user does, and compare: the copy's pixels match the
+live render (row for row: the banner floats over the copy, it does not push it down), and opening it
 sends no request anywhere but the daemon (Playwright's request events, and the site's own servers
 count every request they get).
 """
@@ -10,12 +11,23 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import math
+import time
 
 import pytest
+from playwright.sync_api import expect
 
 from host.protocol.dispatch import HANDLERS
-from tests.extension.capture_site import archive, open_page, start_sites
-from tests.extension.conftest import EXTENSION_ID
+from tests.extension.capture_site import (
+    archive,
+    hide_banner,
+    matching_share,
+    open_copy,
+    open_page,
+    png,
+    serve,
+    start_sites,
+)
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
 
 
@@ -42,50 +54,6 @@ def sites():
     started.close()
 
 
-# The copy carries the daemon's banner on top, in the flow: the copy is compared shifted by the
-# offset (0 to MAX_SHIFT rows) at which it matches best, over the rows both show.
-MAX_SHIFT = 80
-COMPARE = """async ([a, b, maxShift]) => {
-  const load = (src) => new Promise((ok, bad) => { const i = new Image(); i.onload = () => ok(i); i.onerror = bad; i.src = src; });
-  const [x, y] = await Promise.all([load(a), load(b)]);
-  if (x.width !== y.width || x.height !== y.height) return [0, -1];
-  const pixels = (img) => { const c = new OffscreenCanvas(img.width, img.height); const g = c.getContext('2d');
-    g.drawImage(img, 0, 0); return g.getImageData(0, 0, img.width, img.height).data; };
-  const p = pixels(x), q = pixels(y), w = x.width, h = x.height;
-  let best = [0, -1];
-  for (let shift = 0; shift <= maxShift; shift++) {
-    let same = 0;
-    for (let i = 0, j = shift * w * 4; j < q.length; i += 4, j += 4) {
-      if (Math.max(Math.abs(p[i] - q[j]), Math.abs(p[i + 1] - q[j + 1]), Math.abs(p[i + 2] - q[j + 2])) <= 24) same++;
-    }
-    const share = same / (w * (h - shift));
-    if (share > best[0]) best = [share, shift];
-  }
-  return best;
-}"""
-
-
-def matching_share(page, live: bytes, copy: bytes) -> float:
-    """The share of pixels two PNG screenshots have alike, the copy aligned below its banner
-    (0 when their sizes differ)."""
-    urls = [f"data:image/png;base64,{base64.b64encode(x).decode()}" for x in (live, copy)]
-    share, _shift = page.evaluate(COMPARE, [*urls, MAX_SHIFT])
-    return share
-
-
-def signed_in(context, version_url: str) -> str:
-    """The address that opens a copy with the viewer's session (the popup's open_copy)."""
-    page = context.new_page()
-    page.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
-    reply = page.evaluate(
-        "(u) => chrome.runtime.sendMessage({ type: 'open_copy', params: { version_url: u } })",
-        version_url,
-    )
-    page.close()
-    assert reply["ok"], reply
-    return reply["result"]["url"]
-
-
 def test_chromium_copy_looks_like_the_live_page_and_asks_only_the_daemon(browser, host, sites):
     main = sites[0]
     page = open_page(browser.context, main + "/")
@@ -93,7 +61,7 @@ def test_chromium_copy_looks_like_the_live_page_and_asks_only_the_daemon(browser
     live = page.screenshot()
     got = archive(browser.context, main + "/")["result"]
     assert got["resources"]["stored"] >= 15, got["resources"]
-    address = signed_in(browser.context, got["version_url"])
+    address = open_copy(browser.context, got["version_url"])
     served = sites.requests()
     copy = browser.context.new_page()
     asked = []
@@ -101,15 +69,22 @@ def test_chromium_copy_looks_like_the_live_page_and_asks_only_the_daemon(browser
     copy.goto(address)
     copy.wait_for_load_state("load")  # no script runs in a sealed copy: no evaluate() there
     copy.wait_for_timeout(SETTLE_MS)
+    with_banner = copy.screenshot()
+    banner = copy.locator("#pagekeeper-banner .bar").bounding_box()
+    hide_banner(copy)
     shot = copy.screenshot()
     daemon = f"http://127.0.0.1:{host.port}/"
     outside = [u for u in asked if not u.startswith((daemon, "data:"))]
     assert outside == [] and sites.requests() == served
     compare = browser.context.new_page()  # a sealed copy runs no script, evaluate() included
     share = matching_share(compare, live, shot)
+    below = matching_share(compare, live, with_banner, top=math.ceil(banner["height"]))
     for p in (page, copy, compare):
         p.close()
     assert share >= SAME, share
+    # The banner floats over the copy until it is hidden: the page below it keeps its place.
+    assert 20 < banner["height"] < 80 and banner["y"] == 0, banner
+    assert below >= SAME, below
 
 
 FIREFOX_CALL = """
@@ -147,6 +122,7 @@ def test_firefox_copy_looks_like_the_live_page_and_asks_only_the_daemon(firefox,
     driver.switch_to_window(site_tab)
     driver.navigate(address)
     driver.execute_async_script("document.fonts.ready.then(() => arguments[0](1))")
+    driver.execute_script(HIDE_BANNER)  # Marionette's chrome-privileged click: no page script
     time_to_settle(driver)
     shot = base64.b64decode(driver.screenshot(full=False))
     assert sites.requests() == served
@@ -156,5 +132,123 @@ def test_firefox_copy_looks_like_the_live_page_and_asks_only_the_daemon(firefox,
     assert share >= SAME, share
 
 
+HIDE_BANNER = (
+    "document.getElementById('pagekeeper-banner').shadowRoot.getElementById('hide-label').click()"
+)
+
+
 def time_to_settle(driver) -> None:
     driver.execute_async_script(f"setTimeout(() => arguments[0](1), {SETTLE_MS})")
+
+
+# A page of 30 images of 400 KB of noise: sending them to the real host takes seconds, long enough
+# to stop the service worker in the middle.
+IMAGES = 30
+
+
+def _progress(popup, tab: int) -> dict:
+    key = f"capture:{tab}"
+    return popup.evaluate("async (k) => (await chrome.storage.session.get(k))[k] ?? {}", key) or {}
+
+
+def _until(popup, tab: int, done, timeout_ms: int = 60000) -> dict:
+    for _ in range(timeout_ms // 50):
+        state = _progress(popup, tab)
+        if done(state):
+            return state
+        popup.wait_for_timeout(50)
+    shown = {k: state.get(k) for k in ("phase", "parts_sent", "parts_total", "error")}
+    raise AssertionError(f"capture progress stuck at {shown}")
+
+
+STOP_WHEN = {
+    "sending": lambda s: s.get("phase") == "sending" and s.get("parts_sent", 0) > 0,
+    "saving": lambda s: s.get("phase") == "saving",
+}
+
+
+@pytest.mark.parametrize("phase", ["sending", "saving"])
+def test_a_capture_carries_on_when_its_service_worker_is_stopped_mid_transfer(browser, host, phase):
+    """The browser stops the service worker while parts are being sent, or while the host
+    commits (CDP, as Chromium does to an idle or crashed worker), after the popup's Archive: the
+    next start of the worker finishes the capture from its storage.session record (what the host
+    still lacks, from the frames that hold it; or the version the host registered meanwhile), one
+    version with every resource, shown in the popup; nothing is left pending on the host."""
+    tags = "".join(f'<img src="/i{i}.png" width="20" height="20">' for i in range(IMAGES))
+    table = {"/": ("text/html", f"<!doctype html><title>big</title>{tags}".encode())}
+    seed = len(phase)  # new bytes for each case: the host would not ask for stored ones
+    images = {
+        f"/i{i}.png": ("image/png", png(400, 0, (i, seed, 2), noise=340)) for i in range(IMAGES)
+    }
+    server = serve(table | images)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    tab = browser.tab_id(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    errors = []
+    popup.on("pageerror", lambda error: errors.append(str(error)))
+    popup.locator("#archive").click()
+    _until(popup, tab, STOP_WHEN[phase])
+    browser.stop_worker()
+    stopped = _progress(popup, tab)
+    assert stopped["phase"] == phase and stopped["parts_sent"] <= stopped["parts_total"], stopped
+    if phase == "sending":
+        assert stopped["parts_sent"] < stopped["parts_total"], stopped
+    # The worker starts again at the next event (here without any from the test), and the open
+    # popup, whose request got no answer, shows the result when the capture ends.
+    expect(popup.locator("#version-label")).to_have_text("Saved as version 1", timeout=60000)
+    expect(popup.locator("#archive")).to_be_enabled()
+    assert errors == [], errors  # the request the stopped worker never answered is no error
+    done = _progress(popup, tab)
+    assert done["phase"] == "done" and done["restarts"] == 1, done
+    if phase == "sending":
+        assert done["resources"] == {**done["resources"], "stored": IMAGES, "missing": 0}, done
+    assert host.version_count(url) == 1
+    assert not any((host.home / "pending").glob("*/")), "a capture was left pending"
+    for p in (page, popup):
+        p.close()
+    server.shutdown()
+
+
+def test_a_capture_stopped_while_reading_the_page_fails_cleanly_and_can_be_archived_again(
+    browser, host
+):
+    """Stopped while the page's resources are still being read (one answers slowly), there is
+    nothing the host holds to carry on with: the capture ends as failed, the host keeps no version
+    and nothing pending, and archiving the page again works."""
+    slow = {"delay": 4.0}
+    table = {
+        "/": ("text/html", b'<!doctype html><title>slow</title><img src="/slow.png" width="9">'),
+        "/slow.png": ("image/png", png(8, 8, (5, 6, 7))),
+    }
+    delay = lambda path: path == "/slow.png" and len(server.seen) > 2 and time.sleep(slow["delay"])  # noqa: E731
+    server = serve(table, before=delay, no_store=("/slow.png",))
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    tab = browser.tab_id(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    archive_call = (
+        "(id) => chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } })"
+    )
+    popup.evaluate(f"(id) => {{ ({archive_call})(id).catch(() => {{}}); }}", tab)
+    _until(popup, tab, lambda s: s.get("phase") == "collecting")
+    popup.wait_for_timeout(500)  # the page is fetching /slow.png
+    browser.stop_worker()
+    popup.evaluate("chrome.runtime.sendMessage({ type: 'host_status', params: {} })")  # starts it
+    ended = _until(popup, tab, lambda s: s.get("phase") in ("done", "failed"))
+    assert ended["phase"] == "failed" and "archive it again" in ended["error"], ended
+    assert host.version_count(url) == 0
+    assert not any((host.home / "pending").glob("*/"))
+    slow["delay"] = 0
+    again = popup.evaluate(archive_call, tab)
+    assert again["ok"] and again["result"]["version"] == 1, again
+    assert _progress(popup, tab)["phase"] == "done"
+    for p in (page, popup):
+        p.close()
+    server.shutdown()

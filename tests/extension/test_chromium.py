@@ -6,6 +6,7 @@ Screenshots for docs/ are taken on the way when PAGEKEEPER_SCREENSHOTS=1 (see do
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 import re
@@ -284,6 +285,54 @@ def test_archived_page_whose_content_is_gone_gets_a_warning_badge(browser, site,
     options.close()
     browser.set_option("liveness", False)
     page.close()
+
+
+SCRIPTED = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Field notes: owls</title></head>
+<body><header><nav><a href="/">Home</a></nav></header><main id="app"><p>Loading…</p></main>
+<script>
+// The article exists only once this script has run: a fetch of this page sees "Loading…".
+setTimeout(() => { document.getElementById('app').innerHTML = atob('{article}'); }, 100);
+</script></body></html>
+"""
+
+
+def test_the_check_judges_the_page_the_tab_shows_not_a_fresh_fetch(browser, site, host):
+    """A page built by script: the host's own fetch (`pagekeeper check`) finds none of the
+    archived text, so it says gone; the tab's check sends the rendered page, which says present."""
+    browser.set_option("allowPrivate", True)
+    browser.set_option("liveness", True)
+    story = "".join(
+        f"<p>The barn owl called {n} times from the poplars before the moon set over the marsh.</p>"
+        for n in range(3, 21)
+    )
+    article = base64.b64encode(f"<article><h1>Owls at night</h1>{story}</article>".encode())
+    site.pages["/notes/owls.html"] = (200, SCRIPTED.replace("{article}", article.decode()))
+    url = site.url("/notes/owls.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    expect(page.locator("article")).to_contain_text("barn owl called 20 times")
+    tab = browser.tab_id(url)
+    archive_with_popup(browser, tab).close()
+
+    page.reload()
+    expect(page.locator("article")).to_contain_text("barn owl called 20 times")
+    verdict = None
+    for _ in range(100):
+        verdict = browser.worker().evaluate(TAB_VERDICT, tab)
+        if verdict:
+            break
+        page.wait_for_timeout(100)
+    assert verdict and verdict["url"] == url, verdict
+    assert (verdict["state"], verdict["source"]) == ("present", "tab"), verdict
+    assert browser.badge(tab) != "!"
+    fetched = host.cli("check", url)["results"][0]
+    assert (fetched["state"], fetched["source"]) == ("gone", "fetch"), fetched
+    page.close()
+    browser.set_option("liveness", False)
+
+
+TAB_VERDICT = """async (id) => (await chrome.storage.session.get(`liveness:${id}`))[`liveness:${id}`] ?? null"""
 
 
 def test_auto_archive_rule_archives_on_visit(browser, site, host):

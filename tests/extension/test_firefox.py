@@ -9,6 +9,7 @@ failure as "Error code 2152398878" (browser-testing.md); both paths are exercise
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,8 @@ import time
 
 import pytest
 
-from tests.extension.conftest import PAGEKEEPER, build_extension, free_port
+from tests.extension.conftest import PAGEKEEPER, build_extension, free_port, pk
+from tests.extension.test_chromium import ARTICLE
 
 pytestmark = pytest.mark.browser
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
@@ -60,6 +62,7 @@ def running_firefox(tmp_path_factory, env: dict):
     lines.append(f'user_pref("extensions.webextensions.uuids", "{uuids}");')
     (profile / "user.js").write_text("\n".join(lines) + "\n")
     args = [FIREFOX, "--headless", "--marionette", "--no-remote", "--profile", str(profile)]
+    args.append("--remote-allow-system-access")  # Marionette's chrome context (the grant below)
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     driver = marionette.Marionette(host="127.0.0.1", port=port)
     try:
@@ -117,3 +120,47 @@ def test_firefox_mistyped_domain_shows_error_page_with_the_right_domain_first(fi
     )
     error = driver.execute_script("return document.getElementById('error-code').textContent")
     assert error == "Error code 2152398878"
+
+
+GRANT = """
+const [id, settings, url, resolve] = arguments;
+const { ExtensionPermissions } = ChromeUtils.importESModule(
+  "resource://gre/modules/ExtensionPermissions.sys.mjs");
+const { extensionStorageSync } = ChromeUtils.importESModule(
+  "resource://gre/modules/ExtensionStorageSync.sys.mjs");
+const { PlacesUtils } = ChromeUtils.importESModule("resource://gre/modules/PlacesUtils.sys.mjs");
+const extension = WebExtensionPolicy.getByID(id).extension;
+(async () => {
+  await extensionStorageSync.set(extension, settings, null);  // what the options page saves
+  // what the browser does when the user allows the prompt: permissions.onAdded follows
+  await ExtensionPermissions.add(id, { permissions: ["bookmarks"], origins: [] }, extension);
+  const folder = await PlacesUtils.bookmarks.insert({
+    parentGuid: PlacesUtils.bookmarks.unfiledGuid, type: PlacesUtils.bookmarks.TYPE_FOLDER,
+    title: "Field trips" });
+  await PlacesUtils.bookmarks.insert({ parentGuid: folder.guid, url, title: "trip" });
+})().then(() => resolve("ok"), (e) => resolve(String(e)));
+"""
+
+
+def test_the_bookmarks_permission_works_as_soon_as_it_is_granted(firefox, site, host):
+    """Granted while the background runs (no restart), the optional bookmarks permission
+    takes effect at once: the next bookmark is archived, its folder as its tag."""
+    driver, _base = firefox
+    site.pages["/trips/marked.html"] = (200, ARTICLE.format(title="trip", extra="Bookmarked."))
+    url = site.url("/trips/marked.html")
+    settings = {"archiveBookmarks": True, "allowPrivate": True}
+    driver.set_context("chrome")
+    try:
+        done = driver.execute_async_script(
+            GRANT, script_args=[build_extension.GECKO_ID, settings, url], script_timeout=30000
+        )
+    finally:
+        driver.set_context("content")
+    assert done == "ok"
+    found = wait_for(lambda: tagged(host, "field trips"), 30.0)
+    assert found == [url]
+
+
+def tagged(host, tag: str) -> list[str]:
+    rows = json.loads(pk(host.home, "--json", "archive", "search", "--tag", tag).stdout)
+    return sorted(r["url"] for r in rows)

@@ -316,3 +316,52 @@ def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page,
         hashlib.sha256(bytes((i * 31 + 7) & 255 for i in range(n))).hexdigest() for n in sizes
     ]
     assert got == wanted
+
+
+SCRIPTED_TRANSFER = """
+  const reads = [], sent = [], held = [];
+  let answered = 0;
+  const reply = (port, m) => port.listeners.message.forEach((f) => f({ id: m.id, ok: true, result: {} }));
+  const runtime = { lastError: null, connectNative(name) {
+    const port = { listeners: { message: [], disconnect: [] } };
+    port.onMessage = { addListener: (f) => port.listeners.message.push(f) };
+    port.onDisconnect = { addListener: (f) => port.listeners.disconnect.push(f) };
+    port.postMessage = (m) => {
+      sent.push([m.params.url, answered]);
+      if (m.params.url === arg.slow) held.push(() => reply(port, m));  // answered at the end
+      else setTimeout(() => { answered++; reply(port, m); }, 5);
+    };
+    return port; } };
+  const scripting = { async executeScript({ args: [key, ranges] }) {
+    reads.push([ranges.map((r) => r.url), ranges.reduce((n, r) => n + r.length, 0), answered]);
+    return [{ frameId: 0, result: ranges.map(() => 'QUJD') }];
+  } };
+  globalThis.browser = { runtime, scripting };
+  const { sendParts } = await import('/capture/transfer.js');
+  const page = { resources: new Map(), holders: new Map() };
+  arg.urls.forEach((u) => { page.resources.set(u, { url: u, size: arg.size }); page.holders.set(u, { frameId: 0 }); });
+  const report = { state: {}, update: async () => {}, sent: async () => {} };
+  const done = sendParts({ tabId: 1, key: 'k', captureId: 'c', need: arg.urls, limits: { part_bytes: 8 << 20 }, page, report });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = sent.length;
+  held.forEach((answer) => answer());
+  await done;
+  return { reads, sent, before };
+"""
+
+
+def test_parts_stream_in_small_read_batches_without_waiting_for_a_slow_part(page):
+    """The page is read in batches of at most 1 MiB, the next one read before any part of the
+    first was answered (read ahead: all 8 lanes are busy then), and a part the host is slow to
+    answer holds no other part back (no barrier at the end of a batch)."""
+    urls = [f"https://a.example/{i}.png" for i in range(40)]
+    got = page.evaluate(
+        f"async (arg) => {{ {SCRIPTED_TRANSFER} }}",
+        {"urls": urls, "size": 64 * 1024, "slow": urls[0]},
+    )
+    batches = [urls for urls, _bytes, _answered in got["reads"]]
+    assert batches == [urls[0:16], urls[16:32], urls[32:40]]
+    assert all(size <= 2**20 for _urls, size, _answered in got["reads"])
+    assert got["reads"][1][2] == 0  # the second batch read before any part was answered
+    assert got["before"] == 40  # every part sent while the first was still unanswered
+    assert [url for url, _ in got["sent"]] == urls

@@ -203,3 +203,33 @@ def test_options_without_the_host(open_page):
     expect(page.locator("html")).to_have_attribute("data-host", "missing")
     expect(page.locator("#host-status")).to_have_text("Not installed")
     expect(page.locator("#host-help")).to_contain_text("pagekeeper install")
+
+
+@pytest.mark.parametrize(
+    ("state", "says"),
+    [
+        ("unreachable", "could not reach this site"),
+        ("too_large", "too large for PageKeeper to check"),
+    ],
+)
+def test_popup_shows_a_check_that_judged_nothing_with_its_reason_never_as_gone(
+    open_page, state, says
+):
+    reason = {
+        "unreachable": "the server refused the connection; the site may only be down",
+        "too_large": "the live page is larger than the 50 MB cap, so it was not checked",
+    }[state]
+    verdict = {"state": state, "reason": reason, "checked_at": "2026-11-21T22:00:00Z"}
+    replies = {
+        "versions": {"ok": True, "result": VERSIONS},
+        "liveness": {"ok": True, "result": verdict},
+    }
+    page, sent = open_page("popup/popup.html?tab=4", replies)
+    notice = page.locator("#liveness")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text(says)
+    expect(notice).to_contain_text(f"{reason}.")
+    expect(notice).to_contain_text("2026")
+    expect(notice).not_to_contain_text("no longer on this page")
+    expect(page.locator("#soft-404")).to_have_count(0)
+    assert of_type(sent, "liveness") == [{"tabId": 4, "url": "https://docs.example/guide"}]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.dictionary_cache import SHARED_CACHE
+from tests.engine.archive.pages import page as saved_page
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "host.cli"]
@@ -130,4 +131,16 @@ def dust_stories(folder: Path) -> list[tuple[str, Path]]:
             f"https://news.example.com/story_{n}",
         ):
             pairs.append((url, path))
+    return pairs
+
+
+def listing_pages(folder: Path) -> list[tuple[str, Path]]:
+    """Three real saved pages (tests/fixtures/pages), each under ``/display/?article=N``,
+    with the default sort added, and with a tracking variable: (url, saved page) pairs."""
+    pairs = []
+    for n, name in enumerate(["ordnung", "peptalks", "modabot"]):
+        path = folder / f"{name}.html"
+        path.write_bytes(saved_page(name)[1])
+        url = f"https://shop.example/display/?article={n}"
+        pairs += [(form, path) for form in (url, f"{url}&sort=ascending", f"{url}&fakefoo=x{n}")]
     return pairs

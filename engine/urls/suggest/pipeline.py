@@ -502,13 +502,13 @@ class Suggester:
     def _with_segments(
         self, ctx: _Context, queries: list[Query], out: list[Suggestion]
     ) -> list[Suggestion]:
-        self._lexicon()
+        segmenter = self._segments()
         best = min(queries, key=lambda q: q.cost) if queries else None
         if best is None or not best.suffix:
             return out
         if not self.options.segment_min_length <= len(best.key) <= self.options.segment_max_length:
             return out
-        repaired = self._segmenter.repair(best.key.replace("-", ""))
+        repaired = segmenter.repair(best.key.replace("-", ""))
         if repaired is None:
             return out
         name, score = repaired
@@ -521,9 +521,12 @@ class Suggester:
         return [*out, Suggestion(self._url(ctx, domain), value, "segments", why)]
 
     def _lexicon(self) -> Lexicon:
+        return self._segments().lexicon
+
+    def _segments(self) -> Segmenter:
         if self._segmenter is None:
             self._segmenter = Segmenter(Lexicon.bundled(self._labels()))
-        return self._segmenter.lexicon
+        return self._segmenter
 
     def _connected_words(self, ctx: _Context) -> None:
         """Segments looked up on their own: ``terra+world.com`` names the words terra and
@@ -550,7 +553,8 @@ class Suggester:
         """The names of the most popular domains, split at hyphens: the issue's lexicon is
         "words from the dictionary's own labels plus a word-frequency list" (brands and
         names like ``zorbix`` are acceptable segments that no word list holds)."""
-        dictionary, out = self.dictionary, {}
+        dictionary = self.dictionary
+        out: dict[str, None] = {}
         for ident in range(min(len(dictionary), self.options.lexicon_labels)):
             for part in dictionary.key(ident).split("-"):
                 if 3 <= len(part) <= 12 and part.isascii() and part.isalpha():

@@ -104,9 +104,9 @@ def null_weight(o: SuggestOptions, known: bool, rank: int | None, visits: float)
     """The weight of "typed what they meant": a known domain's own prior × a boost,
     an unknown one that of a real domain ranked ``unknown_prior_rank``."""
     if known:
-        rank = rank or o.unknown_prior_rank / 3
+        prior_rank = rank or o.unknown_prior_rank / 3
         return (
-            (rank + o.offset) ** -o.alpha
+            (prior_rank + o.offset) ** -o.alpha
             * o.known_typed_boost
             * (1 + o.user_boost * math.log1p(visits))
         )

@@ -19,7 +19,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.archive import provider, registry
+from engine.archive import keys, provider
 from engine.archive.model import RegisterOptions
 from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
@@ -122,6 +122,8 @@ def run_similar(args, ctx) -> dict:
 def render_similar(result: dict) -> str:
     rows = result["similar"]
     head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    if not result.get("complete", True):
+        head += "\n  (incomplete: the daemon is still comparing this site's pages; ask again later)"
     body = [
         f"  {r['similarity']:.3f} / {r['content_similarity']:.3f}  {r['id']}  {r['url']}"
         for r in rows
@@ -316,7 +318,7 @@ def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
         with reading(ctx.home) as store:
-            return {"profile": registry.key_profile(store), "profiles": list(PROFILES)}
+            return {"profile": keys.key_profile(store), "profiles": list(PROFILES)}
     return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
 
 

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine.archive import labels, registry
+from engine.archive import keys, labels, registry
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
 from engine.archive.model import RegisterOptions
 from engine.archive.store import ArchiveStore
@@ -37,7 +37,8 @@ class Polite:
     """One request per site every ``delay`` seconds, across threads."""
 
     def __init__(self, delay: float) -> None:
-        self.delay, self.lock, self.next_at = delay, threading.Lock(), {}
+        self.delay, self.lock = delay, threading.Lock()
+        self.next_at: dict[str, float] = {}
 
     def wait(self, site: str) -> float:
         """Block until ``site`` may be asked again; the seconds waited."""
@@ -66,7 +67,7 @@ def _todo(home: Path, marks: list[Bookmark]) -> list[Bookmark]:
     """The bookmarks not archived yet (the store read beside any daemon)."""
 
     with reading(home) as store:
-        return [m for m in marks if not store.ids_of_key(registry.document_key(store, m.url))]
+        return [m for m in marks if not store.ids_of_key(keys.document_key(store, m.url))]
 
 
 def _bar(stream, total: int):

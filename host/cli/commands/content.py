@@ -13,7 +13,8 @@ adds the matched/missing keywords and the reason); ``liveness --batch`` reads JS
 concurrency, a progress bar on stderr), judge them against the stored keywords, store each
 verdict with its time in the archive's ``liveness`` table, and end with a summary
 (n present, changed, gone, unreachable: a server that did not answer or answered 5xx,
-never counted as gone). Each check is the protocol's ``check`` message (thresholds
+never counted as gone; too_large: a live page over the fetch's size cap, not read, so not
+judged either). Each check is the protocol's ``check`` message (thresholds
 included) through the command's backend: the daemon when one runs, else the same handler in
 this process (host/services/liveness.py fetches, judges and stores, one implementation).
 
@@ -230,6 +231,9 @@ class Progress:
         self.stream.flush()
 
 
+CHECK_STATES = ("present", "changed", "gone", "unreachable", "too_large")
+
+
 def run_check(args, ctx):
     if args.all and args.ref:
         raise InvalidInput("give URL_OR_ID or --all, not both")
@@ -247,7 +251,7 @@ def run_check(args, ctx):
         params = [{"id": t, **thresholds} for t in targets]
         results = b.call_many("check", params, args.concurrency, done)
     counts = Counter(r.get("state") for r in results)
-    summary = {s: counts.get(s, 0) for s in ("present", "changed", "gone", "unreachable")}
+    summary = {s: counts.get(s, 0) for s in CHECK_STATES}
     return {"checked": len(results), **summary, "results": results}
 
 
@@ -260,6 +264,7 @@ def render_check(result: dict) -> str:
     lines.append(
         f"{result['checked']} checked: {result['present']} present, "
         f"{result['changed']} changed, {result['gone']} gone, {result['unreachable']} unreachable"
+        + (f", {result['too_large']} too large to check" if result.get("too_large") else "")
     )
     return "\n".join(lines)
 

@@ -113,7 +113,7 @@ export function bar(value, label) {
 /** A liveness state as a coloured badge with text (never colour alone). */
 export function stateBadge(state) {
   const s = state || 'unchecked';
-  return h('span', { class: `badge state-${s}` }, s);
+  return h('span', { class: `badge state-${s}` }, s === 'too_large' ? 'too large to check' : s);
 }
 
 /** Show a message that disappears by itself (errors stay until dismissed). */

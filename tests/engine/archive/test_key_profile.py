@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine.archive.keys import document_key, key_profile, set_key_profile
 from engine.archive.model import Capture
 from engine.archive.provider import search, versions
-from engine.archive.registry import document_key, key_profile, register, set_key_profile
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput
 from tests.engine.archive.pages import page

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from engine.archive.model import Capture, RegisterOptions, id_time
 from engine.archive.provider import (
@@ -23,8 +24,11 @@ from engine.archive.provider import (
 )
 from engine.archive.registry import register
 from engine.archive.search import text_keys
+from engine.archive.similar import SimilarOptions, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
+from engine.html.extract import extract
+from engine.html.fingerprint import fingerprint
 from tests.engine.archive.pages import page
 
 
@@ -371,3 +375,92 @@ def test_a_version_stored_without_visible_text_reads_it_from_its_original(store)
     store.update("extracts", reg.id, {"visible_text": None})  # as registered before it was kept
     assert "Steuerdarling" in visible_text_of(store, reg.id)
     assert "Steuerdarling" not in visible_text_of(store, reg.id, recompute=False)  # main text
+
+
+# -- similar lists: every candidate compared, or marked incomplete and finished later ---------
+
+
+class StepClock:
+    """A fake clock: each reading is ``step`` seconds after the last (0: time stands still)."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def near_identical(count: int) -> list[tuple[str, bytes]]:
+    """``count`` pages of one site: the same real page, one sentence differing in each."""
+    url, body = page("modabot")
+    return [
+        (f"{url}?p={n}", body.replace(b"</h1>", f" {n}</h1>".encode(), 1)) for n in range(count)
+    ]
+
+
+def _register_all(store, pages, clock, budget: float) -> list[str]:
+    options = RegisterOptions(
+        now=datetime(2026, 1, 1, tzinfo=UTC), similar_budget_s=budget, clock=clock
+    )
+    return [register(store, Capture(url, body), options).id for url, body in pages]
+
+
+def test_every_one_of_39_near_identical_pages_is_listed(store):
+    ids = _register_all(store, near_identical(39), StepClock(0.0), budget=1.0)
+    found = similar(store, ids[-1])
+    assert found["complete"] is True
+    assert {p["id"] for p in found["similar"]} == set(ids[:-1])  # 38, not a first dozen
+    assert all(p["similarity"] > 0.9 for p in found["similar"])
+    assert len(similar(store, ids[0])["similar"]) == 38  # the lists are symmetric, uncut
+
+
+def test_a_list_cut_by_the_budget_says_so_and_the_sweep_finishes_it(store):
+    ids = _register_all(store, near_identical(39), StepClock(1.0), budget=2.5)
+    cut = similar(store, ids[-1])
+    assert cut["complete"] is False and len(cut["similar"]) < 38
+    assert ids[-1] in stale_similar(store, 100)
+    steps, sweep = 0, RegisterOptions(similar_budget_s=4.5, clock=StepClock(1.0))
+    while not similar(store, ids[-1])["complete"]:
+        refresh_similar(store, ids[-1], sweep)
+        steps += 1
+        assert steps <= 20, "the sweep does not resume where it stopped"
+    assert steps >= 5  # four or five candidates per step: it resumed, step after step
+    done = similar(store, ids[-1])
+    assert {p["id"] for p in done["similar"]} == set(ids[:-1])
+    assert ids[-1] not in stale_similar(store, 100)
+
+
+def test_a_newer_version_makes_a_complete_list_incomplete_until_swept(store):
+    ids = _register_all(store, near_identical(3), StepClock(0.0), budget=1.0)
+    assert similar(store, ids[-1])["complete"] is True
+    assert similar(store, ids[0])["complete"] is False  # two newer pages to compare
+    refresh_similar(store, ids[0], RegisterOptions(clock=StepClock(0.0)))
+    assert (
+        similar(store, ids[0])["complete"] is True and len(similar(store, ids[0])["similar"]) == 2
+    )
+    [newer] = _register_all(store, near_identical(4)[3:], StepClock(0.0), budget=1.0)
+    assert similar(store, ids[0])["complete"] is False and ids[0] in stale_similar(store)
+    refresh_similar(store, ids[0], RegisterOptions(clock=StepClock(0.0)))
+    assert newer in {p["id"] for p in similar(store, ids[0])["similar"]}
+    assert similar(store, ids[0])["complete"] is True
+
+
+def test_a_redesign_sharing_no_sketch_is_still_compared(store):
+    """Same text and links, another structure: one sketch hash in common, below the floor the
+    ranking applies for find_similar. Every candidate that passes the link filter is compared."""
+    url, body = page("peptalks")
+    first = register(store, Capture(url, body), RegisterOptions(clock=StepClock(0.0)))
+    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    links = "".join(
+        f'<li><a href="{a.attributes.get("href")}"></a></li>' for a in tree.css("a[href]")
+    )
+    cells = "".join(f"<section><em>{p}</em></section>" for p in extract(tree.html).body.split("\n"))
+    redesign = f"<html><body><article>{cells}</article><ul>{links}</ul></body></html>"
+    second = register(store, Capture(url + "?v=2", redesign), RegisterOptions(clock=StepClock(0.0)))
+    shared = set(sketch(fingerprint(body.decode("utf-8", "replace")))) & set(
+        sketch(fingerprint(redesign))
+    )
+    assert len(shared) < SimilarOptions().min_sketch  # the ranking's floor would drop it
+    [match] = similar(store, second.id)["similar"]
+    assert match["id"] == first.id and match["content_similarity"] > 0.8

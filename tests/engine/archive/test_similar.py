@@ -30,6 +30,14 @@ ARTICLE, OTHER_BLOG = "66ccd752a9bb2db9", "85b666998a03fcc0"
 CHIP_TEST, CHIP_DOWNLOAD = "f158ac51f8c9d889", "4779762459127ce0"
 
 
+def still() -> float:
+    """A clock that never moves: a budget measured with it never runs out (no wall-clock race)."""
+    return 0.0
+
+
+STILL = SimilarOptions(clock=still)
+
+
 def page(name: str) -> str:
     return gzip.decompress((PAGES / f"{name}.html.gz").read_bytes()).decode("utf-8", "replace")
 
@@ -62,7 +70,7 @@ def site():
 
 def test_finds_the_versions_of_the_page_first(site):
     target, versions = site
-    found = find_similar(target, versions.values())
+    found = find_similar(target, versions.values(), STILL)
     assert {m.id for m in found[:4]} == {"v1", "v2", "v3", "v4"}
     assert all(m.structural > 0.95 and m.content > 0.8 for m in found[:4])
     assert all(isinstance(m, SimilarMatch) and len(m) == 3 for m in found)
@@ -70,7 +78,7 @@ def test_finds_the_versions_of_the_page_first(site):
 
 def test_results_are_ranked_by_structural_similarity(site):
     target, versions = site
-    found = find_similar(target, versions.values(), SimilarOptions(min_structural=0.0))
+    found = find_similar(target, versions.values(), SimilarOptions(clock=still, min_structural=0.0))
     values = [m.structural for m in found]
     assert values == sorted(values, reverse=True)
     exact = {m.id: similarity(target.fingerprint, versions[m.id].fingerprint) for m in found}
@@ -79,17 +87,23 @@ def test_results_are_ranked_by_structural_similarity(site):
 
 def test_link_prefilter_keeps_other_sites_out(site):
     target, versions = site
-    loose = SimilarOptions(min_structural=0.0, min_sketch=0, max_exact=50)
+    loose = SimilarOptions(min_structural=0.0, min_sketch=0, max_exact=50, clock=still)
     assert "chip1" not in {m.id for m in find_similar(target, versions.values(), loose)}
     no_filter = PrefilterOptions(small_total=10**6, min_shared_share=0.0)
-    unfiltered = SimilarOptions(min_structural=0.0, min_sketch=0, max_exact=50, prefilter=no_filter)
+    unfiltered = SimilarOptions(
+        min_structural=0.0,
+        min_sketch=0,
+        max_exact=50,
+        prefilter=no_filter,
+        clock=still,
+    )
     assert "chip1" in {m.id for m in find_similar(target, versions.values(), unfiltered)}
 
 
 def test_the_target_itself_is_excluded(site):
     target, versions = site
     same_id = VersionFeatures("v1", target.sketch, target.links, target.fingerprint, target.text)
-    assert find_similar(same_id, versions.values())[0].id != "v1"
+    assert find_similar(same_id, versions.values(), STILL)[0].id != "v1"
 
 
 def test_candidates_load_lazily_and_only_the_best(site):
@@ -102,14 +116,17 @@ def test_candidates_load_lazily_and_only_the_best(site):
         loaded.append(id)
         return store[id]
 
-    found = find_similar(target, light, SimilarOptions(max_exact=2), load)
+    found = find_similar(target, light, SimilarOptions(clock=still, max_exact=2), load)
     assert len(loaded) == 2 and {m.id for m in found} <= set(loaded)
     assert set(loaded) <= {"v1", "v2", "v3", "v4"}
 
 
 def test_time_budget_bounds_the_exact_stage(site):
     target, versions = site
-    assert find_similar(target, versions.values(), SimilarOptions(time_budget=0.0)) == []
+    ticks = iter(range(10**6))
+    spent = SimilarOptions(time_budget=0.5, clock=lambda: float(next(ticks)))
+    assert find_similar(target, versions.values(), spent) == []  # the first reading is past it
+    assert find_similar(target, versions.values(), SimilarOptions(clock=still))
 
 
 def test_content_alone_can_qualify_a_page():
@@ -120,10 +137,15 @@ def test_content_alone_can_qualify_a_page():
     redesign = f"<html><body><main>{cells}</main></body></html>"
     target = features("new", article)
     candidate = version_features("redesign", fingerprint(redesign), target.links, body)
-    loose = SimilarOptions(min_sketch=0)
+    loose = SimilarOptions(clock=still, min_sketch=0)
     [match] = find_similar(target, [candidate], loose)
     assert match.structural < 0.3 and match.content > 0.8
-    assert find_similar(target, [candidate], SimilarOptions(min_sketch=0, min_content=1.1)) == []
+    assert (
+        find_similar(
+            target, [candidate], SimilarOptions(clock=still, min_sketch=0, min_content=1.1)
+        )
+        == []
+    )
 
 
 # -- the index --------------------------------------------------------------------------------
@@ -136,16 +158,16 @@ def test_index_add_replace_remove(site):
     index.remove("v1")
     index.remove("no-such-id")
     assert len(index) == len(versions) - 1
-    assert "v1" not in {m.id for m in index.search(target)}
+    assert "v1" not in {m.id for m in index.search(target, STILL)}
     index.add(versions["v1"])
     index.add(versions["v1"])  # replacing keeps one copy
     assert len(index) == len(versions)
-    assert "v1" in {m.id for m in index.search(target)}
+    assert "v1" in {m.id for m in index.search(target, STILL)}
 
 
 def test_ranking_follows_the_sketch_overlap(site):
     target, versions = site
-    ranked = SimilarIndex(versions.values()).ranked_candidates(target, SimilarOptions())
+    ranked = SimilarIndex(versions.values()).ranked_candidates(target, SimilarOptions(clock=still))
     overlaps = [len(target.sketch & v.sketch) for v in ranked]
     assert overlaps == sorted(overlaps, reverse=True)
     assert {v.id for v in ranked[:4]} == {"v1", "v2", "v3", "v4"}
@@ -192,5 +214,5 @@ def test_tiny_and_empty_fingerprints():
 
 def test_a_page_too_big_to_compare_has_no_similar_list(site):
     target, versions = site
-    tiny = SimilarOptions(similarity=SimilarityOptions(max_automaton=100))
+    tiny = SimilarOptions(clock=still, similarity=SimilarityOptions(max_automaton=100))
     assert find_similar(target, versions.values(), tiny) == []

@@ -7,12 +7,13 @@ for the journal's file only; the order tests record every ``os.fsync`` and ``os.
 from __future__ import annotations
 
 import errno
+import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
-from engine.archive.storage import JournalStorage, encode_line, open_tinydb
+from engine.archive.storage import AtomicBatch, JournalStorage, encode_line, open_tinydb
 from engine.archive.store import ArchiveStore
 from engine.errors import StorageError
 
@@ -247,3 +248,65 @@ def test_files_a_crash_mid_compaction_left_are_swept_on_open(tmp_path):
     assert not [name for name in leftovers if (tmp_path / name).exists()]
     assert (tmp_path / "t.1.json").exists() and xs(storage) == [1]
     storage.close()
+
+
+def test_a_blob_batch_makes_each_blob_durable_before_its_name_and_each_folder_after(
+    tmp_path, syscalls
+):
+    store = ArchiveStore.open(tmp_path)
+    syscalls.clear()
+    batch = store.blob_batch()
+    digests = [batch.add(b"blob %d" % n) for n in range(40)]
+    assert not any(store.has_blob(d) for d in digests)  # nothing under its name before commit
+    batch.commit()
+    for digest in digests:
+        path = str(store._blob_path(digest))
+        renamed = next(i for i, e in enumerate(syscalls) if e[0] == "replace" and e[2] == path)
+        assert ("fsync", syscalls[renamed][1]) in syscalls[:renamed]  # the bytes first
+        assert ("fsync", str(Path(path).parent)) in syscalls[renamed:]  # then the name
+    assert [store.get_blob(d) for d in digests] == [b"blob %d" % n for n in range(40)]
+    folders = [e[1] for e in syscalls if e[0] == "fsync" and Path(e[1]).parent == store.blob_dir]
+    assert len(folders) == len(set(folders))  # one fsync per folder, not one per blob
+    store.close()
+
+
+def test_a_blob_batch_whose_fsync_fails_leaves_no_blob_and_no_temporary_file(tmp_path, monkeypatch):
+    store = ArchiveStore.open(tmp_path)
+    batch = store.blob_batch()
+    digests = [batch.add(b"blob %d" % n) for n in range(5)]
+
+    def fsync(fd):
+        if fd_path(fd).endswith(".tmp"):
+            raise OSError(errno.EIO, "I/O error")
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(StorageError, match="cannot write blobs"):
+        batch.commit()
+    monkeypatch.setattr(os, "fsync", REAL_FSYNC)
+    assert not any(store.has_blob(d) for d in digests)
+    assert [name for name, _ in store.blob_names()] == []
+    store.close()
+
+
+def _batch_in_child(path: Path) -> None:
+    batch = AtomicBatch()
+    for n in range(40):
+        batch.add(path / f"child-{n}", b"x")
+    batch.commit()
+
+
+def test_a_forked_child_commits_a_batch_with_its_own_fsync_threads(tmp_path):
+    """The fsync threads live once per process; a forked child has none of its parent's
+    running, so it must start its own (else its batch waits forever)."""
+    batch = AtomicBatch()
+    for n in range(40):  # enough files to start every fsync thread in this process
+        batch.add(tmp_path / f"parent-{n}", b"x")
+    batch.commit()
+    child = multiprocessing.get_context("fork").Process(target=_batch_in_child, args=(tmp_path,))
+    child.start()
+    child.join(30)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0
+    assert all((tmp_path / f"child-{n}").read_bytes() == b"x" for n in range(40))

@@ -9,9 +9,10 @@ import pytest
 
 from engine.archive import trash
 from engine.archive.model import Capture, RegisterOptions
-from engine.archive.provider import get, search, versions, visible_text_of
+from engine.archive.provider import get, search, served_resource, versions, visible_text_of
 from engine.archive.registry import register
-from engine.archive.store import ArchiveStore
+from engine.archive.resources import manifest_of
+from engine.archive.store import ArchiveStore, blob_hash
 from engine.archive.trash import DeleteOptions, ReclaimOptions
 from engine.errors import InvalidInput, NotFound
 from tests.engine.archive.pages import page
@@ -181,3 +182,65 @@ def test_a_blob_any_row_names_is_kept_even_in_fields_added_later(store):
     assert {later, other} <= blob_files(store)
     if seen:  # the visible text a registration keeps for search and diff
         assert seen in blob_files(store)
+
+
+PNG = bytes(range(256)) * 4
+CSS = b"body { background: url(bg.png) }"
+
+
+def add_with_resources(store, minutes: int, url: str | None = None):
+    """latin1 with a stylesheet and an image, their bytes stored as blobs at registration."""
+    page_url, body = page("latin1")
+    items = [("https://res.example/s.css", "text/css", CSS), ("https://res.example/i.png", "image/png", PNG)]  # fmt: skip
+    resources = [
+        {"url": u, "type": t, "size": len(d), "sha256": None, "status": "pending", "data": d}
+        for u, t, d in items
+    ]
+    return register(store, Capture(url or page_url, body, resources=resources), at(minutes))
+
+
+def resource_blobs(store, reg_id: str) -> set[str]:
+    return {e["blob"] for e in manifest_of(store, store.version(reg_id)) if e.get("blob")}
+
+
+def test_a_manifest_blob_and_its_resources_stay_while_any_version_or_trash_names_them(store):
+    first = add_with_resources(store, 0)
+    again = add_with_resources(store, 1)  # the unchanged page captured again
+    doc, twin = store.version(first.id), store.version(again.id)
+    assert doc["manifest"] == twin["manifest"] and "resources" not in doc  # one shared blob
+    named = resource_blobs(store, first.id) | {doc["manifest"]}
+    assert len(named) == 3
+    trash.delete(store, again.id, DeleteOptions(undo_s=600, now=1000.0))
+    trash.reclaim(store, ReclaimOptions(grace_s=0))
+    assert named <= blob_files(store)  # the live version names them
+    trash.delete(store, first.id, DeleteOptions(undo_s=600, now=1000.0))
+    trash.purge(store, now=1100.0, grace_s=0)
+    assert named <= blob_files(store)  # only the trash names them: still undoable
+    trash.purge(store, now=1700.0, grace_s=0)
+    assert not named & blob_files(store)
+
+
+def test_a_manifest_that_cannot_be_read_stops_the_reclaim(store):
+    reg = add_with_resources(store, 0)
+    orphan = store.put_blob(b"named by nothing")
+    store._blob_path(store.version(reg.id)["manifest"]).unlink()
+    with pytest.raises(NotFound):
+        trash.reclaim(store, ReclaimOptions(grace_s=0))
+    assert orphan in blob_files(store)  # what the lost manifest named is unknown: nothing goes
+    assert {blob_hash(CSS), blob_hash(PNG)} <= blob_files(store)
+
+
+def test_a_version_that_keeps_its_manifest_inline_still_works(store):
+    """Archives written before manifests were blobs keep ``resources`` in the version row."""
+    reg = add_with_resources(store, 0)
+    doc = {k: v for k, v in store.raw("versions")[reg.id].items() if k != "manifest"}
+    inline = [dict(e) for e in manifest_of(store, store.version(reg.id))]
+    store.cache.clear()
+    with store.transaction():
+        store.remove_version(reg.id)
+        store.add_version(reg.id, {**doc, "resources": inline})
+    trash.reclaim(store, ReclaimOptions(grace_s=0))  # the old manifest blob is named by no one
+    assert manifest_of(store, store.version(reg.id)) == inline
+    numbers = {e["url"]: n for n, e in enumerate(inline)}
+    assert served_resource(store, reg.id, numbers["https://res.example/i.png"]).body == PNG
+    assert {blob_hash(CSS), blob_hash(PNG)} <= blob_files(store)  # counted inline

@@ -604,3 +604,23 @@ def test_an_anchor_without_href_is_not_link_text():
     blocks = split_blocks(filter_tree(LexborHTMLParser(html)))
     assert blocks and all(b.link_chars == 0 for b in blocks)
     assert "three weeks of repairs" in extract(html).body
+
+
+def test_a_noise_named_container_around_the_article_container_is_kept():
+    # The layout of a real news page (computerworld.com, 2012): the story's itemprop=articleBody
+    # sits inside class="share_wrapper"; a sponsor blurb in the sidebar is the only other text.
+    sponsor = (
+        "<p>Analysts ranked no vendor as a leader in service support this year. Learn why a "
+        "new approach to managing change and knowledge delivers a better answer for teams "
+        "who run complex systems, and download the free white paper today to read more.</p>"
+    ) * 2
+    html = (
+        "<title>Bridge reopens after repairs | Town News</title><body><div id='leftcol'>"
+        "<div class='node'><div class='share_wrapper'><div class='article'>"
+        f"<div itemprop='articleBody'>{STORY}{STORY}</div></div></div></div></div>"
+        f"<div id='rightcol'><div class='sponsor'>{sponsor}</div></div></body>"
+    )
+    body = extract(html).body
+    assert "three weeks of repairs" in body and "white paper" not in body
+    dropped = extract(html, options=ExtractOptions(box_keeps_tiers=0)).body
+    assert "three weeks of repairs" not in dropped  # the rule alone kept the story

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import gzip
+import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.html.rewrite import RewriteOptions, absolute, css_absolute, rewrite_html
+from engine.archive.resources import ResourceMap
+from engine.html.rewrite import (
+    RewriteOptions,
+    absolute,
+    css_absolute,
+    resource_urls,
+    rewrite_html,
+    shadow_roots,
+)
 from tests.engine.archive.pages import page
 
 BASE = "http://127.0.0.1:47477"
@@ -100,3 +111,36 @@ def test_real_page_every_anchor_rewritten():
     rewritten = [a.attributes["href"] for a in _tree(result.html).css("a[href]")]
     assert sum(h.startswith(f"{BASE}/gc?url=") for h in rewritten) == len(wanted) > 10
     assert set(result.links) == {absolute(h, url) for h in wanted}
+
+
+# The capture-dev page feat-cssinjs as the extension's page.js serialized it in Chromium 156:
+# two custom elements whose open shadow roots became <template shadowrootmode="open">, one
+# styled by a <style> inside the shadow tree with a background image of the site.
+CSSINJS = Path(__file__).resolve().parents[2] / "fixtures" / "capture" / "feat-cssinjs.html.gz"
+CSSINJS_URL = "https://features.pagekeeper.test/cssinjs.html"
+
+
+def test_a_sealed_copy_points_declarative_shadow_roots_at_the_version_too():
+    html = gzip.decompress(CSSINJS.read_bytes()).decode()
+    assert html.count('<template shadowrootmode="open">') == 2
+    paths = ResourceMap("20260101000000000001", [])
+    out = rewrite_html(html, CSSINJS_URL, RewriteOptions(resources=paths)).html
+    assert not re.findall(r"https?://", out)  # nothing the copy could load from outside
+    shadow = shadow_roots(LexborHTMLParser(out))
+    styles = " ".join(node.text() for root in shadow for node in root.css("style"))
+    dots = paths.path("https://features.pagekeeper.test/img/dots.png")
+    assert f'url("{dots}")' in styles  # the shadow tree's own stylesheet, rewritten
+    # a host-side capture of the same HTML fetches what the shadow trees use
+    assert "https://features.pagekeeper.test/img/dots.png" in resource_urls(html, CSSINJS_URL)
+
+
+def test_inert_templates_are_left_alone_and_nested_shadow_roots_are_reached():
+    html = (
+        '<div><template shadowrootmode="open"><img src="a.png">'
+        '<p><template shadowrootmode="closed"><img src="b.png"><script src="s.js"></script>'
+        '</template></p></template></div><template><img src="c.png"></template>'
+    )
+    out = rewrite_html(html, "https://e.com/", RewriteOptions(resources=ResourceMap("1", [])))
+    assert 'src="/v/1/r/0"' in out.html and 'src="/v/1/r/1"' in out.html
+    assert "s.js" not in out.html  # sealed in the shadow tree too: no script
+    assert '<img src="c.png">' in out.html  # a plain <template> is never rendered

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.errors import InvalidURL, TooLarge
 from engine.urls.parse import MAX_URL_LENGTH, ada_slices, fast_slices, parse_url
+from tests.bench.bench_normalize import make_urls
 
 ROOT = Path(__file__).resolve().parents[3]
 WPT = ROOT / "tests" / "fixtures" / "wpt-url" / "urltestdata.json"
@@ -87,9 +87,6 @@ def test_length_cap_raises_too_large():
 
 
 def fast_path_corpus() -> list[str]:
-    sys.path.insert(0, str(ROOT / "tests" / "bench"))
-    from bench_normalize import make_urls  # noqa: PLC0415 - tests/bench is on the path only now
-
     urls = make_urls(20_000, seed=7)
     if WPT.exists():
         urls += [c["input"] for c in json.loads(WPT.read_text()) if isinstance(c, dict)]

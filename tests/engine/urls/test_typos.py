@@ -9,6 +9,8 @@ The keyboard is pinned to QWERTY (``languages=("en",)``).
 
 from __future__ import annotations
 
+from pytest import approx
+
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
 from engine.urls.typos import DEFAULT_COSTS as C
@@ -77,3 +79,33 @@ def test_neighbouring_vowels_cost_a_neighbouring_key_not_a_vowel_swap():
 
 def test_vowels_that_are_not_neighbours_cost_a_vowel_swap():
     assert typo_cost("bend", "band", "qwerty") == C.vowel
+
+
+def test_a_swap_and_a_doubled_letter_cost_what_each_costs():
+    # ymigg for yimg: a swap (0.55) plus a doubled g (0.4). The alignment with the fewest
+    # Levenshtein edits (drop m, g for m: 1.9) is dearer; the cost is the cheapest one.
+    assert typo_cost("ymigg", "yimg", "qwerty") == approx(C.transposition + C.repetition)
+    # the rival: k for m (neighbours, 0.5) and m for g (1.0), between the two readings
+    assert C.transposition + C.repetition < typo_cost("ymigg", "ykimg", "qwerty") < 1.9
+    got = scores("ymigg.com", "ykimg.com", "yimg.com")
+    assert got["yimg.com"] > got["ykimg.com"]
+
+
+def test_two_swaps_cost_two_transpositions():
+    # kiae for ikea: ik and ea swapped, 2 x 0.55; read as replacements it costs 2.2
+    assert typo_cost("kiae", "ikea", "qwerty") == approx(2 * C.transposition)
+    assert 2 * C.transposition < typo_cost("kiae", "dias", "qwerty") < 2.2
+    got = scores("kiae.com", "dias.com", "ikea.com")
+    assert got["ikea.com"] > got["dias.com"]
+
+
+def test_a_doubled_and_a_dropped_letter_beat_two_replacements():
+    # yaaho for yahoo: one a doubled (0.4) and one o dropped (0.45)
+    assert typo_cost("yaaho", "yahoo", "qwerty") == approx(C.repetition + C.doubled_omission)
+
+
+def test_the_letter_before_the_difference_may_be_the_doubled_one():
+    # coopomer for coomer: the o typed twice is the one before the first difference
+    # (0.4), then p next to o (0.55); an alignment starting at the first difference
+    # cannot see that o and pays a neighbouring insertion for it (1.1)
+    assert typo_cost("coopomer", "coomer", "qwerty") == approx(C.repetition + C.adjacent_insertion)

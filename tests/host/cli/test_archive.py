@@ -7,10 +7,14 @@ import socket
 
 import pytest
 
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.provider import refresh_similar
+from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.engine.archive.pages import page
-from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories
+from tests.engine.archive.test_registry import near_identical
+from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories, listing_pages
 from tests.host.services.test_fetch import serve
 
 
@@ -229,6 +233,50 @@ def test_dust_learns_rules_and_applies_them_to_new_keys(capsys, home, tmp_path):
         str(home),
     )[1]
     assert before["key"] != after["key"] == "https://news.example.com/story_9/"
+    # Learning re-keyed the earlier captures: the page's history is one document.
+    assert learned["rekeyed"] == 6 and learned["documents"] == 6
+    _, history = run(capsys, "versions", "https://news.example.com/story_9", "--home", str(home))
+    assert {v["id"] for v in history} == {before["id"], after["id"]}
+    _, one = run(capsys, "versions", "https://news.example.com/story?id=1", "--home", str(home))
+    assert {v["url"] for v in one} == {
+        "https://news.example.com/story?id=1",
+        "https://news.example.com/story_1",
+    }
+
+
+def test_dust_learns_parameters_that_change_nothing_from_real_pages(capsys, home, tmp_path):
+    ids = []
+    for url, path in listing_pages(tmp_path):
+        ids.append(run(capsys, "add", url, "--html", str(path), "--home", str(home))[1]["id"])
+    code, learned = run(capsys, "dust", "--home", str(home))
+    assert code == 0 and learned["rules"] == []
+    assert [(p["name"], p["value"], p["path"]) for p in learned["params"]] == [
+        ("fakefoo", None, "/display/"),
+        ("sort", "ascending", "/display/"),
+    ]
+    assert learned["rekeyed"] == 6 and learned["documents"] == 3
+    url = "https://shop.example/display/?article=2&fakefoo=new&sort=ascending"
+    _, history = run(capsys, "versions", url, "--home", str(home))
+    assert {v["id"] for v in history} == set(ids[6:9])  # every capture of the page, one document
+    assert main(["archive", "dust", "--home", str(home)]) == 0  # the plain-text output
+    out = capsys.readouterr().out
+    assert '"params"' in out and '"ascending"' in out
+
+
+def test_similar_says_when_its_list_is_still_being_finished(capsys, home):
+    rushed = RegisterOptions(similar_budget_s=0.0)  # the first candidate only
+    with ArchiveStore.open(home) as store:
+        ids = [register(store, Capture(u, b), rushed).id for u, b in near_identical(3)]
+    code, found = run(capsys, "similar", ids[-1], "--home", str(home))
+    assert code == 0 and found["complete"] is False and len(found["similar"]) == 1
+    assert main(["archive", "similar", ids[-1], "--home", str(home)]) == 0
+    assert "incomplete: the daemon is still comparing" in capsys.readouterr().out
+    with ArchiveStore.open(home) as store:
+        refresh_similar(store, ids[-1])
+    _, done = run(capsys, "similar", ids[-1], "--home", str(home))
+    assert done["complete"] is True and len(done["similar"]) == 2
+    assert main(["archive", "similar", ids[-1], "--home", str(home)]) == 0
+    assert "incomplete" not in capsys.readouterr().out
 
 
 def test_writes_go_through_a_running_daemon(capsys, home, saved):

@@ -26,7 +26,7 @@ from host.daemon.jobs import schedules_once
 from host.handlers.archive import run_due_schedules
 from host.services.schedule import add_schedule
 from tests.conftest import static_site
-from tests.host.daemon_fixtures import dust_stories, make_home
+from tests.host.daemon_fixtures import dust_stories, listing_pages, make_home
 
 # A small site: / links to a, b, a missing page and another site; a links c; c links d.
 SITE = {
@@ -208,11 +208,44 @@ def test_dust_through_the_daemon_gives_the_direct_answer(capsys, home, daemon, d
     assert through == cli(capsys, direct, "dust")[1]
     assert [(r["find"], r["replace"]) for r in through["rules"]] == [("story?id=", "story_")]
     assert through["urls"] == 10 and through["compared_pairs"] > 0
+    assert through["rekeyed"] == 5 and through["documents"] == 5  # the daemon re-keyed them
+    _, history, _ = cli(capsys, home, "versions", "https://news.example.com/story?id=3")
+    assert {v["url"] for v in history} == {
+        "https://news.example.com/story?id=3",
+        "https://news.example.com/story_3",
+    }
     page = tmp_path / "s1.html"
     _, added, _ = cli(
         capsys, home, "add", "https://news.example.com/story?id=9", "--html", str(page)
     )
     assert added["key"] == "https://news.example.com/story_9/"  # the daemon applies the new rule
+
+
+def test_parameters_learned_through_the_daemon_give_the_direct_answer(
+    capsys, home, daemon, direct, tmp_path
+):
+    for target in (home, direct):
+        for url, path in listing_pages(tmp_path):
+            assert cli(capsys, target, "add", url, "--html", str(path))[0] == 0
+    code, through, err = cli(capsys, home, "dust")
+    assert code == 0, err
+    assert through == cli(capsys, direct, "dust")[1]
+    assert {(p["name"], p["value"]) for p in through["params"]} == {
+        ("fakefoo", None),
+        ("sort", "ascending"),
+    }
+    assert through["rekeyed"] == 6 and through["documents"] == 3
+    _, history, _ = cli(capsys, home, "versions", "https://shop.example/display/?article=0")
+    assert len(history) == 3  # the daemon re-keyed the stored versions
+    _, added, _ = cli(
+        capsys,
+        home,
+        "add",
+        "https://shop.example/display/?article=0&fakefoo=zz",
+        "--html",
+        str(tmp_path / "ordnung.html"),
+    )
+    assert added["key"] == "https://shop.example/display/?article=0"
 
 
 # -- bad input through the protocol -----------------------------------------------------

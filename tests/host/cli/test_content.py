@@ -129,10 +129,11 @@ class Site:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (http.server API)
-                status, body = site.pages.get(self.path, (404, b"<h1>Not Found</h1>"))
+                status, body, *declared = site.pages.get(self.path, (404, b"<h1>Not Found</h1>"))
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
+                # A third item declares another length (a page over the fetch cap, unsent).
+                self.send_header("Content-Length", str(declared[0] if declared else len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -214,6 +215,29 @@ def test_check_a_site_that_is_down_is_unreachable_not_gone(tmp_path, site):
     assert by_path["busy"]["reason"].startswith("the server answered HTTP 503")
     assert "ConnectError" not in human and "Errno" not in human
     assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 0 gone, 2 unreachable")
+
+
+def test_a_live_page_over_the_size_cap_is_too_large_to_check_not_gone(tmp_path, site):
+    """The server declares 60 MB (over the 50 MB fetch cap): the page is not read, so it is
+    not judged: "too_large", counted apart, the last judged state kept for alerts."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/huge"] = (200, article.read_bytes())
+    url = site.base + "/huge"
+    assert (
+        pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home).returncode == 0
+    )
+    first = json.loads(pk("check", url, "--json", home=home).stdout)
+    assert first["results"][0]["state"] == "present"
+    site.pages["/huge"] = (200, b"", 60 * 2**20)
+    summary = json.loads(pk("check", url, "--json", home=home).stdout)
+    (verdict,) = summary["results"]
+    assert (summary["gone"], summary["too_large"], summary["present"]) == (0, 1, 0)
+    assert verdict["state"] == "too_large" and verdict["present"] is False
+    assert verdict["missing"] == [] and verdict["judged"] == "present"
+    assert verdict["reason"] == "the live page is larger than the 50 MB cap, so it was not checked"
+    human = pk("check", url, home=home).stdout
+    assert human.rstrip().endswith("0 gone, 0 unreachable, 1 too large to check")
 
 
 def test_check_unknown_url_is_not_found(tmp_path):

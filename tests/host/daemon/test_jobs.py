@@ -11,11 +11,14 @@ import pytest
 from engine.archive import provider, registry
 from engine.archive import store as store_module
 from engine.archive.documents import CACHE_NAME
-from engine.archive.model import Capture
+from engine.archive.model import Capture, RegisterOptions
+from host.daemon import jobs
 from host.daemon.app import App, Config
 from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
+from host.protocol.dispatch import handle
 from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
+from tests.engine.archive.test_registry import near_identical
 
 
 class Page(BaseHTTPRequestHandler):
@@ -72,6 +75,30 @@ def test_stale_similar_lists_are_refreshed(app):
     assert first.id in app.executor.submit(provider.stale_similar, app.store, 50).result()
     assert asyncio.run(similar_once(app)) >= 1
     assert first.id not in app.executor.submit(provider.stale_similar, app.store, 50).result()
+
+
+def test_the_sweep_completes_a_list_of_near_identical_pages_step_by_step(app, monkeypatch):
+    """Each registration and each sweep step compares one candidate only (a zero budget:
+    the first candidate is always compared), so the list is finished by resumed steps."""
+    monkeypatch.setattr(jobs, "SIMILAR_BUDGET_S", 0.0)
+    rushed = RegisterOptions(similar_budget_s=0.0)
+    ids = [
+        app.executor.submit(registry.register, app.store, Capture(url, body), rushed).result().id
+        for url, body in near_identical(14)  # more than the dozen lists once stopped at
+    ]
+
+    def ask() -> dict:
+        reply = asyncio.run(handle({"id": "1", "type": "similar", "params": {"id": ids[-1]}}, app))
+        return reply["result"]
+
+    assert ask()["complete"] is False and len(ask()["similar"]) == 1
+    rounds = 0
+    while not ask()["complete"]:
+        asyncio.run(similar_once(app))
+        rounds += 1
+        assert rounds <= 20, "the sweep does not resume where it stopped"
+    assert rounds >= 10  # one candidate a step: the list grew step by step
+    assert {p["id"] for p in ask()["similar"]} == set(ids[:-1])
 
 
 def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):

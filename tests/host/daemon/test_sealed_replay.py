@@ -218,3 +218,45 @@ def test_crawl_and_schedule_fetch_resources_too(archived, replay):
     pk("archive", "schedule", "--run-due")
     counts = _stored_resources(archived, PAGES[1])
     assert len(counts) >= 3 and all(c >= 3 for c in counts[:3]), counts
+
+
+def call(archived, kind: str, params: dict) -> dict:
+    port = archived["base"].rsplit(":", 1)[1]
+    token = token_of(archived["home"])
+    with connect(
+        f"ws://127.0.0.1:{port}/ws", additional_headers={"Authorization": f"Bearer {token}"}
+    ) as ws:
+        ws.send(json.dumps({"id": 1, "type": kind, "params": params}))
+        reply = json.loads(ws.recv(timeout=60))
+    assert reply["ok"], reply
+    return reply["result"]
+
+
+# A page that moved: its <meta http-equiv=refresh> names a site outside the daemon.
+MOVED_URL = "http://books.toscrape.com/moved.html"
+MOVED = (
+    b'<!doctype html><html><head><meta http-equiv="refresh" '
+    b'content="0; url=http://stringjs.com/?from=refresh"><title>Moved</title></head>'
+    b"<body><h1>This page has moved</h1></body></html>"
+)
+
+
+def test_a_meta_refresh_in_a_copy_neither_navigates_nor_requests(archived, replay):
+    reg_id = call(archived, "archive_page", {"url": MOVED_URL, "html": MOVED.decode()})["id"]
+    original = signed(archived, reg_id, MOVED_URL, "&original=1")
+    status, _, body = get(original)
+    assert status == 200 and body == MOVED  # the original stays byte for byte
+    args = [*FLAGS, f"--host-resolver-rules={replay.info['rules']}", "--ignore-certificate-errors"]
+    before = replay.seq()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args, headless=True)
+        page = browser.new_page()
+        asked: list[str] = []
+        page.on("request", lambda request: asked.append(request.url))
+        for address in (original, signed(archived, reg_id, MOVED_URL)):
+            page.goto(address, wait_until="load")
+            page.wait_for_timeout(1500)  # a refresh of 0 s would have fired by now
+            assert page.url == address
+        browser.close()
+    assert [u for u in asked if not u.startswith(archived["base"])] == []
+    assert replay.requests_since(before) == []

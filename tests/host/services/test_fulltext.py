@@ -4,15 +4,18 @@ prefixes, exclusions, CJK, deletion and undo, restart, rebuild, and the CLI's ty
 from __future__ import annotations
 
 import json
+import sqlite3
+from types import SimpleNamespace
 
 import pytest
 
-from engine.archive import trash
+from engine.archive import textquery, trash
 from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
-from host.services import fulltext
+from host.handlers.collection import archive_delete, archive_reclaim
+from host.services import champions, fulltext
 from host.services.fulltext import FullTextIndex
 
 PAGES = {
@@ -46,8 +49,8 @@ def home(tmp_path):
 
 
 def urls(store, home, text: str) -> list[str]:
-    _, ranked = fulltext.ranked(store, home, text)
-    return [store.raw("versions")[best]["url"] for _key, best, _rank in ranked]
+    _, ranking = fulltext.ranked(store, home, text)
+    return [store.raw("versions")[best]["url"] for _key, best, _rank in ranking.results]
 
 
 def test_ranking_phrases_prefixes_exclusions_and_cjk(home):
@@ -95,7 +98,7 @@ def test_the_index_survives_a_restart_and_rebuilds(home):
         assert fresh.count() == 0
         assert fresh.rebuild(store) == len(PAGES)
         query, _ = fulltext.ranked(store, home, "garden")
-        found = [store.raw("versions")[best]["url"] for _, best, _ in fresh.search(query)]
+        found = [store.raw("versions")[best]["url"] for _, best, _ in fresh.search(query).results]
         assert found == ["https://b.example/diary"]
 
 
@@ -127,3 +130,133 @@ def test_cli_text_search_ranks_with_snippets_and_types_bad_queries(home, capsys)
         == 0
     )
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_deleted_version_leaves_the_index_file(home):
+    """FTS5 'delete' takes the row out of the index; the reclaim's merge takes its words out of
+    the file itself (no dead row kept until a rebuild)."""
+    path = home / fulltext.FILE
+    gone = "https://q.example/quokkas"
+    with ArchiveStore.open(home) as store:
+        register(store, Capture(gone, html("Quokka notes", "Quokkas play xylophones.")))
+        index = fulltext.index_of(home)
+        index.sync(store)
+        # words whose first letter no other word has are stored whole (FTS5 shares prefixes)
+        assert terms(index, "quokkas") == 1 and "quokkas" in on_disk(index, path)
+        assert "xylophones" in on_disk(index, path) and "Quokka notes" in on_disk(index, path)
+        app = SimpleNamespace(store=store)
+        archive_delete({"ref": gone, "undo": False}, app)
+        assert terms(index, "quokkas") == 0 and terms(index, "xylophones") == 0  # at once
+        assert "quokkas" in on_disk(index, path)  # still in a segment: the merge takes it out
+        assert index.count() == len(PAGES)
+        assert urls(store, home, "garden") == ["https://b.example/diary"]  # the others stay
+        archive_reclaim({}, app)
+        left = on_disk(index, path)
+        assert "quokkas" not in left and "xylophones" not in left and "Quokka notes" not in left
+        assert urls(store, home, "garden") == ["https://b.example/diary"]
+
+
+def terms(index, word: str) -> int:
+    index.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, docs, row)")
+    found = index.db.execute("SELECT doc FROM temp.v WHERE term = ?", (word,)).fetchone()
+    return found[0] if found else 0
+
+
+def on_disk(index, path) -> str:
+    """The index file's bytes (and its WAL's) as text, for a word search."""
+    index.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    wal = path.with_name(path.name + "-wal")
+    data = path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    return data.decode("latin-1")
+
+
+def test_a_frequent_word_ranks_from_its_champion_list_exactly_as_fts5(tmp_path, monkeypatch):
+    """A term in most rows (word, prefix, phrase) is answered from its champion list: the head it returns is the
+    head of the full BM25 ranking (same documents, same order, same scores), also after new
+    rows entered the list, rows left it and the average length moved; an excluded word
+    filters it; a head it cannot certify falls back to scoring every match."""
+    monkeypatch.setattr(champions, "SIZE", 6)
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 10)
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    words = ["flood", "meadow", "barge", "lock", "weir", "silt", "reed", "heron"]
+
+    def add(n: int, extra: int = 0) -> None:
+        body = " ".join(words[(n * k) % 8] for k in range(3 + n % 17)) + " river" * (1 + n % 5)
+        body += " river" * extra
+        index.add_row(
+            f"{n:020d}", f"doc{n // 2}", f"page {n}", body, f"https://e.example/{n}", None
+        )
+
+    with index._batch():
+        for n in range(60):
+            add(n)
+    index._load_known()
+    for text in ("river", "riv*", '"river river"'):  # a word, a prefix, a phrase
+        check(index, text, want=4)
+    with index._batch():  # longer rows move the average; some enter the list on the way in
+        for n in range(60, 90):
+            add(n * 7, extra=9 * (n % 10 == 0))
+    index._load_known()
+    assert index.champions.tiers['"river"'][1] != champions.averages(index.db)[1]
+    entered = "SELECT count(*) FROM champ WHERE term = ?"
+    for term in ('"river"', '"riv" *', '"river river"'):
+        assert index.db.execute(entered, (term,)).fetchone()[0] == 6 + 3  # the new top rows
+    for text in ("river", "riv*", '"river river"'):
+        check(index, text, want=4)
+    check(index, "river -heron", want=3)
+    with index._batch():
+        for n in [n for n, _ in index.db.execute("SELECT n, 1 FROM champ LIMIT 3").fetchall()]:
+            index.db.execute("DELETE FROM seen WHERE n = ?", (n,))
+            index.champions.removed(n)
+    index._load_known()
+    check(index, "river", want=2)
+    full = index.search(textquery.parse("river"), want=10_000)  # more than the list certifies
+    assert len(full.results) == full.total
+
+
+def check(index, text: str, want: int) -> None:
+    query = textquery.parse(text)
+    every = index.search(query)
+    head = index.search(query, want)
+    assert len(head.results) < every.total  # the champion list answered, not a full scoring
+    assert len(head.results) >= want and head.total == every.total
+    assert head.results == every.results[: len(head.results)]
+
+
+def test_the_champion_bound_holds_when_the_average_length_moves(tmp_path, monkeypatch):
+    """Short rows lead a word's list; once many long pages arrive, long rows that were left
+    out overtake them. The list must not answer then (its bound says so): the search falls
+    back to scoring every match, and the order is still FTS5's."""
+    monkeypatch.setattr(champions, "SIZE", 25)
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 10)
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    rows = ["river river reed"] * 20 + [" ".join(["river"] * 4 + ["silt"] * 36)] * 20
+    with index._batch():
+        for n, body in enumerate(rows):
+            index.add_row(f"{n:020d}", f"doc{n}", "", body, "", None)
+    index._load_known()
+    check(index, "river", want=20)  # builds the list: 20 short rows, then 5 of the long ones
+    with index._batch():
+        for n in range(200):
+            index.add_row(f"{n + 100:020d}", f"long{n}", "", "heron " * 300, "", None)
+    index._load_known()
+    query = textquery.parse("river")
+    every = index.search(query)
+    assert int(every.results[0][0][3:]) >= 20  # a long row leads now
+    assert index.search(query, 20).results[:20] == every.results[:20]
+
+
+def test_an_index_of_the_former_layout_is_made_afresh(home):
+    """A file written by an older PageKeeper (its seen table without the indexed values) is
+    derived data: it is replaced, and the next sync indexes everything again."""
+    path = home / fulltext.FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, url, content='')")
+        old.execute("CREATE TABLE seen (n INTEGER PRIMARY KEY, id TEXT, key TEXT, live INTEGER)")
+    index = FullTextIndex(path)
+    with ArchiveStore.open(home, readonly=True) as store:
+        index.sync(store)
+    assert index.count() == len(PAGES)
+    assert index.search(textquery.parse("danube")).total == 1
+    index.close()

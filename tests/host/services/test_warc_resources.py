@@ -14,6 +14,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from engine.archive import provider, registry
 from engine.archive.model import Capture
+from engine.archive.resources import manifest_of
 from engine.archive.store import ArchiveStore
 from tests.host.daemon_fixtures import pk
 
@@ -69,7 +70,7 @@ def test_warc_export_writes_each_resource_once_and_import_brings_them_back(tmp_p
     result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
     assert result["imported"] == 2 and result["resources"] == 4  # three resources and the page
     store = ArchiveStore.open(fresh, readonly=True)
-    manifest = {e["url"]: e for e in store.version(store.ids[0])["resources"]}
+    manifest = {e["url"]: e for e in manifest_of(store, store.version(store.ids[0]))}
     assert store.get_blob(manifest["https://site.test/bg.png"]["blob"]) == BG  # via the CSS
     assert store.get_blob(manifest["https://site.test/logo.png"]["blob"]) == LOGO
 
@@ -120,7 +121,9 @@ def test_wacz_import_brings_pages_and_resources(tmp_path):
     result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
     assert result["imported"] == 2
     store = ArchiveStore.open(fresh, readonly=True)
-    stored = [e for e in store.version(store.ids[-1])["resources"] if e["status"] == "stored"]
+    stored = [
+        e for e in manifest_of(store, store.version(store.ids[-1])) if e["status"] == "stored"
+    ]
     assert len(stored) == 3
 
 
@@ -146,7 +149,7 @@ def test_singlefile_import_turns_data_uris_into_shared_blobs(tmp_path):
     store = ArchiveStore.open(home, readonly=True)
     docs = [store.version(i) for i in store.ids]
     assert [d["url"] for d in docs] == ["https://site.test/one", "https://site.test/two"]
-    logos = [e for d in docs for e in d["resources"] if e["type"] == "image/png"]
+    logos = [e for d in docs for e in manifest_of(store, d) if e["type"] == "image/png"]
     assert len(logos) == 2 and logos[0]["blob"] == logos[1]["blob"]  # stored once
     assert store.get_blob(logos[0]["blob"]) == LOGO
     copy = provider.get(store, store.ids[0]).body.decode()

@@ -121,6 +121,30 @@ def test_a_server_that_is_down_is_unreachable_not_gone(daemon, seeded, live_site
     assert daemon.result("liveness_report")["counts"]["unreachable"] == 0
 
 
+def test_the_tab_s_own_page_is_judged_and_nothing_is_fetched(daemon, seeded, live_site):
+    """``check`` with ``page`` (the HTML the browser's tab shows): judged as is, with the live
+    server down, so no fetch was made; without ``page`` the same check fetches (unreachable)."""
+    kept = live_site.pages["/ministerium.html"].decode("utf-8")
+    ref = {"id": seeded.article_ids[-1]}
+    live_site.stop()
+    try:
+        tab = daemon.result("check", {**ref, "page": kept})
+        gone = daemon.result("check", {**ref, "page": "<title>x</title><p>Seite fehlt</p>"})
+        fetched = daemon.result("check", ref)
+    finally:
+        live_site.start()
+    assert (tab["state"], tab["source"], tab["match"]) == ("present", "tab", 1.0)
+    assert (gone["state"], gone["source"]) == ("gone", "tab")
+    assert (fetched["state"], fetched["source"]) == ("unreachable", "fetch")
+    # The popup's fallback when its tab has no verdict: the newest stored check, with its reason.
+    last = daemon.result("last_check", {"url": seeded.article_url})
+    assert last["state"] == "unreachable" and last["reason"].startswith("the server refused")
+    assert daemon.result("last_check", {"url": "https://never.example/archived"}) is None
+    too_long = daemon.call("check", {**ref, "page": "x" * (4 * 2**20 + 1)})
+    assert too_long["error"]["code"] == "invalid_input"
+    assert daemon.result("check", ref)["state"] == "present"  # back for the rest
+
+
 def test_paging(daemon):
     first = daemon.result("search_page", {"pattern": "*", "limit": 2})
     second = daemon.result("search_page", {"pattern": "*", "limit": 2, "offset": 2})

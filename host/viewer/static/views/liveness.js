@@ -7,7 +7,10 @@
 
 import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 
-const STATES = ['present', 'changed', 'gone', 'unreachable', 'unchecked'];
+const STATES = ['present', 'changed', 'gone', 'unreachable', 'too_large', 'unchecked'];
+// States in which no content was judged: no P to show.
+const UNJUDGED = ['unreachable', 'too_large'];
+const LABELS = { unchecked: 'never checked', too_large: 'too large to check' };
 const REPORT_GAP_MS = 500;
 
 function counts(c) {
@@ -15,7 +18,7 @@ function counts(c) {
   return h('div', { class: 'stat-grid', id: 'live-counts' }, STATES.map((s) =>
     h('div', { class: `stat state-card-${s}` },
       h('span', { class: 'stat-value', dataset: { state: s } }, count(c[s] || 0)),
-      h('span', { class: 'stat-label' }, s === 'unchecked' ? 'never checked' : s),
+      h('span', { class: 'stat-label' }, LABELS[s] ?? s),
       h('span', { class: 'stat-share' }, pct((c[s] || 0) / total)))));
 }
 
@@ -45,7 +48,7 @@ function recentTable(rows) {
       h('td', {}, h('a', { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
         h('div', { class: 'result-url' }, safeUrl(r.url))),
       h('td', {}, stateBadge(r.state), r.reason ? h('div', { class: 'muted reason', title: r.reason }, shortReason(r)) : null),
-      h('td', { class: 'num' }, r.state === 'unreachable' ? '–' : pct(r.match)),
+      h('td', { class: 'num' }, UNJUDGED.includes(r.state) ? '–' : pct(r.match)),
       h('td', { class: 'nowrap' }, timeEl(r.checked_at))))));
 }
 

@@ -1,4 +1,4 @@
-// Search: URL pattern (* ?), case, sort, full text, filters; results as you type,
+// Search: URL pattern (* ?), case, sort (best match with a full text), full text, filters; results as you type,
 // paged on the server (search_page), stale answers dropped by sequence number.
 
 import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
@@ -51,12 +51,17 @@ function field(label, input, hint) {
     hint ? h('small', { class: 'hint', id: `${id}-hint` }, hint) : null);
 }
 
+/** With a full text, results come best match first unless the user picked another order. */
+export function defaultSort(values) {
+  return values.text ? 'relevance' : 'time';
+}
+
 function buildForm(values) {
   const input = (name, attrs = {}) => h('input', { id: `q-${name}`, name, value: values[name] || '', autocomplete: 'off', ...attrs });
   const select = (name, options) => {
     const el = h('select', { id: `q-${name}`, name },
       options.map(([v, t]) => h('option', { value: v }, t)));
-    el.value = values[name] || options[0][0];
+    el.value = values[name] || (name === 'sort' ? defaultSort(values) : options[0][0]);
     return el;
   };
   return h('form', { class: 'search-form', role: 'search', 'aria-label': 'Search the archive' },
@@ -71,8 +76,8 @@ function buildForm(values) {
         field('To', input('until', { type: 'date' })),
         field('Tag', input('tag', { placeholder: 'reading', spellcheck: 'false', list: 'q-tags' })),
         h('datalist', { id: 'q-tags' }),
-        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unreachable', 'unreachable'], ['unchecked', 'never checked']])),
-        field('Sort by', select('sort', [['time', 'newest first'], ['url', 'URL']])),
+        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unreachable', 'unreachable'], ['too_large', 'too large to check'], ['unchecked', 'never checked']])),
+        field('Sort by', select('sort', [['relevance', 'best match'], ['time', 'newest first'], ['url', 'URL']]), 'best match: the full text’s BM25 order'),
         h('div', { class: 'field field-check' },
           h('input', { id: 'q-case', name: 'case', type: 'checkbox', checked: values.case === '1' }),
           h('label', { for: 'q-case' }, 'Case-sensitive')))));
@@ -153,7 +158,7 @@ export function render(main, ctx, route) {
 
   const remember = (v) => {
     const q = new URLSearchParams();
-    for (const k of FIELDS) if (v[k] && !(k === 'sort' && v[k] === 'time')) q.set(k, v[k]);
+    for (const k of FIELDS) if (v[k] && !(k === 'sort' && v[k] === defaultSort(v))) q.set(k, v[k]);
     if (page) q.set('page', String(page));
     const s = q.toString();
     history.replaceState(null, '', `#/search${s ? `?${s}` : ''}`);
@@ -232,7 +237,12 @@ export function render(main, ctx, route) {
   };
 
   const typed = () => { page = 0; run(); };
-  form.addEventListener('input', typed);
+  let sortChosen = Boolean(values.sort);
+  form.addEventListener('input', (ev) => {
+    if (ev.target.name === 'sort') sortChosen = true;
+    else if (ev.target.name === 'text' && !sortChosen) form.elements.sort.value = defaultSort(readForm(form));
+    typed();
+  });
   // "input" already covers typing; "change" also fires when a text field loses focus.
   form.addEventListener('change', (ev) => { if (ev.target.type !== 'search' && ev.target.type !== 'text') typed(); });
   form.addEventListener('submit', (ev) => { ev.preventDefault(); page = 0; run(); });

@@ -1,0 +1,197 @@
+"""Champion lists: the best rows of each frequent search term, so a word found in half the
+pages is ranked without scoring every page (an impact-ordered tier; Manning, Raghavan &
+Schütze, *Introduction to Information Retrieval*, §7.1.3).
+
+A term is one FTS5 phrase: a word, a prefix (``arch*``), a phrase or a CJK word. It is
+*frequent* once it matches at least ``SHARE`` of the index's rows; its list (made the
+first time it is searched) keeps the ``SIZE`` rows with the highest BM25 factor
+``g = F·(k1+1) / (F + k1·(1 − b + b·D/avgdl))`` (F: the term's column-weighted count in
+the row, D: the row's length in tokens), computed at the average length ``a0`` of the
+day the list was made, and ``cutoff``: the highest ``g`` of any row left out. FTS5's
+``bm25()`` of a one-term query is ``idf · g``, so the list ranks exactly as FTS5 would.
+
+The guarantee: when the average length has since moved from ``a0`` to ``a``, a row left
+out still scores at most ``cutoff / min(1, a0/a)`` (its length term scales by at least
+that factor), so every document whose best listed row scores above ``idf`` times that
+bound is in its exact place in the full ranking; :func:`ranked` returns only that
+certified head, and the caller falls back to scoring every match when it needs more. A
+new row enters a list when its ``g`` (at ``a0``) beats ``cutoff``; a deleted one leaves;
+neither can break the bound. At most ``LISTS`` lists are kept (the oldest goes), so what
+a capture costs stays bounded.
+
+>>> round(factor(3, 100, 100.0), 4)
+1.6923
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+
+K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
+SHARE = 0.10  # a word in at least this share of the rows gets a list
+MIN_ROWS = 2000  # ... and in at least this many (smaller sets are scored in full, fast)
+SIZE = 1000  # rows kept per list
+LISTS = 64  # lists kept: a capture checks its row against each
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS tier (n INTEGER PRIMARY KEY, term TEXT UNIQUE NOT NULL,"
+    " cutoff REAL NOT NULL, a0 REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS champ (term TEXT NOT NULL, n INTEGER NOT NULL,"
+    " f REAL NOT NULL, d INTEGER NOT NULL, PRIMARY KEY (term, n)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS champ_n ON champ(n)",
+)
+
+
+def factor(f: float, d: int, avgdl: float) -> float:
+    """The single-word BM25 factor ``g``, in FTS5's order of operations (bit-identical)."""
+    return (f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl))
+
+
+def idf(rows: int, hits: int) -> float:
+    """FTS5's IDF: ``log((N − n + 0.5) / (n + 0.5))``, at least 1e-6."""
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+@dataclass(frozen=True)
+class Row:
+    """A scored row of a one-word query: its rowid and ``bm25()`` (lower is better)."""
+
+    n: int
+    rank: float
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's 1–9 byte big-endian varints (FTS5's docsize and averages records)."""
+    out, value, i = [], 0, 0
+    while i < len(blob):
+        byte = blob[i]
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            out.append(value)
+            value = 0
+        i += 1
+    return out
+
+
+def averages(db: sqlite3.Connection) -> tuple[int, float]:
+    """The index's row count and average row length, as ``bm25()`` reads them."""
+    found = db.execute("SELECT block FROM docs_data WHERE id = 1").fetchone()
+    numbers = _varints(found[0]) if found and found[0] else [0]
+    rows = numbers[0]
+    return rows, (sum(numbers[1:]) / rows if rows else 1.0)
+
+
+def row_length(db: sqlite3.Connection, n: int, table: str) -> int:
+    """A row's length in tokens, from FTS5's docsize record."""
+    found = db.execute(f"SELECT sz FROM {table}_docsize WHERE id = ?", (n,)).fetchone()
+    return sum(_varints(found[0])) if found else 0
+
+
+class Champions:
+    """The lists of one index (its connection; the caller holds the index's lock)."""
+
+    def __init__(self, db: sqlite3.Connection, weights: tuple[float, ...]) -> None:
+        self.db, self.weights = db, weights
+        for statement in SCHEMA:
+            db.execute(statement)
+        rows = db.execute("SELECT term, cutoff, a0 FROM tier ORDER BY n")
+        self.tiers = {t: (c, a) for t, c, a in rows}
+        self._one = ""  # the scratch table's query, once it exists
+
+    def clear(self) -> None:
+        self.db.execute("DELETE FROM champ")
+        self.db.execute("DELETE FROM tier")
+        self.tiers = {}
+
+    def build(self, term: str) -> None:
+        """Make the list of ``term`` (an FTS5 phrase) from FTS5's own ranking of it."""
+        rows, avgdl = averages(self.db)
+        hits = self.db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (term,))
+        weight = idf(rows, hits.fetchone()[0])
+        top = self.db.execute(
+            f"SELECT rowid, bm25(docs, {self._weights}) AS r FROM docs"
+            " WHERE docs MATCH ? ORDER BY r LIMIT ?",
+            (term, SIZE + 1),
+        ).fetchall()
+        kept = []
+        for n, rank in top[:SIZE]:
+            d = row_length(self.db, n, "docs")
+            kept.append((term, n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
+        cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
+        self.db.execute("DELETE FROM champ WHERE term = ?", (term,))
+        self.db.executemany("INSERT INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)", kept)
+        self.db.execute("INSERT OR REPLACE INTO tier (term, cutoff, a0) VALUES (?, ?, ?)",
+                        (term, cutoff, avgdl))  # fmt: skip
+        self.tiers[term] = (cutoff, avgdl)
+        while len(self.tiers) > LISTS:
+            self.drop(next(iter(self.tiers)))
+
+    def drop(self, term: str) -> None:
+        self.db.execute("DELETE FROM champ WHERE term = ?", (term,))
+        self.db.execute("DELETE FROM tier WHERE term = ?", (term,))
+        self.tiers.pop(term, None)
+
+    def ranked(self, term: str, hits: int, matching) -> tuple[list[Row], float] | None:
+        """The listed rows that ``matching`` accepts, scored as ``bm25()`` would, best first,
+        and the score (as ``bm25()``, negative) every row left out is at least; None when
+        ``term`` has no list."""
+        tier = self.tiers.get(term)
+        if tier is None:
+            return None
+        cutoff, a0 = tier
+        rows, avgdl = averages(self.db)
+        weight = idf(rows, hits)
+        listed = self.db.execute("SELECT n, f, d FROM champ WHERE term = ?", (term,))
+        scored = [
+            Row(n, -1.0 * (weight * factor(f, d, avgdl))) for n, f, d in listed if matching(n)
+        ]
+        scored.sort(key=lambda r: r.rank)
+        return scored, -weight * cutoff / min(1.0, a0 / avgdl)
+
+    # -- keeping the lists current as rows come and go ---------------------------------------
+    def added(self, n: int, title: str, body: str, url: str) -> None:
+        """Enter row ``n`` in the lists of the frequent terms it holds, where it beats the
+        cutoff. Its counts come from FTS5 itself: the row alone in a scratch table, where
+        ``bm25()`` is ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length)."""
+        if not self.tiers:
+            return
+        self._scratch()
+        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
+                        (title, body, url))  # fmt: skip
+        try:
+            length = row_length(self.db, 1, "scratch.one")
+            for term, (cutoff, a0) in self.tiers.items():
+                found = self.db.execute(self._one, (term,)).fetchone()
+                f = count_of(-found[0] / 1e-6, K1) if found else 0
+                if f and factor(f, length, a0) > cutoff:
+                    self.db.execute(
+                        "INSERT OR REPLACE INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
+                        (term, n, f, length),
+                    )
+        finally:
+            self.db.execute("DELETE FROM scratch.one")
+
+    def removed(self, n: int) -> None:
+        self.db.execute("DELETE FROM champ WHERE n = ?", (n,))
+
+    @property
+    def _weights(self) -> str:
+        return ", ".join(map(str, self.weights))
+
+    def _scratch(self) -> None:
+        if self._one:
+            return
+        self.db.execute("ATTACH DATABASE ':memory:' AS scratch")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE scratch.one USING fts5(title, body, url,"
+            " tokenize='unicode61 remove_diacritics 2')"
+        )
+        self._one = f"SELECT bm25(one, {self._weights}) FROM scratch.one WHERE one MATCH ?"
+
+
+def count_of(g: float, k: float) -> float:
+    """F back from ``g`` and the length term ``k``: a sum of integer column weights, so
+    rounded (exact to ~1e-10)."""
+    return float(round(g * k / (K1 + 1.0 - g)))
