@@ -11,6 +11,13 @@ often keeps its title), and the stored keywords are matched against what is
 left. The match degree ``P = Σ weight(matched) / Σ weight`` lies in 0..1 and the
 configurable thresholds turn it into ``present`` / ``changed`` / ``gone``.
 
+When the stored main text is known, its phrasing is checked too: S is the share of its
+4-word phrases found on the live page. Another article of the same site often uses the
+same words (the site's subject, its template) but never the same sentences, so keywords
+found with S < ``phrases_at`` are ``gone``; and S ≥ ``phrases_alone`` shows the text is
+there even when keywords weigh too little (a redesign that dropped the byline and the
+comments): at least ``changed``.
+
 >>> stored = [("gema", 0.5), ("zeiger", 0.5)]
 >>> judge(stored, "<title>GEMA</title><p>Die GEMA dreht am Zeiger</p>").state
 'present'
@@ -26,7 +33,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
-from engine.html.extract import Extraction, decode, extract, nfc, page_title
+from engine.html.extract import Extraction, decode, main_text, nfc, page_title
 from engine.html.tokens import tokenize
 
 
@@ -42,6 +49,9 @@ class LivenessOptions:
     changed_at: float = 0.65  # P ≥ this → changed (content partly there), below → gone
     blocks: BlockOptions = field(default_factory=lambda: BlockOptions(class_hints=False))
     scope: str = "page"  # "page": all filtered text | "body": the live page's extracted body
+    phrase_words: int = 4  # a phrase: this many consecutive words
+    phrases_at: float = 0.15  # keywords found but S below this → gone (another text)
+    phrases_alone: float = 0.4  # S at least this → at least changed, whatever P says
 
 
 @dataclass
@@ -132,6 +142,17 @@ def from_status(status: int, stored: object = None) -> Verdict:
     return Verdict("gone", 0.0, False, [], missing, f"HTTP {status}")
 
 
+def stored_body(stored: object) -> str:
+    """The stored main text, when ``stored`` carries it (an Extraction, or a dict's "body").
+
+    >>> stored_body({"body": "text"}), stored_body([("a", 1.0)])
+    ('text', '')
+    """
+    if isinstance(stored, Extraction):
+        return stored.body
+    return str(stored.get("body") or "") if isinstance(stored, dict) else ""
+
+
 def stored_keywords(stored: object) -> list[tuple[str, float]]:
     """Keywords out of an Extraction, its dict form, or a list of (word, weight).
 
@@ -153,15 +174,47 @@ def live_terms(live_html: bytes | str, options: LivenessOptions | None = None) -
     >>> sorted(live_terms("<title>Old</title><p>new text</p><script>old()</script>"))
     ['new', 'text']
     """
+    return {t for block in live_blocks(live_html, options) for t in block}
+
+
+def live_blocks(live_html: bytes | str, options: LivenessOptions | None = None) -> list[list[str]]:
+    """The live page's text blocks as token lists, without the title and headings repeating it.
+
+    >>> live_blocks("<title>Old</title><h1>Old</h1><p>new text</p><p>more</p>")
+    [['new', 'text'], ['more']]
+    """
     options = options or LivenessOptions()
     if options.scope == "body":
-        return set(tokenize(extract(live_html).body))
+        return [tokenize(main_text(live_html))]
     tree = LexborHTMLParser(decode(live_html))
     title = page_title(tree)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
     # Seed step 2: the title is filtered out, headings repeating it too (h1 of a kept title).
-    kept = [b.text for b in blocks if not (title and b.text in title)]
-    return set(tokenize(nfc(" ".join(kept))))  # NFC, as the stored body's keywords are
+    # NFC, as the stored body's keywords are.
+    return [tokenize(nfc(b.text)) for b in blocks if not (title and b.text in title)]
+
+
+def phrases(tokens: list[str], n: int) -> set[tuple[str, ...]]:
+    """The runs of ``n`` consecutive tokens.
+
+    >>> sorted(phrases(["a", "b", "c"], 2))
+    [('a', 'b'), ('b', 'c')]
+    """
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def phrase_share(body: str, blocks: list[list[str]], n: int) -> float | None:
+    """S: the share of the stored body's n-word phrases found in the live blocks (a phrase
+    never spans two blocks); None when the body has no phrase to look for.
+
+    >>> phrase_share("the river rose again", [["the", "river", "rose"], ["again"]], 2)
+    0.6666666666666666
+    """
+    wanted = phrases(tokenize(nfc(body)), n)
+    if not wanted:
+        return None
+    found = set().union(*(phrases(block, n) for block in blocks)) if blocks else set()
+    return len(wanted & found) / len(wanted)
 
 
 def match_keywords(
@@ -208,7 +261,25 @@ def judge(
         return Verdict(
             "gone", 0.0, False, [], [], "no stored keywords (the stored page had no body)"
         )
-    p, matched, missing = match_keywords(words, live_terms(live_html, options))
-    state = decide(p, options)
+    blocks = live_blocks(live_html, options)
+    p, matched, missing = match_keywords(words, {t for block in blocks for t in block})
+    share = phrase_share(stored_body(stored), blocks, options.phrase_words)
+    state = by_phrases(decide(p, options), share, options)
     reason = f"{len(matched)}/{len(words)} keywords found, P={p:.2f}"
+    if share is not None:
+        reason += f"; {share:.0%} of the stored text's phrases found"
     return Verdict(state, p, state != "gone", matched, missing, reason)
+
+
+def by_phrases(state: str, share: float | None, options: LivenessOptions) -> str:
+    """The keyword verdict, corrected by S (the stored text's phrases found live).
+
+    >>> o = LivenessOptions()
+    >>> by_phrases("present", 0.05, o), by_phrases("gone", 0.5, o), by_phrases("present", None, o)
+    ('gone', 'changed', 'present')
+    """
+    if share is None:
+        return state
+    if state != "gone" and share < options.phrases_at:
+        return "gone"  # the same words, not the same text
+    return "changed" if state == "gone" and share >= options.phrases_alone else state

@@ -1,26 +1,15 @@
-"""Where PageKeeper keeps its data, and the context every CLI command gets.
+"""The context every CLI command gets (its home folder: host/home.py).
 
->>> resolve_home("/tmp/pk").name
-'pk'
+>>> Context(Path("/tmp/pk")).json
+False
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
-
-import platformdirs
-
-HOME_ENV = "PAGEKEEPER_HOME"
-
-
-def resolve_home(arg: str | None = None) -> Path:
-    """``--home`` wins, then ``$PAGEKEEPER_HOME``, then the platform's user data dir."""
-    chosen = arg or os.environ.get(HOME_ENV) or platformdirs.user_data_dir("pagekeeper", False)
-    return Path(chosen).expanduser().absolute()
 
 
 @dataclass

@@ -8,11 +8,14 @@ WWW 2007; seed: url-normalization.txt, "Normalization based on URL lists"):
    between two boundaries, the *envelope* (prefix, suffix) around it goes into a
    bucket. Two URLs in one bucket differ only by α ↔ β: that pair *supports*
    the substitution rule α → β. Huge buckets are skipped, as in DustBuster.
-2. **Validation.** For the best-supported rules, a few URL pairs the rule
-   explains are compared by *content*, through a caller-supplied function
-   (the archive passes one that compares the stored pages). A rule is kept when
-   most checked pairs hold the same content and it explains enough pairs that
-   no better rule already explains.
+2. **Validation.** For the best-supported rules, up to ``checks_per_rule`` URL
+   pairs the rule explains (spread over them) are compared by *content*, with the
+   "same page" judgement the parameter learner uses (engine/archive/same_page.py:
+   word shingles AND line order, else fingerprints). A rule is kept when at least
+   ``min_pairs`` of them show the same page and NONE shows another page (a
+   ``/comments`` → ```` rule whose pair shows more paragraphs would merge two
+   pages: never on a guess), and it explains enough pairs that no better rule
+   already explains.
 3. **Application.** :func:`apply_rules` rewrites a URL with its site's rules,
    always toward the shorter form (``story?id=X`` → ``story_X``, ``m.host`` →
    ``host``, ``…/x.amp`` → ``…/x``, ``…/amp/`` → ``…/``).
@@ -20,10 +23,10 @@ WWW 2007; seed: url-normalization.txt, "Normalization based on URL lists"):
 Rules are plain dicts (:meth:`DustRule.to_dict`), stored in the archive's state.
 
 >>> urls = [f"https://foo.org/story?id={n}" for n in "abc"] + [f"https://foo.org/story_{n}" for n in "abc"]
->>> same = lambda a, b: 1.0 if a.rsplit("=", 1)[-1][-1] == b[-1] else 0.0
->>> [(r.find, r.replace) for r in learn_rules(urls, same)]
+>>> judge = SamePage(lambda url: (f"story {url[-1]} told in full", ""))
+>>> [(r.find, r.replace) for r in learn_rules(urls, judge)]
 [('story?id=', 'story_')]
->>> apply_rules("https://foo.org/story/?id=q", learn_rules(urls, same))  # an archive key in, one out
+>>> apply_rules("https://foo.org/story/?id=q", learn_rules(urls, judge))  # an archive key in, one out
 'https://foo.org/story_q/'
 """
 
@@ -34,13 +37,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
+from engine.archive.same_page import SamePage, spread
 from engine.errors import InvalidURL, TooLarge
-from engine.html.similarity import content_similarity, similarity
 from engine.urls.normalize import profile_key
 from engine.urls.sites import registrable_domain
-
-# A pair of URLs -> similarity of their stored content in [0, 1], or None when unknown.
-ContentLookup = Callable[[str, str], "float | None"]
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ class DustOptions:
     ``max_bucket``: envelopes shared by more URLs are ignored;
     ``min_support``: URL pairs a rule must explain (beyond better rules);
     ``max_candidates``: rules validated at most; ``checks_per_rule``: pairs
-    compared per rule; a pair has the same content at ``same_content``; a rule
-    needs ``min_checked`` compared pairs and ``min_valid_share`` of them alike;
+    compared per rule (all must show the same page, see :class:`SamePage`);
     ``max_urls_per_site``: larger sites are sampled.
     """
 
@@ -61,10 +60,7 @@ class DustOptions:
     max_bucket: int = 12
     min_support: int = 2
     max_candidates: int = 200
-    checks_per_rule: int = 6
-    same_content: float = 0.8
-    min_checked: int = 2
-    min_valid_share: float = 0.75
+    checks_per_rule: int = 16
     max_urls_per_site: int = 5000
 
 
@@ -256,68 +252,34 @@ def _directed(site, part, alpha, beta, url_a, url_b) -> tuple[DustRule, tuple[st
 
 
 def learn_rules(
-    urls: Iterable[str],
-    same_content: ContentLookup,
-    options: DustOptions | None = None,
+    urls: Iterable[str], judge: SamePage, options: DustOptions | None = None
 ) -> list[DustRule]:
-    """Steps 1 and 2: the validated rules for a URL list.
-
-    ``same_content(a, b)`` returns the similarity of the stored content of two URLs in
-    [0, 1], or None when it cannot tell (no stored text).
-    """
+    """Steps 1 and 2: the validated rules for a URL list; ``judge`` tells whether two
+    URLs' stored pages are the same page (None: it cannot tell, no stored content)."""
     options = options or DEFAULT_DUST
-    lookup = _cached(same_content)
     kept: list[DustRule] = []
     explained: set[tuple[str, str]] = set()
     for candidate in candidate_rules(urls, options)[: options.max_candidates]:
         fresh = candidate.pairs - explained
         if len(fresh) < options.min_support:
             continue
-        rule = _validate(candidate, sorted(fresh), lookup, options)
+        rule = _validate(candidate, sorted(fresh), judge, options)
         if rule is not None:
             kept.append(rule)
             explained |= candidate.pairs
     return kept
 
 
-def _cached(same_content: ContentLookup) -> ContentLookup:
-    memo: dict[tuple[str, str], float | None] = {}
-
-    def lookup(a: str, b: str) -> float | None:
-        key = (a, b) if a <= b else (b, a)
-        if key not in memo:
-            memo[key] = same_content(*key)
-        return memo[key]
-
-    return lookup
-
-
 def _validate(
-    candidate: _Candidate, pairs: list[tuple[str, str]], lookup: ContentLookup, options
+    candidate: _Candidate, pairs: list[tuple[str, str]], judge: SamePage, options: DustOptions
 ) -> DustRule | None:
-    checked = valid = 0
-    for a, b in _spread(pairs, options.checks_per_rule):
-        value = lookup(a, b)
-        if value is None:
-            continue
-        checked += 1
-        valid += value >= options.same_content
-    if checked < options.min_checked or valid < options.min_valid_share * checked:
+    """The rule with its figures when its sampled pairs all show the same page, else None."""
+    sample = spread(pairs, options.checks_per_rule)
+    same = judge.holds(sample)
+    if not same:
         return None
     rule = candidate.rule
-    return DustRule(rule.site, rule.part, rule.find, rule.replace, len(pairs), checked, valid)
-
-
-def _spread(items: list, count: int) -> list:
-    """Up to ``count`` items spread evenly over the list (deterministic sampling).
-
-    >>> _spread(list(range(10)), 3)
-    [0, 3, 6]
-    """
-    if len(items) <= count:
-        return items
-    step = len(items) / count
-    return [items[int(k * step)] for k in range(count)]
+    return DustRule(rule.site, rule.part, rule.find, rule.replace, len(pairs), same, same)
 
 
 # ---------------------------------------------------------------- application
@@ -396,19 +358,7 @@ class StoredContent:
     def __init__(self, store, newest: Callable[[str], str | None]) -> None:
         self.store = store
         self.newest = newest
-        self.compared = 0
         self._cache: dict[str, tuple[str, str]] = {}
-
-    def similarity(self, key_a: str, key_b: str) -> float | None:
-        """Shingle resemblance of the texts; fingerprint similarity when a text is empty."""
-
-        (text_a, fp_a), (text_b, fp_b) = self.content(key_a), self.content(key_b)
-        self.compared += 1
-        if text_a.strip() and text_b.strip():
-            return content_similarity(text_a, text_b)
-        if fp_a and fp_b:
-            return similarity(fp_a, fp_b)
-        return None
 
     def content(self, key: str) -> tuple[str, str]:
         """(main text, fingerprint) of a URL's newest stored version; empty when none."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from engine.archive import alerts, labels
 from engine.archive.dust import DustOptions, StoredContent, apply_rules, learn_rules
 from engine.archive.param_rules import ParamOptions, apply_params, learn_params
+from engine.archive.same_page import SamePage, SamePageOptions
 from engine.archive.store import ArchiveStore
 from engine.urls.normalize import profile_key
 from engine.urls.rules import profile_rules
@@ -31,10 +32,12 @@ RULES_STATE = "dust_rules"
 
 @dataclass(frozen=True)
 class LearnOptions:
-    """The two learners' options: DUST substitutions and parameters that change nothing."""
+    """The two learners' options (DUST substitutions, parameters that change nothing) and
+    the one "same page" judgement that validates both."""
 
     dust: DustOptions = field(default_factory=DustOptions)
     params: ParamOptions = field(default_factory=ParamOptions)
+    same: SamePageOptions = field(default_factory=SamePageOptions)
 
 
 def key_profile(store: ArchiveStore) -> str:
@@ -88,9 +91,10 @@ def learn(store: ArchiveStore, options: LearnOptions | None = None) -> dict:
     """
     options = options or LearnOptions()
     newest = profile_keys(store)
-    content = StoredContent(store, newest.get)
-    rules = learn_rules(newest, content.similarity, options.dust)
-    params = learn_params(newest, content.content, options.params)
+    judge = SamePage(StoredContent(store, newest.get).content, options.same)
+    rules = learn_rules(newest, judge, options.dust)
+    compared = judge.compared  # the pairs DUST compared (the parameter learner's come after)
+    params = learn_params(newest, judge, options.params)
     saved = {
         "rules": [rule.to_dict() for rule in rules],
         "params": [rule.to_dict() for rule in params],
@@ -100,7 +104,7 @@ def learn(store: ArchiveStore, options: LearnOptions | None = None) -> dict:
         store.save_state(RULES_STATE, saved)
         moved = rekey(store)
     documents = len(list(store.keys()))
-    return {**saved, "compared_pairs": content.compared, "rekeyed": moved, "documents": documents}
+    return {**saved, "compared_pairs": compared, "rekeyed": moved, "documents": documents}
 
 
 def profile_keys(store: ArchiveStore) -> dict[str, str]:

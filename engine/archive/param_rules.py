@@ -10,11 +10,8 @@ from the archive's URLs and checked against the stored pages, as DUST rules are:
    one has ``name=value`` and the other lacks it (a *default* pair), or has another
    value (a *value* pair).
 2. **Validation by content.** The stored pages of each pair are compared (up to
-   ``max_pairs``, spread over them). A pair shows the same page when the main texts'
-   word shingles resemble at ``same_content`` AND their lines come in the same order
-   at ``same_order`` (a list sorted the other way has the same words; a page showing
-   a fifth more paragraphs keeps ~0.85 of its shingles); pages without text compare
-   by fingerprint (``same_structure``). Figures: tests/bench/bench_param_rules.py.
+   ``max_pairs``, spread over them) by the one "same page" judgement both URL learners
+   share (engine/archive/same_page.py: word shingles AND line order, else fingerprints).
 3. **Never on a guess.** A rule needs ``min_pairs`` compared pairs, and ONE pair that
    shows another page rejects it. ``name`` is dropped whatever its value when every
    pair of the parameter (default and value pairs, ``min_values`` values at least)
@@ -23,28 +20,26 @@ from the archive's URLs and checked against the stored pages, as DUST rules are:
 4. **Scope.** The site (registrable domain); a rule whose pairs all lie on one path
    applies to that path only.
 
+>>> from engine.archive.same_page import SamePage
 >>> urls = ["https://foo.org/d/?sort=up", "https://foo.org/d/", "https://foo.org/d/?id=1&sort=up",
 ...         "https://foo.org/d/?id=1", "https://foo.org/d/?sort=down"]
 >>> page = {u: ("listing 1 " if "id=1" in u else "listing ") + ("z a" if "down" in u else "a z") for u in urls}
->>> [(r.name, r.value, r.path) for r in learn_params(urls, lambda u: (page[u], ""))]
+>>> judge = SamePage(lambda u: (page[u], ""))
+>>> [(r.name, r.value, r.path) for r in learn_params(urls, judge)]
 [('sort', 'up', '/d/')]
->>> apply_params("https://foo.org/d/?id=7&sort=up", learn_params(urls, lambda u: (page[u], "")))
+>>> apply_params("https://foo.org/d/?id=7&sort=up", learn_params(urls, judge))
 'https://foo.org/d/?id=7'
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from rapidfuzz.distance import Indel
-
 from engine.archive.dust import host_span, site_of
-from engine.html.similarity import shingle_similarity, shingles, similarity
+from engine.archive.same_page import SamePage, spread
 
-# A URL -> (main text, fingerprint) of its stored page; empty strings when none is stored.
-PageLookup = Callable[[str], tuple[str, str]]
 Pair = tuple[str, str, str]  # (url, url, path)
 
 
@@ -52,12 +47,8 @@ Pair = tuple[str, str, str]  # (url, url, path)
 class ParamOptions:
     """Bars of the parameter learner (see the module doc)."""
 
-    min_pairs: int = 2
     min_values: int = 2
     max_pairs: int = 64
-    same_content: float = 0.85
-    same_order: float = 0.95
-    same_structure: float = 0.95
 
 
 @dataclass(frozen=True)
@@ -206,49 +197,9 @@ def _value_pairs(out: Evidence, members: list[tuple[str, str]], path: str) -> No
 # ---------------------------------------------------------------- validation
 
 
-class _Judge:
-    """Same page or not, for URL pairs, from their stored content (each page read once)."""
-
-    def __init__(self, content: PageLookup, options: ParamOptions) -> None:
-        self.content, self.options = content, options
-        self._features: dict[str, tuple[set, list[str], str]] = {}
-
-    def same(self, url_a: str, url_b: str) -> bool | None:
-        """True/False, or None when either page has neither text nor fingerprint."""
-        (sh_a, lines_a, fp_a), (sh_b, lines_b, fp_b) = self._of(url_a), self._of(url_b)
-        options = self.options
-        if sh_a and sh_b:
-            resemble = shingle_similarity(sh_a, sh_b) >= options.same_content
-            return resemble and Indel.normalized_similarity(lines_a, lines_b) >= options.same_order
-        if fp_a and fp_b:
-            return similarity(fp_a, fp_b) >= options.same_structure
-        return None
-
-    def _of(self, url: str) -> tuple[set, list[str], str]:
-        if url not in self._features:
-            text, fp = self.content(url)
-            lines = [line.strip() for line in text.splitlines() if line.strip()]
-            self._features[url] = (shingles(text), lines, fp)
-        return self._features[url]
-
-
-def _holds(pairs: list[Pair], judge: _Judge, options: ParamOptions) -> int:
-    """How many pairs showed the same page; 0 when one did not or too few could be compared."""
-    same = 0
-    for url_a, url_b, _ in _spread(pairs, options.max_pairs):
-        verdict = judge.same(url_a, url_b)
-        if verdict is False:
-            return 0
-        same += verdict is True
-    return same if same >= options.min_pairs else 0
-
-
-def _spread(items: list, count: int) -> list:
-    """Up to ``count`` items spread evenly over the list (deterministic sampling)."""
-    if len(items) <= count:
-        return items
-    step = len(items) / count
-    return [items[int(k * step)] for k in range(count)]
+def _holds(pairs: list[Pair], judge: SamePage, options: ParamOptions) -> int:
+    """How many pairs showed the same page (up to ``max_pairs``, spread); 0 when one did not."""
+    return judge.holds((a, b) for a, b, _ in spread(pairs, options.max_pairs))
 
 
 def _scope(pairs: list[Pair]) -> str:
@@ -260,18 +211,18 @@ def _scope(pairs: list[Pair]) -> str:
 
 
 def learn_params(
-    urls: Iterable[str], content: PageLookup, options: ParamOptions | None = None
+    urls: Iterable[str], judge: SamePage, options: ParamOptions | None = None
 ) -> list[ParamRule]:
-    """The validated parameter rules for a URL list (see the module doc), by site and name."""
+    """The validated parameter rules for a URL list (see the module doc), by site and name;
+    ``judge`` tells whether two URLs' stored pages are the same page."""
     options = options or ParamOptions()
-    judge = _Judge(content, options)
     rules: list[ParamRule] = []
     for (site, name), found in sorted(evidence(urls).items()):
         rules += _rules_of(site, name, found, judge, options)
     return rules
 
 
-def _rules_of(site: str, name: str, found: Evidence, judge: _Judge, options) -> list[ParamRule]:
+def _rules_of(site: str, name: str, found: Evidence, judge: SamePage, options) -> list[ParamRule]:
     if len(found.seen_values()) >= options.min_values:
         pairs = found.all_pairs()
         same = _holds(pairs, judge, options)

@@ -389,7 +389,7 @@ def resolve_open(
     reg_id = resolve_id(store, ref) if is_version else nearest_version(store, ref)
     entry = describe(store, reg_id, base)
     if reachable:
-        return {"action": "live", "location": entry["url"], **entry}
+        return {"action": "live", "location": entry["url"], "banner": False, **entry}
     return {"action": "stored", "location": entry["version_url"], "banner": True, **entry}
 
 

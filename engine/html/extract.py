@@ -979,18 +979,28 @@ def page_body(
     return blocks, body_blocks(blocks, span, weights, options, title)
 
 
-def extract(
-    html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
-) -> Extraction:
-    """Title, body, summary and weighted keywords of a page.
+@dataclass
+class PageBody:
+    """Steps 1-6 of a page: its title, title-word weights, all its blocks and the body's."""
 
-    ``url`` is accepted for callers that have it (future site-specific hints); the
-    extraction itself uses the page only. Raises DecodeError for binary data.
+    title: str
+    weights: dict[str, float]
+    blocks: list[Block]
+    chosen: list[Block]
 
-    >>> extract("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger, sagt man.</p>").body
-    'Die GEMA dreht völlig am Zeiger, sagt man.'
+    @property
+    def paragraphs(self) -> list[str]:
+        """The body's blocks as NFC text, one per paragraph."""
+        return [nfc(b.text) for b in self.chosen]
+
+
+def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> PageBody:
+    """The title and the body's blocks, with the fallbacks for a too-short body (the one
+    path of :func:`extract` and :func:`main_text`).
+
+    >>> find_body("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger.</p>", None, ExtractOptions()).title
+    'Zeiger'
     """
-    options = options or ExtractOptions()
     text = decode(html)
     tree = LexborHTMLParser(text)
     title = page_title(tree)
@@ -1012,10 +1022,39 @@ def extract(
         whole = page_text_blocks(blocks, options)
         if sum(b.chars for b in whole) > options.fallback_factor * size:
             chosen = whole
-    paragraphs = [nfc(b.text) for b in chosen]
+    return PageBody(title, weights, blocks, chosen)
+
+
+def main_text(
+    html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
+) -> str:
+    """The page's main text alone: :func:`extract`'s ``body`` without its summary and
+    keywords (for callers that need only the text, and the work trafilatura does).
+
+    >>> main_text("<title>Zeiger</title><nav>Menu</nav><p>Die GEMA dreht völlig am Zeiger.</p>")
+    'Die GEMA dreht völlig am Zeiger.'
+    """
+    return "\n".join(find_body(html, url, options or ExtractOptions()).paragraphs)
+
+
+def extract(
+    html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
+) -> Extraction:
+    """Title, body, summary and weighted keywords of a page.
+
+    ``url`` is accepted for callers that have it (future site-specific hints); the
+    extraction itself uses the page only. Raises DecodeError for binary data.
+
+    >>> extract("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger, sagt man.</p>").body
+    'Die GEMA dreht völlig am Zeiger, sagt man.'
+    """
+    options = options or ExtractOptions()
+    page = find_body(html, url, options)
+    title, weights = page.title, page.weights
+    paragraphs = page.paragraphs
     body = "\n".join(paragraphs)
     summary = pick_summary(paragraphs, weights)
-    template = template_text(blocks, chosen)
+    template = template_text(page.blocks, page.chosen)
     tokens = tokenize(body)
     language = detect_language(tokens) if body else "en"
     words = keywords(body, title, options.keywords, summary, template, language, tokens)

@@ -42,9 +42,10 @@ import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import resources
+from itertools import chain
 
 # OSA distance (an adjacent swap is one edit). rapidfuzz is python-Levenshtein's
 # own backend, so it is installed with it; Levenshtein has no OSA.
@@ -66,6 +67,7 @@ HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and par
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
 # in each cut), a one-edit typo 4+; only then can a far match be lost.
 CROWDED = 150
+PROGRESS_EVERY = 2000  # domains between two progress reports of a build
 
 
 def split_host(host: str) -> tuple[str, str]:
@@ -84,7 +86,15 @@ def split_host(host: str) -> tuple[str, str]:
 
 def _entry(text: str, tag: int, length: int = 0, part: int = 0) -> int:
     """The 43-bit hash of one index entry."""
-    return zlib.crc32(text.encode()) << 11 | tag << 9 | min(length, 63) << 3 | part
+    return _crc(text) | _entry_low(tag, length, part)
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode()) << 11
+
+
+def _entry_low(tag: int, length: int, part: int) -> int:
+    return tag << 9 | min(length, 63) << 3 | part
 
 
 def _letters(text: str) -> str:
@@ -148,27 +158,29 @@ def key_entries(key: str) -> Iterator[int]:
         yield _entry(variant, TAG_DELETE)
 
 
-def max_distance(key_length: int) -> int:
-    """Edits allowed for a key: 1 below 4 characters, else 2."""
-    return 1 if key_length < TINY_KEY else 2
-
-
-def _part_probes(query: str) -> Iterator[int]:
+def _part_probes(query: str) -> list[int]:
     """Entries to look up for long keys of length ±2.
 
     Each part (by its letters) is looked for within ±2 of its place, and of
     its place shifted by the length difference (PassJoin's windows, widened:
-    they assume Levenshtein edits, and a swap is two of those).
+    they assume Levenshtein edits, and a swap is two of those). A substring's
+    letters are hashed once, whatever key length and part it is probed for.
     """
-    q = len(query)
+    q, probes = len(query), list[int]()
+    crcs: dict[tuple[int, int], int] = {}
     for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
         delta = q - n
         for p, parts in enumerate(partitions(n)):
             for i, (start, size) in enumerate(parts):
                 lo = max(0, start - 2, start + delta - 2)
                 hi = min(q - size, start + 2, start + delta + 2)
+                low_bits = _entry_low(TAG_PART, n, 4 * p + i)
                 for s in range(lo, hi + 1):
-                    yield _entry(_letters(query[s : s + size]), TAG_PART, n, 4 * p + i)
+                    crc = crcs.get((s, size))
+                    if crc is None:
+                        crc = crcs[s, size] = _crc(_letters(query[s : s + size]))
+                    probes.append(crc | low_bits)
+    return probes
 
 
 def _delete_probes(query: str) -> Iterator[int]:
@@ -205,10 +217,25 @@ class DomainDictionary:
 
     # -- building -----------------------------------------------------------
     @classmethod
-    def from_domains(cls, domains: Iterable[str]) -> DomainDictionary:
-        """Build from domains in popularity order (duplicates and junk dropped)."""
-        kept, seen, lengths = [], set(), array("B")
+    def from_domains(
+        cls, domains: Iterable[str], progress: Callable[[int], None] | None = None
+    ) -> DomainDictionary:
+        """Build from domains in popularity order (duplicates and junk dropped).
+
+        ``progress(n)``, when given, hears of the work as it goes: ``n`` more units done (a
+        domain read, a domain indexed, a step of the final sort; the bundled 100k take
+        seconds, more on a slow machine).
+
+        >>> steps = []; d = DomainDictionary.from_domains(["a.com", "b.org"], steps.append)
+        >>> len(d), steps
+        (2, [2, 2, 1, 1])
+        """
+        report = progress or _ignore
+        kept, seen, lengths, read = [], set(), array("B"), 0
         for raw in domains:
+            read += 1
+            if read % PROGRESS_EVERY == 0:
+                report(PROGRESS_EVERY)
             domain = raw.strip().strip(".").lower()
             if not _plausible(domain) or domain in seen:
                 continue
@@ -218,9 +245,11 @@ class DomainDictionary:
             seen.add(domain)
             kept.append(domain)
             lengths.append(len(key))
+        if read % PROGRESS_EVERY:
+            report(read % PROGRESS_EVERY)
         if len(kept) > MAX_DOMAINS:
             raise InvalidInput(f"dictionary too large: {len(kept)} > {MAX_DOMAINS} domains")
-        return cls(kept, lengths, *_build_entries(kept, lengths))
+        return cls(kept, lengths, *_build_entries(kept, lengths, report))
 
     @classmethod
     def from_keys(cls, keys: Iterable[str]) -> DomainDictionary:
@@ -232,7 +261,9 @@ class DomainDictionary:
         kept = list(dict.fromkeys(k for k in keys if k))
         lengths = array("B", (min(len(k), 255) for k in kept))
         return cls(
-            [k + "." for k in kept], lengths, *_build_entries([k + "." for k in kept], lengths)
+            [k + "." for k in kept],
+            lengths,
+            *_build_entries([k + "." for k in kept], lengths, _ignore),
         )
 
     def near_words(self, query: str) -> list[tuple[str, int]]:
@@ -366,23 +397,32 @@ class DomainDictionary:
         (so a swap plus another edit on a long key is still found when one
         part stays intact). Keys shorter than 4 characters: distance 1 only.
         """
-        hits: Counter = Counter()
-        for probe in _part_probes(query):
-            hits.update(self._ids(probe))
+        hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
         seen = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
-        for probe in set(_delete_probes(query)):
-            seen.update(self._ids(probe))
+        seen.update(chain.from_iterable(self._matches(set(_delete_probes(query)))))
         found, text, at, lengths = [], self.text, self.offsets, self.key_lengths
-        distance = OSA.distance
+        distance, q = OSA.distance, len(query)
         for ident in seen:
             n = lengths[ident]
-            limit = max_distance(n)
+            if n - q > 2 or q - n > 2:
+                continue  # more than two letters apart in length
             start = at[ident]
-            dist = distance(query, text[start : start + n], score_cutoff=limit)
-            if 0 < dist <= limit:
+            dist = distance(query, text[start : start + n], score_cutoff=2)
+            if 0 < dist <= 2 and (dist == 1 or n >= TINY_KEY):
                 found.append((ident, dist))
         found.sort()
         return found
+
+    def _matches(self, probes: Iterable[int]) -> list[array]:
+        """The ids under each probe that has entries (most have none)."""
+        hashes, ids, starts, shift, out = self.hashes, self.ids, self.starts, self.shift, []
+        for probe in probes:
+            bucket = probe >> shift
+            lo, hi = starts[bucket], starts[bucket + 1]
+            start = bisect_left(hashes, probe, lo, hi)
+            if start < hi and hashes[start] == probe:
+                out.append(ids[start : bisect_right(hashes, probe, start, hi)])
+        return out
 
     def suffix_counts(self) -> Counter:
         """How many known domains use each public suffix (for TLD repair)."""
@@ -413,18 +453,30 @@ def _plausible(domain: str) -> bool:
     return 3 <= len(domain) <= 253 and "." in domain and " " not in domain and "\n" not in domain
 
 
-def _build_entries(domains: list[str], lengths: array) -> tuple[array, array]:
+def _build_entries(
+    domains: list[str], lengths: array, report: Callable[[int], None]
+) -> tuple[array, array]:
     values: list[int] = []
     add = values.append
     for ident, domain in enumerate(domains):
+        if ident % PROGRESS_EVERY == 0 and ident:
+            report(PROGRESS_EVERY)
         key = domain[: lengths[ident]]
         add(_entry(domain, TAG_DOMAIN) << ID_BITS | ident)
         add(_entry(key, TAG_KEY) << ID_BITS | ident)
         for entry in key_entries(key):
             add(entry << ID_BITS | ident)
-    values.sort()
+    if domains:
+        report(len(domains) % PROGRESS_EVERY or PROGRESS_EVERY)
+    values.sort()  # seconds for the bundled 100k on a slow machine: one unit each side
+    report(1)
     hashes = array("Q", (v >> ID_BITS for v in values))
+    report(1)
     return hashes, array("I", (v & ID_MASK for v in values))
+
+
+def _ignore(count: int) -> None:
+    """The progress report of a build nobody watches."""
 
 
 def _most_hit(hits: Counter) -> set[int]:

@@ -108,19 +108,22 @@ def typo_cost(
     tail = 0
     while tail < n - head and tail < k - head and typed[n - 1 - tail] == meant[k - 1 - tail]:
         tail += 1
-    head, tail = max(0, head - 1), max(0, tail - 1)
-    return _aligned(typed, meant, head, tail, neighbours(layout), costs)
+    return _aligned(typed, meant, max(0, head - 1), max(0, tail - 1), layout, costs)
 
 
-def _aligned(typed: str, meant: str, head: int, tail: int, near: dict, costs: TypoCosts) -> float:
+def _aligned(typed: str, meant: str, head: int, tail: int, layout: str, costs: TypoCosts) -> float:
     """The weighted OSA distance of ``typed[head:-tail]`` to ``meant[head:-tail]`` (a
     dynamic programme over the differing middle; the cheapest of all alignments, where
     one alignment picked by edit count may cost more: ``yaaho`` for yahoo is a doubled
     and a dropped letter, 0.85, not two replacements, 2.0).
 
-    >>> round(_aligned("yaaho", "yahoo", 0, 0, neighbours("any"), DEFAULT_COSTS), 2)
+    >>> round(_aligned("yaaho", "yahoo", 0, 0, "any", DEFAULT_COSTS), 2)
     0.85
     """
+    replace = _TABLES.get((layout, id(costs)))
+    if replace is None or replace.costs is not costs:
+        replace = _table(layout, costs)
+    extra = _extra_costs(typed, layout, costs)
     cols = range(head, len(meant) - tail)
     missing = [_missing_cost(meant, j, costs) for j in cols]
     before: list[float] = []
@@ -129,19 +132,76 @@ def _aligned(typed: str, meant: str, head: int, tail: int, near: dict, costs: Ty
         above.append(above[-1] + cost)
     swap, previous = costs.transposition, typed[head - 1] if head else ""
     for i in range(head, len(typed) - tail):
-        ch, drop, close = typed[i], _extra_cost(typed, i, near, costs), near.get(typed[i], ())
-        row = [above[0] + drop]
+        ch, drop = typed[i], extra[i]
+        row_cost = replace[ch]
         left = above[0] + drop
+        row = [left]
         for c, j in enumerate(cols):
             want = meant[j]
             if ch == want:
                 best = above[c]
             else:
-                best = above[c] + _replace_cost(ch, want, close, costs)
+                best = above[c] + row_cost[want]
                 if previous == want and c and meant[j - 1] == ch and before:
-                    best = min(best, before[c - 1] + swap)
-            down, right = above[c + 1] + drop, left + missing[c]
-            left = min(best, down, right)
+                    moved = before[c - 1] + swap
+                    if moved < best:
+                        best = moved
+            down = above[c + 1] + drop
+            if down < best:
+                best = down
+            right = left + missing[c]
+            left = right if right < best else best
             row.append(left)
         before, above, previous = above, row, ch
     return above[-1]
+
+
+class _Row(dict):
+    """Replacement costs of one typed letter, by the meant letter, filled on first use."""
+
+    def __init__(self, typed: str, close: frozenset, costs: TypoCosts) -> None:
+        super().__init__()
+        self.typed, self.close, self.costs = typed, close, costs
+
+    def __missing__(self, meant: str) -> float:
+        cost = self[meant] = _replace_cost(self.typed, meant, self.close, self.costs)
+        return cost
+
+
+class _Table(dict):
+    """One :class:`_Row` per typed letter."""
+
+    def __init__(self, near: dict, costs: TypoCosts) -> None:
+        super().__init__()
+        self.near, self.costs = near, costs
+
+    def __missing__(self, typed: str) -> _Row:
+        row = self[typed] = _Row(typed, self.near.get(typed, frozenset()), self.costs)
+        return row
+
+
+_TABLES: dict[tuple[str, int], _Table] = {}  # by layout and costs (by id: no dataclass hash)
+
+
+def _table(layout: str, costs: TypoCosts) -> _Table:
+    # the table holds ``costs``: while it is cached, that id names no other object
+    table = _TABLES[layout, id(costs)] = _Table(neighbours(layout), costs)
+    return table
+
+
+_EXTRA: dict[tuple[str, str, int], tuple[TypoCosts, tuple[float, ...]]] = {}
+
+
+def _extra_costs(typed: str, layout: str, costs: TypoCosts) -> tuple[float, ...]:
+    """The cost of each letter of ``typed`` as a stray one. The typed key is aligned
+    with every candidate of a reading, so this is kept (a small cache keyed by the id of
+    ``costs``, checked against the object itself: no dataclass hash per call)."""
+    found = _EXTRA.get((typed, layout, id(costs)))
+    if found is not None and found[0] is costs:
+        return found[1]
+    if len(_EXTRA) >= 512:
+        _EXTRA.clear()
+    near = neighbours(layout)
+    extra = tuple(_extra_cost(typed, i, near, costs) for i in range(len(typed)))
+    _EXTRA[typed, layout, id(costs)] = (costs, extra)
+    return extra

@@ -25,6 +25,7 @@ from pathlib import Path
 from engine.archive.store import ArchiveStore
 from host.daemon import client
 from host.daemon.app import DEFAULT_PORT, App, Config
+from host.home import Home
 from host.protocol import dispatch
 
 DEFAULT_TIMEOUT = 120.0
@@ -59,10 +60,11 @@ class DaemonBackend:
 
 
 class LocalBackend:
-    """The protocol's handlers in this process, on a store this command holds as the writer."""
+    """The protocol's handlers in this process, on a store this command holds as the writer
+    (``readonly``: opened for reading only, beside any writer and on a read-only disk)."""
 
-    def __init__(self, home: Path) -> None:
-        self.app = App(Path(home), Config.load(home))
+    def __init__(self, home: Path, readonly: bool = False) -> None:
+        self.app = App(Path(home), Config.load(home), readonly=readonly)
         self.app.base_url = base_url(home)  # version URLs name the port a daemon will serve
         self._runner = asyncio.Runner()
 
@@ -110,24 +112,28 @@ async def _cancel_pending() -> None:
 
 
 @contextlib.contextmanager
-def backend_for(home: Path, daemon: bool = True) -> Iterator[DaemonBackend | LocalBackend]:
-    """The running daemon of ``home`` (when ``daemon`` and one runs), else the local handlers."""
+def backend_for(
+    home: Path, daemon: bool = True, write: bool = True
+) -> Iterator[DaemonBackend | LocalBackend]:
+    """The running daemon of ``home`` (when ``daemon`` and one runs), else the local handlers
+    (on a store opened for reading only unless the command ``write``s)."""
     state = client.running(home) if daemon else None
-    chosen = DaemonBackend(home, state) if state else LocalBackend(home)
+    chosen = DaemonBackend(home, state) if state else LocalBackend(home, readonly=not write)
     try:
         yield chosen
     finally:
         chosen.close()
 
 
-def backend(ctx):
-    """``with backend(ctx) as b: b.call(type, params)`` for a CLI command's context."""
-    return backend_for(ctx.home)
+def backend(ctx, write: bool = True):
+    """``with backend(ctx) as b: b.call(type, params)`` for a CLI command's context; a command
+    that only reads says ``write=False``."""
+    return backend_for(ctx.home, write=write)
 
 
-def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT):
+def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT, write: bool = True):
     """One protocol message through the command's backend (daemon or in process)."""
-    with backend(ctx) as b:
+    with backend(ctx, write) as b:
         return b.call(type, params, timeout)
 
 
@@ -143,7 +149,7 @@ def base_url(home: Path) -> str:
 @contextlib.contextmanager
 def reading(home: Path) -> Iterator[ArchiveStore]:
     """The store opened read-only (safe while the daemon writes)."""
-    if not (Path(home) / "db").exists():
+    if not Home(Path(home)).db.exists():
         Path(home).mkdir(parents=True, exist_ok=True)
     store = ArchiveStore.open(home, readonly=True)
     try:

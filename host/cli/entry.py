@@ -37,7 +37,8 @@ from host.daemon.security import (
     sign_version_urls,
     strip_credentials_deep,
 )
-from host.settings import Context, resolve_home
+from host.home import resolve_home
+from host.settings import Context
 
 # Modules under host/cli/commands/, each owning a group of subcommands, in --help's order.
 COMMAND_MODULES = (urls, suggest, archive, similarity, content, daemon, install)

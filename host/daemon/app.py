@@ -26,15 +26,14 @@ from engine.archive.store import ArchiveStore
 from engine.urls.suggest import Suggester
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
-from host.home import atomic_write
+from host.home import Home, atomic_write
 from host.protocol.framing import DEFAULT_REQUEST_CAP, REPLY_LIMIT
-from host.services.navigation import build_suggester, save_learning
+from host.services.navigation import Step, build_suggester, no_step, save_learning
 from host.services.pending_captures import sweep
 
 DEFAULT_PORT = 47477
 BIG_PAGE_CHARS = 1 << 20  # pages above this are analysed in the worker process
 ANALYSIS_TASKS_PER_PROCESS = 20  # then a fresh worker: a huge page's heap is given back
-CONFIG_FILE = "config.json"
 # The Chromium extension's fixed ID (from the public key in its manifest), shipped inside the
 # package so an installed wheel has it too; packaging/build_extension.py checks it against the key.
 EXTENSION_ID_RESOURCE = ("host", "data/extension-id.txt")
@@ -94,7 +93,7 @@ class Config:
         >>> Config.chose_port(Path("/nonexistent"), None)
         False
         """
-        path = Path(home) / CONFIG_FILE
+        path = Home(Path(home)).config
         return port is not None or (
             path.is_file() and "port" in json.loads(path.read_text("utf-8"))
         )
@@ -102,7 +101,7 @@ class Config:
     @staticmethod
     def remember_port(home: Path, port: int) -> None:
         """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
-        path = Path(home) / CONFIG_FILE
+        path = Home(Path(home)).config
         data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
         atomic_write(path, json.dumps({**data, "port": port}, indent=2).encode("utf-8"))
 
@@ -110,7 +109,7 @@ class Config:
     def load(cls, home: Path, **overrides) -> Config:
         """Defaults, then ``<home>/config.json``, then explicit overrides (e.g. ``--port``)."""
         data = {}
-        path = Path(home) / CONFIG_FILE
+        path = Home(Path(home)).config
         if path.is_file():
             data = json.loads(path.read_text("utf-8"))
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
@@ -148,9 +147,10 @@ class App:
     """The daemon's state, shared by all handlers: home, config, token, the store, the
     Suggester and its learning, background jobs, the change feed."""
 
-    def __init__(self, home: Path, config: Config) -> None:
+    def __init__(self, home: Path, config: Config, readonly: bool = False) -> None:
         self.home = Path(home)
         self.config = config
+        self.readonly = readonly  # the store opened for reading only (a CLI read, no daemon)
         self.base_url = config.base_url
         self.token = ensure_token(self.home)
         self.started = time.time()
@@ -176,7 +176,9 @@ class App:
         """The archive store, opened on first use (``ArchiveStore.open(home)``); each durable
         write notes a change (``self.changes``), which wakes ``viewer_watch`` long-polls."""
         if self._store is None:
-            self._store = ArchiveStore.open(self.home, on_write=self.changes.note)
+            self._store = ArchiveStore.open(
+                self.home, readonly=self.readonly, on_write=self.changes.note
+            )
         return self._store
 
     @property
@@ -191,14 +193,21 @@ class App:
         """Is the Suggester built (without building it)?"""
         return self._suggester is not None
 
-    def warm(self) -> None:
+    def warm(self, step: Step = no_step) -> None:
         """Open the store and build the Suggester now, so the first request is fast;
-        remove captures abandoned in transfer (host/pending_captures.py)."""
-        for part in ("suggester", "store"):
-            try:
-                getattr(self, part)
-            except Exception:  # a missing part must not keep the daemon down
-                log.exception("could not warm %s", part)
+        remove captures abandoned in transfer (host/pending_captures.py). ``step(phase,
+        count)`` is told of the work as it goes (a waiting client sees the start progress)."""
+        try:
+            if self._suggester is None:
+                self._suggester = build_suggester(self, step)
+        except Exception:  # a missing part must not keep the daemon down
+            log.exception("could not warm the suggester")
+        try:
+            step("opening the archive", 1)
+            self.store  # noqa: B018 - opened now rather than on the first request
+        except Exception:
+            log.exception("could not warm the store")
+        step("removing abandoned captures", 1)
         removed = sweep(self.home)
         if removed:
             log.info("removed %d abandoned captures", len(removed))

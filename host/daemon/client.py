@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from websockets.exceptions import ConnectionClosed
@@ -26,10 +27,14 @@ from websockets.sync.client import connect as ws_connect
 
 from engine.errors import PageKeeperError, Unavailable
 from host.daemon.security import read_token
-from host.home import FileLock, Home
+from host.home import Home
 
-LOG_DIR = "logs"
-START_TIMEOUT = 20.0
+# A starting daemon is waited for as long as the progress it publishes in daemon.json
+# (host/daemon/main.py, Startup) keeps growing; this long without any is a stuck start.
+STALL_S = 60.0
+# Before its first note a new daemon is still starting Python and importing (seconds on a
+# loaded machine): it has this long to publish one.
+SPAWN_S = 60.0
 
 
 def state_path(home: Path) -> Path:
@@ -46,10 +51,10 @@ def read_state(home: Path) -> dict | None:
 
 def lock_held(home: Path) -> bool:
     """Does a live process hold the daemon lock of ``home``?"""
-    path = Home(Path(home)).daemon_lock
-    if not path.exists():
+    place = Home(Path(home))
+    if not place.daemon_lock.exists():
         return False
-    lock = FileLock(path)
+    lock = place.lock()
     if lock.acquire():
         lock.release()
         return False
@@ -73,19 +78,25 @@ def _alive(pid: object) -> bool:
 def running(home: Path, wait: bool = True) -> dict | None:
     """The running daemon's state ``{"pid","port","url","home"}``, or ``None``.
 
-    A daemon that holds the lock but is still warming up is waited for (up to
-    ``START_TIMEOUT``) unless ``wait`` is false: callers such as the CLI must not
-    mistake a starting daemon for none and open the store themselves.
+    A daemon that holds the lock but is still warming up is waited for (as long as it
+    makes progress: :func:`wait_ready`) unless ``wait`` is false: callers such as the CLI
+    must not mistake a starting daemon for none and open the store themselves.
     """
-    deadline = time.monotonic() + (START_TIMEOUT if wait else 0)
-    while lock_held(home):
-        state = read_state(home)
-        if state and state.get("ready") and _alive(state.get("pid")):
-            return state
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.02)
-    return None
+    if not lock_held(home):
+        return None
+    state = read_state(home)
+    if _ready(state):
+        return state
+    if not wait:
+        return None
+    try:
+        return wait_ready(home, None)
+    except Unavailable:
+        return None
+
+
+def _ready(state: dict | None) -> bool:
+    return bool(state and state.get("ready") and _alive(state.get("pid")))
 
 
 def host_command() -> list[str]:
@@ -105,14 +116,15 @@ def _spawn_kwargs() -> dict:
 def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
     """Start ``pagekeeper serve`` detached from us (own session, output to its log)."""
     home = Path(home)
-    (home / LOG_DIR).mkdir(parents=True, exist_ok=True)
+    output = Home(home).daemon_output
+    output.parent.mkdir(parents=True, exist_ok=True)
     if getattr(sys, "frozen", False):
         argv = [sys.executable, "serve", "--home", str(home)]
     else:  # the daemon's own entry point: no need to build the whole CLI first
         argv = [sys.executable, "-m", "host.daemon.main", "--home", str(home)]
     if port is not None:
         argv += ["--port", str(port)]
-    with open(home / LOG_DIR / "daemon.out", "ab") as log:
+    with open(output, "ab") as log:
         return subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -123,17 +135,51 @@ def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
         )
 
 
-def wait_ready(home: Path, proc: subprocess.Popen | None, timeout: float = START_TIMEOUT) -> dict:
-    """Poll until a daemon of ``home`` answers (ours, or one that beat us to the lock)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        state = running(home, wait=False)
-        if state:
+def wait_ready(
+    home: Path,
+    proc: subprocess.Popen | None,
+    stall: float | None = None,
+    notify: Callable[[dict], None] | None = None,
+) -> dict:
+    """Poll until a daemon of ``home`` answers (ours, or one that beat us to the lock).
+
+    No fixed deadline: a first start that builds the dictionary index on a slow machine
+    takes what it takes. It fails (``Unavailable``) when the daemon exits, or when its
+    published progress (``phase``, ``progress`` in daemon.json) stays the same for
+    ``stall`` seconds (default :data:`STALL_S`). ``notify(state)`` hears of each change.
+    """
+    stall = STALL_S if stall is None else stall
+    logs = Home(Path(home)).logs
+    mark, moved = None, time.monotonic()
+    while True:
+        state, held = read_state(home), lock_held(home)
+        if held and state is not None and _ready(state):
             return state
         if proc is not None and proc.poll() not in (None, 0):
-            raise Unavailable(f"daemon exited with {proc.returncode}; see {Path(home) / LOG_DIR}")
+            raise Unavailable(f"daemon exited with {proc.returncode}; see {logs}")
+        if proc is None and not held:
+            raise Unavailable(f"no daemon is starting for {home}; see {logs}")
+        if state and not state.get("ready") and not _alive(state.get("pid")):
+            raise Unavailable(f"daemon pid {state.get('pid')} died while starting; see {logs}")
+        now, seen = time.monotonic(), _progress(state)
+        if seen != mark:
+            mark, moved = seen, now
+            if notify is not None and state:
+                notify(state)
+        elif now - moved > (stall if mark is not None else max(stall, SPAWN_S)):
+            doing = f" ({state['phase']})" if state and state.get("phase") else ""
+            raise Unavailable(
+                f"the daemon stopped making progress while starting{doing}: nothing for "
+                f"{stall:.0f}s; see {logs}"
+            )
         time.sleep(0.02)
-    raise Unavailable(f"daemon did not start within {timeout:.0f}s; see {Path(home) / LOG_DIR}")
+
+
+def _progress(state: dict | None) -> tuple | None:
+    """What changes while a starting daemon works (None before it published anything)."""
+    if not state:
+        return None
+    return state.get("pid"), state.get("ready"), state.get("phase"), state.get("progress")
 
 
 def ensure_daemon(home: Path, port: int | None = None) -> dict:

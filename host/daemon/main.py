@@ -3,6 +3,9 @@
 ``serve()`` takes ``<home>/daemon.lock`` (an OS file lock, released by the OS if
 the process dies), warms the App (store + Suggester), listens on 127.0.0.1 and
 only then writes ``<home>/daemon.json`` ``{"pid","port","url","home","ready"}``.
+While it warms, ``daemon.json`` says ``"ready": false`` with its ``phase`` and a
+``progress`` count that grows as it works (:class:`Startup`), so a waiting client
+tells a slow first start (the dictionary index built on a slow machine) from a stuck one.
 A second ``serve`` finds the lock taken, waits for that state and reports it.
 
 >>> status(Path("/nonexistent"))["running"]
@@ -29,8 +32,7 @@ from host.daemon import client, jobs, pause
 from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
 from host.daemon.server import make_server
-from host.home import Home, atomic_write
-from host.settings import resolve_home
+from host.home import Home, atomic_write, resolve_home
 
 log = logging.getLogger("pagekeeper.daemon")
 
@@ -51,10 +53,9 @@ def status(home: Path) -> dict:
 
 def setup_logging(home: Path) -> None:
     """Daemon logs go to ``<home>/logs/daemon.log`` (rotated), never to a terminal."""
-    (Path(home) / client.LOG_DIR).mkdir(parents=True, exist_ok=True)
-    handler = RotatingFileHandler(
-        Path(home) / client.LOG_DIR / "daemon.log", maxBytes=2_000_000, backupCount=2
-    )
+    path = Home(Path(home)).daemon_log
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(path, maxBytes=2_000_000, backupCount=2)
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     )
@@ -76,6 +77,40 @@ def write_state(home: Path, app, port: int) -> None:
         "ready": True,
     }
     atomic_write(client.state_path(home), json.dumps(state).encode("utf-8"))
+
+
+class Startup:
+    """What a warming daemon publishes in ``daemon.json`` (``ready`` false): its phase and
+    a progress count, rewritten at most every ``every`` seconds and on each new phase.
+
+    >>> import tempfile; home = Path(tempfile.mkdtemp())
+    >>> s = Startup(home); s.step("building the dictionary index", 2000)
+    >>> {k: client.read_state(home)[k] for k in ("ready", "phase", "progress")}
+    {'ready': False, 'phase': 'building the dictionary index', 'progress': 2000}
+    """
+
+    def __init__(self, home: Path, every: float = 0.2) -> None:
+        self.home, self.every = Path(home), every
+        self.phase, self.progress, self._written = "", 0, 0.0
+
+    def step(self, phase: str, count: int = 1) -> None:
+        """``count`` more units of work done in ``phase``."""
+        self.progress += count
+        now = time.monotonic()
+        if phase != self.phase or now - self._written >= self.every:
+            self.phase, self._written = phase, now
+            self._publish()
+
+    def _publish(self) -> None:
+        state = {
+            "pid": os.getpid(),
+            "home": str(self.home),
+            "ready": False,
+            "phase": self.phase,
+            "progress": self.progress,
+        }
+        # Not durable: a crash loses only a progress note (the lock tells whether we live).
+        atomic_write(client.state_path(self.home), json.dumps(state).encode("utf-8"), False)
 
 
 def _install_signals(app) -> None:
@@ -111,13 +146,15 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
     home = Path(home)
     pause.resume(home)  # a started daemon ends a `stop --until-login` pause
     lock = Home(Path(home)).lock()
-    if not lock.acquire():
+    if not acquire(lock):
         return {**status_when_ready(home), "already_running": True}
     client.state_path(home).unlink(missing_ok=True)  # a killed daemon's stale address
     try:
         setup_logging(home)
+        startup = Startup(home)
+        startup.step("reading its settings")
         app = App(home, Config.load(home, port=port))
-        app.warm()
+        app.warm(startup.step)
         try:
             _serve_somewhere(app, announce, Config.chose_port(home, port))
         finally:
@@ -126,6 +163,17 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
         client.state_path(home).unlink(missing_ok=True)
         lock.release()
     return {**status(home), "stopped": True}
+
+
+def acquire(lock, tries: int = 10, pause_s: float = 0.02) -> bool:
+    """Take the home's lock; a failed try is tried again for a moment, since a client asking
+    whether a daemon runs (client.lock_held) holds the lock for an instant to find out."""
+    for attempt in range(tries):
+        if lock.acquire():
+            return True
+        if attempt + 1 < tries:
+            time.sleep(pause_s)
+    return False
 
 
 def _serve_somewhere(app, announce, chosen: bool) -> None:
@@ -151,15 +199,36 @@ def status_when_ready(home: Path) -> dict:
     return status(home)
 
 
-def start_detached(home: Path, port: int | None = None) -> dict:
+def start_detached(home: Path, port: int | None = None, notify=None) -> dict:
     """``serve --detach``: start a daemon in the background (or find the running one); it
-    ends a ``stop --until-login`` pause."""
+    ends a ``stop --until-login`` pause. ``notify(state)`` hears of the start-up's progress
+    while the daemon warms (client.wait_ready: no fixed deadline while it makes progress)."""
     pause.resume(home)
-    state = client.running(home)
+    state = client.running(home, wait=False)
     if state and state.get("ready"):
         return {**status(home), "already_running": True}
-    client.wait_ready(home, client.spawn_daemon(home, port))
+    if client.lock_held(home):  # one is starting: wait for it rather than spawn another
+        client.wait_ready(home, None, notify=notify)
+        return {**status(home), "already_running": True}
+    client.wait_ready(home, client.spawn_daemon(home, port), notify=notify)
     return status(home)
+
+
+def starting_note(stream, after: float = 1.0):
+    """A ``notify`` for :func:`start_detached` that says why the wait is long: each phase
+    still going on ``after`` seconds into the wait, once (a quick start prints nothing)."""
+    began, told = time.monotonic(), set()
+
+    def note(state: dict) -> None:
+        phase = state.get("phase")
+        if state.get("ready") or not phase or phase in told:
+            return
+        if time.monotonic() - began >= after:
+            told.add(phase)
+            stream.write(f"pagekeeper: the daemon (pid {state.get('pid')}) is starting: {phase}\n")
+            stream.flush()
+
+    return note
 
 
 def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
@@ -168,20 +237,31 @@ def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
     if until_login:
         pause.pause(home)
     restarts = {"restarts": "next_login" if until_login else "on_demand"}
-    state = client.running(home)
-    if state is None:
+    state = client.running(home, wait=False)
+    pid = state["pid"] if state else _starting_pid(home)
+    if pid is None:
         return {**status(home), "stopped": False, **restarts}
-    try:
-        client.call(home, "shutdown", timeout=5)
-    except Exception:
-        log.info("shutdown request failed; sending SIGTERM to %s", state["pid"])
-        os.kill(state["pid"], signal.SIGTERM)
+    if state is None:  # still warming (not listening yet): the signal ends it
+        os.kill(pid, signal.SIGTERM)
+    else:
+        try:
+            client.call(home, "shutdown", timeout=5)
+        except Exception:
+            log.info("shutdown request failed; sending SIGTERM to %s", pid)
+            os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while client.lock_held(home) and time.monotonic() < deadline:
         time.sleep(0.02)
     if client.lock_held(home):
-        raise Unavailable(f"daemon pid {state['pid']} did not stop within {timeout:.0f}s")
-    return {**status(home), "stopped": True, "pid": state["pid"], **restarts}
+        raise Unavailable(f"daemon pid {pid} did not stop within {timeout:.0f}s")
+    return {**status(home), "stopped": True, "pid": pid, **restarts}
+
+
+def _starting_pid(home: Path) -> int | None:
+    """The pid of the daemon that holds the lock of ``home`` but does not listen yet."""
+    starting = client.read_state(home) if client.lock_held(home) else None
+    pid = starting.get("pid") if starting else None
+    return pid if isinstance(pid, int) else None
 
 
 def announce_stderr(state: dict) -> None:

@@ -39,8 +39,8 @@ from typing import overload
 from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import Forbidden
+from host.home import Home
 
-TOKEN_FILE = "token"
 COOKIE = "pk_token"
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 SIG_LENGTH = 32
@@ -59,14 +59,10 @@ SIGNED_END = re.compile(r"\?sig=[0-9a-f]{32}$")
 USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\\\"'<>]*@")
 
 
-def token_path(home: Path) -> Path:
-    return Path(home) / TOKEN_FILE
-
-
 def read_token(home: Path) -> str | None:
     """The token, or ``None`` if the file does not exist yet."""
     try:
-        return token_path(home).read_text("ascii").strip() or None
+        return Home(Path(home)).token.read_text("ascii").strip() or None
     except FileNotFoundError:
         return None
 
@@ -80,7 +76,7 @@ def ensure_token(home: Path) -> str:
     """
     home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
-    path = token_path(home)
+    path = Home(home).token
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -8,7 +8,7 @@ A crawl outlives its request: ``crawl`` starts a job and answers at once, the
 client polls ``crawl_status`` (the protocol has one reply per request, no stream).
 
 >>> sorted(HANDLERS)[:6]
-['archive_page', 'check', 'crawl', 'crawl_cancel', 'crawl_status', 'dust_learn']
+['archive_page', 'archived', 'check', 'crawl', 'crawl_cancel', 'crawl_status']
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import replace
 from engine.archive import keys, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
 from engine.archive.search import SearchOptions, entry, matching_keys
+from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, NotFound
 from engine.liveness import LivenessOptions
 from host.daemon.app import BIG_PAGE_CHARS
@@ -47,6 +48,7 @@ from host.services.resource_fetch import ResourceFetchOptions, awith_resources
 from host.services.schedule import PERIODS, add_schedule, arun_due, remove_schedule, schedules
 
 URL_MAX = 8192
+MAX_URLS = 100_000  # per ``archived`` request (a bookmarks file)
 # The tab's rendered HTML for ``check`` (the extension sends at most 2,000,000 characters,
 # extension/background/liveness.js): far under native messaging's 64 MiB to the host.
 TAB_PAGE_MAX = 4 << 20
@@ -280,20 +282,42 @@ async def open_(params: dict, app) -> dict:
 
 
 def get(params: dict, app) -> dict:
-    """A version's copy as text (rewritten by default). Big ones come paged (PROTOCOL.md)."""
+    """A version's copy (rewritten by default; ``single_file``: every stored resource inlined)
+    as text, or with ``bytes`` as the exact bytes in base64. Big ones come paged (PROTOCOL.md)."""
 
     content = provider.get(
         app.store, text(params, "id", max_length=URL_MAX), original=flag(params, "original")
     )
+    if flag(params, "single_file"):
+        content.body, content.charset = single_file(app.store, content.id), "utf-8"
     doc = content.record
-    return {
+    found = {
         "id": content.id,
         "url": strip_credentials(doc["url"]),
         "original": content.original,
         "content_type": content.content_type,
         "charset": content.charset,
-        "html": content.body.decode(content.charset or "utf-8", "replace"),
     }
+    if flag(params, "bytes"):
+        return {**found, "body_b64": base64.b64encode(content.body).decode("ascii")}
+    return {**found, "html": content.body.decode(content.charset or "utf-8", "replace")}
+
+
+def latest_versions(params: dict, app) -> dict:
+    """The newest version of every document, documents in the order they were first archived."""
+    store = app.store
+    return {"ids": [i for i in map(store.latest_of_key, list(store.keys())) if i]}
+
+
+def archived(params: dict, app) -> dict:
+    """Which of ``urls`` have a stored version (their document, as keyed by the archive)."""
+    urls = params.get("urls")
+    if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+        raise InvalidInput("parameter 'urls' must be a list of strings")
+    if len(urls) > MAX_URLS:
+        raise InvalidInput(f"parameter 'urls' holds more than {MAX_URLS} URLs")
+    store = app.store
+    return {"archived": [u for u in urls if store.ids_of_key(keys.document_key(store, u))]}
 
 
 async def check(params: dict, app) -> dict:
@@ -438,6 +462,8 @@ HANDLERS = {
     "search": search,
     "open": open_,
     "get": get,
+    "latest_versions": latest_versions,
+    "archived": archived,
     "check": check,
     "crawl": crawl,
     "crawl_status": crawl_status,

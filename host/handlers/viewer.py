@@ -18,6 +18,7 @@ import io
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from engine.archive import alerts, labels, provider, registry
 from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
@@ -29,6 +30,7 @@ from engine.html.diff import diff_lines, diff_rows
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
+from host.home import Home
 from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
@@ -604,13 +606,13 @@ def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    sizes = _walk_size(home, "blobs"), _walk_size(home, "db")
+    sizes = _walk_size(Home(Path(home)).blobs), _walk_size(Home(Path(home)).db)
     _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
     return sizes[0], sum(sizes)
 
 
-def _walk_size(home, part: str) -> int:
-    return sum(p.stat().st_size for p in (home / part).rglob("*") if p.is_file())
+def _walk_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 # -- live updates --------------------------------------------------------------------------

@@ -38,14 +38,13 @@ from engine.errors import InvalidInput
 from host.daemon import client
 from host.daemon.app import Config
 from host.daemon.security import read_token
-from host.home import atomic_write
+from host.home import Home, atomic_write
 
 if sys.platform == "win32":  # pragma: no cover - the browsers find their hosts in the registry
     import winreg
 
 HOST_NAME = "com.pagekeeper.host"
 DESCRIPTION = "PageKeeper native host: relays the extension to the local archive daemon"
-LAUNCHER_DIR = "bin"
 
 # browser -> OS -> (user location, system location); "~" is the user's home.
 # On Windows the locations are registry keys (HKCU for user, HKLM for system).
@@ -243,7 +242,7 @@ def write_launcher(home: Path, platform: str | None = None, shared: bool = False
     """``<home>/bin/pagekeeper-native`` (``.cmd`` on Windows), executable; with ``shared``
     (``--system``) ``<shared_dir>/pagekeeper-native``, for every user."""
     suffix = ".cmd" if platform_key(platform) == "win32" else ""
-    folder = shared_dir() if shared else Path(home) / LAUNCHER_DIR
+    folder = shared_dir() if shared else Home(Path(home)).launchers
     path = folder / f"pagekeeper-native{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, launcher_text(None if shared else home, platform).encode("utf-8"))

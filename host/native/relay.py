@@ -38,6 +38,7 @@ from pathlib import Path
 from engine.errors import PageKeeperError, Unavailable
 from host.daemon import client, pause
 from host.daemon.security import CredentialFilter
+from host.home import Home
 from host.protocol.envelope import error_reply, parse_request, request_id
 from host.protocol.framing import (
     DEFAULT_REQUEST_CAP,
@@ -259,9 +260,10 @@ def take_stdout() -> object:
 
 
 def setup_logging(home: Path) -> None:
-    (home / client.LOG_DIR).mkdir(parents=True, exist_ok=True)
+    path = Home(home).relay_log
+    path.parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
-        filename=home / client.LOG_DIR / "native.log",
+        filename=path,
         level=logging.INFO,
         format="%(asctime)s %(process)d %(levelname)s %(message)s",
     )
@@ -272,7 +274,7 @@ def setup_logging(home: Path) -> None:
 def limits(home: Path) -> tuple[int, int]:
     """(request cap, reply limit) from ``<home>/config.json`` or the defaults."""
     try:
-        data = json.loads((home / "config.json").read_text("utf-8"))
+        data = json.loads(Home(home).config.read_text("utf-8"))
     except (OSError, ValueError):
         data = {}
     return int(data.get("request_cap", DEFAULT_REQUEST_CAP)), int(
@@ -300,7 +302,7 @@ def run(home: Path, caller: list[str], stdin=None, stdout=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from host.settings import resolve_home
+    from host.home import resolve_home
 
     args = parse_args(argv)
     return run(resolve_home(args.home), args.caller)

@@ -20,7 +20,7 @@ neither can break the bound. At most ``LISTS`` lists are kept (the oldest goes),
 a capture costs stays bounded.
 
 >>> round(factor(3, 100, 100.0), 4)
-1.6923
+1.5714
 """
 
 from __future__ import annotations

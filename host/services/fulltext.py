@@ -33,9 +33,9 @@ from pathlib import Path
 
 from engine.archive import textquery
 from engine.errors import StorageError
+from host.home import Home
 from host.services.champions import MIN_ROWS, SHARE, Champions, averages
 
-FILE = Path("index") / "fulltext.sqlite3"
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
 SCHEMA = (
@@ -349,7 +349,7 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
-MERGE_PAGES = 2000  # pages merged per purge step
+MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
 
 
 def _any(_n: int) -> bool:
@@ -384,7 +384,7 @@ _OPEN_LOCK = threading.Lock()
 
 def index_of(home: Path) -> FullTextIndex:
     """The index of an archive home, opened once per process."""
-    path = Path(home) / FILE
+    path = Home(Path(home)).fulltext
     with _OPEN_LOCK:
         found = _OPEN.get(str(path))
         if found is None:

@@ -34,8 +34,6 @@ from engine.urls.dictionary import MAGIC as INDEX_FORMAT
 from engine.urls.dictionary import DomainDictionary
 from host.home import Home, atomic_write
 
-LEARNING_FILE = "learning.json"
-CACHE_DIR = "cache"
 DOMAINS = "domains.txt.gz"
 STATE_NAME = "suggest"  # the learned state's name in the store's key/value area
 log = logging.getLogger("pagekeeper.learning")
@@ -62,7 +60,7 @@ def store_learning(home: Path) -> dict | None:
     lazily), not the archive's version index: a one-shot ``suggest`` stays fast
     on a large archive, and a running daemon (the writer) is not disturbed.
     """
-    directory = Path(home) / "db"
+    directory = Home(Path(home)).db
     if not directory.is_dir():
         return None
     storage = JournalStorage(directory, readonly=True)
@@ -80,7 +78,7 @@ def save_learning(home: Path, state: dict) -> None:
     try:
         atomic_write(Home(Path(home)).learning, json.dumps(state, sort_keys=True).encode())
     except OSError as exc:
-        raise StorageError(f"cannot write {home / LEARNING_FILE}: {exc}") from None
+        raise StorageError(f"cannot write {Home(Path(home)).learning}: {exc}") from None
 
 
 def cache_path(home: Path, source: bytes, cache_dir: str | None = None) -> Path:
@@ -93,7 +91,7 @@ def cache_path(home: Path, source: bytes, cache_dir: str | None = None) -> Path:
     (PosixPath('/h/cache'), PosixPath('/c'))
     """
     digest = hashlib.sha1(INDEX_FORMAT + source).hexdigest()[:20]
-    return Home(Path(home)).cache_dir(cache_dir) / f"dictionary-{digest}.idx"
+    return Home(Path(home)).dictionary_index(cache_dir, digest)
 
 
 def read_cache(path: Path) -> bytes | None:
@@ -121,7 +119,10 @@ def read_dictionary_file(path: str) -> bytes:
 
 
 def cached_dictionary(
-    home: Path, source: bytes, build: Callable[[], DomainDictionary], cache_dir: str | None = None
+    home: Path,
+    source: bytes,
+    build: Callable[[], DomainDictionary],
+    cache_dir: str | None = None,
 ) -> DomainDictionary:
     """The dictionary from the cache if present and sound, else built and cached."""
     path = cache_path(home, source, cache_dir)
@@ -146,12 +147,15 @@ def bundled_cache_path(home: Path, cache_dir: str | None = None) -> Path:
     return cache_path(home, bundled_source(), cache_dir)
 
 
-def bundled_dictionary(home: Path, cache_dir: str | None = None) -> DomainDictionary:
-    """The bundled top-100k through the warm cache (0.01 s instead of ~3 s): for the daemon too."""
+def bundled_dictionary(
+    home: Path, cache_dir: str | None = None, progress: Callable[[int], None] | None = None
+) -> DomainDictionary:
+    """The bundled top-100k through the warm cache (0.01 s instead of ~3 s): for the daemon too.
+    A build tells ``progress`` of its work as it goes (DomainDictionary.from_domains)."""
     source = bundled_source()
-    return cached_dictionary(
-        home,
-        source,
-        lambda: DomainDictionary.from_domains(gzip.decompress(source).decode().split("\n")),
-        cache_dir,
-    )
+
+    def build() -> DomainDictionary:
+        domains = gzip.decompress(source).decode().split("\n")
+        return DomainDictionary.from_domains(domains, progress)
+
+    return cached_dictionary(home, source, build, cache_dir)

@@ -19,8 +19,7 @@ from __future__ import annotations
 import time
 
 from engine.archive import alerts, provider
-from engine.archive.model import is_reg_id
-from engine.errors import FetchError, InvalidURL, NotFound, TooLarge
+from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
@@ -35,19 +34,17 @@ from host.services.fetch import afetch
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    if _looks_like_id(ref):
-        reg_id = provider.resolve_id(app.store, ref)
-    elif ref:
-        reg_id = provider.versions(app.store, ref, app.base_url)[0]["id"]
-    else:
-        raise NotFound("no registration given")
+    reg_id = provider.keywords(app.store, ref)["id"]  # the newest version of a URL
     doc = app.store.version(reg_id)
-    return reg_id, doc["url"], app.store.row("extracts", reg_id) or {}
+    row = app.store.row("extracts", reg_id) or {}
+    return reg_id, doc["url"], {**row, "body": _main_text(app.store, row)}
 
 
-def _looks_like_id(ref: str) -> bool:
-
-    return is_reg_id(ref.strip()) or "/v/" in ref
+def _main_text(store, row: dict) -> str:
+    """The stored main text: the extracts' text blob is the title line, then the body."""
+    if not row.get("text"):
+        return ""
+    return store.get_blob(row["text"]).decode("utf-8").partition("\n")[2]
 
 
 def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
@@ -65,7 +62,7 @@ def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> 
         return Verdict("gone", 0.0, False, [], [], failure.message)
     if status != 200:
         return from_status(status, extract.get("keywords"))
-    return judge(extract.get("keywords") or [], body or b"", options)
+    return judge(extract, body or b"", options)
 
 
 def _save(app, reg_id: str, url: str, verdict: dict) -> dict:

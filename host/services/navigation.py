@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -43,11 +44,26 @@ log = logging.getLogger("pagekeeper.navigation")
 
 # -- the Suggester and its learned state ---------------------------------------------------
 
+# ``step(phase, count)``: ``count`` more units of start-up work done in ``phase``.
+Step = Callable[[str, int], None]
 
-def build_suggester(app) -> Suggester:
-    """The bundled dictionary + the learned state saved in the store."""
+
+def no_step(phase: str, count: int = 1) -> None:
+    """A :data:`Step` that tells no one."""
+
+
+def build_suggester(app, step: Step = no_step) -> Suggester:
+    """The bundled dictionary + the learned state saved in the store; ``step`` hears of the
+    dictionary index build (2,000 domains at a time) and of each phase."""
     options = SuggestOptions(limit=MAX_SUGGESTIONS)
-    suggester = Suggester(bundled_dictionary(app.home, app.config.cache_dir), options=options)
+    step("loading the dictionary index", 1)
+    dictionary = bundled_dictionary(
+        app.home,
+        app.config.cache_dir,
+        lambda count: step("building the dictionary index (first start only)", count),
+    )
+    suggester = Suggester(dictionary, options=options)
+    step("loading what PageKeeper learned", 1)
     state = app.store.load_state(STATE_NAME)
     if state:
         suggester.load_state(state)

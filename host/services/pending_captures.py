@@ -39,10 +39,10 @@ from engine.archive.resources import (
     part_count,
     part_length,
 )
-from engine.archive.storage import AtomicBatch, write_atomic
+from engine.archive.storage import AtomicBatch
 from engine.errors import Conflict, InvalidInput, NotFound, StorageError
+from host.home import Home, atomic_write
 
-PENDING_DIR = "pending"
 STALE_AFTER_S = 24 * 3600  # a capture idle this long is abandoned (tab closed, browser gone)
 ID_FORM = re.compile(r"^[0-9a-f]{32}$")
 CAPTURE_FILE, PAGE_FILE = "capture.json", "page.json"
@@ -52,7 +52,7 @@ _PARSED: dict[Path, tuple] = {}
 
 
 def pending_root(home: Path) -> Path:
-    return Path(home) / PENDING_DIR
+    return Home(Path(home)).pending
 
 
 def url_digest(url: str) -> str:
@@ -166,7 +166,7 @@ class PendingCapture:
                 raise Conflict(f"part {index} of {url} differs from the one already received")
             return
         try:  # not fsynced: see the module doc
-            write_atomic(path, zlib.crc32(data).to_bytes(4, "big") + data, durable=False)
+            atomic_write(path, zlib.crc32(data).to_bytes(4, "big") + data, durable=False)
         except OSError as exc:
             raise StorageError(f"cannot keep part {index} of {url}: {exc}") from exc
 

@@ -6,7 +6,8 @@ ground-truth main text) and extraction-dev (its must-keep snippets) whose site h
 with another title. gone kinds: the URL now serves another real article of the same site (a new
 article under the same URL, or a redirect to another page of the site); that page under the stored
 page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
-page's own main text moved into the template of another real page of its site (a redesign); the
+page's own main text (the wide set's ground truth) moved into the template of another real page
+of its site (a redesign); the
 page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
 ground-truth lines is left in it. Split by SITE (SHA-1 of the host name, 30 % held out): a held-out
 site's pages are never seen while tuning.
@@ -268,11 +269,12 @@ class RealPage:
     """A real page with its independent main text: the wide set's ground truth, or the dev set's
     must-keep snippets (with trafilatura's long lines, as above)."""
 
-    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], title: str) -> None:
+    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], full: bool) -> None:
         self.cid, self.url, self.raw, self.text = cid, url, raw, decode(raw)
+        self.full = full  # lines are the whole main text (ground truth), not a few snippets
         self.site = site_of(url)
         self.lines = [n for n in map(norm, lines) if len(n) > 50]
-        self.title = title
+        self.title = ""
         self.visible = norm(page_text(self.text))
 
     @property
@@ -281,7 +283,13 @@ class RealPage:
 
 
 def site_of(url: str) -> str:
-    host = re.sub(r"^https?://([^/:?#]+).*$", r"\1", url or "").lower()
+    """The host without "www."; for a Wayback Machine copy, the archived page's host.
+
+    >>> site_of("http://web.archive.org/web/2019/https://www.zeit.de/a"), site_of("https://www.b.org/")
+    ('zeit.de', 'b.org')
+    """
+    url = re.sub(r"^https?://web\.archive\.org/web/[^/]+/", "", url or "")
+    host = re.sub(r"^(?:https?://)?([^/:?#]+).*$", r"\1", url).lower()
     return host[4:] if host.startswith("www.") else host
 
 
@@ -301,10 +309,10 @@ def real_pages() -> list[RealPage]:
         if not row.get("url") or len(row.get("body") or "") < 300:
             continue
         raw = gzip.decompress((WIDE / "pages" / f"{row['id']}.html.gz").read_bytes())
-        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), ""))
+        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), True))
     for cid, case, raw in load(None):
         if case.get("url"):
-            pages.append(RealPage(cid, case["url"], raw, case["with"], ""))
+            pages.append(RealPage(cid, case["url"], raw, case["with"], False))
     for page in pages:
         page.title = title_of(page.text)
     return [p for p in pages if len(p.lines) >= 2 and p.site]
@@ -346,8 +354,8 @@ def retitled(sibling: RealPage, page: RealPage) -> str:
 
 
 def real_case(kind: str, page: RealPage, sibling: RealPage, stranger: RealPage) -> str | None:
-    if kind == "moved_to_sibling_template":
-        return sibling_template(page, sibling)
+    if kind == "moved_to_sibling_template":  # only the whole main text can be moved
+        return sibling_template(page, sibling) if page.full else None
     if kind == "sibling_teaser_added":
         teaser_html = (
             f"<aside class='related'><h3><a href='#'>{html.escape(sibling.title)}</a></h3>"
@@ -420,7 +428,7 @@ def methods() -> dict:
 
 def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> None:
     print(f"\n{label}: {len(cases)} cases")
-    print(f"{'kind':<20}" + "".join(f"{m:>15}" for m in methods()))
+    print(f"{'kind':<28}" + "".join(f"{m:>15}" for m in methods()))
     results = {}
     for name, method in methods().items():
         start = time.perf_counter()
@@ -433,15 +441,15 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> N
     for kind in kinds:
         cells = [results[m][0][kind] for m in results]
         print(
-            f"{kind:<20}"
+            f"{kind:<28}"
             + "".join(f"{c[0] / max(1, c[1]):>15.3f}" for c in cells)
             + f"   n={cells[0][1]}"
         )
     totals = [sum(v[0] for v in results[m][0].values()) / len(cases) for m in results]
     worst = [min(v[0] / v[1] for v in results[m][0].values()) for m in results]
-    print(f"{'overall':<20}" + "".join(f"{t:>15.4f}" for t in totals))
-    print(f"{'worst kind':<20}" + "".join(f"{w:>15.3f}" for w in worst))
-    print(f"{'ms/case':<20}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+    print(f"{'overall':<28}" + "".join(f"{t:>15.4f}" for t in totals))
+    print(f"{'worst kind':<28}" + "".join(f"{w:>15.3f}" for w in worst))
+    print(f"{'ms/case':<28}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
 
 
 def main() -> None:

@@ -13,11 +13,13 @@ from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
 from engine.liveness import (
     LivenessOptions,
+    by_phrases,
     decide,
     from_status,
     judge,
     live_terms,
     match_keywords,
+    phrase_share,
     stored_keywords,
     too_large,
     unreachable,
@@ -93,7 +95,7 @@ def test_reordered_paragraphs_stay_present():
 
 def test_thresholds_are_configurable():
     kept, live = stored(), html(ARTICLE)
-    strict = LivenessOptions(present_at=1.01, changed_at=1.01)
+    strict = LivenessOptions(present_at=1.01, changed_at=1.01, phrases_alone=1.01)
     assert judge(kept, live, strict).state == "gone"
     assert decide(0.7, LivenessOptions(present_at=0.9, changed_at=0.5)) == "changed"
 
@@ -201,6 +203,53 @@ def test_a_changed_page_is_still_present():
     assert verdict.state == "changed" and verdict.match == pytest.approx(0.7)
     assert verdict.present is True
     assert verdict.to_dict()["present"] is True
+
+
+# The stored text's phrasing: the same words in another text are not the same content.
+STORED_TEXT = (
+    "The river rose two metres overnight and the lower meadow is under water again.\n"
+    "Two herons stood at the edge of the flood at dawn, waiting for the fish to come."
+)
+STORED = {"keywords": [("river", 0.3), ("meadow", 0.3), ("herons", 0.2), ("flood", 0.2)],
+          "body": STORED_TEXT}  # fmt: skip
+
+
+def test_the_same_words_in_another_text_are_gone():
+    # Every keyword is on the page, but none of the stored sentences: another article.
+    other = (
+        "<title>x</title><p>Meadow walks: a flood of visitors, herons on posters, "
+        "and a river cruise.</p>"
+    )
+    verdict = judge(STORED, other)
+    assert verdict.match == 1.0 and verdict.state == "gone" and not verdict.present
+    assert "0% of the stored text's phrases found" in verdict.reason
+    kept = f"<title>x</title><p>{STORED_TEXT.replace(chr(10), '</p><p>')}</p>"
+    assert judge(STORED, kept).state == "present"  # the same text: present
+    assert judge(STORED["keywords"], other).state == "present"  # no stored text: keywords only
+
+
+def test_the_stored_text_found_verbatim_is_not_gone_when_keywords_weigh_little():
+    # A redesign that lost words weighing most of P (a byline, comments) but kept the text.
+    stored = {"keywords": [("byline", 0.5), ("comments", 0.2), ("river", 0.3)], "body": STORED_TEXT}
+    kept = f"<title>x</title><p>{STORED_TEXT.replace(chr(10), '</p><p>')}</p>"
+    verdict = judge(stored, kept)
+    assert verdict.match == pytest.approx(0.3) and verdict.state == "changed" and verdict.present
+    half = f"<title>x</title><p>{STORED_TEXT.split(chr(10))[0][:40]}</p>"
+    assert judge(stored, half).state == "gone"  # a little of the text is not enough
+
+
+def test_phrase_thresholds_sit_on_their_bounds():
+    share = phrase_share("a b c d e f", [["a", "b", "c", "d"]], 2)  # 3 of 5 phrases
+    assert share == pytest.approx(0.6)
+    options = LivenessOptions(phrases_at=0.6, phrases_alone=0.6)
+    assert by_phrases("present", 0.6, options) == "present"  # >= phrases_at keeps it
+    assert by_phrases("present", 0.59, options) == "gone"
+    assert by_phrases("gone", 0.6, options) == "changed"  # >= phrases_alone lifts it
+    assert by_phrases("gone", 0.59, options) == "gone"
+    assert phrase_share("", [["a"]], 2) is None and phrase_share("a b", [], 2) == 0.0
+    # A phrase is read inside one block: words that only meet across two blocks (the end of one
+    # teaser, the start of the next) are not the stored sentence.
+    assert phrase_share("a b", [["x", "a"], ["b", "y"]], 2) == 0.0
 
 
 def test_a_gone_page_is_not_present():

@@ -88,6 +88,7 @@ FAKE_BROWSER = """
       return [{ frameId: 0, result: await func(...(args ?? [])) }]; } },
     contextMenus: { onClicked: event(), async removeAll() {}, create: (m) => log.menus.push(m.id) },
     commands: { onCommand: event() },
+    permissions: { onAdded: event() },
   };
   const wait = (ms) => new Promise((r) => setTimeout(r, ms));
   const setTab = (id, url) => tabs.set(id, { id, url, title: '' });

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import os
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +56,63 @@ def test_the_home_lock_is_exclusive_until_released(tmp_path):
 def test_the_cli_and_the_daemon_read_one_cache_dir(tmp_path):
     assert Home(tmp_path).cache_dir(None) == tmp_path / "cache"
     assert Home(tmp_path).cache_dir(str(tmp_path / "c")) == tmp_path / "c"
+
+
+# The names of the files and folders a home holds: only host/home.py may spell them (the
+# token file and the pending folder are left out: "token" and "pending" are protocol fields).
+HOME_NAMES = (
+    "config.json",
+    "daemon.json",
+    "daemon.lock",
+    "learning.json",
+    "paused.json",
+    "daemon.log",
+    "daemon.out",
+    "native.log",
+    "fulltext.sqlite3",
+    "logs",
+    "cache",
+    "blobs",
+    "db",
+    "bin",
+)
+
+
+def _spelled_names(path) -> set[str]:
+    """The string literals of a module that name a file of the home (docstrings aside)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and id(node) not in docstrings
+        and node.value in HOME_NAMES
+    }
+
+
+def test_only_home_names_the_files_of_the_home_folder():
+    host = Path(__file__).resolve().parents[2] / "host"
+    spelled = {
+        str(path.relative_to(host)): names
+        for path in sorted(host.rglob("*.py"))
+        if path.name != "home.py" and (names := _spelled_names(path))
+    }
+    assert spelled == {}
+
+
+def test_every_path_of_the_layout_is_inside_the_home():
+    home = Home(Path("/h"))
+    paths = [
+        getattr(home, name) for name, value in vars(Home).items() if isinstance(value, property)
+    ]
+    paths += [home.cache_dir(None), home.dictionary_index(None, "d")]
+    assert len(paths) == len({p.as_posix() for p in paths}) >= 15
+    assert all(p.is_relative_to(Path("/h")) for p in paths)

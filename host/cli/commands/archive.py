@@ -1,11 +1,10 @@
 """``pagekeeper archive …``: add, versions, similar, get, open, search, crawl, schedule, dust,
 profile, export and import (WARC, host/cli/commands/warc.py).
 
-Writes are protocol messages sent through :func:`host.cli.backend.backend`: to the running
-daemon when there is one (it is the archive's only writer), else to the same handler run
-in this process on a store the command holds as the writer for its duration (a concurrent
-writer gets a clear ``storage`` error). Reads open the store read-only and never block
-the daemon.
+Every command, read or write, is protocol messages sent through
+:func:`host.cli.backend.backend`: to the running daemon when there is one (it owns the
+archive), else to the same handler run in this process on a store the command holds for
+its duration (a concurrent writer gets a clear ``storage`` error).
 
 >>> from host.cli.entry import main
 >>> main(["archive", "versions", "https://example.com/", "--home", "/tmp/pk-doc", "--json"])  # doctest: +SKIP
@@ -19,18 +18,14 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.archive import keys, provider
 from engine.archive.model import RegisterOptions
-from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
-from engine.urls.rules import PROFILES
-from host.cli.backend import backend, base_url, reading, send
+from host.cli.backend import backend, send
 from host.cli.command import command
 from host.cli.commands import bookmarks, collection
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.daemon import client
-from host.services.fetch import reachable
 
 # -- add -----------------------------------------------------------------------------------
 
@@ -97,8 +92,7 @@ def render_add(result: dict) -> str:
 
 
 def run_versions(args, ctx) -> list:
-    with reading(ctx.home) as store:
-        return provider.versions(store, args.url, base_url(ctx.home))
+    return send(ctx, "versions", {"url": args.url}, write=False)["versions"]
 
 
 def render_versions(rows: list) -> str:
@@ -115,8 +109,7 @@ def _num(value) -> str:
 
 
 def run_similar(args, ctx) -> dict:
-    with reading(ctx.home) as store:
-        return provider.similar(store, args.id, base_url(ctx.home))
+    return send(ctx, "similar", {"id": args.id}, write=False)
 
 
 def render_similar(result: dict) -> str:
@@ -144,34 +137,22 @@ def _write_output(ctx, data: bytes, path: str | None) -> None:
 
 
 def run_get(args, ctx):
-    with reading(ctx.home) as store:
-        content = provider.get(store, args.id, original=args.original)
-        if args.single_file:
-            content.body, content.charset = single_file(store, content.id), "utf-8"
-    doc = content.record
-    info = {
-        "id": content.id,
-        "url": doc["url"],
-        "original": content.original,
-        "content_type": content.content_type,
-        "charset": content.charset,
-        "size": len(content.body),
-    }
+    params = {"id": args.id, "original": args.original, "single_file": args.single_file}
+    got = send(ctx, "get", {**params, "bytes": True}, write=False)
+    body = base64.b64decode(got["body_b64"])
+    info = {k: got[k] for k in ("id", "url", "original", "content_type", "charset")}
+    info["size"] = len(body)
     if args.output and args.output != "-":
-        _write_output(ctx, content.body, args.output)
+        _write_output(ctx, body, args.output)
         return {**info, "file": str(Path(args.output).absolute())}
     if ctx.json:
-        return {**info, "html": content.body.decode(content.charset or "utf-8", "replace")}
-    _write_output(ctx, content.body, None)
+        return {**info, "html": body.decode(info["charset"] or "utf-8", "replace")}
+    _write_output(ctx, body, None)
     return None
 
 
 def run_open(args, ctx) -> dict:
-    with reading(ctx.home) as store:
-        stored = provider.resolve_open(store, args.ref, False, base_url(ctx.home))
-    if reachable(stored["url"]):
-        return {**stored, "action": "live", "location": stored["url"], "banner": False}
-    return stored
+    return send(ctx, "open", {"url": args.ref}, write=False)
 
 
 def render_open(result: dict) -> str:
@@ -187,16 +168,23 @@ def run_search(args, ctx) -> list:
         return call(ctx, "search", params, write=False)["results"]
     if args.sort == "relevance":
         raise InvalidInput("--sort relevance needs --text")
-    with reading(ctx.home) as store:
-        return provider.search(
-            store,
-            args.pattern,
-            args.case_sensitive,
-            args.sort or "time",
-            None,
-            base_url(ctx.home),
-            args.tag,
-        )
+    params = {"pattern": args.pattern, "case_sensitive": args.case_sensitive}
+    params |= {"sort": args.sort or "time", "tag": args.tag}
+    with backend(ctx, write=False) as b:
+        return every_page(b, "search", params)
+
+
+SEARCH_PAGE = 1000  # the protocol's largest page
+
+
+def every_page(b, type: str, params: dict) -> list:
+    """All the results of a paged message (``offset``/``limit``; ``total``), page by page."""
+    page = b.call(type, {**params, "offset": 0, "limit": SEARCH_PAGE})
+    found, total = list(page["results"]), page["total"]
+    while len(found) < total and page["results"]:
+        page = b.call(type, {**params, "offset": len(found), "limit": SEARCH_PAGE})
+        found += page["results"]
+    return found
 
 
 def render_search(rows: list) -> str:
@@ -317,8 +305,7 @@ def run_dust(args, ctx) -> dict:
 def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
-        with reading(ctx.home) as store:
-            return {"profile": keys.key_profile(store), "profiles": list(PROFILES)}
+        return send(ctx, "key_profile", {}, write=False)
     return send(ctx, "key_profile", {"profile": args.profile}, timeout=JOB_TIMEOUT)
 
 

@@ -20,12 +20,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine.archive import keys, labels, registry
+from engine.archive import labels, registry
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
 from engine.archive.model import RegisterOptions
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, PageKeeperError, error_payload
-from host.cli.backend import base_url, reading
+from host.cli.backend import base_url, send
 from host.cli.command import command
 from host.daemon import client
 from host.services.fetch import FetchOptions, fetch
@@ -63,11 +63,11 @@ def _read(path: str) -> list[Bookmark]:
     return parse_bookmarks(data)
 
 
-def _todo(home: Path, marks: list[Bookmark]) -> list[Bookmark]:
-    """The bookmarks not archived yet (the store read beside any daemon)."""
-
-    with reading(home) as store:
-        return [m for m in marks if not store.ids_of_key(keys.document_key(store, m.url))]
+def _todo(ctx, marks: list[Bookmark]) -> list[Bookmark]:
+    """The bookmarks not archived yet."""
+    urls = [m.url for m in marks]
+    done = set(send(ctx, "archived", {"urls": urls}, write=False)["archived"])
+    return [m for m in marks if m.url not in done]
 
 
 def _bar(stream, total: int):
@@ -85,7 +85,7 @@ def _bar(stream, total: int):
 def run_import_bookmarks(args, ctx) -> dict:
 
     marks = _read(args.file)
-    todo = _todo(ctx.home, marks)
+    todo = _todo(ctx, marks)
     report = {"total": len(marks), "already": len(marks) - len(todo), "archived": 0, "failed": []}
     if not todo:
         return report

@@ -18,7 +18,7 @@ from host.cli.command import command
 def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
     """One protocol request through the command's backend: the running daemon, else the
     same handler in this process (host/cli/backend.py)."""
-    return send(ctx, kind, params, timeout=timeout)
+    return send(ctx, kind, params, timeout=timeout, write=write)
 
 
 def run_delete(args, ctx) -> dict:

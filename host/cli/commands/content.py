@@ -33,12 +33,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from engine.archive import provider
 from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
 from engine.liveness import LivenessOptions, judge
-from host.cli.backend import backend, reading
+from host.cli.backend import backend, send
 from host.cli.command import Lines, command
 
 MAX_PAGE_BYTES = 20 * 1024 * 1024
@@ -202,13 +201,14 @@ def run_liveness(args, ctx):
 # -- check -----------------------------------------------------------------------------------
 
 
-def _targets(store, args) -> list[str]:
-    """Registration ids to check: the one named, or the newest version of every document."""
+def _targets(ctx, args) -> list[str]:
+    """What to check: the URL or ID named (the handler resolves it), or the newest version of
+    every document."""
     if args.all:
-        return [reg_id for reg_id in map(store.latest_of_key, list(store.keys())) if reg_id]
+        return send(ctx, "latest_versions", {}, write=False)["ids"]
     if not args.ref:
         raise InvalidInput("give URL_OR_ID or --all")
-    return [provider.keywords(store, args.ref)["id"]]
+    return [args.ref]
 
 
 class Progress:
@@ -238,8 +238,7 @@ def run_check(args, ctx):
     if args.all and args.ref:
         raise InvalidInput("give URL_OR_ID or --all, not both")
     options = liveness_options(args)
-    with reading(ctx.home) as store:
-        targets = _targets(store, args)
+    targets = _targets(ctx, args)
     progress = Progress(len(targets), ctx.stderr, force=getattr(args, "progress", False))
     thresholds = {"present_at": options.present_at, "changed_at": options.changed_at}
 

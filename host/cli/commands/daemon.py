@@ -27,7 +27,7 @@ def render_status(state: dict) -> str:
 def run_serve(args, ctx):
 
     if args.detach:
-        return daemon.start_detached(ctx.home, args.port)
+        return daemon.start_detached(ctx.home, args.port, daemon.starting_note(ctx.stderr))
     announce = daemon.announce_stderr if not ctx.json else lambda s: None
     return daemon.serve(ctx.home, args.port, announce)
 

@@ -14,6 +14,7 @@ from engine.archive.param_rules import (
     learn_params,
     split_query,
 )
+from engine.archive.same_page import SamePage, SamePageOptions
 from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import content_similarity
@@ -49,9 +50,9 @@ class Site:
         return self
 
     def learn(self, **options) -> list[ParamRule]:
-        return learn_params(
-            self.content, lambda u: self.content.get(u, ("", "")), ParamOptions(**options)
-        )
+        """Learn with the "same page" bars in ``options`` (e.g. ``same_order=0.0``)."""
+        judge = SamePage(lambda u: self.content.get(u, ("", "")), SamePageOptions(**options))
+        return learn_params(self.content, judge, ParamOptions())
 
 
 def listing(pages) -> Site:

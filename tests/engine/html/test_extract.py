@@ -27,9 +27,11 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    main_text,
     match_degree,
     page_title,
     pick_summary,
+    title_counter,
     title_weights,
     trim_edges,
 )
@@ -624,3 +626,30 @@ def test_a_noise_named_container_around_the_article_container_is_kept():
     assert "three weeks of repairs" in body and "white paper" not in body
     dropped = extract(html, options=ExtractOptions(box_keeps_tiers=0)).body
     assert "three weeks of repairs" not in dropped  # the rule alone kept the story
+
+
+def test_main_text_is_the_extraction_body_without_keywords():
+    for case_id, case in CASES.items():
+        html = page(case_id)
+        assert main_text(html, case.get("url")) == extract(html, case.get("url")).body
+
+
+def test_a_link_holding_only_whitespace_counts_for_no_block():
+    # An icon link (its <svg> filtered out, a space left) before a paragraph: the paragraph
+    # has no link of its own, so it cannot pass as a one-link title (titles_content).
+    html = "<div><a href='/share'> <svg></svg> </a><p>The old bridge over the river reopened.</p></div>"
+    blocks = split_blocks(filter_tree(LexborHTMLParser(html)))
+    assert [(b.text, b.links, b.link_chars) for b in blocks] == [
+        ("The old bridge over the river reopened.", 0, 0)
+    ]
+
+
+def test_title_words_count_only_as_whole_tokens():
+    count = title_counter({"cats": 0.5, "nap": 0.5})
+    assert count("Cats nap; bobcats don't nap, cats2 naps") == {"nap": 2, "cats": 1}
+
+
+def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
+    html = "<body><div class='share-content'><p>Story</p></div><div class='share-bar'><p>Tweet</p></div></body>"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Tweet" not in text

@@ -1,18 +1,21 @@
-"""Every CLI write runs the same protocol handler whether a daemon runs or not.
+"""Every CLI command, write or read, runs the same protocol handler whether a daemon runs or not.
 
-Each write command runs through the real CLI (in-process ``main``) in two homes served by
+Each command runs through the real CLI (in-process ``main``) in two homes served by
 the same local site: one with a running daemon (the command goes through it) and one
 without (the handler runs in the command's process). The answers must be equal once what
-differs by home is masked (registration IDs, the archive's port, times).
+differs by home is masked (registration IDs, the archive's port, times). With a daemon
+running, a read never opens the store in the command's own process.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import urllib.request
 
 import pytest
 
+from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from host.daemon import client
 from tests.conftest import static_site
@@ -55,7 +58,8 @@ def homes(tmp_path_factory):
 
 
 ID = re.compile(r"\b\d{20}\b")
-PORT = re.compile(r"http://127\.0\.0\.1:\d+/(v|viewer)/")
+# the archive's own addresses (a stored copy's links name the port of the home's archive)
+PORT = re.compile(r"http://127\.0\.0\.1:\d+/(v/|viewer/|gc\?)")
 SIG = re.compile(r"sig=[0-9a-f]+")  # version URLs are signed with each home's own secret
 TIMES = {
     "registered_at",
@@ -77,7 +81,7 @@ def masked(value, site: str):
     if isinstance(value, list):
         return [masked(v, site) for v in value]
     if isinstance(value, str):
-        return SIG.sub("sig=S", PORT.sub(r"ARCHIVE/\1/", ID.sub("ID", value))).replace(site, "SITE")
+        return SIG.sub("sig=S", PORT.sub(r"ARCHIVE/\1", ID.sub("ID", value))).replace(site, "SITE")
     return value
 
 
@@ -123,6 +127,81 @@ def test_each_write_answers_the_same_with_and_without_a_daemon(capsys, homes, si
     code, answer = both_ways(capsys, homes, url, *args)
     if args[-1] != f"{url}/missing.html":
         assert code == 0, answer
+
+
+# Reads, after the writes above stored the site (and before the tests below make the homes
+# differ): "{id}" is the home's own newest version of
+# the site's index page (IDs differ by home; they are masked in the comparison).
+READS = [
+    ("archive", "versions", "{site}/index.html"),
+    ("archive", "versions", "{site}/never-archived.html"),
+    ("archive", "similar", "{id}"),
+    ("archive", "get", "{id}"),
+    ("archive", "get", "{id}", "--original"),
+    ("archive", "get", "{id}", "--single-file"),
+    ("archive", "get", "{site}/never-archived.html"),
+    ("archive", "open", "{site}/index.html"),
+    ("archive", "open", "{id}"),
+    ("archive", "open", "{site}/never-archived.html"),
+    ("archive", "search"),
+    ("archive", "search", "*a.html*", "--sort", "url"),
+    ("archive", "search", "--text", "page"),
+    ("archive", "profile"),
+    ("check", "{site}/never-archived.html"),
+]
+
+
+def newest_id(capsys, home, site: str) -> str:
+    code, rows = cli(capsys, home, "archive", "versions", f"{site}/index.html")
+    assert code == 0 and rows, rows
+    return rows[0]["id"]
+
+
+@pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a[:4]))
+def test_each_read_answers_the_same_with_and_without_a_daemon(capsys, homes, site, argv):
+    url, _ = site
+    answers = []
+    for home in homes:
+        ref = newest_id(capsys, home, url)
+        args = [a.format(site=url, id=ref) for a in argv]
+        answers.append(cli(capsys, home, *args))
+    (code, through), (alone_code, alone) = answers
+    assert code == alone_code, answers
+    if argv[1] == "similar":  # pages equally similar come in either order (IDs differ by home)
+        for answer in (through, alone):
+            answer["similar"].sort(key=lambda r: (r["url"], r["similarity"]))
+    assert masked(through, url) == masked(alone, url), argv
+    if "never-archived" not in " ".join(argv):
+        assert code == 0, through
+
+
+def test_reads_through_a_daemon_never_open_the_store_here(capsys, homes, site, monkeypatch):
+    """With a daemon running, the daemon answers: the command's process opens no store."""
+    url, _ = site
+    served, _ = homes
+    ref = newest_id(capsys, served, url)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a read opened the store in the CLI's process")
+
+    monkeypatch.setattr(ArchiveStore, "open", classmethod(refuse))
+    for argv in READS:
+        args = [a.format(site=url, id=ref) for a in argv]
+        code, answer = cli(capsys, served, *args)
+        assert answer is not None and (code == 0 or answer["error"]["code"] == "not_found"), args
+
+
+def test_the_version_addresses_a_read_prints_open(capsys, homes, site):
+    """Printed /v/ addresses are signed: each one opens outside the viewer's browser."""
+    url, _ = site
+    served, _ = homes
+    _, rows = cli(capsys, served, "archive", "versions", f"{url}/index.html")
+    _, found = cli(capsys, served, "archive", "search", "*index*")
+    addresses = [r["version_url"] for r in rows + found]
+    assert addresses and all("?sig=" in a for a in addresses)
+    for address in addresses:
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            assert answer.status == 200
 
 
 def test_import_answers_the_same_with_and_without_a_daemon(capsys, homes, site, tmp_path):

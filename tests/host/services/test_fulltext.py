@@ -15,6 +15,7 @@ from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from host.handlers.collection import archive_delete, archive_reclaim
+from host.home import Home
 from host.services import champions, fulltext
 from host.services.fulltext import FullTextIndex
 
@@ -82,7 +83,7 @@ def test_deleted_versions_are_never_found_and_undo_brings_them_back(home):
 def test_the_index_survives_a_restart_and_rebuilds(home):
     with ArchiveStore.open(home, readonly=True) as store:
         fulltext.index_of(home).sync(store)
-    path = home / fulltext.FILE
+    path = Home(home).fulltext
     assert path.exists()
     reopened = FullTextIndex(path)  # a new process would open the file like this
     assert reopened.count() == len(PAGES)
@@ -135,7 +136,7 @@ def test_cli_text_search_ranks_with_snippets_and_types_bad_queries(home, capsys)
 def test_a_deleted_version_leaves_the_index_file(home):
     """FTS5 'delete' takes the row out of the index; the reclaim's merge takes its words out of
     the file itself (no dead row kept until a rebuild)."""
-    path = home / fulltext.FILE
+    path = Home(home).fulltext
     gone = "https://q.example/quokkas"
     with ArchiveStore.open(home) as store:
         register(store, Capture(gone, html("Quokka notes", "Quokkas play xylophones.")))
@@ -249,7 +250,7 @@ def test_the_champion_bound_holds_when_the_average_length_moves(tmp_path, monkey
 def test_an_index_of_the_former_layout_is_made_afresh(home):
     """A file written by an older PageKeeper (its seen table without the indexed values) is
     derived data: it is replaced, and the next sync indexes everything again."""
-    path = home / fulltext.FILE
+    path = Home(home).fulltext
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(path) as old:
         old.execute("CREATE VIRTUAL TABLE docs USING fts5(title, body, url, content='')")

@@ -235,9 +235,10 @@ def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
     raise RuntimeError("daemon did not come up")
 
 
-def start_daemon(home: Path, port: int) -> Daemon:
+def start_daemon(home: Path, port: int, env: dict | None = None) -> Daemon:
+    """A daemon on ``port``; ``env`` replaces the inherited environment (e.g. a proxy)."""
     share_dictionary_cache(home)
-    env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
+    env = {**(env or os.environ), "PAGEKEEPER_HOME": str(home)}
     log = open(home / "serve.out", "wb")  # noqa: SIM115 (kept open for the process)
     proc = subprocess.Popen(
         [sys.executable, "-m", "host.cli", "serve", "--home", str(home), "--port", str(port)],

@@ -140,6 +140,11 @@ def test_the_tab_s_own_page_is_judged_and_nothing_is_fetched(daemon, seeded, liv
     last = daemon.result("last_check", {"url": seeded.article_url})
     assert last["state"] == "unreachable" and last["reason"].startswith("the server refused")
     assert daemon.result("last_check", {"url": "https://never.example/archived"}) is None
+    # Every stored keyword, but none of the stored text's phrases: the stored main text is read
+    # from the archive and judged too, so this is another text, gone.
+    words = " ".join(reversed(tab["matched"]))
+    shuffled = daemon.result("check", {**ref, "page": f"<title>x</title><p>{words}</p>"})
+    assert shuffled["match"] == 1.0 and shuffled["state"] == "gone", shuffled["reason"]
     too_long = daemon.call("check", {**ref, "page": "x" * (4 * 2**20 + 1)})
     assert too_long["error"]["code"] == "invalid_input"
     assert daemon.result("check", ref)["state"] == "present"  # back for the rest
