@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from host.services.learning_file import bundled_dictionary
-from tests.host.daemon_fixtures import SHARED_CACHE
+from tests.dictionary_cache import warm_shared_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = ROOT.parent / "shared"
@@ -66,12 +65,7 @@ def static_site(root: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def warm_dictionary_cache(tmp_path_factory) -> None:
-    """Build the test daemons' shared dictionary index once, before any daemon starts.
-
-    A daemon whose cache is missing builds it at start (seconds, more under load), and a
-    ``serve --detach`` waits 20 s at most: without this the first daemon test of a run
-    could time out while it built the index.
-    """
-    if not any(SHARED_CACHE.glob("dictionary-*.idx")):
-        bundled_dictionary(tmp_path_factory.mktemp("warm-home"), str(SHARED_CACHE))
+def warm_dictionary_cache() -> None:
+    """Build the shared dictionary index once, before any daemon starts: a daemon reads it
+    in milliseconds instead of building it for seconds (``tests/dictionary_cache.py``)."""
+    warm_shared_cache()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, static_site
+from tests.dictionary_cache import SHARED_CACHE
 
 CLI = Path(sys.executable).with_name("pagekeeper")
 PAGES = ROOT / "tests" / "fixtures" / "pages"
@@ -68,8 +69,10 @@ def free_port() -> int:
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
+    """A fresh home that reads the shared dictionary index instead of building its own."""
     h = tmp_path / "home"
     h.mkdir()
+    (h / "config.json").write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))
     return h
 
 

@@ -19,10 +19,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from engine.archive.store import ArchiveStore
+from engine.errors import PageKeeperError
 from host.daemon import client
 from host.daemon.app import DEFAULT_PORT, App, Config
 from host.home import Home
@@ -50,6 +51,18 @@ class DaemonBackend:
         with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
             futures = [pool.submit(client.call, self.home, type, p) for p in params]
             return [done(f.result()) for f in futures]
+
+    def each(self, jobs: list[Callable], concurrency: int, ended: Callable) -> None:
+        """Run ``job(call)`` for each job, ``concurrency`` at a time in threads (``call`` is
+        this backend's ``call``, safe from any thread); ``ended(i, error)`` as each ends,
+        ``error`` None or the typed error it raised."""
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            futures = {pool.submit(job, self._threaded_call): i for i, job in enumerate(jobs)}
+            for future in as_completed(futures):
+                ended(futures[future], _typed_error(future))
+
+    def _threaded_call(self, type: str, params: dict | None = None):
+        return client.call(self.home, type, params or {})
 
     def pause(self, seconds: float) -> None:
         """Wait (the daemon's jobs go on without us)."""
@@ -91,6 +104,25 @@ class LocalBackend:
 
         return list(await asyncio.gather(*(one(p) for p in params)))
 
+    def each(self, jobs: list[Callable], concurrency: int, ended: Callable) -> None:
+        """:meth:`DaemonBackend.each` with the handlers on this process's loop: each job
+        runs in a thread, its ``call`` hands the message to the loop and waits."""
+        self._runner.run(self._each(jobs, max(1, concurrency), ended))
+
+    async def _each(self, jobs: list[Callable], concurrency: int, ended: Callable) -> None:
+        loop, gate = asyncio.get_running_loop(), asyncio.Semaphore(concurrency)
+
+        def call(type: str, params: dict | None = None):
+            return asyncio.run_coroutine_threadsafe(self._acall(type, params or {}), loop).result()
+
+        async def one(i: int, job: Callable) -> None:
+            async with gate:
+                task = asyncio.ensure_future(asyncio.to_thread(job, call))
+                await asyncio.wait([task])
+                ended(i, _typed_error(task))
+
+        await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs)))
+
     def pause(self, seconds: float) -> None:
         """Let the background jobs a handler started (a crawl) run for ``seconds``."""
         self._runner.run(asyncio.sleep(seconds))
@@ -102,6 +134,15 @@ class LocalBackend:
         finally:
             self._runner.close()
             self.app.close()
+
+
+def _typed_error(done) -> PageKeeperError | None:
+    """The typed error a finished job (a future or a task) raised, else None; anything
+    else it raised is raised here."""
+    error = done.exception()
+    if error is None or isinstance(error, PageKeeperError):
+        return error
+    raise error
 
 
 async def _cancel_pending() -> None:

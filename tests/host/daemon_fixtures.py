@@ -6,18 +6,17 @@ Import the fixtures into a test module (``from tests.host.daemon_fixtures import
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import signal
 import struct
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.dictionary_cache import SHARED_CACHE
 from tests.engine.archive.pages import page as saved_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,16 +37,6 @@ def pk(
     if check and done.returncode != 0:
         raise AssertionError(f"pagekeeper {args} -> {done.returncode}: {done.stderr}")
     return done
-
-
-# One dictionary-index cache for every test daemon: building it takes seconds, loading it ms.
-# One per checkout: two checkouts of different versions would each find the other's index
-# unreadable and rebuild it on every daemon start.
-SHARED_CACHE = (
-    Path(tempfile.gettempdir())
-    / f"pagekeeper-test-cache-{os.getuid() if hasattr(os, 'getuid') else 0}"
-    f"-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}"
-)
 
 
 def make_home(tmp_path: Path, **config) -> Path:

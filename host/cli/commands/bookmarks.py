@@ -4,8 +4,8 @@ file or a Pocket export (engine/archive/bookmarks.py), its folders as tags.
 Politely: at most ``--concurrency`` fetches at once and one request per site every
 ``--delay`` seconds. Resumable: what is archived already is skipped, so running it again
 after Ctrl-C or a failure finishes the rest. A progress bar goes to stderr. With a daemon
-running each page goes through it (``archive_page`` fetching the URL, then
-``archive_tag``); without one, fetches run in threads and the command registers them.
+running each page goes through it, else through the same handlers in this process
+(``archive_page`` fetching the URL and its resources, then ``archive_tag``).
 
 >>> Polite(0).wait("a.example")  # no delay: never waits
 0.0
@@ -16,19 +16,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine.archive import labels, registry
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
-from engine.archive.model import RegisterOptions
-from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, PageKeeperError, error_payload
-from host.cli.backend import base_url, send
+from host.cli.backend import backend, send
 from host.cli.command import command
-from host.daemon import client
-from host.services.fetch import FetchOptions, fetch
 
 MAX_FILE = 64 * 1024 * 1024
 
@@ -91,11 +85,7 @@ def run_import_bookmarks(args, ctx) -> dict:
         return report
     todo = interleaved(todo)
     draw = _bar(sys.stderr, len(todo))
-    polite = Polite(args.delay)
-    if client.running(ctx.home):
-        _through_daemon(ctx, todo, args, polite, draw, report)
-    else:
-        _direct(ctx, todo, args, polite, draw, report)
+    _archive(ctx, todo, args, Polite(args.delay), draw, report)
     return report
 
 
@@ -117,48 +107,33 @@ def interleaved(marks: list[Bookmark]) -> list[Bookmark]:
     return [mark for _turn, _order, mark in sorted(ranked, key=lambda r: r[:2])]
 
 
-def _through_daemon(ctx, todo, args, polite, draw, report) -> None:
+def _archive(ctx, todo: list[Bookmark], args, polite: Polite, draw, report: dict) -> None:
+    """Archive each bookmark through the command's backend (the daemon, or the same handlers
+    in this process): ``archive_page`` fetches the page and its resources, then its
+    folders become tags; ``--concurrency`` at a time, each site asked politely."""
 
-    def one(mark: Bookmark) -> None:
-        polite.wait(_site(mark.url))
-        done = client.call(ctx.home, "archive_page", {"url": mark.url, "title": mark.title or None})
-        if mark.tags and not args.no_tags:
-            client.call(ctx.home, "archive_tag", {"ref": done["id"], "add": list(mark.tags)})
-
-    _run(todo, args.concurrency, one, draw, report)
-
-
-def _direct(ctx, todo, args, polite, draw, report) -> None:
-
-    def fetched(mark: Bookmark):
-        polite.wait(_site(mark.url))
-        return fetch(mark.url, FetchOptions()).capture(mark.url, "fetch")
-
-    options = RegisterOptions(base=base_url(ctx.home))
-    with ArchiveStore.open(ctx.home) as store:  # registered here, one writer; fetched in threads
-
-        def keep(mark: Bookmark, capture) -> None:
-            reg = registry.register(store, capture, options)
+    def job(mark: Bookmark):
+        def run(call) -> None:
+            polite.wait(_site(mark.url))
+            done = call("archive_page", {"url": mark.url, "title": mark.title or None})
             if mark.tags and not args.no_tags:
-                labels.set_tags(store, reg.key, list(mark.tags), [])
+                call("archive_tag", {"ref": done["id"], "add": list(mark.tags)})
 
-        _run(todo, args.concurrency, fetched, draw, report, keep)
+        return run
 
+    finished = 0
 
-def _run(todo, concurrency: int, work, draw, report, keep=None) -> None:
-    """``work`` each bookmark in a bounded pool; ``keep`` its result on this thread."""
-    with ThreadPoolExecutor(max(1, concurrency)) as pool:
-        futures = {pool.submit(work, mark): mark for mark in todo}
-        for done, future in enumerate(as_completed(futures), 1):
-            mark = futures[future]
-            try:
-                result = future.result()
-                if keep is not None:
-                    keep(mark, result)
-                report["archived"] += 1
-            except PageKeeperError as exc:
-                report["failed"].append({"url": mark.url, "error": error_payload(exc)})
-            draw(done, mark.url)
+    def ended(i: int, error: PageKeeperError | None) -> None:
+        nonlocal finished
+        finished += 1
+        if error is None:
+            report["archived"] += 1
+        else:
+            report["failed"].append({"url": todo[i].url, "error": error_payload(error)})
+        draw(finished, todo[i].url)
+
+    with backend(ctx) as b:
+        b.each([job(mark) for mark in todo], args.concurrency, ended)
 
 
 def render(report: dict) -> str:

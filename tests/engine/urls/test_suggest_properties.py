@@ -15,8 +15,9 @@ from engine.urls.dictionary import DomainDictionary, split_host
 from engine.urls.learning import LearningState
 from engine.urls.substitution import read_typed
 from engine.urls.suggest import ERRORS, Suggester, SuggestRequest
+from tests.dictionary_cache import shared_bundled_dictionary
 
-SUGGESTER = Suggester(DomainDictionary.bundled()).warm()
+SUGGESTER = Suggester(shared_bundled_dictionary()).warm()
 HOSTISH = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.-_+&, éüß%@:/", max_size=40)
 
 

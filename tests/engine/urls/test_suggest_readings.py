@@ -10,11 +10,12 @@ from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestRequest
 from engine.urls.typos import DEFAULT_COSTS as C
 from engine.urls.typos import typo_cost
+from tests.dictionary_cache import shared_bundled_dictionary
 
 
 @pytest.fixture(scope="module")
 def bundled():
-    return Suggester(DomainDictionary.bundled()).warm()
+    return Suggester(shared_bundled_dictionary()).warm()
 
 
 def suggest(suggester, url, error="dns"):

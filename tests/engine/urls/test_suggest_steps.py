@@ -14,11 +14,12 @@ from engine.urls.segments import Lexicon, Segmenter, ngram_score
 from engine.urls.substitution import host_variants, read_typed
 from engine.urls.suggest import Suggester, SuggestRequest
 from engine.urls.typos import typo_cost
+from tests.dictionary_cache import shared_bundled_dictionary
 
 
 @pytest.fixture(scope="module")
 def bundled():
-    return Suggester(DomainDictionary.bundled()).warm()
+    return Suggester(shared_bundled_dictionary()).warm()
 
 
 def top(suggester, url, **kw):
@@ -107,7 +108,7 @@ def test_index_round_trips_through_bytes():
 
 def test_index_finds_exactly_what_brute_force_finds():
 
-    d = DomainDictionary.bundled()
+    d = shared_bundled_dictionary()  # the bundled list, as the product's cached index
     for query in ["gogle", "facebok", "wikipdiaa", "amazn", "stackoverflw", "nytims", "yutube"]:
         got = {i for i, _ in d.near_keys(query)}
         want = set()

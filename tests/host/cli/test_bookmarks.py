@@ -8,15 +8,19 @@ import time
 
 import pytest
 
+from engine.archive.resources import manifest_of
+from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import make_home
 
 PAGES = {
-    f"p{n}.html": f"<html><head><title>Page {n}</title></head><body><p>Bookmarked page number {n}, "
+    f"p{n}.html": f"<html><head><title>Page {n}</title><link rel=stylesheet href=site.css></head>"
+    f"<body><p>Bookmarked page number {n}, "
     "with enough words in it to be an article of its own.</p></body></html>"
     for n in range(6)
 }
+STYLE = "body { font-family: serif; color: #123456 }"
 
 
 @pytest.fixture
@@ -25,6 +29,7 @@ def site(tmp_path):
     root.mkdir()
     for name, body in PAGES.items():
         (root / name).write_text(body)
+    (root / "site.css").write_text(STYLE)
     with static_site(root) as url:
         yield url
 
@@ -59,6 +64,16 @@ def _import_and_resume(capsys, home, tmp_path, site) -> None:
     more = bookmark_file(tmp_path, site, [f"p{n}.html" for n in range(6)])
     code, again, _ = cli(capsys, home, "import-bookmarks", more, "--delay", "0")
     assert (again["already"], again["archived"]) == (3, 3)  # resumed: only what is new
+    assert stored_styles(home) == {f"{site}/p{n}.html": [f"{site}/site.css"] for n in range(6)}
+
+
+def stored_styles(home) -> dict[str, list[str]]:
+    """Each archived page's stored resources (one path, daemon or not: the page's own too)."""
+    with ArchiveStore.open(home, readonly=True) as store:
+        return {
+            doc["url"]: [r["url"] for r in manifest_of(store, doc) if r.get("blob")]
+            for doc in store.raw("versions").values()
+        }
 
 
 def test_import_without_a_daemon(capsys, tmp_path, site):

@@ -15,6 +15,7 @@ from engine.urls.suggest import Suggester
 from host.cli.commands.suggest import batch_line
 from host.services import learning_file
 from tests.conftest import run_pagekeeper
+from tests.dictionary_cache import seed_home_cache
 from tests.host.daemon_fixtures import SHARED_CACHE
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,6 +43,7 @@ def test_single_url_json(tmp_path):
 
 
 def test_human_output_and_referrer(tmp_path):
+    seed_home_cache(tmp_path)
     done = pagekeeper(
         tmp_path, "suggest", "http://faceboook.com/", "--referrer", "https://example.org/"
     )
@@ -51,6 +53,7 @@ def test_human_output_and_referrer(tmp_path):
 
 
 def test_batch_keeps_order_and_types_errors_per_line(tmp_path):
+    seed_home_cache(tmp_path)
     lines = [
         {"url": "http://gogle.com/"},
         "not json",
@@ -78,6 +81,7 @@ def test_batch_keeps_order_and_types_errors_per_line(tmp_path):
 def test_batch_survives_lines_the_output_cannot_carry(tmp_path):
     """JSON may hold a lone surrogate (\\ud800) that UTF-8 output cannot: that line gets an
     error (the url echoed with U+FFFD), the batch goes on; "error": null is the default kind."""
+    seed_home_cache(tmp_path)
     stdin = (
         b'{"url": "http://g\\ud800ogle.com/"}\n'
         b'{"url": "http://gogle.com/", "referrer": "http://x\\udc00.com/"}\n'
@@ -134,8 +138,7 @@ def test_bad_dictionary_and_bad_arguments_are_typed_errors(tmp_path):
 
 
 def test_damaged_cache_is_rebuilt(tmp_path):
-    assert pagekeeper(tmp_path, "suggest", "http://gogle.com/").returncode == 0
-    (cache,) = (tmp_path / "cache").glob("dictionary-*.idx")
+    cache = seed_home_cache(tmp_path)
     cache.write_bytes(cache.read_bytes()[:1000])
     done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json")
     assert (
@@ -146,6 +149,7 @@ def test_damaged_cache_is_rebuilt(tmp_path):
 
 
 def test_learning_file_is_used(tmp_path):
+    seed_home_cache(tmp_path)
     state = {
         "version": 1,
         "outcomes": {"gogle.com": {"goggle.com": {"shown": 1, "taken": 2, "rejected": 0}}},
@@ -164,6 +168,7 @@ def test_atomic_write_leaves_no_temp_files(tmp_path):
 
 
 def test_bundled_dictionary_cache_is_reused(tmp_path):
+    seed_home_cache(tmp_path)
     first = learning_file.bundled_dictionary(tmp_path)
     (cache,) = (tmp_path / "cache").glob("dictionary-*.idx")
     stamp = cache.stat().st_mtime_ns

@@ -63,6 +63,7 @@ def test_sandboxed_copy_follows_its_signed_gc_link(daemon, home, browser):
     assert "sig=" in link.get_attribute("href")
     copy = next(f for f in page.frames if "/v/" in f.url)
     assert copy.title() == "A"  # the copy's script never ran
+    frame.locator("#hide-label").click()  # the banner floats over the copy's top: hide it first
     link.click()
     frame.locator("#b").wait_for(timeout=15000)  # gc: live unreachable -> the stored copy of B
     landed = next(f for f in page.frames if f.url and f"/v/{target['id']}/" in f.url)

@@ -27,7 +27,7 @@ class BrokenSuggester:
 
 @pytest.fixture
 def app(tmp_path):
-    app = App(tmp_path / "home", Config(port=47999))
+    app = App(tmp_path / "home", Config(port=47999, cache_dir=str(SHARED_CACHE)))
     html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
     register(app.store, Capture(URL, html))
     yield app
