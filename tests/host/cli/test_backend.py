@@ -40,7 +40,8 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     for name, body in PAGES.items():
         (root / name).write_bytes(_html(name, body))
-    (root / "other.html").write_bytes(b"<html><body><p>nothing alike here at all</p></body></html>")
+    drifted = "<p>the last page</p><p>Zebras juggle quantum marmalade beside violet orchestras.</p>"
+    (root / "drifted.html").write_bytes(_html("b.html", drifted))
     with static_site(root) as url:
         yield url, root
 
@@ -217,9 +218,9 @@ def test_check_thresholds_reach_the_daemon(capsys, homes, site):
     """--present-at/--changed-at change the verdict through the daemon (they were dropped)."""
     url, root = site
     served, _ = homes
-    page = f"{url}/b.html"  # stored as another page's text: the live one barely matches
+    page = f"{url}/b.html"  # stored with a paragraph the live page lost: half its words found
     add = cli(
-        capsys, served, "archive", "add", page, "--html", str(root / "other.html"), "--no-fetch"
+        capsys, served, "archive", "add", page, "--html", str(root / "drifted.html"), "--no-fetch"
     )
     assert add[0] == 0, add
     default = cli(capsys, served, "check", page)[1]["results"][0]
