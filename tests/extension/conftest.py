@@ -10,6 +10,7 @@ opened with ``ctx.new_page()``, never the start-up tab (pitfall 1).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -54,9 +55,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def pk(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run the real CLI against a test home."""
-    env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
+def pk(
+    home: Path, *args: str, check: bool = True, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """Run the real CLI against a test home (``env``: added to the environment)."""
+    env = {**os.environ, "PAGEKEEPER_HOME": str(home), **(env or {})}
     done = subprocess.run(
         [str(PAGEKEEPER), "--home", str(home), *args],
         capture_output=True,
@@ -95,12 +98,19 @@ class Host:
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     """A real `pagekeeper serve` on a free port, in a home of its own; stopped afterwards."""
+    with running_host(tmp_path_factory) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def running_host(tmp_path_factory, env: dict | None = None):
+    """:func:`host`, its daemon started with ``env`` added to the environment."""
     home = tmp_path_factory.mktemp("pk-home")
     port = free_port()
     config = {"port": port, "cache_dir": str(SHARED_CACHE)}
     (home / "config.json").write_text(json.dumps(config))
     try:
-        pk(home, "serve", "--port", str(port), "--detach")
+        pk(home, "serve", "--port", str(port), "--detach", env=env)
         yield Host(home, port)
     finally:  # also when the CLI gave up waiting: the daemon may still come up, and stay
         pk(home, "stop", check=False)
@@ -133,26 +143,29 @@ class Browser:
 
     def stop_worker(self) -> None:
         """Stop the extension's service worker, as Chromium does after 30 s idle (CDP
-        ServiceWorker.stopAllWorkers); the next event starts it again with empty memory."""
+        ServiceWorker.stopAllWorkers); the next event starts it again with empty memory.
+        Done once every worker version was seen stopped: an event already on its way (a
+        popup's message, the host's reply) may start it again at once."""
         page = self.context.new_page()
         session = self.context.new_cdp_session(page)
-        states: dict[str, str] = {}
+        stopped: dict[str, bool] = {}
 
         def seen(event):
             for version in event["versions"]:
                 if version["scriptURL"].startswith(self.url("")):
-                    states[version["versionId"]] = version["runningStatus"]
+                    was = stopped.get(version["versionId"], False)
+                    stopped[version["versionId"]] = was or version["runningStatus"] == "stopped"
 
         session.on("ServiceWorker.workerVersionUpdated", seen)
         session.send("ServiceWorker.enable")
         session.send("ServiceWorker.stopAllWorkers")
         for _ in range(100):
-            if states and all(state == "stopped" for state in states.values()):
+            if stopped and all(stopped.values()):
                 break
             page.wait_for_timeout(50)
         session.detach()
         page.close()
-        assert states and all(s == "stopped" for s in states.values()), states
+        assert stopped and all(stopped.values()), stopped
 
     def badge(self, tab_id: int) -> str:
         return self.worker().evaluate("(id) => chrome.action.getBadgeText({tabId: id})", tab_id)

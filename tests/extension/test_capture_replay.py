@@ -12,7 +12,9 @@ import base64
 import contextlib
 import json
 import math
+import os
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -28,6 +30,7 @@ from tests.extension.capture_site import (
     serve,
     start_sites,
 )
+from tests.extension.conftest import running_host
 from tests.extension.test_firefox import firefox, wait_for  # noqa: F401 (the fixture)
 
 
@@ -161,6 +164,17 @@ def _until(popup, tab: int, done, timeout_ms: int = 60000) -> dict:
     raise AssertionError(f"capture progress stuck at {shown}")
 
 
+COMMIT_HOOK = Path(__file__).resolve().parent / "commit_hook"
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """The module's daemon, with the test hook that can hold a commit (commit_hook/)."""
+    path = os.pathsep.join(filter(None, [str(COMMIT_HOOK), os.environ.get("PYTHONPATH")]))
+    with running_host(tmp_path_factory, {"PYTHONPATH": path}) as started:
+        yield started
+
+
 STOP_WHEN = {
     "sending": lambda s: s.get("phase") == "sending" and s.get("parts_sent", 0) > 0,
     "saving": lambda s: s.get("phase") == "saving",
@@ -190,9 +204,12 @@ def test_a_capture_carries_on_when_its_service_worker_is_stopped_mid_transfer(br
     popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
     errors = []
     popup.on("pageerror", lambda error: errors.append(str(error)))
+    if phase == "saving":  # the host holds the commit long enough to stop the worker in it
+        (host.home / "test-commit-delay").write_text("3")
     popup.locator("#archive").click()
     _until(popup, tab, STOP_WHEN[phase])
     browser.stop_worker()
+    (host.home / "test-commit-delay").unlink(missing_ok=True)
     stopped = _progress(popup, tab)
     assert stopped["phase"] == phase and stopped["parts_sent"] <= stopped["parts_total"], stopped
     if phase == "sending":
