@@ -31,7 +31,7 @@ run: $(VENV)/.installed
 
 ## test: set up with test extras, lint, and run the whole test suite
 test: $(VENV)/.installed-test lint
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n 4 --dist loadfile
 
 lint: $(VENV)/.installed-test node_modules/.installed
 	$(BIN)/ruff check .
