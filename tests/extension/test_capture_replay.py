@@ -149,6 +149,18 @@ def time_to_settle(driver) -> None:
 IMAGES = 30
 
 
+def open_with_popup(browser, server):
+    """The served site's page in a tab, and the popup for that tab: (url, page, tab, popup)."""
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    tab = browser.tab_id(url)
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    return url, page, tab, popup
+
+
 def _progress(popup, tab: int) -> dict:
     key = f"capture:{tab}"
     return popup.evaluate("async (k) => (await chrome.storage.session.get(k))[k] ?? {}", key) or {}
@@ -195,21 +207,16 @@ def test_a_capture_carries_on_when_its_service_worker_is_stopped_mid_transfer(br
         f"/i{i}.png": ("image/png", png(400, 0, (i, seed, 2), noise=340)) for i in range(IMAGES)
     }
     server = serve(table | images)
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    page = browser.context.new_page()
-    page.goto(url)
-    page.wait_for_load_state("load")
-    tab = browser.tab_id(url)
-    popup = browser.context.new_page()
-    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    url, page, tab, popup = open_with_popup(browser, server)
     errors = []
     popup.on("pageerror", lambda error: errors.append(str(error)))
-    if phase == "saving":  # the host holds the commit long enough to stop the worker in it
-        (host.home / "test-commit-delay").write_text("3")
+    # The host holds each part, or the commit, long enough to stop the worker in that phase.
+    hold = host.home / ("test-part-delay" if phase == "sending" else "test-commit-delay")
+    hold.write_text("0.3" if phase == "sending" else "3")
     popup.locator("#archive").click()
     _until(popup, tab, STOP_WHEN[phase])
     browser.stop_worker()
-    (host.home / "test-commit-delay").unlink(missing_ok=True)
+    hold.unlink()
     stopped = _progress(popup, tab)
     assert stopped["phase"] == phase and stopped["parts_sent"] <= stopped["parts_total"], stopped
     if phase == "sending":
@@ -243,13 +250,7 @@ def test_a_capture_stopped_while_reading_the_page_fails_cleanly_and_can_be_archi
     }
     delay = lambda path: path == "/slow.png" and len(server.seen) > 2 and time.sleep(slow["delay"])  # noqa: E731
     server = serve(table, before=delay, no_store=("/slow.png",))
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    page = browser.context.new_page()
-    page.goto(url)
-    page.wait_for_load_state("load")
-    tab = browser.tab_id(url)
-    popup = browser.context.new_page()
-    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    url, page, tab, popup = open_with_popup(browser, server)
     archive_call = (
         "(id) => chrome.runtime.sendMessage({ type: 'archive_tab', params: { tabId: id } })"
     )

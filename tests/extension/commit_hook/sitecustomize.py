@@ -1,7 +1,8 @@
 """A test hook, loaded by every Python started with this folder on ``PYTHONPATH`` (the daemon
-of tests/extension/test_capture_replay.py): while ``<home>/test-commit-delay`` exists, the
-host's ``capture_commit`` first waits that many seconds, so a test can act while the host is
-committing (stop the extension's service worker) on a machine of any speed.
+of tests/extension/test_capture_replay.py): while ``<home>/test-commit-delay`` (or
+``test-part-delay``) exists, the host's ``capture_commit`` (or each ``capture_part``) first
+waits that many seconds, so a test can act while the host is committing or receiving parts
+(stop the extension's service worker) on a machine of any speed.
 """
 
 import time
@@ -9,14 +10,18 @@ from pathlib import Path
 
 from host.handlers import capture
 
-real = capture.HANDLERS["capture_commit"]
+
+def held(name: str, marker: str):
+    real = capture.HANDLERS[name]
+
+    def slowed(params: dict, app) -> dict:
+        delay = Path(app.home, marker)
+        if delay.exists():
+            time.sleep(float(delay.read_text()))
+        return real(params, app)
+
+    capture.HANDLERS[name] = slowed
 
 
-def slowed(params: dict, app) -> dict:
-    delay = Path(app.home, "test-commit-delay")
-    if delay.exists():
-        time.sleep(float(delay.read_text()))
-    return real(params, app)
-
-
-capture.HANDLERS["capture_commit"] = slowed
+held("capture_commit", "test-commit-delay")
+held("capture_part", "test-part-delay")

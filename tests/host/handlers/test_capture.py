@@ -46,6 +46,11 @@ def app_in(home, **config) -> App:
     return App(home, Config(port=47999, capture_part_bytes=PART, **config))
 
 
+def manifest_entry(app, done: dict, url: str) -> dict:
+    """The manifest entry of ``url`` in the version a commit registered."""
+    return next(e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url)
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -158,9 +163,7 @@ def test_identical_duplicate_is_ignored_and_a_different_one_rejected(tmp_path):
         send(app, cid, url, 1, b"x" * PART)
     send_all(app, cid, started["need"])
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(
-        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
-    )
+    entry = manifest_entry(app, done, url)
     assert app.store.get_blob(entry["blob"]) == LOGO  # the first part stayed
 
 
@@ -402,9 +405,7 @@ def test_a_part_an_os_crash_damaged_is_asked_for_again(tmp_path):
     assert capture_status({"capture_id": cid}, app)["missing"] == {url: [1]}
     send(app, cid, url, 1, LOGO[PART : 2 * PART])
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(
-        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
-    )
+    entry = manifest_entry(app, done, url)
     assert app.store.get_blob(entry["blob"]) == LOGO
 
 
@@ -417,9 +418,7 @@ def test_a_damaged_part_sent_again_replaces_it(tmp_path):
     part.write_bytes(part.read_bytes()[:-7])  # cut short by an OS crash
     send(app, cid, url, 2, LOGO[2 * PART :])  # the extension retries before asking
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(
-        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
-    )
+    entry = manifest_entry(app, done, url)
     assert app.store.get_blob(entry["blob"]) == LOGO
 
 
@@ -431,9 +430,7 @@ def test_a_damaged_part_is_never_stored(tmp_path):
     part = pending_root(tmp_path) / cid / "parts" / f"{url_digest(url)}.0"
     part.write_bytes(part.read_bytes()[:-3])  # cut short after the rename (an OS crash)
     done = capture_commit({"capture_id": cid}, app)
-    entry = next(
-        e for e in manifest_of(app.store, app.store.version(done["id"])) if e["url"] == url
-    )
+    entry = manifest_entry(app, done, url)
     assert entry["status"] == "not_received" and entry["blob"] is None
 
 
