@@ -379,16 +379,11 @@ class Suggester:
                 self._near(ctx, q, source, typed_key)
 
     def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
-        by_key: dict[str, list[int]] = {}
-        near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
-        far = set()
-        for ident, dist in near:
-            by_key.setdefault(source.key(ident), []).append(ident)
-            if dist > 1 and min(len(typed_key), len(source.key(ident))) < SHORT_KEY:
-                far.add(ident)  # two edits on a short name: never a confident match
-        for key, ids in list(by_key.items())[: self.options.max_near]:
+        for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near):
+            # two edits on a short name: never a confident match
+            far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
             base = q.cost + typo_cost(typed_key, key, ctx.layout)
-            if ids[0] in far:
+            if far:
                 base += self.options.short_far_cost
             for ident in siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
@@ -401,7 +396,7 @@ class Suggester:
                 rank = self._rank_in(source, ident)
                 sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
                 self._add(ctx, source.domain(ident), cost, "spelling", why, sub, rank)
-                if ident in far and source.domain(ident) in ctx.candidates:
+                if far and source.domain(ident) in ctx.candidates:
                     ctx.candidates[source.domain(ident)].unsure = True
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
