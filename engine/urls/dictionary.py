@@ -553,7 +553,9 @@ class DomainDictionary:
     def memory_bytes(self) -> int:
         """Approximate memory of the index structures (domains + entries)."""
         strings = 49 + len(self.text) + 4 * len(self.offsets)
-        index = 12 * len(self.hashes) + len(self.key_lengths) + 4 * (len(self.starts) + len(self.twins))
+        index = (
+            12 * len(self.hashes) + len(self.key_lengths) + 4 * (len(self.starts) + len(self.twins))
+        )
         return strings + index
 
 
