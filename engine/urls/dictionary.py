@@ -427,7 +427,9 @@ class DomainDictionary:
         found.sort()
         return found
 
-    def nearest_keys(self, query: str, limit: int) -> list[tuple[str, int, list[int]]]:
+    def nearest_keys(
+        self, query: str, limit: int, most: int = 2
+    ) -> list[tuple[str, int, list[int]]]:
         """(key, distance, ids) of the first ``limit`` keys :meth:`near_keys` finds,
         nearest first, then by the rank of the key's most popular domain; ids in rank
         order. The same as grouping :meth:`near_keys` by key, without verifying every
@@ -447,6 +449,8 @@ class DomainDictionary:
         for group in groups.values():
             group[2].sort()
         ones = sorted((g for g in groups.values() if g[1] == 1), key=lambda g: g[2][0])
+        if most < 2:
+            return [tuple(g) for g in ones[:limit]]
         need = limit - len(ones)
         if need <= 0 or len(query) > DELETE_MAX_LENGTH + 2:
             twos = sorted((g for g in groups.values() if g[1] == 2), key=lambda g: g[2][0])
@@ -623,7 +627,7 @@ def _twins(d: DomainDictionary) -> array:
     >>> list(_twins(DomainDictionary.from_domains(["a.com", "b.com", "a.de"])))
     [2, 0, 0]
     """
-    twins, last = array("I", bytes(4 * len(d))), {}
+    twins, last = array("I", bytes(4 * len(d))), dict[str, int]()
     for ident in range(len(d)):
         key = d.key(ident)
         before = last.get(key)

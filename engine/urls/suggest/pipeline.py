@@ -379,7 +379,9 @@ class Suggester:
                 self._near(ctx, q, source, typed_key)
 
     def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
-        for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near):
+        # a reading that already assumes a costly mistake gets one more edit, not two
+        most = 1 if q.cost >= self.options.one_edit_reading_cost else 2
+        for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near, most):
             # two edits on a short name: never a confident match
             far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
             base = q.cost + typo_cost(typed_key, key, ctx.layout)

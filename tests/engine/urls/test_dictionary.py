@@ -63,6 +63,8 @@ def test_nearest_keys_is_near_keys_grouped_on_the_bundled_list():
     for query in queries:
         for limit in (1, 3, 40):
             assert d.nearest_keys(query, limit) == _grouped(d, query, limit), (query, limit)
+            ones = [g for g in _grouped(d, query, 999) if g[1] == 1][:limit]
+            assert d.nearest_keys(query, limit, most=1) == ones, (query, limit)
 
 
 def test_nearest_keys_lists_every_domain_of_a_two_edit_key():
