@@ -408,9 +408,18 @@ class DomainDictionary:
         ident = self.id_of(domain)
         return None if ident is None else ident + 1
 
+    def has_key(self, key: str) -> bool:
+        """Whether some domain's key is exactly ``key``."""
+        return any(self.key(ident) == key for ident in self._ids(_entry(key, TAG_KEY)))
+
     def ids_with_key(self, key: str) -> list[int]:
         """Ids of every domain whose key is exactly ``key``, most popular first."""
-        return sorted(i for i in set(self._ids(_entry(key, TAG_KEY))) if self.key(i) == key)
+        # entries of one hash are in id order: the first id with this key is its most
+        # popular domain, and the twin chain lists the others
+        for ident in self._ids(_entry(key, TAG_KEY)):
+            if self.key(ident) == key:
+                return self._key_ids(ident)
+        return []
 
     def near_keys(self, query: str) -> list[tuple[int, int]]:
         """(id, distance) of domains whose key is 1 or 2 edits from ``query``.

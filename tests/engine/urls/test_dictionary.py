@@ -85,3 +85,15 @@ def test_nearest_keys_lists_every_domain_of_a_two_edit_key():
             ("abcd", 2, ["abcd.com", "abcd.de", "abcd.fr"]),
         ]
         assert index.nearest_keys("xbcy", 40) == _grouped(index, "xbcy", 40)
+
+
+def test_ids_with_key_lists_every_domain_of_a_key_in_rank_order():
+    d = shared_bundled_dictionary()
+    by_key: dict[str, list[int]] = {}
+    for ident in range(len(d)):
+        by_key.setdefault(d.key(ident), []).append(ident)
+    for key in ("google", "amazon", "bbc", "yahoo", "wikipedia", "xn--80ak6aa92e"):
+        assert d.ids_with_key(key) == by_key.get(key, []), key
+        assert d.has_key(key) == (key in by_key)
+    assert d.ids_with_key("qqzzxxjj") == [] and not d.has_key("qqzzxxjj")
+    assert len(d.ids_with_key("google")) > 100  # google.* in rank order, via the twin chain
