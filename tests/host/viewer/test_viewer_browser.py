@@ -255,7 +255,9 @@ def test_a_live_page_over_the_cap_shows_too_large_to_check(page, daemon, seeded,
     finally:
         del live_site.declared["/ministerium.html"]
     card = page.locator(".liveness-card")
-    expect(card).to_contain_text("the live page is larger than the 50 MB cap, so it was not checked")
+    expect(card).to_contain_text(
+        "the live page is larger than the 50 MB cap, so it was not checked"
+    )
     expect(card.locator(".keywords")).to_have_count(0)
     expect(card.locator(".bar")).to_have_count(0)  # no keyword was judged: no match degree
     page.get_by_role("link", name="Liveness").click()
