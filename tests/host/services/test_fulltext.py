@@ -4,6 +4,7 @@ prefixes, exclusions, CJK, deletion and undo, restart, rebuild, and the CLI's ty
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from types import SimpleNamespace
 
@@ -155,6 +156,35 @@ def test_a_deleted_version_leaves_the_index_file(home):
         left = on_disk(index, path)
         assert "quokkas" not in left and "xylophones" not in left and "Quokka notes" not in left
         assert urls(store, home, "garden") == ["https://b.example/diary"]
+
+
+def test_secure_delete_zeroes_the_pages_the_purge_frees(home):
+    """The purge's merge frees the pages of the old segments; with ``secure_delete`` they are
+    zeroed, else they keep the deleted version's words on the freelist. The deleted page has
+    hundreds of random words (FTS5 stores each term after the prefix it shares with the one
+    before, so their last eight letters are looked for) and is indexed between other pages,
+    so its segment pages are freed by the merge and not reused (the freelist shows it)."""
+    path = Home(home).fulltext
+    rnd = random.Random(16)
+    secret = ["".join(rnd.choice("bcdfghjklmnpqrstvwxz") for _ in range(14)) for _ in range(300)]
+    gone = "https://s.example/secret"
+    with ArchiveStore.open(home) as store:
+        index = fulltext.index_of(home)
+        index.sync(store)
+        register(store, Capture(gone, html("Secret", " ".join(secret))))
+        index.sync(store)
+        for n in range(12):  # later segments, so the secret one is merged away, not appended to
+            register(store, Capture(f"https://e.example/{n}", html(f"Page {n}", "rivers " * 40)))
+            index.sync(store)
+        index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert all(word[-8:] in on_disk(index, path) for word in secret)
+        app = SimpleNamespace(store=store)
+        archive_delete({"ref": gone, "undo": False}, app)
+        archive_reclaim({}, app)
+        assert index.db.execute("PRAGMA freelist_count").fetchone()[0] > 0  # freed, not reused
+        left = on_disk(index, path)
+        assert [w for w in secret if w[-8:] in left] == []
+        assert urls(store, home, "rivers")  # the others stay
 
 
 def terms(index, word: str) -> int:
