@@ -85,8 +85,13 @@ def averages(db: sqlite3.Connection) -> tuple[int, float]:
 
 def row_length(db: sqlite3.Connection, n: int, table: str) -> int:
     """A row's length in tokens, from FTS5's docsize record."""
+    return sum(column_lengths(db, n, table))
+
+
+def column_lengths(db: sqlite3.Connection, n: int, table: str = "docs") -> list[int]:
+    """A row's length in tokens per column (FTS5's docsize record); [] for no row."""
     found = db.execute(f"SELECT sz FROM {table}_docsize WHERE id = ?", (n,)).fetchone()
-    return sum(_varints(found[0])) if found else 0
+    return _varints(found[0]) if found else []
 
 
 class Champions:

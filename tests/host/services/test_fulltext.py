@@ -187,6 +187,41 @@ def test_secure_delete_zeroes_the_pages_the_purge_frees(home):
         assert urls(store, home, "rivers")  # the others stay
 
 
+def test_a_row_whose_text_blob_is_gone_is_removed_all_the_same(home):
+    """A version deleted after its text blob vanished (a damaged or edited archive): its row
+    leaves FTS5 all the same, with the body terms FTS5 holds for it, at the next purge; the
+    index is then what a rebuild from the remaining versions makes (same terms, document
+    counts and token totals), and the words leave the file."""
+    path = Home(home).fulltext
+    gone = "https://q.example/quokkas"
+    with ArchiveStore.open(home) as store:
+        register(
+            store, Capture(gone, html("Quokka notes", "Quokkas play xylophones in 東京. " * 3))
+        )
+        index = fulltext.index_of(home)
+        index.sync(store)
+        (reg_id,) = [i for i, v in store.raw("versions").items() if v["url"] == gone]
+        store._blob_path(fulltext.text_source(store, reg_id)).unlink()
+        app = SimpleNamespace(store=store)
+        archive_delete({"ref": gone, "undo": False}, app)
+        assert urls(store, home, "quokkas") == [] and terms(index, "quokkas") == 1  # dead
+        archive_reclaim({}, app)
+        assert terms(index, "quokkas") == 0 and terms(index, "xylophones") == 0
+        left = on_disk(index, path)
+        assert "quokkas" not in left and "xylophones" not in left and "Quokka notes" not in left
+        fresh = FullTextIndex(path.with_name("fresh.sqlite3"))
+        assert fresh.rebuild(store) == len(PAGES)
+        assert vocabulary(index) == vocabulary(fresh)
+        assert champions.averages(index.db) == champions.averages(fresh.db)
+        assert urls(store, home, "garden") == ["https://b.example/diary"]
+        fresh.close()
+
+
+def vocabulary(index) -> list[tuple]:
+    index.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, docs, row)")
+    return index.db.execute("SELECT term, doc, cnt FROM temp.v ORDER BY term").fetchall()
+
+
 def terms(index, word: str) -> int:
     index.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, docs, row)")
     found = index.db.execute("SELECT doc FROM temp.v WHERE term = ?", (word,)).fetchone()
