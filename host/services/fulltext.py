@@ -331,14 +331,18 @@ class FullTextIndex:
                     head = self._champion_head(query, want)
                     if head is not None:
                         return head
-                return self._scored(match)
+                ranking, matched = self._scored(match)
+                if want is not None and self._frequent(matched):
+                    self._make_list(query)  # the next search of it is answered from the list
+                return ranking
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
 
-    def _scored(self, match: str) -> Ranking:
-        """Every match scored by FTS5, its documents by their best version."""
+    def _scored(self, match: str) -> tuple[Ranking, int]:
+        """Every match scored by FTS5, its documents by their best version; and how many
+        live rows matched."""
         found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
-        return Ranking([tuple(r) for r in found], len(found))
+        return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
@@ -346,22 +350,36 @@ class FullTextIndex:
         positives = query.positives
         if len(positives) != 1:
             return None
-        hits = [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
-        rows, _avgdl = averages(self.db)
-        if len(hits) < max(MIN_ROWS, SHARE * rows):
-            return None  # few matches: scoring them all is fast
         term = textquery.to_fts(textquery.Query(tuple(positives)))
-        excluding = len(positives) < len(query.terms)
-        df = self._count(term) if excluding else len(hits)
-        if term not in self.champions.tiers:
-            self.champions.build(term)
-        matching = set(hits).__contains__ if excluding else _any
-        listed = self.champions.ranked(term, df, matching)
-        if listed is None:  # the term has no list (built just above, so only if it failed)
+        hits = self.champions.hits(term)
+        if hits is None:
             return None
-        return self._certified(*listed, hits, want)
+        df = len(hits)
+        if not self._frequent(df):
+            return None  # few matches (left): scoring them all is fast
+        matching = hits
+        if len(positives) < len(query.terms):  # -excluded terms: the rows left, from FTS5
+            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        listed = self.champions.ranked(term, df, matching.__contains__)
+        return None if listed is None else self._certified(*listed, matching, want)
 
-    def _certified(self, scored, bound: float, hits: list[int], want: int) -> Ranking | None:
+    def _make_list(self, query) -> None:
+        """A champion list for a one-term query's term, if it has none and is frequent."""
+        if len(query.positives) != 1:
+            return
+        term = textquery.to_fts(textquery.Query(tuple(query.positives)))
+        if term in self.champions.tiers:
+            return
+        found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
+        if self._frequent(len(found)):
+            self.champions.build(term, found)
+
+    def _frequent(self, df: int) -> bool:
+        """A term matching ``df`` rows is answered from a champion list."""
+        rows, _avgdl = averages(self.db)
+        return df >= max(MIN_ROWS, SHARE * rows)
+
+    def _certified(self, scored, bound: float, hits, want: int) -> Ranking | None:
         seen_keys, head = set[str](), list[tuple[str, str, float]]()
         for row in scored:
             found = self.rows.get(row.n)
@@ -371,16 +389,12 @@ class FullTextIndex:
                 break
             seen_keys.add(found[0])
             head.append((found[0], found[1], row.rank))
-        total = len({self.rows[n][0] for n in hits if n in self.rows})
+        rows = self.rows
+        total = len({rows[n][0] for n in hits if n in rows})
         if len(head) < min(want, total):
             return None
         head.sort(key=lambda r: (r[2], r[0]))
         return Ranking(head, total)
-
-    def _count(self, match: str) -> int:
-        return self.db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (match,)).fetchone()[
-            0
-        ]
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -390,7 +404,7 @@ class FullTextIndex:
 _ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
-    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r FROM m"
+    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
 ORPHAN_RANGES = ("", "c", "g", "l", "p", "t", "\u0080", "\u3000")  # first terms of the steps
@@ -410,10 +424,6 @@ def _instances(step: int, dead: tuple[int, ...]) -> tuple[str, tuple]:
 
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
-
-
-def _any(_n: int) -> bool:
-    return True
 
 
 def text_source(store, reg_id: str) -> str | None:
