@@ -70,6 +70,7 @@ class Registration:
     duplicate_of: str | None = None
     previous_similarity: float | None = None
     note: str | None = None  # set when the page's analysis was cut (engine.html.limits)
+    revisit_of: str | None = None  # an unchanged re-capture: the version whose content it shares
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -128,6 +129,34 @@ def make_id(ts: float, last: str | None) -> str:
         micros = round(id_time(last) * 1e6) + 1
     stamp = datetime.fromtimestamp(micros // 1_000_000, UTC).strftime("%Y%m%d%H%M%S")
     return f"{stamp}{micros % 1_000_000:06d}"
+
+
+def seen_entry(reg_id: str, ts: float, capture_id: str | None = None) -> int | dict:
+    """How a "seen again" capture is kept in its version's ``seen`` list: its ID as a bare
+    integer when the ID's own time is its capture time (to the microsecond) and no
+    transfer ID comes with it, else a small dict.
+
+    >>> seen_entry("19700101000001500000", 1.5)
+    19700101000001500000
+    >>> seen_entry("19700101000001500001", 1.5, "c1")
+    {'id': 19700101000001500001, 'ts': 1.5, 'capture_id': 'c1'}
+    """
+    if abs(id_time(reg_id) - ts) < 1e-6 and not capture_id:
+        return int(reg_id)
+    entry: dict = {"id": int(reg_id), "ts": ts}
+    return {**entry, "capture_id": capture_id} if capture_id else entry
+
+
+def seen_fields(entry: int | dict) -> dict:
+    """``{"id", "ts"[, "capture_id"]}`` of a ``seen`` list entry (see :func:`seen_entry`).
+
+    >>> seen_fields(19700101000001500000)
+    {'id': '19700101000001500000', 'ts': 1.5}
+    """
+    if isinstance(entry, int):
+        reg_id = f"{entry:020d}"
+        return {"id": reg_id, "ts": id_time(reg_id)}
+    return {**entry, "id": f"{entry['id']:020d}"}
 
 
 def is_reg_id(text: str) -> bool:
