@@ -285,7 +285,9 @@ class ArchiveStore:
         held = self._revisits.get(str(reg_id))
         if held is None:
             raise NotFound(f"no registration {reg_id!r}")
-        doc = {k: v for k, v in self.raw("versions")[held].items() if k not in ("seen", "capture_id")}
+        doc = {
+            k: v for k, v in self.raw("versions")[held].items() if k not in ("seen", "capture_id")
+        }
         return {**doc, **self.seen_of(held)[str(reg_id)], "revisit_of": held}
 
     def has_version(self, reg_id: str | int) -> bool:

@@ -45,7 +45,9 @@ def live_bytes(home: Path) -> int:
     """:func:`disk_bytes` without the previous generation's snapshots (not in db/MANIFEST)."""
     named = set(json.loads((home / "db" / MANIFEST).read_text("utf-8"))["tables"].values())
     stale = [
-        p for p in (home / "db").iterdir() if SNAPSHOT_NAME.fullmatch(p.name) and p.name not in named
+        p
+        for p in (home / "db").iterdir()
+        if SNAPSHOT_NAME.fullmatch(p.name) and p.name not in named
     ]
     return disk_bytes(home) - sum(p.stat().st_size for p in stale)
 
