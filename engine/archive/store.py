@@ -298,6 +298,10 @@ class ArchiveStore:
         """True for a version or a revisit (anything :meth:`version` opens)."""
         return self.has_version(reg_id) or str(reg_id) in self._revisits
 
+    def revisit_count(self) -> int:
+        """How many revisits the archive holds."""
+        return len(self._revisits)
+
     def revisit_of(self, reg_id: str) -> str | None:
         """The version whose content a revisit shares; None for a version (or unknown ID)."""
         return self._revisits.get(str(reg_id))
@@ -312,9 +316,12 @@ class ArchiveStore:
         return {f["id"]: f for f in map(seen_fields, seen)}
 
     def captures_of_key(self, key: str) -> list[str]:
-        """IDs of every capture of a document key, revisits included (versions first)."""
-        ids = self.ids_of_key(key)
-        return ids + [r for i in ids for r in self.seen_of(i)]
+        """IDs of every capture of a document key: each version, then its revisits."""
+        return self.with_revisits(self.ids_of_key(key))
+
+    def with_revisits(self, ids) -> list[str]:
+        """``ids`` (versions) each followed by its revisits."""
+        return [one for reg_id in ids for one in (reg_id, *self.seen_of(reg_id))]
 
     def add_revisit(self, reg_id: str, revisit_id: str, ts: float, capture_id=None) -> None:
         """Record an unchanged re-capture of version ``reg_id`` (in a transaction: one

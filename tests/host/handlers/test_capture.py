@@ -546,5 +546,6 @@ def test_archive_stats_count_resources_again_when_versions_change(tmp_path):
         stats = archive_stats({}, app)
         assert stats["resource_bytes"] == (n + 1) * stored
         assert stats["resource_dedup_saved_bytes"] == n * stored
-    trash.delete(app.store, ids[0])
+    assert app.store.revisit_of(ids[1]) == ids[0]  # the same page again: "seen again"
+    trash.delete(app.store, ids[1])
     assert archive_stats({}, app)["resource_bytes"] == stored  # not the figure kept before
