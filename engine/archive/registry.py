@@ -678,7 +678,8 @@ def _revisit(
     the identical-payload-digest profile."""
     with store.transaction():
         store.add_revisit(prev, reg_id, now, capture.capture_id)
-    reg = _registration(reg_id, prep, now, [], 1.0, options)
+    similar = [[prev, 1.0, 1.0], *(store.row("fingerprints", prev) or {}).get("similar", [])]
+    reg = _registration(reg_id, prep, now, similar, 1.0, options)
     reg.revisit_of = prev
     return reg
 
