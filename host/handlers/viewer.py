@@ -564,8 +564,8 @@ def _resource_totals(store) -> dict:
     """:func:`resource_totals` of every version, counted again only when the versions changed
     (a manifest is a blob: reading every one on each visit of the Archive tab adds up)."""
     ids = store.ids
-    stamp = (len(ids), ids[-1] if ids else None, ids[0] if ids else None, store.rekeyed)
-    stamp += (store.revisit_count(),)
+    first, last = (ids[0], ids[-1]) if ids else (None, None)
+    stamp = (len(ids), last, first, store.rekeyed, store.revisit_count())
     held = store.cache.get("resource_totals")
     if held is None or held[0] != stamp:
         captures = store.with_revisits(ids)  # a revisit captured its version's resources again
