@@ -133,17 +133,18 @@ def make_id(ts: float, last: str | None) -> str:
 
 def seen_entry(reg_id: str, ts: float, capture_id: str | None = None) -> int | dict:
     """How a "seen again" capture is kept in its version's ``seen`` list: its ID as a bare
-    integer when the ID's own time is its capture time (to the microsecond) and no
-    transfer ID comes with it, else a small dict.
+    integer when the ID's own time is its capture time (to the microsecond), else a small
+    dict with ``ts``; the dict also carries the transfer's ``capture_id`` when one came.
 
     >>> seen_entry("19700101000001500000", 1.5)
     19700101000001500000
     >>> seen_entry("19700101000001500001", 1.5, "c1")
     {'id': 19700101000001500001, 'ts': 1.5, 'capture_id': 'c1'}
     """
-    if abs(id_time(reg_id) - ts) < 1e-6 and not capture_id:
+    same_time = abs(id_time(reg_id) - ts) < 1e-6
+    if same_time and not capture_id:
         return int(reg_id)
-    entry: dict = {"id": int(reg_id), "ts": ts}
+    entry: dict = {"id": int(reg_id)} if same_time else {"id": int(reg_id), "ts": ts}
     return {**entry, "capture_id": capture_id} if capture_id else entry
 
 
@@ -153,10 +154,13 @@ def seen_fields(entry: int | dict) -> dict:
     >>> seen_fields(19700101000001500000)
     {'id': '19700101000001500000', 'ts': 1.5}
     """
-    if isinstance(entry, int):
-        reg_id = f"{entry:020d}"
-        return {"id": reg_id, "ts": id_time(reg_id)}
-    return {**entry, "id": f"{entry['id']:020d}"}
+    entry = {"id": entry} if isinstance(entry, int) else entry
+    reg_id = f"{entry['id']:020d}"
+    return {"id": reg_id, "ts": entry.get("ts", id_time(reg_id)), **_extra(entry)}
+
+
+def _extra(entry: dict) -> dict:
+    return {k: v for k, v in entry.items() if k not in ("id", "ts")}
 
 
 def is_reg_id(text: str) -> bool:

@@ -31,7 +31,7 @@ fresh archive gives the same URLs, times and original bytes, tags and notes.
 >>> import io
 >>> buf = io.BytesIO()
 >>> w = WarcOptions().writer(buf)
->>> write_version(w, VersionRecord("1", "http://a.example/", b"<p>hi", "2026-01-01T00:00:00Z"))
+>>> _ = write_version(w, VersionRecord("1", "http://a.example/", b"<p>hi", "2026-01-01T00:00:00Z"))
 >>> [c.url for c, _ in read_captures(io.BytesIO(buf.getvalue()))]
 ['http://a.example/']
 """
