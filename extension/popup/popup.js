@@ -192,7 +192,9 @@ function renderResult(r) {
   fill('registered-at', formatTime(r.registered_at));
   const first = r.version <= 1;
   fill('similarity-term', first ? 'Earlier versions' : `Similarity to v${r.version - 1}`);
-  fill('similarity', first ? 'none yet' : similarityText(r));
+  // a re-capture with the same page and resources is recorded as "seen again" (host/PROTOCOL.md)
+  const again = r.revisit_of ? 'unchanged: seen again (the same page and resources, stored once)' : null;
+  fill('similarity', first ? 'none yet' : (again ?? similarityText(r)));
   const similar = r.similar ?? [];
   fill('similar-list', similar.slice(0, 5).map((p) => h('li', {},
     h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url }, displayURL(p.url)),
