@@ -36,7 +36,7 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services.champions import MIN_ROWS, SHARE, Champions, averages, column_lengths
+from host.services.champions import MIN_ROWS, SHARE, Champions, Hits, averages, column_lengths
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
@@ -357,7 +357,7 @@ class FullTextIndex:
         df = len(hits)
         if not self._frequent(df):
             return None  # few matches (left): scoring them all is fast
-        matching = hits
+        matching: Hits | set[int] = hits
         if len(positives) < len(query.terms):  # -excluded terms: the rows left, from FTS5
             matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
         listed = self.champions.ranked(term, df, matching.__contains__)
