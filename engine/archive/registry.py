@@ -648,13 +648,9 @@ def unchanged(doc: dict, prep: Prepared, capture: Capture) -> bool:
     if "resources" in doc:  # a manifest kept inline (older versions): not compared
         return False
     manifest = blob_hash(encode_manifest(prep.resources)) if prep.resources else None
-    same = (doc.get("orig"), doc.get("rewritten"), doc.get("manifest"), doc.get("url")) == (
-        blob_hash(prep.original),
-        blob_hash(prep.rewritten),
-        manifest,
-        prep.url,
-    )
-    return same and _same_record(doc, prep, capture)
+    stored = (doc.get("orig"), doc.get("rewritten"), doc.get("manifest"), doc.get("url"))
+    fresh = (blob_hash(prep.original), blob_hash(prep.rewritten), manifest, prep.url)
+    return stored == fresh and _same_record(doc, prep, capture)
 
 
 def _same_record(doc: dict, prep: Prepared, capture: Capture) -> bool:

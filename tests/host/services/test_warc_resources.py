@@ -267,3 +267,21 @@ def test_a_wacz_with_a_revisit_validates_and_indexes_it(tmp_path):
     result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
     with ArchiveStore.open(fresh, readonly=True) as store:
         assert result["imported"] == 3 and store.revisit_count() == 1
+
+
+def test_a_revisit_naming_another_urls_payload_is_skipped(tmp_path):
+    """Identical payload digests of two URLs are not one page: such a revisit registers nothing."""
+    home = tmp_path / "a"
+    archive_with_a_revisit(home)
+    out = tmp_path / "x.warc.gz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    moved = io.BytesIO()
+    writer = WARCWriter(moved, gzip=True)
+    for record in ArchiveIterator(io.BytesIO(out.read_bytes())):
+        if record.rec_type == "revisit":
+            record.rec_headers.replace_header("WARC-Target-URI", "https://site.test/other.html")
+        writer.write_record(record)
+    other = tmp_path / "other.warc.gz"
+    other.write_bytes(moved.getvalue())
+    result = json.loads(pk(tmp_path / "b", "archive", "import", str(other), "--json").stdout)
+    assert result["imported"] == 2 and result["reasons"]["revisit_of_unknown_payload"] == 1
