@@ -10,6 +10,7 @@ import json
 import pytest
 
 from engine.archive import trash
+from engine.archive.documents import DocumentIndex
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import (
     get,
@@ -20,6 +21,7 @@ from engine.archive.provider import (
     visible_text_of,
 )
 from engine.archive.registry import register
+from engine.archive.search import SearchOptions, search
 from engine.archive.store import ArchiveStore
 from engine.errors import NotFound
 from tests.engine.archive.pages import page
@@ -237,3 +239,23 @@ def test_undoing_a_version_brings_its_revisits_back(store):
     assert not store.has_capture(again.id)
     assert trash.restore(store, undo)["restored"] == {"documents": 1, "versions": 2}
     assert store.revisit_of(again.id) == first.id
+
+
+# -- the document list (viewer Archive tab, archive search) --------------------------------
+
+
+def test_the_document_list_counts_a_revisit_and_dates_the_document_by_it(store):
+    first = register(store, capture(), at(0))
+    index = DocumentIndex().refresh(store)
+    assert (index.entries[0].versions, index.entries[0].id) == (1, first.id)
+    again = register(store, capture(), at(5))  # no new version ID: the index must notice
+    entry = index.refresh(store).entries[0]
+    assert (entry.versions, entry.id, entry.ts) == (2, again.id, store.version(again.id)["ts"])
+    found = search(store, SearchOptions())[0]
+    assert (found["versions"], found["id"], found["registered_at"]) == (
+        2,
+        again.id,
+        "2026-01-01T00:05:00Z",
+    )
+    trash.delete(store, again.id)
+    assert index.refresh(store).entries[0].versions == 1
