@@ -317,9 +317,11 @@ class ArchiveStore:
 
     def last_capture_of(self, reg_id: str) -> tuple[str, float]:
         """(ID, time) of the newest capture of a version's content: itself or a revisit."""
-        ts = self.raw("versions")[reg_id]["ts"]
-        seen = self.seen_of(reg_id)
-        last = max(seen.values(), key=lambda f: (f["ts"], f["id"]), default=None)
+        doc = self.raw("versions")[reg_id]
+        ts = doc["ts"]
+        if not doc.get("seen"):  # most versions: no revisit to look at
+            return reg_id, ts
+        last = max(self.seen_of(reg_id).values(), key=lambda f: (f["ts"], f["id"]))
         return (
             (last["id"], last["ts"])
             if last and (last["ts"], last["id"]) > (ts, reg_id)
