@@ -57,6 +57,7 @@ async function showVersions() {
 const UNJUDGED = {
   unreachable: 'PageKeeper could not reach this site at its last check',
   too_large: 'This page is too large for PageKeeper to check',
+  unknown: 'PageKeeper has no text of this page to compare with',
 };
 
 /**

@@ -35,7 +35,7 @@ from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unreachable", "too_large", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "too_large", "unknown", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 

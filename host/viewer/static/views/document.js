@@ -8,11 +8,11 @@ import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameM
 
 const MODES = ['rewritten', 'original'];
 
-// An unreachable server (refused, timeout, DNS, 5xx) or a live page over the size cap judged no
-// keyword: no P, no keyword list.
+// An unreachable server (refused, timeout, DNS, 5xx), a live page over the size cap, or a stored copy
+// with no main text judged no keyword: no P, no keyword list.
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
-  const judged = l && !['unreachable', 'too_large'].includes(l.state);
+  const judged = l && !['unreachable', 'too_large', 'unknown'].includes(l.state);
   const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
   btn.addEventListener('click', () => onCheck(btn));
   return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
@@ -255,7 +255,7 @@ export function render(main, ctx, route) {
     btn.textContent = 'Checking…';
     try {
       const verdict = await ctx.api.call('check', { id: doc.versions[0].id });
-      const unjudged = { unreachable: 'Live page unreachable', too_large: 'Live page too large to check' }[verdict.state];
+      const unjudged = { unreachable: 'Live page unreachable', too_large: 'Live page too large to check', unknown: 'Nothing to compare' }[verdict.state];
       toast(unjudged
         ? `${unjudged}: ${verdict.reason}`
         : `Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
