@@ -259,3 +259,14 @@ def test_the_document_list_counts_a_revisit_and_dates_the_document_by_it(store):
     )
     trash.delete(store, again.id)
     assert index.refresh(store).entries[0].versions == 1
+
+
+def test_a_browsers_last_modified_of_now_does_not_make_a_new_version(store):
+    """document.lastModified is the current time when the server sent no Last-Modified."""
+    first, again = capture(), capture()
+    first.last_modified, again.last_modified = "11/25/2026 04:38:03", "11/25/2026 04:38:08"
+    held = register(store, first, at(0))
+    assert register(store, again, at(5)).revisit_of == held.id
+    retitled = capture()
+    retitled.title = "Another title"  # what the copy says it is: not the same record
+    assert register(store, retitled, at(10)).revisit_of is None
