@@ -15,6 +15,7 @@ from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import (
     get,
     keywords,
+    refresh_similar,
     served_resource,
     similar,
     versions,
@@ -70,6 +71,8 @@ def test_an_exact_recapture_is_seen_again_and_shares_every_row(store):
         assert store.row(table, again.id) == store.row(table, first.id)
     assert keywords(store, again.id)["keywords"] == keywords(store, first.id)["keywords"]
     assert similar(store, again.id)["similar"] == similar(store, first.id)["similar"]
+    assert similar(store, again.id)["complete"] == similar(store, first.id)["complete"]
+    assert refresh_similar(store, again.id)["id"] == first.id  # the sweep works on the version
     assert visible_text_of(store, again.id) == visible_text_of(store, first.id)
 
 
