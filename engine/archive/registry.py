@@ -641,10 +641,11 @@ def unchanged(doc: dict, prep: Prepared, capture: Capture) -> bool:
     charset and title.
     Anything else, a single byte or one resource apart, is a new version.
 
-    >>> doc = {"orig": blob_hash(b"<p>a"), "rewritten": blob_hash(b"<p>a"), "url": "u"}
     >>> prep = Prepared("u", "", "", b"<p>a", b"<p>a", "utf-8", "", [], "", None, [])
-    >>> unchanged(doc, prep, Capture("u", b"<p>a", content_type="", charset=None))
-    False
+    >>> capture, digest = Capture("u", b"<p>a"), blob_hash(b"<p>a")
+    >>> doc = _version_doc(prep, capture, digest, digest, {"ts": 0, "prev": None, "prev_similarity": None})
+    >>> unchanged(doc, prep, capture), unchanged({**doc, "manifest": "f00d"}, prep, capture)
+    (True, False)
     """
     if "resources" in doc:  # a manifest kept inline (older versions): not compared
         return False
