@@ -135,6 +135,13 @@ def test_a_revisit_has_its_own_note_and_delete(capsys, tmp_path):
         (again["id"], "seen again before the vote"),
         (first["id"], ""),
     ]
+    assert main(["archive", "versions", first["url"], "--home", str(home)]) == 0
+    human = capsys.readouterr().out.splitlines()
+    assert (
+        human[0].endswith(f"(seen again, unchanged since {first['id']})")
+        and again["id"] in human[0]
+    )
+    assert "seen again" not in human[1]
     on_disk = blob_bytes(home)
     code, result = cli(capsys, home, "delete", again["id"])
     assert code == 0 and result == {"deleted": {"documents": 0, "versions": 1}, "freed_bytes": 0}
