@@ -344,6 +344,17 @@ class ArchiveStore:
         self.db.table("versions").update({"seen": seen}, doc_ids=[int(reg_id)])
         self._index_revisit(revisit_id, reg_id)
 
+    def forget_capture_id(self, revisit_id: str) -> None:
+        """Drop the transfer ID a revisit kept for a repeated commit (call once that transfer
+        is gone: it can no longer be committed), leaving its entry at its smallest."""
+        held = self._revisits[str(revisit_id)]
+        seen = list(self.raw("versions")[held]["seen"])
+        at = next(n for n, e in enumerate(seen) if seen_fields(e)["id"] == str(revisit_id))
+        fields = seen_fields(seen[at])
+        if "capture_id" in fields:
+            seen[at] = seen_entry(fields["id"], fields["ts"])
+            self.db.table("versions").update({"seen": seen}, doc_ids=[int(held)])
+
     def remove_revisit(self, revisit_id: str) -> tuple[str, int | dict, int]:
         """Drop a revisit from its version's list (in a transaction); (version, entry, index)."""
         held = self._revisits.pop(str(revisit_id))
