@@ -289,8 +289,8 @@ def test_a_gone_page_is_not_present():
 
 
 # R: how much of the live page's main text is the stored text.
-TEMPLATE = "fe4e69b194441513"  # a third site's article page: the template the text moves into
-FEED = ("228917f19c2a4451", "a9d17260c785acb8", "a36f479981ddbc94")  # other articles' teasers
+TEMPLATE = "fe4e69b194441513"  # nachrichten.at article: the template the text moves into
+FEED = ("228917f19c2a4451", "a9d17260c785acb8", "a36f479981ddbc94")  # three other real articles
 
 
 def body_lines(case_id: str) -> list[str]:
