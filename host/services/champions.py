@@ -40,7 +40,11 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS champ (term TEXT NOT NULL, n INTEGER NOT NULL,"
     " f REAL NOT NULL, d INTEGER NOT NULL, PRIMARY KEY (term, n)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS champ_n ON champ(n)",
+    "CREATE TABLE IF NOT EXISTS hitmap (term TEXT NOT NULL, chunk INTEGER NOT NULL,"
+    " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
 )
+CHUNK = 1 << 15  # rows per stored bitmap chunk (4 KB)
+_BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
 
 
 def factor(f: float, d: int, avgdl: float) -> float:
@@ -52,6 +56,42 @@ def idf(rows: int, hits: int) -> float:
     """FTS5's IDF: ``log((N − n + 0.5) / (n + 0.5))``, at least 1e-6."""
     value = math.log((rows - hits + 0.5) / (hits + 0.5))
     return value if value > 0.0 else 1e-6
+
+
+class Hits:
+    """The rows a term matches, as a bitmap in chunks of ``CHUNK`` rows (bit ``n``: row ``n``).
+
+    >>> hits = Hits({0: bytes([0b101])})
+    >>> (len(hits), list(hits), 2 in hits, 1 in hits)
+    (2, [0, 2], True, False)
+    """
+
+    def __init__(self, chunks: dict[int, bytes]) -> None:
+        self.chunks = chunks
+
+    def __contains__(self, n: int) -> bool:
+        bits = self.chunks.get(n // CHUNK)
+        i = n % CHUNK
+        return bits is not None and i >> 3 < len(bits) and bool(bits[i >> 3] >> (i & 7) & 1)
+
+    def __len__(self) -> int:
+        return sum(int.from_bytes(bits, "little").bit_count() for bits in self.chunks.values())
+
+    def __iter__(self):
+        for chunk, bits in sorted(self.chunks.items()):
+            base = chunk * CHUNK
+            for i, byte in enumerate(bits):
+                if byte:
+                    yield from (base + 8 * i + b for b in _BITS[byte])
+
+
+def bitmap(rows: list[int]) -> dict[int, bytes]:
+    """Rows as bitmap chunks (see :class:`Hits`)."""
+    chunks: dict[int, bytearray] = {}
+    for n in rows:
+        bits = chunks.setdefault(n // CHUNK, bytearray(CHUNK // 8))
+        bits[(n % CHUNK) >> 3] |= 1 << (n & 7)
+    return {c: bytes(b) for c, b in chunks.items()}
 
 
 @dataclass(frozen=True)
@@ -85,8 +125,13 @@ def averages(db: sqlite3.Connection) -> tuple[int, float]:
 
 def row_length(db: sqlite3.Connection, n: int, table: str) -> int:
     """A row's length in tokens, from FTS5's docsize record."""
+    return sum(column_lengths(db, n, table))
+
+
+def column_lengths(db: sqlite3.Connection, n: int, table: str = "docs") -> list[int]:
+    """A row's length in tokens per column (FTS5's docsize record); [] for no row."""
     found = db.execute(f"SELECT sz FROM {table}_docsize WHERE id = ?", (n,)).fetchone()
-    return sum(_varints(found[0])) if found else 0
+    return _varints(found[0]) if found else []
 
 
 class Champions:
@@ -98,18 +143,30 @@ class Champions:
             db.execute(statement)
         rows = db.execute("SELECT term, cutoff, a0 FROM tier ORDER BY n")
         self.tiers = {t: (c, a) for t, c, a in rows}
+        mapped = {t for (t,) in db.execute("SELECT DISTINCT term FROM hitmap")}
+        for term in [t for t in self.tiers if t not in mapped]:  # made before hit bitmaps
+            self.drop(term)
         self._one = ""  # the scratch table's query, once it exists
 
     def clear(self) -> None:
-        self.db.execute("DELETE FROM champ")
-        self.db.execute("DELETE FROM tier")
+        for table in ("champ", "tier", "hitmap"):
+            self.db.execute(f"DELETE FROM {table}")
         self.tiers = {}
 
-    def build(self, term: str) -> None:
-        """Make the list of ``term`` (an FTS5 phrase) from FTS5's own ranking of it."""
+    def hits(self, term: str) -> Hits | None:
+        """The rows ``term`` matches, kept beside its list (None: no list), so a query
+        needs no FTS5 lookup of them (a broad prefix or a frequent phrase costs FTS5 a
+        merge of many doclists or positions)."""
+        if term not in self.tiers:
+            return None
+        found = self.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
+        return Hits(dict(found.fetchall()))
+
+    def build(self, term: str, matches: list[int]) -> None:
+        """Make the list of ``term`` (an FTS5 phrase, matching the rows ``matches``) from
+        FTS5's own ranking of it."""
         rows, avgdl = averages(self.db)
-        hits = self.db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (term,))
-        weight = idf(rows, hits.fetchone()[0])
+        weight = idf(rows, len(matches))
         top = self.db.execute(
             f"SELECT rowid, bm25(docs, {self._weights}) AS r FROM docs"
             " WHERE docs MATCH ? ORDER BY r LIMIT ?",
@@ -124,13 +181,16 @@ class Champions:
         self.db.executemany("INSERT INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)", kept)
         self.db.execute("INSERT OR REPLACE INTO tier (term, cutoff, a0) VALUES (?, ?, ?)",
                         (term, cutoff, avgdl))  # fmt: skip
+        self.db.execute("DELETE FROM hitmap WHERE term = ?", (term,))
+        self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
+                            [(term, c, b) for c, b in bitmap(matches).items()])  # fmt: skip
         self.tiers[term] = (cutoff, avgdl)
         while len(self.tiers) > LISTS:
             self.drop(next(iter(self.tiers)))
 
     def drop(self, term: str) -> None:
-        self.db.execute("DELETE FROM champ WHERE term = ?", (term,))
-        self.db.execute("DELETE FROM tier WHERE term = ?", (term,))
+        for table in ("champ", "tier", "hitmap"):
+            self.db.execute(f"DELETE FROM {table} WHERE term = ?", (term,))
         self.tiers.pop(term, None)
 
     def ranked(self, term: str, hits: int, matching) -> tuple[list[Row], float] | None:
@@ -165,6 +225,8 @@ class Champions:
             for term, (cutoff, a0) in self.tiers.items():
                 found = self.db.execute(self._one, (term,)).fetchone()
                 f = count_of(-found[0] / 1e-6, K1) if found else 0
+                if f:
+                    self._mark(term, n, True)
                 if f and factor(f, length, a0) > cutoff:
                     self.db.execute(
                         "INSERT OR REPLACE INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
@@ -174,7 +236,23 @@ class Champions:
             self.db.execute("DELETE FROM scratch.one")
 
     def removed(self, n: int) -> None:
+        """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""
         self.db.execute("DELETE FROM champ WHERE n = ?", (n,))
+        for term in self.tiers:
+            self._mark(term, n, False)
+
+    def _mark(self, term: str, n: int, on: bool) -> None:
+        """Set or clear row ``n``'s bit in the bitmap of ``term``."""
+        found = self.db.execute(
+            "SELECT bits FROM hitmap WHERE term = ? AND chunk = ?", (term, n // CHUNK)
+        ).fetchone()
+        bits = bytearray(found[0] if found else CHUNK // 8)
+        byte, mask = (n % CHUNK) >> 3, 1 << (n & 7)
+        if bool(bits[byte] & mask) == on:
+            return
+        bits[byte] ^= mask
+        self.db.execute("INSERT OR REPLACE INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
+                        (term, n // CHUNK, bytes(bits)))  # fmt: skip
 
     @property
     def _weights(self) -> str:

@@ -8,10 +8,11 @@ documents. It survives a restart, so the first query after a start does not re-r
 every page. FTS5's table is contentless (the text is in the store's blobs already), so a
 row is removed with FTS5's ``'delete'`` command and the values it was indexed with: the
 title and URL are kept beside it, the text is read again from its blob (a version is
-forgotten before its deletion reaches the store; one whose blob is gone stays a dead row
-until a rebuild, which ``sync`` starts once dead rows pass a quarter of the index).
-:meth:`FullTextIndex.purge` then merges the index (FTS5 ``'optimize'``) with
-``secure_delete`` on, so the removed rows' words leave the file.
+forgotten before its deletion reaches the store). A row whose blob is gone is marked dead
+(never found), and :meth:`FullTextIndex.purge` deletes it with the body terms FTS5 itself
+holds for it (its ``instance`` vocabulary, a range of terms per step). The purge then
+merges the index (FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed rows'
+words leave the file.
 
 Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
 text 1; ties by key); a one-word query for a frequent word is answered from that word's
@@ -26,6 +27,7 @@ current on the store thread after each registration and in small steps in the ba
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -34,7 +36,7 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services.champions import MIN_ROWS, SHARE, Champions, averages
+from host.services.champions import MIN_ROWS, SHARE, Champions, Hits, averages, column_lengths
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
@@ -46,6 +48,7 @@ SCHEMA = (
     " url TEXT NOT NULL DEFAULT '', src TEXT)",
     "CREATE INDEX IF NOT EXISTS seen_key ON seen(key)",
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.instances USING fts5vocab(main, docs, instance)",
 )
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 
@@ -70,6 +73,7 @@ class FullTextIndex:
         self.db = self._connect()
         self.champions = Champions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
+        self._orphans: tuple[tuple[int, ...], int, dict[int, set[str]]] | None = None
         self._load_known()
 
     def _load_known(self) -> None:
@@ -170,24 +174,62 @@ class FullTextIndex:
 
     def _remove(self, store, n: int) -> None:
         """FTS5's ``'delete'`` with the values the row was indexed with; without its text
-        (blob gone) the row stays, dead, until a rebuild."""
+        (blob gone) the row is marked dead (never found) and :meth:`purge` removes it with
+        the body terms FTS5 itself holds for it."""
         title, url, src = self.db.execute(
             "SELECT title, url, src FROM seen WHERE n = ?", (n,)
         ).fetchone()
         body = blob_text(store, src) if src else ""
         if body is None:
             self.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
-            return
+        else:
+            self._delete_row(n, title, textquery.index_text(body), url)
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+
+    def _delete_row(self, n: int, title: str, body: str, url: str) -> None:
         self.db.execute(
             "INSERT INTO docs (docs, rowid, title, body, url) VALUES ('delete', ?, ?, ?, ?)",
-            (n, title, textquery.index_text(body), url),
+            (n, title, body, url),
         )
         self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
         self.champions.removed(n)
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+
+    def _orphan_step(self) -> bool:
+        """One step of removing the dead rows (their text blob was gone): the body terms FTS5
+        holds for them, read for one range of terms (``ORPHAN_RANGES``) from FTS5's
+        ``instance`` vocabulary; after the last range, each row still dead is deleted with
+        them. False when no row is dead."""
+        dead = tuple(n for (n,) in self.db.execute("SELECT n FROM seen WHERE NOT live"))
+        if not dead:
+            self._orphans = None
+            return False
+        if self._orphans is None or self._orphans[0] != dead:  # new dead rows: start over
+            self._orphans = (dead, 0, {n: set[str]() for n in dead})
+        _dead, step, found = self._orphans
+        for n, term in self.db.execute(*_instances(step, dead)):
+            found[n].add(term)
+        if step + 1 < len(ORPHAN_RANGES):
+            self._orphans = (dead, step + 1, found)
+            return True
+        with self._batch():
+            for n, terms in found.items():
+                self._delete_orphan(n, sorted(terms))
+        self._orphans = None
+        return True
+
+    def _delete_orphan(self, n: int, terms: list[str]) -> None:
+        """FTS5's ``'delete'`` writes one marker per distinct term (no positions) and takes
+        each column's token count off the totals: so the body is its terms, the first one
+        repeated up to the length FTS5 recorded for it."""
+        title, url = self.db.execute("SELECT title, url FROM seen WHERE n = ?", (n,)).fetchone()
+        lengths = column_lengths(self.db, n)
+        length = lengths[1] if len(lengths) > 1 else len(terms)
+        padding = terms[:1] * (length - len(terms))
+        self._delete_row(n, title, " ".join(terms + padding), url)
 
     def purge(self, steps: int | None = None) -> bool:
-        """After removals, merge the index down to one segment (FTS5 ``'merge'`` with a
+        """After removals, delete the dead rows (:meth:`_orphan_step`, one range of terms per
+        step), then merge the index down to one segment (FTS5 ``'merge'`` with a
         negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
         ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
         words leave the file (freed pages are zeroed, the WAL is truncated). True once done
@@ -196,6 +238,9 @@ class FullTextIndex:
             with self.lock:
                 if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
                     return True
+                if self._orphan_step():
+                    steps = None if steps is None else steps - 1
+                    continue
                 before = self.db.total_changes
                 with self._batch():
                     self.db.execute(_MERGE, (-MERGE_PAGES,))
@@ -286,14 +331,18 @@ class FullTextIndex:
                     head = self._champion_head(query, want)
                     if head is not None:
                         return head
-                return self._scored(match)
+                ranking, matched = self._scored(match)
+                if want is not None and self._frequent(matched):
+                    self._make_list(query)  # the next search of it is answered from the list
+                return ranking
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
 
-    def _scored(self, match: str) -> Ranking:
-        """Every match scored by FTS5, its documents by their best version."""
+    def _scored(self, match: str) -> tuple[Ranking, int]:
+        """Every match scored by FTS5, its documents by their best version; and how many
+        live rows matched."""
         found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
-        return Ranking([tuple(r) for r in found], len(found))
+        return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
@@ -301,22 +350,36 @@ class FullTextIndex:
         positives = query.positives
         if len(positives) != 1:
             return None
-        hits = [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
-        rows, _avgdl = averages(self.db)
-        if len(hits) < max(MIN_ROWS, SHARE * rows):
-            return None  # few matches: scoring them all is fast
         term = textquery.to_fts(textquery.Query(tuple(positives)))
-        excluding = len(positives) < len(query.terms)
-        df = self._count(term) if excluding else len(hits)
-        if term not in self.champions.tiers:
-            self.champions.build(term)
-        matching = set(hits).__contains__ if excluding else _any
-        listed = self.champions.ranked(term, df, matching)
-        if listed is None:  # the term has no list (built just above, so only if it failed)
+        hits = self.champions.hits(term)
+        if hits is None:
             return None
-        return self._certified(*listed, hits, want)
+        df = len(hits)
+        if not self._frequent(df):
+            return None  # few matches (left): scoring them all is fast
+        matching: Hits | set[int] = hits
+        if len(positives) < len(query.terms):  # -excluded terms: the rows left, from FTS5
+            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        listed = self.champions.ranked(term, df, matching.__contains__)
+        return None if listed is None else self._certified(*listed, matching, want)
 
-    def _certified(self, scored, bound: float, hits: list[int], want: int) -> Ranking | None:
+    def _make_list(self, query) -> None:
+        """A champion list for a one-term query's term, if it has none and is frequent."""
+        if len(query.positives) != 1:
+            return
+        term = textquery.to_fts(textquery.Query(tuple(query.positives)))
+        if term in self.champions.tiers:
+            return
+        found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
+        if self._frequent(len(found)):
+            self.champions.build(term, found)
+
+    def _frequent(self, df: int) -> bool:
+        """A term matching ``df`` rows is answered from a champion list."""
+        rows, _avgdl = averages(self.db)
+        return df >= max(MIN_ROWS, SHARE * rows)
+
+    def _certified(self, scored, bound: float, hits, want: int) -> Ranking | None:
         seen_keys, head = set[str](), list[tuple[str, str, float]]()
         for row in scored:
             found = self.rows.get(row.n)
@@ -326,16 +389,12 @@ class FullTextIndex:
                 break
             seen_keys.add(found[0])
             head.append((found[0], found[1], row.rank))
-        total = len({self.rows[n][0] for n in hits if n in self.rows})
+        rows = self.rows
+        total = len({rows[n][0] for n in hits if n in rows})
         if len(head) < min(want, total):
             return None
         head.sort(key=lambda r: (r[2], r[0]))
         return Ranking(head, total)
-
-    def _count(self, match: str) -> int:
-        return self.db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (match,)).fetchone()[
-            0
-        ]
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -345,15 +404,26 @@ class FullTextIndex:
 _ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
-    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r FROM m"
+    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
+ORPHAN_RANGES = ("", "c", "g", "l", "p", "t", "\u0080", "\u3000")  # first terms of the steps
+
+
+def _instances(step: int, dead: tuple[int, ...]) -> tuple[str, tuple]:
+    """The query for the dead rows' body terms in the ``step``-th range of terms (FTS5's
+    ``instance`` vocabulary, read in term order: a scan of that part of the index)."""
+    bounds = ORPHAN_RANGES[step : step + 2]
+    upper = " AND term < ?" if len(bounds) == 2 else ""
+    return (
+        f"SELECT doc, term FROM temp.instances WHERE term >= ?{upper} AND col = 'body'"
+        " AND doc IN (SELECT value FROM json_each(?))",
+        (*bounds, json.dumps(dead)),
+    )
+
+
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
-
-
-def _any(_n: int) -> bool:
-    return True
 
 
 def text_source(store, reg_id: str) -> str | None:

@@ -89,6 +89,11 @@ function noteBox(v, ctx, reload) {
   return box;
 }
 
+/** The capture time of version ``id`` in the timeline (the one a revisit repeats). */
+function versionTime(versions, id) {
+  return versions.find((x) => x.id === id)?.registered_at;
+}
+
 function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
@@ -97,10 +102,12 @@ function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
     h('div', { class: 'version-body' },
       h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)),
         i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
+        v.revisit_of ? h('span', { class: 'tag tag-revisit', dataset: { revisitOf: v.revisit_of } }, 'seen again, unchanged') : null,
         selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
       h('div', { class: 'version-meta' },
         h('span', {}, bytes(v.size)),
-        prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
+        v.revisit_of ? h('span', { class: 'muted' }, `same page and resources as the version of ${when(versionTime(versions, v.revisit_of))}, stored once`)
+          : prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
       h('div', { class: 'version-actions' },
         MODES.map((mode) => h('button', {
           type: 'button', class: 'btn btn-small', 'aria-pressed': selected && sel.mode === mode ? 'true' : 'false',
