@@ -60,6 +60,10 @@ class LivenessOptions:
     main_lift: float = 0.6  # R at least this, with S ≥ main_lift_phrases → at least changed
     main_lift_phrases: float = 0.2
     main_min_phrases: int = 10  # a live main text of fewer phrases says nothing (R unknown)
+    # "changed" (keywords partly there) needs S ≥ main_keep_phrases or R ≥ main_keep: else the
+    # words found are the site's (a shared box, a quoted lead) around another text → gone.
+    main_keep: float = 0.5
+    main_keep_phrases: float = 0.5
 
 
 @dataclass
@@ -317,7 +321,8 @@ def main_share(body: str, live_html: bytes | str, options: LivenessOptions) -> f
 
 def by_phrases(state: str, share: float | None, options: LivenessOptions, main=lambda: None) -> str:
     """The keyword verdict, corrected by S (the stored text's phrases found live) and, for a
-    lift, by R (``main()``: the share of the live main text made of the stored text).
+    lift or a "changed" with little of the text, by R (``main()``: the share of the live main
+    text made of the stored text).
 
     >>> o = LivenessOptions()
     >>> by_phrases("present", 0.05, o), by_phrases("present", None, o)
@@ -326,11 +331,17 @@ def by_phrases(state: str, share: float | None, options: LivenessOptions, main=l
     ('gone', 'changed')
     >>> by_phrases("gone", 0.2, o, lambda: 0.6), by_phrases("gone", 0.2, o, lambda: 0.59)
     ('changed', 'gone')
+    >>> by_phrases("changed", 0.3, o, lambda: 0.5), by_phrases("changed", 0.3, o, lambda: 0.49)
+    ('changed', 'gone')
     """
     if share is None:
         return state
+    if state != "gone" and share < options.phrases_at:
+        return "gone"  # the same words, not the same text
+    if state == "changed" and share < options.main_keep_phrases:
+        return "changed" if (main() or 0.0) >= options.main_keep else "gone"
     if state != "gone":
-        return "gone" if share < options.phrases_at else state  # the same words, not the text
+        return state
     return "changed" if lifted(share, main, options) else "gone"
 
 

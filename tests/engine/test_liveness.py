@@ -277,6 +277,13 @@ def test_phrase_thresholds_sit_on_their_bounds():
     assert by_phrases("gone", 0.19, options, lambda: 1.0) == "gone"
     assert by_phrases("gone", 0.2, options, lambda: 0.59) == "gone"
     assert by_phrases("gone", 0.2, options, lambda: None) == "gone"
+    # "changed" stays with S >= main_keep_phrases or R >= main_keep; "present" is never checked.
+    options = LivenessOptions(main_keep=0.5, main_keep_phrases=0.5)
+    assert by_phrases("changed", 0.5, options, lambda: 0.0) == "changed"
+    assert by_phrases("changed", 0.49, options, lambda: 0.5) == "changed"
+    assert by_phrases("changed", 0.49, options, lambda: 0.49) == "gone"
+    assert by_phrases("changed", 0.49, options, lambda: None) == "gone"
+    assert by_phrases("present", 0.2, options, lambda: 0.0) == "present"
     assert phrase_share("", [["a"]], 2) is None and phrase_share("a b", [], 2) == 0.0
     # A phrase is read inside one block: words that only meet across two blocks (the end of one
     # teaser, the start of the next) are not the stored sentence.
@@ -366,6 +373,24 @@ def test_part_of_the_stored_text_beside_a_new_article_is_gone():
     verdict = judge(kept, live)
     assert verdict.match < options.changed_at and verdict.state == "gone"
     assert judge(kept, live, LivenessOptions(main_alone=0.0)).state == "changed"
+
+
+def test_keywords_partly_found_around_another_text_are_gone():
+    # As above, and the new article opens with the old story's first line: the keywords reach
+    # "changed", but under half the stored phrases are there and the live main text is mostly
+    # the new article.
+    article, box = body_lines(FEED[1])[:-1], body_lines(OTHER)
+    kept = extract(in_template(as_paragraphs(article + box)))
+    live = in_template(as_paragraphs(article[:1] + body_lines(ARTICLE) + box))
+    options = LivenessOptions()
+    assert options.changed_at <= judge(kept, live).match < options.present_at
+    assert phrase_share(kept.body, live_blocks(live), 4) < options.main_keep_phrases
+    assert main_share(kept.body, live, options) < options.main_keep
+    verdict = judge(kept, live)
+    assert verdict.state == "gone" and not verdict.present
+    assert "the live main text is 16% the stored text" in verdict.reason
+    assert judge(kept, live, LivenessOptions(main_keep=0.0)).state == "changed"
+    assert judge(kept, live, LivenessOptions(main_keep_phrases=0.0)).state == "changed"
 
 
 def test_a_live_main_text_too_short_to_read_gives_no_share():
