@@ -12,6 +12,7 @@ import pytest
 from engine.errors import DecodeError
 from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
+from engine.html.tokens import tokenize
 from engine.liveness import (
     NOTHING_TO_COMPARE,
     UNJUDGED,
@@ -212,6 +213,19 @@ def test_a_heading_repeating_the_title_is_not_read_as_content():
     assert live_terms(live) == {"diese", "seite", "gibt", "es", "nicht", "mehr"}
     verdict = judge([("gema", 0.5), ("zeiger", 0.5)], live)
     assert verdict.state == "gone" and verdict.match == 0.0
+
+
+def test_another_real_page_under_the_stored_title_does_not_read_it():
+    # OTHER's real page retitled with the stored page's <title> and an <h1> repeating it: the
+    # title's words count no more than they did on OTHER's own page.
+    kept = stored()
+    page = re.sub(
+        r"<title>.*?</title>", f"<title>{kept.title}</title>", html(OTHER), count=1, flags=re.S
+    )
+    page = re.sub(r"(<body[^>]*>)", rf"\1<h1>{kept.title}</h1>", page, count=1, flags=re.I)
+    words = set(tokenize(kept.title))
+    assert words & live_terms(page) == words & live_terms(html(OTHER)) == {"bei"}
+    assert judge(kept, page).match == judge(kept, html(OTHER)).match
 
 
 def test_a_heading_that_differs_from_the_title_is_read():
