@@ -294,12 +294,22 @@ def judge(
         return main[0]
 
     state = by_phrases(decide(p, options), share, options, main_of)
-    reason = f"{len(matched)}/{len(words)} keywords found, P={p:.2f}"
+    reason = explain(len(matched), len(words), p, share, main[0] if main else None)
+    return Verdict(state, p, state != "gone", matched, missing, reason)
+
+
+def explain(found: int, total: int, p: float, share: float | None, main: float | None) -> str:
+    """The verdict's reason: the keywords, S and R (when they were measured).
+
+    >>> explain(3, 4, 0.8, 0.5, None)
+    "3/4 keywords found, P=0.80; 50% of the stored text's phrases found"
+    """
+    reason = f"{found}/{total} keywords found, P={p:.2f}"
     if share is not None:
         reason += f"; {share:.0%} of the stored text's phrases found"
-    if main and main[0] is not None:
-        reason += f"; the live main text is {main[0]:.0%} the stored text"
-    return Verdict(state, p, state != "gone", matched, missing, reason)
+    if main is not None:
+        reason += f"; the live main text is {main:.0%} the stored text"
+    return reason
 
 
 def main_share(body: str, live_html: bytes | str, options: LivenessOptions) -> float | None:
