@@ -36,7 +36,8 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services.champions import MIN_ROWS, SHARE, Champions, averages, column_lengths
+from host.services.champions import MIN_ROWS, Champions, Hits, column_lengths
+from host.services.conjunctions import Conjunctions
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
@@ -72,6 +73,7 @@ class FullTextIndex:
         self.lock = threading.Lock()
         self.db = self._connect()
         self.champions = Champions(self.db, WEIGHTS)
+        self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
         self._orphans: tuple[tuple[int, ...], int, dict[int, set[str]]] | None = None
         self._load_known()
@@ -193,6 +195,7 @@ class FullTextIndex:
         )
         self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
         self.champions.removed(n)
+        self.conjunctions.removed(n)
 
     def _orphan_step(self) -> bool:
         """One step of removing the dead rows (their text blob was gone): the body terms FTS5
@@ -261,6 +264,7 @@ class FullTextIndex:
             self.db.execute("DELETE FROM docs")  # a contentless table may be emptied whole
             self.db.execute("DELETE FROM seen")
             self.champions.clear()
+            self.conjunctions.clear()
         self.known, self.rows = {}, {}
 
     def rebuild(self, store) -> int:
@@ -315,7 +319,9 @@ class FullTextIndex:
         self.db.execute(
             "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
-        self.champions.added(n, title, body, url)
+        counts, length = self.champions.added(n, title, body, url)
+        if self.conjunctions.lists:
+            self.conjunctions.added(n, counts, length)
         self.known[reg_id], self.rows[n] = key, (key, reg_id)
         return n
 
@@ -328,7 +334,7 @@ class FullTextIndex:
         with self.lock:
             try:
                 if want is not None:
-                    head = self._champion_head(query, want)
+                    head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
                 ranking, matched = self._scored(match)
@@ -357,27 +363,51 @@ class FullTextIndex:
         df = len(hits)
         if not self._frequent(df):
             return None  # few matches (left): scoring them all is fast
-        matching = hits
+        matching: Hits | set[int] = hits
         if len(positives) < len(query.terms):  # -excluded terms: the rows left, from FTS5
             matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
         listed = self.champions.ranked(term, df, matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
+    def _conjunction_head(self, query, want: int) -> Ranking | None:
+        """The certified head of a query of several terms (plus any ``-excluded`` ones) from
+        its conjunction list (host/services/conjunctions.py), or None."""
+        phrases = _phrases(query)
+        expr = " AND ".join(phrases)
+        if len(phrases) < 2 or expr not in self.conjunctions.lists:
+            return None
+        found = [self.champions.hits(p) for p in phrases]
+        hits = [h for h in found if h is not None]
+        if len(hits) < len(found):
+            return None
+        both = _both(hits)
+        if not self._frequent(len(both)):
+            return None
+        matching: Hits | set[int] = both
+        if len(phrases) < len(query.terms):  # -excluded terms: the rows left, from FTS5
+            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        listed = self.conjunctions.ranked(expr, [len(h) for h in hits], matching.__contains__)
+        return None if listed is None else self._certified(*listed, matching, want)
+
     def _make_list(self, query) -> None:
-        """A champion list for a one-term query's term, if it has none and is frequent."""
-        if len(query.positives) != 1:
-            return
-        term = textquery.to_fts(textquery.Query(tuple(query.positives)))
-        if term in self.champions.tiers:
-            return
-        found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
-        if self._frequent(len(found)):
-            self.champions.build(term, found)
+        """A champion list for a query's term(s), if it has none and is frequent (several
+        terms: a list of each first)."""
+        phrases = _phrases(query)
+        for term in phrases:
+            if term not in self.champions.tiers:
+                found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
+                if not self._frequent(len(found)):
+                    return
+                self.champions.build(term, found)
+        expr = " AND ".join(phrases)
+        if len(phrases) > 1 and expr not in self.conjunctions.lists:
+            hits = [self.champions.hits(p) for p in phrases]
+            self.conjunctions.build(phrases, [len(h) for h in hits if h is not None])
 
     def _frequent(self, df: int) -> bool:
-        """A term matching ``df`` rows is answered from a champion list."""
-        rows, _avgdl = averages(self.db)
-        return df >= max(MIN_ROWS, SHARE * rows)
+        """A term matching ``df`` rows is answered from a champion list: scoring fewer
+        than ``MIN_ROWS`` is fast at any size of index."""
+        return df >= MIN_ROWS
 
     def _certified(self, scored, bound: float, hits, want: int) -> Ranking | None:
         seen_keys, head = set[str](), list[tuple[str, str, float]]()
@@ -424,6 +454,24 @@ def _instances(step: int, dead: tuple[int, ...]) -> tuple[str, tuple]:
 
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
+
+
+def _phrases(query: textquery.Query) -> tuple[str, ...]:
+    """The FTS5 phrase of each positive term, in query order."""
+    return tuple(textquery.to_fts(textquery.Query((t,))) for t in query.positives)
+
+
+def _both(hits: list[Hits]) -> Hits:
+    """The rows every one of ``hits`` holds."""
+    chunks = dict(hits[0].chunks)
+    for other in hits[1:]:
+        chunks = {c: _and(b, other.chunks[c]) for c, b in chunks.items() if c in other.chunks}
+    return Hits(chunks)
+
+
+def _and(a: bytes, b: bytes) -> bytes:
+    value = int.from_bytes(a, "little") & int.from_bytes(b, "little")
+    return value.to_bytes(max(len(a), len(b)), "little")
 
 
 def text_source(store, reg_id: str) -> str | None:

@@ -16,7 +16,8 @@ and p99 of CPU and wall time per query): a rare word (in ~0.1 % of rows), a comm
 ~50 %), two common words, a phrase (frequent adjacent word pairs), a prefix, a common word
 with an excluded common word, a CJK word (frequent Han/Kana bigrams). "now" asks for the
 first 100 documents, as ``archive search`` does for its first page; the first search of a
-frequent word builds its champion list, which is timed on its own. Then real pages are
+frequent term (or of several: a conjunction list) is scored in full and then makes its list,
+which is timed on its own. Then real pages are
 captured (the index's catch-up timed), deleted (FTS5 'delete') and purged from the file.
 """
 
@@ -184,7 +185,7 @@ def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
         f"capture: the index adds median {statistics.median(cpu):.1f} ms CPU / "
         f"{statistics.median(wall):.1f} ms wall, max {max(wall):.1f} ms wall, over {len(wall)} "
         f"real pages at {index.count()} versions, {len(index.champions.tiers)} champion lists "
-        "(target <= 20 ms)"
+        f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms)"
     )
 
 
