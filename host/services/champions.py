@@ -78,11 +78,11 @@ class Hits:
         return sum(int.from_bytes(bits, "little").bit_count() for bits in self.chunks.values())
 
     def __iter__(self):
+        rows: list[int] = []
         for chunk, bits in sorted(self.chunks.items()):
             base = chunk * CHUNK
-            for i, byte in enumerate(bits):
-                if byte:
-                    yield from (base + 8 * i + b for b in _BITS[byte])
+            rows += [base + 8 * i + b for i, byte in enumerate(bits) if byte for b in _BITS[byte]]
+        return iter(rows)
 
 
 def bitmap(rows: list[int]) -> dict[int, bytes]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import operator
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -419,8 +420,7 @@ class FullTextIndex:
                 break
             seen_keys.add(found[0])
             head.append((found[0], found[1], row.rank))
-        rows = self.rows
-        total = len({rows[n][0] for n in hits if n in rows})
+        total = len(set(map(_KEY, filter(None, map(self.rows.get, hits)))))  # live documents
         if len(head) < min(want, total):
             return None
         head.sort(key=lambda r: (r[2], r[0]))
@@ -432,6 +432,7 @@ class FullTextIndex:
 
 
 _ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
+_KEY = operator.itemgetter(0)
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
     " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
