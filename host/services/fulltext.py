@@ -77,6 +77,8 @@ class FullTextIndex:
         self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
         self._orphans: tuple[tuple[int, ...], int, dict[int, set[str]]] | None = None
+        self.deferred = False  # True: champion lists are made by build_lists, not by a search
+        self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self._load_known()
 
     def _load_known(self) -> None:
@@ -339,8 +341,10 @@ class FullTextIndex:
                     if head is not None:
                         return head
                 ranking, matched = self._scored(match)
-                if want is not None and self._frequent(matched):
-                    self._make_list(query)  # the next search of it is answered from the list
+                if want is not None and self._frequent(matched):  # the next search: its list
+                    self.wanted[_phrases(query)] = None
+                if not self.deferred:
+                    self._build_wanted(None)
                 return ranking
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
@@ -390,10 +394,23 @@ class FullTextIndex:
         listed = self.conjunctions.ranked(expr, [len(h) for h in hits], matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
-    def _make_list(self, query) -> None:
-        """A champion list for a query's term(s), if it has none and is frequent (several
+    def build_lists(self, limit: int | None = None) -> bool:
+        """Make the champion lists that searches wanted (at most ``limit``); True when none
+        is left. The daemon calls it in the background (``deferred``), so a frequent term's
+        first search costs one full scoring and no more."""
+        with self.lock:
+            self._build_wanted(limit)
+            return not self.wanted
+
+    def _build_wanted(self, limit: int | None) -> None:
+        for phrases in list(self.wanted)[:limit]:
+            del self.wanted[phrases]
+            with self._batch():
+                self._make_list(phrases)
+
+    def _make_list(self, phrases: tuple[str, ...]) -> None:
+        """A champion list for a query's terms, if it has none and is frequent (several
         terms: a list of each first)."""
-        phrases = _phrases(query)
         for term in phrases:
             if term not in self.champions.tiers:
                 found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]

@@ -8,14 +8,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.archive import provider, registry
+from engine.archive import provider, registry, textquery
 from engine.archive import store as store_module
 from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture, RegisterOptions
 from host.daemon import jobs
 from host.daemon.app import App, Config
-from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
+from host.daemon.jobs import (
+    compact_once,
+    schedules_once,
+    similar_once,
+    text_index_once,
+    warm_search_index,
+)
 from host.protocol.dispatch import handle
+from host.services import fulltext
 from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
 from tests.engine.archive.test_registry import near_identical
@@ -124,3 +131,22 @@ def test_the_search_index_is_warmed_in_the_background(app):
     _, index = app.store.cache[CACHE_NAME]
     assert index.seen == 3
     assert index_of(app.home).count() == 3  # the full-text index too, on disk
+
+
+def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypatch):
+    """In the daemon a frequent term's search is scored in full and only asks for a list;
+    the text index job makes it, and the next search is answered from it."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    for n in range(4):
+        page = Capture(f"https://l.example/{n}", f"<title>{n}</title><p>lists {n} words</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    asyncio.run(warm_search_index(app))
+    text = index_of(app.home)
+    query = textquery.parse("lists")
+    app.executor.submit(text.search, query, 2).result()
+    assert text.champions.tiers == {} and list(text.wanted) == [('"lists"',)]
+    asyncio.run(text_index_once(app))
+    assert list(text.champions.tiers) == ['"lists"'] and text.wanted == {}
+    monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
+    head = app.executor.submit(text.search, query, 2).result()
+    assert len(head.results) == head.total == 4  # the list answered

@@ -284,6 +284,23 @@ def test_a_frequent_word_ranks_from_its_champion_list_exactly_as_fts5(tmp_path, 
     assert len(full.results) == full.total
 
 
+def test_a_search_makes_the_list_it_wants_unless_deferred(tmp_path, monkeypatch):
+    """A frequent term's first search is scored in full; its list is made after it (in the
+    CLI) or by ``build_lists`` (the daemon, ``deferred``); a rare term wants none."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    add_rows(index, [f"weir {'reed ' * n}" + ("heron" if n < 3 else "") for n in range(30)], 0)
+    index.deferred = True
+    weir, heron = textquery.parse("weir"), textquery.parse("heron")
+    assert index.search(weir, 3).total == len(index.search(weir, 3).results) == 30  # in full
+    index.search(heron, 3)
+    assert list(index.wanted) == [('"weir"',)] and index.champions.tiers == {}
+    assert index.build_lists() is True and list(index.champions.tiers) == ['"weir"']
+    assert len(index.search(weir, 3).results) < 30  # from the list
+    index.deferred = False
+    index.search(textquery.parse("reed"), 3)
+    assert '"reed"' in index.champions.tiers and index.wanted == {}  # made after the search
+
+
 def check(index, text: str, want: int) -> None:
     query = textquery.parse(text)
     first = index.search(query, want)  # a frequent term's first search makes its list
