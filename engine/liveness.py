@@ -5,7 +5,8 @@ DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a sta
 of its own, never counted as gone, checked again by the next sweep
 (:func:`unreachable`). A page over the fetch's size cap was not read, so it is
 ``too_large`` (:func:`too_large`), never gone either. Any other non-200 answer (404, 410, …) is ``gone``
-(:func:`from_status`). Otherwise the live page is filtered with the same
+(:func:`from_status`). A stored copy with no main text has no words to look for: its check is
+``unknown`` (:func:`nothing_to_compare`), never gone. Otherwise the live page is filtered with the same
 useless-tag library as extraction, *and without its title* (the page-detection method: a deleted page
 often keeps its title), and the stored keywords are matched against what is
 left. The match degree ``P = Σ weight(matched) / Σ weight`` lies in 0..1 and the
@@ -62,7 +63,7 @@ class Verdict:
     'gone'
     """
 
-    state: str  # "present" | "changed" | "gone" | "unreachable" | "too_large"
+    state: str  # "present" | "changed" | "gone" | "unreachable" | "too_large" | "unknown"
     match: float
     present: bool
     matched: list[str] = field(default_factory=list)
@@ -94,7 +95,8 @@ RETRY_STATUSES = (408, 429)  # RFC 9110 §15.5.9, RFC 6585 §4: try again later,
 RETRY_NOTE = "the site may only be down; the next check tries again"
 # States in which no content was judged: never counted as gone, and alerts compare with the
 # last state that was judged on content.
-UNJUDGED = ("unreachable", "too_large")
+UNJUDGED = ("unreachable", "too_large", "unknown")
+NOTHING_TO_COMPARE = "the stored copy has no main text to compare with, so it was not judged"
 
 
 def unreachable(kind: str = "network", status: int | None = None) -> Verdict:
@@ -128,6 +130,16 @@ def too_large(limit: int | None = None) -> Verdict:
         [],
         f"the live page is larger than {size}, so it was not checked",
     )
+
+
+def nothing_to_compare() -> Verdict:
+    """The verdict when the stored copy has no main text (an image page, a page whose text a
+    script wrote in): no stored words to look for, so the live page is not judged either way.
+
+    >>> nothing_to_compare().state, nothing_to_compare().present
+    ('unknown', False)
+    """
+    return Verdict("unknown", 0.0, False, [], [], NOTHING_TO_COMPARE)
 
 
 def from_status(status: int, stored: object = None) -> Verdict:
@@ -258,9 +270,7 @@ def judge(
     options = options or LivenessOptions()
     words = stored_keywords(stored)
     if not words:
-        return Verdict(
-            "gone", 0.0, False, [], [], "no stored keywords (the stored page had no body)"
-        )
+        return nothing_to_compare()
     blocks = live_blocks(live_html, options)
     p, matched, missing = match_keywords(words, {t for block in blocks for t in block})
     share = phrase_share(stored_body(stored), blocks, options.phrase_words)

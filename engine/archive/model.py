@@ -70,6 +70,7 @@ class Registration:
     duplicate_of: str | None = None
     previous_similarity: float | None = None
     note: str | None = None  # set when the page's analysis was cut (engine.html.limits)
+    revisit_of: str | None = None  # an unchanged re-capture: the version whose content it shares
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -128,6 +129,38 @@ def make_id(ts: float, last: str | None) -> str:
         micros = round(id_time(last) * 1e6) + 1
     stamp = datetime.fromtimestamp(micros // 1_000_000, UTC).strftime("%Y%m%d%H%M%S")
     return f"{stamp}{micros % 1_000_000:06d}"
+
+
+def seen_entry(reg_id: str, ts: float, capture_id: str | None = None) -> int | dict:
+    """How a "seen again" capture is kept in its version's ``seen`` list: its ID as a bare
+    integer when the ID's own time is its capture time (to the microsecond), else a small
+    dict with ``ts``; the dict also carries the transfer's ``capture_id`` when one came.
+
+    >>> seen_entry("19700101000001500000", 1.5)
+    19700101000001500000
+    >>> seen_entry("19700101000001500001", 1.5, "c1")
+    {'id': 19700101000001500001, 'ts': 1.5, 'capture_id': 'c1'}
+    """
+    same_time = abs(id_time(reg_id) - ts) < 1e-6
+    if same_time and not capture_id:
+        return int(reg_id)
+    entry: dict = {"id": int(reg_id)} if same_time else {"id": int(reg_id), "ts": ts}
+    return {**entry, "capture_id": capture_id} if capture_id else entry
+
+
+def seen_fields(entry: int | dict) -> dict:
+    """``{"id", "ts"[, "capture_id"]}`` of a ``seen`` list entry (see :func:`seen_entry`).
+
+    >>> seen_fields(19700101000001500000)
+    {'id': '19700101000001500000', 'ts': 1.5}
+    """
+    entry = {"id": entry} if isinstance(entry, int) else entry
+    reg_id = f"{entry['id']:020d}"
+    return {"id": reg_id, "ts": entry.get("ts", id_time(reg_id)), **_extra(entry)}
+
+
+def _extra(entry: dict) -> dict:
+    return {k: v for k, v in entry.items() if k not in ("id", "ts")}
 
 
 def is_reg_id(text: str) -> bool:

@@ -80,7 +80,7 @@ def resolve_id(store: ArchiveStore, ref: str) -> str:
     ref = ref.strip()
     if "/v/" in ref:
         ref = ref.split("/v/", 1)[1].split("/", 1)[0]
-    if not is_reg_id(ref) or not store.has_version(ref):
+    if not is_reg_id(ref) or not store.has_capture(ref):
         raise NotFound(f"no registration {ref!r}")
     return ref
 
@@ -99,6 +99,7 @@ def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
         "charset": doc["charset"],
         "last_modified": doc.get("last_modified"),
         "size": doc["size"],
+        "revisit_of": doc.get("revisit_of"),  # "seen again, unchanged": shares that version
     }
 
 
@@ -110,15 +111,18 @@ def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
 
 
 def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:
-    """Every version of the document, newest CAPTURE first (``ts``, the ID breaks ties).
+    """Every capture of the document, newest CAPTURE first (``ts``, the ID breaks ties):
+    each version, and each unchanged re-capture ("seen again") with ``revisit_of`` naming
+    the version whose content it shares.
 
     A WARC import registers an older capture under a newer ID, so ID order is not time
-    order. ``similarity_to_previous`` is to the version before it in this order: the
-    stored ``prev_similarity`` when the stored ``prev`` is that version, else the value
-    from either one's similar list, else None.
+    order. ``similarity_to_previous`` is to the capture before it in this order: 1.0
+    between captures of the same content, the stored ``prev_similarity`` when the stored
+    ``prev`` is that version, else the value from either one's similar list, else None.
     """
     base = base or RegisterOptions().base
-    ids = sorted(store.ids_of_key(lookup_key(store, url_or_id)), key=store.capture_order)
+    key = lookup_key(store, url_or_id)
+    ids = sorted(store.captures_of_key(key), key=store.capture_order)
     found = []
     for at in range(len(ids) - 1, -1, -1):
         entry = describe(store, ids[at], base)
@@ -132,6 +136,9 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
 def _similarity_between(store: ArchiveStore, reg_id: str, before: str | None) -> float | None:
     if before is None:
         return None
+    reg_id, before = store.content_id(reg_id), store.content_id(before)
+    if reg_id == before:
+        return 1.0
     doc = store.version(reg_id)
     if doc.get("prev") == before:
         return doc.get("prev_similarity")

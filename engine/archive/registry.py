@@ -47,7 +47,7 @@ from engine.archive.resources import (
     manifest_entry,
 )
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
-from engine.archive.store import ArchiveStore
+from engine.archive.store import ArchiveStore, blob_hash
 from engine.errors import DecodeError, InvalidInput, InvalidURL, TooLarge
 from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint_tree
@@ -605,6 +605,10 @@ def register_analysed(
     _note_nested(store, prep, options, capture.keep_scripts)
     prep.key = document_key(store, capture.url)
     prev = store.latest_of_key(prep.key)
+    if prev is not None and unchanged(store.version(prev), prep, capture):
+        if options.only_if_different is not None:
+            return _skipped(store, prev, prep, 1.0, options)
+        return _revisit(store, prev, prep, capture, reg_id, now, options)
     sk = sketch(prep.fingerprint)
     target = VersionFeatures(reg_id, sk, _link_set(store, prep.links), prep.fingerprint, prep.text)
     before = store.newest_of_host(prep.host) or ""
@@ -628,6 +632,56 @@ def register_analysed(
     link_ids = _write(store, reg_id, prep, capture, extras)
     site_index(store, prep.host).add(VersionFeatures(reg_id, sk, frozenset(link_ids)))
     return _registration(reg_id, prep, now, found or [], prev_sim, options)
+
+
+def unchanged(doc: dict, prep: Prepared, capture: Capture) -> bool:
+    """Is this capture exactly the stored version ``doc`` again? The same original bytes
+    (SHA-256), the same manifest (SHA-256 of its encoding: the same resources, each with
+    the same bytes) and so the same served copy, under the same URL, type and title.
+    Anything else, a single byte or one resource apart, is a new version.
+
+    >>> doc = {"orig": blob_hash(b"<p>a"), "rewritten": blob_hash(b"<p>a"), "url": "u"}
+    >>> prep = Prepared("u", "", "", b"<p>a", b"<p>a", "utf-8", "", [], "", None, [])
+    >>> unchanged(doc, prep, Capture("u", b"<p>a", content_type="", charset=None))
+    False
+    """
+    if "resources" in doc:  # a manifest kept inline (older versions): not compared
+        return False
+    manifest = blob_hash(encode_manifest(prep.resources)) if prep.resources else None
+    same = (doc.get("orig"), doc.get("rewritten"), doc.get("manifest"), doc.get("url")) == (
+        blob_hash(prep.original),
+        blob_hash(prep.rewritten),
+        manifest,
+        prep.url,
+    )
+    return same and _same_record(doc, prep, capture)
+
+
+def _same_record(doc: dict, prep: Prepared, capture: Capture) -> bool:
+    """The record fields a revisit shares with its version are the capture's own too."""
+    fresh = _version_doc(prep, capture, "", "", {"ts": 0, "prev": None, "prev_similarity": None})
+    fields = ("final_url", "content_type", "charset", "last_modified", "title", "analysis")
+    return all(doc.get(name) == fresh.get(name) for name in fields)
+
+
+def _revisit(
+    store: ArchiveStore,
+    prev: str,
+    prep: Prepared,
+    capture: Capture,
+    reg_id: str,
+    now: float,
+    options: RegisterOptions,
+) -> Registration:
+    """Record ``reg_id`` as "seen again" on version ``prev`` (one journal transaction): it
+    shares the version's content, derived rows and blobs, like a WARC revisit record with
+    the identical-payload-digest profile."""
+    with store.transaction():
+        store.add_revisit(prev, reg_id, now, capture.capture_id)
+    similar = [[prev, 1.0, 1.0], *(store.row("fingerprints", prev) or {}).get("similar", [])]
+    reg = _registration(reg_id, prep, now, similar, 1.0, options)
+    reg.revisit_of = prev
+    return reg
 
 
 def store_resource_data(store: ArchiveStore, entries: list[dict]) -> list[dict]:

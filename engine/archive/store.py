@@ -10,7 +10,9 @@ where there is one, so lookups by ID are dict lookups):
 
 =============  ==========================================================================
 versions       url, final_url, key, host, ts, content_type, charset, last_modified, title,
-               orig / rewritten / manifest (blob hashes), size, source, prev_similarity
+               orig / rewritten / manifest (blob hashes), size, source, prev_similarity,
+               seen: the unchanged re-captures ("seen again", WARC revisits) that share this
+               version's content and rows, each an ID (model.seen_entry)
 links          the link table: link id -> {"url": absolute URL}
 refs           the referenced-link table: registration id -> {"links": [link ids]}
 fingerprints   registration id -> {"fp": blob hash, "similar": [[id, sim, content]], "computed_at"}
@@ -20,7 +22,10 @@ dust           learned DUST rules;  schedules: scheduled registrations;  state: 
 =============  ==========================================================================
 
 In-memory indexes (key -> ids, host -> ids, link URL -> link id, all ids in time
-order) are rebuilt on open and kept current by every write.
+order, revisit id -> the version it shares) are rebuilt on open and kept current by
+every write. ``ids`` and the key/host indexes hold versions with content only; a
+revisit's ID opens through :meth:`ArchiveStore.version` and :meth:`ArchiveStore.row`
+as its version's record and derived rows, with its own ``id``, ``ts`` and ``revisit_of``.
 
 >>> import tempfile, pathlib
 >>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
@@ -43,7 +48,7 @@ from pathlib import Path
 
 from tinydb.table import Document
 
-from engine.archive.model import make_id
+from engine.archive.model import make_id, seen_entry, seen_fields
 from engine.archive.storage import AtomicBatch, JournalStorage, open_tinydb, write_atomic
 from engine.errors import NotFound, StorageError
 
@@ -187,6 +192,8 @@ class ArchiveStore:
     def _build_indexes(self) -> None:
         self._by_key: dict[str, list[str]] = {}
         self._by_host: dict[str, list[str]] = {}
+        self._revisits: dict[str, str] = {}  # revisit id -> the version holding its content
+        self._top_revisit = ""
         self.ids: list[str] = sorted(self.raw("versions"))
         for reg_id in self.ids:
             self._index(reg_id, self.raw("versions")[reg_id])
@@ -201,6 +208,12 @@ class ArchiveStore:
     def _index(self, reg_id: str, doc: dict) -> None:
         self._by_key.setdefault(doc["key"], []).append(reg_id)
         self._by_host.setdefault(doc["host"], []).append(reg_id)
+        for entry in doc.get("seen", ()):
+            self._index_revisit(seen_fields(entry)["id"], reg_id)
+
+    def _index_revisit(self, revisit_id: str, reg_id: str) -> None:
+        self._revisits[revisit_id] = reg_id
+        self._top_revisit = max(self._top_revisit, revisit_id)
 
     # -- blobs -----------------------------------------------------------------
     def _blob_path(self, digest: str) -> Path:
@@ -244,7 +257,12 @@ class ArchiveStore:
     # -- versions ----------------------------------------------------------------
     def new_id(self, ts: float | None = None) -> str:
         """A fresh time-ordered registration ID (later than every stored one)."""
-        return make_id(time.time() if ts is None else ts, self.ids[-1] if self.ids else None)
+        return make_id(time.time() if ts is None else ts, self.last_id())
+
+    def last_id(self) -> str | None:
+        """The highest registration ID in use, a revisit's included (None when empty)."""
+        top = max(self.ids[-1] if self.ids else "", self._top_revisit)
+        return top or None
 
     def add_version(self, reg_id: str, doc: dict) -> None:
         """Insert a version record (call inside a transaction with its other rows)."""
@@ -256,14 +274,71 @@ class ArchiveStore:
         self._index(reg_id, doc)
 
     def version(self, reg_id: str) -> dict:
-        """The version record of ``reg_id`` (with ``id``); NotFound when there is none."""
+        """The version record of ``reg_id`` (with ``id``); NotFound when there is none.
+
+        A revisit's record is its version's, with the revisit's own ``id`` and ``ts`` (and
+        ``capture_id``), ``revisit_of`` naming the version, and no ``seen`` list.
+        """
         doc = self.raw("versions").get(str(reg_id))
-        if doc is None:
+        if doc is not None:
+            return {"id": str(reg_id), **doc}
+        held = self._revisits.get(str(reg_id))
+        if held is None:
             raise NotFound(f"no registration {reg_id!r}")
-        return {"id": str(reg_id), **doc}
+        doc = {
+            k: v for k, v in self.raw("versions")[held].items() if k not in ("seen", "capture_id")
+        }
+        return {**doc, **self.seen_of(held)[str(reg_id)], "revisit_of": held}
 
     def has_version(self, reg_id: str | int) -> bool:
+        """True for a version holding content (a revisit's ID: :meth:`has_capture`)."""
         return str(reg_id) in self.raw("versions")
+
+    def has_capture(self, reg_id: str | int) -> bool:
+        """True for a version or a revisit (anything :meth:`version` opens)."""
+        return self.has_version(reg_id) or str(reg_id) in self._revisits
+
+    def revisit_count(self) -> int:
+        """How many revisits the archive holds."""
+        return len(self._revisits)
+
+    def revisit_of(self, reg_id: str) -> str | None:
+        """The version whose content a revisit shares; None for a version (or unknown ID)."""
+        return self._revisits.get(str(reg_id))
+
+    def content_id(self, reg_id: str | int) -> str:
+        """The version that holds the content of ``reg_id`` (itself unless a revisit)."""
+        return self._revisits.get(str(reg_id), str(reg_id))
+
+    def seen_of(self, reg_id: str) -> dict[str, dict]:
+        """The revisits of a version: revisit id -> ``{"id", "ts"[, "capture_id"]}``, in order."""
+        seen = self.raw("versions")[str(reg_id)].get("seen", ())
+        return {f["id"]: f for f in map(seen_fields, seen)}
+
+    def captures_of_key(self, key: str) -> list[str]:
+        """IDs of every capture of a document key: each version, then its revisits."""
+        return self.with_revisits(self.ids_of_key(key))
+
+    def with_revisits(self, ids) -> list[str]:
+        """``ids`` (versions) each followed by its revisits."""
+        return [one for reg_id in ids for one in (reg_id, *self.seen_of(reg_id))]
+
+    def add_revisit(self, reg_id: str, revisit_id: str, ts: float, capture_id=None) -> None:
+        """Record an unchanged re-capture of version ``reg_id`` (in a transaction: one
+        journal line, so a crash leaves the entry whole or absent)."""
+        seen = list(self.raw("versions")[reg_id].get("seen", ()))
+        seen.append(seen_entry(revisit_id, ts, capture_id))
+        self.db.table("versions").update({"seen": seen}, doc_ids=[int(reg_id)])
+        self._index_revisit(revisit_id, reg_id)
+
+    def remove_revisit(self, revisit_id: str) -> tuple[str, int | dict, int]:
+        """Drop a revisit from its version's list (in a transaction); (version, entry, index)."""
+        held = self._revisits.pop(str(revisit_id))
+        seen = list(self.raw("versions")[held]["seen"])
+        at = next(n for n, e in enumerate(seen) if seen_fields(e)["id"] == str(revisit_id))
+        entry = seen.pop(at)
+        self.db.table("versions").update({"seen": seen}, doc_ids=[int(held)])
+        return held, entry, at
 
     def ids_of_key(self, key: str) -> list[str]:
         """Registration IDs of a document key, oldest first."""
@@ -280,8 +355,9 @@ class ArchiveStore:
         return max(ids, key=self.capture_order) if ids else None
 
     def capture_order(self, reg_id: str) -> tuple[float, str]:
-        """Sort key of a version: capture time, then ID."""
-        return self.raw("versions")[reg_id]["ts"], reg_id
+        """Sort key of a version or revisit: capture time, then ID."""
+        doc = self.raw("versions").get(reg_id)
+        return (doc["ts"] if doc is not None else self.version(reg_id)["ts"]), reg_id
 
     def ids_of_host(self, host: str) -> list[str]:
         """Registration IDs on a host:port, oldest first."""
@@ -306,8 +382,10 @@ class ArchiveStore:
 
     def row(self, table: str, reg_id: str | int) -> dict | None:
         """One document of a table by id, or None."""
-        if table in SHARDED and not self.has_version(reg_id):
-            return None
+        if table in SHARDED:
+            reg_id = self.content_id(reg_id)  # a revisit shares its version's derived rows
+            if not self.has_version(reg_id):
+                return None
         return self.storage.table(self.shard(table, reg_id)).get(str(int(reg_id)))
 
     # -- links -------------------------------------------------------------------
@@ -378,10 +456,26 @@ class ArchiveStore:
         doc = self.raw("versions")[reg_id]
         self.db.table("versions").remove(doc_ids=[int(reg_id)])
         self.ids.remove(reg_id)
+        for revisit_id in self.seen_of_doc(doc):
+            self._revisits.pop(revisit_id, None)
         for index, name in ((self._by_key, doc["key"]), (self._by_host, doc["host"])):
             index[name].remove(reg_id)
             if not index[name]:
                 del index[name]
+
+    def restore_revisit(self, reg_id: str, entry: int | dict, at: int) -> None:
+        """Put a removed revisit entry back at its place in its version's list (undo)."""
+        if not self.has_version(reg_id):
+            raise NotFound(f"version {reg_id} is gone; its revisit cannot come back")
+        seen = list(self.raw("versions")[reg_id].get("seen", ()))
+        seen.insert(min(at, len(seen)), entry)
+        self.db.table("versions").update({"seen": seen}, doc_ids=[int(reg_id)])
+        self._index_revisit(seen_fields(entry)["id"], reg_id)
+
+    @staticmethod
+    def seen_of_doc(doc: dict) -> list[str]:
+        """The revisit IDs a version record lists."""
+        return [seen_fields(e)["id"] for e in doc.get("seen", ())]
 
     def remove_row(self, table: str, reg_id: str | int) -> dict | None:
         """Delete one document of a table (its shard for a sharded one); the removed document."""

@@ -1,6 +1,9 @@
 """Deleting from the archive: a soft delete kept in the ``trash`` table, undo, then a reclaim.
 
-A delete moves every row of the deleted versions (``versions``, ``refs``,
+A version's unchanged re-captures ("seen again", its ``seen`` list) are part of its row:
+deleting the version deletes them with it (they are counted as versions); deleting one
+revisit takes only its entry off the list, and frees nothing (its version keeps the
+content). A delete moves every row of the deleted versions (``versions``, ``refs``,
 ``fingerprints``, ``extracts``, ``liveness``, ``notes``), the entries other
 versions' similar lists hold for them, and, when a whole document goes, its
 schedules and tags, into ONE ``trash`` row, in ONE journal transaction: a crash
@@ -12,7 +15,7 @@ included), so a blob is never gone while a version, or a deletion that may still
 be undone, points at it. Blob files go only after the rows that named them.
 
 >>> import tempfile, pathlib
->>> from engine.archive.store import ArchiveStore
+>>> from engine.archive.store import SHARDED, ArchiveStore
 >>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
 >>> stray = store.put_blob(b"named by no version")
 >>> reclaim(store, ReclaimOptions(grace_s=0))
@@ -30,7 +33,7 @@ from engine.archive import provider
 from engine.archive.keys import document_key
 from engine.archive.model import is_reg_id, iso
 from engine.archive.resources import manifest_of, version_blob_refs
-from engine.archive.store import ArchiveStore
+from engine.archive.store import SHARDED, ArchiveStore
 from engine.errors import InvalidInput, NotFound
 
 UNDO_S = 600.0  # how long a deletion can be undone
@@ -128,8 +131,11 @@ def delete(store: ArchiveStore, ref: str, options: DeleteOptions | None = None) 
     options = options or DeleteOptions()
     now = time.time() if options.now is None else options.now
     ids = targets(store, ref, options.document)
+    revisits = [i for i in ids if store.revisit_of(i) not in (None, *ids)]
+    ids = [i for i in ids if store.revisit_of(i) is None]
     with store.transaction():
         entry = _detach(store, ids, ref, now, options.undo_s)
+        _detach_revisits(store, revisits, entry)
         trash_id = store.db.table("trash").insert(entry)
     store.reindex()
     summary = entry["summary"]
@@ -153,7 +159,7 @@ def _detach(store: ArchiveStore, ids: list[str], ref: str, now: float, undo_s: f
         "prev": _relink(store, ids, gone),
         "documents": {k: _document_rows(store, k) for k in emptied},
         "rows": [],
-        "summary": {"deleted": {"documents": len(emptied), "versions": len(ids)}},
+        "summary": {"deleted": {"documents": len(emptied), "versions": _captures(store, ids)}},
     }
     for reg_id in ids:
         entry["rows"] += _version_rows(store, reg_id)
@@ -162,13 +168,36 @@ def _detach(store: ArchiveStore, ids: list[str], ref: str, now: float, undo_s: f
 
 def _version_rows(store: ArchiveStore, reg_id: str) -> list:
     rows = []
-    for table in PER_VERSION:
-        doc = store.remove_row(table, reg_id)
-        if doc is not None:
-            rows.append([table, reg_id, doc])
+    for one in [reg_id, *store.seen_of(reg_id)]:  # its revisits go with it
+        rows += _own_rows(store, one)
     rows.append(["versions", reg_id, dict(store.raw("versions")[reg_id])])
     store.remove_version(reg_id)
     return rows
+
+
+def _own_rows(store: ArchiveStore, reg_id: str) -> list:
+    """The per-version rows keyed by ``reg_id`` itself, removed: a revisit has only its
+    own note and liveness rows (it shares its version's sharded, derived ones)."""
+    rows, revisit = [], store.revisit_of(reg_id) is not None
+    for table in (t for t in PER_VERSION if not (revisit and t in SHARDED)):
+        doc = store.remove_row(table, reg_id)
+        if doc is not None:
+            rows.append([table, reg_id, doc])
+    return rows
+
+
+def _detach_revisits(store: ArchiveStore, revisits: list[str], entry: dict) -> None:
+    """Take single revisits off their versions' lists (what to put back on undo)."""
+    entry["seen"] = []
+    for revisit_id in revisits:
+        entry["rows"] += _own_rows(store, revisit_id)
+        entry["seen"].append(list(store.remove_revisit(revisit_id)))
+    entry["summary"]["deleted"]["versions"] += len(revisits)
+
+
+def _captures(store: ArchiveStore, ids: list[str]) -> int:
+    """How many captures ``ids`` hold: each version and its revisits."""
+    return sum(1 + len(store.seen_of(i)) for i in ids)
 
 
 def _unlist(store: ArchiveStore, ids: list[str], gone: set[str]) -> list:
@@ -239,6 +268,8 @@ def restore(store: ArchiveStore, trash_id: str) -> dict:
             if table != "versions":
                 store.update(table, reg_id, doc)
         _restore_links(store, entry)
+        for reg_id, seen, at in entry.get("seen", ()):
+            store.restore_revisit(reg_id, seen, at)
         for rows in entry["documents"].values():
             _restore_document(store, rows)
         store.db.table("trash").remove(doc_ids=[int(trash_id)])

@@ -104,6 +104,11 @@ class ExtractOptions:
     # A body still under this (no sentence or two: a page made of links) gives way to the page's
     # text without menu items (see page_text_blocks) when that is twice as long. 0: off.
     text_fallback_max_chars: int = 100
+    # A comment section's opener ("18 Comments", "Leave a reply", see COMMENTS_OPENER) of up
+    # to ``comments_max_chars`` after this share of the body's text ends the body: the thread
+    # under a story is not its main text. 0: off.
+    comments_after_share: float = 0.5
+    comments_max_chars: int = 40
 
 
 @dataclass
@@ -505,6 +510,43 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
         noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
         block.noise = 1 if noisy else 0
     return block.noise == 1
+
+
+# The first line of a comment section under a story, alone in its block: "Comments", "18 Comments +",
+# "{ 1 trackback }", "12 Responses to “Title”", "Leave a Reply", "Kommentare (3)"; lower-cased.
+COMMENTS_OPENER = re.compile(
+    r"[{(\[]? ?\d+ (?:comments?|responses?|replies|trackbacks?)\b"
+    r"|(?:(?:reader|recent|user) )?(?:comments|kommentare|leserkommentare|commentaires"
+    r"|comentarios|commenti|reacties|trackbacks?)\W*\d*\W*$"
+    r"|(?:post|leave|add|write|submit) (?:a|your|new) (?:comment|reply|response)\b"
+    r"|(?:join|start) the (?:discussion|conversation)\b"
+)
+
+
+def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
+    """The body without the comment section under it: the one short block opening one (see
+    COMMENTS_OPENER) past ``comments_after_share`` of the body's text ends the body. A thread
+    that opens the page (a forum's) is its content, and so is a Q&A page whose answers
+    each carry "3 Comments": more than two openers ("18 Comments", "Add a comment") cut
+    nothing.
+
+    >>> story, opener = Block("x" * 300, 300, 0, "p"), Block("18 Comments", 11, 0, "h3")
+    >>> reply = Block("Great post, thanks for sharing this with us.", 44, 0, "p")
+    >>> [b.chars for b in cut_comments([story, opener, reply], ExtractOptions())]
+    [300]
+    """
+    share, total = options.comments_after_share, sum(b.chars for b in body)
+    if not share:
+        return body
+    openers = [
+        k
+        for k, block in enumerate(body)
+        if block.chars <= options.comments_max_chars and COMMENTS_OPENER.match(block.text.lower())
+    ]
+    if not openers or len(openers) > 2:
+        return body
+    k = openers[0]
+    return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
 
 
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
@@ -976,7 +1018,7 @@ def page_body(
         drop_labelled(root, options.blocks)
         box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
-    return blocks, body_blocks(blocks, span, weights, options, title)
+    return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
 
 
 @dataclass

@@ -6,6 +6,7 @@ import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
 import { SOFT_404 } from '../lib/net-errors.js';
 import { captureText, readProgress } from '../capture/progress.js';
+import { resourcesSummary } from '../lib/capture-summary.js';
 
 const archiveButton = document.getElementById('archive');
 const deleteButton = document.getElementById('delete');
@@ -56,6 +57,7 @@ async function showVersions() {
 const UNJUDGED = {
   unreachable: 'PageKeeper could not reach this site at its last check',
   too_large: 'This page is too large for PageKeeper to check',
+  unknown: 'PageKeeper has no text of this page to compare with',
 };
 
 /**
@@ -190,7 +192,9 @@ function renderResult(r) {
   fill('registered-at', formatTime(r.registered_at));
   const first = r.version <= 1;
   fill('similarity-term', first ? 'Earlier versions' : `Similarity to v${r.version - 1}`);
-  fill('similarity', first ? 'none yet' : similarityText(r));
+  // a re-capture with the same page and resources is recorded as "seen again" (host/PROTOCOL.md)
+  const again = r.revisit_of ? 'unchanged: seen again (the same page and resources, stored once)' : null;
+  fill('similarity', first ? 'none yet' : (again ?? similarityText(r)));
   const similar = r.similar ?? [];
   fill('similar-list', similar.slice(0, 5).map((p) => h('li', {},
     h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url }, displayURL(p.url)),
@@ -201,22 +205,10 @@ function renderResult(r) {
   versionLink.onclick = (e) => openDaemon(e, 'open_copy', { version_url: r.version_url });
   document.getElementById('viewer-link').onclick = (e) => openViewer(e, `#/doc/${encodeURIComponent(r.id)}`);
   const res = r.resources;
-  fill('resources-line', res ? resourcesText(res) : '');
+  fill('resources-line', res ? resourcesSummary(res) : '');
   show('resources-line', Boolean(res));
   show('result');
   document.body.dataset.archivedVersion = String(r.version);
-}
-
-function resourcesText(res) {
-  const missing = Array.isArray(res.missing) ? res.missing.length : (res.missing ?? 0);
-  const stored = Array.isArray(res.stored) ? res.stored.length : (res.stored ?? 0);
-  return `${stored} file${stored === 1 ? '' : 's'} kept with the page`
-    + (missing ? `, ${missing} missing` : '')
-    + (typeof res.bytes_new === 'number' ? ` · ${megabytes(res.bytes_new)} new` : '');
-}
-
-function megabytes(bytes) {
-  return `${(bytes / 2 ** 20).toFixed(bytes < 2 ** 20 ? 2 : 1)} MB`;
 }
 
 function similarityText(r) {

@@ -85,8 +85,7 @@ def register_capture(app, capture, options) -> dict:
 def _reserve_id(app, now: float) -> str:
     """A registration ID later than every stored and every reserved one (store thread)."""
 
-    ids = app.store.ids
-    last = max(filter(None, (ids[-1] if ids else None, app.reserved_id)), default=None)
+    last = max(filter(None, (app.store.last_id(), app.reserved_id)), default=None)
     app.reserved_id = make_id(now, last)
     return app.reserved_id
 
@@ -135,7 +134,7 @@ async def register_off_store(app, capture, options):
 
 def _with_versions(app, reg) -> dict:
     result = reg.to_dict()
-    result["versions"] = len(app.store.ids_of_key(reg.key))
+    result["versions"] = len(app.store.captures_of_key(reg.key))
     return result
 
 

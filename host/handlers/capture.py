@@ -206,9 +206,13 @@ def _store_entry(app, blobs, capture: PendingCapture, entry: dict, frames: dict)
 def _already_committed(app, capture_id: str) -> str | None:
     """The version a previous commit of this capture registered (a crash before the pending
     directory was removed, or a repeated request), so it is never registered twice."""
-    for reg_id in reversed(app.store.ids[-200:]):
-        if app.store.version(reg_id).get("capture_id") == capture_id:
+    store = app.store
+    for reg_id in reversed(store.ids[-200:]):
+        if store.version(reg_id).get("capture_id") == capture_id:
             return reg_id
+        for revisit_id, seen in store.seen_of(reg_id).items():
+            if seen.get("capture_id") == capture_id:
+                return revisit_id
     return None
 
 
@@ -256,7 +260,7 @@ def _resource_counts(app, reg_id: str) -> dict:
 
 def _committed_reply(app, reg_id: str, counts: dict) -> dict:
     entry = provider.describe(app.store, reg_id, app.base_url)
-    entry["versions"] = len(app.store.ids_of_key(entry["key"]))
+    entry["versions"] = len(app.store.captures_of_key(entry["key"]))
     return {**entry, "resources": {**_resource_counts(app, reg_id), **counts}}
 
 

@@ -35,7 +35,7 @@ from host.services import fulltext
 from host.services.liveness import check_version
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
-STATES = ("present", "changed", "gone", "unreachable", "too_large", "unchecked")
+STATES = ("present", "changed", "gone", "unreachable", "too_large", "unknown", "unchecked")
 MAX_PAGE = 500
 MAX_EXPORT_VERSIONS = 5000
 
@@ -484,7 +484,7 @@ def export_ids(params: dict, app) -> list[str]:
     if not isinstance(search, dict):
         raise InvalidInput("export_warc needs 'ids' or 'search'")
     docs = matching_docs(app, SearchQuery.from_params(search))
-    return [i for d in docs for i in reversed(app.store.ids_of_key(d.key))]
+    return [i for d in docs for i in app.store.with_revisits(reversed(app.store.ids_of_key(d.key)))]
 
 
 def export_warc(params: dict, app) -> dict:
@@ -544,13 +544,14 @@ def archive_stats(params: dict, app) -> dict:
     store = app.store
     index = document_index(store)
     versions = store.raw("versions")
-    logical = sum(doc.get("size", 0) for doc in versions.values())
+    # a revisit ("seen again") is a capture of its version's bytes, stored once
+    logical = sum(doc.get("size", 0) * (1 + len(doc.get("seen", ()))) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
     resources = _resource_totals(store)
     return {
         "documents": len(index.entries),
-        "versions": len(versions),
+        "versions": len(versions) + store.revisit_count(),
         "original_bytes": logical,
         "dedup_saved_bytes": logical - sum(unique.values()),
         "blob_bytes": blobs,
@@ -563,10 +564,12 @@ def _resource_totals(store) -> dict:
     """:func:`resource_totals` of every version, counted again only when the versions changed
     (a manifest is a blob: reading every one on each visit of the Archive tab adds up)."""
     ids = store.ids
-    stamp = (len(ids), ids[-1] if ids else None, ids[0] if ids else None, store.rekeyed)
+    first, last = (ids[0], ids[-1]) if ids else (None, None)
+    stamp = (len(ids), last, first, store.rekeyed, store.revisit_count())
     held = store.cache.get("resource_totals")
     if held is None or held[0] != stamp:
-        totals = resource_totals(manifest_of(store, store.version(i)) for i in ids)
+        captures = store.with_revisits(ids)  # a revisit captured its version's resources again
+        totals = resource_totals(manifest_of(store, store.version(i)) for i in captures)
         held = store.cache["resource_totals"] = (stamp, totals)
     return held[1]
 

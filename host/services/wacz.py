@@ -59,17 +59,19 @@ def _timestamp(date: str) -> str:
 
 
 def cdxj_lines(warc: bytes, filename: str = WARC_NAME) -> list[str]:
-    """The sorted CDXJ index of a WARC's response records."""
+    """The sorted CDXJ index of a WARC's response and revisit records."""
     lines = []
     records = ArchiveIterator(io.BytesIO(warc))
     for record in records:
-        if record.rec_type != "response" or record.http_headers is None:
+        if record.rec_type not in ("response", "revisit") or record.http_headers is None:
             continue
         url = record.rec_headers.get_header("WARC-Target-URI")
         date = record.rec_headers.get_header("WARC-Date")
+        mime = (record.http_headers.get_header("Content-Type") or "").split(";")[0]
         fields = {
             "url": url,
-            "mime": (record.http_headers.get_header("Content-Type") or "").split(";")[0],
+            # a revisit is indexed as pywb's cdx-indexer does: mime warc/revisit, its digest
+            "mime": "warc/revisit" if record.rec_type == "revisit" else mime,
             "status": record.http_headers.get_statuscode(),
             "digest": record.rec_headers.get_header("WARC-Payload-Digest"),
             "filename": filename,

@@ -14,28 +14,37 @@ version, and the document's tags and the version's note when it has them. A
 ``warcinfo`` record opens the file. Records are gzipped one by one
 (WARC 1.1, annex D), which is what replay tools index.
 
+An unchanged re-capture ("seen again", a version's revisit) is written as a WARC 1.1
+``revisit`` record (section 6.7.2, profile identical-payload-digest: the same payload digest,
+``WARC-Refers-To`` its version's response, the HTTP headers and no payload) when its version's
+response is earlier in the same file; exported alone, it is a full ``response`` record.
+
 Import reads any WARC (gzipped or not) and registers every HTML ``response``
 record with status 200 as a version of its URL, dated by its ``WARC-Date``; with a
 ``put_blob`` it first stores every 200 response as a blob, and each page's manifest
 names the ones it uses (its stylesheets, what they use, images, fonts, frames); the
-other records are counted as skipped. A PageKeeper export imported into a
+other records are counted as skipped. A ``revisit`` record with the identical-payload-digest
+profile whose digest names a response read before it registers that response's capture again
+at the revisit's date (the registry then records it as "seen again"). A PageKeeper export imported into a
 fresh archive gives the same URLs, times and original bytes, tags and notes.
 
 >>> import io
 >>> buf = io.BytesIO()
 >>> w = WarcOptions().writer(buf)
->>> write_version(w, VersionRecord("1", "http://a.example/", b"<p>hi", "2026-01-01T00:00:00Z"))
+>>> _ = write_version(w, VersionRecord("1", "http://a.example/", b"<p>hi", "2026-01-01T00:00:00Z"))
 >>> [c.url for c, _ in read_captures(io.BytesIO(buf.getvalue()))]
 ['http://a.example/']
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import json
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import BinaryIO
 
@@ -55,6 +64,10 @@ from host.daemon.security import strip_credentials
 from host.services.singlefile import looks_like_singlefile, read_singlefile
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+REVISIT_PROFILES = (  # identical payload digest: WARC 1.1 section 6.7.2, and WARC 1.0's name
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+    "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest",
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,16 @@ class VersionRecord:
     meta: dict = field(default_factory=dict)
     resources: list = field(default_factory=list)  # stored manifest entries {url, type, blob}
     load: Callable | None = None  # blob hash -> bytes
+    revisit_of: str | None = None  # the version whose content this capture shares
+
+
+def payload_digest(body: bytes) -> str:
+    """A payload's ``WARC-Payload-Digest`` as warcio writes it: SHA-1, base32.
+
+    >>> payload_digest(b"")
+    'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ'
+    """
+    return "sha1:" + base64.b32encode(hashlib.sha1(body).digest()).decode("ascii")
 
 
 @dataclass
@@ -156,17 +179,22 @@ def write_info(writer: WARCWriter, filename: str, description: str) -> None:
     writer.write_record(writer.create_warcinfo_record(filename, info))
 
 
-def write_version(writer: WARCWriter, version: VersionRecord) -> None:
-    """A ``response`` record with the original bytes, then its ``metadata`` record."""
+def write_version(writer: WARCWriter, version: VersionRecord, refers=None) -> str:
+    """A ``response`` record with the original bytes (a ``revisit`` record when ``refers``,
+    ``(record ID, date)`` of its version's response, is given), then its ``metadata``
+    record; the record ID of the first."""
     date = warc_date(version.registered_at)
-    response = writer.create_warc_record(
-        version.url,
-        "response",
-        payload=io.BytesIO(version.body),
-        length=len(version.body),
-        http_headers=http_headers(version),
-        warc_headers_dict={"WARC-Date": date},
-    )
+    if refers is not None:
+        response = _revisit_record(writer, version, date, *refers)
+    else:
+        response = writer.create_warc_record(
+            version.url,
+            "response",
+            payload=io.BytesIO(version.body),
+            length=len(version.body),
+            http_headers=http_headers(version),
+            warc_headers_dict={"WARC-Date": date},
+        )
     writer.write_record(response)
     # WARC 1.1 section 6.6: metadata as application/warc-fields, one field here holding
     # PageKeeper's fields as one line of JSON. pywb and cdxj-indexer skip warc-fields
@@ -182,6 +210,20 @@ def write_version(writer: WARCWriter, version: VersionRecord) -> None:
         warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": record_id},
     )
     writer.write_record(metadata)
+    return record_id
+
+
+def _revisit_record(writer: WARCWriter, version: VersionRecord, date: str, target, when: str):
+    """WARC 1.1 section 6.7.2: a revisit with the identical-payload-digest profile, naming
+    the response it repeats; its block is the HTTP headers alone."""
+    return writer.create_revisit_record(
+        version.url,
+        payload_digest(version.body),
+        version.url,
+        when,
+        http_headers=http_headers(version),  # the original response's, as Heritrix writes them
+        warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": target},
+    )
 
 
 def write_resource(writer: WARCWriter, url: str, kind: str, body: bytes, date: str) -> None:
@@ -223,10 +265,14 @@ def export_versions(
     returns the record count."""
     writer = options.writer(out)
     write_info(writer, filename, "PageKeeper archive export")
-    count, written = 1, set[tuple[str, str]]()
+    count, written, responses = 1, set[tuple[str, str]](), dict[str, tuple[str, str]]()
     for version in versions:
-        write_version(writer, version)
-        count += 2 + write_resources(writer, version, written)
+        refers = responses.get(version.revisit_of or "")
+        record_id = write_version(writer, version, refers)
+        if refers is None:
+            responses[version.id] = (record_id, warc_date(version.registered_at))
+            count += write_resources(writer, version, written)
+        count += 2
     return count
 
 
@@ -244,6 +290,8 @@ def _content_type(record) -> tuple[str, str | None]:
 
 def _skip_reason(record) -> str | None:
     """Why a record does not become a version, or None when it does."""
+    if record.rec_type == "revisit" and _profile(record) in REVISIT_PROFILES:
+        return None
     if record.rec_type != "response":
         return record.rec_type or "unknown"
     if record.http_headers is None:
@@ -298,6 +346,7 @@ def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) 
 
     options = options or WarcOptions()
     summary = summary if summary is not None else ImportSummary()
+    seen: dict[str, Capture] = {}  # payload digest -> the capture of that response
     try:
         for record in _warc_records(stream):
             reason = _skip_reason(record)
@@ -306,6 +355,15 @@ def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) 
                 fields = pagekeeper_fields(record) if on_meta else None
                 if fields:
                     on_meta(*fields)
+                continue
+            when = parse_time(record.rec_headers.get_header("WARC-Date"))
+            record_id = record.rec_headers.get_header("WARC-Record-ID")
+            if record.rec_type == "revisit":
+                again = _revisited(record, seen)
+                if again is None:
+                    summary.skip("revisit_of_unknown_payload")
+                    continue
+                yield again, when, record_id
                 continue
             body = record.content_stream().read(options.max_record_bytes + 1)
             if len(body) > options.max_record_bytes:
@@ -319,10 +377,31 @@ def _read(stream: BinaryIO, options: WarcOptions | None, summary, on_meta=None) 
                 last_modified=record.http_headers.get_header("Last-Modified"),
                 source="file",
             )
-            when = parse_time(record.rec_headers.get_header("WARC-Date"))
-            yield capture, when, record.rec_headers.get_header("WARC-Record-ID")
+            _remember(seen, record, body, capture)
+            yield capture, when, record_id
     except ArchiveLoadFailed as exc:
         raise InvalidInput(f"not a WARC file: {exc}") from exc
+
+
+def _profile(record) -> str:
+    return (record.rec_headers.get_header("WARC-Profile") or "").strip()
+
+
+def _remember(seen: dict, record, body: bytes, capture: Capture) -> None:
+    """Keep a response's capture under its payload digests (the one it declares, and ours)."""
+    declared = record.rec_headers.get_header("WARC-Payload-Digest")
+    for digest in filter(None, (declared, payload_digest(body))):
+        seen.setdefault(digest.strip(), capture)
+
+
+def _revisited(record, seen: dict) -> Capture | None:
+    """The capture an identical-payload-digest revisit repeats (its URL must be the same
+    page's), or None when no response read before holds that payload."""
+    found = seen.get((record.rec_headers.get_header("WARC-Payload-Digest") or "").strip())
+    url = strip_credentials(record.rec_headers.get_header("WARC-Target-URI"))
+    if found is None or found.url != url:
+        return None
+    return replace(found, resources=[])
 
 
 def collect_resources(stream: BinaryIO, put_blob: Callable, options: WarcOptions) -> dict:
@@ -422,6 +501,7 @@ def version_record(store, reg_id: str) -> VersionRecord:
         },
         resources=[e for e in manifest_of(store, doc) if e.get("blob")],
         load=store.get_blob,
+        revisit_of=doc.get("revisit_of"),
     )
 
 

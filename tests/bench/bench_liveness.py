@@ -57,7 +57,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
-from engine.liveness import from_status, judge  # noqa: E402
+from engine.liveness import UNJUDGED, from_status, judge  # noqa: E402
 
 try:  # the bench extras (`make bench` installs them)
     import trafilatura
@@ -269,8 +269,10 @@ class RealPage:
     """A real page with its independent main text: the wide set's ground truth, or the dev set's
     must-keep snippets (with trafilatura's long lines, as above)."""
 
-    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], full: bool) -> None:
+    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], full: bool,
+                 source: str = "extraction-dev", page_type: str = "") -> None:  # fmt: skip
         self.cid, self.url, self.raw, self.text = cid, url, raw, decode(raw)
+        self.source, self.page_type = source, page_type or "(no type)"
         self.full = full  # lines are the whole main text (ground truth), not a few snippets
         self.site = site_of(url)
         self.lines = [n for n in map(norm, lines) if len(n) > 50]
@@ -309,7 +311,9 @@ def real_pages() -> list[RealPage]:
         if not row.get("url") or len(row.get("body") or "") < 300:
             continue
         raw = gzip.decompress((WIDE / "pages" / f"{row['id']}.html.gz").read_bytes())
-        pages.append(RealPage(row["id"], row["url"], raw, row["body"].split("\n"), True))
+        lines = row["body"].split("\n")
+        pages.append(RealPage(row["id"], row["url"], raw, lines, True, row["source"],
+                              row.get("page_type") or ""))  # fmt: skip
     for cid, case, raw in load(None):
         if case.get("url"):
             pages.append(RealPage(cid, case["url"], raw, case["with"], False))
@@ -406,7 +410,8 @@ def methods() -> dict:
                 stored_cache[key] = extract(case["page"].raw, options=options)
             if case["status"] != 200:
                 return from_status(case["status"]).present
-            return judge(stored_cache[key], case["live"]).present
+            verdict = judge(stored_cache[key], case["live"])
+            return None if verdict.state in UNJUDGED else verdict.present
 
         return run
 
@@ -426,30 +431,52 @@ def methods() -> dict:
     }
 
 
-def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS) -> None:
-    print(f"\n{label}: {len(cases)} cases")
-    print(f"{'kind':<28}" + "".join(f"{m:>15}" for m in methods()))
+def outcomes(cases: list[dict]) -> dict[str, tuple[list[bool | None], float]]:
+    """Per method: for each case True (right), False (wrong) or None (no verdict on content:
+    counted as wrong, and shown apart), and the ms per case."""
     results = {}
     for name, method in methods().items():
         start = time.perf_counter()
-        per = defaultdict(lambda: [0, 0])
+        got = []
         for case in cases:
-            ok = method(case) == (not case["gone"])
-            per[case["kind"]][0] += ok
-            per[case["kind"]][1] += 1
-        results[name] = (per, 1000 * (time.perf_counter() - start) / max(1, len(cases)))
-    for kind in kinds:
-        cells = [results[m][0][kind] for m in results]
-        print(
-            f"{kind:<28}"
-            + "".join(f"{c[0] / max(1, c[1]):>15.3f}" for c in cells)
-            + f"   n={cells[0][1]}"
-        )
-    totals = [sum(v[0] for v in results[m][0].values()) / len(cases) for m in results]
-    worst = [min(v[0] / v[1] for v in results[m][0].values()) for m in results]
+            said = method(case)
+            got.append(None if said is None else said == (not case["gone"]))
+        results[name] = (got, 1000 * (time.perf_counter() - start) / max(1, len(cases)))
+    return results
+
+
+def table(cases: list[dict], results: dict, by, title: str, keys=None) -> None:
+    """Accuracy per group of cases (``by(case)``), every method side by side."""
+    groups = defaultdict(list)
+    for i, case in enumerate(cases):
+        groups[by(case)].append(i)
+    print(f"{title:<28}" + "".join(f"{m:>15}" for m in results))
+    for key in keys or sorted(groups):
+        idx = groups.get(key, [])
+        cells = [sum(results[m][0][i] is True for i in idx) / max(1, len(idx)) for m in results]
+        unsure = sum(results["ours"][0][i] is None for i in idx)
+        note = f"   n={len(idx)}" + (f", ours no verdict {unsure}" if unsure else "")
+        print(f"{key:<28}" + "".join(f"{c:>15.3f}" for c in cells) + note)
+
+
+def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS, groups=()) -> None:
+    """Accuracy per kind (and per each of ``groups``: (title, case → key)), overall, worst kind."""
+    print(f"\n{label}: {len(cases)} cases")
+    results = outcomes(cases)
+    table(cases, results, lambda c: c["kind"], "kind", kinds)
+    totals = [sum(v is True for v in results[m][0]) / len(cases) for m in results]
+    worst = []
+    for m in results:
+        per = defaultdict(list)
+        for case, v in zip(cases, results[m][0], strict=True):
+            per[case["kind"]].append(v is True)
+        worst.append(min(sum(v) / len(v) for v in per.values()))
     print(f"{'overall':<28}" + "".join(f"{t:>15.4f}" for t in totals))
     print(f"{'worst kind':<28}" + "".join(f"{w:>15.3f}" for w in worst))
     print(f"{'ms/case':<28}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+    for title, by in groups:
+        print()
+        table(cases, results, by, title)
 
 
 def main() -> None:
@@ -473,8 +500,9 @@ def real_main() -> None:
     print(f"\nREAL PAIRS: {len(pages)} real pages; {len(cases)} cases from {len(sites)} sites "
           f"with ≥ 2 pages; held out: {HELD_OUT_SITES:.0%} of sites by SHA-1")  # fmt: skip
     kinds = REAL_PRESENT + REAL_GONE
-    report([c for c in cases if c["split"] == "tune"], "real pairs, tuning split", kinds)
-    report([c for c in cases if c["split"] == "heldout"], "real pairs, held-out split", kinds)
+    groups = (("source", lambda c: c["page"].source), ("page type", lambda c: c["page"].page_type))
+    for split, label in (("tune", "tuning split"), ("heldout", "held-out split")):
+        report([c for c in cases if c["split"] == split], f"real pairs, {label}", kinds, groups)
 
 
 def built_main(n_pages: int) -> None:

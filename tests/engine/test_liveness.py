@@ -12,6 +12,8 @@ from engine.errors import DecodeError
 from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
 from engine.liveness import (
+    NOTHING_TO_COMPARE,
+    UNJUDGED,
     LivenessOptions,
     by_phrases,
     decide,
@@ -19,6 +21,7 @@ from engine.liveness import (
     judge,
     live_terms,
     match_keywords,
+    nothing_to_compare,
     phrase_share,
     stored_keywords,
     too_large,
@@ -142,8 +145,24 @@ def test_a_page_over_the_size_cap_is_too_large_to_check_not_gone():
     assert "cap" in too_large().reason
 
 
-def test_no_stored_keywords_is_gone():
-    assert judge([], html(ARTICLE)).state == "gone"
+def app_shell(case_id: str = ARTICLE) -> str:
+    """The real page's <head> over an empty root a script fills in: a stored copy with no text."""
+    page = html(case_id)
+    head = page[: page.lower().index("<body")]
+    return head + "<body><div id='root'></div><script>render('#root')</script></body></html>"
+
+
+def test_a_stored_copy_without_main_text_is_unknown_not_gone():
+    kept = extract(app_shell())
+    assert kept.body == "" and kept.keywords == []
+    for live in (html(ARTICLE), html(OTHER), app_shell()):
+        verdict = judge(kept, live)
+        assert (verdict.state, verdict.present, verdict.match) == ("unknown", False, 0.0)
+        assert verdict.matched == verdict.missing == []
+        assert verdict.reason == NOTHING_TO_COMPARE == nothing_to_compare().reason
+    assert "unknown" in UNJUDGED  # alerts compare with the last state judged on content
+    assert judge([], html(ARTICLE)).state == "unknown"
+    assert from_status(404, kept).state == "gone"  # a missing page is gone, text or not
 
 
 def test_live_page_is_read_without_its_title_and_scripts():

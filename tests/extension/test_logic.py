@@ -365,3 +365,32 @@ def test_parts_stream_in_small_read_batches_without_waiting_for_a_slow_part(page
     assert got["reads"][1][2] == 0  # the second batch read before any part was answered
     assert got["before"] == 40  # every part sent while the first was still unanswered
     assert [url for url, _ in got["sent"]] == urls
+
+
+def test_the_capture_summary_reads_as_a_person_would_say_it(page):
+    cases = [
+        {"stored": 0, "missing": 0, "bytes_new": 1500},
+        {"stored": 1, "missing": 0, "bytes_new": 512},
+        {"stored": [1, 2, 3], "missing": [4], "bytes_new": 3 * 2**20 + 2**19},
+        {"stored": 12, "missing": 0, "bytes_new": 0},
+        {"stored": 2, "missing": 1},
+        {"stored": 0, "missing": 2, "bytes_new": 2048},
+    ]
+    lines = run(
+        page, "lib/capture-summary.js", "return arg.map((r) => m.resourcesSummary(r));", cases
+    )
+    assert lines == [
+        "No other files on this page",
+        "1 file kept with the page · 512 bytes new",
+        "3 files kept with the page, 1 missing · 3.5 MB new",
+        "12 files kept with the page · all stored before",
+        "2 files kept with the page, 1 missing",
+        "0 files kept with the page, 2 missing · 2.0 KB new",
+    ]
+    sizes = run(
+        page,
+        "lib/capture-summary.js",
+        "return arg.map((n) => m.byteSize(n));",
+        [1, 1023, 1024, 2**20 - 1, 2**20],
+    )
+    assert sizes == ["1 byte", "1023 bytes", "1.0 KB", "1.0 MB", "1.0 MB"]

@@ -210,6 +210,7 @@ def test_options_without_the_host(open_page):
     [
         ("unreachable", "could not reach this site"),
         ("too_large", "too large for PageKeeper to check"),
+        ("unknown", "no text of this page to compare with"),
     ],
 )
 def test_popup_shows_a_check_that_judged_nothing_with_its_reason_never_as_gone(
@@ -218,6 +219,7 @@ def test_popup_shows_a_check_that_judged_nothing_with_its_reason_never_as_gone(
     reason = {
         "unreachable": "the server refused the connection; the site may only be down",
         "too_large": "the live page is larger than the 50 MB cap, so it was not checked",
+        "unknown": "the stored copy has no main text to compare with, so it was not judged",
     }[state]
     verdict = {"state": state, "reason": reason, "checked_at": "2026-11-21T22:00:00Z"}
     replies = {

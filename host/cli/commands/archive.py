@@ -69,7 +69,9 @@ def add_params(args) -> dict:
 def _add_result(result: dict) -> dict:
     keys = ("id", "url", "key", "version_url", "registered_at", "similar")
     extra = {
-        k: result[k] for k in ("skipped", "duplicate_of", "previous_similarity") if k in result
+        k: result[k]
+        for k in ("skipped", "duplicate_of", "previous_similarity", "revisit_of")
+        if k in result
     }
     return {**{k: result.get(k) for k in keys}, **extra}
 
@@ -84,6 +86,8 @@ def render_add(result: dict) -> str:
             f"unchanged (similarity {result.get('previous_similarity')}): {result['version_url']}"
         )
     lines = [f"registered {result['id']}", f"  {result['version_url']}"]
+    if result.get("revisit_of"):
+        lines[0] += f" (seen again, unchanged since {result['revisit_of']})"
     lines += [f"  similar {s['id']}  {s['similarity']:.3f}" for s in result.get("similar", [])]
     return "\n".join(lines)
 

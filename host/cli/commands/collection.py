@@ -186,7 +186,12 @@ def add_parsers(cmds, common) -> None:
     delete = command(
         cmds, "delete", run_delete, common, "delete a version (ID) or a document (URL)"
     )
-    delete.add_argument("ref", metavar="ID|URL", help="registration ID, version URL, or a URL")
+    delete.add_argument(
+        "ref",
+        metavar="ID|URL",
+        help="registration ID, version URL, or a URL (its whole document); deleting a version "
+        "deletes its 'seen again' re-captures with it, deleting one of those only that capture",
+    )
     delete.add_argument(
         "--undo",
         action="store_true",

@@ -14,7 +14,7 @@ concurrency, a progress bar on stderr), judge them against the stored keywords, 
 verdict with its time in the archive's ``liveness`` table, and end with a summary
 (n present, changed, gone, unreachable: a server that did not answer or answered 5xx,
 never counted as gone; too_large: a live page over the fetch's size cap, not read, so not
-judged either). Each check is the protocol's ``check`` message (thresholds
+judged either; unknown: the stored copy has no main text, so nothing to compare). Each check is the protocol's ``check`` message (thresholds
 included) through the command's backend: the daemon when one runs, else the same handler in
 this process (host/services/liveness.py fetches, judges and stores, one implementation).
 
@@ -231,7 +231,7 @@ class Progress:
         self.stream.flush()
 
 
-CHECK_STATES = ("present", "changed", "gone", "unreachable", "too_large")
+CHECK_STATES = ("present", "changed", "gone", "unreachable", "too_large", "unknown")
 
 
 def run_check(args, ctx):
@@ -264,6 +264,7 @@ def render_check(result: dict) -> str:
         f"{result['checked']} checked: {result['present']} present, "
         f"{result['changed']} changed, {result['gone']} gone, {result['unreachable']} unreachable"
         + (f", {result['too_large']} too large to check" if result.get("too_large") else "")
+        + (f", {result['unknown']} with nothing to compare" if result.get("unknown") else "")
     )
     return "\n".join(lines)
 

@@ -60,11 +60,12 @@ def default_name(count: int, stamp: str | None = None) -> str:
 
 
 def export_ids(store, args) -> list[str]:
-    """Versions to export: the ``--id`` ones, else every version of each matching document."""
+    """Versions to export: the ``--id`` ones, else every capture of each matching document
+    (each version followed by its revisits, which then go in as revisit records)."""
     if args.id:
         return [provider.resolve_id(store, ref) for ref in args.id]
     rows = provider.search(store, args.pattern, args.case_sensitive, "url", args.text)
-    return [reg_id for row in rows for reg_id in store.ids_of_key(row["key"])]
+    return [reg_id for row in rows for reg_id in store.captures_of_key(row["key"])]
 
 
 def run_export(args, ctx) -> dict:

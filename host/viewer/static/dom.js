@@ -110,10 +110,12 @@ export function bar(value, label) {
     h('span', { class: 'bar-value' }, known ? pct(v) : '–'));
 }
 
+const STATE_LABELS = { too_large: 'too large to check', unknown: 'nothing to compare' };
+
 /** A liveness state as a coloured badge with text (never colour alone). */
 export function stateBadge(state) {
   const s = state || 'unchecked';
-  return h('span', { class: `badge state-${s}` }, s === 'too_large' ? 'too large to check' : s);
+  return h('span', { class: `badge state-${s}` }, STATE_LABELS[s] ?? s);
 }
 
 /** Show a message that disappears by itself (errors stay until dismissed). */

@@ -224,7 +224,7 @@ def test_everything_survives_reopen(tmp_path):
     url, body = page("ordnung")
     with ArchiveStore.open(tmp_path) as store:
         reg = register(store, Capture(url, body))
-        register(store, Capture(url, body))
+        register(store, Capture(url, body + b"<!-- 2 -->"))
     with ArchiveStore.open(tmp_path, readonly=True) as store:
         assert len(versions(store, url)) == 2
         assert get(store, reg.id, original=True).body == body
@@ -264,7 +264,7 @@ def test_a_page_too_big_for_the_budget_is_left_to_the_daemon(store):
     url, body = page("ordnung")
     first = register(store, Capture(url, body), at(0))
     small = RegisterOptions(similar_max_fingerprint=100, similar_budget_s=1.0)
-    second = register(store, Capture(url, body), small)
+    second = register(store, Capture(url, body + b"<!-- 2 -->"), small)
     assert second.similar == [] and similar(store, second.id)["computed_at"] is None
     assert second.id in stale_similar(store)
     assert [p["id"] for p in refresh_similar(store, second.id)["similar"]] == [first.id]

@@ -20,6 +20,7 @@ from engine.html.extract import (
     article_box,
     box_tier,
     choose_body,
+    cut_comments,
     decode,
     extract,
     grow_sample,
@@ -535,6 +536,52 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([story, heading], 40) == [story]
     lead = Block("A lead paragraph that is long enough to stay in place", 45, 0, "p")
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
+
+
+def test_a_comment_section_under_a_story_ends_the_body():
+    # breakingbelizenews.com: "Comments" (h3) under the story, then an ad and a copyright blurb.
+    raw, case = page("a0d47c7c5357426a"), CASES["a0d47c7c5357426a"]
+    body = flat(main_text(raw, case["url"]))
+    assert all(s in body for s in case["with"])
+    assert "copyrighted property of Breaking Belize News" not in body
+    kept = flat(main_text(raw, case["url"], ExtractOptions(comments_after_share=0)))
+    assert "copyrighted property of Breaking Belize News" in kept  # the cut alone removed it
+
+
+def _comment_thread(opener: str) -> list[Block]:
+    story = [Block("x" * 300, 300, 0, "p"), Block("y" * 200, 200, 0, "p")]
+    reply = Block("Great post, thanks for sharing this with all of us.", 50, 0, "p")
+    return [*story, Block(opener, len(opener), 0, "h3"), reply]
+
+
+@pytest.mark.parametrize(
+    "opener", ["18 Comments +", "Comments", "{ 1 trackback }", "Leave a Reply", "Kommentare (3)"]
+)
+def test_cut_comments_cuts_at_a_comment_section_opener(opener):
+    body = _comment_thread(opener)
+    assert cut_comments(body, ExtractOptions()) == body[:2]
+
+
+@pytest.mark.parametrize("opener", ["Response", "Comment", "Comment réagissent les pêcheurs ?"])
+def test_cut_comments_keeps_headings_that_only_start_like_an_opener(opener):
+    body = _comment_thread(opener)  # an API's "Response", French "comment" (how)
+    assert cut_comments(body, ExtractOptions()) == body
+
+
+def test_cut_comments_keeps_a_thread_that_opens_the_page():
+    story, opener, reply = _comment_thread("12 Comments")[1:]
+    body = [opener, reply, story, reply]  # before half the text: a forum thread is the content
+    assert cut_comments(body, ExtractOptions()) == body
+
+
+def test_cut_comments_keeps_a_q_and_a_page_whose_answers_each_have_comments():
+    answer = _comment_thread("3 Comments")
+    question = Block("q" * 2000, 2000, 0, "p")
+    body = [question, *answer, *answer, *answer]  # three openers: each answer's, not one section
+    assert cut_comments(body, ExtractOptions()) == body
+    add = Block("Add a comment", 13, 0, "a")
+    two = [*answer[:3], add, answer[3]]  # two openers, "18 Comments" and "Add a comment": cut
+    assert cut_comments(two, ExtractOptions()) == answer[:2]
 
 
 def test_a_page_made_of_links_falls_back_to_its_text_without_menu_items():

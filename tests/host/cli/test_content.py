@@ -240,6 +240,31 @@ def test_a_live_page_over_the_size_cap_is_too_large_to_check_not_gone(tmp_path, 
     assert human.rstrip().endswith("0 gone, 0 unreachable, 1 too large to check")
 
 
+def test_a_stored_copy_without_main_text_has_nothing_to_compare(tmp_path, site):
+    """A copy whose text a script wrote in (the real page's head over an empty root): no words
+    to look for, so "unknown" whatever the live page shows, counted apart, never gone."""
+    home = tmp_path / "home"
+    page = gzip.decompress(ARTICLE.read_bytes()).decode("utf-8", "replace")
+    shell = tmp_path / "shell.html"
+    shell.write_text(page[: page.lower().index("<body")] + "<body><div id='root'></div></body>")
+    site.pages["/app"] = (200, gzip.decompress(ARTICLE.read_bytes()))
+    url = site.base + "/app"
+    assert pk("archive", "add", url, "--html", str(shell), "--no-fetch", home=home).returncode == 0
+    summary = json.loads(pk("check", url, "--json", home=home).stdout)
+    (verdict,) = summary["results"]
+    assert (summary["unknown"], summary["gone"], summary["present"]) == (1, 0, 0)
+    assert (verdict["state"], verdict["present"], verdict["missing"]) == ("unknown", False, [])
+    assert (
+        verdict["judged"] is None
+    )  # nothing judged on content yet: alerts have nothing to compare
+    assert (
+        verdict["reason"]
+        == "the stored copy has no main text to compare with, so it was not judged"
+    )
+    human = pk("check", url, home=home).stdout
+    assert human.rstrip().endswith("0 gone, 0 unreachable, 1 with nothing to compare")
+
+
 def test_check_unknown_url_is_not_found(tmp_path):
     run = pk("check", "https://nowhere.invalid/x", "--json", home=tmp_path / "home")
     assert run.returncode == 3

@@ -260,3 +260,47 @@ def test_a_meta_refresh_in_a_copy_neither_navigates_nor_requests(archived, repla
         browser.close()
     assert [u for u in asked if not u.startswith(archived["base"])] == []
     assert replay.requests_since(before) == []
+
+
+def test_an_unchanged_page_added_again_is_seen_again_at_its_own_signed_address(archived, replay):
+    """`archive add` of the unchanged page: `versions --json` lists it as a revisit with its
+    time, and its printed version_url opens without the token, serving the version's bytes."""
+
+    def pk(*args):
+        done = subprocess.run(
+            [*CLI, *args, "--home", str(archived["home"]), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=replay.env(),
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    added = pk("archive", "add", PAGES[1])
+    listed = pk("archive", "versions", PAGES[1])
+    newest = listed[0]
+    assert newest["id"] == added["id"] and newest["revisit_of"] == added["revisit_of"]
+    held = next(v for v in listed if v["id"] == newest["revisit_of"])
+    assert held["revisit_of"] is None and newest["registered_at"] >= held["registered_at"]
+    assert "?sig=" in newest["version_url"]  # printed signed: opens in any browser
+    status, headers, copy = get(newest["version_url"])
+    assert status == 200 and "default-src 'none'" in headers["Content-Security-Policy"]
+    status, _, original = get(newest["version_url"] + "&original=1")
+    assert status == 200
+    assert original == get(held["version_url"] + "&original=1")[2]
+    assert sha256(original) == replay.recorded_sha256(PAGES[1])
+    found = sorted(set(RESOURCE.findall(copy.decode("utf-8"))))
+    assert found and {m[0] for m in found} == {newest["id"]}  # its own address
+    sig = sign_path(token_of(archived["home"]), f"/v/{newest['id']}/")
+    for _, number in found:
+        mine = get(f"{archived['base']}/v/{newest['id']}/r/{number}?sig={sig}&original=1")
+        assert mine[0] == 200 and mine[2] == resource_of(archived, held["id"], number)
+
+
+def resource_of(archived, reg_id: str, number: str) -> bytes:
+    sig = sign_path(token_of(archived["home"]), f"/v/{reg_id}/")
+    status, _, body = get(f"{archived['base']}/v/{reg_id}/r/{number}?sig={sig}&original=1")
+    assert status == 200
+    return body

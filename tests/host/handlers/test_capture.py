@@ -546,5 +546,44 @@ def test_archive_stats_count_resources_again_when_versions_change(tmp_path):
         stats = archive_stats({}, app)
         assert stats["resource_bytes"] == (n + 1) * stored
         assert stats["resource_dedup_saved_bytes"] == n * stored
-    trash.delete(app.store, ids[0])
+    assert app.store.revisit_of(ids[1]) == ids[0]  # the same page again: "seen again"
+    trash.delete(app.store, ids[1])
     assert archive_stats({}, app)["resource_bytes"] == stored  # not the figure kept before
+
+
+# -- "seen again": the extension's capture takes the registry's revisit decision ----------
+
+
+def _commit(app, **extra) -> dict:
+    started = begin(app, resources=manifest(with_digests=True), **extra)
+    send_all(app, started["capture_id"], started["need"])
+    return capture_commit({"capture_id": started["capture_id"]}, app)
+
+
+def test_an_unchanged_extension_capture_is_seen_again_and_a_changed_one_is_not(tmp_path):
+    app = app_in(tmp_path)
+    first = _commit(app)
+    again = _commit(app)
+    assert again["revisit_of"] == first["id"] and again["versions"] == 2
+    assert again["resources"]["stored"] == 4 and again["resources"]["bytes_new"] == 0
+    assert app.store.ids == [first["id"]]
+    changed = _commit(app, html=HTML.replace("Hello", "Hello again"))
+    assert changed["revisit_of"] is None and changed["versions"] == 3
+    assert app.store.ids == [first["id"], changed["id"]]
+
+
+def test_a_repeated_commit_of_a_revisit_finds_it(tmp_path):
+    app = app_in(tmp_path)
+    _commit(app)
+    started = begin(app, resources=manifest(with_digests=True))
+    send_all(app, started["capture_id"], started["need"])
+    keep = pending_root(tmp_path) / started["capture_id"]
+    saved = {name: (keep / name).read_bytes() for name in ("capture.json", "page.json")}
+    done = capture_commit({"capture_id": started["capture_id"]}, app)
+    assert done["revisit_of"] is not None
+    (keep / "parts").mkdir(parents=True)
+    for name, data in saved.items():
+        (keep / name).write_bytes(data)
+    again = capture_commit({"capture_id": started["capture_id"]}, app)
+    assert again["id"] == done["id"] and app.store.revisit_count() == 1
+    assert again["revisit_of"] == done["revisit_of"]

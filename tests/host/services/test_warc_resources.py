@@ -9,11 +9,13 @@ import json
 import subprocess
 import sys
 import zipfile
+from datetime import UTC, datetime
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.warcwriter import WARCWriter
 
 from engine.archive import provider, registry
-from engine.archive.model import Capture
+from engine.archive.model import Capture, RegisterOptions
 from engine.archive.resources import manifest_of
 from engine.archive.store import ArchiveStore
 from tests.host.daemon_fixtures import pk
@@ -39,10 +41,10 @@ def resources() -> list[dict]:
 
 
 def archive_two_versions(home) -> list[str]:
+    """Two versions of the page (the second one paragraph longer), the same resources."""
     store = ArchiveStore.open(home)
-    ids = [
-        registry.register(store, Capture(PAGE, HTML, resources=resources())).id for _ in range(2)
-    ]
+    pages = (HTML, HTML.replace("</body>", "<p>2</p></body>"))
+    ids = [registry.register(store, Capture(PAGE, h, resources=resources())).id for h in pages]
     store.close()
     return ids
 
@@ -155,3 +157,113 @@ def test_singlefile_import_turns_data_uris_into_shared_blobs(tmp_path):
     copy = provider.get(store, store.ids[0]).body.decode()
     assert "base64" not in copy and f"/v/{store.ids[0]}/r/" in copy
     assert docs[0]["ts"] == 1795514400.0  # the saved date of the comment
+
+
+# -- "seen again": WARC revisit records ----------------------------------------------------
+
+PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+
+
+def archive_with_a_revisit(home) -> list[str]:
+    """A version, its unchanged re-capture a minute later, then a changed version."""
+    store = ArchiveStore.open(home)
+    pages = (HTML, HTML, HTML.replace("</body>", "<p>2</p></body>"))
+    ids = []
+    for minute, html in enumerate(pages):
+        options = RegisterOptions(now=datetime(2026, 3, 1, 10, minute, tzinfo=UTC))
+        capture = Capture(PAGE, html, resources=resources())
+        ids.append(registry.register(store, capture, options).id)
+    assert store.revisit_of(ids[1]) == ids[0] and store.revisit_of(ids[2]) is None
+    store.close()
+    return ids
+
+
+def page_records(data: bytes) -> list:
+    """(type, WARC headers) of the page's response and revisit records, in file order."""
+    return [
+        (r.rec_type, dict(r.rec_headers.headers))
+        for r in ArchiveIterator(io.BytesIO(data))
+        if r.rec_type in ("response", "revisit")
+        and r.rec_headers.get_header("WARC-Target-URI") == PAGE
+    ]
+
+
+def test_a_revisit_is_exported_as_a_revisit_record_and_imported_as_one(tmp_path):
+    home = tmp_path / "a"
+    ids = archive_with_a_revisit(home)
+    out = tmp_path / "x.warc.gz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    records = page_records(out.read_bytes())
+    assert [kind for kind, _ in records] == ["response", "revisit", "response"]
+    (_, first), (_, revisit) = records[0], records[1]
+    assert revisit["WARC-Profile"] == PROFILE  # WARC 1.1 section 6.7.2
+    assert revisit["WARC-Payload-Digest"] == first["WARC-Payload-Digest"]
+    assert revisit["WARC-Refers-To"] == first["WARC-Record-ID"]
+    assert revisit["WARC-Refers-To-Target-URI"] == PAGE
+    assert revisit["WARC-Refers-To-Date"] == first["WARC-Date"] == "2026-03-01T10:00:00Z"
+    assert revisit["WARC-Date"] == "2026-03-01T10:01:00Z"
+    fresh = tmp_path / "b"
+    result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
+    assert result["imported"] == 3
+    listed = json.loads(pk(fresh, "archive", "versions", PAGE, "--json").stdout)
+    times = [v["registered_at"][11:16] for v in listed]
+    assert times == ["10:02", "10:01", "10:00"]
+    assert listed[1]["revisit_of"] == listed[2]["id"] and listed[0]["revisit_of"] is None
+    with ArchiveStore.open(fresh, readonly=True) as store:
+        again, first_id = listed[1]["id"], listed[2]["id"]
+        original = provider.get(store, again, original=True).body
+        assert original == provider.get(store, first_id, original=True).body == HTML.encode()
+        assert manifest_of(store, store.version(again)) == manifest_of(
+            store, store.version(first_id)
+        )
+    assert ids  # the source archive's IDs are not carried: the importer gives new ones
+
+
+def test_a_revisit_exported_without_its_version_is_a_full_response(tmp_path):
+    home = tmp_path / "a"
+    ids = archive_with_a_revisit(home)
+    out = tmp_path / "one.warc.gz"
+    pk(home, "archive", "export", "--id", ids[1], "-o", str(out), "--json")
+    records = page_records(out.read_bytes())
+    assert [kind for kind, _ in records] == ["response"]
+    assert responses(out.read_bytes())[PAGE] == [HTML.encode()]
+
+
+def test_a_revisit_of_a_payload_the_file_lacks_is_skipped(tmp_path):
+    home = tmp_path / "a"
+    archive_with_a_revisit(home)
+    out = tmp_path / "x.warc.gz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    kept = io.BytesIO()
+    writer = WARCWriter(kept, gzip=True)
+    for record in ArchiveIterator(io.BytesIO(out.read_bytes())):
+        if (
+            record.rec_type != "response"
+            or record.rec_headers.get_header("WARC-Target-URI") != PAGE
+        ):
+            writer.write_record(record)  # every page response dropped: the revisit names nothing
+    bare = tmp_path / "bare.warc.gz"
+    bare.write_bytes(kept.getvalue())
+    result = json.loads(pk(tmp_path / "b", "archive", "import", str(bare), "--json").stdout)
+    assert result["imported"] == 0 and result["reasons"]["revisit_of_unknown_payload"] == 1
+
+
+def test_a_wacz_with_a_revisit_validates_and_indexes_it(tmp_path):
+    home = tmp_path / "a"
+    archive_with_a_revisit(home)
+    out = tmp_path / "x.wacz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    done = subprocess.run(
+        [sys.executable, "-m", "wacz", "validate", "-f", str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "is valid" in done.stdout, done.stdout + done.stderr
+    with zipfile.ZipFile(out) as zipped:
+        index = zipped.read("indexes/index.cdxj").decode().splitlines()
+        pages = zipped.read("pages/pages.jsonl").decode().splitlines()
+    revisits = [json.loads(line.split(" ", 2)[2]) for line in index if "warc/revisit" in line]
+    assert [r["url"] for r in revisits] == [PAGE] and revisits[0]["digest"].startswith("sha1:")
+    assert len(pages) == 1 + 3  # the header and every capture
+    fresh = tmp_path / "b"
+    result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
+    with ArchiveStore.open(fresh, readonly=True) as store:
+        assert result["imported"] == 3 and store.revisit_count() == 1

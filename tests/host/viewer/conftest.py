@@ -81,10 +81,12 @@ def free_port() -> int:
 
 class LiveSite:
     """A local web server standing in for the live web; ``stop()`` takes it down,
-    ``start()`` brings it back on the same port; ``delay_s`` slows every answer."""
+    ``start()`` brings it back on the same port; ``delay_s`` slows every answer; ``declared``
+    maps a path to the Content-Length its answer claims (a page over the fetch cap)."""
 
     def __init__(self) -> None:
         self.pages: dict[str, bytes] = {}
+        self.declared: dict[str, int] = {}
         self.delay_s = 0.0
         self.port = 0
         self.running = False
@@ -99,6 +101,8 @@ class LiveSite:
                 body = site.pages.get(self.path)
                 self.send_response(200 if body is not None else 404)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
+                if self.path in site.declared:
+                    self.send_header("Content-Length", str(site.declared[self.path]))
                 self.end_headers()
                 self.wfile.write(body if body is not None else b"<h1>Not Found</h1>")
 

@@ -241,6 +241,33 @@ def test_check_now_follows_the_live_site(page, daemon, seeded, live_site):
     expect(page.locator('#live-counts [data-state="unreachable"]')).to_have_text("0")
 
 
+def test_a_live_page_over_the_cap_shows_too_large_to_check(page, daemon, seeded, live_site):
+    """The live page declares 60 MB (over the 50 MB fetch cap): not read, so not judged. The
+    card, the toast and the liveness view say "too large to check", with no P and no keywords."""
+    if not live_site.running:  # a test that took it down failed before bringing it back
+        live_site.start()
+    live_site.declared["/ministerium.html"] = 60 * 2**20
+    try:
+        open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+        page.get_by_role("button", name="Check now").click()
+        expect(page.locator(".toast").first).to_contain_text("Live page too large to check: ")
+        expect(page.locator("#live-state")).to_have_text("too large to check")
+    finally:
+        del live_site.declared["/ministerium.html"]
+    card = page.locator(".liveness-card")
+    expect(card).to_contain_text(
+        "the live page is larger than the 50 MB cap, so it was not checked"
+    )
+    expect(card.locator(".keywords")).to_have_count(0)
+    expect(card.locator(".bar")).to_have_count(0)  # no keyword was judged: no match degree
+    page.get_by_role("link", name="Liveness").click()
+    expect(page.locator('#live-counts [data-state="too_large"]')).to_have_text("1")
+    expect(page.locator("#live-counts")).to_contain_text("too large to check")
+    row = page.locator(".grid-checks tbody tr", has_text="too large to check")
+    expect(row).to_have_count(1)
+    expect(row.locator("td.num")).to_have_text("–")
+
+
 def views(seeded) -> list[tuple[str, str]]:
     """Every view of the viewer (hash, something that shows it has loaded)."""
     old, new = seeded.article_ids

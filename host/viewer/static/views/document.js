@@ -8,11 +8,11 @@ import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameM
 
 const MODES = ['rewritten', 'original'];
 
-// An unreachable server (refused, timeout, DNS, 5xx) or a live page over the size cap judged no
-// keyword: no P, no keyword list.
+// An unreachable server (refused, timeout, DNS, 5xx), a live page over the size cap, or a stored copy
+// with no main text judged no keyword: no P, no keyword list.
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
-  const judged = l && !['unreachable', 'too_large'].includes(l.state);
+  const judged = l && !['unreachable', 'too_large', 'unknown'].includes(l.state);
   const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
   btn.addEventListener('click', () => onCheck(btn));
   return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
@@ -89,6 +89,11 @@ function noteBox(v, ctx, reload) {
   return box;
 }
 
+/** The capture time of version ``id`` in the timeline (the one a revisit repeats). */
+function versionTime(versions, id) {
+  return versions.find((x) => x.id === id)?.registered_at;
+}
+
 function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
@@ -97,10 +102,12 @@ function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
     h('div', { class: 'version-body' },
       h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)),
         i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
+        v.revisit_of ? h('span', { class: 'tag tag-revisit', dataset: { revisitOf: v.revisit_of } }, 'seen again, unchanged') : null,
         selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
       h('div', { class: 'version-meta' },
         h('span', {}, bytes(v.size)),
-        prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
+        v.revisit_of ? h('span', { class: 'muted' }, `same page and resources as the version of ${when(versionTime(versions, v.revisit_of))}, stored once`)
+          : prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
       h('div', { class: 'version-actions' },
         MODES.map((mode) => h('button', {
           type: 'button', class: 'btn btn-small', 'aria-pressed': selected && sel.mode === mode ? 'true' : 'false',
@@ -248,7 +255,7 @@ export function render(main, ctx, route) {
     btn.textContent = 'Checking…';
     try {
       const verdict = await ctx.api.call('check', { id: doc.versions[0].id });
-      const unjudged = { unreachable: 'Live page unreachable', too_large: 'Live page too large to check' }[verdict.state];
+      const unjudged = { unreachable: 'Live page unreachable', too_large: 'Live page too large to check', unknown: 'Nothing to compare' }[verdict.state];
       toast(unjudged
         ? `${unjudged}: ${verdict.reason}`
         : `Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');

@@ -7,10 +7,10 @@
 
 import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 
-const STATES = ['present', 'changed', 'gone', 'unreachable', 'too_large', 'unchecked'];
+const STATES = ['present', 'changed', 'gone', 'unreachable', 'too_large', 'unknown', 'unchecked'];
 // States in which no content was judged: no P to show.
-const UNJUDGED = ['unreachable', 'too_large'];
-const LABELS = { unchecked: 'never checked', too_large: 'too large to check' };
+const UNJUDGED = ['unreachable', 'too_large', 'unknown'];
+const LABELS = { unchecked: 'never checked', too_large: 'too large to check', unknown: 'nothing to compare' };
 const REPORT_GAP_MS = 500;
 
 function counts(c) {

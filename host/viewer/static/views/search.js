@@ -76,7 +76,7 @@ function buildForm(values) {
         field('To', input('until', { type: 'date' })),
         field('Tag', input('tag', { placeholder: 'reading', spellcheck: 'false', list: 'q-tags' })),
         h('datalist', { id: 'q-tags' }),
-        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unreachable', 'unreachable'], ['too_large', 'too large to check'], ['unchecked', 'never checked']])),
+        field('Liveness', select('state', [['', 'any'], ['present', 'present'], ['changed', 'changed'], ['gone', 'gone'], ['unreachable', 'unreachable'], ['too_large', 'too large to check'], ['unknown', 'nothing to compare'], ['unchecked', 'never checked']])),
         field('Sort by', select('sort', [['relevance', 'best match'], ['time', 'newest first'], ['url', 'URL']]), 'best match: the full text’s BM25 order'),
         h('div', { class: 'field field-check' },
           h('input', { id: 'q-case', name: 'case', type: 'checkbox', checked: values.case === '1' }),
