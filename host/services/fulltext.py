@@ -15,9 +15,12 @@ merges the index (FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed
 words leave the file.
 
 Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
-text 1; ties by key); a one-word query for a frequent word is answered from that word's
-champion list (host/services/champions.py) with the same order. The daemon keeps it
-current on the store thread after each registration and in small steps in the background.
+text 1; ties by key); a query for a frequent term is answered from that term's champion
+list (host/services/champions.py), one of several frequent terms from the query's
+conjunction list (host/services/conjunctions.py), with the same head. A list is made after
+the first search that scored such a query in full (in the daemon, by the background job).
+The daemon keeps the index current on the store thread after each registration and in
+small steps in the background.
 
 >>> import tempfile, pathlib
 >>> FullTextIndex(pathlib.Path(tempfile.mkdtemp()) / "f.sqlite3").count()
