@@ -55,11 +55,16 @@ async def compact_once(app) -> bool:
 
 async def reclaim_once(app) -> dict:
     """Expire deletions whose undo window is over and free the blobs nothing references;
-    then merge what deleted versions left in the full-text index, one short step at a time
-    on the store thread, so captures come between the steps."""
+    then delete the full-text index's dead rows (their terms read in a worker thread on a
+    connection of its own: a scan of the whole index, which the store thread does not wait
+    for) and merge what deleted versions left in it, one short step at a time on the store
+    thread, so captures come between the steps."""
 
     done = await app.run(purge, app.store)
     text = index_of(app.home)
+    dead = await asyncio.to_thread(text.collect_dead)
+    if dead:
+        await app.run(text.delete_dead, dead)
     while not await app.run(text.purge, 1):
         pass
     return done

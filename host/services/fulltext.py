@@ -9,10 +9,10 @@ every page. FTS5's table is contentless (the text is in the store's blobs alread
 row is removed with FTS5's ``'delete'`` command and the values it was indexed with: the
 title and URL are kept beside it, the text is read again from its blob (a version is
 forgotten before its deletion reaches the store). A row whose blob is gone is marked dead
-(never found), and :meth:`FullTextIndex.purge` deletes it with the body terms FTS5 itself
-holds for it (its ``instance`` vocabulary, a range of terms per step). The purge then
-merges the index (FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed rows'
-words leave the file.
+(never found), and the reclaim deletes it with the body terms FTS5 itself holds for it
+(:meth:`FullTextIndex.collect_dead`, off the store thread in the daemon, then
+:meth:`FullTextIndex.delete_dead`). :meth:`FullTextIndex.purge` then merges the index
+(FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed rows' words leave the file.
 
 Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
 text 1; ties by key); a query for a frequent term is answered from that term's champion
@@ -78,7 +78,6 @@ class FullTextIndex:
         self.champions = Champions(self.db, WEIGHTS)
         self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
-        self._orphans: tuple[tuple[int, ...], int, dict[int, set[str]]] | None = None
         self.deferred = False  # True: champion lists are made by build_lists, not by a search
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self._load_known()
@@ -181,8 +180,8 @@ class FullTextIndex:
 
     def _remove(self, store, n: int) -> None:
         """FTS5's ``'delete'`` with the values the row was indexed with; without its text
-        (blob gone) the row is marked dead (never found) and :meth:`purge` removes it with
-        the body terms FTS5 itself holds for it."""
+        (blob gone) the row is marked dead (never found) and :meth:`delete_dead` removes it
+        with the body terms FTS5 itself holds for it."""
         title, url, src = self.db.execute(
             "SELECT title, url, src FROM seen WHERE n = ?", (n,)
         ).fetchone()
@@ -202,29 +201,41 @@ class FullTextIndex:
         self.champions.removed(n)
         self.conjunctions.removed(n)
 
-    def _orphan_step(self) -> bool:
-        """One step of removing the dead rows (their text blob was gone): the body terms FTS5
-        holds for them, read for one range of terms (``ORPHAN_RANGES``) from FTS5's
-        ``instance`` vocabulary; after the last range, each row still dead is deleted with
-        them. False when no row is dead."""
-        dead = tuple(n for (n,) in self.db.execute("SELECT n FROM seen WHERE NOT live"))
-        if not dead:
-            self._orphans = None
-            return False
-        if self._orphans is None or self._orphans[0] != dead:  # new dead rows: start over
-            self._orphans = (dead, 0, {n: set[str]() for n in dead})
-        _dead, step, found = self._orphans
-        for n, column, term in self.db.execute(*_instances(step, dead)):
-            if column == "body":  # compared here: in SQL it cost a third more per instance
-                found[n].add(term)
-        if step + 1 < len(ORPHAN_RANGES):
-            self._orphans = (dead, step + 1, found)
-            return True
-        with self._batch():
-            for n, terms in found.items():
-                self._delete_orphan(n, sorted(terms))
-        self._orphans = None
-        return True
+    def collect_dead(self) -> dict[tuple[int, str], set[str]]:
+        """The body terms FTS5 holds for each dead row (its text blob was gone), by row
+        number and version ID: FTS5's ``instance`` vocabulary, read in ranges of terms
+        (``ORPHAN_RANGES``), a scan of every token of the index. On a connection of its own,
+        in one read transaction (the WAL gives it a snapshot), so any thread may run it and
+        the store thread does not wait for the scan; :meth:`delete_dead` then deletes."""
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, docs, instance)")
+            db.execute("BEGIN")
+            rows = db.execute("SELECT n, id FROM seen WHERE NOT live").fetchall()
+            found = {(n, reg_id): set[str]() for n, reg_id in rows}
+            by_n = {n: found[n, reg_id] for n, reg_id in rows}
+            for step in range(len(ORPHAN_RANGES) if rows else 0):
+                for n, column, term in db.execute(*_instances(step, tuple(by_n))):
+                    if column == "body":  # compared here: in SQL it cost a third more per instance
+                        by_n[n].add(term)
+            db.execute("COMMIT")
+            return found
+        finally:
+            db.close()
+
+    def delete_dead(self, found: dict[tuple[int, str], set[str]]) -> int:
+        """Delete the dead rows :meth:`collect_dead` read, those still dead and of the same
+        version (a restore revives a row; a rebuild numbers rows afresh); how many."""
+        deleted = 0
+        with self.lock, self._batch():
+            for (n, reg_id), terms in found.items():
+                still = "SELECT 1 FROM seen WHERE n = ? AND id = ? AND NOT live"
+                if self.db.execute(still, (n, reg_id)).fetchone():
+                    self._delete_orphan(n, sorted(terms))
+                    deleted += 1
+            if deleted:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+        return deleted
 
     def _delete_orphan(self, n: int, terms: list[str]) -> None:
         """FTS5's ``'delete'`` writes one marker per distinct term (no positions) and takes
@@ -237,8 +248,8 @@ class FullTextIndex:
         self._delete_row(n, title, " ".join(terms + padding), url)
 
     def purge(self, steps: int | None = None) -> bool:
-        """After removals, delete the dead rows (:meth:`_orphan_step`, one range of terms per
-        step), then merge the index down to one segment (FTS5 ``'merge'`` with a
+        """After removals (dead rows: :meth:`collect_dead` and :meth:`delete_dead` first),
+        merge the index down to one segment (FTS5 ``'merge'`` with a
         negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
         ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
         words leave the file (freed pages are zeroed, the WAL is truncated). True once done
@@ -247,9 +258,6 @@ class FullTextIndex:
             with self.lock:
                 if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
                     return True
-                if self._orphan_step():
-                    steps = None if steps is None else steps - 1
-                    continue
                 before = self.db.total_changes
                 with self._batch():
                     self.db.execute(_MERGE, (-MERGE_PAGES,))

@@ -150,3 +150,25 @@ def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypa
     monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
     head = app.executor.submit(text.search, query, 2).result()
     assert len(head.results) == head.total == 4  # the list answered
+
+
+def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
+    """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
+    reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes
+    it on the store thread."""
+    page = Capture("https://d.example/gone", "<title>Gone</title><p>quokkas play xylophones</p>")
+    app.executor.submit(registry.register, app.store, page).result()
+    text = index_of(app.home)
+    app.executor.submit(text.sync, app.store).result()
+    (reg_id,) = app.store.ids
+    app.store._blob_path(fulltext.text_source(app.store, reg_id)).unlink()
+    app.executor.submit(text.forget, app.store, [reg_id]).result()
+    assert text.db.execute("SELECT count(*) FROM seen WHERE NOT live").fetchone()[0] == 1
+    threads, collect = [], text.collect_dead
+    monkeypatch.setattr(
+        text, "collect_dead", lambda: threads.append(threading.get_ident()) or collect()
+    )
+    asyncio.run(jobs.reclaim_once(app))
+    assert threads and threads[0] != app.executor.submit(threading.get_ident).result()
+    assert text.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
+    assert text.db.execute("SELECT count(*) FROM seen").fetchone()[0] == 0

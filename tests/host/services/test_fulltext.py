@@ -230,7 +230,11 @@ def test_a_dead_row_is_deleted_with_its_body_terms_only(tmp_path):
     with index._batch():
         n = index.add_row("dead", "k2", "one two three four five six", "seven", "", None)
         index.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
-        index.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+    found = index.collect_dead()
+    index.db.execute("UPDATE seen SET live = 1 WHERE n = ?", (n,))  # restored meanwhile
+    assert index.delete_dead(found) == 0 and index.search(textquery.parse("seven")).total == 1
+    index.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
+    assert index.delete_dead(index.collect_dead()) == 1
     index.purge()
     assert vocabulary(index) == vocabulary(fresh)
     assert champions.averages(index.db) == champions.averages(fresh.db)
