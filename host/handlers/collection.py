@@ -130,7 +130,9 @@ def archive_reclaim(params: dict, app) -> dict:
     full-text index then drops what deleted versions left in its file."""
 
     done = trash.purge(app.store)
-    fulltext.index_of(app.store.home).purge()
+    index = fulltext.index_of(app.store.home)
+    index.delete_dead(index.collect_dead())
+    index.purge()
     return done
 
 
