@@ -54,6 +54,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.instances USING fts5vocab(main, docs, instance)",
 )
+WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 
 
@@ -354,7 +355,7 @@ class FullTextIndex:
                         return head
                 ranking, matched = self._scored(match)
                 if want is not None and self._frequent(matched):  # the next search: its list
-                    self.wanted[_phrases(query)] = None
+                    self._want(_phrases(query))
                 if not self.deferred:
                     self._build_wanted(None)
                 return ranking
@@ -413,6 +414,14 @@ class FullTextIndex:
         with self.lock:
             self._build_wanted(limit)
             return not self.wanted
+
+    def _want(self, phrases: tuple[str, ...]) -> None:
+        """Ask for a list; the oldest request goes beyond ``WANTED`` (the daemon makes one
+        list per tick of its job, so a burst of searches does not queue work for long)."""
+        self.wanted.pop(phrases, None)
+        self.wanted[phrases] = None
+        while len(self.wanted) > WANTED:
+            del self.wanted[next(iter(self.wanted))]
 
     def _build_wanted(self, limit: int | None) -> None:
         for phrases in list(self.wanted)[:limit]:
