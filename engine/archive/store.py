@@ -315,6 +315,19 @@ class ArchiveStore:
         seen = self.raw("versions")[str(reg_id)].get("seen", ())
         return {f["id"]: f for f in map(seen_fields, seen)}
 
+    def last_capture_of(self, reg_id: str) -> tuple[str, float]:
+        """(ID, time) of the newest capture of a version's content: itself or a revisit."""
+        doc = self.raw("versions")[reg_id]
+        ts = doc["ts"]
+        if not doc.get("seen"):  # most versions: no revisit to look at
+            return reg_id, ts
+        last = max(self.seen_of(reg_id).values(), key=lambda f: (f["ts"], f["id"]))
+        return (
+            (last["id"], last["ts"])
+            if last and (last["ts"], last["id"]) > (ts, reg_id)
+            else (reg_id, ts)
+        )
+
     def captures_of_key(self, key: str) -> list[str]:
         """IDs of every capture of a document key: each version, then its revisits."""
         return self.with_revisits(self.ids_of_key(key))
