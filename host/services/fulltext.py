@@ -54,6 +54,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.instances USING fts5vocab(main, docs, instance)",
 )
+WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 
 
@@ -203,8 +204,8 @@ class FullTextIndex:
 
     def collect_dead(self) -> dict[tuple[int, str], set[str]]:
         """The body terms FTS5 holds for each dead row (its text blob was gone), by row
-        number and version ID: FTS5's ``instance`` vocabulary, read in ranges of terms
-        (``ORPHAN_RANGES``), a scan of every token of the index. On a connection of its own,
+        number and version ID: FTS5's ``instance`` vocabulary, a scan of every token of the
+        index. On a connection of its own,
         in one read transaction (the WAL gives it a snapshot), so any thread may run it and
         the store thread does not wait for the scan; :meth:`delete_dead` then deletes."""
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -214,8 +215,9 @@ class FullTextIndex:
             rows = db.execute("SELECT n, id FROM seen WHERE NOT live").fetchall()
             found = {(n, reg_id): set[str]() for n, reg_id in rows}
             by_n = {n: found[n, reg_id] for n, reg_id in rows}
-            for step in range(len(ORPHAN_RANGES) if rows else 0):
-                for n, column, term in db.execute(*_instances(step, tuple(by_n))):
+            if rows:
+                marks = ",".join("?" * len(by_n))
+                for n, column, term in db.execute(_DEAD_TERMS.format(marks), tuple(by_n)):
                     if column == "body":  # compared here: in SQL it cost a third more per instance
                         by_n[n].add(term)
             db.execute("COMMIT")
@@ -353,7 +355,7 @@ class FullTextIndex:
                         return head
                 ranking, matched = self._scored(match)
                 if want is not None and self._frequent(matched):  # the next search: its list
-                    self.wanted[_phrases(query)] = None
+                    self._want(_phrases(query))
                 if not self.deferred:
                     self._build_wanted(None)
                 return ranking
@@ -413,6 +415,14 @@ class FullTextIndex:
             self._build_wanted(limit)
             return not self.wanted
 
+    def _want(self, phrases: tuple[str, ...]) -> None:
+        """Ask for a list; the oldest request goes beyond ``WANTED`` (the daemon makes one
+        list per tick of its job, so a burst of searches does not queue work for long)."""
+        self.wanted.pop(phrases, None)
+        self.wanted[phrases] = None
+        while len(self.wanted) > WANTED:
+            del self.wanted[next(iter(self.wanted))]
+
     def _build_wanted(self, limit: int | None) -> None:
         for phrases in list(self.wanted)[:limit]:
             del self.wanted[phrases]
@@ -466,22 +476,7 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
-ORPHAN_RANGES = (  # first terms of the purge's steps over the instance vocabulary (~0.1 µs each)
-    ("", *"bcdefghijklmnopqrstuvwxyz", "\u0080", "\u0400", "\u0600", "\u3000", "\u4e00", "\u6000")
-    + ("\u8000",)
-)
-
-
-def _instances(step: int, dead: tuple[int, ...]) -> tuple[str, tuple]:
-    """The query for the dead rows' terms in the ``step``-th range of terms (FTS5's
-    ``instance`` vocabulary, read in term order: a scan of that part of the index)."""
-    bounds = ORPHAN_RANGES[step : step + 2]
-    upper = " AND term < ?" if len(bounds) == 2 else ""
-    marks = ",".join("?" * len(dead))
-    return (
-        f"SELECT doc, col, term FROM temp.instances WHERE term >= ?{upper} AND doc IN ({marks})",
-        (*bounds, *dead),
-    )
+_DEAD_TERMS = "SELECT doc, col, term FROM temp.instances WHERE doc IN ({})"  # every token read
 
 
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"

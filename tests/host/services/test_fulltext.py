@@ -324,6 +324,16 @@ def test_a_search_makes_the_list_it_wants_unless_deferred(tmp_path, monkeypatch)
     assert '"reed"' in index.champions.tiers and index.wanted == {}  # made after the search
 
 
+def test_at_most_wanted_lists_wait_the_newest_kept(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=5)
+    monkeypatch.setattr(fulltext, "WANTED", 2)
+    add_rows(index, [f"weir reed heron {'silt ' * n}" for n in range(20)], 0)
+    index.deferred = True
+    for word in ("weir", "reed", "heron", "reed"):
+        index.search(textquery.parse(word), 3)
+    assert list(index.wanted) == [('"heron"',), ('"reed"',)]
+
+
 def check(index, text: str, want: int) -> None:
     query = textquery.parse(text)
     first = index.search(query, want)  # a frequent term's first search makes its list
