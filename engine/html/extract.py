@@ -413,6 +413,8 @@ NOTICE = re.compile(
     r"|eingeloggt sein um|logged in to (?:post|comment)"
     # newsletter / subscription / app
     r"|newsletter|sign(?:ing)? up|subscribe|abonnieren|e-mail-adresse ein|download the .{0,40}apps?"
+    r"|create (?:an|a free) account|sign in to (?:continue|unlock|read)|already have an account"
+    r"|unlimited (?:digital|online) access|to unlock (?:more|this) articles?"
     r"|follow (?:us|the \w+) on|folgen sie uns|síguenos|siguenos"
     # ads, affiliate, copyright, captcha, cookies, ad blockers
     r"|advertis(?:ement|ing disclosure)|anzeige|affiliate|werbung"

@@ -140,6 +140,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no hint-free fallback": replace(base, fallback_min_chars=0),
         "ours: no heading standfirst": replace(base, standfirst_min_chars=0),
         "ours: no paragraph fallback": replace(base, paragraph_fallback=False),
+        "ours: no comment-section cut": replace(base, comments_after_share=0.0),
     }
 
 

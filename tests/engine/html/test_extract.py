@@ -538,6 +538,22 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
 
 
+def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
+    # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
+    tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
+    prompt = next(b for b in split_blocks(filter_tree(tree)) if "Already have an account" in b.text)
+    assert is_notice(prompt, ExtractOptions().notice_max_chars)
+    for line in (  # a news site's paywall, line by line
+        "Register to unlock this article — it's free",
+        "Create a free account to keep reading the story.",
+        "Sign in to continue with your reading experience.",
+        "Unlimited digital access to the Ottawa Citizen.",
+    ):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    story = "Sign in to the portal was slow on Monday, the town said."  # not a prompt
+    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+
+
 def test_a_comment_section_under_a_story_ends_the_body():
     # breakingbelizenews.com: "Comments" (h3) under the story, then an ad and a copyright blurb.
     raw, case = page("a0d47c7c5357426a"), CASES["a0d47c7c5357426a"]
