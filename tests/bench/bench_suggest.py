@@ -278,9 +278,23 @@ def build_cases(
                 continue
             if kind == "hyphen_dot" and host.replace("-", "") in known:
                 continue  # mailchi-mp.com: mailchimp.com is as likely meant
+            if kind == "short_two_edits" and always_registered(host):
+                continue  # it resolves, so the browser never shows an error page for it
             cases.append((kind, source, url))
             made += 1
     return cases
+
+
+def always_registered(host: str) -> bool:
+    """Whether every name like ``host`` is registered: all 17,576 three-letter .com names
+    (and all shorter ones) have been taken since 2013, so such a typo resolves and never
+    reaches the error page.
+
+    >>> always_registered("ymh.com"), always_registered("ymha.com"), always_registered("ymh.de")
+    (True, False, False)
+    """
+    name, _, suffix = host.rpartition(".")
+    return suffix == "com" and len(name) <= 3 and name.isalpha()
 
 
 def _two_word_strata(domains: list[str]) -> list[list[str]]:
