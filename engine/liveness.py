@@ -52,7 +52,18 @@ class LivenessOptions:
     scope: str = "page"  # "page": all filtered text | "body": the live page's extracted body
     phrase_words: int = 4  # a phrase: this many consecutive words
     phrases_at: float = 0.15  # keywords found but S below this → gone (another text)
-    phrases_alone: float = 0.4  # S at least this → at least changed, whatever P says
+    # R: the share of the live page's main text (its extracted body) made of the stored text's
+    # phrases. The stored text moved into another template is the live page's main text (R high);
+    # a teaser of it in a feed, or its template around another article, is not (R low).
+    phrases_alone: float = 0.4  # S at least this, with R ≥ main_alone → at least changed
+    main_alone: float = 0.3
+    main_lift: float = 0.6  # R at least this, with S ≥ main_lift_phrases → at least changed
+    main_lift_phrases: float = 0.2
+    main_min_phrases: int = 10  # a live main text of fewer phrases says nothing (R unknown)
+    # "changed" (keywords partly there) needs S ≥ main_keep_phrases or R ≥ main_keep: else the
+    # words found are the site's (a shared box, a quoted lead) around another text → gone.
+    main_keep: float = 0.5
+    main_keep_phrases: float = 0.5
 
 
 @dataclass
@@ -273,23 +284,87 @@ def judge(
         return nothing_to_compare()
     blocks = live_blocks(live_html, options)
     p, matched, missing = match_keywords(words, {t for block in blocks for t in block})
-    share = phrase_share(stored_body(stored), blocks, options.phrase_words)
-    state = by_phrases(decide(p, options), share, options)
-    reason = f"{len(matched)}/{len(words)} keywords found, P={p:.2f}"
-    if share is not None:
-        reason += f"; {share:.0%} of the stored text's phrases found"
+    body = stored_body(stored)
+    share = phrase_share(body, blocks, options.phrase_words)
+    main: list[float | None] = []  # R, computed only when a rule needs it
+
+    def main_of() -> float | None:
+        if not main:
+            main.append(main_share(body, live_html, options))
+        return main[0]
+
+    state = by_phrases(decide(p, options), share, options, main_of)
+    reason = explain(len(matched), len(words), p, share, main[0] if main else None)
     return Verdict(state, p, state != "gone", matched, missing, reason)
 
 
-def by_phrases(state: str, share: float | None, options: LivenessOptions) -> str:
-    """The keyword verdict, corrected by S (the stored text's phrases found live).
+def explain(found: int, total: int, p: float, share: float | None, main: float | None) -> str:
+    """The verdict's reason: the keywords, S and R (when they were measured).
+
+    >>> explain(3, 4, 0.8, 0.5, None)
+    "3/4 keywords found, P=0.80; 50% of the stored text's phrases found"
+    """
+    reason = f"{found}/{total} keywords found, P={p:.2f}"
+    if share is not None:
+        reason += f"; {share:.0%} of the stored text's phrases found"
+    if main is not None:
+        reason += f"; the live main text is {main:.0%} the stored text"
+    return reason
+
+
+def main_share(body: str, live_html: bytes | str, options: LivenessOptions) -> float | None:
+    """R: the share of the live page's main text's n-word phrases found in the stored text;
+    None when the live main text has fewer than ``main_min_phrases`` phrases.
+
+    >>> text = "The river rose two metres overnight and the lower meadow is under water again."
+    >>> main_share(text, f"<p>{text}</p>", LivenessOptions())
+    1.0
+    >>> main_share(text, f"<p>{text} Two herons stood at the edge of the flood at dawn.</p>", LivenessOptions())
+    0.5
+    """
+    n = options.phrase_words
+    live = phrases(tokenize(nfc(main_text(live_html))), n)
+    if len(live) < max(1, options.main_min_phrases):
+        return None
+    return len(live & phrases(tokenize(nfc(body)), n)) / len(live)
+
+
+def by_phrases(state: str, share: float | None, options: LivenessOptions, main=lambda: None) -> str:
+    """The keyword verdict, corrected by S (the stored text's phrases found live) and, for a
+    lift or a "changed" with little of the text, by R (``main()``: the share of the live main
+    text made of the stored text).
 
     >>> o = LivenessOptions()
-    >>> by_phrases("present", 0.05, o), by_phrases("gone", 0.5, o), by_phrases("present", None, o)
-    ('gone', 'changed', 'present')
+    >>> by_phrases("present", 0.05, o), by_phrases("present", None, o)
+    ('gone', 'present')
+    >>> by_phrases("gone", 0.5, o), by_phrases("gone", 0.5, o, lambda: 0.3)
+    ('gone', 'changed')
+    >>> by_phrases("gone", 0.2, o, lambda: 0.6), by_phrases("gone", 0.2, o, lambda: 0.59)
+    ('changed', 'gone')
+    >>> by_phrases("changed", 0.3, o, lambda: 0.5), by_phrases("changed", 0.3, o, lambda: 0.49)
+    ('changed', 'gone')
     """
     if share is None:
         return state
     if state != "gone" and share < options.phrases_at:
         return "gone"  # the same words, not the same text
-    return "changed" if state == "gone" and share >= options.phrases_alone else state
+    if state == "changed" and share < options.main_keep_phrases:
+        return "changed" if (main() or 0.0) >= options.main_keep else "gone"
+    if state != "gone":
+        return state
+    return "changed" if lifted(share, main, options) else "gone"
+
+
+def lifted(share: float, main, options: LivenessOptions) -> bool:
+    """Whether the stored text is there although its keywords weigh too little (a redesign
+    dropped the byline and the comments the stored copy held): S and R both high enough.
+
+    >>> lifted(0.25, lambda: 0.9, LivenessOptions()), lifted(0.15, lambda: 1.0, LivenessOptions())
+    (True, False)
+    """
+    if share < min(options.phrases_alone, options.main_lift_phrases):
+        return False
+    r = main() or 0.0  # no live main text to read: none of it is the stored text
+    if share >= options.phrases_alone and r >= options.main_alone:
+        return True
+    return share >= options.main_lift_phrases and r >= options.main_lift

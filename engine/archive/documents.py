@@ -113,15 +113,19 @@ class DocumentIndex:
         self.by_url: list[int] = []
         self.seen = 0
         self.last_seen: str | None = None
+        self.revisits = 0  # the store's revisit count folded in
         self._derived: dict[str, object] = {}
 
     # -- keeping current -----------------------------------------------------------
     def refresh(self, store) -> DocumentIndex:
         """Fold in versions registered since the last call (rebuild if any vanished)."""
-        ids = store.ids
-        if len(ids) == self.seen and (not ids or ids[-1] == self.last_seen):
+        ids, revisits = store.ids, store.revisit_count()
+        unchanged = len(ids) == self.seen and (not ids or ids[-1] == self.last_seen)
+        if unchanged and revisits == self.revisits:
             return self
         if len(ids) < self.seen or (self.seen and ids[self.seen - 1] != self.last_seen):
+            self._clear()
+        if revisits != self.revisits:  # a capture "seen again" adds no ID: fold all again
             self._clear()
         new = ids[self.seen :]
         bulk = len(new) > BULK
@@ -131,6 +135,7 @@ class DocumentIndex:
             self.by_time = sorted(range(len(self.entries)), key=lambda i: self.entries[i].order())
             self.by_url = sorted(range(len(self.entries)), key=lambda i: self.entries[i].url)
         self.seen, self.last_seen = len(ids), ids[-1] if ids else None
+        self.revisits = revisits
         self._join()
         return self
 
@@ -145,9 +150,10 @@ class DocumentIndex:
         elif not bulk:
             self._unplace(i)
         entry = self.entries[i]
-        entry.versions += 1
-        if (doc["ts"], reg_id) >= entry.order():
-            self.entries[i] = _entry(key, reg_id, doc, entry.versions)
+        entry.versions += 1 + len(doc.get("seen", ()))  # its revisits are captures too
+        newest, ts = store.last_capture_of(reg_id)
+        if (ts, newest) >= entry.order():
+            self.entries[i] = _entry(key, newest, {**doc, "ts": ts}, entry.versions)
         if not bulk:
             self._place(i)
 

@@ -171,11 +171,11 @@ def apply_exported(store: ArchiveStore, reg_id: str, fields: dict) -> None:
     >>> apply_exported(ArchiveStore.open(pathlib.Path(tempfile.mkdtemp())), "1", {})
     """
     tags, note = fields.get("tags"), fields.get("note")
-    if isinstance(tags, list) and store.has_version(reg_id):
+    if isinstance(tags, list) and store.has_capture(reg_id):  # a revisit's too
         good = [t for t in tags if isinstance(t, str) and _valid(clean_tag, t)]
         if good:
-            set_tags(store, store.raw("versions")[reg_id]["key"], good, [])
-    if isinstance(note, str) and note and store.has_version(reg_id) and _valid(clean_note, note):
+            set_tags(store, store.version(reg_id)["key"], good, [])
+    if isinstance(note, str) and note and store.has_capture(reg_id) and _valid(clean_note, note):
         set_note(store, reg_id, note)
 
 

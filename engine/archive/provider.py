@@ -183,7 +183,7 @@ def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     return {
         "id": reg_id,
         "computed_at": iso(computed) if computed else None,
-        "complete": bool(computed) and reg_id not in _stale_ids(store, [reg_id]),
+        "complete": bool(computed) and not _stale_ids(store, [store.content_id(reg_id)]),
         "similar": pages,
     }
 
@@ -197,7 +197,7 @@ def refresh_similar(store: ArchiveStore, ref: str, options: RegisterOptions | No
     resumes it, so every list completes however large its site.
     """
     options = options or RegisterOptions(similar_budget_s=1.0, similar_max_fingerprint=10**9)
-    reg_id = resolve_id(store, ref)
+    reg_id = store.content_id(resolve_id(store, ref))  # a revisit's list is its version's
     doc, row = store.version(reg_id), store.row("fingerprints", reg_id) or {}
     target = VersionFeatures(
         reg_id,

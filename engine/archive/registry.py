@@ -637,30 +637,30 @@ def register_analysed(
 def unchanged(doc: dict, prep: Prepared, capture: Capture) -> bool:
     """Is this capture exactly the stored version ``doc`` again? The same original bytes
     (SHA-256), the same manifest (SHA-256 of its encoding: the same resources, each with
-    the same bytes) and so the same served copy, under the same URL, type and title.
+    the same bytes) and so the same served copy, under the same URL, final URL, type,
+    charset and title.
     Anything else, a single byte or one resource apart, is a new version.
 
-    >>> doc = {"orig": blob_hash(b"<p>a"), "rewritten": blob_hash(b"<p>a"), "url": "u"}
     >>> prep = Prepared("u", "", "", b"<p>a", b"<p>a", "utf-8", "", [], "", None, [])
-    >>> unchanged(doc, prep, Capture("u", b"<p>a", content_type="", charset=None))
-    False
+    >>> capture, digest = Capture("u", b"<p>a"), blob_hash(b"<p>a")
+    >>> doc = _version_doc(prep, capture, digest, digest, {"ts": 0, "prev": None, "prev_similarity": None})
+    >>> unchanged(doc, prep, capture), unchanged({**doc, "manifest": "f00d"}, prep, capture)
+    (True, False)
     """
     if "resources" in doc:  # a manifest kept inline (older versions): not compared
         return False
     manifest = blob_hash(encode_manifest(prep.resources)) if prep.resources else None
-    same = (doc.get("orig"), doc.get("rewritten"), doc.get("manifest"), doc.get("url")) == (
-        blob_hash(prep.original),
-        blob_hash(prep.rewritten),
-        manifest,
-        prep.url,
-    )
-    return same and _same_record(doc, prep, capture)
+    stored = (doc.get("orig"), doc.get("rewritten"), doc.get("manifest"), doc.get("url"))
+    fresh = (blob_hash(prep.original), blob_hash(prep.rewritten), manifest, prep.url)
+    return stored == fresh and _same_record(doc, prep, capture)
 
 
 def _same_record(doc: dict, prep: Prepared, capture: Capture) -> bool:
-    """The record fields a revisit shares with its version are the capture's own too."""
+    """The record fields a revisit shares with its version are the capture's own too.
+    ``last_modified`` is not one: a browser's ``document.lastModified`` is the current time
+    when the server sent no Last-Modified (HTML, "Resource metadata management")."""
     fresh = _version_doc(prep, capture, "", "", {"ts": 0, "prev": None, "prev_similarity": None})
-    fields = ("final_url", "content_type", "charset", "last_modified", "title", "analysis")
+    fields = ("final_url", "content_type", "charset", "title", "analysis")
     return all(doc.get(name) == fresh.get(name) for name in fields)
 
 

@@ -171,18 +171,19 @@ def text_keys(store: ArchiveStore, query: str) -> set[str]:
 
 
 def _entry(store: ArchiveStore, key: str, base: str) -> dict:
-    newest = store.latest_of_key(key)
-    assert newest is not None  # a key is listed only while it has a version
-    doc = store.raw("versions")[newest]
+    held = store.latest_of_key(key)
+    assert held is not None  # a key is listed only while it has a version
+    doc = store.raw("versions")[held]
+    newest, ts = store.last_capture_of(held)  # a revisit when the page was seen again since
     return {
         "id": newest,
         "url": doc["url"],
         "key": key,
         "title": doc.get("title", ""),
-        "registered_at": iso(doc["ts"]),
+        "registered_at": iso(ts),
         "version_url": version_url(base, newest, doc["url"]),
-        "versions": len(store.ids_of_key(key)),
-        "ts": doc["ts"],
+        "versions": len(store.captures_of_key(key)),
+        "ts": ts,
     }
 
 

@@ -315,6 +315,19 @@ class ArchiveStore:
         seen = self.raw("versions")[str(reg_id)].get("seen", ())
         return {f["id"]: f for f in map(seen_fields, seen)}
 
+    def last_capture_of(self, reg_id: str) -> tuple[str, float]:
+        """(ID, time) of the newest capture of a version's content: itself or a revisit."""
+        doc = self.raw("versions")[reg_id]
+        ts = doc["ts"]
+        if not doc.get("seen"):  # most versions: no revisit to look at
+            return reg_id, ts
+        last = max(self.seen_of(reg_id).values(), key=lambda f: (f["ts"], f["id"]))
+        return (
+            (last["id"], last["ts"])
+            if last and (last["ts"], last["id"]) > (ts, reg_id)
+            else (reg_id, ts)
+        )
+
     def captures_of_key(self, key: str) -> list[str]:
         """IDs of every capture of a document key: each version, then its revisits."""
         return self.with_revisits(self.ids_of_key(key))
@@ -330,6 +343,17 @@ class ArchiveStore:
         seen.append(seen_entry(revisit_id, ts, capture_id))
         self.db.table("versions").update({"seen": seen}, doc_ids=[int(reg_id)])
         self._index_revisit(revisit_id, reg_id)
+
+    def forget_capture_id(self, revisit_id: str) -> None:
+        """Drop the transfer ID a revisit kept for a repeated commit (call once that transfer
+        is gone: it can no longer be committed), leaving its entry at its smallest."""
+        held = self._revisits[str(revisit_id)]
+        seen = list(self.raw("versions")[held]["seen"])
+        at = next(n for n, e in enumerate(seen) if seen_fields(e)["id"] == str(revisit_id))
+        fields = seen_fields(seen[at])
+        if "capture_id" in fields:
+            seen[at] = seen_entry(fields["id"], fields["ts"])
+            self.db.table("versions").update({"seen": seen}, doc_ids=[int(held)])
 
     def remove_revisit(self, revisit_id: str) -> tuple[str, int | dict, int]:
         """Drop a revisit from its version's list (in a transaction); (version, entry, index)."""

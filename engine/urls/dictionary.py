@@ -61,7 +61,7 @@ TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # two edits on a key shorter than this are never a confident match
 TINY_KEY = 4  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT5\n"
+MAGIC = b"PKDICT6\n"
 HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
 # Above this many long-key candidates, keep those hit by the most parts (2+,
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
@@ -166,30 +166,47 @@ def _part_probes(query: str) -> list[int]:
     they assume Levenshtein edits, and a swap is two of those). A substring's
     letters are hashed once, whatever key length and part it is probed for.
     """
-    q, probes = len(query), list[int]()
-    crcs: dict[tuple[int, int], int] = {}
+    plan = _probe_plan(len(query))
+    crcs = {cut: _crc(_letters(query[cut[0] : cut[0] + cut[1]])) for cut in plan}
+    return [crcs[cut] | low for cut, lows in plan.items() for low in lows]
+
+
+@cache
+def _probe_plan(q: int) -> dict[tuple[int, int], tuple[int, ...]]:
+    """For a query of ``q`` letters: each substring (start, size) to probe, with the
+    low entry bits (key length and part) it is probed under; the same for every query
+    of that length, so it is worked out once.
+
+    >>> _probe_plan(9) == {}, len(_probe_plan(12))
+    (False, 27)
+    """
+    plan: dict[tuple[int, int], list[int]] = {}
     for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
         delta = q - n
         for p, parts in enumerate(partitions(n)):
             for i, (start, size) in enumerate(parts):
                 lo = max(0, start - 2, start + delta - 2)
                 hi = min(q - size, start + 2, start + delta + 2)
-                low_bits = _entry_low(TAG_PART, n, 4 * p + i)
                 for s in range(lo, hi + 1):
-                    crc = crcs.get((s, size))
-                    if crc is None:
-                        crc = crcs[s, size] = _crc(_letters(query[s : s + size]))
-                    probes.append(crc | low_bits)
-    return probes
+                    plan.setdefault((s, size), []).append(_entry_low(TAG_PART, n, 4 * p + i))
+    return {cut: tuple(lows) for cut, lows in plan.items()}
 
 
-def _delete_probes(query: str) -> Iterator[int]:
-    """Symmetric delete: the query's deletions against the keys' deletions."""
+def _delete_probes(query: str, depth: int) -> Iterator[int]:
+    """Symmetric delete: the query's deletions (up to ``depth``) against the keys'."""
     if len(query) > DELETE_MAX_LENGTH + 2:
         return
     # a 4-letter query may be 2 edits from a 6-letter key: depth 2 from 4 up
-    for variant in deletions(query, 2 if len(query) >= TINY_KEY else 1):
+    for variant in deletions(query, min(depth, 2 if len(query) >= TINY_KEY else 1)):
         yield _entry(variant, TAG_DELETE)
+
+
+def _deep_delete_probes(query: str) -> Iterator[int]:
+    """The query's deletions of depth exactly 2 (none under 4 letters)."""
+    if TINY_KEY <= len(query) <= DELETE_MAX_LENGTH + 2:
+        shallow = deletions(query, 1)
+        for variant in deletions(query, 2) - shallow:
+            yield _entry(variant, TAG_DELETE)
 
 
 class DomainDictionary:
@@ -202,6 +219,7 @@ class DomainDictionary:
         hashes: array,
         ids: array,
         starts: array | None = None,
+        twins: array | None = None,
     ) -> None:
         # The domains are one string plus where each starts (offsets[i + 1] - 1 is where
         # it ends): 1M domains load as 2 objects instead of 1M, which halves the warm
@@ -213,6 +231,8 @@ class DomainDictionary:
         # where each bucket of the top hash bits starts: bisect only inside it
         self.starts = starts if starts is not None else _bucket_starts(hashes)
         self.shift = HASH_BITS - ((len(self.starts) - 1).bit_length() - 1)
+        # the next id with the same key (0: none): a key's domains without a lookup
+        self.twins = twins if twins is not None else _twins(self)
         self._suffixes: Counter | None = None
 
     # -- building -----------------------------------------------------------
@@ -304,7 +324,7 @@ class DomainDictionary:
         }
         parts = [MAGIC, json.dumps(head).encode(), b"\n", blob, self.key_lengths.tobytes()]
         parts += [self.offsets.tobytes(), self.hashes.tobytes(), self.ids.tobytes()]
-        parts.append(self.starts.tobytes())
+        parts += [self.starts.tobytes(), self.twins.tobytes()]
         return b"".join(parts)
 
     @classmethod
@@ -328,8 +348,11 @@ class DomainDictionary:
             hashes, ids = array("Q"), array("I")
             hashes.frombytes(view[pos : pos + 8 * count])
             ids.frombytes(view[pos + 8 * count : pos + 12 * count])
-            starts = array("I")
-            starts.frombytes(view[pos + 12 * count : pos + 12 * count + 4 * head["starts"]])
+            starts, twins = array("I"), array("I")
+            pos += 12 * count
+            starts.frombytes(view[pos : pos + 4 * head["starts"]])
+            pos += 4 * head["starts"]
+            twins.frombytes(view[pos : pos + 4 * head["n"]])
             suffixes = Counter({str(k): int(v) for k, v in head["suffixes"].items()})
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
             raise InvalidInput(f"damaged dictionary index: {exc}") from None
@@ -338,11 +361,12 @@ class DomainDictionary:
             raise InvalidInput("damaged dictionary index: truncated")
         if (
             len(ids) != count
+            or len(twins) != n
             or len(starts) != head["starts"]
             or (len(starts) - 1) & (len(starts) - 2)
         ):
             raise InvalidInput("damaged dictionary index: bucket table")
-        loaded = cls((blob, offsets), lengths, hashes, ids, starts)
+        loaded = cls((blob, offsets), lengths, hashes, ids, starts, twins)
         loaded._suffixes = suffixes
         return loaded
 
@@ -384,9 +408,18 @@ class DomainDictionary:
         ident = self.id_of(domain)
         return None if ident is None else ident + 1
 
+    def has_key(self, key: str) -> bool:
+        """Whether some domain's key is exactly ``key``."""
+        return any(self.key(ident) == key for ident in self._ids(_entry(key, TAG_KEY)))
+
     def ids_with_key(self, key: str) -> list[int]:
         """Ids of every domain whose key is exactly ``key``, most popular first."""
-        return sorted(i for i in set(self._ids(_entry(key, TAG_KEY))) if self.key(i) == key)
+        # entries of one hash are in id order: the first id with this key is its most
+        # popular domain, and the twin chain lists the others
+        for ident in self._ids(_entry(key, TAG_KEY)):
+            if self.key(ident) == key:
+                return self._key_ids(ident)
+        return []
 
     def near_keys(self, query: str) -> list[tuple[int, int]]:
         """(id, distance) of domains whose key is 1 or 2 edits from ``query``.
@@ -397,21 +430,121 @@ class DomainDictionary:
         (so a swap plus another edit on a long key is still found when one
         part stays intact). Keys shorter than 4 characters: distance 1 only.
         """
+        found = []
+        for _key, dist, ids in self._near_groups(query):
+            found += [(ident, dist) for ident in ids]
+        found.sort()
+        return found
+
+    def nearest_keys(
+        self, query: str, limit: int, most: int = 2
+    ) -> list[tuple[str, int, list[int]]]:
+        """(key, distance, ids) of the first ``limit`` keys :meth:`near_keys` finds,
+        nearest first, then by the rank of the key's most popular domain; ids in rank
+        order. The same as grouping :meth:`near_keys` by key, without verifying every
+        candidate: a 4-letter query's two-deletion neighbourhood holds ~700 keys, most
+        3-4 edits away, and only the most popular two-edit ones are wanted.
+
+        Every key one edit away shares a deletion of depth <= 1 with the query (an
+        adjacent swap is one deletion on each side), so those candidates are verified
+        first; the rest are walked in rank order until ``limit`` keys are found.
+
+        >>> d = DomainDictionary.from_domains(["gogle.de", "google.com", "google.de"])
+        >>> d.nearest_keys("gogle", 5)
+        [('google', 1, [1, 2])]
+        """
+        first = self._candidates(query, _delete_probes(query, 1))
+        groups = self._verified(query, first)
+        for group in groups.values():
+            group[2].sort()
+        ones = sorted((g for g in groups.values() if g[1] == 1), key=lambda g: g[2][0])
+        if most < 2:
+            return [tuple(g) for g in ones[:limit]]
+        need = limit - len(ones)
+        if need <= 0 or len(query) > DELETE_MAX_LENGTH + 2:
+            twos = sorted((g for g in groups.values() if g[1] == 2), key=lambda g: g[2][0])
+            return [tuple(g) for g in (ones + twos)[:limit]]
+        walk = set(chain.from_iterable(self._matches(_deep_delete_probes(query))))
+        for group in groups.values():
+            if group[1] == 2:
+                walk.update(group[2])
+        return [tuple(g) for g in ones + self._first_twos(query, sorted(walk), groups, need)]
+
+    def _first_twos(self, query: str, walk: list[int], groups: dict, need: int) -> list[list]:
+        """The first ``need`` keys two edits from ``query`` among ``walk`` (ids in rank
+        order), each with all its ids; ``groups``: keys already verified."""
+        dists = {key: group[1] for key, group in groups.items()}
+        text, at, lengths, distance, q = (
+            self.text,
+            self.offsets,
+            self.key_lengths,
+            OSA.distance,
+            len(query),
+        )
+        out: list[list] = []
+        taken: set[str] = set()
+        for ident in walk:
+            n = lengths[ident]
+            if n - q > 2 or q - n > 2 or n < TINY_KEY:
+                continue
+            start = at[ident]
+            key = text[start : start + n]
+            dist = dists.get(key)
+            if dist is None:
+                dist = dists[key] = distance(query, key, score_cutoff=2)
+            if dist != 2 or key in taken:
+                continue
+            if len(out) == need:
+                break
+            taken.add(key)
+            group = groups.get(key)
+            out.append(group if group is not None else [key, 2, self._key_ids(ident)])
+        return out
+
+    def _key_ids(self, ident: int) -> list[int]:
+        """``ident`` and every less popular id with its key, in rank order."""
+        ids, twins = [ident], self.twins
+        while twins[ident] > ident:  # rising: a damaged file cannot loop
+            ident = twins[ident]
+            ids.append(ident)
+        return ids
+
+    def _near_groups(self, query: str) -> list[list]:
+        """[key, distance, ids] of every key 1 or 2 edits from ``query`` (ids unsorted)."""
+        seen = self._candidates(query, _delete_probes(query, 2))
+        return list(self._verified(query, seen).values())
+
+    def _candidates(self, query: str, deletes: Iterable[int]) -> set[int]:
+        """Ids the part index and the deletion probes ``deletes`` name for ``query``."""
         hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
         seen = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
-        seen.update(chain.from_iterable(self._matches(set(_delete_probes(query)))))
-        found, text, at, lengths = [], self.text, self.offsets, self.key_lengths
-        distance, q = OSA.distance, len(query)
+        seen.update(chain.from_iterable(self._matches(deletes)))
+        return seen
+
+    def _verified(self, query: str, seen: Iterable[int]) -> dict[str, list]:
+        """{key: [key, distance, ids]} of the keys 1 or 2 edits from ``query`` among the
+        candidates ``seen``, each key verified once (domains sharing a key share it)."""
+        groups: dict[str, list] = {}
+        text, at, lengths, distance, q = (
+            self.text,
+            self.offsets,
+            self.key_lengths,
+            OSA.distance,
+            len(query),
+        )
         for ident in seen:
             n = lengths[ident]
             if n - q > 2 or q - n > 2:
                 continue  # more than two letters apart in length
             start = at[ident]
-            dist = distance(query, text[start : start + n], score_cutoff=2)
-            if 0 < dist <= 2 and (dist == 1 or n >= TINY_KEY):
-                found.append((ident, dist))
-        found.sort()
-        return found
+            key = text[start : start + n]
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = [key, distance(query, key, score_cutoff=2), []]
+            group[2].append(ident)
+        return {
+            k: g for k, g in groups.items() if 0 < g[1] <= 2 and (g[1] == 1 or len(k) >= TINY_KEY)
+        }
 
     def _matches(self, probes: Iterable[int]) -> list[array]:
         """The ids under each probe that has entries (most have none)."""
@@ -433,7 +566,10 @@ class DomainDictionary:
     def memory_bytes(self) -> int:
         """Approximate memory of the index structures (domains + entries)."""
         strings = 49 + len(self.text) + 4 * len(self.offsets)
-        return strings + 12 * len(self.hashes) + len(self.key_lengths) + 4 * len(self.starts)
+        index = (
+            12 * len(self.hashes) + len(self.key_lengths) + 4 * (len(self.starts) + len(self.twins))
+        )
+        return strings + index
 
 
 def _pack(domains: list[str]) -> tuple[str, array]:
@@ -492,6 +628,22 @@ def _most_hit(hits: Counter) -> set[int]:
         kept += by_count.get(need, 0)
     need = min(need, top)
     return {i for i, n in hits.items() if n >= need}
+
+
+def _twins(d: DomainDictionary) -> array:
+    """For each id, the next id whose key is the same (0 when none).
+
+    >>> list(_twins(DomainDictionary.from_domains(["a.com", "b.com", "a.de"])))
+    [2, 0, 0]
+    """
+    twins, last = array("I", bytes(4 * len(d))), dict[str, int]()
+    for ident in range(len(d)):
+        key = d.key(ident)
+        before = last.get(key)
+        if before is not None:
+            twins[before] = ident
+        last[key] = ident
+    return twins
 
 
 def _bucket_starts(hashes: array) -> array:

@@ -52,7 +52,11 @@ def ngram_score(typed: str, word: str) -> int:
     >>> ngram_score("nomdedoamine", "nomdedomaine")
     553
     """
-    grams = ngrams(typed)
+    return _score(typed, ngrams(typed), word)
+
+
+def _score(typed: str, grams: list[str], word: str) -> int:
+    """:func:`ngram_score` with the typed segment's n-grams worked out once."""
     if not grams:
         return 1000 if typed == word else 0
     found = sum(1 for g in grams if g in word)
@@ -113,22 +117,32 @@ class Segmenter:
     def __init__(self, lexicon: Lexicon, options: SegmentOptions | None = None) -> None:
         self.lexicon = lexicon
         self.options = options or SegmentOptions()
-        self.replace = lru_cache(maxsize=4096)(self._replace)
+        # segment -> (word, score, typo cost) or None, kept across names
+        self._cached = lru_cache(maxsize=4096)(self._replace)
         self._left = self.options.budget
 
-    def _replace(self, segment: str) -> tuple[str, int] | None:
+    def replace(self, segment: str) -> tuple[str, int] | None:
+        """The acceptable word replacing ``segment`` and its n-gram score, or None."""
+        found = self._cached(segment)
+        return None if found is None else found[:2]
+
+    def _replace(self, segment: str) -> tuple[str, int, float] | None:
         if len(segment) <= 3:
-            return self._by_neighbour_key(segment)
-        scored = []
-        for word in self.lexicon.sharing(segment):
-            score, cost = ngram_score(segment, word), typo_cost(segment, word)
-            if score >= self.options.threshold and cost <= self.options.max_typo_cost:
-                # most n-grams first; on a tie the longer (the URL-rewriting method), then the likelier typo
-                scored.append((score, len(word), -cost, word))
-        if not scored:
-            return None
-        score, _, _, word = max(scored)
-        return word, score
+            near = self._by_neighbour_key(segment)
+            return None if near is None else (*near, typo_cost(segment, near[0]))
+        grams = ngrams(segment)
+        scored = [(_score(segment, grams, w), len(w), w) for w in self.lexicon.sharing(segment)]
+        # most n-grams first; on a tie the longer (the URL-rewriting method), then the likelier
+        # typo: a typo cost is worked out only while no better-placed word has passed
+        scored.sort(key=lambda c: (-c[0], -c[1]))
+        best = None
+        for score, length, word in scored:
+            if score < self.options.threshold or (best and (score, length) != best[:2]):
+                break
+            cost = typo_cost(segment, word)
+            if cost <= self.options.max_typo_cost and (best is None or (-cost, word) > best[2:]):
+                best = (score, length, -cost, word)
+        return None if best is None else (best[3], best[0], -best[2])
 
     def _by_neighbour_key(self, segment: str) -> tuple[str, int] | None:
         near = neighbours()
@@ -166,13 +180,13 @@ class Segmenter:
         end = best[len(name)]
         return None if end is None else (end[1], end[2], end[3])
 
-    def _lookup(self, segment: str) -> tuple[str, int] | None:
-        """:meth:`replace`, within the per-name budget of fresh look-ups."""
-        info = self.replace.cache_info()
+    def _lookup(self, segment: str) -> tuple[str, int, float] | None:
+        """:meth:`replace` with the typo cost, within the per-name budget of fresh look-ups."""
+        info = self._cached.cache_info()
         if self._left <= 0:
             return None
-        found = self.replace(segment)
-        if self.replace.cache_info().misses > info.misses:
+        found = self._cached(segment)
+        if self._cached.cache_info().misses > info.misses:
             self._left -= 1
         return found
 
@@ -185,8 +199,8 @@ class Segmenter:
             found = self._lookup(segment)
             if found is None:
                 return
-            word, score = found
-            penalty = typo_cost(segment, word) + (1000 - score) / 1000
+            word, score, cost_of_typo = found
+            penalty = cost_of_typo + (1000 - score) / 1000
             step = (
                 cost + self.lexicon.word_cost(word) + penalty,
                 [*words, word],

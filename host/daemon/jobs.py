@@ -55,11 +55,16 @@ async def compact_once(app) -> bool:
 
 async def reclaim_once(app) -> dict:
     """Expire deletions whose undo window is over and free the blobs nothing references;
-    then merge what deleted versions left in the full-text index, one short step at a time
-    on the store thread, so captures come between the steps."""
+    then delete the full-text index's dead rows (their terms read in a worker thread on a
+    connection of its own: a scan of the whole index, which the store thread does not wait
+    for) and merge what deleted versions left in it, one short step at a time on the store
+    thread, so captures come between the steps."""
 
     done = await app.run(purge, app.store)
     text = index_of(app.home)
+    dead = await asyncio.to_thread(text.collect_dead)
+    if dead:
+        await app.run(text.delete_dead, dead)
     while not await app.run(text.purge, 1):
         pass
     return done
@@ -75,15 +80,21 @@ async def warm_search_index(app) -> int:
 
     index = await app.run(document_index, app.store)
     text = index_of(app.home)
+    text.deferred = True  # champion lists are made by text_index_once, not by a search
     while not await app.run(text.sync, app.store, 250):
         pass
     return len(index.entries)
 
 
 async def text_index_once(app) -> bool:
-    """Catch the full-text index up with what crawls, schedules and imports registered."""
+    """Catch the full-text index up with what crawls, schedules and imports registered; then
+    make one champion list a search wanted (host/services/champions.py), so the next search
+    of that term is fast and no search waits for a list to be made."""
 
-    return await app.run(index_of(app.home).sync, app.store, 250)
+    text = index_of(app.home)
+    done = await app.run(text.sync, app.store, 250)
+    await app.run(text.build_lists, 1)
+    return done
 
 
 async def once(job, app) -> None:

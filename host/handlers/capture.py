@@ -223,6 +223,7 @@ def capture_commit(params: dict, app) -> dict:
     done = _already_committed(app, capture.id)
     if done is not None:
         capture.drop()
+        _forget_transfer(app, capture, done)
         return _committed_reply(app, done, {"bytes_new": 0})
     page = capture.page
     frames = {f["url"]: f["html"] for f in page["frames"]}
@@ -250,8 +251,16 @@ def capture_commit(params: dict, app) -> dict:
         _options(app),
     )
     capture.drop()
+    _forget_transfer(app, capture, result["id"])
     result["resources"] = {**_resource_counts(app, result["id"]), "bytes_new": blobs.new_bytes}
     return result
+
+
+def _forget_transfer(app, capture, reg_id: str) -> None:
+    """A revisit keeps its transfer's ID only while the transfer could be committed again."""
+    if app.store.revisit_of(reg_id) and not capture.path.exists():
+        with app.store.transaction():
+            app.store.forget_capture_id(reg_id)
 
 
 def _resource_counts(app, reg_id: str) -> dict:

@@ -78,7 +78,7 @@ def archive_note(params: dict, app) -> dict:
     ids = trash.targets(app.store, text(params, "ref", max_length=REF_MAX))
     reg_id = max(ids, key=app.store.capture_order)
     note = labels.set_note(app.store, reg_id, text(params, "text", max_length=labels.NOTE_MAX * 4))
-    return {"id": reg_id, "url": app.store.raw("versions")[reg_id]["url"], "note": note}
+    return {"id": reg_id, "url": app.store.version(reg_id)["url"], "note": note}
 
 
 def archive_tags(params: dict, app) -> dict:
@@ -130,7 +130,9 @@ def archive_reclaim(params: dict, app) -> dict:
     full-text index then drops what deleted versions left in its file."""
 
     done = trash.purge(app.store)
-    fulltext.index_of(app.store.home).purge()
+    index = fulltext.index_of(app.store.home)
+    index.delete_dead(index.collect_dead())
+    index.purge()
     return done
 
 

@@ -601,7 +601,8 @@ _DISK: dict[str, tuple] = {}
 
 def _stamp(store) -> tuple:
     """What changes when the bytes on disk may have: versions, checks, pending deletions."""
-    return len(store.ids), len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
+    versions = len(store.ids) + store.revisit_count()
+    return versions, len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
 
 
 def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
@@ -628,13 +629,13 @@ def viewer_changes(params: dict, app) -> dict:
     ``{"versions", "last_id", "last_key", "checks", "last_check", "last_check_key", "sweep"}``
     """
     store = app.store
-    last_id = store.ids[-1] if store.ids else None
+    last_id = store.last_id()  # a revisit ("seen again") too: the timeline shows it
     checks = store.raw("liveness")
     newest = max(checks.items(), key=lambda kv: kv[1].get("checked_at", 0), default=None)
     return {
-        "versions": len(store.ids),
+        "versions": len(store.ids) + store.revisit_count(),
         "last_id": last_id,
-        "last_key": store.raw("versions")[last_id]["key"] if last_id else None,
+        "last_key": store.version(last_id)["key"] if last_id else None,
         "checks": len(checks),
         "last_check": newest[1].get("checked_at") if newest else None,
         "last_check_key": _key_of(store, newest[0]) if newest else None,

@@ -52,7 +52,7 @@ def produced_links(app, version_id: str) -> set[str]:
 
 
 def _page_url(app, page_id: str) -> str | None:
-    if not page_id or not app.store.has_version(page_id):
+    if not page_id or not app.store.has_capture(page_id):  # a revisit opens as its version
         return None
     return app.store.version(page_id)["url"]
 

@@ -3,8 +3,9 @@ pages is ranked without scoring every page (an impact-ordered tier; Manning, Rag
 Schütze, *Introduction to Information Retrieval*, §7.1.3).
 
 A term is one FTS5 phrase: a word, a prefix (``arch*``), a phrase or a CJK word. It is
-*frequent* once it matches at least ``SHARE`` of the index's rows; its list (made the
-first time it is searched) keeps the ``SIZE`` rows with the highest BM25 factor
+*frequent* once it matches at least ``MIN_ROWS`` rows; its list (made after the first
+search that scored it in full) keeps the rows it matches (a bitmap, so a query needs no
+FTS5 lookup of them) and the ``SIZE`` rows with the highest BM25 factor
 ``g = F·(k1+1) / (F + k1·(1 − b + b·D/avgdl))`` (F: the term's column-weighted count in
 the row, D: the row's length in tokens), computed at the average length ``a0`` of the
 day the list was made, and ``cutoff``: the highest ``g`` of any row left out. FTS5's
@@ -30,8 +31,7 @@ import sqlite3
 from dataclasses import dataclass
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
-SHARE = 0.10  # a word in at least this share of the rows gets a list
-MIN_ROWS = 2000  # ... and in at least this many (smaller sets are scored in full, fast)
+MIN_ROWS = 2000  # a term in at least this many rows gets a list (fewer are scored fast)
 SIZE = 1000  # rows kept per list
 LISTS = 64  # lists kept: a capture checks its row against each
 SCHEMA = (
@@ -78,11 +78,11 @@ class Hits:
         return sum(int.from_bytes(bits, "little").bit_count() for bits in self.chunks.values())
 
     def __iter__(self):
+        rows: list[int] = []
         for chunk, bits in sorted(self.chunks.items()):
             base = chunk * CHUNK
-            for i, byte in enumerate(bits):
-                if byte:
-                    yield from (base + 8 * i + b for b in _BITS[byte])
+            rows += [base + 8 * i + b for i, byte in enumerate(bits) if byte for b in _BITS[byte]]
+        return iter(rows)
 
 
 def bitmap(rows: list[int]) -> dict[int, bytes]:
@@ -211,12 +211,14 @@ class Champions:
         return scored, -weight * cutoff / min(1.0, a0 / avgdl)
 
     # -- keeping the lists current as rows come and go ---------------------------------------
-    def added(self, n: int, title: str, body: str, url: str) -> None:
+    def added(self, n: int, title: str, body: str, url: str) -> tuple[dict[str, float], int]:
         """Enter row ``n`` in the lists of the frequent terms it holds, where it beats the
-        cutoff. Its counts come from FTS5 itself: the row alone in a scratch table, where
-        ``bm25()`` is ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length)."""
+        cutoff; its count of each listed term and its length. Its counts come from FTS5
+        itself: the row alone in a scratch table, where ``bm25()`` is
+        ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length)."""
+        counts: dict[str, float] = {}
         if not self.tiers:
-            return
+            return counts, 0
         self._scratch()
         self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
                         (title, body, url))  # fmt: skip
@@ -224,7 +226,7 @@ class Champions:
             length = row_length(self.db, 1, "scratch.one")
             for term, (cutoff, a0) in self.tiers.items():
                 found = self.db.execute(self._one, (term,)).fetchone()
-                f = count_of(-found[0] / 1e-6, K1) if found else 0
+                f = counts[term] = count_of(-found[0] / 1e-6, K1) if found else 0
                 if f:
                     self._mark(term, n, True)
                 if f and factor(f, length, a0) > cutoff:
@@ -234,6 +236,7 @@ class Champions:
                     )
         finally:
             self.db.execute("DELETE FROM scratch.one")
+        return counts, length
 
     def removed(self, n: int) -> None:
         """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""

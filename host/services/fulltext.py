@@ -9,15 +9,18 @@ every page. FTS5's table is contentless (the text is in the store's blobs alread
 row is removed with FTS5's ``'delete'`` command and the values it was indexed with: the
 title and URL are kept beside it, the text is read again from its blob (a version is
 forgotten before its deletion reaches the store). A row whose blob is gone is marked dead
-(never found), and :meth:`FullTextIndex.purge` deletes it with the body terms FTS5 itself
-holds for it (its ``instance`` vocabulary, a range of terms per step). The purge then
-merges the index (FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed rows'
-words leave the file.
+(never found), and the reclaim deletes it with the body terms FTS5 itself holds for it
+(:meth:`FullTextIndex.collect_dead`, off the store thread in the daemon, then
+:meth:`FullTextIndex.delete_dead`). :meth:`FullTextIndex.purge` then merges the index
+(FTS5 ``'optimize'``) with ``secure_delete`` on, so the removed rows' words leave the file.
 
 Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
-text 1; ties by key); a one-word query for a frequent word is answered from that word's
-champion list (host/services/champions.py) with the same order. The daemon keeps it
-current on the store thread after each registration and in small steps in the background.
+text 1; ties by key); a query for a frequent term is answered from that term's champion
+list (host/services/champions.py), one of several frequent terms from the query's
+conjunction list (host/services/conjunctions.py), with the same head. A list is made after
+the first search that scored such a query in full (in the daemon, by the background job).
+The daemon keeps the index current on the store thread after each registration and in
+small steps in the background.
 
 >>> import tempfile, pathlib
 >>> FullTextIndex(pathlib.Path(tempfile.mkdtemp()) / "f.sqlite3").count()
@@ -27,7 +30,7 @@ current on the store thread after each registration and in small steps in the ba
 from __future__ import annotations
 
 import contextlib
-import json
+import operator
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -36,7 +39,8 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services.champions import MIN_ROWS, SHARE, Champions, Hits, averages, column_lengths
+from host.services.champions import MIN_ROWS, Champions, Hits, column_lengths
+from host.services.conjunctions import Conjunctions
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
 LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
@@ -50,6 +54,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.instances USING fts5vocab(main, docs, instance)",
 )
+WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 
 
@@ -72,8 +77,10 @@ class FullTextIndex:
         self.lock = threading.Lock()
         self.db = self._connect()
         self.champions = Champions(self.db, WEIGHTS)
+        self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
-        self._orphans: tuple[tuple[int, ...], int, dict[int, set[str]]] | None = None
+        self.deferred = False  # True: champion lists are made by build_lists, not by a search
+        self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self._load_known()
 
     def _load_known(self) -> None:
@@ -174,8 +181,8 @@ class FullTextIndex:
 
     def _remove(self, store, n: int) -> None:
         """FTS5's ``'delete'`` with the values the row was indexed with; without its text
-        (blob gone) the row is marked dead (never found) and :meth:`purge` removes it with
-        the body terms FTS5 itself holds for it."""
+        (blob gone) the row is marked dead (never found) and :meth:`delete_dead` removes it
+        with the body terms FTS5 itself holds for it."""
         title, url, src = self.db.execute(
             "SELECT title, url, src FROM seen WHERE n = ?", (n,)
         ).fetchone()
@@ -193,29 +200,44 @@ class FullTextIndex:
         )
         self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
         self.champions.removed(n)
+        self.conjunctions.removed(n)
 
-    def _orphan_step(self) -> bool:
-        """One step of removing the dead rows (their text blob was gone): the body terms FTS5
-        holds for them, read for one range of terms (``ORPHAN_RANGES``) from FTS5's
-        ``instance`` vocabulary; after the last range, each row still dead is deleted with
-        them. False when no row is dead."""
-        dead = tuple(n for (n,) in self.db.execute("SELECT n FROM seen WHERE NOT live"))
-        if not dead:
-            self._orphans = None
-            return False
-        if self._orphans is None or self._orphans[0] != dead:  # new dead rows: start over
-            self._orphans = (dead, 0, {n: set[str]() for n in dead})
-        _dead, step, found = self._orphans
-        for n, term in self.db.execute(*_instances(step, dead)):
-            found[n].add(term)
-        if step + 1 < len(ORPHAN_RANGES):
-            self._orphans = (dead, step + 1, found)
-            return True
-        with self._batch():
-            for n, terms in found.items():
-                self._delete_orphan(n, sorted(terms))
-        self._orphans = None
-        return True
+    def collect_dead(self) -> dict[tuple[int, str], set[str]]:
+        """The body terms FTS5 holds for each dead row (its text blob was gone), by row
+        number and version ID: FTS5's ``instance`` vocabulary, a scan of every token of the
+        index. On a connection of its own,
+        in one read transaction (the WAL gives it a snapshot), so any thread may run it and
+        the store thread does not wait for the scan; :meth:`delete_dead` then deletes."""
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, docs, instance)")
+            db.execute("BEGIN")
+            rows = db.execute("SELECT n, id FROM seen WHERE NOT live").fetchall()
+            found = {(n, reg_id): set[str]() for n, reg_id in rows}
+            by_n = {n: found[n, reg_id] for n, reg_id in rows}
+            if rows:
+                marks = ",".join("?" * len(by_n))
+                for n, column, term in db.execute(_DEAD_TERMS.format(marks), tuple(by_n)):
+                    if column == "body":  # compared here: in SQL it cost a third more per instance
+                        by_n[n].add(term)
+            db.execute("COMMIT")
+            return found
+        finally:
+            db.close()
+
+    def delete_dead(self, found: dict[tuple[int, str], set[str]]) -> int:
+        """Delete the dead rows :meth:`collect_dead` read, those still dead and of the same
+        version (a restore revives a row; a rebuild numbers rows afresh); how many."""
+        deleted = 0
+        with self.lock, self._batch():
+            for (n, reg_id), terms in found.items():
+                still = "SELECT 1 FROM seen WHERE n = ? AND id = ? AND NOT live"
+                if self.db.execute(still, (n, reg_id)).fetchone():
+                    self._delete_orphan(n, sorted(terms))
+                    deleted += 1
+            if deleted:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+        return deleted
 
     def _delete_orphan(self, n: int, terms: list[str]) -> None:
         """FTS5's ``'delete'`` writes one marker per distinct term (no positions) and takes
@@ -228,8 +250,8 @@ class FullTextIndex:
         self._delete_row(n, title, " ".join(terms + padding), url)
 
     def purge(self, steps: int | None = None) -> bool:
-        """After removals, delete the dead rows (:meth:`_orphan_step`, one range of terms per
-        step), then merge the index down to one segment (FTS5 ``'merge'`` with a
+        """After removals (dead rows: :meth:`collect_dead` and :meth:`delete_dead` first),
+        merge the index down to one segment (FTS5 ``'merge'`` with a
         negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
         ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
         words leave the file (freed pages are zeroed, the WAL is truncated). True once done
@@ -238,9 +260,6 @@ class FullTextIndex:
             with self.lock:
                 if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
                     return True
-                if self._orphan_step():
-                    steps = None if steps is None else steps - 1
-                    continue
                 before = self.db.total_changes
                 with self._batch():
                     self.db.execute(_MERGE, (-MERGE_PAGES,))
@@ -261,6 +280,7 @@ class FullTextIndex:
             self.db.execute("DELETE FROM docs")  # a contentless table may be emptied whole
             self.db.execute("DELETE FROM seen")
             self.champions.clear()
+            self.conjunctions.clear()
         self.known, self.rows = {}, {}
 
     def rebuild(self, store) -> int:
@@ -315,7 +335,9 @@ class FullTextIndex:
         self.db.execute(
             "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
-        self.champions.added(n, title, body, url)
+        counts, length = self.champions.added(n, title, body, url)
+        if self.conjunctions.lists:
+            self.conjunctions.added(n, counts, length)
         self.known[reg_id], self.rows[n] = key, (key, reg_id)
         return n
 
@@ -328,12 +350,14 @@ class FullTextIndex:
         with self.lock:
             try:
                 if want is not None:
-                    head = self._champion_head(query, want)
+                    head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
                 ranking, matched = self._scored(match)
-                if want is not None and self._frequent(matched):
-                    self._make_list(query)  # the next search of it is answered from the list
+                if want is not None and self._frequent(matched):  # the next search: its list
+                    self._want(_phrases(query))
+                if not self.deferred:
+                    self._build_wanted(None)
                 return ranking
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
@@ -363,21 +387,66 @@ class FullTextIndex:
         listed = self.champions.ranked(term, df, matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
-    def _make_list(self, query) -> None:
-        """A champion list for a one-term query's term, if it has none and is frequent."""
-        if len(query.positives) != 1:
-            return
-        term = textquery.to_fts(textquery.Query(tuple(query.positives)))
-        if term in self.champions.tiers:
-            return
-        found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
-        if self._frequent(len(found)):
-            self.champions.build(term, found)
+    def _conjunction_head(self, query, want: int) -> Ranking | None:
+        """The certified head of a query of several terms (plus any ``-excluded`` ones) from
+        its conjunction list (host/services/conjunctions.py), or None."""
+        phrases = _phrases(query)
+        expr = " AND ".join(phrases)
+        if len(phrases) < 2 or expr not in self.conjunctions.lists:
+            return None
+        found = [self.champions.hits(p) for p in phrases]
+        hits = [h for h in found if h is not None]
+        if len(hits) < len(found):
+            return None
+        both = _both(hits)
+        if not self._frequent(len(both)):
+            return None
+        matching: Hits | set[int] = both
+        if len(phrases) < len(query.terms):  # -excluded terms: the rows left, from FTS5
+            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        listed = self.conjunctions.ranked(expr, [len(h) for h in hits], matching.__contains__)
+        return None if listed is None else self._certified(*listed, matching, want)
+
+    def build_lists(self, limit: int | None = None) -> bool:
+        """Make the champion lists that searches wanted (at most ``limit``); True when none
+        is left. The daemon calls it in the background (``deferred``), so a frequent term's
+        first search costs one full scoring and no more."""
+        with self.lock:
+            self._build_wanted(limit)
+            return not self.wanted
+
+    def _want(self, phrases: tuple[str, ...]) -> None:
+        """Ask for a list; the oldest request goes beyond ``WANTED`` (the daemon makes one
+        list per tick of its job, so a burst of searches does not queue work for long)."""
+        self.wanted.pop(phrases, None)
+        self.wanted[phrases] = None
+        while len(self.wanted) > WANTED:
+            del self.wanted[next(iter(self.wanted))]
+
+    def _build_wanted(self, limit: int | None) -> None:
+        for phrases in list(self.wanted)[:limit]:
+            del self.wanted[phrases]
+            with self._batch():
+                self._make_list(phrases)
+
+    def _make_list(self, phrases: tuple[str, ...]) -> None:
+        """A champion list for a query's terms, if it has none and is frequent (several
+        terms: a list of each first)."""
+        for term in phrases:
+            if term not in self.champions.tiers:
+                found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
+                if not self._frequent(len(found)):
+                    return
+                self.champions.build(term, found)
+        expr = " AND ".join(phrases)
+        if len(phrases) > 1 and expr not in self.conjunctions.lists:
+            hits = [self.champions.hits(p) for p in phrases]
+            self.conjunctions.build(phrases, [len(h) for h in hits if h is not None])
 
     def _frequent(self, df: int) -> bool:
-        """A term matching ``df`` rows is answered from a champion list."""
-        rows, _avgdl = averages(self.db)
-        return df >= max(MIN_ROWS, SHARE * rows)
+        """A term matching ``df`` rows is answered from a champion list: scoring fewer
+        than ``MIN_ROWS`` is fast at any size of index."""
+        return df >= MIN_ROWS
 
     def _certified(self, scored, bound: float, hits, want: int) -> Ranking | None:
         seen_keys, head = set[str](), list[tuple[str, str, float]]()
@@ -389,8 +458,7 @@ class FullTextIndex:
                 break
             seen_keys.add(found[0])
             head.append((found[0], found[1], row.rank))
-        rows = self.rows
-        total = len({rows[n][0] for n in hits if n in rows})
+        total = len(set(map(_KEY, filter(None, map(self.rows.get, hits)))))  # live documents
         if len(head) < min(want, total):
             return None
         head.sort(key=lambda r: (r[2], r[0]))
@@ -402,28 +470,35 @@ class FullTextIndex:
 
 
 _ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
+_KEY = operator.itemgetter(0)
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
     " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
-ORPHAN_RANGES = ("", "c", "g", "l", "p", "t", "\u0080", "\u3000")  # first terms of the steps
-
-
-def _instances(step: int, dead: tuple[int, ...]) -> tuple[str, tuple]:
-    """The query for the dead rows' body terms in the ``step``-th range of terms (FTS5's
-    ``instance`` vocabulary, read in term order: a scan of that part of the index)."""
-    bounds = ORPHAN_RANGES[step : step + 2]
-    upper = " AND term < ?" if len(bounds) == 2 else ""
-    return (
-        f"SELECT doc, term FROM temp.instances WHERE term >= ?{upper} AND col = 'body'"
-        " AND doc IN (SELECT value FROM json_each(?))",
-        (*bounds, json.dumps(dead)),
-    )
+_DEAD_TERMS = "SELECT doc, col, term FROM temp.instances WHERE doc IN ({})"  # every token read
 
 
 _MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
+
+
+def _phrases(query: textquery.Query) -> tuple[str, ...]:
+    """The FTS5 phrase of each positive term, in query order."""
+    return tuple(textquery.to_fts(textquery.Query((t,))) for t in query.positives)
+
+
+def _both(hits: list[Hits]) -> Hits:
+    """The rows every one of ``hits`` holds."""
+    chunks = dict(hits[0].chunks)
+    for other in hits[1:]:
+        chunks = {c: _and(b, other.chunks[c]) for c, b in chunks.items() if c in other.chunks}
+    return Hits(chunks)
+
+
+def _and(a: bytes, b: bytes) -> bytes:
+    value = int.from_bytes(a, "little") & int.from_bytes(b, "little")
+    return value.to_bytes(max(len(a), len(b)), "little")
 
 
 def text_source(store, reg_id: str) -> str | None:

@@ -34,7 +34,8 @@ from host.services.fetch import afetch
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
-    reg_id = provider.keywords(app.store, ref)["id"]  # the newest version of a URL
+    # the newest version of a URL; a revisit ("seen again") is checked as its version
+    reg_id = app.store.content_id(provider.keywords(app.store, ref)["id"])
     doc = app.store.version(reg_id)
     row = app.store.row("extracts", reg_id) or {}
     return reg_id, doc["url"], {**row, "body": _main_text(app.store, row)}

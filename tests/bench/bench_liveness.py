@@ -57,7 +57,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
-from engine.liveness import UNJUDGED, from_status, judge  # noqa: E402
+from engine.liveness import UNJUDGED, LivenessOptions, from_status, judge  # noqa: E402
 
 try:  # the bench extras (`make bench` installs them)
     import trafilatura
@@ -88,6 +88,9 @@ PARKED = (
     "<li><a href='#'>Online Degrees</a></li><li><a href='#'>Car Insurance</a></li></ul></div></body></html>"
 )
 TEASER_MARK = "<!--teaser-->"
+# The judge before the live main-text share R (S ≥ phrases_alone alone lifted a verdict), and
+# a stored copy without main text was judged gone.
+BEFORE = LivenessOptions(main_alone=0.0, main_lift=1.01)
 REMOVED = "<p>Dieser Artikel ist leider nicht mehr verfügbar. This article has been removed.</p>"
 
 
@@ -403,14 +406,16 @@ def methods() -> dict:
     seed_opts = ExtractOptions(keywords=KeywordOptions(mode="seed"))
     stored_cache: dict = {}
 
-    def keyword_method(options):
+    def keyword_method(options, judging=None, unknown_is_gone=False):
         def run(case):
             key = (case["page"].cid, id(options))
             if key not in stored_cache:
                 stored_cache[key] = extract(case["page"].raw, options=options)
             if case["status"] != 200:
                 return from_status(case["status"]).present
-            verdict = judge(stored_cache[key], case["live"])
+            verdict = judge(stored_cache[key], case["live"], judging)
+            if verdict.state == "unknown" and unknown_is_gone:
+                return False
             return None if verdict.state in UNJUDGED else verdict.present
 
         return run
@@ -423,8 +428,10 @@ def methods() -> dict:
             stored_cache[key] = simhash(page_text(case["page"].text))
         return bin(stored_cache[key] ^ simhash(page_text(case["live"]))).count("1") <= 3
 
+    ours = ExtractOptions()
     return {
-        "ours": keyword_method(ExtractOptions()),
+        "ours": keyword_method(ours),
+        "ours, before": keyword_method(ours, BEFORE, unknown_is_gone=True),
         "seed keywords": keyword_method(seed_opts),
         "status only": lambda case: case["status"] == 200,
         "simhash": simhash_method,

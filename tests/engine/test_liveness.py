@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from engine.errors import DecodeError
 from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
+from engine.html.tokens import tokenize
 from engine.liveness import (
     NOTHING_TO_COMPARE,
     UNJUDGED,
@@ -19,7 +21,9 @@ from engine.liveness import (
     decide,
     from_status,
     judge,
+    live_blocks,
     live_terms,
+    main_share,
     match_keywords,
     nothing_to_compare,
     phrase_share,
@@ -98,7 +102,7 @@ def test_reordered_paragraphs_stay_present():
 
 def test_thresholds_are_configurable():
     kept, live = stored(), html(ARTICLE)
-    strict = LivenessOptions(present_at=1.01, changed_at=1.01, phrases_alone=1.01)
+    strict = LivenessOptions(present_at=1.01, changed_at=1.01, phrases_alone=1.01, main_lift=1.01)
     assert judge(kept, live, strict).state == "gone"
     assert decide(0.7, LivenessOptions(present_at=0.9, changed_at=0.5)) == "changed"
 
@@ -211,6 +215,19 @@ def test_a_heading_repeating_the_title_is_not_read_as_content():
     assert verdict.state == "gone" and verdict.match == 0.0
 
 
+def test_another_real_page_under_the_stored_title_does_not_read_it():
+    # OTHER's real page retitled with the stored page's <title> and an <h1> repeating it: the
+    # title's words count no more than they did on OTHER's own page.
+    kept = stored()
+    page = re.sub(
+        r"<title>.*?</title>", f"<title>{kept.title}</title>", html(OTHER), count=1, flags=re.S
+    )
+    page = re.sub(r"(<body[^>]*>)", rf"\1<h1>{kept.title}</h1>", page, count=1, flags=re.I)
+    words = set(tokenize(kept.title))
+    assert words & live_terms(page) == words & live_terms(html(OTHER)) == {"bei"}
+    assert judge(kept, page).match == judge(kept, html(OTHER)).match
+
+
 def test_a_heading_that_differs_from_the_title_is_read():
     live = "<title>Gema Zeiger</title><h1>Gema dreht am Zeiger</h1><p>Text</p>"
     assert {"gema", "zeiger", "dreht"} <= live_terms(live)
@@ -260,11 +277,27 @@ def test_the_stored_text_found_verbatim_is_not_gone_when_keywords_weigh_little()
 def test_phrase_thresholds_sit_on_their_bounds():
     share = phrase_share("a b c d e f", [["a", "b", "c", "d"]], 2)  # 3 of 5 phrases
     assert share == pytest.approx(0.6)
-    options = LivenessOptions(phrases_at=0.6, phrases_alone=0.6)
+    options = LivenessOptions(phrases_at=0.6, phrases_alone=0.6, main_alone=0.3, main_lift=1.01)
     assert by_phrases("present", 0.6, options) == "present"  # >= phrases_at keeps it
     assert by_phrases("present", 0.59, options) == "gone"
-    assert by_phrases("gone", 0.6, options) == "changed"  # >= phrases_alone lifts it
-    assert by_phrases("gone", 0.59, options) == "gone"
+    # >= phrases_alone lifts it, when the live main text is at least main_alone the stored text
+    assert by_phrases("gone", 0.6, options, lambda: 0.3) == "changed"
+    assert by_phrases("gone", 0.59, options, lambda: 0.3) == "gone"
+    assert by_phrases("gone", 0.6, options, lambda: 0.29) == "gone"
+    assert by_phrases("gone", 0.6, options) == "gone"  # no live main text to read: no lift
+    # A little of the text (main_lift_phrases) is enough when the live main text is mostly it.
+    options = LivenessOptions(phrases_alone=1.01, main_lift=0.6, main_lift_phrases=0.2)
+    assert by_phrases("gone", 0.2, options, lambda: 0.6) == "changed"
+    assert by_phrases("gone", 0.19, options, lambda: 1.0) == "gone"
+    assert by_phrases("gone", 0.2, options, lambda: 0.59) == "gone"
+    assert by_phrases("gone", 0.2, options, lambda: None) == "gone"
+    # "changed" stays with S >= main_keep_phrases or R >= main_keep; "present" is never checked.
+    options = LivenessOptions(main_keep=0.5, main_keep_phrases=0.5)
+    assert by_phrases("changed", 0.5, options, lambda: 0.0) == "changed"
+    assert by_phrases("changed", 0.49, options, lambda: 0.5) == "changed"
+    assert by_phrases("changed", 0.49, options, lambda: 0.49) == "gone"
+    assert by_phrases("changed", 0.49, options, lambda: None) == "gone"
+    assert by_phrases("present", 0.2, options, lambda: 0.0) == "present"
     assert phrase_share("", [["a"]], 2) is None and phrase_share("a b", [], 2) == 0.0
     # A phrase is read inside one block: words that only meet across two blocks (the end of one
     # teaser, the start of the next) are not the stored sentence.
@@ -274,3 +307,108 @@ def test_phrase_thresholds_sit_on_their_bounds():
 def test_a_gone_page_is_not_present():
     verdict = judge([("gema", 0.5), ("zeiger", 0.5)], "<p>Die Gema heute</p>")
     assert verdict.state == "gone" and verdict.present is False
+
+
+# R: how much of the live page's main text is the stored text.
+TEMPLATE = "fe4e69b194441513"  # nachrichten.at article: the template the text moves into
+FEED = ("228917f19c2a4451", "a9d17260c785acb8", "a36f479981ddbc94")  # three other real articles
+
+
+def body_lines(case_id: str) -> list[str]:
+    return [line for line in stored(case_id).body.split("\n") if line.strip()]
+
+
+def as_paragraphs(lines: list[str]) -> str:
+    return "".join(f"<p>{escape(line)}</p>" for line in lines)
+
+
+def copy_holding_more() -> object:
+    """The stored copy: OTHER's text inside ARTICLE's page, after ARTICLE's first two
+    paragraphs; the extraction took all of it (as a stored main text can hold related stories
+    or comments). A redesign keeps only its top: :func:`kept_part`."""
+    page, first = html(ARTICLE), body_lines(ARTICLE)[2][:20]
+    at = page.rfind("<p", 0, page.index(first))
+    return extract(page[:at] + as_paragraphs(body_lines(OTHER)) + page[at:])
+
+
+def kept_part() -> str:
+    """The top of the stored text: ARTICLE's first four paragraphs and OTHER's text."""
+    article = body_lines(ARTICLE)
+    return as_paragraphs(article[:2] + body_lines(OTHER) + article[2:4])
+
+
+def in_template(inner: str) -> str:
+    """TEMPLATE's real page with its own text swapped for ``inner``."""
+    return replace_body(html(TEMPLATE), f"<main>{inner}</main>", stored(TEMPLATE).body)
+
+
+def test_the_stored_text_as_the_live_main_text_is_changed_not_gone():
+    kept = copy_holding_more()
+    assert body_lines(OTHER)[0] in kept.body and body_lines(ARTICLE)[5] in kept.body
+    moved = in_template(kept_part())  # the page moved into another template, cut short
+    options = LivenessOptions()
+    share = phrase_share(kept.body, live_blocks(moved), 4)
+    assert options.main_lift_phrases <= share < options.phrases_alone
+    assert main_share(kept.body, moved, options) >= options.main_lift
+    verdict = judge(kept, moved)
+    assert verdict.match < options.changed_at  # keywords alone: gone
+    assert verdict.state == "changed" and verdict.present
+    assert "the live main text is 100% the stored text" in verdict.reason
+    assert judge(kept, moved, LivenessOptions(main_lift=1.01)).state == "gone"
+    assert judge(kept, moved, LivenessOptions(main_lift_phrases=share + 0.01)).state == "gone"
+
+
+def test_the_stored_text_in_a_feed_of_other_articles_is_gone():
+    # The same part of the text as one item of a feed: S is as high, but the live main text
+    # is mostly the other articles.
+    kept = copy_holding_more()
+    items = [kept_part()] + [as_paragraphs(body_lines(c)) for c in FEED]
+    feed = in_template("".join(f"<article>{item}</article>" for item in items))
+    options = LivenessOptions()
+    assert phrase_share(kept.body, live_blocks(feed), 4) >= options.main_lift_phrases
+    share = main_share(kept.body, feed, options)
+    assert share is not None and share < options.main_alone < options.main_lift
+    verdict = judge(kept, feed)
+    assert verdict.state == "gone" and not verdict.present
+    assert judge(kept, feed, LivenessOptions(main_lift=share)).state == "changed"
+
+
+def test_part_of_the_stored_text_beside_a_new_article_is_gone():
+    # The stored main text held a second story (a box the extraction took with the article);
+    # the live page keeps that story beside a new, longer article. S is over phrases_alone, but
+    # the live main text is mostly the new article: no lift.
+    article, box = body_lines(FEED[1])[:-1], body_lines(OTHER)
+    kept = extract(in_template(as_paragraphs(article + box)))
+    assert article[0] in kept.body and box[0] in kept.body
+    live = in_template(as_paragraphs(body_lines(ARTICLE) + box))
+    options = LivenessOptions()
+    assert phrase_share(kept.body, live_blocks(live), 4) >= options.phrases_alone
+    assert main_share(kept.body, live, options) < options.main_alone
+    verdict = judge(kept, live)
+    assert verdict.match < options.changed_at and verdict.state == "gone"
+    assert judge(kept, live, LivenessOptions(main_alone=0.0)).state == "changed"
+
+
+def test_keywords_partly_found_around_another_text_are_gone():
+    # As above, and the new article opens with the old story's first line: the keywords reach
+    # "changed", but under half the stored phrases are there and the live main text is mostly
+    # the new article.
+    article, box = body_lines(FEED[1])[:-1], body_lines(OTHER)
+    kept = extract(in_template(as_paragraphs(article + box)))
+    live = in_template(as_paragraphs(article[:1] + body_lines(ARTICLE) + box))
+    options = LivenessOptions()
+    assert options.changed_at <= judge(kept, live).match < options.present_at
+    assert phrase_share(kept.body, live_blocks(live), 4) < options.main_keep_phrases
+    assert main_share(kept.body, live, options) < options.main_keep
+    verdict = judge(kept, live)
+    assert verdict.state == "gone" and not verdict.present
+    assert "the live main text is 16% the stored text" in verdict.reason
+    assert judge(kept, live, LivenessOptions(main_keep=0.0)).state == "changed"
+    assert judge(kept, live, LivenessOptions(main_keep_phrases=0.0)).state == "changed"
+
+
+def test_a_live_main_text_too_short_to_read_gives_no_share():
+    text = STORED_TEXT.split("\n")[0]  # 14 words: 11 phrases of 4
+    page = f"<title>x</title><p>{text}</p>"
+    assert main_share(text, page, LivenessOptions(main_min_phrases=11)) == 1.0
+    assert main_share(text, page, LivenessOptions(main_min_phrases=12)) is None

@@ -184,6 +184,13 @@ def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host
             break
         page.wait_for_timeout(100)
     assert browser.badge(tab) == "2"
+    # Archived again, unchanged: a third capture, "seen again" (host/PROTOCOL.md), said so.
+    popup = archive_with_popup(browser, tab)
+    expect(popup.locator("#version-label")).to_contain_text("version 3")
+    expect(popup.locator("#similarity")).to_have_text(re.compile(r"^unchanged: seen again"))
+    popup.close()
+    newest = host.cli("archive", "versions", url)[0]
+    assert newest["revisit_of"] is not None and host.version_count(url) == 3
     page.close()
 
 

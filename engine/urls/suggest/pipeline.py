@@ -379,30 +379,29 @@ class Suggester:
                 self._near(ctx, q, source, typed_key)
 
     def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
-        by_key: dict[str, list[int]] = {}
-        near = sorted(source.near_keys(typed_key), key=lambda m: (m[1], m[0]))
-        far = set()
-        for ident, dist in near:
-            by_key.setdefault(source.key(ident), []).append(ident)
-            if dist > 1 and min(len(typed_key), len(source.key(ident))) < SHORT_KEY:
-                far.add(ident)  # two edits on a short name: never a confident match
-        for key, ids in list(by_key.items())[: self.options.max_near]:
+        # a reading that already assumes a costly mistake gets one more edit, not two
+        most = 1 if q.cost >= self.options.one_edit_reading_cost else 2
+        mine = source is self.dictionary
+        sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
+        suffix_costs: dict[str, float] = {q.suffix: 0.0}  # per reading: its typed suffix
+        for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near, most):
+            # two edits on a short name: never a confident match
+            far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
             base = q.cost + typo_cost(typed_key, key, ctx.layout)
-            if ids[0] in far:
+            if far:
                 base += self.options.short_far_cost
             for ident in siblings(source, ids, q.suffix):
                 suffix = source.suffix(ident)
-                cost = base + (
-                    self._suffix_cost(ctx, q.suffix, suffix) if suffix != q.suffix else 0
-                )
+                extra = suffix_costs.get(suffix)
+                if extra is None:
+                    extra = suffix_costs[suffix] = self._suffix_cost(ctx, q.suffix, suffix)
                 why = f"{typed_key} → {key}" + (
                     f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
                 )
-                rank = self._rank_in(source, ident)
-                sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
-                self._add(ctx, source.domain(ident), cost, "spelling", why, sub, rank)
-                if ident in far and source.domain(ident) in ctx.candidates:
-                    ctx.candidates[source.domain(ident)].unsure = True
+                domain = source.domain(ident)
+                self._add(ctx, domain, base + extra, "spelling", why, sub, ident + 1 if mine else 0)
+                if far and domain in ctx.candidates:
+                    ctx.candidates[domain].unsure = True
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         o = self.options

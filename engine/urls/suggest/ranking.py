@@ -66,6 +66,9 @@ class SuggestOptions:
     rejected_factor: float = 0.05
     max_variants: int = 6
     max_near: int = 40  # keys looked at per reading (nearest, then most popular)
+    # a reading that already assumes a mistake as costly as a random letter (a connector
+    # read as a dot, a repaired TLD with an unknown name) gets one-edit matches, not two
+    one_edit_reading_cost: float = 1.0
     segments: bool = True  # step 6, when nothing above scores 0.2
     segment_min_length: int = 7  # a shorter name is one word: step 6 only invents names
     segment_max_length: int = 14

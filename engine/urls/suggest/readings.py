@@ -108,7 +108,7 @@ class HostReader:
         """``face.book.com`` → ``facebook.com``: the name's last two labels joined, when
         that is a known name (a real subdomain is kept by the null hypothesis)."""
         head, _, last = sub.rpartition(".")
-        if last in WWW_TYPOS or last == "www" or not self.dictionary.ids_with_key(last + name):
+        if last in WWW_TYPOS or last == "www" or not self.dictionary.has_key(last + name):
             return []
         why = f"a stray dot in '{last}.{name}'"
         return [Query(head, last + name, suffix, STRAY_DOT_COST, "dot", why, stray=True)]
@@ -130,7 +130,7 @@ class HostReader:
                 continue
             if len(real) < 3 and how == "glued" and not self.known(f"{head}.{real}"):
                 continue  # a 2-letter tail glued to a name is mostly a word's end (linkedin)
-            known = bool(self.dictionary.ids_with_key(head))
+            known = self.dictionary.has_key(head)
             cost = SUFFIX_IN_NAME_COST + (0.0 if known else UNKNOWN_HEAD_COST)
             why = f".{real} typed into the name" + (" with a hyphen" if how == "hyphen" else "")
             out.append(Query(sub, head, real, cost, "dot", why))
@@ -180,7 +180,7 @@ class HostReader:
             sub, _, key = glued.rpartition(".")
             if len(key) < 3:
                 continue
-            known = bool(self.dictionary.ids_with_key(key))
+            known = self.dictionary.has_key(key)
             why = f"dot missing before .{suffix}"
             out.append(Query(sub, key, suffix, 0.3 if known else 0.7, "dot", why))
         out.sort(key=lambda q: q.cost)

@@ -104,6 +104,7 @@ def render_versions(rows: list) -> str:
         return "no versions"
     return "\n".join(
         f"{r['registered_at']}  {r['id']}  sim={_num(r['similarity_to_previous'])}  {r['version_url']}"
+        + (f"  (seen again, unchanged since {r['revisit_of']})" if r.get("revisit_of") else "")
         for r in rows
     )
 

@@ -15,7 +15,7 @@ from engine.archive.param_rules import (
     split_query,
 )
 from engine.archive.same_page import SamePage, SamePageOptions
-from engine.html.extract import ExtractOptions, extract
+from engine.html.extract import extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import content_similarity
 from tests.engine.archive.pages import page
@@ -201,12 +201,13 @@ def test_rules_survive_json():
 
 
 def test_a_parameter_that_shows_more_paragraphs_is_another_page(pages):
-    """``comments=1`` adds three short comments: the shingles hardly change (0.97 and 0.99),
+    """``comments=1`` adds three short comments: the shingles hardly change (0.99 and 0.96),
     but the lines no longer line up (line order 0.949 and 0.936, under 0.95)."""
-    latin1 = page("latin1")[1].decode("utf-8", "replace")  # its comment thread, kept this time
-    uncut = extract(latin1, options=ExtractOptions(comments_after_share=0.0)).body
-    comments = uncut.splitlines()[-3:]
-    assert comments[0].startswith("#1 Kommentar von")
+    comments = [
+        "Danke für den Artikel, sehr interessant!",
+        "Ich sehe das ganz anders, aber gut geschrieben.",
+        "Gibt es dazu eine Quelle?",
+    ]
     site = Site()
     for n, content in enumerate(pages[:2]):
         more = "\n".join([*content[0].splitlines(), *comments])

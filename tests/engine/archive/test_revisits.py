@@ -10,16 +10,19 @@ import json
 import pytest
 
 from engine.archive import trash
+from engine.archive.documents import DocumentIndex
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import (
     get,
     keywords,
+    refresh_similar,
     served_resource,
     similar,
     versions,
     visible_text_of,
 )
 from engine.archive.registry import register
+from engine.archive.search import SearchOptions, search
 from engine.archive.store import ArchiveStore
 from engine.errors import NotFound
 from tests.engine.archive.pages import page
@@ -68,6 +71,8 @@ def test_an_exact_recapture_is_seen_again_and_shares_every_row(store):
         assert store.row(table, again.id) == store.row(table, first.id)
     assert keywords(store, again.id)["keywords"] == keywords(store, first.id)["keywords"]
     assert similar(store, again.id)["similar"] == similar(store, first.id)["similar"]
+    assert similar(store, again.id)["complete"] == similar(store, first.id)["complete"]
+    assert refresh_similar(store, again.id)["id"] == first.id  # the sweep works on the version
     assert visible_text_of(store, again.id) == visible_text_of(store, first.id)
 
 
@@ -237,3 +242,34 @@ def test_undoing_a_version_brings_its_revisits_back(store):
     assert not store.has_capture(again.id)
     assert trash.restore(store, undo)["restored"] == {"documents": 1, "versions": 2}
     assert store.revisit_of(again.id) == first.id
+
+
+# -- the document list (viewer Archive tab, archive search) --------------------------------
+
+
+def test_the_document_list_counts_a_revisit_and_dates_the_document_by_it(store):
+    first = register(store, capture(), at(0))
+    index = DocumentIndex().refresh(store)
+    assert (index.entries[0].versions, index.entries[0].id) == (1, first.id)
+    again = register(store, capture(), at(5))  # no new version ID: the index must notice
+    entry = index.refresh(store).entries[0]
+    assert (entry.versions, entry.id, entry.ts) == (2, again.id, store.version(again.id)["ts"])
+    found = search(store, SearchOptions())[0]
+    assert (found["versions"], found["id"], found["registered_at"]) == (
+        2,
+        again.id,
+        "2026-01-01T00:05:00Z",
+    )
+    trash.delete(store, again.id)
+    assert index.refresh(store).entries[0].versions == 1
+
+
+def test_a_browsers_last_modified_of_now_does_not_make_a_new_version(store):
+    """document.lastModified is the current time when the server sent no Last-Modified."""
+    first, again = capture(), capture()
+    first.last_modified, again.last_modified = "11/25/2026 04:38:03", "11/25/2026 04:38:08"
+    held = register(store, first, at(0))
+    assert register(store, again, at(5)).revisit_of == held.id
+    retitled = capture()
+    retitled.title = "Another title"  # what the copy says it is: not the same record
+    assert register(store, retitled, at(10)).revisit_of is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.urls.dictionary import DomainDictionary
+from tests.dictionary_cache import shared_bundled_dictionary
 
 DOMAINS = ["google.com", "stackoverflow.com", "microsoftonline.com", "abc.com", "yahoo.com"]
 
@@ -43,3 +44,56 @@ def test_long_keys_with_two_edits_in_different_parts():
         ("misrosoftonlin", "microsoftonline.com"),
     ):
         assert near(typed) == {meant: 2}
+
+
+def _grouped(d: DomainDictionary, query: str, limit: int) -> list[tuple[str, int, list[int]]]:
+    """near_keys grouped by key, nearest then most popular: what nearest_keys must give."""
+    groups: dict[str, tuple[int, list[int]]] = {}
+    for ident, dist in sorted(d.near_keys(query), key=lambda m: (m[1], m[0])):
+        groups.setdefault(d.key(ident), (dist, []))[1].append(ident)
+    return [(key, dist, ids) for key, (dist, ids) in list(groups.items())[:limit]]
+
+
+def test_nearest_keys_is_near_keys_grouped_on_the_bundled_list():
+    # 4-letter names have ~200 keys two edits away and ~500 more candidates that are not:
+    # the walk in rank order stops early, and must still give every id of a key
+    d = shared_bundled_dictionary()
+    queries = ["emst", "m3ba", "cdnt", "opps", "nbbc", "yaaho", "gogle", "goolge", "amazn"]
+    queries += ["ab", "abc", "wikipdia", "langsamernst", "stackoverflw", "facebok", "bbcc"]
+    for query in queries:
+        for limit in (1, 3, 40):
+            assert d.nearest_keys(query, limit) == _grouped(d, query, limit), (query, limit)
+            ones = [g for g in _grouped(d, query, 999) if g[1] == 1][:limit]
+            assert d.nearest_keys(query, limit, most=1) == ones, (query, limit)
+
+
+def test_nearest_keys_lists_every_domain_of_a_two_edit_key():
+    # "xbcy" is two replacements from abcd: found only through two deletions on each
+    # side, in the walk by rank; abcd's domains are far apart in rank, listed once each
+    domains = ["abcd.com", "bbcy.com"] + [f"q{i}rst.com" for i in range(50)]
+    domains += ["abcd.de", "xbcyz.org", "abcd.fr"]
+    d = DomainDictionary.from_domains(domains)
+    back = DomainDictionary.from_bytes(d.to_bytes())
+    for index in (d, back):
+        found = [
+            (key, dist, [index.domain(i) for i in ids])
+            for key, dist, ids in index.nearest_keys("xbcy", 40)
+        ]
+        assert found == [
+            ("bbcy", 1, ["bbcy.com"]),
+            ("xbcyz", 1, ["xbcyz.org"]),
+            ("abcd", 2, ["abcd.com", "abcd.de", "abcd.fr"]),
+        ]
+        assert index.nearest_keys("xbcy", 40) == _grouped(index, "xbcy", 40)
+
+
+def test_ids_with_key_lists_every_domain_of_a_key_in_rank_order():
+    d = shared_bundled_dictionary()
+    by_key: dict[str, list[int]] = {}
+    for ident in range(len(d)):
+        by_key.setdefault(d.key(ident), []).append(ident)
+    for key in ("google", "amazon", "bbc", "yahoo", "wikipedia", "xn--80ak6aa92e"):
+        assert d.ids_with_key(key) == by_key.get(key, []), key
+        assert d.has_key(key) == (key in by_key)
+    assert d.ids_with_key("qqzzxxjj") == [] and not d.has_key("qqzzxxjj")
+    assert len(d.ids_with_key("google")) > 100  # google.* in rank order, via the twin chain

@@ -22,3 +22,16 @@ def test_candidates_come_from_the_rarest_trigrams():
     lexicon = Lexicon([*fillers, "abcdeqgh"])
     assert "abcdeqgh" in lexicon.sharing("abcdefgh")
     assert Segmenter(lexicon).replace("abcdefgh") == ("abcdeqgh", 500)
+
+
+def test_on_a_score_and_length_tie_the_likelier_typo_wins():
+    # travel and travis both score 429 for 'travle'; a swap (0.55) beats a replacement (0.85)
+    assert ngram_score("travle", "travel") == ngram_score("travle", "travis") == 429
+    assert Segmenter(Lexicon(["travis", "travel"])).replace("travle") == ("travel", 429)
+
+
+def test_a_word_too_far_as_a_typo_gives_way_to_the_next_best():
+    # travler has every n-gram of 'travle' but is an insertion away (0.7), over max_typo_cost
+    options = SegmentOptions(max_typo_cost=0.6)
+    assert ngram_score("travle", "travler") == 1000 and ngram_score("travle", "gravle") == 714
+    assert Segmenter(Lexicon(["travler", "gravle"]), options).replace("travle") == ("gravle", 714)

@@ -132,6 +132,17 @@ def test_keyboard_neighbour_beats_random_letter():
     assert typo_cost("gogole", "google") < typo_cost("gxgxle", "google")
 
 
+def test_a_costly_reading_gets_one_edit_matches_only():
+    # foo+xbcy.com read as foo.xbcy.com assumes a connector typed for a dot (cost 1.6):
+    # xbcy is one edit from bbcy and two from abcd, two domains of equal popularity
+    s = Suggester(DomainDictionary.from_domains(["abcd.com", "bbcy.com"]))
+    urls = [x.url for x in s.suggest(SuggestRequest("http://foo+xbcy.com/"))]
+    assert urls == ["http://foo.bbcy.com/"]
+    # the same two edits on a name read as typed are offered
+    urls = [x.url for x in s.suggest(SuggestRequest("http://xbcy.com/"))]
+    assert urls == ["http://bbcy.com/", "http://abcd.com/"]
+
+
 def test_spelling_with_the_bundled_dictionary(bundled):
     for typed, meant in [("gogle", "google"), ("faceboook", "facebook"), ("micrsoft", "microsoft")]:
         found = top(bundled, f"https://{typed}.com/path?q=1")

@@ -119,3 +119,34 @@ def test_bad_tags_and_unknown_ids_are_typed(capsys, tmp_path):
     assert code == 3 and error["error"]["code"] == "not_found"
     code, error = cli(capsys, home, "tag", reg["url"])
     assert code == 2 and error["error"]["code"] == "invalid_input"
+
+
+def test_a_revisit_has_its_own_note_and_delete(capsys, tmp_path):
+    """A page added again unchanged is "seen again": its own ID takes a note, and deleting it
+    removes that capture only (its version keeps the content: nothing freed)."""
+    home = make_home(tmp_path / "r")
+    first = add(capsys, home, tmp_path, "partei")
+    again = add(capsys, home, tmp_path, "partei")
+    assert again["revisit_of"] == first["id"]
+    code, noted = cli(capsys, home, "note", again["id"], "seen again before the vote")
+    assert code == 0 and noted["id"] == again["id"] and noted["url"] == first["url"]
+    _, rows = cli(capsys, home, "versions", first["url"])
+    assert [(r["id"], r["note"]) for r in rows] == [
+        (again["id"], "seen again before the vote"),
+        (first["id"], ""),
+    ]
+    assert main(["archive", "versions", first["url"], "--home", str(home)]) == 0
+    human = capsys.readouterr().out.splitlines()
+    assert (
+        human[0].endswith(f"(seen again, unchanged since {first['id']})")
+        and again["id"] in human[0]
+    )
+    assert "seen again" not in human[1]
+    on_disk = blob_bytes(home)
+    code, result = cli(capsys, home, "delete", again["id"])
+    assert code == 0 and result == {"deleted": {"documents": 0, "versions": 1}, "freed_bytes": 0}
+    assert blob_bytes(home) == on_disk
+    _, rows = cli(capsys, home, "versions", first["url"])
+    assert [r["id"] for r in rows] == [first["id"]]
+    with ArchiveStore.open(home, readonly=True) as store:
+        assert store.row("notes", again["id"]) is None  # its note went with it

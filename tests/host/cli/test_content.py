@@ -190,6 +190,23 @@ def test_check_fetches_judges_and_stores(tmp_path, site):
     assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 2 gone, 0 unreachable")
 
 
+def test_checking_a_page_seen_again_checks_its_version(tmp_path, site):
+    """A revisit shares its version's content: a check by its ID is stored as the version's."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/a"] = (200, article.read_bytes())
+    adds = [
+        json.loads(
+            pk("archive", "add", site.base + "/a", "--html", str(article), "--no-fetch", "--json",
+               home=home).stdout
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    assert adds[1]["revisit_of"] == adds[0]["id"]
+    one = json.loads(pk("check", adds[1]["id"], "--json", home=home).stdout)
+    assert one["present"] == 1 and one["results"][0]["id"] == adds[0]["id"]
+
+
 def test_check_a_site_that_is_down_is_unreachable_not_gone(tmp_path, site):
     """A port that refuses and a server answering 503: both unreachable, counted apart,
     no keyword list, and a reason in plain words (no exception text)."""

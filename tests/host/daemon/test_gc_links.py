@@ -102,6 +102,20 @@ def test_a_lan_page_own_links_are_still_checked_live(daemon, home, tmp_path, rec
     assert "/next" in seen  # the user archived a page of that host: its links are probed
 
 
+def test_a_lan_page_seen_again_probes_its_links_as_its_version_does(
+    daemon, home, tmp_path, recorder
+):
+    base, seen = recorder
+    html = f'<a href="{base}/next">next</a>'
+    first = archive(home, tmp_path, base + "/home", html)
+    again = archive(home, tmp_path, base + "/home", html)  # unchanged: a revisit
+    assert again != first
+    (link,) = copy_links(daemon, home, again)
+    assert f"id={again}" in link and "sig=" in link
+    assert follow(daemon, link) == 302
+    assert "/next" in seen  # judged by the revisit's page, a LAN one, as its version is
+
+
 def test_the_user_may_ask_for_a_loopback_gc_with_the_token(daemon, home, recorder):
     base, seen = recorder
     link = f"/gc?url={quote(base + '/asked', safe='')}"

@@ -8,14 +8,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.archive import provider, registry
+from engine.archive import provider, registry, textquery
 from engine.archive import store as store_module
 from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture, RegisterOptions
 from host.daemon import jobs
 from host.daemon.app import App, Config
-from host.daemon.jobs import compact_once, schedules_once, similar_once, warm_search_index
+from host.daemon.jobs import (
+    compact_once,
+    schedules_once,
+    similar_once,
+    text_index_once,
+    warm_search_index,
+)
 from host.protocol.dispatch import handle
+from host.services import fulltext
 from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
 from tests.engine.archive.test_registry import near_identical
@@ -124,3 +131,44 @@ def test_the_search_index_is_warmed_in_the_background(app):
     _, index = app.store.cache[CACHE_NAME]
     assert index.seen == 3
     assert index_of(app.home).count() == 3  # the full-text index too, on disk
+
+
+def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypatch):
+    """In the daemon a frequent term's search is scored in full and only asks for a list;
+    the text index job makes it, and the next search is answered from it."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    for n in range(4):
+        page = Capture(f"https://l.example/{n}", f"<title>{n}</title><p>lists {n} words</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    asyncio.run(warm_search_index(app))
+    text = index_of(app.home)
+    query = textquery.parse("lists")
+    app.executor.submit(text.search, query, 2).result()
+    assert text.champions.tiers == {} and list(text.wanted) == [('"lists"',)]
+    asyncio.run(text_index_once(app))
+    assert list(text.champions.tiers) == ['"lists"'] and text.wanted == {}
+    monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
+    head = app.executor.submit(text.search, query, 2).result()
+    assert len(head.results) == head.total == 4  # the list answered
+
+
+def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
+    """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
+    reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes
+    it on the store thread."""
+    page = Capture("https://d.example/gone", "<title>Gone</title><p>quokkas play xylophones</p>")
+    app.executor.submit(registry.register, app.store, page).result()
+    text = index_of(app.home)
+    app.executor.submit(text.sync, app.store).result()
+    (reg_id,) = app.store.ids
+    app.store._blob_path(fulltext.text_source(app.store, reg_id)).unlink()
+    app.executor.submit(text.forget, app.store, [reg_id]).result()
+    assert text.db.execute("SELECT count(*) FROM seen WHERE NOT live").fetchone()[0] == 1
+    threads, collect = [], text.collect_dead
+    monkeypatch.setattr(
+        text, "collect_dead", lambda: threads.append(threading.get_ident()) or collect()
+    )
+    asyncio.run(jobs.reclaim_once(app))
+    assert threads and threads[0] != app.executor.submit(threading.get_ident).result()
+    assert text.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
+    assert text.db.execute("SELECT count(*) FROM seen").fetchone()[0] == 0

@@ -572,18 +572,34 @@ def test_an_unchanged_extension_capture_is_seen_again_and_a_changed_one_is_not(t
     assert app.store.ids == [first["id"], changed["id"]]
 
 
-def test_a_repeated_commit_of_a_revisit_finds_it(tmp_path):
+def test_a_repeated_commit_of_a_revisit_finds_it(tmp_path, monkeypatch):
+    """Killed after the revisit was registered and before its transfer was dropped: the
+    commit sent again finds the revisit by the transfer's ID and registers nothing."""
     app = app_in(tmp_path)
     _commit(app)
     started = begin(app, resources=manifest(with_digests=True))
     send_all(app, started["capture_id"], started["need"])
-    keep = pending_root(tmp_path) / started["capture_id"]
-    saved = {name: (keep / name).read_bytes() for name in ("capture.json", "page.json")}
-    done = capture_commit({"capture_id": started["capture_id"]}, app)
-    assert done["revisit_of"] is not None
-    (keep / "parts").mkdir(parents=True)
-    for name, data in saved.items():
-        (keep / name).write_bytes(data)
+
+    def killed(self):
+        raise KeyboardInterrupt  # the process dies here: the transfer's files stay
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pending_captures.PendingCapture, "drop", killed)
+        with pytest.raises(KeyboardInterrupt):
+            capture_commit({"capture_id": started["capture_id"]}, app)
+    (revisit_id,) = [i for i in app.store.seen_of(app.store.ids[0])]
     again = capture_commit({"capture_id": started["capture_id"]}, app)
-    assert again["id"] == done["id"] and app.store.revisit_count() == 1
-    assert again["revisit_of"] == done["revisit_of"]
+    assert again["id"] == revisit_id and app.store.revisit_count() == 1
+    assert again["revisit_of"] == app.store.ids[0]
+    assert app.store.raw("versions")[app.store.ids[0]]["seen"] == [int(revisit_id)]  # then forgot
+
+
+def test_a_revisits_transfer_id_goes_once_its_transfer_is_gone(tmp_path):
+    """The entry keeps the transfer's ID only while a repeated commit may come: then it is
+    one integer, as a host-side capture's (20 bytes in the versions table)."""
+    app = app_in(tmp_path)
+    first = _commit(app)
+    again = _commit(app)
+    assert again["revisit_of"] == first["id"]
+    (entry,) = app.store.raw("versions")[first["id"]]["seen"]
+    assert entry == int(again["id"]) and len(json.dumps(entry)) == 20

@@ -72,6 +72,21 @@ def test_a_write_from_another_connection_answers_the_watch_at_once(home, daemon)
     assert watch.answered_at - written < 0.5, watch.answered_at - written
 
 
+def test_a_page_seen_again_answers_the_watch_with_its_capture(home, daemon):
+    """An unchanged re-capture adds no version row, but it is a capture the timeline shows."""
+    archive(home, 1)
+    first = stamp(home)
+    watch = started(home, {"since": first["seq"], "timeout_ms": 20_000})
+    url = "https://watch.example.com/story/1"
+    again = client.call(home, "archive_page", {"url": url, "html": PAGE.format(n=1)})
+    watch.join(5)
+    assert not watch.is_alive() and watch.error is None, watch.error
+    assert again["revisit_of"] == first["last_id"]
+    got = watch.result
+    assert got["changed"] and got["versions"] == first["versions"] + 1 == 2
+    assert got["last_id"] == again["id"] and got["last_key"] == first["last_key"]
+
+
 def test_nothing_happening_answers_at_the_timeout_unchanged(home, daemon):
     first = stamp(home)
     began = time.monotonic()

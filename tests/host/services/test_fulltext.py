@@ -196,7 +196,7 @@ def test_a_row_whose_text_blob_is_gone_is_removed_all_the_same(home):
     gone = "https://q.example/quokkas"
     with ArchiveStore.open(home) as store:
         register(
-            store, Capture(gone, html("Quokka notes", "Quokkas play xylophones in 東京. " * 3))
+            store, Capture(gone, html("Quokka notes", "Quokkas play xylophones in 東京 語学. " * 3))
         )
         index = fulltext.index_of(home)
         index.sync(store)
@@ -215,6 +215,29 @@ def test_a_row_whose_text_blob_is_gone_is_removed_all_the_same(home):
         assert champions.averages(index.db) == champions.averages(fresh.db)
         assert urls(store, home, "garden") == ["https://b.example/diary"]
         fresh.close()
+
+
+def test_a_dead_row_is_deleted_with_its_body_terms_only(tmp_path):
+    """A dead row whose title holds more words than its body: the body given to FTS5's
+    'delete' is made of the body's own terms (the title's are given as the title), so the
+    token totals come out as a rebuild's."""
+    index, fresh = FullTextIndex(tmp_path / "a.sqlite3"), FullTextIndex(tmp_path / "b.sqlite3")
+    for ftx in (index, fresh):
+        with ftx._batch():
+            ftx.add_row(
+                "kept", "k1", "Rivers", "the rhine and the danube", "https://r.example/", None
+            )
+    with index._batch():
+        n = index.add_row("dead", "k2", "one two three four five six", "seven", "", None)
+        index.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
+    found = index.collect_dead()
+    index.db.execute("UPDATE seen SET live = 1 WHERE n = ?", (n,))  # restored meanwhile
+    assert index.delete_dead(found) == 0 and index.search(textquery.parse("seven")).total == 1
+    index.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (n,))
+    assert index.delete_dead(index.collect_dead()) == 1
+    index.purge()
+    assert vocabulary(index) == vocabulary(fresh)
+    assert champions.averages(index.db) == champions.averages(fresh.db)
 
 
 def vocabulary(index) -> list[tuple]:
@@ -284,6 +307,33 @@ def test_a_frequent_word_ranks_from_its_champion_list_exactly_as_fts5(tmp_path, 
     assert len(full.results) == full.total
 
 
+def test_a_search_makes_the_list_it_wants_unless_deferred(tmp_path, monkeypatch):
+    """A frequent term's first search is scored in full; its list is made after it (in the
+    CLI) or by ``build_lists`` (the daemon, ``deferred``); a rare term wants none."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    add_rows(index, [f"weir {'reed ' * n}" + ("heron" if n < 3 else "") for n in range(30)], 0)
+    index.deferred = True
+    weir, heron = textquery.parse("weir"), textquery.parse("heron")
+    assert index.search(weir, 3).total == len(index.search(weir, 3).results) == 30  # in full
+    index.search(heron, 3)
+    assert list(index.wanted) == [('"weir"',)] and index.champions.tiers == {}
+    assert index.build_lists() is True and list(index.champions.tiers) == ['"weir"']
+    assert len(index.search(weir, 3).results) < 30  # from the list
+    index.deferred = False
+    index.search(textquery.parse("reed"), 3)
+    assert '"reed"' in index.champions.tiers and index.wanted == {}  # made after the search
+
+
+def test_at_most_wanted_lists_wait_the_newest_kept(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=5)
+    monkeypatch.setattr(fulltext, "WANTED", 2)
+    add_rows(index, [f"weir reed heron {'silt ' * n}" for n in range(20)], 0)
+    index.deferred = True
+    for word in ("weir", "reed", "heron", "reed"):
+        index.search(textquery.parse(word), 3)
+    assert list(index.wanted) == [('"heron"',), ('"reed"',)]
+
+
 def check(index, text: str, want: int) -> None:
     query = textquery.parse(text)
     first = index.search(query, want)  # a frequent term's first search makes its list
@@ -293,9 +343,9 @@ def check(index, text: str, want: int) -> None:
     assert len(head.results) < every.total  # the champion list answered, not a full scoring
     assert len(head.results) >= want and head.total == every.total
     assert head.results == every.results[: len(head.results)]
-    term = textquery.to_fts(textquery.Query(tuple(query.positives)))
-    fts5 = {n for (n,) in index.db.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (term,))}
-    assert set(index.champions.hits(term)) == fts5  # the stored matches are FTS5's
+    for term in fulltext._phrases(query):  # the stored matches of each term are FTS5's
+        fts5 = index.db.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (term,))
+        assert set(index.champions.hits(term)) == {n for (n,) in fts5}
 
 
 def test_the_champion_bound_holds_when_the_average_length_moves(tmp_path, monkeypatch):
@@ -335,3 +385,91 @@ def test_an_index_of_the_former_layout_is_made_afresh(home):
     assert index.count() == len(PAGES)
     assert index.search(textquery.parse("danube")).total == 1
     index.close()
+
+
+def filled(tmp_path, monkeypatch, size: int) -> FullTextIndex:
+    monkeypatch.setattr(champions, "SIZE", size)
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 10)
+    return FullTextIndex(tmp_path / "f.sqlite3")
+
+
+def add_rows(index, rows: list[str], start: int) -> dict[int, str]:
+    """Each body in a row of its own document; row number -> body."""
+    added = {}
+    with index._batch():
+        for n, body in enumerate(rows, start):
+            added[index.add_row(f"{n:020d}", f"doc{n}", "", body, "", None)] = body
+    index._load_known()
+    return added
+
+
+def test_two_frequent_words_rank_from_their_conjunction_list_exactly_as_fts5(tmp_path, monkeypatch):
+    """A query of two frequent words is answered from its conjunction list, made after its
+    first search: the head is the head of FTS5's full ranking, also after new rows came
+    (some entering the list, the average length moving), listed rows left FTS5, and with
+    an excluded word."""
+    index = filled(tmp_path, monkeypatch, size=40)
+    rnd = random.Random(5)
+
+    def body() -> str:
+        words = ["alpha"] * rnd.randint(1, 4) * (rnd.random() < 0.4)
+        words += ["beta"] * rnd.randint(1, 4) * (rnd.random() < 0.4)
+        words += ["gamma"] * (rnd.random() < 0.3) + ["pad"] * rnd.randint(2, 30)
+        return " ".join(rnd.sample(words, len(words)))
+
+    rows = add_rows(index, [body() for _ in range(300)], 0)
+    both = "SELECT count(*) FROM docs WHERE docs MATCH 'alpha AND beta'"
+    assert index.db.execute(both).fetchone()[0] >= 10  # frequent: a list
+    check(index, "alpha beta", want=5)
+    assert '"alpha" AND "beta"' in index.conjunctions.lists
+    longer = [body() + " pad" * 3 + " alpha" * rnd.randint(0, 9) for _ in range(30)]
+    listed = "SELECT count(*) FROM conjrow"
+    rows |= add_rows(index, longer, 300)
+    assert index.db.execute(listed).fetchone()[0] > 40  # new rows entered the list
+    check(index, "alpha beta", want=5)
+    check(index, "alpha beta -gamma", want=3)
+    gone = [n for (n,) in index.db.execute("SELECT n FROM conjrow LIMIT 4")]
+    with index._batch():
+        for n in gone:
+            index._delete_row(n, "", rows.pop(n), "")
+    index._load_known()
+    marks = ",".join(map(str, gone))
+    assert index.db.execute(f"SELECT count(*) FROM conjrow WHERE n IN ({marks})").fetchone()[0] == 0
+    check(index, "alpha beta", want=3)
+
+
+def test_the_conjunction_bound_follows_the_terms_idf(tmp_path, monkeypatch):
+    """Rows with many "beta" lead "alpha beta" while beta is the rarer word; then beta
+    becomes common (its IDF falls) and alpha rarer (its IDF rises), and rows with many
+    "alpha", left out of the list, overtake the listed ones. The bound scales with the
+    largest IDF ratio, so the list does not answer; the order stays FTS5's."""
+    index = filled(tmp_path, monkeypatch, size=30)
+    pad = " ".join(["pad"] * 8)
+    start = ["alpha alpha alpha " + "beta " * 8 + pad] * 30  # listed
+    start += ["alpha " * 8 + "beta " + pad] * 30  # left out
+    start += ["alpha " + pad] * 40 + ["pad " + pad] * 200
+    add_rows(index, [" ".join(r.split()[:20]).ljust(1) for r in start], 0)
+    query = textquery.parse("alpha beta")
+    index.search(query, 30)  # the first search makes the list
+    later = ["beta " + pad + " pad" * 2] * 700 + ["pad " + pad + " pad" * 2] * 300
+    add_rows(index, later, 1000)  # as long as the average: the length term stays put
+    every = index.search(query)
+    assert every.results[0][0] in {f"doc{n}" for n in range(30, 60)}  # the left-out lead now
+    head = index.search(query, 30)
+    assert head.results == every.results[: len(head.results)]
+
+
+def test_the_conjunction_bound_follows_the_average_length(tmp_path, monkeypatch):
+    """Short rows lead "alpha beta"; then long pages arrive (holding both words, so the
+    IDFs stay put) and long rows that were left out overtake them: the list must not
+    answer; the order stays FTS5's."""
+    index = filled(tmp_path, monkeypatch, size=25)
+    rows = ["alpha beta reed"] * 20 + [" ".join(["alpha", "beta"] * 4 + ["silt"] * 32)] * 20
+    add_rows(index, rows, 0)
+    query = textquery.parse("alpha beta")
+    index.search(query, 20)  # the first search makes the list: 20 short rows, 5 long ones
+    add_rows(index, ["alpha beta " + "heron " * 300] * 200, 100)
+    every = index.search(query)
+    assert 20 <= int(every.results[0][0][3:]) < 40  # a long row leads now
+    head = index.search(query, 20)
+    assert head.results == every.results[: len(head.results)]

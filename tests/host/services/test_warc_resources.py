@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from warcio.archiveiterator import ArchiveIterator
 from warcio.warcwriter import WARCWriter
 
-from engine.archive import provider, registry
+from engine.archive import labels, provider, registry
 from engine.archive.model import Capture, RegisterOptions
 from engine.archive.resources import manifest_of
 from engine.archive.store import ArchiveStore
@@ -267,3 +267,38 @@ def test_a_wacz_with_a_revisit_validates_and_indexes_it(tmp_path):
     result = json.loads(pk(fresh, "archive", "import", str(out), "--json").stdout)
     with ArchiveStore.open(fresh, readonly=True) as store:
         assert result["imported"] == 3 and store.revisit_count() == 1
+
+
+def test_a_revisit_naming_another_urls_payload_is_skipped(tmp_path):
+    """Identical payload digests of two URLs are not one page: such a revisit registers nothing."""
+    home = tmp_path / "a"
+    archive_with_a_revisit(home)
+    out = tmp_path / "x.warc.gz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    moved = io.BytesIO()
+    writer = WARCWriter(moved, gzip=True)
+    for record in ArchiveIterator(io.BytesIO(out.read_bytes())):
+        if record.rec_type == "revisit":
+            record.rec_headers.replace_header("WARC-Target-URI", "https://site.test/other.html")
+        writer.write_record(record)
+    other = tmp_path / "other.warc.gz"
+    other.write_bytes(moved.getvalue())
+    result = json.loads(pk(tmp_path / "b", "archive", "import", str(other), "--json").stdout)
+    assert result["imported"] == 2 and result["reasons"]["revisit_of_unknown_payload"] == 1
+
+
+def test_a_revisits_note_goes_out_and_comes_back_with_it(tmp_path):
+    home = tmp_path / "a"
+    ids = archive_with_a_revisit(home)
+    with ArchiveStore.open(home) as store:
+        labels.set_note(store, ids[1], "the same page, an hour later")
+    out = tmp_path / "x.warc.gz"
+    pk(home, "archive", "export", "-o", str(out), "--json")
+    fresh = tmp_path / "b"
+    pk(fresh, "archive", "import", str(out), "--json")
+    listed = json.loads(pk(fresh, "archive", "versions", PAGE, "--json").stdout)
+    assert [(v["revisit_of"] is not None, v["note"]) for v in listed] == [
+        (False, ""),
+        (True, "the same page, an hour later"),
+        (False, ""),
+    ]

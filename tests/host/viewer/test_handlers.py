@@ -304,3 +304,17 @@ def test_diff_shows_a_new_linked_headline_on_a_home_page(tmp_path):
     added = [r["right"] for r in res["rows"] if r["op"] in ("insert", "replace")]
     assert not res["identical"]
     assert any("Bridge reopens after the storm" in str(side) for side in added), res["rows"]
+
+
+def test_diff_between_a_version_and_its_revisit_is_no_change(tmp_path):
+    """A page seen again, unchanged: the diff with the version it repeats has no change."""
+    page = page_bytes(CHIP[0])
+    with ArchiveStore.open(tmp_path / "home") as store:
+        a = register(store, Capture("http://127.0.0.1/a", page)).id
+        b = register(store, Capture("http://127.0.0.1/a", page))
+        assert b.revisit_of == a
+        res = diff({"a": a, "b": b.id}, SimpleNamespace(store=store, base_url="http://127.0.0.1:1"))
+    assert res["identical"] and res["same_document"]
+    assert {r["op"] for r in res["rows"]} <= {"equal", "skip"}  # unchanged runs are folded
+    assert res["stats"]["added"] == res["stats"]["changed"] == 0 and res["stats"]["equal"] > 0
+    assert res["b"]["revisit_of"] == a and res["a"]["revisit_of"] is None

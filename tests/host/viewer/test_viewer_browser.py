@@ -334,8 +334,18 @@ def test_live_update_when_a_version_arrives(page, daemon, seeded):
     # after the ask that saw the first.
     daemon.result("archive_page", {"url": seeded.sibling_url, "html": edited_article().decode()})
     expect(versions).to_have_count(3, timeout=1500)
+    # the same page again: "seen again, unchanged" in the timeline, with its own time
+    again = daemon.result(
+        "archive_page", {"url": seeded.sibling_url, "html": edited_article().decode()}
+    )
+    expect(versions).to_have_count(4, timeout=1500)
+    newest = versions.first
+    expect(newest).to_have_attribute("data-id", again["id"])
+    expect(newest.locator(".tag-revisit")).to_have_text("seen again, unchanged")
+    expect(newest.locator(".tag-revisit")).to_have_attribute("data-revisit-of", again["revisit_of"])
+    expect(versions.nth(1).locator(".tag-revisit")).to_have_count(0)
     page.get_by_role("link", name="Archive", exact=True).click()
-    expect(page.locator("#stat-versions")).to_have_text("7")
+    expect(page.locator("#stat-versions")).to_have_text("8")
 
 
 def test_warc_import_from_the_archive_tab(page, daemon, seeded, tmp_path):

@@ -1,0 +1,60 @@
+"""A stored copy with no main text in the viewer, in real Chromium against a real daemon (own
+module: it adds a document to the seeded archive, whose fixtures are module-scoped)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.archive import registry
+from engine.archive.model import Capture, RegisterOptions
+from engine.archive.store import ArchiveStore
+from tests.host.viewer.conftest import ARTICLE, T0, free_port, page_bytes, seed
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def app_shell() -> bytes:
+    """The real article's <head> over an empty root a script fills in: no text was saved."""
+    page = page_bytes(ARTICLE).decode("utf-8")
+    head = page[: page.lower().index("<body")]
+    return (head + "<body><div id='root'></div></body></html>").encode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory, live_site):
+    home = tmp_path_factory.mktemp("viewer-home")
+    port = free_port()
+    result = seed(home, live_site, f"http://127.0.0.1:{port}")
+    result.port = port
+    url = live_site.url("/app.html")
+    live_site.pages["/app.html"] = page_bytes(ARTICLE)  # the live page shows the whole text
+    store = ArchiveStore.open(home)
+    try:
+        options = RegisterOptions(base=f"http://127.0.0.1:{port}", now=T0, similar_budget_s=2.0)
+        result.shell_id = registry.register(store, Capture(url, app_shell()), options).id
+    finally:
+        store.close()
+    return result
+
+
+def test_a_copy_without_main_text_shows_nothing_to_compare(page, daemon, seeded):
+    """Check now on it: 'nothing to compare' with the reason, no P and no keyword list, on the
+    card, in the toast and in the liveness view; never counted as gone."""
+    page.goto(daemon.viewer(f"#/doc/{seeded.shell_id}"))
+    expect(page.locator("#conn")).to_have_text("live")
+    page.get_by_role("button", name="Check now").click()
+    expect(page.locator(".toast").first).to_contain_text("Nothing to compare: ")
+    expect(page.locator("#live-state")).to_have_text("nothing to compare")
+    card = page.locator(".liveness-card")
+    expect(card).to_contain_text("the stored copy has no main text to compare with")
+    expect(card.locator(".keywords")).to_have_count(0)
+    expect(card.locator(".bar")).to_have_count(0)
+    page.get_by_role("link", name="Liveness").click()
+    expect(page.locator('#live-counts [data-state="unknown"]')).to_have_text("1")
+    expect(page.locator('#live-counts [data-state="gone"]')).to_have_text("0")
+    expect(page.locator("#live-counts")).to_contain_text("nothing to compare")
+    row = page.locator(".grid-checks tbody tr", has_text="nothing to compare")
+    expect(row).to_have_count(1)
+    expect(row.locator("td.num")).to_have_text("–")
