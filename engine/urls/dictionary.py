@@ -474,13 +474,8 @@ class DomainDictionary:
         """The first ``need`` keys two edits from ``query`` among ``walk`` (ids in rank
         order), each with all its ids; ``groups``: keys already verified."""
         dists = {key: group[1] for key, group in groups.items()}
-        text, at, lengths, distance, q = (
-            self.text,
-            self.offsets,
-            self.key_lengths,
-            OSA.distance,
-            len(query),
-        )
+        text, at, lengths = self._key_layout()
+        distance, q = OSA.distance, len(query)
         out: list[list] = []
         taken: set[str] = set()
         for ident in walk:
@@ -500,6 +495,10 @@ class DomainDictionary:
             group = groups.get(key)
             out.append(group if group is not None else [key, 2, self._key_ids(ident)])
         return out
+
+    def _key_layout(self) -> tuple:
+        """(text, offsets, key lengths): local names for the key scans' inner loops."""
+        return self.text, self.offsets, self.key_lengths
 
     def _key_ids(self, ident: int) -> list[int]:
         """``ident`` and every less popular id with its key, in rank order."""
@@ -525,13 +524,8 @@ class DomainDictionary:
         """{key: [key, distance, ids]} of the keys 1 or 2 edits from ``query`` among the
         candidates ``seen``, each key verified once (domains sharing a key share it)."""
         groups: dict[str, list] = {}
-        text, at, lengths, distance, q = (
-            self.text,
-            self.offsets,
-            self.key_lengths,
-            OSA.distance,
-            len(query),
-        )
+        text, at, lengths = self._key_layout()
+        distance, q = OSA.distance, len(query)
         for ident in seen:
             n = lengths[ident]
             if n - q > 2 or q - n > 2:

@@ -199,18 +199,23 @@ def _stored_resources(archived, url: str) -> list[int]:
     return counts
 
 
+def cli_json(archived, replay, *args):
+    """``pagekeeper ARGS --json`` on the archived home, fetching through the replay; its JSON."""
+    done = subprocess.run(
+        [*CLI, *args, "--home", str(archived["home"]), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=replay.env(),
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def test_crawl_and_schedule_fetch_resources_too(archived, replay):
     def pk(*args):
-        done = subprocess.run(
-            [*CLI, *args, "--home", str(archived["home"]), "--json"],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=replay.env(),
-            timeout=180,
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        return cli_json(archived, replay, *args)
 
     # the daemon fetches (it inherited the replay proxy when the fixture started it)
     pk("archive", "crawl", PAGES[1], "--depth", "0", "--delay", "0")
@@ -267,16 +272,7 @@ def test_an_unchanged_page_added_again_is_seen_again_at_its_own_signed_address(a
     time, and its printed version_url opens without the token, serving the version's bytes."""
 
     def pk(*args):
-        done = subprocess.run(
-            [*CLI, *args, "--home", str(archived["home"]), "--json"],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=replay.env(),
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        return cli_json(archived, replay, *args)
 
     added = pk("archive", "add", PAGES[1])
     listed = pk("archive", "versions", PAGES[1])

@@ -77,15 +77,21 @@ def test_warc_export_writes_each_resource_once_and_import_brings_them_back(tmp_p
     assert store.get_blob(manifest["https://site.test/logo.png"]["blob"]) == LOGO
 
 
-def test_wacz_export_validates_and_its_index_points_at_the_records(tmp_path):
-    home = tmp_path / "a"
-    archive_two_versions(home)
+def exported_valid_wacz(home, tmp_path):
+    """``archive export -o x.wacz`` of ``home``, checked valid by py-wacz; its path."""
     out = tmp_path / "x.wacz"
     pk(home, "archive", "export", "-o", str(out), "--json")
     done = subprocess.run(
         [sys.executable, "-m", "wacz", "validate", "-f", str(out)], capture_output=True, text=True
     )
     assert done.returncode == 0 and "is valid" in done.stdout, done.stdout + done.stderr
+    return out
+
+
+def test_wacz_export_validates_and_its_index_points_at_the_records(tmp_path):
+    home = tmp_path / "a"
+    archive_two_versions(home)
+    out = exported_valid_wacz(home, tmp_path)
     with zipfile.ZipFile(out) as zipped:
         assert all(info.compress_type == zipfile.ZIP_STORED for info in zipped.infolist())
         warc = zipped.read("archive/data.warc.gz")
@@ -229,34 +235,36 @@ def test_a_revisit_exported_without_its_version_is_a_full_response(tmp_path):
     assert responses(out.read_bytes())[PAGE] == [HTML.encode()]
 
 
-def test_a_revisit_of_a_payload_the_file_lacks_is_skipped(tmp_path):
+def edited_revisit_export(tmp_path, edit):
+    """Export an archive with a revisit as WARC, pass each record through ``edit`` (the
+    record to write, or None to drop it), and import the result; the import's JSON."""
     home = tmp_path / "a"
     archive_with_a_revisit(home)
     out = tmp_path / "x.warc.gz"
     pk(home, "archive", "export", "-o", str(out), "--json")
-    kept = io.BytesIO()
-    writer = WARCWriter(kept, gzip=True)
+    edited = io.BytesIO()
+    writer = WARCWriter(edited, gzip=True)
     for record in ArchiveIterator(io.BytesIO(out.read_bytes())):
-        if (
-            record.rec_type != "response"
-            or record.rec_headers.get_header("WARC-Target-URI") != PAGE
-        ):
-            writer.write_record(record)  # every page response dropped: the revisit names nothing
-    bare = tmp_path / "bare.warc.gz"
-    bare.write_bytes(kept.getvalue())
-    result = json.loads(pk(tmp_path / "b", "archive", "import", str(bare), "--json").stdout)
+        if (kept := edit(record)) is not None:
+            writer.write_record(kept)
+    changed = tmp_path / "edited.warc.gz"
+    changed.write_bytes(edited.getvalue())
+    return json.loads(pk(tmp_path / "b", "archive", "import", str(changed), "--json").stdout)
+
+
+def test_a_revisit_of_a_payload_the_file_lacks_is_skipped(tmp_path):
+    def drop_page_responses(record):  # the revisit then names nothing in the file
+        is_page = record.rec_headers.get_header("WARC-Target-URI") == PAGE
+        return None if record.rec_type == "response" and is_page else record
+
+    result = edited_revisit_export(tmp_path, drop_page_responses)
     assert result["imported"] == 0 and result["reasons"]["revisit_of_unknown_payload"] == 1
 
 
 def test_a_wacz_with_a_revisit_validates_and_indexes_it(tmp_path):
     home = tmp_path / "a"
     archive_with_a_revisit(home)
-    out = tmp_path / "x.wacz"
-    pk(home, "archive", "export", "-o", str(out), "--json")
-    done = subprocess.run(
-        [sys.executable, "-m", "wacz", "validate", "-f", str(out)], capture_output=True, text=True
-    )
-    assert done.returncode == 0 and "is valid" in done.stdout, done.stdout + done.stderr
+    out = exported_valid_wacz(home, tmp_path)
     with zipfile.ZipFile(out) as zipped:
         index = zipped.read("indexes/index.cdxj").decode().splitlines()
         pages = zipped.read("pages/pages.jsonl").decode().splitlines()
@@ -271,19 +279,13 @@ def test_a_wacz_with_a_revisit_validates_and_indexes_it(tmp_path):
 
 def test_a_revisit_naming_another_urls_payload_is_skipped(tmp_path):
     """Identical payload digests of two URLs are not one page: such a revisit registers nothing."""
-    home = tmp_path / "a"
-    archive_with_a_revisit(home)
-    out = tmp_path / "x.warc.gz"
-    pk(home, "archive", "export", "-o", str(out), "--json")
-    moved = io.BytesIO()
-    writer = WARCWriter(moved, gzip=True)
-    for record in ArchiveIterator(io.BytesIO(out.read_bytes())):
+
+    def move_revisit(record):
         if record.rec_type == "revisit":
             record.rec_headers.replace_header("WARC-Target-URI", "https://site.test/other.html")
-        writer.write_record(record)
-    other = tmp_path / "other.warc.gz"
-    other.write_bytes(moved.getvalue())
-    result = json.loads(pk(tmp_path / "b", "archive", "import", str(other), "--json").stdout)
+        return record
+
+    result = edited_revisit_export(tmp_path, move_revisit)
     assert result["imported"] == 2 and result["reasons"]["revisit_of_unknown_payload"] == 1
 
 
