@@ -6,6 +6,8 @@ tests change the archive the other viewer tests read.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -70,3 +72,28 @@ def test_storage_figure_reads_stored_then_before_dedup(page, daemon):
     expect(card).to_contain_text("stored")
     text = card.inner_text()
     assert text.index("stored") < text.index("before dedup")
+
+
+def test_deleting_a_version_takes_its_unchanged_recaptures_and_says_so(page, daemon):
+    """A version seen again: its Delete says the re-capture goes too, and after the delete the
+    viewer moves to a capture that is left, not to the deleted re-capture."""
+    url = "http://127.0.0.1:9/notes/seen-again.html"
+    first = (
+        "<html><head><title>Seen again</title></head><body><p>The first words.</p></body></html>"
+    )
+    second = first.replace("first words", "second words")
+    old = daemon.result("archive_page", {"url": url, "html": first})["id"]
+    new = daemon.result("archive_page", {"url": url, "html": second})["id"]
+    again = daemon.result("archive_page", {"url": url, "html": second})
+    assert again["revisit_of"] == new
+    open_viewer(page, daemon, f"#/doc/{again['id']}")
+    versions = page.locator(".timeline .version")
+    expect(versions).to_have_count(3)
+    button = page.locator(f"[data-delete='{new}']")
+    expect(button).to_have_text("Delete (+1 seen again)")
+    expect(button).to_have_attribute("aria-label", re.compile("and its 1 unchanged re-capture$"))
+    expect(page.locator(f"[data-delete='{old}']")).to_have_text("Delete")
+    button.click()
+    expect(page.locator(".toast")).to_contain_text("Deleted 2 versions")
+    expect(page).to_have_url(f"{daemon.base}/viewer/#/doc/{old}")
+    expect(versions).to_have_count(1)

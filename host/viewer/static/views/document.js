@@ -114,11 +114,23 @@ function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
           onclick: () => onSelect(v.id, mode), dataset: { mode, version: v.id },
         }, mode === 'rewritten' ? 'Rewritten' : 'Original')),
         prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null,
-        h('button', {
-          type: 'button', class: 'btn btn-small btn-quiet btn-danger', dataset: { delete: v.id },
-          'aria-label': `Delete the version of ${when(v.registered_at)}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
-        }, 'Delete')),
+        deleteButton(v, versions, onDelete)),
       noteBox(v, ctx, reload)));
+}
+
+/** A version's Delete button; it says so when the version's unchanged re-captures go with it. */
+function deleteButton(v, versions, onDelete) {
+  const again = revisitsOf(versions, v.id).length;
+  const also = again ? ` and its ${count(again)} unchanged re-capture${again === 1 ? '' : 's'}` : '';
+  return h('button', {
+    type: 'button', class: 'btn btn-small btn-quiet btn-danger', dataset: { delete: v.id },
+    'aria-label': `Delete the version of ${when(v.registered_at)}${also}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
+  }, again ? `Delete (+${count(again)} seen again)` : 'Delete');
+}
+
+/** The captures that repeat version ``id`` ("seen again"): deleting it deletes them too. */
+function revisitsOf(versions, id) {
+  return versions.filter((v) => v.revisit_of === id);
 }
 
 function similarList(items, doc) {
@@ -273,9 +285,10 @@ export function render(main, ctx, route) {
   // search); Undo brings the reader back to what was deleted.
   const removeVersion = (vid, btn) => {
     btn.disabled = true;
-    const rest = doc.versions.filter((v) => v.id !== vid);
+    const gone = new Set([vid, ...revisitsOf(doc.versions, vid).map((v) => v.id)]);
+    const rest = doc.versions.filter((v) => !gone.has(v.id));
     deleteWithUndo(ctx, { ref: vid }, {
-      afterDelete: () => show(rest.length ? `#/doc/${encodeURIComponent(vid === id ? rest[0].id : id)}` : '#/search'),
+      afterDelete: () => show(rest.length ? `#/doc/${encodeURIComponent(gone.has(id) ? rest[0].id : id)}` : '#/search'),
       afterUndo: () => show(`#/doc/${encodeURIComponent(vid)}`),
     }).then((res) => { if (!res) btn.disabled = false; });
   };
