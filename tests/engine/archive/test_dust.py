@@ -206,13 +206,19 @@ def amp_is_merged(rules: list[DustRule]) -> bool:
     return apply_rules("https://foo.org/new.html.amp", rules) == "https://foo.org/new.html"
 
 
+def amp_pairs(site, count: int) -> list[str]:
+    """``count`` stories each stored under its URL and its ``.amp`` twin, with the same text."""
+    urls = []
+    for n in range(count):
+        urls.append(site.add(f"https://foo.org/s{n}.html", n))
+        urls.append(site.add(f"https://foo.org/s{n}.html.amp", n))
+    return urls
+
+
 def test_one_sampled_pair_that_shows_another_page_rejects_the_rule(texts):
     """Four pairs alike and one not (4 of 5: within the quarter the old check let differ)."""
     site = Site(texts)
-    urls = []
-    for n in range(4):
-        urls.append(site.add(f"https://foo.org/s{n}.html", n))
-        urls.append(site.add(f"https://foo.org/s{n}.html.amp", n))
+    urls = amp_pairs(site, 4)
     assert amp_is_merged(learn(site, urls))
     urls.append(site.add("https://foo.org/s5.html", 0))
     urls.append(site.add("https://foo.org/s5.html.amp", 1))
@@ -231,10 +237,7 @@ def test_one_pair_is_not_enough_even_when_support_allows_it(texts):
 
 def test_the_checked_pairs_are_reported_and_all_alike(texts):
     site = Site(texts)
-    urls = []
-    for n in range(4):
-        urls.append(site.add(f"https://foo.org/s{n}.html", n))
-        urls.append(site.add(f"https://foo.org/s{n}.html.amp", n))
+    urls = amp_pairs(site, 4)
     (rule,) = learn(site, urls)
     assert (rule.support, rule.checked, rule.valid) == (4, 4, 4)
     (sampled,) = learn(site, urls, checks_per_rule=3)
