@@ -54,7 +54,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS hitmap (term TEXT NOT NULL, chunk INTEGER NOT NULL,"
     " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
 )
-CHUNK = 1 << 15  # rows per stored bitmap chunk (4 KB)
+CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
 
 

@@ -62,7 +62,8 @@ SCHEMA = (
 )
 WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
-WARM_LISTS = 256  # warm lists made ahead of any search, at most (a capture updates each)
+WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
+PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 
 
@@ -289,7 +290,7 @@ class FullTextIndex:
 
     def _clear(self) -> None:
         with self._batch():
-            self.db.execute("DELETE FROM docs")  # a contentless table may be emptied whole
+            self.db.execute("INSERT INTO docs (docs) VALUES ('delete-all')")  # not DELETE
             self.db.execute("DELETE FROM seen")
             self.champions.clear()
             self.conjunctions.clear()
@@ -370,20 +371,20 @@ class FullTextIndex:
     def warm_plan(self, limit: int | None = None) -> list[str]:
         """The terms to make warm lists for, most frequent first: every word of FTS5's
         vocabulary, and every prefix of up to ``PREFIX_CHARS`` characters (its rows estimated
-        as its words' sum), in at least ``MIN_ROWS`` rows and with no warm list yet; at most
-        ``WARM_LISTS`` warm lists in all. On a connection of its own (a scan of FTS5's
+        as ``PREFIX_COST`` times its words' sum: what scoring it in full costs, in rows), in at
+        least ``MIN_ROWS`` rows and with no warm list yet; at most ``WARM_LISTS`` in all. On a connection of its own (a scan of FTS5's
         vocabulary: off the store thread)."""
         limit = WARM_LISTS if limit is None else limit
         with self._reader() as db:
             db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, docs, row)")
             found = db.execute("SELECT term, doc FROM temp.terms").fetchall()
             rows = db.execute("SELECT count(*) FROM seen WHERE live").fetchone()[0]
-        estimate: dict[str, int] = {}
+        estimate: dict[str, float] = {}
         for term, doc in found:
             estimate[f'"{term}"'] = doc
             for size in range(1, min(champions.PREFIX_CHARS, len(term)) + 1):
                 key = f'"{term[:size]}" *'
-                estimate[key] = estimate.get(key, 0) + doc
+                estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             room = max(0, limit - len(self.champions.warm))
