@@ -494,8 +494,11 @@ def assert_answered_from_list(index, text: str, want: int) -> None:
     assert len(head.results) < every.total and len(head.results) >= want
     assert head.results == every.results[: len(head.results)] and head.total == every.total
     (term,) = fulltext._phrases(query)
-    fts5 = index.db.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (term,))
-    assert set(index.champions.hits(term)) == {n for (n,) in fts5}
+    assert set(index.champions.hits(term)) == fts5_rows(index, term)
+
+
+def fts5_rows(index, term: str) -> set[int]:
+    return {n for (n,) in index.db.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (term,))}
 
 
 def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and_deletes(
@@ -506,7 +509,7 @@ def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and
     snapshot and the install (a capture, a delete while warming) and after it are applied:
     the first search of a warm term is answered from its list, exactly as FTS5 ranks it, and
     the list survives a restart."""
-    index = filled(tmp_path, monkeypatch, size=8)
+    index = filled(tmp_path, monkeypatch, size=40)
     rnd = random.Random(7)
     rows = add_rows(index, [warm_body(rnd, n) for n in range(200)], 0)
     monkeypatch.setattr(fulltext, "WARM_LISTS", 4)
@@ -520,12 +523,14 @@ def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and
     for n, term in enumerate(plan):
         generation = index.begin_warm()
         built = index.read_list(term)
-        if n == 5:  # while a list is read: a capture, a delete (a listed row)
-            rows |= add_rows(index, ["river " * 9 + "reed heron", "heron pad"], 1000)
-            gone = built.kept[0][0] if built else max(rows)
-            with index._batch():
-                index._delete_row(gone, "", rows.pop(gone), "")
+        # while each list is read: a capture, and a delete of the list's best row
+        rows |= add_rows(index, ["river " * 9 + "reed heron", "heron pad"], 1000 + 2 * n)
+        gone = built.kept[0][0] if built else max(rows)
+        with index._batch():
+            index._delete_row(gone, "", rows.pop(gone), "")
         assert index.install(built, generation) is True
+        assert set(index.champions.hits(term)) == fts5_rows(index, term)
+        assert gone not in {r for (r,) in index.db.execute("SELECT n FROM champ")}
     assert index.champions.warm == set(plan)
     rows |= add_rows(index, ["river river reed " + "pad " * 3, "reed"], 2000)  # after warming
     index.close()
