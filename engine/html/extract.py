@@ -84,6 +84,7 @@ class ExtractOptions:
     # under this stays (class="share_wrapper" around the story). 0: off.
     box_keeps_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
+    lead_after_headline: bool = True  # ... if after the story's headline (see after_headline)
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
@@ -900,8 +901,29 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
         lead = lead_before(blocks, start, page_wide, options.lead_blocks)
         if options.standfirst_min_chars:
             lead = merge_samples(blocks, lead, standfirst_before(blocks, start, options, title))
+        if options.lead_after_headline:
+            lead = after_headline(blocks, start, lead, options.lead_blocks, title)
         chosen = lead + chosen
     return chosen or page_wide
+
+
+def after_headline(
+    blocks: list[Block], start: int, lead: list[Block], reach: int, title: str
+) -> list[Block]:
+    """The lead blocks after the story's headline (the last heading repeating the title among
+    the ``reach`` blocks before the container): what comes before it is the site's header (a
+    blog's description, a consent layer), not the story's lead.
+
+    >>> blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    >>> head, lead = Block("Bridge reopens", 14, 0, "h1"), Block("The bridge reopened.", 20, 0, "p")
+    >>> [b.text for b in after_headline([blurb, head, lead], 3, [blurb, lead], 6, "Bridge reopens | News")]
+    ['The bridge reopened.']
+    """
+    for k in range(start - 1, max(0, start - reach) - 1, -1):
+        if title and blocks[k].tag in HEADINGS and blocks[k].text in title:
+            header = {id(b) for b in blocks[:k]}
+            return [b for b in lead if id(b) not in header]
+    return lead
 
 
 def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int) -> list[Block]:

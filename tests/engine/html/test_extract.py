@@ -17,6 +17,7 @@ from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
     Extraction,
     ExtractOptions,
+    after_headline,
     article_box,
     box_tier,
     choose_body,
@@ -562,6 +563,34 @@ def test_a_comment_section_under_a_story_ends_the_body():
     assert "copyrighted property of Breaking Belize News" not in body
     kept = flat(main_text(raw, case["url"], ExtractOptions(comments_after_share=0)))
     assert "copyrighted property of Breaking Belize News" in kept  # the cut alone removed it
+
+
+def test_the_lead_above_the_article_container_starts_after_the_headline():
+    # medicalnewstoday.com, from the Readability.js test pages (Apache-2.0, via the wide set's
+    # "readability" corpus): a consent layer's text sits a few blocks above the headline, and
+    # the lead (the standfirst between the headline and itemprop=articleBody) must stay.
+    raw, case = page("ecce7e4d7ea42f64"), CASES["ecce7e4d7ea42f64"]
+    body = flat(main_text(raw, case["url"]))
+    assert all(s in body for s in case["with"])
+    assert not any(s in body for s in case["without"])
+    kept = flat(main_text(raw, case["url"], ExtractOptions(lead_after_headline=False)))
+    assert case["without"][0] in kept  # the headline rule alone removed it
+
+
+def test_after_headline_keeps_the_lead_when_no_heading_repeats_the_title():
+    blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    head = Block("Bridge reopens", 14, 0, "h2")
+    lead = Block("The bridge reopened on Monday after repairs.", 40, 0, "p")
+    blocks = [blurb, head, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Bridge reopens | News") == [lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Town news") == [blurb, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "") == [blurb, lead]
+    para = Block("Bridge reopens", 14, 0, "p")  # the title's words in a paragraph: no headline
+    assert after_headline([blurb, para, lead], 3, [blurb, lead], 6, "Bridge reopens") == [
+        blurb,
+        lead,
+    ]
+    assert after_headline(blocks, 3, [blurb, lead], 1, "Bridge reopens") == [blurb, lead]  # reach
 
 
 def _comment_thread(opener: str) -> list[Block]:
