@@ -63,6 +63,9 @@ class ExtractOptions:
     linked_titles: bool = True
     linked_title_min_chars: int = 15
     teaser_min_chars: int = 40
+    # ... or a paragraph of the story between two plain ones (see linked_paragraph). 0: off.
+    linked_paragraph_min_chars: int = 100
+    linked_paragraph_max_density: float = 0.8
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -498,6 +501,30 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     return False
 
 
+def linked_paragraph(
+    blocks: list[Block], k: int, lo: int, hi: int, options: ExtractOptions
+) -> bool:
+    """A link-dense block that is a story's paragraph: a <p> of ``linked_paragraph_min_chars``+
+    whose links hold at most ``linked_paragraph_max_density`` of it, between two plain
+    paragraphs of the span (after trafilatura, which tests link density on short paragraphs
+    only). A link list or a teaser is not set between two paragraphs of running text.
+
+    >>> plain = Block("The mayor said the bridge would reopen on Monday after repairs.", 54, 0, "p")
+    >>> linked = Block("Critics, among them the council and two groups, said the repairs came late.", 64, 30, "p", links=2)
+    >>> linked_paragraph([plain, linked, plain], 1, 0, 2, ExtractOptions(linked_paragraph_min_chars=60))
+    True
+    """
+    block, least = blocks[k], options.linked_paragraph_min_chars
+    if not least or not lo < k < hi or block.tag != "p" or block.chars < least:
+        return False
+    if block.link_density > options.linked_paragraph_max_density:
+        return False
+    return all(
+        b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+        for b in (blocks[k - 1], blocks[k + 1])
+    )
+
+
 _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
 
 
@@ -557,7 +584,11 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
-        and (not _is_linky(blocks[k], options) or titles_content(blocks, k, hi, options))
+        and (
+            not _is_linky(blocks[k], options)
+            or titles_content(blocks, k, hi, options)
+            or linked_paragraph(blocks, k, lo, hi, options)
+        )
         and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)

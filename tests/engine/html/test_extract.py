@@ -29,6 +29,7 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    linked_paragraph,
     main_text,
     match_degree,
     page_title,
@@ -591,6 +592,37 @@ def test_after_headline_keeps_the_lead_when_no_heading_repeats_the_title():
         lead,
     ]
     assert after_headline(blocks, 3, [blurb, lead], 1, "Bridge reopens") == [blurb, lead]  # reach
+
+
+def test_a_linked_paragraph_between_two_plain_ones_stays():
+    # inews.co.uk (the Fundus corpus's test page, MIT): a protester's quote whose three places
+    # are links (link density over 0.35) sits between two plain paragraphs of the story.
+    raw, case = page("edc535c5275d9d17"), CASES["edc535c5275d9d17"]
+    quote = case["with"][0]
+    assert quote in flat(main_text(raw, case["url"]))
+    off = ExtractOptions(linked_paragraph_min_chars=0)
+    assert quote not in flat(main_text(raw, case["url"], off))  # the rule alone kept it
+
+
+def test_linked_paragraph_needs_a_long_paragraph_between_two_plain_ones():
+    plain = Block("The mayor said the bridge would reopen on Monday after the repairs.", 56, 0, "p")
+    text = "Critics, among them the council and two residents' groups, said the repairs came late."
+    opts = ExtractOptions(linked_paragraph_min_chars=70)
+
+    def kept(linked: Block, before: Block = plain, after: Block = plain) -> bool:
+        return linked_paragraph([before, linked, after], 1, 0, 2, opts)
+
+    assert kept(Block(text, 70, 56, "p", links=2))  # 70 chars, density 0.8: both bounds met
+    assert not kept(Block(text, 69, 55, "p", links=2))  # one char short
+    assert not kept(Block(text, 70, 57, "p", links=2))  # density over 0.8
+    assert not kept(Block(text, 70, 40, "li", links=2))  # a list item: a link list's
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(text, 70, 40, "p", links=2))
+    assert not kept(Block(text, 70, 40, "p", links=2), before=Block("Home", 4, 0, "p"))
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(plain.text, 56, 0, "h2"))
+    span = [plain, Block(text, 70, 40, "p", links=2), plain]
+    assert not linked_paragraph(
+        span, 1, 1, 2, opts
+    )  # the first block of the span: no paragraph before
 
 
 def _comment_thread(opener: str) -> list[Block]:
