@@ -63,6 +63,9 @@ class ExtractOptions:
     linked_titles: bool = True
     linked_title_min_chars: int = 15
     teaser_min_chars: int = 40
+    # ... or a paragraph of the story between two plain ones (see linked_paragraph). 0: off.
+    linked_paragraph_min_chars: int = 100
+    linked_paragraph_max_density: float = 0.8
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -84,6 +87,7 @@ class ExtractOptions:
     # under this stays (class="share_wrapper" around the story). 0: off.
     box_keeps_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
+    lead_after_headline: bool = True  # ... if after the story's headline (see after_headline)
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
@@ -497,6 +501,30 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     return False
 
 
+def linked_paragraph(
+    blocks: list[Block], k: int, lo: int, hi: int, options: ExtractOptions
+) -> bool:
+    """A link-dense block that is a story's paragraph: a <p> of ``linked_paragraph_min_chars``+
+    whose links hold at most ``linked_paragraph_max_density`` of it, between two plain
+    paragraphs of the span (after trafilatura, which tests link density on short paragraphs
+    only). A link list or a teaser is not set between two paragraphs of running text.
+
+    >>> plain = Block("The mayor said the bridge would reopen on Monday after repairs.", 54, 0, "p")
+    >>> linked = Block("Critics, among them the council and two groups, said the repairs came late.", 64, 30, "p", links=2)
+    >>> linked_paragraph([plain, linked, plain], 1, 0, 2, ExtractOptions(linked_paragraph_min_chars=60))
+    True
+    """
+    block, least = blocks[k], options.linked_paragraph_min_chars
+    if not least or not lo < k < hi or block.tag != "p" or block.chars < least:
+        return False
+    if block.link_density > options.linked_paragraph_max_density:
+        return False
+    return all(
+        b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+        for b in (blocks[k - 1], blocks[k + 1])
+    )
+
+
 _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
 
 
@@ -556,7 +584,11 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
-        and (not _is_linky(blocks[k], options) or titles_content(blocks, k, hi, options))
+        and (
+            not _is_linky(blocks[k], options)
+            or titles_content(blocks, k, hi, options)
+            or linked_paragraph(blocks, k, lo, hi, options)
+        )
         and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
@@ -900,8 +932,29 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
         lead = lead_before(blocks, start, page_wide, options.lead_blocks)
         if options.standfirst_min_chars:
             lead = merge_samples(blocks, lead, standfirst_before(blocks, start, options, title))
+        if options.lead_after_headline:
+            lead = after_headline(blocks, start, lead, options.lead_blocks, title)
         chosen = lead + chosen
     return chosen or page_wide
+
+
+def after_headline(
+    blocks: list[Block], start: int, lead: list[Block], reach: int, title: str
+) -> list[Block]:
+    """The lead blocks after the story's headline (the last heading repeating the title among
+    the ``reach`` blocks before the container): what comes before it is the site's header (a
+    blog's description, a consent layer), not the story's lead.
+
+    >>> blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    >>> head, lead = Block("Bridge reopens", 14, 0, "h1"), Block("The bridge reopened.", 20, 0, "p")
+    >>> [b.text for b in after_headline([blurb, head, lead], 3, [blurb, lead], 6, "Bridge reopens | News")]
+    ['The bridge reopened.']
+    """
+    for k in range(start - 1, max(0, start - reach) - 1, -1):
+        if title and blocks[k].tag in HEADINGS and blocks[k].text in title:
+            header = {id(b) for b in blocks[:k]}
+            return [b for b in lead if id(b) not in header]
+    return lead
 
 
 def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int) -> list[Block]:

@@ -17,6 +17,7 @@ from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
     Extraction,
     ExtractOptions,
+    after_headline,
     article_box,
     box_tier,
     choose_body,
@@ -28,6 +29,7 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    linked_paragraph,
     main_text,
     match_degree,
     page_title,
@@ -562,6 +564,65 @@ def test_a_comment_section_under_a_story_ends_the_body():
     assert "copyrighted property of Breaking Belize News" not in body
     kept = flat(main_text(raw, case["url"], ExtractOptions(comments_after_share=0)))
     assert "copyrighted property of Breaking Belize News" in kept  # the cut alone removed it
+
+
+def test_the_lead_above_the_article_container_starts_after_the_headline():
+    # medicalnewstoday.com, from the Readability.js test pages (Apache-2.0, via the wide set's
+    # "readability" corpus): a consent layer's text sits a few blocks above the headline, and
+    # the lead (the standfirst between the headline and itemprop=articleBody) must stay.
+    raw, case = page("ecce7e4d7ea42f64"), CASES["ecce7e4d7ea42f64"]
+    body = flat(main_text(raw, case["url"]))
+    assert all(s in body for s in case["with"])
+    assert not any(s in body for s in case["without"])
+    kept = flat(main_text(raw, case["url"], ExtractOptions(lead_after_headline=False)))
+    assert case["without"][0] in kept  # the headline rule alone removed it
+
+
+def test_after_headline_keeps_the_lead_when_no_heading_repeats_the_title():
+    blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    head = Block("Bridge reopens", 14, 0, "h2")
+    lead = Block("The bridge reopened on Monday after repairs.", 40, 0, "p")
+    blocks = [blurb, head, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Bridge reopens | News") == [lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Town news") == [blurb, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "") == [blurb, lead]
+    para = Block("Bridge reopens", 14, 0, "p")  # the title's words in a paragraph: no headline
+    assert after_headline([blurb, para, lead], 3, [blurb, lead], 6, "Bridge reopens") == [
+        blurb,
+        lead,
+    ]
+    assert after_headline(blocks, 3, [blurb, lead], 1, "Bridge reopens") == [blurb, lead]  # reach
+
+
+def test_a_linked_paragraph_between_two_plain_ones_stays():
+    # inews.co.uk (the Fundus corpus's test page, MIT): a protester's quote whose three places
+    # are links (link density over 0.35) sits between two plain paragraphs of the story.
+    raw, case = page("edc535c5275d9d17"), CASES["edc535c5275d9d17"]
+    quote = case["with"][0]
+    assert quote in flat(main_text(raw, case["url"]))
+    off = ExtractOptions(linked_paragraph_min_chars=0)
+    assert quote not in flat(main_text(raw, case["url"], off))  # the rule alone kept it
+
+
+def test_linked_paragraph_needs_a_long_paragraph_between_two_plain_ones():
+    plain = Block("The mayor said the bridge would reopen on Monday after the repairs.", 56, 0, "p")
+    text = "Critics, among them the council and two residents' groups, said the repairs came late."
+    opts = ExtractOptions(linked_paragraph_min_chars=70)
+
+    def kept(linked: Block, before: Block = plain, after: Block = plain) -> bool:
+        return linked_paragraph([before, linked, after], 1, 0, 2, opts)
+
+    assert kept(Block(text, 70, 56, "p", links=2))  # 70 chars, density 0.8: both bounds met
+    assert not kept(Block(text, 69, 55, "p", links=2))  # one char short
+    assert not kept(Block(text, 70, 57, "p", links=2))  # density over 0.8
+    assert not kept(Block(text, 70, 40, "li", links=2))  # a list item: a link list's
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(text, 70, 40, "p", links=2))
+    assert not kept(Block(text, 70, 40, "p", links=2), before=Block("Home", 4, 0, "p"))
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(plain.text, 56, 0, "h2"))
+    span = [plain, Block(text, 70, 40, "p", links=2), plain]
+    assert not linked_paragraph(
+        span, 1, 1, 2, opts
+    )  # the first block of the span: no paragraph before
 
 
 def _comment_thread(opener: str) -> list[Block]:
