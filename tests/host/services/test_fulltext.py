@@ -579,3 +579,22 @@ def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkey
             assert head.total == every.total, text
             assert len(head.results) >= min(want, every.total), (text, want)
             assert head.results == every.results[: len(head.results)], (text, want)
+
+
+def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(5)
+    add_rows(index, [warm_body(rnd, n) for n in range(8)], 0)
+    assert index.warm_due() is False  # fewer rows than a list needs
+    add_rows(index, [warm_body(rnd, n) for n in range(8, 40)], 8)
+    assert index.warm_due() is True
+    index.warm_plan()
+    assert index.warm_due() is False  # planned for these rows
+    add_rows(index, [warm_body(rnd, n) for n in range(40, 49)], 40)
+    assert index.warm_due() is False  # grown less than WARM_GROWTH
+    add_rows(index, [warm_body(rnd, n) for n in range(49, 60)], 49)
+    assert index.warm_due() is True  # a big import
+    index.warm_plan()
+    index._clear()
+    add_rows(index, [warm_body(rnd, n) for n in range(20)], 0)
+    assert index.warm_due() is True  # a rebuild
