@@ -92,6 +92,7 @@ class FullTextIndex:
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
+        self.warming = False  # a warm pass is running (the daemon runs one at a time)
         self._load_known()
 
     def _load_known(self) -> None:
