@@ -479,7 +479,7 @@ class FullTextIndex:
         matching = self._matching(query)
         live = [r for r in map(self.rows.get, matching) if r is not None]
         total = len(set(map(_KEY, live)))
-        limit = 2 * want + 16
+        limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
         while True:
             found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
             complete = len(found) < limit
