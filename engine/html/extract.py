@@ -1089,9 +1089,30 @@ def page_body(
         box = drop_labelled(root, options.blocks, keep=box)
     elif root is not None:
         drop_labelled(root, options.blocks)
-        box = article_box(root, options.article_box_tiers)
+        if box is not None and not attached(box, root):
+            box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
     return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
+
+
+def attached(node: LexborNode, root: LexborNode) -> bool:
+    """True when ``node`` is still inside ``root`` (no ancestor was detached). The filter
+    only removes nodes, so a container that is still attached is still the first of the best
+    tier: the page need not be searched again.
+
+    >>> tree = LexborHTMLParser("<div><p>x</p></div>")
+    >>> p = tree.css_first("p"); attached(p, tree.body)
+    True
+    >>> tree.css_first("div").decompose(False); attached(p, tree.body)
+    False
+    """
+    top = root.mem_id
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id == top:
+            return True
+        parent = parent.parent
+    return False
 
 
 @dataclass
