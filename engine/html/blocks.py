@@ -129,19 +129,77 @@ def drop_useless(tree: LexborHTMLParser, options: BlockOptions) -> LexborNode | 
     >>> drop_useless(LexborHTMLParser("<p>a<script>b</script></p>"), BlockOptions()).text()
     'a'
     """
-    if tree.root is not None:  # one selector list: one pass over the tree, not one per tag
-        detach(tree.root.css(useless_selector(options.useless_tags)))
+    if tree.root is not None:
+        detach(useless_nodes(tree.root, useless_set(options.useless_tags)))
     return tree.body or tree.root
 
 
 @cache
-def useless_selector(tags: tuple[str, ...]) -> str:
-    """The useless tags as one selector list.
+def useless_set(tags: tuple[str, ...]) -> frozenset[str]:
+    """The useless tags as a set.
 
-    >>> useless_selector(("script", "style"))
-    'script,style'
+    >>> sorted(useless_set(("script", "style")))
+    ['script', 'style']
     """
-    return ",".join(tags)
+    return frozenset(tags)
+
+
+# Tag names by lexbor tag id: a known HTML tag has a small fixed id, a custom element an id
+# of its own document (its name's address), never cached. Looking an id up here costs a
+# third of reading ``node.tag``, which builds a new string each time.
+_TAG_NAMES: dict[int, str] = {}
+_KNOWN_TAG_IDS = 4096
+
+
+def tag_name(node: LexborNode) -> str:
+    """``node.tag``, cached by tag id for known tags.
+
+    >>> tag_name(LexborHTMLParser("<p>x</p>").css_first("p"))
+    'p'
+    """
+    tid = node.tag_id
+    name = _TAG_NAMES.get(tid)
+    if name is None:
+        name = node.tag or ""
+        if tid < _KNOWN_TAG_IDS:
+            _TAG_NAMES[tid] = name
+    return name
+
+
+def useless_nodes(root: LexborNode, useless: frozenset[str]) -> list[LexborNode]:
+    """The outermost descendants of ``root`` whose tag is in ``useless``, in document order.
+
+    One walk in Python that does not enter what it finds (a selector list of 45 tags costs
+    lexbor 45 tests per node: ~0.5 ms on a 100 KB page, this walk ~0.27 ms, and half the
+    nodes to detach).
+
+    >>> tree = LexborHTMLParser("<div><nav><img></nav><p>x<script></script></p></div>")
+    >>> [n.tag for n in useless_nodes(tree.body, frozenset(("nav", "img", "script")))]
+    ['nav', 'script']
+    """
+    found: list[LexborNode] = []
+    stack: list[LexborNode | None] = []
+    names, node = _TAG_NAMES, root.child
+    while True:
+        if node is None:
+            if not stack:
+                return found
+            node = stack.pop()
+            continue
+        tid = node.tag_id
+        name = names.get(tid)
+        if name is None:
+            name = tag_name(node)
+        if name in useless:
+            found.append(node)
+            node = node.next
+            continue
+        child = node.child
+        if child is not None:
+            stack.append(node.next)
+            node = child
+            continue
+        node = node.next
 
 
 def detach(nodes: list[LexborNode]) -> None:
@@ -437,7 +495,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
     sibling, then its closing marker); the region steps of :class:`_Cutter` are inlined
     (one call per text block): this loop runs once per node of the page.
     """
-    weights, parts, path = cut.weights, cut.parts, cut.path
+    weights, parts, path, names = cut.weights, cut.parts, cut.path, _TAG_NAMES
     stack: list[tuple] = []
     pop, push = stack.pop, stack.append
     node, in_link, region = root.child, False, "div"
@@ -460,7 +518,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
                 if path:
                     path.pop()
             continue
-        tag = node.tag
+        tag = names.get(node.tag_id) or tag_name(node)
         if tag == "-text":
             text = node.text_content
             if text:
