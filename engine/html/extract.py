@@ -64,6 +64,9 @@ class ExtractOptions:
     linked_titles: bool = True
     linked_title_min_chars: int = 15
     teaser_min_chars: int = 40
+    # ... or a paragraph of the story between two plain ones (see linked_paragraph). 0: off.
+    linked_paragraph_min_chars: int = 100
+    linked_paragraph_max_density: float = 0.8
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -85,10 +88,12 @@ class ExtractOptions:
     # under this stays (class="share_wrapper" around the story). 0: off.
     box_keeps_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
+    lead_after_headline: bool = True  # ... if after the story's headline (see after_headline)
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
+    caption_max_chars: int = 300  # ... nor captions this short ending with a credit (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
@@ -443,13 +448,27 @@ CREDIT = re.compile(
 )
 
 
-def is_credit(block: Block, max_chars: int) -> bool:
-    """True for a short photo credit or caption line.
+def is_credit(block: Block, max_chars: int, caption_chars: int = 0) -> bool:
+    """True for a short photo credit or caption line (up to ``max_chars``), or a caption of
+    up to ``caption_chars`` that ends with its credit (see CAPTION_CREDIT).
 
     >>> is_credit(Block("Marco Odermatt, Ski-Star. © AFP / MARCO BERTORELLO", 44, 0, "p"), 160)
     True
+    >>> caption = "Pro Stunde werden in Schmalkalden etwa 45 Schweine geschlachtet. Bildrechte: MDR/David Straub"
+    >>> is_credit(Block(caption, 130, 0, "p"), 120), is_credit(Block(caption, 130, 0, "p"), 120, 300)
+    (False, True)
     """
-    return block.chars <= max_chars and CREDIT.search(block.text.lower()) is not None
+    low = block.text.lower()
+    if block.chars <= max_chars and CREDIT.search(low) is not None:
+        return True
+    return block.chars <= caption_chars and CAPTION_CREDIT.search(low) is not None
+
+
+# A caption's credit at its very end: "… Bildrechte: MDR/David Straub", "… - Copyright Fredrik
+# Persson/AP", "… © dpa"; the credit itself holds no sentence end.
+CAPTION_CREDIT = re.compile(
+    r"(?:©|\bcopyright\b|\b(?:bildrechte|bild|fotos?|photos?|credits?|image)\s*:)\s*[^.!?:]{2,60}$"
+)
 
 
 # A block opening with PHP's error output is the server's noise at any length.
@@ -501,6 +520,30 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     return False
 
 
+def linked_paragraph(
+    blocks: list[Block], k: int, lo: int, hi: int, options: ExtractOptions
+) -> bool:
+    """A link-dense block that is a story's paragraph: a <p> of ``linked_paragraph_min_chars``+
+    whose links hold at most ``linked_paragraph_max_density`` of it, between two plain
+    paragraphs of the span (after trafilatura, which tests link density on short paragraphs
+    only). A link list or a teaser is not set between two paragraphs of running text.
+
+    >>> plain = Block("The mayor said the bridge would reopen on Monday after repairs.", 54, 0, "p")
+    >>> linked = Block("Critics, among them the council and two groups, said the repairs came late.", 64, 30, "p", links=2)
+    >>> linked_paragraph([plain, linked, plain], 1, 0, 2, ExtractOptions(linked_paragraph_min_chars=60))
+    True
+    """
+    block, least = blocks[k], options.linked_paragraph_min_chars
+    if not least or not lo < k < hi or block.tag != "p" or block.chars < least:
+        return False
+    if block.link_density > options.linked_paragraph_max_density:
+        return False
+    return all(
+        b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+        for b in (blocks[k - 1], blocks[k + 1])
+    )
+
+
 _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
 
 
@@ -513,7 +556,10 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        caption = options.caption_max_chars
+        noisy = (notice and is_notice(block, notice)) or (
+            credit and is_credit(block, credit, caption)
+        )
         block.noise = 1 if noisy else 0
     return block.noise == 1
 
@@ -560,7 +606,11 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         blocks[k]
         for k in range(lo, hi + 1)
         if free[k]
-        and (not _is_linky(blocks[k], options) or titles_content(blocks, k, hi, options))
+        and (
+            not _is_linky(blocks[k], options)
+            or titles_content(blocks, k, hi, options)
+            or linked_paragraph(blocks, k, lo, hi, options)
+        )
         and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
@@ -904,8 +954,29 @@ def body_blocks(blocks, span, weights, options, title) -> list[Block]:
         lead = lead_before(blocks, start, page_wide, options.lead_blocks)
         if options.standfirst_min_chars:
             lead = merge_samples(blocks, lead, standfirst_before(blocks, start, options, title))
+        if options.lead_after_headline:
+            lead = after_headline(blocks, start, lead, options.lead_blocks, title)
         chosen = lead + chosen
     return chosen or page_wide
+
+
+def after_headline(
+    blocks: list[Block], start: int, lead: list[Block], reach: int, title: str
+) -> list[Block]:
+    """The lead blocks after the story's headline (the last heading repeating the title among
+    the ``reach`` blocks before the container): what comes before it is the site's header (a
+    blog's description, a consent layer), not the story's lead.
+
+    >>> blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    >>> head, lead = Block("Bridge reopens", 14, 0, "h1"), Block("The bridge reopened.", 20, 0, "p")
+    >>> [b.text for b in after_headline([blurb, head, lead], 3, [blurb, lead], 6, "Bridge reopens | News")]
+    ['The bridge reopened.']
+    """
+    for k in range(start - 1, max(0, start - reach) - 1, -1):
+        if title and blocks[k].tag in HEADINGS and blocks[k].text in title:
+            header = {id(b) for b in blocks[:k]}
+            return [b for b in lead if id(b) not in header]
+    return lead
 
 
 def lead_before(blocks: list[Block], start: int, sample: list[Block], reach: int) -> list[Block]:
@@ -959,7 +1030,7 @@ def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Blo
         if b.tag == "p"
         and not _is_linky(b, options)
         and not (notice and is_notice(b, notice))
-        and not (credit and is_credit(b, credit))
+        and not (credit and is_credit(b, credit, options.caption_max_chars))
     ]
 
 

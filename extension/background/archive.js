@@ -23,8 +23,7 @@ export async function archiveTab(tabId) {
   const tab = await ext.tabs.get(tabId);
   if (!isWebURL(tab.url)) throw new HostError('not_archivable', 'Only web pages (http and https addresses) can be archived.');
   const { capture } = await settings();
-  const result = await captureTab(tabId, tab.url, capture);
-  return summarizeNew(result, tab.url, tabId);
+  return captureTab(tabId, tab.url, capture, (result) => summarizeNew(result, tab.url, tabId));
 }
 
 /**
@@ -35,10 +34,8 @@ export async function resumeArchives() {
   const interrupted = await interruptedCaptures();
   if (!interrupted.length) return;
   const { capture } = await settings();
-  await Promise.allSettled(interrupted.map(async ({ tabId, state }) => {
-    const result = await resumeCapture(tabId, state, capture);
-    await summarizeNew(result, state.url, tabId);
-  }));
+  await Promise.allSettled(interrupted.map(({ tabId, state }) =>
+    resumeCapture(tabId, state, capture, (result) => summarizeNew(result, state.url, tabId))));
 }
 
 /** Archive a link target without opening it (the host fetches it). */

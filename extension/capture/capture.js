@@ -26,8 +26,12 @@ const BACKGROUND_FETCH_LANES = 6;
 // registered_at has whole seconds; the capture's start is in ms.
 const CLOCK_SLACK_MS = 1000;
 
-/** Capture tab `tabId` (showing `url`) and register it; resolves with capture_commit's reply. */
-export async function captureTab(tabId, url, settings) {
+/**
+ * Capture tab `tabId` (showing `url`) and register it; resolves with `finish(capture_commit's
+ * reply)`. The progress says "done" only after `finish` has run, so whoever watches the progress
+ * (the popup) finds what `finish` stored.
+ */
+export async function captureTab(tabId, url, settings, finish = async (result) => result) {
   const key = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const report = progress(tabId, url);
   await report.update({ phase: 'collecting', key });
@@ -36,12 +40,12 @@ export async function captureTab(tabId, url, settings) {
     const page = await collect(tabId, key, settings);
     const begun = await request('capture_begin', beginParams(url, page, settings), { timeoutMs: BEGIN_TIMEOUT_MS })
       .catch((err) => (err?.code === 'unknown_type' ? null : Promise.reject(err)));
-    if (!begun) return await htmlOnly(url, page, report); // a helper app older than capture_begin
+    if (!begun) return await htmlOnly(url, page, report, finish); // a helper app older than capture_begin
     captureId = begun.capture_id;
     const need = begun.need ?? [];
     await report.update({ capture_id: captureId, limits: begun.limits ?? {}, held: heldList(page, need) });
     await sendParts({ tabId, key, captureId, need, limits: begun.limits ?? {}, page, report });
-    return await commit(captureId, report);
+    return await commit(captureId, report, finish);
   } catch (err) {
     return failed(captureId, report, err);
   } finally {
@@ -54,8 +58,9 @@ export async function captureTab(tabId, url, settings) {
  * progress): send what the host still lacks (capture_status) from the frames that hold it, then
  * commit. Stopped while collecting, or anything failing, it ends cleanly: the host drops its
  * parts (capture_abort), the progress says failed, and a new archive of the page works.
+ * Resolves with `finish(the registered version)`, as captureTab does.
  */
-export async function resumeCapture(tabId, state, settings) {
+export async function resumeCapture(tabId, state, settings, finish = async (result) => result) {
   const report = progress(tabId, state.url, state);
   const captureId = state.capture_id ?? null;
   try {
@@ -65,7 +70,7 @@ export async function resumeCapture(tabId, state, settings) {
       const page = await heldPage(state.held ?? [], settings.resourceMB * MB);
       await sendParts({ tabId, key: state.key, captureId, need: null, limits: state.limits ?? {}, page, report });
     }
-    return await commit(captureId, report).catch((err) => savedMeanwhile(err, state, report));
+    return await commit(captureId, report, finish).catch((err) => savedMeanwhile(err, state, report, finish));
   } catch (err) {
     return failed(captureId, report, err);
   } finally {
@@ -73,11 +78,17 @@ export async function resumeCapture(tabId, state, settings) {
   }
 }
 
-async function commit(captureId, report) {
+async function commit(captureId, report, finish) {
   await report.update({ phase: 'saving' });
   const result = await request('capture_commit', { capture_id: captureId }, { timeoutMs: COMMIT_TIMEOUT_MS });
-  await report.update({ phase: 'done', resources: result?.resources ?? null });
-  return result;
+  return done(report, result, finish, result?.resources ?? null);
+}
+
+/** The version is stored: run `finish`, then say "done" (a failing `finish` never fails the capture). */
+async function done(report, result, finish, resources) {
+  const finished = await finish(result).catch(() => result);
+  await report.update({ phase: 'done', resources });
+  return finished;
 }
 
 /**
@@ -85,13 +96,12 @@ async function commit(captureId, report) {
  * its pending ones (not_found), and the page has a version registered since the capture began.
  * That version is the result; anything else stays an error.
  */
-async function savedMeanwhile(err, state, report) {
+async function savedMeanwhile(err, state, report, finish) {
   if (err?.code !== 'not_found' || state.phase !== 'saving') throw err;
   const answer = await request('versions', { url: state.url });
   const newest = (Array.isArray(answer) ? answer : (answer?.versions ?? []))[0];
   if (!newest || !(Date.parse(newest.registered_at) >= state.started_at - CLOCK_SLACK_MS)) throw err;
-  await report.update({ phase: 'done', resources: null });
-  return newest;
+  return done(report, newest, finish, null);
 }
 
 async function failed(captureId, report, err) {
@@ -181,12 +191,11 @@ function capPage(page, pageBytes) {
 }
 
 /** A helper app that predates resource capture gets the page's HTML alone (`archive_page`). */
-async function htmlOnly(url, page, report) {
+async function htmlOnly(url, page, report, finish) {
   const { top } = page;
   const params = { url, final_url: top.url, title: top.title, html: top.html, content_type: top.content_type, charset: top.charset, last_modified: top.last_modified };
   const result = await request('archive_page', params, { timeoutMs: COMMIT_TIMEOUT_MS });
-  await report.update({ phase: 'done', resources: null });
-  return result;
+  return done(report, result, finish, null);
 }
 
 function beginParams(url, page, settings) {

@@ -11,7 +11,6 @@ import { resourcesSummary } from '../lib/capture-summary.js';
 const archiveButton = document.getElementById('archive');
 const deleteButton = document.getElementById('delete');
 const WATCH_MS = 250;
-const SUMMARY_TRIES = 40; // 10 s of WATCH_MS
 let tab = null;
 
 init();
@@ -180,15 +179,13 @@ function renderCapture(p) {
 }
 
 /** A capture this popup watched ended (also one the background finished after a restart). */
-async function captureEnded(p, tries = 0) {
+// A capture says "done" only after its summary is stored (capture/capture.js), so one read finds it.
+async function captureEnded(p) {
   archiveButton.disabled = false;
   fill('archive', 'Archive again');
   if (p?.phase === 'failed') return showError({ message: p.error });
   const last = await callBackground('last_archive', { url: tab.url });
-  if (last.ok && last.result) return renderResult(last.result);
-  // A capture the background resumed says "done" before its summary is stored (that needs the
-  // host's version list): ask again for a while.
-  if (tries < SUMMARY_TRIES) setTimeout(() => captureEnded(p, tries + 1), WATCH_MS);
+  if (last.ok && last.result) renderResult(last.result);
 }
 
 function renderResult(r) {

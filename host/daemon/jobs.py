@@ -83,17 +83,38 @@ async def warm_search_index(app) -> int:
     text.deferred = True  # champion lists are made by text_index_once, not by a search
     while not await app.run(text.sync, app.store, 250):
         pass
+    if await app.run(text.warm_due):
+        await warm_lists(app)
     return len(index.entries)
+
+
+async def warm_lists(app) -> int:
+    """Make the warm champion lists (host/services/fulltext.py): the archive's most frequent
+    words and short prefixes, most frequent first, so that even their first search is
+    answered from a list. The vocabulary and each list are read in a worker thread on a
+    connection of their own; the store thread only installs each list (one short
+    transaction), so captures and searches come between; how many lists were made."""
+
+    text = index_of(app.home)
+    made = 0
+    for term in await asyncio.to_thread(text.warm_plan):
+        generation = await app.run(text.begin_warm)
+        built = await asyncio.to_thread(text.read_list, term)
+        made += await app.run(text.install, built, generation)
+    return made
 
 
 async def text_index_once(app) -> bool:
     """Catch the full-text index up with what crawls, schedules and imports registered; then
     make one champion list a search wanted (host/services/champions.py), so the next search
-    of that term is fast and no search waits for a list to be made."""
+    of that term is fast and no search waits for a list to be made; once caught up after a
+    rebuild or a big import, make the warm lists again."""
 
     text = index_of(app.home)
     done = await app.run(text.sync, app.store, 250)
     await app.run(text.build_lists, 1)
+    if done and await app.run(text.warm_due):
+        await warm_lists(app)
     return done
 
 

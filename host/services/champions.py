@@ -17,8 +17,16 @@ that factor), so every document whose best listed row scores above ``idf`` times
 bound is in its exact place in the full ranking; :func:`ranked` returns only that
 certified head, and the caller falls back to scoring every match when it needs more. A
 new row enters a list when its ``g`` (at ``a0``) beats ``cutoff``; a deleted one leaves;
-neither can break the bound. At most ``LISTS`` lists are kept (the oldest goes), so what
-a capture costs stays bounded.
+neither can break the bound. At most ``LISTS`` lists made after a search are kept (the
+oldest goes), so what a capture costs stays bounded.
+
+*Warm* lists (``warm``) are made ahead of any search for the archive's most frequent words
+and short prefixes (host/services/fulltext.py plans them from FTS5's vocabulary); they are
+never dropped for a newer list, and a capture counts their terms in the row from the
+scratch table's vocabulary in one read (:meth:`Champions.added`), not one query each. A
+warm list is read on a connection of its own (:func:`read`, a snapshot) and installed on
+the store thread (:meth:`Champions.install`), after which the rows that came and went since
+the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`).
 
 >>> round(factor(3, 100, 100.0), 4)
 1.5714
@@ -28,22 +36,25 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import defaultdict
 from dataclasses import dataclass
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
 MIN_ROWS = 2000  # a term in at least this many rows gets a list (fewer are scored fast)
 SIZE = 1000  # rows kept per list
-LISTS = 64  # lists kept: a capture checks its row against each
+LISTS = 64  # lists made after a search, kept: a capture checks its row against each
+PREFIX_CHARS = 4  # warm prefixes are at most this long (a capture sums its terms' prefixes)
+COLUMNS = ("title", "body", "url")
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS tier (n INTEGER PRIMARY KEY, term TEXT UNIQUE NOT NULL,"
-    " cutoff REAL NOT NULL, a0 REAL NOT NULL)",
+    " cutoff REAL NOT NULL, a0 REAL NOT NULL, warm INTEGER NOT NULL DEFAULT 0)",
     "CREATE TABLE IF NOT EXISTS champ (term TEXT NOT NULL, n INTEGER NOT NULL,"
     " f REAL NOT NULL, d INTEGER NOT NULL, PRIMARY KEY (term, n)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS champ_n ON champ(n)",
     "CREATE TABLE IF NOT EXISTS hitmap (term TEXT NOT NULL, chunk INTEGER NOT NULL,"
     " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
 )
-CHUNK = 1 << 15  # rows per stored bitmap chunk (4 KB)
+CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
 
 
@@ -102,6 +113,35 @@ class Row:
     rank: float
 
 
+@dataclass(frozen=True)
+class Built:
+    """A list as read from one snapshot of the index: its term, ``cutoff`` and ``a0``, the
+    kept rows ``(n, F, D)`` and every row the term matches."""
+
+    term: str
+    cutoff: float
+    a0: float
+    kept: list[tuple[int, float, int]]
+    matches: list[int]
+
+
+def read(db: sqlite3.Connection, term: str, weights: str, matches: list[int]) -> Built:
+    """The list of ``term`` (an FTS5 phrase matching the rows ``matches``) from FTS5's own
+    ranking of it, on ``db`` (any connection: the caller holds one snapshot)."""
+    rows, avgdl = averages(db)
+    weight = idf(rows, len(matches))
+    top = db.execute(
+        f"SELECT rowid, bm25(docs, {weights}) AS r FROM docs WHERE docs MATCH ? ORDER BY r LIMIT ?",
+        (term, SIZE + 1),
+    ).fetchall()
+    kept = []
+    for n, rank in top[:SIZE]:
+        d = row_length(db, n, "docs")
+        kept.append((n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
+    cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
+    return Built(term, cutoff, avgdl, kept, matches)
+
+
 def _varints(blob: bytes) -> list[int]:
     """SQLite's 1–9 byte big-endian varints (FTS5's docsize and averages records)."""
     out, value, i = [], 0, 0
@@ -141,8 +181,9 @@ class Champions:
         self.db, self.weights = db, weights
         for statement in SCHEMA:
             db.execute(statement)
-        rows = db.execute("SELECT term, cutoff, a0 FROM tier ORDER BY n")
-        self.tiers = {t: (c, a) for t, c, a in rows}
+        rows = db.execute("SELECT term, cutoff, a0, warm FROM tier ORDER BY n").fetchall()
+        self.tiers = {t: (c, a) for t, c, a, _w in rows}
+        self.warm = {t for t, _c, _a, w in rows if w}
         mapped = {t for (t,) in db.execute("SELECT DISTINCT term FROM hitmap")}
         for term in [t for t in self.tiers if t not in mapped]:  # made before hit bitmaps
             self.drop(term)
@@ -151,7 +192,7 @@ class Champions:
     def clear(self) -> None:
         for table in ("champ", "tier", "hitmap"):
             self.db.execute(f"DELETE FROM {table}")
-        self.tiers = {}
+        self.tiers, self.warm = {}, set()
 
     def hits(self, term: str) -> Hits | None:
         """The rows ``term`` matches, kept beside its list (None: no list), so a query
@@ -165,33 +206,34 @@ class Champions:
     def build(self, term: str, matches: list[int]) -> None:
         """Make the list of ``term`` (an FTS5 phrase, matching the rows ``matches``) from
         FTS5's own ranking of it."""
-        rows, avgdl = averages(self.db)
-        weight = idf(rows, len(matches))
-        top = self.db.execute(
-            f"SELECT rowid, bm25(docs, {self._weights}) AS r FROM docs"
-            " WHERE docs MATCH ? ORDER BY r LIMIT ?",
-            (term, SIZE + 1),
-        ).fetchall()
-        kept = []
-        for n, rank in top[:SIZE]:
-            d = row_length(self.db, n, "docs")
-            kept.append((term, n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
-        cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
+        self.install(read(self.db, term, self._weights, matches))
+
+    def install(self, built: Built, warm: bool = False) -> None:
+        """Store a list read by :func:`read` (``warm``: made ahead, never dropped for a newer
+        one); the oldest list made after a search goes beyond ``LISTS``."""
+        term = built.term
         self.db.execute("DELETE FROM champ WHERE term = ?", (term,))
-        self.db.executemany("INSERT INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)", kept)
-        self.db.execute("INSERT OR REPLACE INTO tier (term, cutoff, a0) VALUES (?, ?, ?)",
-                        (term, cutoff, avgdl))  # fmt: skip
+        self.db.executemany("INSERT INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
+                            [(term, n, f, d) for n, f, d in built.kept])  # fmt: skip
+        self.db.execute("INSERT OR REPLACE INTO tier (term, cutoff, a0, warm) VALUES (?, ?, ?, ?)",
+                        (term, built.cutoff, built.a0, int(warm)))  # fmt: skip
         self.db.execute("DELETE FROM hitmap WHERE term = ?", (term,))
         self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
-                            [(term, c, b) for c, b in bitmap(matches).items()])  # fmt: skip
-        self.tiers[term] = (cutoff, avgdl)
-        while len(self.tiers) > LISTS:
-            self.drop(next(iter(self.tiers)))
+                            [(term, c, b) for c, b in bitmap(built.matches).items()])  # fmt: skip
+        self.tiers.pop(term, None)
+        self.tiers[term] = (built.cutoff, built.a0)
+        self.warm.discard(term)
+        if warm:
+            self.warm.add(term)
+        searched = [t for t in self.tiers if t not in self.warm]
+        for old in searched[: max(0, len(searched) - LISTS)]:
+            self.drop(old)
 
     def drop(self, term: str) -> None:
         for table in ("champ", "tier", "hitmap"):
             self.db.execute(f"DELETE FROM {table} WHERE term = ?", (term,))
         self.tiers.pop(term, None)
+        self.warm.discard(term)
 
     def ranked(self, term: str, hits: int, matching) -> tuple[list[Row], float] | None:
         """The listed rows that ``matching`` accepts, scored as ``bm25()`` would, best first,
@@ -215,7 +257,8 @@ class Champions:
         """Enter row ``n`` in the lists of the frequent terms it holds, where it beats the
         cutoff; its count of each listed term and its length. Its counts come from FTS5
         itself: the row alone in a scratch table, where ``bm25()`` is
-        ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length)."""
+        ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length), and for warm terms
+        (words and short prefixes) the scratch table's vocabulary, read once."""
         counts: dict[str, float] = {}
         if not self.tiers:
             return counts, 0
@@ -224,19 +267,62 @@ class Champions:
                         (title, body, url))  # fmt: skip
         try:
             length = row_length(self.db, 1, "scratch.one")
+            words = self._row_counts() if self.warm else {}
             for term, (cutoff, a0) in self.tiers.items():
-                found = self.db.execute(self._one, (term,)).fetchone()
-                f = counts[term] = count_of(-found[0] / 1e-6, K1) if found else 0
-                if f:
-                    self._mark(term, n, True)
-                if f and factor(f, length, a0) > cutoff:
-                    self.db.execute(
-                        "INSERT OR REPLACE INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
-                        (term, n, f, length),
-                    )
+                f = counts[term] = words.get(term, 0.0) if term in self.warm else self._count(term)
+                self._enter(term, n, f, length, cutoff, a0)
         finally:
             self.db.execute("DELETE FROM scratch.one")
         return counts, length
+
+    def _count(self, term: str) -> float:
+        """The scratch row's count of ``term`` (column-weighted), from its ``bm25()``."""
+        found = self.db.execute(self._one, (term,)).fetchone()
+        return count_of(-found[0] / 1e-6, K1) if found else 0.0
+
+    def _row_counts(self) -> dict[str, float]:
+        """The scratch row's column-weighted count of each of its words (``"word"``) and of
+        each prefix of them up to ``PREFIX_CHARS`` characters (``"pre" *``: FTS5 counts
+        every token that starts with it), from its vocabulary in one read."""
+        weight = dict(zip(COLUMNS, self.weights, strict=True))
+        words: dict[str, float] = defaultdict(float)
+        for term, column, cnt in self.db.execute("SELECT term, col, cnt FROM temp.onevocab"):
+            words[term] += weight[column] * cnt
+        counts: dict[str, float] = defaultdict(float)
+        for term, f in words.items():
+            counts[f'"{term}"'] += f
+            for size in range(1, min(PREFIX_CHARS, len(term)) + 1):
+                counts[f'"{term[:size]}" *'] += f
+        return counts
+
+    def _enter(self, term: str, n: int, f: float, length: int, cutoff: float, a0: float) -> None:
+        """Row ``n`` holds ``term`` ``f`` times (column-weighted): its bit, and its place in
+        the list when its factor at ``a0`` beats the cutoff."""
+        if f:
+            self._mark(term, n, True)
+        if f and factor(f, length, a0) > cutoff:
+            self.db.execute(
+                "INSERT OR REPLACE INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
+                (term, n, f, length),
+            )
+
+    def enter(self, term: str, n: int, title: str, body: str, url: str) -> None:
+        """Apply to the list of ``term`` a row added after the snapshot it was read from."""
+        cutoff, a0 = self.tiers[term]
+        self._scratch()
+        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
+                        (title, body, url))  # fmt: skip
+        try:
+            self._enter(
+                term, n, self._count(term), row_length(self.db, 1, "scratch.one"), cutoff, a0
+            )
+        finally:
+            self.db.execute("DELETE FROM scratch.one")
+
+    def leave(self, term: str, n: int) -> None:
+        """Apply to the list of ``term`` a row that left FTS5 after its snapshot."""
+        self.db.execute("DELETE FROM champ WHERE term = ? AND n = ?", (term, n))
+        self._mark(term, n, False)
 
     def removed(self, n: int) -> None:
         """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""
@@ -269,6 +355,7 @@ class Champions:
             "CREATE VIRTUAL TABLE scratch.one USING fts5(title, body, url,"
             " tokenize='unicode61 remove_diacritics 2')"
         )
+        self.db.execute("CREATE VIRTUAL TABLE temp.onevocab USING fts5vocab(scratch, one, col)")
         self._one = f"SELECT bm25(one, {self._weights}) FROM scratch.one WHERE one MATCH ?"
 
 

@@ -18,9 +18,14 @@ Results are documents ranked by the BM25 of their best version (title weighted 4
 text 1; ties by key); a query for a frequent term is answered from that term's champion
 list (host/services/champions.py), one of several frequent terms from the query's
 conjunction list (host/services/conjunctions.py), with the same head. A list is made after
-the first search that scored such a query in full (in the daemon, by the background job).
-The daemon keeps the index current on the store thread after each registration and in
-small steps in the background.
+the first search that scored such a query in full (in the daemon, by the background job);
+and ahead of any search, the daemon makes *warm* lists for the archive's most frequent
+words and prefixes of up to four characters, most frequent first (:meth:`FullTextIndex.warm_plan`, from
+FTS5's vocabulary), each read off the store thread on a connection of its own
+(:meth:`FullTextIndex.read_list`) and installed on it with the rows that came and went
+meanwhile (:meth:`FullTextIndex.install`); they are kept in the file, so the first search of
+such a term after a start is answered from its list. The daemon keeps the index current on
+the store thread after each registration and in small steps in the background.
 
 >>> import tempfile, pathlib
 >>> FullTextIndex(pathlib.Path(tempfile.mkdtemp()) / "f.sqlite3").count()
@@ -39,11 +44,12 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services.champions import MIN_ROWS, Champions, Hits, column_lengths
+from host.services import champions
+from host.services.champions import MIN_ROWS, Built, Champions, Hits, column_lengths, read
 from host.services.conjunctions import Conjunctions
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
-LAYOUT = 2  # PRAGMA user_version; a file of another layout is derived data: made afresh
+LAYOUT = 3  # PRAGMA user_version; a file of another layout is derived data: made afresh
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
     "title, body, url, content='', tokenize='unicode61 remove_diacritics 2')",
@@ -56,6 +62,9 @@ SCHEMA = (
 )
 WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
+WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
+PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
+WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,8 @@ class FullTextIndex:
         self.stamp: tuple | None = None
         self.deferred = False  # True: champion lists are made by build_lists, not by a search
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
+        self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
+        self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
         self._load_known()
 
     def _load_known(self) -> None:
@@ -201,6 +212,8 @@ class FullTextIndex:
         self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
         self.champions.removed(n)
         self.conjunctions.removed(n)
+        if self.events is not None:
+            self.events.append((n, None))
 
     def collect_dead(self) -> dict[tuple[int, str], set[str]]:
         """The body terms FTS5 holds for each dead row (its text blob was gone), by row
@@ -277,11 +290,13 @@ class FullTextIndex:
 
     def _clear(self) -> None:
         with self._batch():
-            self.db.execute("DELETE FROM docs")  # a contentless table may be emptied whole
+            self.db.execute("INSERT INTO docs (docs) VALUES ('delete-all')")  # not DELETE
             self.db.execute("DELETE FROM seen")
             self.champions.clear()
             self.conjunctions.clear()
+            self.db.execute("DELETE FROM meta WHERE name = 'warmed'")
         self.known, self.rows = {}, {}
+        self.generation += 1
 
     def rebuild(self, store) -> int:
         """Drop everything and index the store again; how many versions."""
@@ -298,6 +313,7 @@ class FullTextIndex:
             yield
         except BaseException:
             self.db.execute("ROLLBACK")
+            self.generation += 1  # rows noted as added or removed in it did not happen
             raise
         self.db.execute("COMMIT")
 
@@ -338,8 +354,89 @@ class FullTextIndex:
         counts, length = self.champions.added(n, title, body, url)
         if self.conjunctions.lists:
             self.conjunctions.added(n, counts, length)
+        if self.events is not None:
+            self.events.append((n, (title, body, url)))
         self.known[reg_id], self.rows[n] = key, (key, reg_id)
         return n
+
+    # -- warm lists: made ahead of any search ---------------------------------------------
+    def warm_due(self) -> bool:
+        """True when the warm lists should be planned (again): none was planned for these
+        rows, or the index has grown ``WARM_GROWTH`` times since (a big import)."""
+        with self.lock:
+            found = self.db.execute("SELECT value FROM meta WHERE name = 'warmed'").fetchone()
+            rows = len(self.known)
+            return rows >= MIN_ROWS and (found is None or rows >= found[0] * WARM_GROWTH)
+
+    def warm_plan(self, limit: int | None = None) -> list[str]:
+        """The terms to make warm lists for, most frequent first: every word of FTS5's
+        vocabulary, and every prefix of up to ``PREFIX_CHARS`` characters (its rows estimated
+        as ``PREFIX_COST`` times its words' sum: what scoring it in full costs, in rows), in at
+        least ``MIN_ROWS`` rows and with no warm list yet; at most ``WARM_LISTS`` in all. On a connection of its own (a scan of FTS5's
+        vocabulary: off the store thread)."""
+        limit = WARM_LISTS if limit is None else limit
+        with self._reader() as db:
+            db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, docs, row)")
+            found = db.execute("SELECT term, doc FROM temp.terms").fetchall()
+            rows = db.execute("SELECT count(*) FROM seen WHERE live").fetchone()[0]
+        estimate: dict[str, float] = {}
+        for term, doc in found:
+            estimate[f'"{term}"'] = doc
+            for size in range(1, min(champions.PREFIX_CHARS, len(term)) + 1):
+                key = f'"{term[:size]}" *'
+                estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
+        with self.lock:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
+            room = max(0, limit - len(self.champions.warm))
+            warm = set(self.champions.warm)
+        frequent = [(-d, t) for t, d in estimate.items() if d >= MIN_ROWS and t not in warm]
+        return [t for _d, t in sorted(frequent)[:room]]
+
+    def begin_warm(self) -> int:
+        """Before :meth:`read_list` takes its snapshot (on the store thread): note the rows
+        added and removed from now on, to apply to the list it reads; the generation."""
+        with self.lock:
+            self.events = []
+            return self.generation
+
+    def read_list(self, term: str) -> Built | None:
+        """The warm list of ``term`` from one snapshot of the file, on a connection of its
+        own (the scoring of every match: off the store thread); None when it matches fewer
+        than ``MIN_ROWS`` rows."""
+        with self._reader() as db:
+            matches = [n for (n,) in db.execute(_ROWIDS, (term,))]
+            if not self._frequent(len(matches)):
+                return None
+            return read(db, term, ", ".join(map(str, WEIGHTS)), matches)
+
+    def install(self, built: Built | None, generation: int) -> bool:
+        """Store a warm list (on the store thread), then apply to it the rows added and
+        removed since :meth:`begin_warm`, in their order (applying one the snapshot already
+        had changes nothing); a list read before the rows were numbered afresh is dropped.
+        True when stored."""
+        with self.lock:
+            events, self.events = self.events, None
+            if built is None or events is None or generation != self.generation:
+                return False
+            with self._batch():
+                self.champions.install(built, warm=True)
+                for n, values in events:
+                    if values is None:
+                        self.champions.leave(built.term, n)
+                    else:
+                        self.champions.enter(built.term, n, *values)
+            return True
+
+    @contextlib.contextmanager
+    def _reader(self):
+        """A connection of its own in one read transaction (the WAL gives it a snapshot)."""
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("BEGIN")
+            yield db
+            db.execute("COMMIT")
+        finally:
+            db.close()
 
     # -- queries ----------------------------------------------------------------------
     def search(self, query: textquery.Query, want: int | None = None) -> Ranking:
@@ -353,7 +450,10 @@ class FullTextIndex:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
-                ranking, matched = self._scored(match)
+                if want is None:
+                    ranking, matched = self._scored(match)
+                else:
+                    ranking, matched = self._scored_head(query, match, want)
                 if want is not None and self._frequent(matched):  # the next search: its list
                     self._want(_phrases(query))
                 if not self.deferred:
@@ -367,6 +467,41 @@ class FullTextIndex:
         live rows matched."""
         found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
         return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
+
+    def _scored_head(self, query, match: str, want: int) -> tuple[Ranking, int]:
+        """The head of the full ranking without grouping every match: FTS5 scores every
+        match and keeps the best rows (its sorter, in C), which are grouped here into their
+        documents; a document is certain once its best row scores strictly better than the
+        last row fetched (rows are fetched until ``want`` documents are, or all are). The
+        matches themselves (the total, and how many rows matched) come from the terms'
+        bitmaps when each has a list, else from FTS5."""
+        matching = self._matching(query)
+        live = [r for r in map(self.rows.get, matching) if r is not None]
+        total = len(set(map(_KEY, live)))
+        limit = 2 * want + 16
+        while True:
+            found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
+            complete = len(found) < limit
+            bound = float("inf") if complete else found[-1][1]
+            head, seen_keys = list[tuple[str, str, float]](), set[str]()
+            for n, rank in found:
+                row = self.rows.get(n)
+                if row is None or row[0] in seen_keys or not rank < bound:
+                    continue
+                seen_keys.add(row[0])
+                head.append((row[0], row[1], rank))
+            if complete or len(head) >= min(want, total):
+                head.sort(key=lambda r: (r[2], r[0]))
+                return Ranking(head, total), len(live)
+            limit *= 4
+
+    def _matching(self, query) -> Hits | list[int]:
+        """The rows ``query`` matches: the AND of its terms' bitmaps when each term has a
+        list and none is excluded, else FTS5's."""
+        hits = [self.champions.hits(p) for p in _phrases(query)]
+        if len(hits) == len(query.terms) and all(h is not None for h in hits):
+            return _both([h for h in hits if h is not None])
+        return [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
@@ -476,6 +611,7 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
+_TOP = "SELECT rowid, bm25(docs, ?, ?, ?) AS r FROM docs WHERE docs MATCH ? ORDER BY r LIMIT ?"
 _DEAD_TERMS = "SELECT doc, col, term FROM temp.instances WHERE doc IN ({})"  # every token read
 
 

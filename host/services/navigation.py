@@ -20,6 +20,7 @@ started cutting them at registration):
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -68,8 +69,22 @@ def build_suggester(app, step: Step = no_step) -> Suggester:
     if state:
         suggester.load_state(state)
     suggester.warm()
+    settle_heap()
     app.learning.dirty = False
     return suggester
+
+
+def settle_heap() -> None:
+    """Once the warm state is built, take what is alive now (the dictionary, the lexicon,
+    the public suffix list, the imported modules) out of the cyclic collector's walks
+    (:func:`gc.freeze`): they live as long as the daemon, and a full collection over them
+    paused a request by tens of milliseconds. Objects made later are collected as before.
+
+    >>> settle_heap(); frozen = gc.get_freeze_count(); gc.unfreeze(); frozen > 0
+    True
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def save_learning(app) -> None:

@@ -50,6 +50,7 @@ from engine.urls.substitution import read_typed  # noqa: E402
 from engine.urls.suggest import Suggester, SuggestRequest  # noqa: E402
 from host.cli.commands.suggest import parse_rows  # noqa: E402
 from host.services import learning_file  # noqa: E402
+from host.services.navigation import settle_heap  # noqa: E402
 
 VOWELS = "aeiou"
 LOOK = {"o": "0", "l": "1", "i": "1", "e": "3", "s": "5", "m": "rn", "w": "vv", "a": "4"}
@@ -598,6 +599,7 @@ def main() -> None:
     dictionary = DomainDictionary.bundled()
     print(f"100k: built in {time.perf_counter() - started:.2f} s, {len(dictionary.hashes)} entries")
     suggester = Suggester(dictionary).warm()
+    settle_heap()  # as the daemon does after its warm start (build_suggester)
     kinds = tuple(k for k in args.kinds.split(",") if k) or KINDS
     cases = build_cases(domains, args.per_kind, args.seed, kinds)
     print(f"typo cases: seed {args.seed} ({'the tuning set' if args.seed == 11 else 'held out'})")

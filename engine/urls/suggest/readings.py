@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import Levenshtein
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from engine.urls.dictionary import DomainDictionary, split_host
 from engine.urls.typos import typo_cost
@@ -65,6 +66,7 @@ class HostReader:
         self._suffix_list: list[tuple[str, int]] | None = None
         self._glue: tuple[dict, dict] | None = None
         self._tld_cache: dict[str, list[tuple[str, float, str]]] = {}
+        self._ranked: tuple[list[str], list[tuple[str, int]]] | None = None
 
     def readings(self, host: str, cost: float, step: str, why: str) -> tuple[list[Query], bool]:
         """The readings of one host variant, and whether a ``www`` typo was read."""
@@ -152,11 +154,12 @@ class HostReader:
         if fixed:
             out.append((fixed, 0.3, f".{suffix} is a typo of .{fixed}"))
         limit = 1 if len(suffix) <= 3 else 2  # every 2-letter TLD is 2 edits from "ni"
-        near = [
-            (known, count)
-            for known, count in self.dictionary.suffix_counts().most_common()
-            if known != fixed and Levenshtein.distance(suffix, known, score_cutoff=limit) <= limit
-        ]
+        ranked = self._ranked_suffixes()
+        # one C loop over every known suffix, then back into popularity order
+        found = process.extract(
+            suffix, ranked[0], scorer=Levenshtein.distance, score_cutoff=limit, limit=None
+        )
+        near = [ranked[1][i] for i in sorted(i for known, _, i in found if known != fixed)]
         for known, count in near[:40]:
             cost = 0.3 + typo_cost(suffix, known) - 0.1 * math.log10(count)
             out.append((known, max(cost, 0.3), f".{suffix} → .{known}"))
@@ -165,6 +168,13 @@ class HostReader:
             self._tld_cache.clear()
         self._tld_cache[suffix] = out[:6]
         return out[:6]
+
+    def _ranked_suffixes(self) -> tuple[list[str], list[tuple[str, int]]]:
+        """Every known suffix, most used first: the names, and (name, count) pairs."""
+        if self._ranked is None:
+            pairs = self.dictionary.suffix_counts().most_common()
+            self._ranked = ([known for known, _ in pairs], pairs)
+        return self._ranked
 
     def popular_suffixes(self) -> list[tuple[str, int]]:
         """The dictionary's suffixes used by 3+ domains, most used first (at most 300)."""

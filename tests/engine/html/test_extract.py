@@ -17,6 +17,7 @@ from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
     Extraction,
     ExtractOptions,
+    after_headline,
     article_box,
     box_tier,
     choose_body,
@@ -28,6 +29,7 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    linked_paragraph,
     main_text,
     match_degree,
     page_title,
@@ -338,6 +340,33 @@ def test_a_box_too_small_for_the_article_is_ignored():
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
+def test_a_caption_ending_with_its_credit_is_not_body_text():
+    # mdr.de (the Fundus corpus's test page, MIT): each photo's caption, kept as a <p>-like
+    # block in the story, ends with "Bildrechte: MDR/David Straub".
+    raw, case = page("4a3e08d0cff957f6"), CASES["4a3e08d0cff957f6"]
+    body = flat(main_text(raw, case["url"]))
+    assert case["with"][0] in body
+    assert case["without"][0] not in body
+    off = flat(main_text(raw, case["url"], ExtractOptions(caption_max_chars=0)))
+    assert case["without"][0] in off  # the caption rule alone removed it
+
+
+def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
+    caption = "Der Bürgermeister vor der neuen Brücke am Montag. Bildrechte: MDR/Max Muster"
+    short = len(caption)
+    assert is_credit(Block(caption, short, 0, "p"), 20, short)
+    assert not is_credit(Block(caption, short + 1, 0, "p"), 20, short)  # one char too long
+    assert not is_credit(Block(caption, short, 0, "p"), 20)  # off by default
+    for text in ("Swedish police officer - Copyright Fredrik Persson/AP", "Die Brücke. © dpa"):
+        assert is_credit(Block(text, len(text), 0, "p"), 10, 300), text
+    for story in (
+        "Bildrechte: MDR. Die Stadt baut eine neue Brücke über den Fluss, sagte der Bürgermeister.",
+        "The team shared the image: a cat asleep on the keyboard of the old computer.",
+        "Copyright law changed in 2019, and the court ruled on the photos: the case goes on.",
+    ):
+        assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
+
+
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
     para = "<p>" + "Die Polizei nahm drei Männer fest, die Motoren umgebaut hatten. " * 3 + "</p>"
     lead = "Durante un operativo para detener a tres presuntos roba motos, la Policía informó " * 2
@@ -562,6 +591,65 @@ def test_a_comment_section_under_a_story_ends_the_body():
     assert "copyrighted property of Breaking Belize News" not in body
     kept = flat(main_text(raw, case["url"], ExtractOptions(comments_after_share=0)))
     assert "copyrighted property of Breaking Belize News" in kept  # the cut alone removed it
+
+
+def test_the_lead_above_the_article_container_starts_after_the_headline():
+    # medicalnewstoday.com, from the Readability.js test pages (Apache-2.0, via the wide set's
+    # "readability" corpus): a consent layer's text sits a few blocks above the headline, and
+    # the lead (the standfirst between the headline and itemprop=articleBody) must stay.
+    raw, case = page("ecce7e4d7ea42f64"), CASES["ecce7e4d7ea42f64"]
+    body = flat(main_text(raw, case["url"]))
+    assert all(s in body for s in case["with"])
+    assert not any(s in body for s in case["without"])
+    kept = flat(main_text(raw, case["url"], ExtractOptions(lead_after_headline=False)))
+    assert case["without"][0] in kept  # the headline rule alone removed it
+
+
+def test_after_headline_keeps_the_lead_when_no_heading_repeats_the_title():
+    blurb = Block("A blog about healthcare IT, written every day by its CIO.", 50, 0, "p")
+    head = Block("Bridge reopens", 14, 0, "h2")
+    lead = Block("The bridge reopened on Monday after repairs.", 40, 0, "p")
+    blocks = [blurb, head, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Bridge reopens | News") == [lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "Town news") == [blurb, lead]
+    assert after_headline(blocks, 3, [blurb, lead], 6, "") == [blurb, lead]
+    para = Block("Bridge reopens", 14, 0, "p")  # the title's words in a paragraph: no headline
+    assert after_headline([blurb, para, lead], 3, [blurb, lead], 6, "Bridge reopens") == [
+        blurb,
+        lead,
+    ]
+    assert after_headline(blocks, 3, [blurb, lead], 1, "Bridge reopens") == [blurb, lead]  # reach
+
+
+def test_a_linked_paragraph_between_two_plain_ones_stays():
+    # inews.co.uk (the Fundus corpus's test page, MIT): a protester's quote whose three places
+    # are links (link density over 0.35) sits between two plain paragraphs of the story.
+    raw, case = page("edc535c5275d9d17"), CASES["edc535c5275d9d17"]
+    quote = case["with"][0]
+    assert quote in flat(main_text(raw, case["url"]))
+    off = ExtractOptions(linked_paragraph_min_chars=0)
+    assert quote not in flat(main_text(raw, case["url"], off))  # the rule alone kept it
+
+
+def test_linked_paragraph_needs_a_long_paragraph_between_two_plain_ones():
+    plain = Block("The mayor said the bridge would reopen on Monday after the repairs.", 56, 0, "p")
+    text = "Critics, among them the council and two residents' groups, said the repairs came late."
+    opts = ExtractOptions(linked_paragraph_min_chars=70)
+
+    def kept(linked: Block, before: Block = plain, after: Block = plain) -> bool:
+        return linked_paragraph([before, linked, after], 1, 0, 2, opts)
+
+    assert kept(Block(text, 70, 56, "p", links=2))  # 70 chars, density 0.8: both bounds met
+    assert not kept(Block(text, 69, 55, "p", links=2))  # one char short
+    assert not kept(Block(text, 70, 57, "p", links=2))  # density over 0.8
+    assert not kept(Block(text, 70, 40, "li", links=2))  # a list item: a link list's
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(text, 70, 40, "p", links=2))
+    assert not kept(Block(text, 70, 40, "p", links=2), before=Block("Home", 4, 0, "p"))
+    assert not kept(Block(text, 70, 40, "p", links=2), after=Block(plain.text, 56, 0, "h2"))
+    span = [plain, Block(text, 70, 40, "p", links=2), plain]
+    assert not linked_paragraph(
+        span, 1, 1, 2, opts
+    )  # the first block of the span: no paragraph before
 
 
 def _comment_thread(opener: str) -> list[Block]:

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
+import Levenshtein
+import pytest
+
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.suggest.readings import TLD_TYPOS, HostReader
+from engine.urls.typos import typo_cost
+from tests.dictionary_cache import shared_bundled_dictionary
 
 
 def ranked(domains, url, **kw):
@@ -30,3 +38,32 @@ def test_a_known_typed_domain_keeps_its_siblings_below_the_button():
     found = ranked(["tienda.com", "tienda.com.mx"], "http://tienda.com/")
     others = [(url, score) for url, score in found if "tienda.com.mx" in url]
     assert others and all(score < 0.5 for _, score in others), found
+
+
+def _tld_fixes_by_brute_force(counts, typed):
+    """What HostReader.tld_fixes answers, one known suffix at a time in popularity order."""
+    fixed = TLD_TYPOS.get(typed)
+    limit = 1 if len(typed) <= 3 else 2
+    near = [
+        (known, count)
+        for known, count in counts.most_common()
+        if known != fixed and Levenshtein.distance(typed, known) <= limit
+    ]
+    out = [(fixed, 0.3)] if fixed else []
+    out += [
+        (known, max(0.3 + typo_cost(typed, known) - 0.1 * math.log10(count), 0.3))
+        for known, count in near[:40]
+    ]
+    return sorted(out, key=lambda fix: fix[1])[:6]
+
+
+@pytest.mark.parametrize(
+    "typed", ["vt", "eeu", "govv", "brr", "gtn", "cmo", "co", "nett", "com.bt", "a", "xyzw", ""]
+)
+def test_tld_repairs_are_the_brute_force_ones_in_popularity_order(typed):
+    # many repairs tie at the floor cost (co → com, cl, ca…): the more used suffix first
+    dictionary = shared_bundled_dictionary()
+    fixes = HostReader(dictionary, lambda domain: False).tld_fixes(typed)
+    found = [(known, round(cost, 9)) for known, cost, _ in fixes]
+    expected = _tld_fixes_by_brute_force(dictionary.suffix_counts(), typed)
+    assert found == [(known, round(cost, 9)) for known, cost in expected]

@@ -137,6 +137,7 @@ def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypa
     """In the daemon a frequent term's search is scored in full and only asks for a list;
     the text index job makes it, and the next search is answered from it."""
     monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    monkeypatch.setattr(fulltext, "WARM_LISTS", 0)  # no list made ahead (tested apart)
     for n in range(4):
         page = Capture(f"https://l.example/{n}", f"<title>{n}</title><p>lists {n} words</p>")
         app.executor.submit(registry.register, app.store, page).result()
@@ -150,6 +151,31 @@ def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypa
     monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
     head = app.executor.submit(text.search, query, 2).result()
     assert len(head.results) == head.total == 4  # the list answered
+
+
+def test_warm_lists_are_made_after_a_start_off_the_store_thread(app, monkeypatch):
+    """After a start the daemon makes the most frequent terms' lists ahead of any search: the
+    vocabulary and each list are read in a worker thread, installed on the store thread, and
+    the FIRST search of such a term is answered from its list."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    monkeypatch.setattr(fulltext.champions, "SIZE", 2)
+    for n in range(6):
+        words = " ".join(["warm"] * (1 + n) + ["cold"] * (n % 2))
+        page = Capture(f"https://h.example/{n}", f"<title>{n}</title><p>{words} page{n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    text = index_of(app.home)
+    store_thread = app.executor.submit(threading.get_ident).result()
+    threads, read_list = [], text.read_list
+    monkeypatch.setattr(
+        text, "read_list", lambda term: threads.append(threading.get_ident()) or read_list(term)
+    )
+    asyncio.run(warm_search_index(app))
+    assert {'"warm"', '"w" *', '"cold"'} <= text.champions.warm
+    assert threads and store_thread not in threads
+    assert asyncio.run(jobs.warm_lists(app)) == 0  # planned once: nothing left to make
+    monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
+    head = app.executor.submit(text.search, textquery.parse("warm"), 2).result()
+    assert head.total == 6 and [k for k, _, _ in head.results][:1] == ["https://h.example/5/"]
 
 
 def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):

@@ -314,11 +314,15 @@ def test_a_search_makes_the_list_it_wants_unless_deferred(tmp_path, monkeypatch)
     add_rows(index, [f"weir {'reed ' * n}" + ("heron" if n < 3 else "") for n in range(30)], 0)
     index.deferred = True
     weir, heron = textquery.parse("weir"), textquery.parse("heron")
-    assert index.search(weir, 3).total == len(index.search(weir, 3).results) == 30  # in full
+    first, every = index.search(weir, 3), index.search(weir)  # no list: FTS5 scores all
+    assert first.total == every.total == 30 and first.results == every.results[: len(first.results)]
     index.search(heron, 3)
     assert list(index.wanted) == [('"weir"',)] and index.champions.tiers == {}
     assert index.build_lists() is True and list(index.champions.tiers) == ['"weir"']
-    assert len(index.search(weir, 3).results) < 30  # from the list
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index, "_scored_head", lambda *a: pytest.fail("scored in full"))
+        head = index.search(weir, 3).results  # from the list
+        assert len(head) >= 3 and head == every.results[: len(head)]
     index.deferred = False
     index.search(textquery.parse("reed"), 3)
     assert '"reed"' in index.champions.tiers and index.wanted == {}  # made after the search
@@ -473,3 +477,124 @@ def test_the_conjunction_bound_follows_the_average_length(tmp_path, monkeypatch)
     assert 20 <= int(every.results[0][0][3:]) < 40  # a long row leads now
     head = index.search(query, 20)
     assert head.results == every.results[: len(head.results)]
+
+
+def warm_body(rnd: random.Random, n: int) -> str:
+    """Rows where "river" is the most frequent word, "reed" next, "heron" rarer, "silt" rare,
+    each a random number of times among padding of its own."""
+    words = ["river"] * rnd.randint(1, 5) * (n % 10 < 8) + ["reed"] * rnd.randint(1, 3) * (n % 2)
+    words += ["heron"] * (n % 4 == 0) + ["silt"] * (n % 25 == 0) + ["pad"] * rnd.randint(1, 30)
+    return " ".join(rnd.sample(words, len(words)))
+
+
+def assert_answered_from_list(index, text: str, want: int) -> None:
+    """The head of ``text`` comes from a list (not every match scored), equals FTS5's full
+    ranking, and the list's stored matches are FTS5's."""
+    query = textquery.parse(text)
+    every = index.search(query)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index, "_scored", lambda match: pytest.fail("scored in full"))
+        head = index.search(query, want)
+    assert len(head.results) < every.total and len(head.results) >= want
+    assert head.results == every.results[: len(head.results)] and head.total == every.total
+    (term,) = fulltext._phrases(query)
+    assert set(index.champions.hits(term)) == fts5_rows(index, term)
+
+
+def fts5_rows(index, term: str) -> set[int]:
+    return {n for (n,) in index.db.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (term,))}
+
+
+def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and_deletes(
+    tmp_path, monkeypatch
+):
+    """The warm plan takes FTS5's vocabulary from its most frequent end (words and short
+    prefixes); each list is read from a snapshot, and rows added and removed between the
+    snapshot and the install (a capture, a delete while warming) and after it are applied:
+    the first search of a warm term is answered from its list, exactly as FTS5 ranks it, and
+    the list survives a restart."""
+    index = filled(tmp_path, monkeypatch, size=40)
+    rnd = random.Random(7)
+    rows = add_rows(index, [warm_body(rnd, n) for n in range(200)], 0)
+    monkeypatch.setattr(fulltext, "WARM_LISTS", 4)
+    plan = index.warm_plan()
+    # pad in 200 rows; r* 0.75 x (river 160 + reed 100); river 160; p* 0.75 x 200
+    assert plan == ['"pad"', '"r" *', '"river"', '"p" *']
+    monkeypatch.setattr(fulltext, "WARM_LISTS", 64)
+    plan = index.warm_plan()
+    assert plan.index('"river"') < plan.index('"reed"') < plan.index('"heron"')
+    assert '"silt"' not in plan and '"s" *' not in plan  # in 8 rows: fewer than MIN_ROWS
+    for n, term in enumerate(plan):
+        generation = index.begin_warm()
+        built = index.read_list(term)
+        # while each list is read: a capture, and a delete of the list's best row
+        rows |= add_rows(index, ["river " * 9 + "reed heron", "heron pad"], 1000 + 2 * n)
+        gone = built.kept[0][0] if built else max(rows)
+        with index._batch():
+            index._delete_row(gone, "", rows.pop(gone), "")
+        assert index.install(built, generation) is True
+        assert set(index.champions.hits(term)) == fts5_rows(index, term)
+        assert gone not in {r for (r,) in index.db.execute("SELECT n FROM champ")}
+    assert index.champions.warm == set(plan)
+    rows |= add_rows(index, ["river river reed " + "pad " * 3, "reed"], 2000)  # after warming
+    index.close()
+    index = FullTextIndex(tmp_path / "f.sqlite3")  # a restart
+    assert index.champions.warm == set(plan)
+    for text in ("river", "reed", "heron", "riv*", "r*", "he*"):
+        assert_answered_from_list(index, text, want=4)
+
+
+def test_a_list_read_before_a_rebuild_is_not_installed(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=8)
+    add_rows(index, [warm_body(random.Random(3), n) for n in range(60)], 0)
+    generation = index.begin_warm()
+    built = index.read_list('"river"')
+    index._clear()  # the rows are numbered afresh
+    assert index.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
+    assert index.install(built, generation) is False and index.champions.tiers == {}
+
+
+def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkeypatch):
+    """A query no list answers is scored by FTS5, which keeps the best rows; grouped into
+    documents (several versions each, identical rows tying at the edge of what was fetched,
+    dead rows never found), the head equals the full ranking's, for one term, for two warm
+    terms (their matches from the bitmaps) and with an excluded word; the totals too."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(11)
+    with index._batch():
+        for n in range(400):
+            body = warm_body(rnd, n // 3) if n % 7 else "river reed pad pad"  # ties
+            index.add_row(f"{n:020d}", f"doc{n // 3}", "", body, "", None)
+    index.db.execute("UPDATE seen SET live = 0 WHERE n % 50 = 1")  # dead: in FTS5, not found
+    index._load_known()
+    for term in ('"river"', '"reed"'):
+        generation = index.begin_warm()
+        index.install(index.read_list(term), generation)
+    monkeypatch.setattr(index, "_champion_head", lambda *a: None)  # no list answers
+    monkeypatch.setattr(index, "_conjunction_head", lambda *a: None)
+    for text in ("river", "river reed", "river -heron", "pad", "re*"):
+        every = index.search(textquery.parse(text))
+        for want in (1, 3, 10, 40, 500):
+            head = index.search(textquery.parse(text), want)
+            assert head.total == every.total, text
+            assert len(head.results) >= min(want, every.total), (text, want)
+            assert head.results == every.results[: len(head.results)], (text, want)
+
+
+def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(5)
+    add_rows(index, [warm_body(rnd, n) for n in range(8)], 0)
+    assert index.warm_due() is False  # fewer rows than a list needs
+    add_rows(index, [warm_body(rnd, n) for n in range(8, 40)], 8)
+    assert index.warm_due() is True
+    index.warm_plan()
+    assert index.warm_due() is False  # planned for these rows
+    add_rows(index, [warm_body(rnd, n) for n in range(40, 49)], 40)
+    assert index.warm_due() is False  # grown less than WARM_GROWTH
+    add_rows(index, [warm_body(rnd, n) for n in range(49, 60)], 49)
+    assert index.warm_due() is True  # a big import
+    index.warm_plan()
+    index._clear()
+    add_rows(index, [warm_body(rnd, n) for n in range(20)], 0)
+    assert index.warm_due() is True  # a rebuild

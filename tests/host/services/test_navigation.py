@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import gzip
 from pathlib import Path
 
@@ -46,6 +47,17 @@ def test_a_working_suggester_gives_no_error(app):
     answer = navigation_help(app, "http://gooogle.com/", {"error": "dns"}, 5)
     assert "suggest_error" not in answer
     assert answer["suggestions"][0]["url"] == "http://google.com/"
+
+
+def test_the_warm_suggester_is_out_of_the_collectors_walks(app):
+    gc.unfreeze()  # whatever an earlier test froze
+    try:
+        reader = app.suggester.reader  # built now, as at daemon start
+        walked = gc.get_objects()  # the frozen generation is not listed
+        assert gc.get_freeze_count() > 0
+        assert not any(obj is reader for obj in walked)
+    finally:
+        gc.unfreeze()
 
 
 def _nav_error(app, **params) -> dict:
