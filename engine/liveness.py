@@ -64,6 +64,15 @@ class LivenessOptions:
     # words found are the site's (a shared box, a quoted lead) around another text → gone.
     main_keep: float = 0.5
     main_keep_phrases: float = 0.5
+    # Template: phrases that other archived pages of the same site show too (their visible
+    # text, ``site_texts``) are the site's, not this page's. They are left out of S and R; a
+    # stored main text with fewer own phrases than this is the site's text, and the stored
+    # page's visible text without the template is judged instead.
+    own_min_phrases: int = 10
+    # A "gone" whose live main text (without the template) is at least this share text the
+    # stored page showed (its visible text): the stored copy's extraction took something else
+    # (a side story, a promotion), and the page's content is still there → changed.
+    shown_lift: float = 0.7
 
 
 @dataclass
@@ -233,7 +242,15 @@ def phrase_share(body: str, blocks: list[list[str]], n: int) -> float | None:
     >>> phrase_share("the river rose again", [["the", "river", "rose"], ["again"]], 2)
     0.6666666666666666
     """
-    wanted = phrases(tokenize(nfc(body)), n)
+    return found_share(text_phrases(body, n), blocks, n)
+
+
+def found_share(wanted: set, blocks: list[list[str]], n: int) -> float | None:
+    """The share of ``wanted`` phrases found in the live blocks; None when nothing is wanted.
+
+    >>> found_share({("a", "b"), ("c", "d")}, [["a", "b", "c"]], 2)
+    0.5
+    """
     if not wanted:
         return None
     found = set().union(*(phrases(block, n) for block in blocks)) if blocks else set()
@@ -275,7 +292,9 @@ def judge(
 ) -> Verdict:
     """Match stored keywords against a live page that answered 200.
 
-    ``stored`` is an Extraction, its ``to_dict()``, or a list of (word, weight).
+    ``stored`` is an Extraction, its ``to_dict()``, or a list of (word, weight); a dict may
+    also carry ``visible`` (the stored page's visible text) and ``site_texts`` (visible texts
+    of other archived pages of the same site, which tell its template apart).
     Raises DecodeError when the live body is binary data.
     """
     options = options or LivenessOptions()
@@ -284,22 +303,95 @@ def judge(
         return nothing_to_compare()
     blocks = live_blocks(live_html, options)
     p, matched, missing = match_keywords(words, {t for block in blocks for t in block})
-    body = stored_body(stored)
-    share = phrase_share(body, blocks, options.phrase_words)
-    main: list[float | None] = []  # R, computed only when a rule needs it
+    text = StoredText.of(stored, options.phrase_words)
+    own = text.own(options)
+    share = found_share(own, blocks, options.phrase_words)
+    live_main: list[set] = []  # the live main text's phrases without the template, when needed
 
     def main_of() -> float | None:
-        if not main:
-            main.append(main_share(body, live_html, options))
-        return main[0]
+        if not live_main:
+            live_main.append(text.live_main(live_html, options))
+        return text.share_of(live_main[0], own, options)
 
     state = by_phrases(decide(p, options), share, options, main_of)
-    reason = explain(len(matched), len(words), p, share, main[0] if main else None)
+    shown = None
+    if state == "gone" and text.visible:
+        main_of()  # reads the live main text once
+        shown = text.share_of(live_main[0], text.visible, options)
+        state = "changed" if (shown or 0.0) >= options.shown_lift else state
+    main = main_of() if live_main else None
+    reason = explain(len(matched), len(words), p, share, main, shown)
     return Verdict(state, p, state != "gone", matched, missing, reason)
 
 
-def explain(found: int, total: int, p: float, share: float | None, main: float | None) -> str:
-    """The verdict's reason: the keywords, S and R (when they were measured).
+@dataclass
+class StoredText:
+    """The stored copy's phrases: its main text's, its visible text's, and the site's template
+    (phrases other archived pages of the site show).
+
+    >>> t = StoredText.of({"body": "a b c d e", "site_texts": ["x a b c d"]}, 4)
+    >>> sorted(t.template)
+    [('a', 'b', 'c', 'd'), ('x', 'a', 'b', 'c')]
+    >>> sorted(t.body - t.template)
+    [('b', 'c', 'd', 'e')]
+    """
+
+    body: set = field(default_factory=set)
+    visible: set = field(default_factory=set)
+    template: set = field(default_factory=set)
+
+    @classmethod
+    def of(cls, stored: object, n: int) -> StoredText:
+        extra = stored if isinstance(stored, dict) else {}
+        sites = [str(t) for t in extra.get("site_texts") or ()]
+        template = set().union(*(text_phrases(t, n) for t in sites))
+        visible = text_phrases(str(extra.get("visible") or ""), n) - template
+        return cls(text_phrases(stored_body(stored), n), visible, template)
+
+    def own(self, options: LivenessOptions) -> set:
+        """The stored main text's phrases that are not the site's template; when too few are
+        left, the main text is the site's own (boilerplate the extraction took) and the stored
+        page's visible text without the template stands in.
+
+        >>> t = StoredText({("a",), ("b",)}, {("c",)}, {("a",)})
+        >>> t.own(LivenessOptions(own_min_phrases=1)), t.own(LivenessOptions(own_min_phrases=2))
+        ({('b',)}, {('c',)})
+        """
+        if not self.template:
+            return self.body
+        own = self.body - self.template
+        return own if len(own) >= options.own_min_phrases else self.visible
+
+    def live_main(self, live_html: bytes | str, options: LivenessOptions) -> set:
+        """The live page's main-text phrases, without the site's template."""
+        return text_phrases(main_text(live_html), options.phrase_words) - self.template
+
+    @staticmethod
+    def share_of(live: set, stored: set, options: LivenessOptions) -> float | None:
+        """The share of the live phrases found in ``stored``; None under ``main_min_phrases``.
+
+        >>> StoredText.share_of({("a",), ("b",)}, {("a",)}, LivenessOptions(main_min_phrases=2))
+        0.5
+        """
+        if len(live) < max(1, options.main_min_phrases):
+            return None
+        return len(live & stored) / len(live)
+
+
+def text_phrases(text: str, n: int) -> set[tuple[str, ...]]:
+    """The n-word phrases of a text (NFC, tokenized as everywhere).
+
+    >>> sorted(text_phrases("Der Fluss stieg", 2))
+    [('der', 'fluss'), ('fluss', 'stieg')]
+    """
+    return phrases(tokenize(nfc(text)), n) if text else set()
+
+
+def explain(
+    found: int, total: int, p: float, share: float | None, main: float | None, shown=None
+) -> str:
+    """The verdict's reason: the keywords, S, R and the share of the live main text the stored
+    page showed (when they were measured).
 
     >>> explain(3, 4, 0.8, 0.5, None)
     "3/4 keywords found, P=0.80; 50% of the stored text's phrases found"
@@ -309,6 +401,8 @@ def explain(found: int, total: int, p: float, share: float | None, main: float |
         reason += f"; {share:.0%} of the stored text's phrases found"
     if main is not None:
         reason += f"; the live main text is {main:.0%} the stored text"
+    if shown is not None:
+        reason += f", {shown:.0%} text the stored page showed"
     return reason
 
 
@@ -323,10 +417,9 @@ def main_share(body: str, live_html: bytes | str, options: LivenessOptions) -> f
     0.5
     """
     n = options.phrase_words
-    live = phrases(tokenize(nfc(main_text(live_html))), n)
-    if len(live) < max(1, options.main_min_phrases):
-        return None
-    return len(live & phrases(tokenize(nfc(body)), n)) / len(live)
+    return StoredText.share_of(
+        text_phrases(main_text(live_html), n), text_phrases(body, n), options
+    )
 
 
 def by_phrases(state: str, share: float | None, options: LivenessOptions, main=lambda: None) -> str:

@@ -33,6 +33,7 @@ from engine.html.blocks import (
     Block,
     BlockOptions,
     drop_labelled,
+    drop_reviews,
     drop_useless,
     split_marked,
 )
@@ -113,6 +114,9 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
+    # On a product page (og:type "product…"), customer-review containers go (see
+    # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
+    product_reviews: bool = True
 
 
 @dataclass
@@ -1056,6 +1060,20 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
     return replace(options, class_hints=False, useless_tags=kept)
 
 
+def is_product_page(tree: LexborHTMLParser) -> bool:
+    """True when the page says it is a product's page (Open Graph ``og:type`` "product",
+    "product.item", …, in the head).
+
+    >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
+    True
+    """
+    head = tree.head
+    node = head.css_first('meta[property="og:type"]') if head is not None else None
+    return node is not None and (node.attributes.get("content") or "").strip().lower().startswith(
+        "product"
+    )
+
+
 def page_body(
     tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
 ) -> tuple[list[Block], list[Block]]:
@@ -1065,15 +1083,39 @@ def page_body(
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
     ['Cats nap a lot, cats nap all day.']
     """
+    product = options.product_reviews and options.blocks.class_hints and is_product_page(tree)
     root = drop_useless(tree, options.blocks)
+    if product and root is not None:
+        drop_reviews(root, options.blocks.hint_max_share)
     box, tier = best_box(root, options.article_box_tiers)
     if root is not None and tier < options.box_keeps_tiers:
         box = drop_labelled(root, options.blocks, keep=box)
     elif root is not None:
         drop_labelled(root, options.blocks)
-        box = article_box(root, options.article_box_tiers)
+        if box is not None and not attached(box, root):
+            box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
     return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
+
+
+def attached(node: LexborNode, root: LexborNode) -> bool:
+    """True when ``node`` is still inside ``root`` (no ancestor was detached). The filter
+    only removes nodes, so a container that is still attached is still the first of the best
+    tier: the page need not be searched again.
+
+    >>> tree = LexborHTMLParser("<div><p>x</p></div>")
+    >>> p = tree.css_first("p"); attached(p, tree.body)
+    True
+    >>> tree.css_first("div").decompose(False); attached(p, tree.body)
+    False
+    """
+    top = root.mem_id
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id == top:
+            return True
+        parent = parent.parent
+    return False
 
 
 @dataclass

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 
 from engine.archive import alerts, provider
+from engine.archive.search import stored_text
 from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import (
     UNJUDGED,
@@ -31,6 +32,9 @@ from engine.liveness import (
 )
 from host.services.fetch import afetch
 
+# Other documents of the site whose stored visible text tells the site's template apart.
+SITE_PAGES = 8
+
 
 def _stored(app, ref: str) -> tuple[str, str, dict]:
 
@@ -38,7 +42,24 @@ def _stored(app, ref: str) -> tuple[str, str, dict]:
     reg_id = app.store.content_id(provider.keywords(app.store, ref)["id"])
     doc = app.store.version(reg_id)
     row = app.store.row("extracts", reg_id) or {}
-    return reg_id, doc["url"], {**row, "body": _main_text(app.store, row)}
+    extract = {**row, "body": _main_text(app.store, row)}
+    extract["visible"] = provider.visible_text_of(app.store, reg_id)
+    extract["site_texts"] = _site_texts(app.store, doc)
+    return reg_id, doc["url"], extract
+
+
+def _site_texts(store, doc: dict) -> list[str]:
+    """The stored visible texts of the newest versions of up to ``SITE_PAGES`` other documents
+    on the version's host (never parsed: a version without one gives its main text)."""
+    texts, seen = [], {doc["key"]}
+    for other in reversed(store.ids_of_host(doc["host"])):
+        key = store.version(other)["key"]
+        if key not in seen:
+            seen.add(key)
+            texts.append(stored_text(store, other))
+        if len(texts) >= SITE_PAGES:
+            break
+    return texts
 
 
 def _main_text(store, row: dict) -> str:

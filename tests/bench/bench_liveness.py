@@ -57,6 +57,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
+from engine.html.visible import visible_text  # noqa: E402
 from engine.liveness import UNJUDGED, LivenessOptions, from_status, judge  # noqa: E402
 
 try:  # the bench extras (`make bench` installs them)
@@ -266,6 +267,10 @@ WIDE = ROOT.parent / "shared" / "data" / "extraction-wide"
 REAL_PRESENT = ("moved_to_sibling_template", "sibling_teaser_added")
 REAL_GONE = ("other_article_same_site", "same_title_other_same_site", "redirect_other_site")
 HELD_OUT_SITES = 0.3  # share of sites held out (SHA-1 of the site name): never tuned on
+# The archive's other pages of the stored page's site, as the product reads them (the newest
+# few other documents of the host): other real pages of the site, never the page the live URL
+# now serves (the sibling a case is built from), so the template is not known from the answer.
+SITE_PAGES = 8
 
 
 class RealPage:
@@ -336,6 +341,12 @@ def holds(live: str, page: RealPage) -> bool:
     return any(line in text for line in page.lines)
 
 
+def holds_all(live: str, page: RealPage) -> bool:
+    """Whether a live page shows every one of the page's own main-text lines (text-wise)."""
+    text = norm(page_text(live))
+    return all(line in text for line in page.lines)
+
+
 def sibling_template(page: RealPage, sibling: RealPage) -> str | None:
     """The sibling's page (same site) with its main text replaced by this page's paragraphs."""
     tree = LexborHTMLParser(sibling.text)
@@ -397,23 +408,43 @@ def build_real(pages: list[RealPage], seed: int = 11) -> list[dict]:
             gone = kind in REAL_GONE
             if live is None or (gone and holds(live, page)):
                 continue
+            if kind == "moved_to_sibling_template" and not holds_all(live, page):
+                continue  # the sibling's "container" was not shown (a script's JSON): no move
+            archived = [p for p in by_site[page.site] if p not in (page, sibling)][:SITE_PAGES]
             cases.append({"page": page, "kind": kind, "gone": gone, "status": 200, "live": live,
-                          "split": split_of_site(page.site)})  # fmt: skip
+                          "split": split_of_site(page.site), "archived": archived})  # fmt: skip
     return cases
 
 
-def methods() -> dict:
+def shown_text(page) -> str:
+    """The stored copy's title line and visible text, as the archive keeps them."""
+    return f"{page.title}\n{visible_text(page.raw)}"
+
+
+def stored_copy(case: dict, kept, cache: dict) -> dict:
+    """What the product judges with: the stored extraction, the stored copy's visible text and
+    the visible texts of the site's other archived pages (``archived``; none for built cases)."""
+    for page in (case["page"], *case.get("archived", ())):
+        if page.cid not in cache:
+            cache[page.cid] = shown_text(page)
+    site = [cache[p.cid] for p in case.get("archived", ())]
+    return {**kept.to_dict(), "visible": cache[case["page"].cid], "site_texts": site}
+
+
+def methods(template: bool = True) -> dict:
     seed_opts = ExtractOptions(keywords=KeywordOptions(mode="seed"))
     stored_cache: dict = {}
+    shown: dict = {}
 
-    def keyword_method(options, judging=None, unknown_is_gone=False):
+    def keyword_method(options, judging=None, unknown_is_gone=False, bare=False):
         def run(case):
             key = (case["page"].cid, id(options))
             if key not in stored_cache:
                 stored_cache[key] = extract(case["page"].raw, options=options)
             if case["status"] != 200:
                 return from_status(case["status"]).present
-            verdict = judge(stored_cache[key], case["live"], judging)
+            kept = stored_cache[key] if bare else stored_copy(case, stored_cache[key], shown)
+            verdict = judge(kept, case["live"], judging)
             if verdict.state == "unknown" and unknown_is_gone:
                 return False
             return None if verdict.state in UNJUDGED else verdict.present
@@ -431,7 +462,8 @@ def methods() -> dict:
     ours = ExtractOptions()
     return {
         "ours": keyword_method(ours),
-        "ours, before": keyword_method(ours, BEFORE, unknown_is_gone=True),
+        "ours, no site": keyword_method(ours, bare=True),
+        "ours, before": keyword_method(ours, BEFORE, unknown_is_gone=True, bare=True),
         "seed keywords": keyword_method(seed_opts),
         "status only": lambda case: case["status"] == 200,
         "simhash": simhash_method,
@@ -490,17 +522,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
     parser.add_argument("--family", choices=("real", "built", "all"), default="all")
+    parser.add_argument("--split", choices=("tune", "heldout", "both"), default="both",
+                        help="which split to report (tune on 'tune' only)")  # fmt: skip
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     started, cpu = time.perf_counter(), time.process_time()
     if args.family in ("real", "all"):
-        real_main()
+        real_main(args.split)
     if args.family in ("built", "all"):
-        built_main(args.pages)
+        built_main(args.pages, args.split)
     print(f"\n{time.perf_counter() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU")
 
 
-def real_main() -> None:
+def real_main(only: str = "both") -> None:
     pages = real_pages()
     cases = build_real(pages)
     sites = {c["page"].site for c in cases}
@@ -509,10 +543,11 @@ def real_main() -> None:
     kinds = REAL_PRESENT + REAL_GONE
     groups = (("source", lambda c: c["page"].source), ("page type", lambda c: c["page"].page_type))
     for split, label in (("tune", "tuning split"), ("heldout", "held-out split")):
-        report([c for c in cases if c["split"] == split], f"real pairs, {label}", kinds, groups)
+        if only in (split, "both"):
+            report([c for c in cases if c["split"] == split], f"real pairs, {label}", kinds, groups)
 
 
-def built_main(n_pages: int) -> None:
+def built_main(n_pages: int, only: str = "both") -> None:
     pages = [Page(cid, case, raw) for cid, case, raw in load(None)]
     usable = [p for p in pages if p.ok and len(p.parts) >= 3]
     rnd = random.Random(1)
@@ -521,9 +556,11 @@ def built_main(n_pages: int) -> None:
     print(f"\nBUILT FROM DEV PAGES: {len(usable)} usable pages of {len(pages)} "
           "(article container found with ≥ 3 parts)")  # fmt: skip
     cases = build(usable)
-    report([c for c in cases if split_of(c["page"].cid) == "tune"], "tuning split")
-    report([c for c in cases if split_of(c["page"].cid) == "heldout"], "held-out split")
-    report(cases, "all")
+    for split, label in (("tune", "tuning split"), ("heldout", "held-out split")):
+        if only in (split, "both"):
+            report([c for c in cases if split_of(c["page"].cid) == split], label)
+    if only == "both":
+        report(cases, "all")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@ from engine.errors import DecodeError
 from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
 from engine.html.tokens import tokenize
+from engine.html.visible import visible_text
 from engine.liveness import (
     NOTHING_TO_COMPARE,
     UNJUDGED,
     LivenessOptions,
+    StoredText,
     by_phrases,
     decide,
     from_status,
@@ -33,6 +35,7 @@ from engine.liveness import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extract"
+LIVE_FIXTURES = FIXTURES.parent / "liveness"
 ARTICLE = "76e5d18c072b364b"  # bmjv.de consumer page (German)
 OTHER = "b48cdf12c871c85a"  # landwirt.com article (German, latin-1)
 
@@ -412,3 +415,97 @@ def test_a_live_main_text_too_short_to_read_gives_no_share():
     page = f"<title>x</title><p>{text}</p>"
     assert main_share(text, page, LivenessOptions(main_min_phrases=11)) == 1.0
     assert main_share(text, page, LivenessOptions(main_min_phrases=12)) is None
+
+
+# The site's template: text other archived pages of the site show is not the page's content.
+def site_box() -> list[str]:
+    """A box the site shows under every article (OTHER's real text), which the extraction takes
+    with the article, as a shop's service text or a league's legal notice."""
+    return body_lines(OTHER)
+
+
+def shown(page: str) -> str:
+    return visible_text(page)
+
+
+def boxed_copy() -> tuple[object, str]:
+    """FEED[1]'s article with the site's box, in TEMPLATE's page: the extraction and the page."""
+    page = in_template(as_paragraphs(body_lines(FEED[1])[:-1] + site_box()))
+    return extract(page), page
+
+
+def test_the_site_box_beside_another_article_is_gone_once_the_site_is_known():
+    kept, page = boxed_copy()
+    assert site_box()[0] in kept.body and body_lines(FEED[1])[0] in kept.body
+    live = in_template(as_paragraphs(body_lines(FEED[2]) + site_box()))  # another article
+    sibling = shown(in_template(as_paragraphs(body_lines(FEED[0]) + site_box())))
+    alone = judge(kept, live)
+    assert alone.state != "gone"  # without the site's other pages the box passes for the text
+    site = {**kept.to_dict(), "visible": shown(page), "site_texts": [sibling]}
+    verdict = judge(site, live)
+    assert verdict.state == "gone" and not verdict.present
+    assert "0% of the stored text's phrases found" in verdict.reason
+    assert judge(site, page).state == "present"  # the page itself, box and all
+    text = StoredText.of(site, 4)
+    own = text.body - text.template
+    assert len(own) >= 10 and text.visible  # the article's own phrases are judged
+    assert text.own(LivenessOptions(own_min_phrases=len(own))) == own
+    assert text.own(LivenessOptions(own_min_phrases=len(own) + 1)) == text.visible
+    # the live main text is read without the template too (R: the new article, none of it stored)
+    live_main = text.live_main(live, LivenessOptions())
+    assert live_main and not live_main & text.template
+    assert "the live main text is 0% the stored text" in verdict.reason
+    # the article of the stored copy moved under another template keeps the box: present
+    assert judge(site, in_template(as_paragraphs(body_lines(FEED[1])))).present
+
+
+def test_a_main_text_that_is_all_site_box_is_judged_on_the_page_shown():
+    # The extraction took only the box; the page's own text is in its visible text.
+    kept, page = boxed_copy()
+    box = extract(in_template(as_paragraphs(site_box())))
+    sibling = shown(in_template(as_paragraphs(body_lines(FEED[0]) + site_box())))
+    site = {**box.to_dict(), "visible": shown(page), "site_texts": [sibling]}
+    live = in_template(as_paragraphs(body_lines(FEED[2]) + site_box()))
+    assert judge(box, live).state == "present"  # the box alone: found on every page
+    assert judge(site, live).state == "gone"
+    assert judge(site, page).state == "present"
+    text = StoredText.of(site, 4)
+    assert not text.body - text.template and text.own(LivenessOptions()) == text.visible
+
+
+def dagbladet(name: str) -> str:
+    """A real dagbladet.no article (fundus, MIT): see tests/fixtures/liveness/README.md."""
+    raw = (LIVE_FIXTURES / f"fundus-no-Dagbladet-{name}.html.gz").read_bytes()
+    return decode(gzip.decompress(raw))
+
+
+def side_story_gone() -> tuple[object, str, str]:
+    """V1_1, whose extraction took a side story (Solskjær) and not the page's article (North
+    Korea): the extraction, the page, and the page without the side story."""
+    page = dagbladet("V1_1")
+    kept = extract(page)
+    return kept, page, replace_body(page, "", kept.body)
+
+
+def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
+    # The side story goes, the article stays.
+    kept, page, live = side_story_gone()
+    assert "Solskjær" in kept.body and "Nord-Korea" not in kept.body
+    stored_page = {**kept.to_dict(), "visible": shown(page)}
+    options = LivenessOptions()
+    assert judge(kept, live).state == "gone"  # the main text alone: not there
+    verdict = judge(stored_page, live)
+    assert verdict.state == "changed" and verdict.present
+    assert "97% text the stored page showed" in verdict.reason
+    text = StoredText.of(stored_page, 4)
+    share = text.share_of(text.live_main(live, options), text.visible, options)
+    assert judge(stored_page, live, LivenessOptions(shown_lift=share)).state == "changed"
+    assert judge(stored_page, live, LivenessOptions(shown_lift=share + 1e-9)).state == "gone"
+    # part of the side story kept: its phrases are found (S over phrases_at), still the article
+    # is what the live page's main text is
+    lines = kept.body.split("\n")
+    part = replace_body(page, "", "\n".join(lines[8:]))
+    assert options.phrases_at <= phrase_share(kept.body, live_blocks(part), 4)
+    assert judge(kept, part).state == "gone" and judge(stored_page, part).state == "changed"
+    gone = judge(stored_page, dagbladet("V1"))  # another article of the site: none of it shown
+    assert gone.state == "gone" and "0% text the stored page showed" in gone.reason

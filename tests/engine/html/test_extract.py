@@ -777,3 +777,26 @@ def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
     html = "<body><div class='share-content'><p>Story</p></div><div class='share-bar'><p>Tweet</p></div></body>"
     text = filter_tree(LexborHTMLParser(html)).text()
     assert "Story" in text and "Tweet" not in text
+
+
+WIDE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract-wide"
+
+
+def wide_page(page_id: str) -> str:
+    """A real page of the wide extraction set (see tests/fixtures/extract-wide/README.md)."""
+    return gzip.decompress((WIDE_FIXTURES / f"{page_id}.html.gz").read_bytes()).decode("utf-8")
+
+
+def test_customer_reviews_on_a_product_page_are_not_its_description():
+    # thomann.de (WCXB): a microphone's page (og:type product) with buyers' reviews under
+    # the description, in class="... reviews ..." containers.
+    html = wide_page("wcxb-2985")
+    review = "Bought this to replace my elderly and now dead Rode NT1-A"
+    body = main_text(html)
+    assert "large-diaphragm cardioid condenser microphone" in body and review not in body
+    assert review in main_text(html, options=ExtractOptions(product_reviews=False))
+    # Only on a product page: elsewhere "review" names a review article's own container.
+    website = html.replace(
+        'property="og:type" content="product"', 'property="og:type" content="website"'
+    )
+    assert review in main_text(website)

@@ -17,6 +17,15 @@ from pathlib import Path
 import pytest
 
 from host.cli.entry import main
+from tests.engine.test_liveness import (
+    FEED,
+    as_paragraphs,
+    body_lines,
+    boxed_copy,
+    in_template,
+    side_story_gone,
+    site_box,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "extract"
@@ -313,3 +322,40 @@ def test_check_all_progress_bar_names_the_pages(home, tmp_path, monkeypatch, wit
     assert all(url in drawn for url in urls), drawn
     ids = re.findall(r"\b\d{20}\b", drawn)
     assert ids == [], f"version IDs in the progress bar: {ids}"
+
+
+def test_check_reads_the_site_template_from_the_other_archived_pages(tmp_path, site):
+    """The stored main text holds a box the site shows on every page. With another page of
+    the site archived, the box is template: another article beside it is gone."""
+    home = tmp_path / "home"
+    _, stored_page = boxed_copy()
+    other = in_template(as_paragraphs(body_lines(FEED[0]) + site_box()))
+    live = in_template(as_paragraphs(body_lines(FEED[2]) + site_box())).encode()
+
+    def add(path: str, page: str) -> None:
+        (tmp_path / "p.html").write_text(page, "utf-8")
+        run = pk("archive", "add", site.base + path, "--html", str(tmp_path / "p.html"),
+                 "--no-fetch", "--json", home=home)  # fmt: skip
+        assert run.returncode == 0, run.stderr
+
+    add("/a", stored_page)
+    site.pages["/a"] = (200, live)
+    alone = json.loads(pk("check", site.base + "/a", "--json", home=home).stdout)
+    assert alone["results"][0]["state"] == "changed"  # the box passes for the text
+    add("/b", other)
+    known = json.loads(pk("check", site.base + "/a", "--json", home=home).stdout)
+    assert known["results"][0]["state"] == "gone", known
+
+
+def test_check_reads_the_stored_page_s_visible_text(tmp_path, site):
+    """The stored extraction took a side story; the live page dropped it and keeps the article
+    the stored page showed: changed (present), not gone."""
+    home = tmp_path / "home"
+    _, page, live = side_story_gone()
+    (tmp_path / "p.html").write_text(page, "utf-8")
+    run = pk("archive", "add", site.base + "/n", "--html", str(tmp_path / "p.html"),
+             "--no-fetch", "--json", home=home)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    site.pages["/n"] = (200, live.encode())
+    checked = json.loads(pk("check", site.base + "/n", "--json", home=home).stdout)["results"][0]
+    assert checked["state"] == "changed", checked
