@@ -340,33 +340,6 @@ def test_a_box_too_small_for_the_article_is_ignored():
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
-def test_a_caption_ending_with_its_credit_is_not_body_text():
-    # mdr.de (the Fundus corpus's test page, MIT): each photo's caption, kept as a <p>-like
-    # block in the story, ends with "Bildrechte: MDR/David Straub".
-    raw, case = page("4a3e08d0cff957f6"), CASES["4a3e08d0cff957f6"]
-    body = flat(main_text(raw, case["url"]))
-    assert case["with"][0] in body
-    assert case["without"][0] not in body
-    off = flat(main_text(raw, case["url"], ExtractOptions(caption_max_chars=0)))
-    assert case["without"][0] in off  # the caption rule alone removed it
-
-
-def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
-    caption = "Der Bürgermeister vor der neuen Brücke am Montag. Bildrechte: MDR/Max Muster"
-    short = len(caption)
-    assert is_credit(Block(caption, short, 0, "p"), 20, short)
-    assert not is_credit(Block(caption, short + 1, 0, "p"), 20, short)  # one char too long
-    assert not is_credit(Block(caption, short, 0, "p"), 20)  # off by default
-    for text in ("Swedish police officer - Copyright Fredrik Persson/AP", "Die Brücke. © dpa"):
-        assert is_credit(Block(text, len(text), 0, "p"), 10, 300), text
-    for story in (
-        "Bildrechte: MDR. Die Stadt baut eine neue Brücke über den Fluss, sagte der Bürgermeister.",
-        "The team shared the image: a cat asleep on the keyboard of the old computer.",
-        "Copyright law changed in 2019, and the court ruled on the photos: the case goes on.",
-    ):
-        assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
-
-
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
     para = "<p>" + "Die Polizei nahm drei Männer fest, die Motoren umgebaut hatten. " * 3 + "</p>"
     lead = "Durante un operativo para detener a tres presuntos roba motos, la Policía informó " * 2
