@@ -15,6 +15,9 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.errors import DecodeError
 from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
+    CAPTION_CREDIT,
+    CREDIT,
+    CREDIT_MARKS,
     Extraction,
     ExtractOptions,
     after_headline,
@@ -365,6 +368,76 @@ def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
         "Copyright law changed in 2019, and the court ruled on the photos: the case goes on.",
     ):
         assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """A regex's top-level alternatives (split at "|" outside groups and classes)."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return parts + [pattern[start:]]
+
+
+def _holds_a_mark(alternative: str) -> bool:
+    """Every match of the alternative holds a credit mark: its text outside groups (classes
+    dropped, escapes undone) holds one, or one of its groups (not optional) has only
+    alternatives that do."""
+    outside, groups, depth, start = [], [], 0, 0
+    for i, c in enumerate(alternative):
+        escaped = i > 0 and alternative[i - 1] == "\\"
+        if c == "(" and not escaped:
+            if depth == 0:
+                outside.append(alternative[start:i])
+                start = i
+            depth += 1
+        elif c == ")" and not escaped:
+            depth -= 1
+            if depth == 0:
+                optional = alternative[i + 1 : i + 2] in ("?", "*")
+                groups += [] if optional else [re.sub(r"^\(\?:", "", alternative[start:i])]
+                start = i + 1
+    outside.append(alternative[start:])
+    literal = re.sub(r"\[[^\]]*\]", "", "".join(outside)).replace("\\", "").lower()
+    return any(mark in literal for mark in CREDIT_MARKS) or any(
+        all(_holds_a_mark(a) for a in _alternatives(g)) for g in groups
+    )
+
+
+def test_every_credit_pattern_alternative_holds_a_credit_mark():
+    # has_credit_mark skips the credit patterns for a block holding no mark: an alternative
+    # without one (a new credit word) would never be tried.
+    for pattern in (CREDIT, CAPTION_CREDIT):
+        for alternative in _alternatives(pattern.pattern):
+            assert _holds_a_mark(alternative), alternative
+    assert not _holds_a_mark(r"afp ?/")  # the check itself can fail
+    assert not _holds_a_mark(r"(?:afp|©)")
+
+
+def test_the_credit_mark_check_changes_no_verdict_on_real_pages():
+    blocks = [
+        b
+        for case_id in CASES
+        for b in split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+    ]
+    for block in blocks:
+        low = block.text.lower()
+        plain = (block.chars <= 120 and CREDIT.search(low) is not None) or (
+            block.chars <= 300 and CAPTION_CREDIT.search(low) is not None
+        )
+        assert is_credit(block, 120, 300) == plain, block.text
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
