@@ -18,11 +18,14 @@ from engine.html.extract import (
     CAPTION_CREDIT,
     CREDIT,
     CREDIT_MARKS,
+    NOTICE,
+    NOTICE_GROUPED,
     Extraction,
     ExtractOptions,
     after_headline,
     article_box,
     box_tier,
+    by_first_letter,
     choose_body,
     cut_comments,
     decode,
@@ -39,6 +42,7 @@ from engine.html.extract import (
     pick_summary,
     title_counter,
     title_weights,
+    top_alternatives,
     trim_edges,
 )
 
@@ -370,27 +374,6 @@ def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
         assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """A regex's top-level alternatives (split at "|" outside groups and classes)."""
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    return parts + [pattern[start:]]
-
-
 def _holds_a_mark(alternative: str) -> bool:
     """Every match of the alternative holds a credit mark: its text outside groups (classes
     dropped, escapes undone) holds one, or one of its groups (not optional) has only
@@ -412,7 +395,7 @@ def _holds_a_mark(alternative: str) -> bool:
     outside.append(alternative[start:])
     literal = re.sub(r"\[[^\]]*\]", "", "".join(outside)).replace("\\", "").lower()
     return any(mark in literal for mark in CREDIT_MARKS) or any(
-        all(_holds_a_mark(a) for a in _alternatives(g)) for g in groups
+        all(_holds_a_mark(a) for a in top_alternatives(g)) for g in groups
     )
 
 
@@ -420,7 +403,7 @@ def test_every_credit_pattern_alternative_holds_a_credit_mark():
     # has_credit_mark skips the credit patterns for a block holding no mark: an alternative
     # without one (a new credit word) would never be tried.
     for pattern in (CREDIT, CAPTION_CREDIT):
-        for alternative in _alternatives(pattern.pattern):
+        for alternative in top_alternatives(pattern.pattern):
             assert _holds_a_mark(alternative), alternative
     assert not _holds_a_mark(r"afp ?/")  # the check itself can fail
     assert not _holds_a_mark(r"(?:afp|©)")
@@ -438,6 +421,30 @@ def test_the_credit_mark_check_changes_no_verdict_on_real_pages():
             block.chars <= 300 and CAPTION_CREDIT.search(low) is not None
         )
         assert is_credit(block, 120, 300) == plain, block.text
+
+
+def test_notice_grouped_by_first_letter_holds_every_alternative_of_notice():
+    inner = NOTICE.pattern[len(r"\b(?:") : -1]
+    assert NOTICE_GROUPED.pattern != NOTICE.pattern  # the grouping is in use
+    expanded = []
+    for alt in top_alternatives(NOTICE_GROUPED.pattern[len(r"\b(?:") : -1]):
+        group = re.fullmatch(r"(\w)\(\?:(.*)\)", alt)
+        expanded += [group[1] + a for a in top_alternatives(group[2])] if group else [alt]
+    assert sorted(expanded) == sorted(top_alternatives(inner))
+    assert (
+        by_first_letter("read more|related posts|(?:a|b)c") == "r(?:ead more|elated posts)|(?:a|b)c"
+    )
+
+
+def test_grouped_notice_gives_the_same_verdicts_on_real_pages():
+    texts = [
+        b.text.lower()
+        for case_id in CASES
+        for b in split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+    ]
+    texts += ["Das könnte Sie auch interessieren", "Sign up for our newsletter", "mehr zum thema"]
+    for text in texts:
+        assert (NOTICE.search(text) is None) == (NOTICE_GROUPED.search(text) is None), text
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
