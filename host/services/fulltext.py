@@ -92,6 +92,7 @@ class FullTextIndex:
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
+        self.warming = False  # a warm pass is running (the daemon runs one at a time)
         self._load_known()
 
     def _load_known(self) -> None:
@@ -450,7 +451,10 @@ class FullTextIndex:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
-                ranking, matched = self._scored(match)
+                if want is None:
+                    ranking, matched = self._scored(match)
+                else:
+                    ranking, matched = self._scored_head(query, match, want)
                 if want is not None and self._frequent(matched):  # the next search: its list
                     self._want(_phrases(query))
                 if not self.deferred:
@@ -464,6 +468,41 @@ class FullTextIndex:
         live rows matched."""
         found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
         return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
+
+    def _scored_head(self, query, match: str, want: int) -> tuple[Ranking, int]:
+        """The head of the full ranking without grouping every match: FTS5 scores every
+        match and keeps the best rows (its sorter, in C), which are grouped here into their
+        documents; a document is certain once its best row scores strictly better than the
+        last row fetched (rows are fetched until ``want`` documents are, or all are). The
+        matches themselves (the total, and how many rows matched) come from the terms'
+        bitmaps when each has a list, else from FTS5."""
+        matching = self._matching(query)
+        live = [r for r in map(self.rows.get, matching) if r is not None]
+        total = len(set(map(_KEY, live)))
+        limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
+        while True:
+            found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
+            complete = len(found) < limit
+            bound = float("inf") if complete else found[-1][1]
+            head, seen_keys = list[tuple[str, str, float]](), set[str]()
+            for n, rank in found:
+                row = self.rows.get(n)
+                if row is None or row[0] in seen_keys or not rank < bound:
+                    continue
+                seen_keys.add(row[0])
+                head.append((row[0], row[1], rank))
+            if complete or len(head) >= min(want, total):
+                head.sort(key=lambda r: (r[2], r[0]))
+                return Ranking(head, total), len(live)
+            limit *= 4
+
+    def _matching(self, query) -> Hits | list[int]:
+        """The rows ``query`` matches: the AND of its terms' bitmaps when each term has a
+        list and none is excluded, else FTS5's."""
+        hits = [self.champions.hits(p) for p in _phrases(query)]
+        if len(hits) == len(query.terms) and all(h is not None for h in hits):
+            return _both([h for h in hits if h is not None])
+        return [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
@@ -573,6 +612,7 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
+_TOP = "SELECT rowid, bm25(docs, ?, ?, ?) AS r FROM docs WHERE docs MATCH ? ORDER BY r LIMIT ?"
 _DEAD_TERMS = "SELECT doc, col, term FROM temp.instances WHERE doc IN ({})"  # every token read
 
 

@@ -314,11 +314,15 @@ def test_a_search_makes_the_list_it_wants_unless_deferred(tmp_path, monkeypatch)
     add_rows(index, [f"weir {'reed ' * n}" + ("heron" if n < 3 else "") for n in range(30)], 0)
     index.deferred = True
     weir, heron = textquery.parse("weir"), textquery.parse("heron")
-    assert index.search(weir, 3).total == len(index.search(weir, 3).results) == 30  # in full
+    first, every = index.search(weir, 3), index.search(weir)  # no list: FTS5 scores all
+    assert first.total == every.total == 30 and first.results == every.results[: len(first.results)]
     index.search(heron, 3)
     assert list(index.wanted) == [('"weir"',)] and index.champions.tiers == {}
     assert index.build_lists() is True and list(index.champions.tiers) == ['"weir"']
-    assert len(index.search(weir, 3).results) < 30  # from the list
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index, "_scored_head", lambda *a: pytest.fail("scored in full"))
+        head = index.search(weir, 3).results  # from the list
+        assert len(head) >= 3 and head == every.results[: len(head)]
     index.deferred = False
     index.search(textquery.parse("reed"), 3)
     assert '"reed"' in index.champions.tiers and index.wanted == {}  # made after the search
@@ -548,3 +552,51 @@ def test_a_list_read_before_a_rebuild_is_not_installed(tmp_path, monkeypatch):
     index._clear()  # the rows are numbered afresh
     assert index.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
     assert index.install(built, generation) is False and index.champions.tiers == {}
+
+
+def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkeypatch):
+    """A query no list answers is scored by FTS5, which keeps the best rows; grouped into
+    documents (several versions each, identical rows tying at the edge of what was fetched,
+    dead rows never found), the head equals the full ranking's, for one term, for two warm
+    terms (their matches from the bitmaps) and with an excluded word; the totals too."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(11)
+    with index._batch():
+        for n in range(400):
+            body = warm_body(rnd, n // 3) if n % 7 else "river reed pad pad"  # ties
+            index.add_row(f"{n:020d}", f"doc{n // 3}", "", body, "", None)
+        for n in range(400, 700):  # one document's many versions lead: more rows fetched
+            index.add_row(f"{n:020d}", "docbig", "", "river reed river pad", "", None)
+    index.db.execute("UPDATE seen SET live = 0 WHERE n % 50 = 1")  # dead: in FTS5, not found
+    index._load_known()
+    for term in ('"river"', '"reed"'):
+        generation = index.begin_warm()
+        index.install(index.read_list(term), generation)
+    monkeypatch.setattr(index, "_champion_head", lambda *a: None)  # no list answers
+    monkeypatch.setattr(index, "_conjunction_head", lambda *a: None)
+    for text in ("river", "river reed", "river -heron", "pad", "re*"):
+        every = index.search(textquery.parse(text))
+        for want in (1, 3, 10, 40, 500):
+            head = index.search(textquery.parse(text), want)
+            assert head.total == every.total, text
+            assert len(head.results) >= min(want, every.total), (text, want)
+            assert head.results == every.results[: len(head.results)], (text, want)
+
+
+def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, monkeypatch):
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(5)
+    add_rows(index, [warm_body(rnd, n) for n in range(8)], 0)
+    assert index.warm_due() is False  # fewer rows than a list needs
+    add_rows(index, [warm_body(rnd, n) for n in range(8, 40)], 8)
+    assert index.warm_due() is True
+    index.warm_plan()
+    assert index.warm_due() is False  # planned for these rows
+    add_rows(index, [warm_body(rnd, n) for n in range(40, 49)], 40)
+    assert index.warm_due() is False  # grown less than WARM_GROWTH
+    add_rows(index, [warm_body(rnd, n) for n in range(49, 60)], 49)
+    assert index.warm_due() is True  # a big import
+    index.warm_plan()
+    index._clear()
+    add_rows(index, [warm_body(rnd, n) for n in range(20)], 0)
+    assert index.warm_due() is True  # a rebuild
