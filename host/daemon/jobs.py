@@ -96,11 +96,16 @@ async def warm_lists(app) -> int:
     transaction), so captures and searches come between; how many lists were made."""
 
     text = index_of(app.home)
-    made = 0
-    for term in await asyncio.to_thread(text.warm_plan):
-        generation = await app.run(text.begin_warm)
-        built = await asyncio.to_thread(text.read_list, term)
-        made += await app.run(text.install, built, generation)
+    if text.warming:  # one pass at a time: a list's read and install bracket its noted rows
+        return 0
+    text.warming, made = True, 0
+    try:
+        for term in await asyncio.to_thread(text.warm_plan):
+            generation = await app.run(text.begin_warm)
+            built = await asyncio.to_thread(text.read_list, term)
+            made += await app.run(text.install, built, generation)
+    finally:
+        text.warming = False
     return made
 
 

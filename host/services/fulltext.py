@@ -92,6 +92,7 @@ class FullTextIndex:
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
+        self.warming = False  # a warm pass is running (the daemon runs one at a time)
         self._load_known()
 
     def _load_known(self) -> None:
@@ -478,7 +479,7 @@ class FullTextIndex:
         matching = self._matching(query)
         live = [r for r in map(self.rows.get, matching) if r is not None]
         total = len(set(map(_KEY, live)))
-        limit = 2 * want + 16
+        limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
         while True:
             found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
             complete = len(found) < limit

@@ -173,6 +173,13 @@ def test_warm_lists_are_made_after_a_start_off_the_store_thread(app, monkeypatch
     assert {'"warm"', '"w" *', '"cold"'} <= text.champions.warm
     assert threads and store_thread not in threads
     assert asyncio.run(jobs.warm_lists(app)) == 0  # planned once: nothing left to make
+
+    async def twice():
+        return await asyncio.gather(jobs.warm_lists(app), jobs.warm_lists(app))
+
+    app.executor.submit(text.rebuild, app.store).result()  # everything to make again
+    made = sorted(asyncio.run(twice()))  # the second pass does not start while one runs
+    assert made[0] == 0 and made[1] == len(text.champions.warm) > 0
     monkeypatch.setattr(text, "_scored", lambda match: pytest.fail("scored in full"))
     head = app.executor.submit(text.search, textquery.parse("warm"), 2).result()
     assert head.total == 6 and [k for k, _, _ in head.results][:1] == ["https://h.example/5/"]

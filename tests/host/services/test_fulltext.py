@@ -565,6 +565,8 @@ def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkey
         for n in range(400):
             body = warm_body(rnd, n // 3) if n % 7 else "river reed pad pad"  # ties
             index.add_row(f"{n:020d}", f"doc{n // 3}", "", body, "", None)
+        for n in range(400, 700):  # one document's many versions lead: more rows fetched
+            index.add_row(f"{n:020d}", "docbig", "", "river reed river pad", "", None)
     index.db.execute("UPDATE seen SET live = 0 WHERE n % 50 = 1")  # dead: in FTS5, not found
     index._load_known()
     for term in ('"river"', '"reed"'):
