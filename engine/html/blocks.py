@@ -393,6 +393,31 @@ def drop_hits(
     detach([node for node in hits if node.mem_id in doomed])
 
 
+# Customer reviews on a product page (class/id words starting "review": "reviews-list",
+# "customer-reviews", "pipf-seo-reviews__review"): what buyers say about the product, not its
+# description, like a comment section under a story. Only on a product page: a review
+# article's own container is named the same way.
+REVIEW_HINT = re.compile(r"(?:^|[\s_-])review")
+REVIEW_SELECTOR = "[class*=review i], [id*=review i]"
+
+
+def drop_reviews(root: LexborNode, max_share: float = 1.01) -> None:
+    """Remove the customer-review containers of a product page (see REVIEW_HINT); one
+    holding ``max_share`` of the page's text stays (see :func:`drop_hits`).
+
+    >>> tree = LexborHTMLParser('<div class="product-reviews">Great!</div><p>A mug.</p>')
+    >>> drop_reviews(tree.body); tree.body.text()
+    'A mug.'
+    """
+    hits = []
+    for node in root.css(REVIEW_SELECTOR):
+        attrs = node.attributes
+        label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+        if node.tag not in ("body", "html") and REVIEW_HINT.search(label):
+            hits.append(node)
+    drop_hits(root, hits, max_share)
+
+
 OVERLAY_HINT = re.compile(r"cookie|popup|modal|consent|dsgvo|gdpr|privacy", re.I)
 
 

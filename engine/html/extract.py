@@ -33,6 +33,7 @@ from engine.html.blocks import (
     Block,
     BlockOptions,
     drop_labelled,
+    drop_reviews,
     drop_useless,
     split_marked,
 )
@@ -92,7 +93,6 @@ class ExtractOptions:
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
-    caption_max_chars: int = 300  # ... nor captions this short ending with a credit (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
@@ -114,6 +114,9 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
+    # On a product page (og:type "product…"), customer-review containers go (see
+    # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
+    product_reviews: bool = True
 
 
 @dataclass
@@ -436,6 +439,65 @@ NOTICE = re.compile(
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 
 
+def top_alternatives(pattern: str) -> list[str]:
+    """A regex's top-level alternatives (split at "|" outside groups, classes and escapes).
+
+    >>> top_alternatives(r"a(?:b|c)|[|]d|e\\|f")
+    ['a(?:b|c)', '[|]d', 'e\\\\|f']
+    """
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return parts + [pattern[start:]]
+
+
+def by_first_letter(pattern: str) -> str:
+    """The same alternation, its alternatives that open with a plain letter grouped by it
+    ("ab|ac|d+" -> "a(?:b|c)|d+"): the same texts match, but re tries one branch per first
+    letter instead of every alternative at each position.
+
+    >>> by_first_letter("read more|related posts|newsletter|(?:a|b)c")
+    'r(?:ead more|elated posts)|n(?:ewsletter)|(?:a|b)c'
+    """
+    groups: dict[str, list[str]] = {}
+    rest = []
+    for alt in top_alternatives(pattern):
+        if len(alt) > 1 and alt[0].isalpha() and alt[1] not in "*+?{":
+            groups.setdefault(alt[0], []).append(alt[1:])
+        else:
+            rest.append(alt)
+    return "|".join([f"{c}(?:{'|'.join(alts)})" for c, alts in groups.items()] + rest)
+
+
+def _grouped_notice(pattern: str) -> re.Pattern:
+    """NOTICE with its alternatives grouped by first letter (see by_first_letter), when it
+    has its ``\b(?:…)`` form; NOTICE itself otherwise."""
+    head, tail = r"\b(?:", ")"
+    inner = pattern[len(head) : -len(tail)]
+    if (
+        not (pattern.startswith(head) and pattern.endswith(tail))
+        or len(top_alternatives(inner)) < 2
+    ):
+        return re.compile(pattern)
+    return re.compile(head + by_first_letter(inner) + tail)
+
+
+NOTICE_GROUPED = _grouped_notice(NOTICE.pattern)  # ~40 % faster than NOTICE, same matches
+
+
 # Photo credits and captions left outside <figcaption>: "© AFP / X", "Foto: Andina".
 CREDIT = re.compile(
     r"©|\(c\) ?\d{4}|getty ?images|shutterstock|istock|picture[- ]alliance"
@@ -444,27 +506,29 @@ CREDIT = re.compile(
 )
 
 
-def is_credit(block: Block, max_chars: int, caption_chars: int = 0) -> bool:
-    """True for a short photo credit or caption line (up to ``max_chars``), or a caption of
-    up to ``caption_chars`` that ends with its credit (see CAPTION_CREDIT).
+def is_credit(block: Block, max_chars: int) -> bool:
+    """True for a short photo credit or caption line.
 
     >>> is_credit(Block("Marco Odermatt, Ski-Star. © AFP / MARCO BERTORELLO", 44, 0, "p"), 160)
     True
-    >>> caption = "Pro Stunde werden in Schmalkalden etwa 45 Schweine geschlachtet. Bildrechte: MDR/David Straub"
-    >>> is_credit(Block(caption, 130, 0, "p"), 120), is_credit(Block(caption, 130, 0, "p"), 120, 300)
-    (False, True)
     """
     low = block.text.lower()
-    if block.chars <= max_chars and CREDIT.search(low) is not None:
-        return True
-    return block.chars <= caption_chars and CAPTION_CREDIT.search(low) is not None
+    return block.chars <= max_chars and has_credit_mark(low) and CREDIT.search(low) is not None
 
 
-# A caption's credit at its very end: "… Bildrechte: MDR/David Straub", "… - Copyright Fredrik
-# Persson/AP", "… © dpa"; the credit itself holds no sentence end.
-CAPTION_CREDIT = re.compile(
-    r"(?:©|\bcopyright\b|\b(?:bildrechte|bild|fotos?|photos?|credits?|image)\s*:)\s*[^.!?:]{2,60}$"
-)
+# Every alternative of CREDIT holds one of these (a test checks it): a block holding none is
+# no credit, and the pattern, which Python's re tries at every position of the text, need not
+# run (it costs ~0.3 ms a page; most blocks hold no mark).
+CREDIT_MARKS = ("©", "(c)", ":", "getty", "shutterstock", "istock", "picture")
+
+
+def has_credit_mark(low: str) -> bool:
+    """True when lower-cased text holds one of CREDIT_MARKS.
+
+    >>> has_credit_mark("foto: dpa"), has_credit_mark("the bridge reopened")
+    (True, False)
+    """
+    return any(mark in low for mark in CREDIT_MARKS)
 
 
 # A block opening with PHP's error output is the server's noise at any length.
@@ -481,7 +545,7 @@ def is_notice(block: Block, max_chars: int) -> bool:
     True
     """
     if block.chars <= max_chars:
-        return NOTICE.search(block.text.lower()) is not None
+        return NOTICE_GROUPED.search(block.text.lower()) is not None
     return PHP_ERROR.match(block.text[:400].lower()) is not None
 
 
@@ -552,10 +616,7 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        caption = options.caption_max_chars
-        noisy = (notice and is_notice(block, notice)) or (
-            credit and is_credit(block, credit, caption)
-        )
+        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
         block.noise = 1 if noisy else 0
     return block.noise == 1
 
@@ -1026,7 +1087,7 @@ def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Blo
         if b.tag == "p"
         and not _is_linky(b, options)
         and not (notice and is_notice(b, notice))
-        and not (credit and is_credit(b, credit, options.caption_max_chars))
+        and not (credit and is_credit(b, credit))
     ]
 
 
@@ -1074,6 +1135,20 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
     return replace(options, class_hints=False, useless_tags=kept)
 
 
+def is_product_page(tree: LexborHTMLParser) -> bool:
+    """True when the page says it is a product's page (Open Graph ``og:type`` "product",
+    "product.item", …, in the head).
+
+    >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
+    True
+    """
+    head = tree.head
+    node = head.css_first('meta[property="og:type"]') if head is not None else None
+    return node is not None and (node.attributes.get("content") or "").strip().lower().startswith(
+        "product"
+    )
+
+
 def page_body(
     tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
 ) -> tuple[list[Block], list[Block]]:
@@ -1083,7 +1158,10 @@ def page_body(
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
     ['Cats nap a lot, cats nap all day.']
     """
+    product = options.product_reviews and options.blocks.class_hints and is_product_page(tree)
     root = drop_useless(tree, options.blocks)
+    if product and root is not None:
+        drop_reviews(root, options.blocks.hint_max_share)
     box, tier = best_box(root, options.article_box_tiers)
     if root is not None and tier < options.box_keeps_tiers:
         box = drop_labelled(root, options.blocks, keep=box)

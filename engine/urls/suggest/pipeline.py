@@ -384,10 +384,11 @@ class Suggester:
         mine = source is self.dictionary
         sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
         suffix_costs: dict[str, float] = {q.suffix: 0.0}  # per reading: its typed suffix
+        candidates, layout = ctx.candidates, ctx.layout
         for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near, most):
             # two edits on a short name: never a confident match
             far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
-            base = q.cost + typo_cost(typed_key, key, ctx.layout)
+            base = q.cost + typo_cost(typed_key, key, layout)
             if far:
                 base += self.options.short_far_cost
             for ident in siblings(source, ids, q.suffix):
@@ -395,13 +396,14 @@ class Suggester:
                 extra = suffix_costs.get(suffix)
                 if extra is None:
                     extra = suffix_costs[suffix] = self._suffix_cost(ctx, q.suffix, suffix)
-                why = f"{typed_key} → {key}" + (
-                    f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
-                )
-                domain = source.domain(ident)
-                self._add(ctx, domain, base + extra, "spelling", why, sub, ident + 1 if mine else 0)
-                if far and domain in ctx.candidates:
-                    ctx.candidates[domain].unsure = True
+                domain, cost = source.domain(ident), base + extra
+                found = candidates.get(domain)
+                if found is None or cost <= found.cost:  # else _add keeps what it has
+                    why = f"{typed_key} → {key}" + (
+                        f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
+                    )
+                    rank = ident + 1 if mine else 0
+                    self._add(ctx, domain, cost, "spelling", why, sub, rank, unsure=far)
 
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         o = self.options
@@ -418,14 +420,24 @@ class Suggester:
     def _known(self, domain: str) -> bool:
         return bool(domain) and (domain in self._user or self.dictionary.id_of(domain) is not None)
 
-    def _add(self, ctx, domain: str, cost: float, step: str, reason: str, sub=None, rank=0) -> None:
-        """Keep the cheapest way to each domain; ``rank`` 0 means look it up."""
+    def _add(
+        self, ctx, domain: str, cost: float, step: str, reason: str, sub=None, rank=0, unsure=False
+    ) -> None:
+        """Keep the cheapest way to each domain, and whether that way is ``unsure`` (two
+        edits on a short name): a cheaper sure way to the same domain (``3lfit`` → 3lift,
+        one swap) is not capped because a costlier reading (``elfit``) is two edits from
+        it, whichever reading comes first; on a tie the sure way wins. ``rank`` 0 means
+        look it up."""
         if domain == ctx.typed_domain and ctx.typed.host in (domain, "www." + domain):
             return
         found = ctx.candidates.get(domain)
         if found is None or cost < found.cost:
             rank = rank or self.dictionary.rank(domain)
-            ctx.candidates[domain] = Candidate(domain, cost, step, reason, rank, sub=sub)
+            ctx.candidates[domain] = Candidate(
+                domain, cost, step, reason, rank, sub=sub, unsure=unsure
+            )
+        elif cost == found.cost and not unsure:
+            found.unsure = False
 
     def _rank_in(self, source: DomainDictionary, ident: int) -> int:
         """The popularity rank of a match (0: from the user's index, look it up)."""
@@ -457,10 +469,12 @@ class Suggester:
             cand.step, cand.reason = "referrer", f"the link was on {ref_domain}"
 
     # scoring
-    def _weight(self, ctx: _Context, cand: Candidate) -> float:
-        visits = self._user.get(cand.domain, 0.0) + self._user.get("www." + cand.domain, 0.0)
-        counts = self.learning.corrections(ctx.typed_domain).get(cand.domain, {})
-        return candidate_weight(self.options, cand, visits, counts)
+    def _weight(self, ctx: _Context, cand: Candidate, corrections: dict | None = None) -> float:
+        if corrections is None:
+            corrections = self.learning.corrections(ctx.typed_domain)
+        user = self._user
+        visits = user.get(cand.domain, 0.0) + user.get("www." + cand.domain, 0.0) if user else 0.0
+        return candidate_weight(self.options, cand, visits, corrections.get(cand.domain, {}))
 
     def _null_weight(self, ctx: _Context) -> float:
         visits = self._user.get(ctx.typed_domain, 0.0) + self._user.get(ctx.typed.host, 0.0)
@@ -469,8 +483,9 @@ class Suggester:
 
     def _rank(self, ctx: _Context) -> list[Suggestion]:
         cands = list(ctx.candidates.values())
+        corrections = self.learning.corrections(ctx.typed_domain)
         for cand in cands:
-            cand.weight = self._weight(ctx, cand)
+            cand.weight = self._weight(ctx, cand, corrections)
         total = sum(c.weight for c in cands) + self._null_weight(ctx)
         out = []
         for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:

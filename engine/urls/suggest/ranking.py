@@ -76,7 +76,7 @@ class SuggestOptions:
     lexicon_labels: int = 10_000  # names of the N most popular domains join the lexicon
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """A domain proposed by some step, with its typo cost (before scoring)."""
 

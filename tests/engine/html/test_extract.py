@@ -15,11 +15,16 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.errors import DecodeError
 from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
+    CREDIT,
+    CREDIT_MARKS,
+    NOTICE,
+    NOTICE_GROUPED,
     Extraction,
     ExtractOptions,
     after_headline,
     article_box,
     box_tier,
+    by_first_letter,
     choose_body,
     cut_comments,
     decode,
@@ -36,6 +41,7 @@ from engine.html.extract import (
     pick_summary,
     title_counter,
     title_weights,
+    top_alternatives,
     trim_edges,
 )
 
@@ -340,31 +346,74 @@ def test_a_box_too_small_for_the_article_is_ignored():
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
-def test_a_caption_ending_with_its_credit_is_not_body_text():
-    # mdr.de (the Fundus corpus's test page, MIT): each photo's caption, kept as a <p>-like
-    # block in the story, ends with "Bildrechte: MDR/David Straub".
-    raw, case = page("4a3e08d0cff957f6"), CASES["4a3e08d0cff957f6"]
-    body = flat(main_text(raw, case["url"]))
-    assert case["with"][0] in body
-    assert case["without"][0] not in body
-    off = flat(main_text(raw, case["url"], ExtractOptions(caption_max_chars=0)))
-    assert case["without"][0] in off  # the caption rule alone removed it
+def _holds_a_mark(alternative: str) -> bool:
+    """Every match of the alternative holds a credit mark: its text outside groups (classes
+    dropped, escapes undone) holds one, or one of its groups (not optional) has only
+    alternatives that do."""
+    outside, groups, depth, start = [], [], 0, 0
+    for i, c in enumerate(alternative):
+        escaped = i > 0 and alternative[i - 1] == "\\"
+        if c == "(" and not escaped:
+            if depth == 0:
+                outside.append(alternative[start:i])
+                start = i
+            depth += 1
+        elif c == ")" and not escaped:
+            depth -= 1
+            if depth == 0:
+                optional = alternative[i + 1 : i + 2] in ("?", "*")
+                groups += [] if optional else [re.sub(r"^\(\?:", "", alternative[start:i])]
+                start = i + 1
+    outside.append(alternative[start:])
+    literal = re.sub(r"\[[^\]]*\]", "", "".join(outside)).replace("\\", "").lower()
+    return any(mark in literal for mark in CREDIT_MARKS) or any(
+        all(_holds_a_mark(a) for a in top_alternatives(g)) for g in groups
+    )
 
 
-def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
-    caption = "Der Bürgermeister vor der neuen Brücke am Montag. Bildrechte: MDR/Max Muster"
-    short = len(caption)
-    assert is_credit(Block(caption, short, 0, "p"), 20, short)
-    assert not is_credit(Block(caption, short + 1, 0, "p"), 20, short)  # one char too long
-    assert not is_credit(Block(caption, short, 0, "p"), 20)  # off by default
-    for text in ("Swedish police officer - Copyright Fredrik Persson/AP", "Die Brücke. © dpa"):
-        assert is_credit(Block(text, len(text), 0, "p"), 10, 300), text
-    for story in (
-        "Bildrechte: MDR. Die Stadt baut eine neue Brücke über den Fluss, sagte der Bürgermeister.",
-        "The team shared the image: a cat asleep on the keyboard of the old computer.",
-        "Copyright law changed in 2019, and the court ruled on the photos: the case goes on.",
-    ):
-        assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
+def test_every_credit_pattern_alternative_holds_a_credit_mark():
+    # has_credit_mark skips the credit patterns for a block holding no mark: an alternative
+    # without one (a new credit word) would never be tried.
+    for alternative in top_alternatives(CREDIT.pattern):
+        assert _holds_a_mark(alternative), alternative
+    assert not _holds_a_mark(r"afp ?/")  # the check itself can fail
+    assert not _holds_a_mark(r"(?:afp|©)")
+
+
+def test_the_credit_mark_check_changes_no_verdict_on_real_pages():
+    blocks = [
+        b
+        for case_id in CASES
+        for b in split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+    ]
+    for block in blocks:
+        low = block.text.lower()
+        plain = block.chars <= 120 and CREDIT.search(low) is not None
+        assert is_credit(block, 120) == plain, block.text
+
+
+def test_notice_grouped_by_first_letter_holds_every_alternative_of_notice():
+    inner = NOTICE.pattern[len(r"\b(?:") : -1]
+    assert NOTICE_GROUPED.pattern != NOTICE.pattern  # the grouping is in use
+    expanded = []
+    for alt in top_alternatives(NOTICE_GROUPED.pattern[len(r"\b(?:") : -1]):
+        group = re.fullmatch(r"(\w)\(\?:(.*)\)", alt)
+        expanded += [group[1] + a for a in top_alternatives(group[2])] if group else [alt]
+    assert sorted(expanded) == sorted(top_alternatives(inner))
+    assert (
+        by_first_letter("read more|related posts|(?:a|b)c") == "r(?:ead more|elated posts)|(?:a|b)c"
+    )
+
+
+def test_grouped_notice_gives_the_same_verdicts_on_real_pages():
+    texts = [
+        b.text.lower()
+        for case_id in CASES
+        for b in split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+    ]
+    texts += ["Das könnte Sie auch interessieren", "Sign up for our newsletter", "mehr zum thema"]
+    for text in texts:
+        assert (NOTICE.search(text) is None) == (NOTICE_GROUPED.search(text) is None), text
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
@@ -804,3 +853,26 @@ def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
     html = "<body><div class='share-content'><p>Story</p></div><div class='share-bar'><p>Tweet</p></div></body>"
     text = filter_tree(LexborHTMLParser(html)).text()
     assert "Story" in text and "Tweet" not in text
+
+
+WIDE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract-wide"
+
+
+def wide_page(page_id: str) -> str:
+    """A real page of the wide extraction set (see tests/fixtures/extract-wide/README.md)."""
+    return gzip.decompress((WIDE_FIXTURES / f"{page_id}.html.gz").read_bytes()).decode("utf-8")
+
+
+def test_customer_reviews_on_a_product_page_are_not_its_description():
+    # thomann.de (WCXB): a microphone's page (og:type product) with buyers' reviews under
+    # the description, in class="... reviews ..." containers.
+    html = wide_page("wcxb-2985")
+    review = "Bought this to replace my elderly and now dead Rode NT1-A"
+    body = main_text(html)
+    assert "large-diaphragm cardioid condenser microphone" in body and review not in body
+    assert review in main_text(html, options=ExtractOptions(product_reviews=False))
+    # Only on a product page: elsewhere "review" names a review article's own container.
+    website = html.replace(
+        'property="og:type" content="product"', 'property="og:type" content="website"'
+    )
+    assert review in main_text(website)

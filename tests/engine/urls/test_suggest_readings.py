@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from engine.urls.dictionary import DomainDictionary
+from engine.urls.substitution import read_typed
 from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.suggest.pipeline import _Context
 from engine.urls.typos import DEFAULT_COSTS as C
 from engine.urls.typos import typo_cost
 from tests.dictionary_cache import shared_bundled_dictionary
@@ -88,6 +90,34 @@ def test_two_edits_on_a_short_name_are_found_but_never_confident():
     assert top.url == "http://yahoo.com/" and top.score < 0.5
     # one edit on the same name may be confident
     assert suggest(s, "http://yaho.com/")[0].score >= 0.5
+
+
+def test_a_costlier_two_edit_reading_does_not_cap_a_one_edit_match():
+    # 3lfit is one swap from 3lift; its look-alike reading elfit (3 read as e, a dearer
+    # reading, searched after it) is two edits from the same short name. The cap is the
+    # cheapest way's, whichever reading comes first.
+    s = Suggester(DomainDictionary.from_domains(["google.com", "3lift.com", "elfin.com"]))
+    top = suggest(s, "http://3lfit.com/")[0]
+    assert (top.url, top.reason) == ("http://3lift.com/", "3lfit → 3lift")
+    assert top.score >= 0.5
+
+
+@pytest.mark.parametrize(
+    ("ways", "capped"),
+    [
+        ([(0.85, True), (1.2, False)], True),  # the cheapest way is two edits: capped
+        ([(0.55, False), (0.85, True)], False),  # the cheapest way is one edit
+        ([(0.85, True), (0.85, False)], False),  # a tie: the sure way wins
+    ],
+)
+def test_the_short_name_cap_goes_with_the_cheapest_way_in_either_order(ways, capped):
+    s = Suggester(DomainDictionary.from_domains(["yahoo.com"]))
+    url = "http://yaaho.com/"
+    for order in (ways, ways[::-1]):
+        ctx = _Context(SuggestRequest(url), read_typed(url), "any", "")
+        for cost, unsure in order:
+            s._add(ctx, "yahoo.com", cost, "spelling", "", unsure=unsure)
+        assert ctx.candidates["yahoo.com"].unsure is capped, order
 
 
 def test_yaaho_puts_no_wrong_site_on_the_confident_button(bundled):
