@@ -69,9 +69,11 @@ class LivenessOptions:
     # stored main text with fewer own phrases than this is the site's text, and the stored
     # page's visible text without the template is judged instead.
     own_min_phrases: int = 10
-    # A "gone" whose live main text (without the template) is at least this share text the
-    # stored page showed (its visible text): the stored copy's extraction took something else
-    # (a side story, a promotion), and the page's content is still there → changed.
+    # A "gone" whose live main text without the site's template (known from ``site_texts``) is at
+    # least this share text the stored page showed (its visible text): the stored copy's
+    # extraction took something else (a side story, a promotion), and the page's content is
+    # still there → changed. Without the template no lift: when the content went, the live
+    # page's main text is what is left of its template, which the stored page showed too.
     shown_lift: float = 0.7
 
 
@@ -315,7 +317,7 @@ def judge(
 
     state = by_phrases(decide(p, options), share, options, main_of)
     shown = None
-    if state == "gone" and text.visible:
+    if state == "gone" and text.template and text.visible:
         main_of()  # reads the live main text once
         shown = text.share_of(live_main[0], text.visible, options)
         state = "changed" if (shown or 0.0) >= options.shown_lift else state

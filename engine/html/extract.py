@@ -93,7 +93,6 @@ class ExtractOptions:
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
-    caption_max_chars: int = 300  # ... nor captions this short ending with a credit (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
@@ -506,30 +505,20 @@ CREDIT = re.compile(
 )
 
 
-def is_credit(block: Block, max_chars: int, caption_chars: int = 0) -> bool:
-    """True for a short photo credit or caption line (up to ``max_chars``), or a caption of
-    up to ``caption_chars`` that ends with its credit (see CAPTION_CREDIT).
+def is_credit(block: Block, max_chars: int) -> bool:
+    """True for a short photo credit or caption line.
 
     >>> is_credit(Block("Marco Odermatt, Ski-Star. © AFP / MARCO BERTORELLO", 44, 0, "p"), 160)
     True
-    >>> caption = "Pro Stunde werden in Schmalkalden etwa 45 Schweine geschlachtet. Bildrechte: MDR/David Straub"
-    >>> is_credit(Block(caption, 130, 0, "p"), 120), is_credit(Block(caption, 130, 0, "p"), 120, 300)
-    (False, True)
     """
-    if block.chars > max_chars and block.chars > caption_chars:
-        return False
     low = block.text.lower()
-    if not has_credit_mark(low):
-        return False
-    if block.chars <= max_chars and CREDIT.search(low) is not None:
-        return True
-    return block.chars <= caption_chars and CAPTION_CREDIT.search(low) is not None
+    return block.chars <= max_chars and has_credit_mark(low) and CREDIT.search(low) is not None
 
 
-# Every alternative of CREDIT and CAPTION_CREDIT holds one of these (a test checks it): a
-# block holding none is no credit, and the patterns, which Python's re tries at every
-# position of the text, need not run (they cost ~0.3 ms a page; most blocks hold no mark).
-CREDIT_MARKS = ("©", ":", "(c)", "getty", "shutterstock", "istock", "picture", "copyright")
+# Every alternative of CREDIT holds one of these (a test checks it): a block holding none is
+# no credit, and the pattern, which Python's re tries at every position of the text, need not
+# run (it costs ~0.3 ms a page; most blocks hold no mark).
+CREDIT_MARKS = ("©", "(c)", ":", "getty", "shutterstock", "istock", "picture")
 
 
 def has_credit_mark(low: str) -> bool:
@@ -539,13 +528,6 @@ def has_credit_mark(low: str) -> bool:
     (True, False)
     """
     return any(mark in low for mark in CREDIT_MARKS)
-
-
-# A caption's credit at its very end: "… Bildrechte: MDR/David Straub", "… - Copyright Fredrik
-# Persson/AP", "… © dpa"; the credit itself holds no sentence end.
-CAPTION_CREDIT = re.compile(
-    r"(?:©|\bcopyright\b|\b(?:bildrechte|bild|fotos?|photos?|credits?|image)\s*:)\s*[^.!?:]{2,60}$"
-)
 
 
 # A block opening with PHP's error output is the server's noise at any length.
@@ -633,10 +615,7 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        caption = options.caption_max_chars
-        noisy = (notice and is_notice(block, notice)) or (
-            credit and is_credit(block, credit, caption)
-        )
+        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
         block.noise = 1 if noisy else 0
     return block.noise == 1
 
@@ -1107,7 +1086,7 @@ def paragraph_baseline(blocks: list[Block], options: ExtractOptions) -> list[Blo
         if b.tag == "p"
         and not _is_linky(b, options)
         and not (notice and is_notice(b, notice))
-        and not (credit and is_credit(b, credit, options.caption_max_chars))
+        and not (credit and is_credit(b, credit))
     ]
 
 

@@ -488,10 +488,12 @@ def side_story_gone() -> tuple[object, str, str]:
 
 
 def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
-    # The side story goes, the article stays.
+    # The side story goes, the article stays; the site's other archived page (V1) tells the
+    # site's template apart.
     kept, page, live = side_story_gone()
     assert "Solskjær" in kept.body and "Nord-Korea" not in kept.body
-    stored_page = {**kept.to_dict(), "visible": shown(page)}
+    site = [shown(dagbladet("V1"))]
+    stored_page = {**kept.to_dict(), "visible": shown(page), "site_texts": site}
     options = LivenessOptions()
     assert judge(kept, live).state == "gone"  # the main text alone: not there
     verdict = judge(stored_page, live)
@@ -507,5 +509,13 @@ def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
     part = replace_body(page, "", "\n".join(lines[8:]))
     assert options.phrases_at <= phrase_share(kept.body, live_blocks(part), 4)
     assert judge(kept, part).state == "gone" and judge(stored_page, part).state == "changed"
-    gone = judge(stored_page, dagbladet("V1"))  # another article of the site: none of it shown
+    gone = judge(stored_page, html(ARTICLE))  # another site's page: none of it shown
     assert gone.state == "gone" and "0% text the stored page showed" in gone.reason
+
+
+def test_no_shown_lift_without_the_site_s_template():
+    # Without another page of the site, what is left of a page whose content went (its
+    # sidebars, its teasers) is text the stored page showed too: no lift.
+    kept, page, live = side_story_gone()
+    verdict = judge({**kept.to_dict(), "visible": shown(page)}, live)
+    assert verdict.state == "gone" and "text the stored page showed" not in verdict.reason

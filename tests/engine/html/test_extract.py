@@ -15,7 +15,6 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.errors import DecodeError
 from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
-    CAPTION_CREDIT,
     CREDIT,
     CREDIT_MARKS,
     NOTICE,
@@ -348,33 +347,6 @@ def test_a_box_too_small_for_the_article_is_ignored():
     assert not any(s in body for s in CASES["996936aefb678cd9"]["without"])
 
 
-def test_a_caption_ending_with_its_credit_is_not_body_text():
-    # mdr.de (the Fundus corpus's test page, MIT): each photo's caption, kept as a <p>-like
-    # block in the story, ends with "Bildrechte: MDR/David Straub".
-    raw, case = page("4a3e08d0cff957f6"), CASES["4a3e08d0cff957f6"]
-    body = flat(main_text(raw, case["url"]))
-    assert case["with"][0] in body
-    assert case["without"][0] not in body
-    off = flat(main_text(raw, case["url"], ExtractOptions(caption_max_chars=0)))
-    assert case["without"][0] in off  # the caption rule alone removed it
-
-
-def test_caption_credit_needs_the_credit_at_the_end_of_a_short_block():
-    caption = "Der Bürgermeister vor der neuen Brücke am Montag. Bildrechte: MDR/Max Muster"
-    short = len(caption)
-    assert is_credit(Block(caption, short, 0, "p"), 20, short)
-    assert not is_credit(Block(caption, short + 1, 0, "p"), 20, short)  # one char too long
-    assert not is_credit(Block(caption, short, 0, "p"), 20)  # off by default
-    for text in ("Swedish police officer - Copyright Fredrik Persson/AP", "Die Brücke. © dpa"):
-        assert is_credit(Block(text, len(text), 0, "p"), 10, 300), text
-    for story in (
-        "Bildrechte: MDR. Die Stadt baut eine neue Brücke über den Fluss, sagte der Bürgermeister.",
-        "The team shared the image: a cat asleep on the keyboard of the old computer.",
-        "Copyright law changed in 2019, and the court ruled on the photos: the case goes on.",
-    ):
-        assert not is_credit(Block(story, len(story), 0, "p"), 10, 300), story
-
-
 def _holds_a_mark(alternative: str) -> bool:
     """Every match of the alternative holds a credit mark: its text outside groups (classes
     dropped, escapes undone) holds one, or one of its groups (not optional) has only
@@ -403,9 +375,8 @@ def _holds_a_mark(alternative: str) -> bool:
 def test_every_credit_pattern_alternative_holds_a_credit_mark():
     # has_credit_mark skips the credit patterns for a block holding no mark: an alternative
     # without one (a new credit word) would never be tried.
-    for pattern in (CREDIT, CAPTION_CREDIT):
-        for alternative in top_alternatives(pattern.pattern):
-            assert _holds_a_mark(alternative), alternative
+    for alternative in top_alternatives(CREDIT.pattern):
+        assert _holds_a_mark(alternative), alternative
     assert not _holds_a_mark(r"afp ?/")  # the check itself can fail
     assert not _holds_a_mark(r"(?:afp|©)")
 
@@ -418,10 +389,8 @@ def test_the_credit_mark_check_changes_no_verdict_on_real_pages():
     ]
     for block in blocks:
         low = block.text.lower()
-        plain = (block.chars <= 120 and CREDIT.search(low) is not None) or (
-            block.chars <= 300 and CAPTION_CREDIT.search(low) is not None
-        )
-        assert is_credit(block, 120, 300) == plain, block.text
+        plain = block.chars <= 120 and CREDIT.search(low) is not None
+        assert is_credit(block, 120) == plain, block.text
 
 
 def test_notice_grouped_by_first_letter_holds_every_alternative_of_notice():

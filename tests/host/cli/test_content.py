@@ -22,6 +22,7 @@ from tests.engine.test_liveness import (
     as_paragraphs,
     body_lines,
     boxed_copy,
+    dagbladet,
     in_template,
     side_story_gone,
     site_box,
@@ -349,13 +350,15 @@ def test_check_reads_the_site_template_from_the_other_archived_pages(tmp_path, s
 
 def test_check_reads_the_stored_page_s_visible_text(tmp_path, site):
     """The stored extraction took a side story; the live page dropped it and keeps the article
-    the stored page showed: changed (present), not gone."""
+    the stored page showed (another archived page of the site tells its template apart):
+    changed (present), not gone."""
     home = tmp_path / "home"
     _, page, live = side_story_gone()
-    (tmp_path / "p.html").write_text(page, "utf-8")
-    run = pk("archive", "add", site.base + "/n", "--html", str(tmp_path / "p.html"),
-             "--no-fetch", "--json", home=home)  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    for path, html_text in (("/n", page), ("/m", dagbladet("V1"))):
+        (tmp_path / "p.html").write_text(html_text, "utf-8")
+        run = pk("archive", "add", site.base + path, "--html", str(tmp_path / "p.html"),
+                 "--no-fetch", "--json", home=home)  # fmt: skip
+        assert run.returncode == 0, run.stderr
     site.pages["/n"] = (200, live.encode())
     checked = json.loads(pk("check", site.base + "/n", "--json", home=home).stdout)["results"][0]
     assert checked["state"] == "changed", checked
