@@ -64,6 +64,10 @@ class LivenessOptions:
     # words found are the site's (a shared box, a quoted lead) around another text → gone.
     main_keep: float = 0.5
     main_keep_phrases: float = 0.5
+    # Keywords found but S < phrases_at: if the live main text (read as the stored one was)
+    # holds at least this share of the stored phrases, that share is S (the live page's block
+    # filter dropped the element the extraction read the text from, such as a <nav>).
+    main_holds: float = 0.5
     # Template: phrases that other archived pages of the same site show too (their visible
     # text, ``site_texts``) are the site's, not this page's. They are left out of S and R; a
     # stored main text with fewer own phrases than this is the site's text, and the stored
@@ -247,15 +251,18 @@ def phrase_share(body: str, blocks: list[list[str]], n: int) -> float | None:
     return found_share(text_phrases(body, n), blocks, n)
 
 
-def found_share(wanted: set, blocks: list[list[str]], n: int) -> float | None:
-    """The share of ``wanted`` phrases found in the live blocks; None when nothing is wanted.
+def found_share(wanted: set, blocks: list[list[str]], n: int, extra: Iterable = ()) -> float | None:
+    """The share of ``wanted`` phrases found in the live blocks (or among ``extra`` phrases);
+    None when nothing is wanted.
 
     >>> found_share({("a", "b"), ("c", "d")}, [["a", "b", "c"]], 2)
+    0.5
+    >>> found_share({("a", "b"), ("c", "d")}, [], 2, {("c", "d")})
     0.5
     """
     if not wanted:
         return None
-    found = set().union(*(phrases(block, n) for block in blocks)) if blocks else set()
+    found = set().union(*(phrases(block, n) for block in blocks), extra)
     return len(wanted & found) / len(wanted)
 
 
@@ -315,7 +322,12 @@ def judge(
             live_main.append(text.live_main(live_html, options))
         return text.share_of(live_main[0], own, options)
 
-    state = by_phrases(decide(p, options), share, options, main_of)
+    keyed = decide(p, options)
+    if keyed != "gone" and share is not None and share < options.phrases_at:
+        main_of()  # S counts the live main text too when it holds the stored text
+        held = found_share(own, [], options.phrase_words, live_main[0])
+        share = held if (held or 0.0) >= options.main_holds else share
+    state = by_phrases(keyed, share, options, main_of)
     shown = None
     if state == "gone" and text.template and text.visible:
         main_of()  # reads the live main text once

@@ -340,19 +340,18 @@ def grow_sample(
 
 
 def common_path(blocks: list[Block], lo: int, hi: int) -> tuple[int, ...]:
-    """The path of the innermost region element enclosing blocks lo..hi.
+    """The path of the innermost region element enclosing blocks lo..hi: that of the first
+    and the last block, as blocks are in document order (an element encloses a contiguous
+    run of the page, so one enclosing both ends encloses every block between them).
 
     >>> common_path([Block("a", 1, 0, "p", path=(1, 2, 3)), Block("b", 1, 0, "p", path=(1, 2, 5))], 0, 1)
     (1, 2)
     """
-    prefix = blocks[lo].path
-    for k in range(lo + 1, hi + 1):
-        other = blocks[k].path
-        n = 0
-        while n < len(prefix) and n < len(other) and prefix[n] == other[n]:
-            n += 1
-        prefix = prefix[:n]
-    return prefix
+    first, last = blocks[lo].path, blocks[hi].path
+    n, size = 0, min(len(first), len(last))
+    while n < size and first[n] == last[n]:
+        n += 1
+    return first[:n]
 
 
 def widen_to_container(blocks: list[Block], lo: int, hi: int, free: list[bool]) -> tuple[int, int]:

@@ -519,3 +519,20 @@ def test_no_shown_lift_without_the_site_s_template():
     kept, page, live = side_story_gone()
     verdict = judge({**kept.to_dict(), "visible": shown(page)}, live)
     assert verdict.state == "gone" and "text the stored page showed" not in verdict.reason
+
+
+def test_a_stored_text_the_live_block_filter_drops_is_read_in_the_live_main_text():
+    # A real amazon.com listing (WCXB, CC-BY-4.0): the extraction took the category menu, which
+    # the live page's block filter drops, so S finds 12% of it on the very same page. The live
+    # main text, read as the stored one was, holds all of it: the page is present.
+    page = decode(gzip.decompress((LIVE_FIXTURES / "wcxb-2922.html.gz").read_bytes()))
+    kept = extract(page)
+    options = LivenessOptions()
+    assert phrase_share(kept.body, live_blocks(page), 4) < options.phrases_at
+    verdict = judge(kept, page)
+    assert verdict.state == "present"
+    assert "100% of the stored text's phrases found" in verdict.reason
+    assert judge(kept, page, LivenessOptions(main_holds=1.0)).state == "present"
+    assert judge(kept, page, LivenessOptions(main_holds=1.0 + 1e-9)).state == "gone"
+    # a page of another site: nothing of the stored text, gone as before
+    assert judge(kept, html(ARTICLE)).state == "gone"

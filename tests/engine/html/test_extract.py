@@ -26,6 +26,7 @@ from engine.html.extract import (
     box_tier,
     by_first_letter,
     choose_body,
+    common_path,
     cut_comments,
     decode,
     extract,
@@ -414,6 +415,22 @@ def test_grouped_notice_gives_the_same_verdicts_on_real_pages():
     texts += ["Das könnte Sie auch interessieren", "Sign up for our newsletter", "mehr zum thema"]
     for text in texts:
         assert (NOTICE.search(text) is None) == (NOTICE_GROUPED.search(text) is None), text
+
+
+def test_common_path_of_a_span_is_that_of_its_ends_on_real_pages():
+    # The enclosing element of blocks lo..hi, from the first and last block's paths only,
+    # is the common prefix of every path in the span.
+    for case_id in CASES:
+        blocks = split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+        for lo in range(0, len(blocks), 5):
+            for hi in range(lo, len(blocks), 11):
+                prefix = blocks[lo].path
+                for block in blocks[lo : hi + 1]:
+                    n = 0
+                    while n < min(len(prefix), len(block.path)) and prefix[n] == block.path[n]:
+                        n += 1
+                    prefix = prefix[:n]
+                assert common_path(blocks, lo, hi) == prefix, (case_id, lo, hi)
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
