@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
-from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import LABELLED_SELECTOR, Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
     _BOX_SELECTOR,
     CREDIT,
@@ -447,6 +447,15 @@ def test_article_box_candidates_are_every_attributed_div_and_section_once():
         listed = [node.mem_id for node in body.css(plain)]
         once = list(dict.fromkeys(listed))  # a selector list returns a node once per match
         assert [node.mem_id for node in body.css(_BOX_SELECTOR)] == once, html[:80]
+
+
+def test_labelled_candidates_are_every_element_with_a_label_once():
+    each = "<div class=a id=b>x</div><p role=dialog>y</p><span aria-modal=true>z</span><b id=c>w</b><i>v</i>"
+    for html in [decode(page(case_id)) for case_id in CASES] + [each]:
+        body = LexborHTMLParser(html).body
+        listed = [node.mem_id for node in body.css("[class], [id], [role], [aria-modal]")]
+        once = list(dict.fromkeys(listed))  # a selector list returns a node once per match
+        assert [node.mem_id for node in body.css(LABELLED_SELECTOR)] == once, html[:80]
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
