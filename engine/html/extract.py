@@ -340,19 +340,18 @@ def grow_sample(
 
 
 def common_path(blocks: list[Block], lo: int, hi: int) -> tuple[int, ...]:
-    """The path of the innermost region element enclosing blocks lo..hi.
+    """The path of the innermost region element enclosing blocks lo..hi: that of the first
+    and the last block, as blocks are in document order (an element encloses a contiguous
+    run of the page, so one enclosing both ends encloses every block between them).
 
     >>> common_path([Block("a", 1, 0, "p", path=(1, 2, 3)), Block("b", 1, 0, "p", path=(1, 2, 5))], 0, 1)
     (1, 2)
     """
-    prefix = blocks[lo].path
-    for k in range(lo + 1, hi + 1):
-        other = blocks[k].path
-        n = 0
-        while n < len(prefix) and n < len(other) and prefix[n] == other[n]:
-            n += 1
-        prefix = prefix[:n]
-    return prefix
+    first, last = blocks[lo].path, blocks[hi].path
+    n, size = 0, min(len(first), len(last))
+    while n < size and first[n] == last[n]:
+        n += 1
+    return first[:n]
 
 
 def widen_to_container(blocks: list[Block], lo: int, hi: int, free: list[bool]) -> tuple[int, int]:
@@ -922,10 +921,10 @@ _CONTENT_WORD = re.compile(r"(?:^|\s)content(?:\s|$)")
 _TAG_TIER = {"article": 1, "main": 4}
 BOX_TIERS = 5
 # The candidates: <article> and <main>, and a <div>/<section> with an attribute that can
-# give it a tier (any other one has none).
-_BOX_SELECTOR = "article, main, " + ", ".join(
-    f"{tag}[{attr}]" for tag in ("div", "section") for attr in ("class", "id", "itemprop", "role")
-)
+# give it a tier (any other one has none). One :is() pair, not eight "tag[attr]" selectors:
+# lexbor tests each node against each selector of a list, and returns a node once per
+# selector it matches (a div with a class and an id twice).
+_BOX_SELECTOR = "article, main, :is(div, section):is([class], [id], [itemprop], [role])"
 
 
 def box_tier(tag: str, attrs: dict) -> int:

@@ -53,6 +53,7 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS champ_n ON champ(n)",
     "CREATE TABLE IF NOT EXISTS hitmap (term TEXT NOT NULL, chunk INTEGER NOT NULL,"
     " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS hitmap_chunk ON hitmap(chunk)",
 )
 CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
@@ -327,8 +328,10 @@ class Champions:
     def removed(self, n: int) -> None:
         """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""
         self.db.execute("DELETE FROM champ WHERE n = ?", (n,))
-        for term in self.tiers:
-            self._mark(term, n, False)
+        byte, mask = (n % CHUNK) >> 3, 1 << (n & 7)
+        chunks = self.db.execute("SELECT term, bits FROM hitmap WHERE chunk = ?", (n // CHUNK,))
+        for term in [t for t, bits in chunks.fetchall() if byte < len(bits) and bits[byte] & mask]:
+            self._mark(term, n, False)  # one read of the row's chunk of every list, not one each
 
     def _mark(self, term: str, n: int, on: bool) -> None:
         """Set or clear row ``n``'s bit in the bitmap of ``term``."""

@@ -173,17 +173,19 @@ HEADER = (f"{'class':<13}{'today p50/p99 cpu':>19}{'wall':>14}{'now p50/p99 cpu'
 
 
 def warm(store: ArchiveStore, index: FullTextIndex) -> None:
-    """The warm lists, as the daemon makes them after a start; a real page captured while
-    each of the first lists is read (between its snapshot and its install)."""
+    """The warm lists, as the daemon makes them after a start; real pages captured while
+    lists spread over the pass are read (between a snapshot and its install)."""
     pages = sorted(FIXTURES.glob("*.html.gz"))
     plan_cpu, plan_wall, plan = timed(index.warm_plan)
     reads, installs, captures, made = [], [], [], 0
+    every = max(1, len(plan) // len(pages))  # captures spread over the pass
     for n, term in enumerate(plan):
         generation = index.begin_warm()
         c, w, built = timed(lambda t=term: index.read_list(t))
         reads.append((c, w))
-        if n < len(pages):
-            body = gzip.decompress(pages[n].read_bytes()) + f"<!-- warm {n} -->".encode()
+        if n % every == 0 and n // every < len(pages):
+            page = pages[n // every]
+            body = gzip.decompress(page.read_bytes()) + f"<!-- warm {n} -->".encode()
             registry.register(store, Capture(f"https://warm.example/{n}", body), RegisterOptions())
             captures.append(timed(lambda: index.sync(store, limit=50))[:2])
         c, w, stored = timed(lambda b=built, g=generation: index.install(b, g))

@@ -374,6 +374,8 @@ class Suggester:
     def _spelling(self, ctx: _Context, q: Query) -> None:
         if len(q.key) < 2:
             return
+        if q.cost > 0 and len(q.key) < self.options.respelled_min_length:
+            return  # a mistake already assumed, and too few letters left to recognise
         for source in self._sources():
             for typed_key in self._keys_for(source, q):
                 self._near(ctx, q, source, typed_key)
@@ -381,6 +383,8 @@ class Suggester:
     def _near(self, ctx: _Context, q: Query, source: DomainDictionary, typed_key: str) -> None:
         # a reading that already assumes a costly mistake gets one more edit, not two
         most = 1 if q.cost >= self.options.one_edit_reading_cost else 2
+        if q.step == "substitution" and self.options.rewritten_one_edit:
+            most = 1  # letters already rewritten (1 read as l, cl as d): one edit more
         mine = source is self.dictionary
         sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
         suffix_costs: dict[str, float] = {q.suffix: 0.0}  # per reading: its typed suffix
@@ -391,7 +395,8 @@ class Suggester:
             base = q.cost + typo_cost(typed_key, key, layout)
             if far:
                 base += self.options.short_far_cost
-            for ident in siblings(source, ids, q.suffix):
+            keep = self.options.far_siblings if dist > 1 else self.options.siblings
+            for ident in siblings(source, ids, q.suffix, keep):
                 suffix = source.suffix(ident)
                 extra = suffix_costs.get(suffix)
                 if extra is None:

@@ -69,6 +69,14 @@ class SuggestOptions:
     # a reading that already assumes a mistake as costly as a random letter (a connector
     # read as a dot, a repaired TLD with an unknown name) gets one-edit matches, not two
     one_edit_reading_cost: float = 1.0
+    # a reading whose letters the substitution step rewrote (digits read as letters, cl as
+    # d, rn as m, accents folded) already assumes a look-alike: one edit more, not two
+    rewritten_one_edit: bool = True
+    # a reading that already assumes a mistake (cost > 0) and leaves a name this short
+    # (``et`` of etapp.com read as et.app) is looked up exactly, not respelled
+    respelled_min_length: int = 4
+    siblings: int = 5  # domains of a near name kept: the most popular, plus the typed suffix's
+    far_siblings: int = 1  # …of a name two edits away (another TLD would be a third mistake)
     segments: bool = True  # step 6, when nothing above scores 0.2
     segment_min_length: int = 7  # a shorter name is one word: step 6 only invents names
     segment_max_length: int = 14

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
-from engine.html.blocks import Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import LABELLED_SELECTOR, Block, BlockOptions, filter_tree, split_blocks
 from engine.html.extract import (
+    _BOX_SELECTOR,
     CREDIT,
     CREDIT_MARKS,
     NOTICE,
@@ -26,6 +27,7 @@ from engine.html.extract import (
     box_tier,
     by_first_letter,
     choose_body,
+    common_path,
     cut_comments,
     decode,
     extract,
@@ -414,6 +416,46 @@ def test_grouped_notice_gives_the_same_verdicts_on_real_pages():
     texts += ["Das könnte Sie auch interessieren", "Sign up for our newsletter", "mehr zum thema"]
     for text in texts:
         assert (NOTICE.search(text) is None) == (NOTICE_GROUPED.search(text) is None), text
+
+
+def test_common_path_of_a_span_is_that_of_its_ends_on_real_pages():
+    # The enclosing element of blocks lo..hi, from the first and last block's paths only,
+    # is the common prefix of every path in the span.
+    for case_id in CASES:
+        blocks = split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+        for lo in range(0, len(blocks), 5):
+            for hi in range(lo, len(blocks), 11):
+                prefix = blocks[lo].path
+                for block in blocks[lo : hi + 1]:
+                    n = 0
+                    while n < min(len(prefix), len(block.path)) and prefix[n] == block.path[n]:
+                        n += 1
+                    prefix = prefix[:n]
+                assert common_path(blocks, lo, hi) == prefix, (case_id, lo, hi)
+
+
+def test_article_box_candidates_are_every_attributed_div_and_section_once():
+    plain = ", ".join(
+        ["article", "main"]
+        + [f"{t}[{a}]" for t in ("div", "section") for a in ("class", "id", "itemprop", "role")]
+    )
+    each = "<div role=main>a</div><section itemprop=articleBody>b</section><div class=c id=d>e</div><div>f</div>"
+    for html in [decode(page(case_id)) for case_id in CASES] + [
+        f"<main><article>{each}</article></main>"
+    ]:
+        body = LexborHTMLParser(html).body
+        listed = [node.mem_id for node in body.css(plain)]
+        once = list(dict.fromkeys(listed))  # a selector list returns a node once per match
+        assert [node.mem_id for node in body.css(_BOX_SELECTOR)] == once, html[:80]
+
+
+def test_labelled_candidates_are_every_element_with_a_label_once():
+    each = "<div class=a id=b>x</div><p role=dialog>y</p><span aria-modal=true>z</span><b id=c>w</b><i>v</i>"
+    for html in [decode(page(case_id)) for case_id in CASES] + [each]:
+        body = LexborHTMLParser(html).body
+        listed = [node.mem_id for node in body.css("[class], [id], [role], [aria-modal]")]
+        once = list(dict.fromkeys(listed))  # a selector list returns a node once per match
+        assert [node.mem_id for node in body.css(LABELLED_SELECTOR)] == once, html[:80]
 
 
 def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():

@@ -152,3 +152,35 @@ def test_readings_that_keep_a_subdomain_a_stray_dot_made_pay_for_it():
 def test_segment_repair_invents_no_names_for_a_short_one(bundled, typed):
     # a 4-5 letter name is one word: step 6 would only make up one (lugar.com, doook.com)
     assert all(s.step != "segments" for s in suggest(bundled, f"http://{typed}/"))
+
+
+def urls(suggester, url):
+    return [s.url for s in suggest(suggester, url)]
+
+
+def test_a_short_name_left_by_a_dearer_reading_is_not_respelled():
+    # etapp.com read as et.app (the TLD typed into the name, an unknown head): net.app is
+    # one edit from that head, a second mistake on two letters; netapp.com is one edit
+    domains = ["netapp.com", "net.app", "eta.app", "web.app"]  # .app: a popular suffix
+    found = urls(Suggester(DomainDictionary.from_domains(domains)), "http://etapp.com/")
+    assert found[0] == "http://netapp.com/" and "http://net.app/" not in found
+    # the host as typed is still respelled however short: et.com → net.com
+    s = Suggester(DomainDictionary.from_domains(["net.com"]))
+    assert urls(s, "http://et.com/") == ["http://net.com/"]
+
+
+def test_a_reading_with_rewritten_letters_gets_one_edit_more():
+    # 1emt read as lemt (1 as l): lime is two edits from lemt (three from 1emt), lent one
+    s = Suggester(DomainDictionary.from_domains(["lime.de", "lent.de", "google.com"]))
+    found = urls(s, "http://1emt.de/")
+    assert "http://lent.de/" in found and "http://lime.de/" not in found
+    # the same two edits on the host as typed are searched
+    assert "http://lime.de/" in urls(s, "http://lemt.de/")
+
+
+def test_a_name_two_edits_away_brings_its_top_domain_and_the_typed_suffixs():
+    domains = ["yahoo.com", "yahoo.fr", "yahoo.es", "yahoo.de"]
+    s = Suggester(DomainDictionary.from_domains(domains))
+    assert sorted(urls(s, "http://yaaho.de/")) == ["http://yahoo.com/", "http://yahoo.de/"]
+    # one edit away: the most popular few as well
+    assert "http://yahoo.fr/" in urls(s, "http://yaho.de/")
