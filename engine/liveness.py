@@ -19,6 +19,11 @@ found with S < ``phrases_at`` are ``gone``; and S ≥ ``phrases_alone`` shows th
 there even when keywords weigh too little (a redesign that dropped the byline and the
 comments): at least ``changed``.
 
+A stored copy may also carry its visible text and the visible texts of other archived pages
+of its site (:class:`StoredText`): phrases those pages show are the site's template, not the
+page's content, and are left out of S and R; with the template known, a gone verdict whose
+live main text is text the stored page showed (its extraction took a side story) is changed.
+
 >>> stored = [("gema", 0.5), ("zeiger", 0.5)]
 >>> judge(stored, "<title>GEMA</title><p>Die GEMA dreht am Zeiger</p>").state
 'present'

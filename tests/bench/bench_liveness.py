@@ -9,8 +9,11 @@ page's title (<title> and <h1>); a redirect to a real page of another site. pres
 page's own main text (the wide set's ground truth) moved into the template of another real page
 of its site (a redesign); the
 page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
-ground-truth lines is left in it. Split by SITE (SHA-1 of the host name, 30 % held out): a held-out
-site's pages are never seen while tuning.
+ground-truth lines is left in it, a moved case only if all of them are visible. Split by SITE (SHA-1 of
+the host name, 30 % held out): a held-out site's pages are never seen while tuning. The stored copy is
+judged as the product judges it: its extraction, its visible text, and the visible texts of up to
+SITE_PAGES other real pages of its site (the archive's other documents of the host), never the page the
+live URL now serves; "ours, no site" is the same judge without those two fields.
 
 BUILT FROM DEV PAGES (``--family built``, the earlier set):
 
@@ -29,7 +32,8 @@ A gone case is kept only if none of those snippets and lines is left in it (chec
 Methods: ours (engine.liveness.judge with body keywords), the seed's title/summary keywords
 (same judge, KeywordOptions(mode="seed")), a status-code-only check, and simhash (64-bit,
 Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
-``.venv/bin/python tests/bench/bench_liveness.py [--pages N]``.
+``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
+[--split tune|heldout|both]`` (tune on ``--split tune``).
 """
 
 from __future__ import annotations
