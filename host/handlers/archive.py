@@ -230,10 +230,9 @@ def ranked_search(
     tag, best first (or by time or URL), and how many match; each remembers its best version
     for the snippet. Ranked by relevance with no other filter, the first ``want`` at least."""
 
-    home = getattr(app, "home", None) or app.store.home
     unfiltered = (pattern or "*") == "*" and tag is None
     head = want if unfiltered and sort == "relevance" else None
-    parsed, ranking = fulltext.ranked(app.store, home, query, head)
+    parsed, ranking = fulltext.ranked(app.store, app.home, query, head)
     options = SearchOptions(pattern or "*", case, "time", None, RegisterOptions().base, tag)
     allowed = None if unfiltered else set(matching_keys(app.store, options))
     found = []

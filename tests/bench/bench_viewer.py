@@ -184,7 +184,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(store, args.snapshots)
         print(f"filled {args.snapshots} snapshots in {time.perf_counter() - started:.1f} s")
-        app = SimpleNamespace(store=store)
+        app = SimpleNamespace(store=store, home=Path(tmp))  # what handlers read of the daemon's App
         build = timed(lambda: DocumentIndex().refresh(store), 3)
         print(f"index build (first search after the daemon starts): {build:.0f} ms")
         viewer.search_page({"pattern": "*"}, app)

@@ -918,3 +918,19 @@ def test_customer_reviews_on_a_product_page_are_not_its_description():
         'property="og:type" content="product"', 'property="og:type" content="website"'
     )
     assert review in main_text(website)
+
+
+def test_the_article_container_is_found_again_when_the_filter_took_it():
+    # The first container of tier 3+ (id="content") sits in a "related" box the class/id
+    # filter drops; the story's <main> is then the container, and all of it is the body
+    # (its intro paragraph too, far from the story for the page-wide growth).
+    intro = "<p>Why the town council voted for a new bridge over the river</p>"
+    gap = "<div><div> </div></div>" * 30
+    html = (
+        "<title>Bridge reopens after repairs</title><body>"
+        "<div class='related'><div id='content'><p>Other stories from the town this week</p></div></div>"
+        f"<main>{intro}{gap}{STORY}{STORY}</main></body>"
+    )
+    body = extract(html).body
+    assert "three weeks of repairs" in body and "new bridge over the river" in body
+    assert "Other stories" not in body
