@@ -149,8 +149,8 @@ def authorized(app, request: Request, *signed: str) -> bool:
 
 
 def local_path(target: str) -> bool:
-    """True for a path on this origin. Browsers read ``\\`` as ``/`` and drop tabs and
-    newlines in a URL (WHATWG URL), so ``/\\evil.example`` and ``/\t/evil.example`` are
+    r"""True for a path on this origin. Browsers read ``\`` as ``/`` and drop tabs and
+    newlines in a URL (WHATWG URL), so ``/\evil.example`` and ``/\t/evil.example`` are
     ``//evil.example``: another site.
 
     >>> local_path("/viewer/?q=1"), local_path("/\\evil.example/"), local_path("//evil.example")
