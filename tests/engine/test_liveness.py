@@ -536,3 +536,15 @@ def test_a_stored_text_the_live_block_filter_drops_is_read_in_the_live_main_text
     assert judge(kept, page, LivenessOptions(main_holds=1.0 + 1e-9)).state == "gone"
     # a page of another site: nothing of the stored text, gone as before
     assert judge(kept, html(ARTICLE)).state == "gone"
+
+
+def test_the_live_main_text_is_read_only_when_s_is_under_phrases_at():
+    # The same amazon.com listing: with phrases_at at its S, S stands as found in the
+    # live page's blocks, and the live main text (which holds all of it) is not read for S.
+    page = decode(gzip.decompress((LIVE_FIXTURES / "wcxb-2922.html.gz").read_bytes()))
+    kept = extract(page)
+    s = phrase_share(kept.body, live_blocks(page), 4)
+    under = judge(kept, page, LivenessOptions(phrases_at=s))  # S == phrases_at: not under it
+    assert "100% of the stored text's phrases found" not in under.reason, under.reason
+    over = judge(kept, page, LivenessOptions(phrases_at=s + 1e-9))
+    assert "100% of the stored text's phrases found" in over.reason, over.reason
