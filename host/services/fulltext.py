@@ -476,9 +476,8 @@ class FullTextIndex:
         last row fetched (rows are fetched until ``want`` documents are, or all are). The
         matches themselves (the total, and how many rows matched) come from the terms'
         bitmaps when each has a list, else from FTS5."""
-        matching = self._matching(query)
-        live = [r for r in map(self.rows.get, matching) if r is not None]
-        total = len(set(map(_KEY, live)))
+        keys = list(map(_KEY, filter(None, map(self.rows.get, self._matching(query)))))
+        total = len(set(keys))  # live documents; len(keys): live rows
         limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
         while True:
             found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
@@ -493,7 +492,7 @@ class FullTextIndex:
                 head.append((row[0], row[1], rank))
             if complete or len(head) >= min(want, total):
                 head.sort(key=lambda r: (r[2], r[0]))
-                return Ranking(head, total), len(live)
+                return Ranking(head, total), len(keys)
             limit *= 4
 
     def _matching(self, query) -> Hits | list[int]:
