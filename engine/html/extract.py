@@ -196,7 +196,7 @@ GENERIC_TITLES = frozenset(
 _SEPARATORS = re.compile(r"\s+[|–—»·:•/-]\s+|\s*\|\s*|\s+::\s+")
 
 
-def _meta_content(tree: LexborHTMLParser, selector: str) -> str:
+def _meta_content(tree: LexborHTMLParser | LexborNode, selector: str) -> str:
     node = tree.css_first(selector)
     return " ".join((node.attributes.get("content") or "").split()) if node else ""
 
@@ -1142,10 +1142,8 @@ def is_product_page(tree: LexborHTMLParser) -> bool:
     True
     """
     head = tree.head
-    node = head.css_first('meta[property="og:type"]') if head is not None else None
-    return node is not None and (node.attributes.get("content") or "").strip().lower().startswith(
-        "product"
-    )
+    kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
+    return kind.lower().startswith("product")
 
 
 def page_body(

@@ -178,8 +178,10 @@ function renderCapture(p) {
   fill('archive', 'Archiving…');
 }
 
-/** A capture this popup watched ended (also one the background finished after a restart). */
-// A capture says "done" only after its summary is stored (capture/capture.js), so one read finds it.
+/**
+ * A capture this popup watched ended (also one the background finished after a restart). A
+ * capture says "done" only after its summary is stored (capture/capture.js): one read finds it.
+ */
 async function captureEnded(p) {
   archiveButton.disabled = false;
   fill('archive', 'Archive again');

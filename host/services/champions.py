@@ -34,9 +34,11 @@ the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
@@ -57,6 +59,15 @@ SCHEMA = (
 )
 CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
+
+
+def prefix_phrases(word: str) -> list[str]:
+    """The FTS5 prefix queries a word counts toward: its first 1 to ``PREFIX_CHARS`` letters.
+
+    >>> prefix_phrases("cats")
+    ['"c" *', '"ca" *', '"cat" *', '"cats" *']
+    """
+    return [f'"{word[:size]}" *' for size in range(1, min(PREFIX_CHARS, len(word)) + 1)]
 
 
 def factor(f: float, d: int, avgdl: float) -> float:
@@ -263,18 +274,23 @@ class Champions:
         counts: dict[str, float] = {}
         if not self.tiers:
             return counts, 0
-        self._scratch()
-        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
-                        (title, body, url))  # fmt: skip
-        try:
-            length = row_length(self.db, 1, "scratch.one")
+        with self._scratch_row(title, body, url) as length:
             words = self._row_counts() if self.warm else {}
             for term, (cutoff, a0) in self.tiers.items():
                 f = counts[term] = words.get(term, 0.0) if term in self.warm else self._count(term)
                 self._enter(term, n, f, length, cutoff, a0)
+        return counts, length
+
+    @contextlib.contextmanager
+    def _scratch_row(self, title: str, body: str, url: str) -> Iterator[int]:
+        """The row alone in the scratch table while the block runs; its length."""
+        self._scratch()
+        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
+                        (title, body, url))  # fmt: skip
+        try:
+            yield row_length(self.db, 1, "scratch.one")
         finally:
             self.db.execute("DELETE FROM scratch.one")
-        return counts, length
 
     def _count(self, term: str) -> float:
         """The scratch row's count of ``term`` (column-weighted), from its ``bm25()``."""
@@ -292,8 +308,8 @@ class Champions:
         counts: dict[str, float] = defaultdict(float)
         for term, f in words.items():
             counts[f'"{term}"'] += f
-            for size in range(1, min(PREFIX_CHARS, len(term)) + 1):
-                counts[f'"{term[:size]}" *'] += f
+            for prefix in prefix_phrases(term):
+                counts[prefix] += f
         return counts
 
     def _enter(self, term: str, n: int, f: float, length: int, cutoff: float, a0: float) -> None:
@@ -310,15 +326,8 @@ class Champions:
     def enter(self, term: str, n: int, title: str, body: str, url: str) -> None:
         """Apply to the list of ``term`` a row added after the snapshot it was read from."""
         cutoff, a0 = self.tiers[term]
-        self._scratch()
-        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
-                        (title, body, url))  # fmt: skip
-        try:
-            self._enter(
-                term, n, self._count(term), row_length(self.db, 1, "scratch.one"), cutoff, a0
-            )
-        finally:
-            self.db.execute("DELETE FROM scratch.one")
+        with self._scratch_row(title, body, url) as length:
+            self._enter(term, n, self._count(term), length, cutoff, a0)
 
     def leave(self, term: str, n: int) -> None:
         """Apply to the list of ``term`` a row that left FTS5 after its snapshot."""

@@ -44,8 +44,15 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services import champions
-from host.services.champions import MIN_ROWS, Built, Champions, Hits, column_lengths, read
+from host.services.champions import (
+    MIN_ROWS,
+    Built,
+    Champions,
+    Hits,
+    column_lengths,
+    prefix_phrases,
+    read,
+)
 from host.services.conjunctions import Conjunctions
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
@@ -219,13 +226,11 @@ class FullTextIndex:
     def collect_dead(self) -> dict[tuple[int, str], set[str]]:
         """The body terms FTS5 holds for each dead row (its text blob was gone), by row
         number and version ID: FTS5's ``instance`` vocabulary, a scan of every token of the
-        index. On a connection of its own,
-        in one read transaction (the WAL gives it a snapshot), so any thread may run it and
-        the store thread does not wait for the scan; :meth:`delete_dead` then deletes."""
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        try:
+        index. On a connection of its own (:meth:`_reader`, a snapshot), so any thread may
+        run it and the store thread does not wait for the scan; :meth:`delete_dead` then
+        deletes."""
+        with self._reader() as db:
             db.execute("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, docs, instance)")
-            db.execute("BEGIN")
             rows = db.execute("SELECT n, id FROM seen WHERE NOT live").fetchall()
             found = {(n, reg_id): set[str]() for n, reg_id in rows}
             by_n = {n: found[n, reg_id] for n, reg_id in rows}
@@ -234,10 +239,7 @@ class FullTextIndex:
                 for n, column, term in db.execute(_DEAD_TERMS.format(marks), tuple(by_n)):
                     if column == "body":  # compared here: in SQL it cost a third more per instance
                         by_n[n].add(term)
-            db.execute("COMMIT")
-            return found
-        finally:
-            db.close()
+        return found
 
     def delete_dead(self, found: dict[tuple[int, str], set[str]]) -> int:
         """Delete the dead rows :meth:`collect_dead` read, those still dead and of the same
@@ -383,8 +385,7 @@ class FullTextIndex:
         estimate: dict[str, float] = {}
         for term, doc in found:
             estimate[f'"{term}"'] = doc
-            for size in range(1, min(champions.PREFIX_CHARS, len(term)) + 1):
-                key = f'"{term[:size]}" *'
+            for key in prefix_phrases(term):
                 estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))

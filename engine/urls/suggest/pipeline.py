@@ -474,9 +474,8 @@ class Suggester:
             cand.step, cand.reason = "referrer", f"the link was on {ref_domain}"
 
     # scoring
-    def _weight(self, ctx: _Context, cand: Candidate, corrections: dict | None = None) -> float:
-        if corrections is None:
-            corrections = self.learning.corrections(ctx.typed_domain)
+    def _weight(self, cand: Candidate, corrections: dict) -> float:
+        """A candidate's weight; ``corrections``: those learned for the typed domain."""
         user = self._user
         visits = user.get(cand.domain, 0.0) + user.get("www." + cand.domain, 0.0) if user else 0.0
         return candidate_weight(self.options, cand, visits, corrections.get(cand.domain, {}))
@@ -490,7 +489,7 @@ class Suggester:
         cands = list(ctx.candidates.values())
         corrections = self.learning.corrections(ctx.typed_domain)
         for cand in cands:
-            cand.weight = self._weight(ctx, cand, corrections)
+            cand.weight = self._weight(cand, corrections)
         total = sum(c.weight for c in cands) + self._null_weight(ctx)
         out = []
         for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:

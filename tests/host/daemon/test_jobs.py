@@ -22,7 +22,7 @@ from host.daemon.jobs import (
     warm_search_index,
 )
 from host.protocol.dispatch import handle
-from host.services import fulltext
+from host.services import champions, fulltext
 from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
 from tests.engine.archive.test_registry import near_identical
@@ -158,7 +158,7 @@ def test_warm_lists_are_made_after_a_start_off_the_store_thread(app, monkeypatch
     vocabulary and each list are read in a worker thread, installed on the store thread, and
     the FIRST search of such a term is answered from its list."""
     monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
-    monkeypatch.setattr(fulltext.champions, "SIZE", 2)
+    monkeypatch.setattr(champions, "SIZE", 2)
     for n in range(6):
         words = " ".join(["warm"] * (1 + n) + ["cold"] * (n % 2))
         page = Capture(f"https://h.example/{n}", f"<title>{n}</title><p>{words} page{n}</p>")

@@ -35,16 +35,7 @@ def archived(replay, tmp_path_factory):
     home = make_home(tmp_path_factory.mktemp("sealed"))
 
     def pk(*args):
-        done = subprocess.run(
-            [*CLI, *args, "--home", str(home)],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=replay.env(),
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        return run_cli(home, replay, *args, timeout=120)
 
     try:
         first = json.loads(pk("archive", "add", PAGES[0], "--json"))
@@ -199,18 +190,23 @@ def _stored_resources(archived, url: str) -> list[int]:
     return counts
 
 
-def cli_json(archived, replay, *args):
-    """``pagekeeper ARGS --json`` on the archived home, fetching through the replay; its JSON."""
+def run_cli(home, replay, *args, timeout: int = 180) -> str:
+    """``pagekeeper ARGS`` on ``home``, fetching through the replay; what it printed."""
     done = subprocess.run(
-        [*CLI, *args, "--home", str(archived["home"]), "--json"],
+        [*CLI, *args, "--home", str(home)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         env=replay.env(),
-        timeout=180,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def cli_json(archived, replay, *args):
+    """``pagekeeper ARGS --json`` on the archived home, fetching through the replay; its JSON."""
+    return json.loads(run_cli(archived["home"], replay, *args, "--json"))
 
 
 def test_crawl_and_schedule_fetch_resources_too(archived, replay):
