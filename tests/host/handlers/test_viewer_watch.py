@@ -63,7 +63,7 @@ def test_a_write_from_another_connection_answers_the_watch_at_once(home, daemon)
     assert first["changed"] and isinstance(first["seq"], int) and first["versions"] == 0
     watch = started(home, {"since": first["seq"], "timeout_ms": 20_000})
     written = archive(home, 1)
-    watch.join(5)
+    watch.join(15)
     assert not watch.is_alive() and watch.error is None, watch.error
     got = watch.result
     assert got["seq"] > first["seq"] and got["changed"]
@@ -79,7 +79,7 @@ def test_a_page_seen_again_answers_the_watch_with_its_capture(home, daemon):
     watch = started(home, {"since": first["seq"], "timeout_ms": 20_000})
     url = "https://watch.example.com/story/1"
     again = client.call(home, "archive_page", {"url": url, "html": PAGE.format(n=1)})
-    watch.join(5)
+    watch.join(15)
     assert not watch.is_alive() and watch.error is None, watch.error
     assert again["revisit_of"] == first["last_id"]
     got = watch.result
@@ -92,7 +92,7 @@ def test_nothing_happening_answers_at_the_timeout_unchanged(home, daemon):
     began = time.monotonic()
     got = client.call(home, "viewer_watch", {"since": first["seq"], "timeout_ms": 600})
     waited = time.monotonic() - began
-    assert 0.55 <= waited < 3.0, waited
+    assert 0.55 <= waited < 10, waited  # the 0.6 s timeout, not the 25 s default
     assert got["seq"] == first["seq"] and not got["changed"]
     assert {k: got[k] for k in ("versions", "last_id")} == {
         k: first[k] for k in ("versions", "last_id")
@@ -106,10 +106,10 @@ def test_every_watcher_is_woken(home, daemon):
     assert all(w.is_alive() for w in watches)
     written = archive(home, 2)
     for watch in watches:
-        watch.join(5)
+        watch.join(15)
         assert watch.error is None and watch.result["seq"] > first["seq"], watch.error
         assert watch.result["versions"] == 1
-        assert watch.answered_at - written < 0.5
+        assert watch.answered_at - written < 5  # woken, not at the 25 s default timeout
 
 
 def test_a_waiting_watch_does_not_hold_the_store_thread(home, daemon):
@@ -121,7 +121,7 @@ def test_a_waiting_watch_does_not_hold_the_store_thread(home, daemon):
     assert time.monotonic() - began < 2.0
     assert watch.is_alive()  # reads change nothing: still waiting
     archive(home, 3)
-    watch.join(5)
+    watch.join(15)
     assert watch.result["versions"] == 1
 
 
@@ -140,7 +140,7 @@ def test_sweep_progress_wakes_the_watch(home, daemon):
     seq = stamp(home)["seq"]
     watch = started(home, {"since": seq})
     client.call(home, "liveness_sweep", {})
-    watch.join(5)
+    watch.join(15)
     assert watch.error is None and watch.result["seq"] > seq, watch.error
     seen = watch.result
     deadline = time.monotonic() + 20
@@ -174,5 +174,5 @@ def test_stop_does_not_wait_for_an_outstanding_watch(home, daemon):
     began = time.monotonic()
     pk(home, "stop")
     assert time.monotonic() - began < 10
-    watch.join(5)
+    watch.join(15)
     assert not watch.is_alive()
