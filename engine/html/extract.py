@@ -1205,14 +1205,40 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
 
 def is_product_page(tree: LexborHTMLParser) -> bool:
     """True when the page says it is a product's page (Open Graph ``og:type`` "product",
-    "product.item", …, in the head).
+    "product.item", …, in the head) or holds a control that adds an item to a cart (see
+    :func:`sells_an_item`).
 
     >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
     True
     """
     head = tree.head
     kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
-    return kind.lower().startswith("product")
+    return kind.lower().startswith("product") or sells_an_item(tree)
+
+
+# The id, name or action of a form or control that puts the item in a cart: "add-to-cart",
+# "addToCart", "add_to_cart_8183", "submit.add-to-basket"; lower-cased.
+ADD_TO_CART = re.compile(r"add[-_ ]?to[-_ ]?(?:cart|basket|bag)")
+_CART_ATTRS = ("id", "name", "action")
+
+
+def sells_an_item(tree: LexborHTMLParser) -> bool:
+    """True when a <form>, <button> or <input> is named for adding the item to a cart (its
+    id, name or action; see ADD_TO_CART): a shop's product page that does not declare
+    ``og:type`` (Amazon, Steam, WooCommerce's ``name="add-to-cart"``).
+
+    >>> sells_an_item(LexborHTMLParser('<form id="addToCart"><input type="submit"></form>'))
+    True
+    >>> sells_an_item(LexborHTMLParser('<form id="search"><button name="go">Go</button></form>'))
+    False
+    """
+    for node in tree.css("form, button, input"):
+        attrs = node.attributes
+        for name in _CART_ATTRS:
+            value = attrs.get(name)
+            if value and ADD_TO_CART.search(value.lower()):
+                return True
+    return False
 
 
 def page_body(
