@@ -208,6 +208,8 @@ class Champions:
         mapped = {t for (t,) in db.execute("SELECT DISTINCT term FROM hitmap")}
         for term in [t for t in self.tiers if t not in mapped]:  # made before hit bitmaps
             self.drop(term)
+        self._pairs_of: set[str] = set()  # the warm terms self._pairs was made from
+        self._pairs: dict[tuple[str, str], str] = {}
 
     def clear(self) -> None:
         for table in ("champ", "tier", "hitmap"):
@@ -291,7 +293,8 @@ class Champions:
     def _row_counts(self, row: RowTokens) -> dict[str, float]:
         """The row's column-weighted count of each of its words (``"word"``), of each prefix
         of them up to ``PREFIX_CHARS`` characters (``"pre" *``: FTS5 counts every token that
-        starts with it) and of each pair of adjacent words (``"a b"``: a phrase's count)."""
+        starts with it) and of each pair of adjacent words that has a warm list (``"a b"``:
+        a phrase's count)."""
         words: dict[str, float] = defaultdict(float)
         pairs: dict[tuple[str, str], float] = defaultdict(float)
         for weight, tokens in zip(self.weights, row.columns, strict=True):
@@ -304,9 +307,18 @@ class Champions:
             counts[f'"{term}"'] += f
             for prefix in prefix_phrases(term):
                 counts[prefix] += f
-        for (first, second), f in pairs.items():
-            counts[f'"{first} {second}"'] = f
+        for pair, phrase in self._warm_pairs().items():
+            if pair in pairs:
+                counts[phrase] = pairs[pair]
         return counts
+
+    def _warm_pairs(self) -> dict[tuple[str, str], str]:
+        """The warm phrases of two words, by their words (made again when the lists change)."""
+        if self._pairs_of != self.warm:
+            self._pairs_of = set(self.warm)
+            words = {t: t.strip('"').split(" ") for t in self.warm if not t.endswith("*")}
+            self._pairs = {(w[0], w[1]): t for t, w in words.items() if len(w) == 2}
+        return self._pairs
 
     def _enter(self, term: str, n: int, f: float, length: int, cutoff: float, a0: float) -> None:
         """Row ``n`` holds ``term`` ``f`` times (column-weighted): its bit, and its place in

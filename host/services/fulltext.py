@@ -144,6 +144,31 @@ class FullTextIndex:
             raise
         return db
 
+    def defer_checkpoints(self) -> None:
+        """No automatic checkpoint on this connection (the store thread's): SQLite copies the
+        WAL into the file in the transaction that takes it over 1,000 pages (copying them
+        and an fsync: the longest captures); the caller runs :meth:`checkpoint` instead."""
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy what the WAL holds into the file (SQLite's PASSIVE checkpoint: it waits for
+        no reader or writer), on a connection of its own, so any thread may run it while
+        captures go on; the WAL's frames and how many are now in the file.
+
+        >>> import tempfile
+        >>> index = FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")
+        >>> index.defer_checkpoints()
+        >>> _frames, copied = index.checkpoint()
+        >>> copied == _frames
+        True
+        """
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            _busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            db.close()
+        return frames, copied
+
     def count(self) -> int:
         """Live (searchable) versions."""
         return self.db.execute("SELECT count(*) FROM seen WHERE live").fetchone()[0]

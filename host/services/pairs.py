@@ -29,6 +29,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from host.services.champions import K1, count_of
 
@@ -63,13 +64,13 @@ def pair_key(pair: str) -> str | None:
     return f'"{first} {second}"' if second else None
 
 
-@dataclass(frozen=True)
+@dataclass
 class RowTokens:
     """A row's tokens per column, in order, as FTS5 made them."""
 
     columns: tuple[list[str], ...]
 
-    @property
+    @cached_property
     def length(self) -> int:
         """The row's length in tokens, as FTS5's docsize record holds it."""
         return sum(map(len, self.columns))
