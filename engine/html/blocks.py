@@ -88,6 +88,10 @@ class BlockOptions:
     # hidden_label), unless together they hold this share of the page's text: then they are
     # the content a script shows one part at a time (a slide show, tabs). 0: off.
     hidden_max_share: float = 0.4
+    # A section whose id is its heading's anchor ("sharing-with-a-single-developer" over
+    # "Sharing with a single developer") is named by its title, not by its role: it stays
+    # (see section_anchor).
+    section_anchors: bool = True
 
 
 @dataclass(slots=True)
@@ -282,12 +286,35 @@ def drop_labelled(
         hits = [node for node in hits if not has_ancestor_in(node, ids)]
         if keep is not None and (keep.mem_id in ids or has_ancestor_in(keep, ids)):
             keep = None
+    if hits and options.section_anchors:
+        hits = [node for node in hits if not section_anchor(node)]
     if hidden and shown_by_script(root, hidden, options.hidden_max_share):
         shown = {node.mem_id for node in hidden}
         hits = [node for node in hits if node.mem_id not in shown]
     if hits:
         drop_hits(root, hits, options.hint_max_share, ancestor_ids(keep))
     return keep
+
+
+_NOT_SLUG = re.compile(r"[\W_]+")
+
+
+def section_anchor(node: LexborNode) -> bool:
+    """True when the element's id is the anchor of the heading that opens it: the id a
+    documentation generator (Sphinx, MkDocs) or a wiki derives from a section's title, whose
+    words may be a boilerplate hint's ("sharing-…", "comments-on-…", "related-work").
+
+    >>> tree = LexborHTMLParser('<div id="sharing-with-one-developer"><h2>Sharing with one developer¶</h2></div>')
+    >>> section_anchor(tree.css_first("div")), section_anchor(LexborHTMLParser('<div id="share-bar"><h3>Share</h3></div>').css_first("div"))
+    (True, False)
+    """
+    ident = node.attributes.get("id") or ""
+    if ident.count("-") < 2:  # a title of three words or more: a role name is one or two
+        return False
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    if heading is None:
+        return False
+    return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
 
 
 def shown_by_script(root: LexborNode, hidden: list[LexborNode], share: float) -> bool:

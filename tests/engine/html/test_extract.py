@@ -19,6 +19,7 @@ from engine.html.blocks import (
     BlockOptions,
     filter_tree,
     hidden_label,
+    section_anchor,
     split_blocks,
 )
 from engine.html.extract import (
@@ -978,3 +979,25 @@ def test_a_hidden_layer_goes_and_a_hidden_element_named_content_stays():
     html = f"<div class='hidden'>Pitch</div><div class='post-content hidden'>Story</div>{story}"
     text = filter_tree(LexborHTMLParser(html)).text()
     assert "Story" in text and "Pitch" not in text
+
+
+def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
+    # Mercurial's evolve guide (a Readability.js test page, Apache-2.0): Sphinx gives each
+    # section its heading's anchor as id, and "sharing-with-a-single-developer" starts with
+    # the boilerplate hint "sharing".
+    html = wide_page("readability-mercurial")
+    step = "We’ll work through an example with three local repositories"
+    assert step in main_text(html)
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_section_anchor_is_the_slug_of_the_opening_heading():
+    def anchored(html: str) -> bool:
+        return section_anchor(LexborHTMLParser(html).css_first("div"))
+
+    assert anchored('<div id="comments-on-the-draft"><h2>Comments on the draft</h2><p>x</p></div>')
+    assert not anchored('<div id="comments-on-the-draft"><h2>Reader comments</h2></div>')
+    assert not anchored('<div id="share-bar"><h2>Share bar</h2></div>')  # a role, not a title
+    assert not anchored('<div id="share-this-story-now"><h2>This story</h2></div>')  # a part
+    assert not anchored('<div id="comments-on-the-draft"><p>Comments on the draft</p></div>')
