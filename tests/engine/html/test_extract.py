@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
-from engine.html.blocks import LABELLED_SELECTOR, Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import (
+    LABELLED_SELECTOR,
+    Block,
+    BlockOptions,
+    filter_tree,
+    hidden_label,
+    section_anchor,
+    split_blocks,
+)
 from engine.html.extract import (
     _BOX_SELECTOR,
     CREDIT,
@@ -1022,3 +1030,62 @@ def test_the_article_container_is_found_again_when_the_filter_took_it():
     body = extract(html).body
     assert "three weeks of repairs" in body and "new bridge over the river" in body
     assert "Other stories" not in body
+
+
+def test_an_element_the_hidden_utility_class_hides_is_not_body_text():
+    # ottawacitizen.com (the Fundus corpus's test page, MIT): the sign-up layers'
+    # pitches sit inside the story in class="intro-body__register hidden" and siblings.
+    html = wide_page("fundus-ca-OttawaCitizen-V1")
+    pitch = "Ottawa Citizen ePaper, an electronic replica of the print edition"
+    story = "the federal immigration department gave up 12 floors of real estate"
+    body = main_text(html)
+    assert story in body and pitch not in body
+    # Shown on a wide screen (Tailwind's responsive variant): the element stays.
+    shown = html.replace("intro-body__register hidden", "intro-body__register hidden md:block")
+    assert pitch in main_text(shown)
+
+
+def test_hidden_label_is_the_whole_hidden_class_without_a_responsive_variant():
+    assert hidden_label("hidden") and hidden_label("identity-screen-offer hidden")
+    assert not hidden_label("hidden-small-down")  # a breakpoint class: shown on other screens
+    assert not hidden_label("unhidden") and not hidden_label("hidden lg:flex")
+
+
+def test_a_slide_show_hidden_part_by_part_is_the_content():
+    # theperspective.com (an extraction-dev page, from trafilatura's evaluation set): each of
+    # 30 gift items sits in class="gallery--paragraph-section hidden", shown one at a time
+    # by a script. Together they hold most of the page's text: they stay.
+    raw, case = page("2a1d4b60da3bd7bd"), CASES["2a1d4b60da3bd7bd"]
+    item = case["with"][1]  # in the last item
+    assert item in flat(main_text(raw, case["url"]))
+    never = ExtractOptions(blocks=BlockOptions(hidden_max_share=1.01))  # never a slide show
+    assert item not in flat(main_text(raw, case["url"], never))
+
+
+def test_a_hidden_layer_goes_and_a_hidden_element_named_content_stays():
+    story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
+    html = f"<div class='hidden'>Pitch</div><div class='post-content hidden'>Story</div>{story}"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Pitch" not in text
+
+
+def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
+    # Mercurial's evolve guide (a Readability.js test page, Apache-2.0): Sphinx gives each
+    # section its heading's anchor as id, and "sharing-with-a-single-developer" starts with
+    # the boilerplate hint "sharing".
+    html = wide_page("readability-mercurial")
+    step = "We’ll work through an example with three local repositories"
+    assert step in main_text(html)
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_section_anchor_is_the_slug_of_the_opening_heading():
+    def anchored(html: str) -> bool:
+        return section_anchor(LexborHTMLParser(html).css_first("div"))
+
+    assert anchored('<div id="comments-on-the-draft"><h2>Comments on the draft</h2><p>x</p></div>')
+    assert not anchored('<div id="comments-on-the-draft"><h2>Reader comments</h2></div>')
+    assert not anchored('<div id="share-bar"><h2>Share bar</h2></div>')  # a role, not a title
+    assert not anchored('<div id="share-this-story-now"><h2>This story</h2></div>')  # a part
+    assert not anchored('<div id="comments-on-the-draft"><p>Comments on the draft</p></div>')
