@@ -613,16 +613,24 @@ _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be sho
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:
     """A site notice or a photo credit (see :func:`is_notice`, :func:`is_credit`), computed
-    once per block: every sample tried re-reads the same blocks.
+    once per block: every sample tried re-reads the same blocks. A <pre> block is code or
+    preformatted text, never either (``image: nginx`` in a manifest is no photo credit).
 
     >>> site_noise(Block("Foto: dpa", 8, 0, "p"), ExtractOptions())
     True
+    >>> site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+    False
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        noisy = block.tag not in _CODE and (
+            (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        )
         block.noise = 1 if noisy else 0
     return block.noise == 1
+
+
+_CODE = frozenset(("pre",))
 
 
 # The first line of a comment section under a story, alone in its block: "Comments", "18 Comments +",

@@ -54,6 +54,7 @@ from engine.html.extract import (
     pick_summary,
     plain_items,
     sells_an_item,
+    site_noise,
     title_counter,
     title_weights,
     top_alternatives,
@@ -1014,6 +1015,16 @@ def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
     assert not sells('<div id="add-to-cart">Add to cart</div>')  # not a form or control
     assert not sells('<button class="add-to-cart">Add to cart</button>')  # a class is styling
     assert not sells('<form action="/cart"><button name="checkout">Pay</button></form>')
+
+
+def test_a_code_block_is_never_a_photo_credit():
+    # docs.docker.com (WCXB documentation): Compose files in <pre> hold "image: postgres:18",
+    # which the photo-credit pattern ("image:") matched; each is 90-140 characters.
+    html = wide_page("wcxb-2868")
+    compose = 'services: web: build: . ports: - "8000:8000" db: image: postgres:18 ports:'
+    assert compose in flat(main_text(html))
+    assert site_noise(Block("Image: Reuters", 14, 0, "p"), ExtractOptions())
+    assert not site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
 
 
 def test_the_article_container_is_found_again_when_the_filter_took_it():
