@@ -1213,7 +1213,8 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
 
 def is_product_page(tree: LexborHTMLParser) -> bool:
     """True when the page says it is a product's page (Open Graph ``og:type`` "product",
-    "product.item", …, in the head) or holds a control that adds an item to a cart (see
+    "product.item", …, in the head) or, unless it declares itself an article (the search
+    for a cart costs a walk of the page), holds a control that adds an item to a cart (see
     :func:`sells_an_item`).
 
     >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
@@ -1221,7 +1222,8 @@ def is_product_page(tree: LexborHTMLParser) -> bool:
     """
     head = tree.head
     kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
-    return kind.lower().startswith("product") or sells_an_item(tree)
+    kind = kind.lower()
+    return kind.startswith("product") or (kind != "article" and sells_an_item(tree))
 
 
 # The id, name or action of a form or control that puts the item in a cart: "add-to-cart",

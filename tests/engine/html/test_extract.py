@@ -1015,6 +1015,12 @@ def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
     assert not sells('<div id="add-to-cart">Add to cart</div>')  # not a form or control
     assert not sells('<button class="add-to-cart">Add to cart</button>')  # a class is styling
     assert not sells('<form action="/cart"><button name="checkout">Pay</button></form>')
+    # A page that declares itself an article is not searched for a cart (a walk of the page).
+    form = '<form id="addToCart"></form>'
+    assert is_product_page(LexborHTMLParser('<meta property="og:type" content="website">' + form))
+    assert not is_product_page(
+        LexborHTMLParser('<meta property="og:type" content="article">' + form)
+    )
 
 
 def test_a_code_block_is_never_a_photo_credit():
