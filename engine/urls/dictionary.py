@@ -68,6 +68,10 @@ HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and par
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
 # in each cut), a one-edit typo 4+; only then can a far match be lost.
 CROWDED = 150
+# A key one edit from the query keeps 4 of its 6 parts (by letters, at their place or
+# shifted by one): an edit breaks one part of each cut, and a swap across a cut of one
+# lies inside a part of the other (which it leaves whole).
+ONE_EDIT_HITS = 4
 FIRST_SLICE = 64  # ids verified at once when walking two-edit candidates in rank order
 PROGRESS_EVERY = 2000  # domains between two progress reports of a build
 
@@ -457,7 +461,7 @@ class DomainDictionary:
         >>> d.nearest_keys("gogle", 5)
         [('google', 1, [1, 2])]
         """
-        first, longer = self._one_edit_candidates(query)
+        first, longer = self._one_edit_candidates(query, most)
         groups = self._verified(query, first)
         for group in groups.values():
             group[2].sort()
@@ -476,13 +480,16 @@ class DomainDictionary:
                 walk.update(group[2])
         return [tuple(g) for g in ones + self._first_twos(query, sorted(walk), groups, need)]
 
-    def _one_edit_candidates(self, query: str) -> tuple[set[int], list[int]]:
-        """The ids that may be one edit from ``query``: the part index's (long keys), the
-        query's own deletion probe's whose key is at most one letter longer, and its
-        one-letter deletions' whose key is at most as long as the query; and the deletion
-        probes' other ids (two edits away or more: candidates for the walk)."""
+    def _one_edit_candidates(self, query: str, most: int = 2) -> tuple[set[int], list[int]]:
+        """The ids that may be one edit from ``query``: the part index's (long keys; with
+        ``most`` 1, only those hit ONE_EDIT_HITS times), the query's own deletion probe's
+        whose key is at most one letter longer, and its one-letter deletions' whose key is
+        at most as long as the query; and the deletion probes' other ids (two edits away
+        or more: candidates for the walk)."""
         hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
         first = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
+        if most < 2:
+            first = {i for i in first if hits[i] >= ONE_EDIT_HITS}
         if len(query) > DELETE_MAX_LENGTH + 2:
             return first, []
         whole = set(chain.from_iterable(self._matches((_entry(query, TAG_DELETE),))))

@@ -122,3 +122,25 @@ def test_ids_with_key_lists_every_domain_of_a_key_in_rank_order():
         assert d.has_key(key) == (key in by_key)
     assert d.ids_with_key("qqzzxxjj") == [] and not d.has_key("qqzzxxjj")
     assert len(d.ids_with_key("google")) > 100  # google.* in rank order, via the twin chain
+
+
+def _one_edit_variants(key: str) -> set[str]:
+    out = set()
+    for i in range(len(key) + 1):
+        out |= {key[:i] + c + key[i:] for c in "ae-"}
+        if i < len(key):
+            out |= {key[:i] + key[i + 1 :], key[:i] + "q" + key[i + 1 :]}
+        if i + 1 < len(key):
+            out.add(key[:i] + key[i + 1] + key[i] + key[i + 2 :])
+    return out - {key}
+
+
+def test_one_edit_search_finds_every_one_edit_typo_of_a_long_key():
+    # one-edit search keeps only long keys hit 4 times: an edit breaks one part of each
+    # cut, a swap across a cut of one lies inside a part of the other
+    keys = ["stackoverflow", "microsoftonline", "wikipedia-org", "aaaabbbbcc", "abcdefghij"]
+    d = DomainDictionary.from_domains([f"{k}.com" for k in keys] + ["qqqqqqqqqq.com"])
+    for key in keys:
+        for typed in _one_edit_variants(key):
+            found = {k for k, dist, _ in d.nearest_keys(typed, 40, most=1)}
+            assert key in found, (typed, key)
