@@ -172,6 +172,32 @@ def test_a_stored_copy_without_main_text_is_unknown_not_gone():
     assert from_status(404, kept).state == "gone"  # a missing page is gone, text or not
 
 
+WIDE_FIXTURES = FIXTURES.parent / "extract-wide"
+
+
+def test_a_stored_page_that_repeats_its_text_outside_the_body_is_judged():
+    # A real klaviyo.com post (WCXB, CC-BY-4.0) with a markdown copy of itself in a <pre>:
+    # its keywords are kept although every term occurs outside the body, so it is judged.
+    page = decode(gzip.decompress((WIDE_FIXTURES / "wcxb-4258.html.gz").read_bytes()))
+    kept = extract(page)
+    assert judge(kept, page).state == "present"
+    assert judge(kept, html(ARTICLE)).state == "gone"
+    off = extract(page, options=ExtractOptions(keywords=KeywordOptions(template_copy=1.01)))
+    assert judge(off, page).state == "unknown"
+
+
+def test_a_title_without_its_end_tag_leaves_nothing_to_judge_as_a_browser_shows_nothing():
+    # <title> is read as RCDATA up to </title> (HTML §13.2.6.2); without one the rest of the document
+    # is the title and the body is empty: Chromium and Firefox show a blank page. The stored
+    # copy has nothing to compare, so it is unknown, never guessed from the raw markup.
+    page = html(ARTICLE).replace("</title>", "", 1)
+    assert "</title>" not in page.lower()
+    kept = extract(page)
+    assert kept.body == "" and kept.keywords == []
+    assert visible_text(page) == ""
+    assert judge(kept, html(ARTICLE)).state == "unknown"
+
+
 def test_live_page_is_read_without_its_title_and_scripts():
     terms = live_terms("<title>Geheim</title><p>offen</p><script>geheim2()</script>")
     assert terms == {"offen"}
