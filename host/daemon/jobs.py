@@ -81,6 +81,7 @@ async def warm_search_index(app) -> int:
     index = await app.run(document_index, app.store)
     text = index_of(app.home)
     text.deferred = True  # champion lists are made by text_index_once, not by a search
+    await app.run(text.defer_checkpoints)  # made by text_index_once, off the store thread
     while not await app.run(text.sync, app.store, 250):
         pass
     if await app.run(text.warm_due):
@@ -112,12 +113,14 @@ async def warm_lists(app) -> int:
 async def text_index_once(app) -> bool:
     """Catch the full-text index up with what crawls, schedules and imports registered; then
     make one champion list a search wanted (host/services/champions.py), so the next search
-    of that term is fast and no search waits for a list to be made; once caught up after a
-    rebuild or a big import, make the warm lists again."""
+    of that term is fast and no search waits for a list to be made; copy its WAL into the
+    file in a worker thread (a capture does not: ``defer_checkpoints``); once caught up
+    after a rebuild or a big import, make the warm lists again."""
 
     text = index_of(app.home)
     done = await app.run(text.sync, app.store, 250)
     await app.run(text.build_lists, 1)
+    await asyncio.to_thread(text.checkpoint)
     if done and await app.run(text.warm_due):
         await warm_lists(app)
     return done

@@ -20,10 +20,10 @@ new row enters a list when its ``g`` (at ``a0``) beats ``cutoff``; a deleted one
 neither can break the bound. At most ``LISTS`` lists made after a search are kept (the
 oldest goes), so what a capture costs stays bounded.
 
-*Warm* lists (``warm``) are made ahead of any search for the archive's most frequent words
-and short prefixes (host/services/fulltext.py plans them from FTS5's vocabulary); they are
-never dropped for a newer list, and a capture counts their terms in the row from the
-scratch table's vocabulary in one read (:meth:`Champions.added`), not one query each. A
+*Warm* lists (``warm``) are made ahead of any search for the archive's most frequent words,
+short prefixes and word pairs (host/services/fulltext.py plans them from FTS5's
+vocabularies); they are never dropped for a newer list, and a capture counts their terms in
+the row from its tokens, read once (:meth:`Champions.added`), not one query each. A
 warm list is read on a connection of its own (:func:`read`, a snapshot) and installed on
 the store thread (:meth:`Champions.install`), after which the rows that came and went since
 the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`).
@@ -34,12 +34,14 @@ the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sqlite3
-from collections import defaultdict
-from collections.abc import Iterator
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from host.services.pairs import RowTokens, Scratch
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
 MIN_ROWS = 2000  # a term in at least this many rows gets a list (fewer are scored fast)
@@ -137,14 +139,19 @@ class Built:
     matches: list[int]
 
 
-def read(db: sqlite3.Connection, term: str, weights: str, matches: list[int]) -> Built:
+def read(
+    db: sqlite3.Connection, term: str, weights: str, matches: list[int], source: tuple[str, str]
+) -> Built:
     """The list of ``term`` (an FTS5 phrase matching the rows ``matches``) from FTS5's own
-    ranking of it, on ``db`` (any connection: the caller holds one snapshot)."""
+    ranking of it, on ``db`` (any connection: the caller holds one snapshot); ``source``:
+    the table and expression that rank it (a phrase: its pairs, host/services/pairs.py)."""
     rows, avgdl = averages(db)
     weight = idf(rows, len(matches))
+    table, expr = source
     top = db.execute(
-        f"SELECT rowid, bm25(docs, {weights}) AS r FROM docs WHERE docs MATCH ? ORDER BY r LIMIT ?",
-        (term, SIZE + 1),
+        f"SELECT rowid, bm25({table}, {weights}) AS r FROM {table} WHERE {table} MATCH ?"
+        " ORDER BY r LIMIT ?",
+        (expr, SIZE + 1),
     ).fetchall()
     kept = []
     for n, rank in top[:SIZE]:
@@ -189,8 +196,10 @@ def column_lengths(db: sqlite3.Connection, n: int, table: str = "docs") -> list[
 class Champions:
     """The lists of one index (its connection; the caller holds the index's lock)."""
 
-    def __init__(self, db: sqlite3.Connection, weights: tuple[float, ...]) -> None:
-        self.db, self.weights = db, weights
+    def __init__(
+        self, db: sqlite3.Connection, weights: tuple[float, ...], scratch: Scratch
+    ) -> None:
+        self.db, self.weights, self.scratch = db, weights, scratch
         for statement in SCHEMA:
             db.execute(statement)
         rows = db.execute("SELECT term, cutoff, a0, warm FROM tier ORDER BY n").fetchall()
@@ -199,7 +208,8 @@ class Champions:
         mapped = {t for (t,) in db.execute("SELECT DISTINCT term FROM hitmap")}
         for term in [t for t in self.tiers if t not in mapped]:  # made before hit bitmaps
             self.drop(term)
-        self._one = ""  # the scratch table's query, once it exists
+        self._pairs_of: set[str] = set()  # the warm terms self._pairs was made from
+        self._pairs: dict[tuple[str, str], str] = {}
 
     def clear(self) -> None:
         for table in ("champ", "tier", "hitmap"):
@@ -215,10 +225,10 @@ class Champions:
         found = self.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
         return Hits(dict(found.fetchall()))
 
-    def build(self, term: str, matches: list[int]) -> None:
+    def build(self, term: str, matches: list[int], source: tuple[str, str]) -> None:
         """Make the list of ``term`` (an FTS5 phrase, matching the rows ``matches``) from
-        FTS5's own ranking of it."""
-        self.install(read(self.db, term, self._weights, matches))
+        FTS5's own ranking of it (``source``: see :func:`read`)."""
+        self.install(read(self.db, term, self._weights, matches, source))
 
     def install(self, built: Built, warm: bool = False) -> None:
         """Store a list read by :func:`read` (``warm``: made ahead, never dropped for a newer
@@ -265,52 +275,50 @@ class Champions:
         return scored, -weight * cutoff / min(1.0, a0 / avgdl)
 
     # -- keeping the lists current as rows come and go ---------------------------------------
-    def added(self, n: int, title: str, body: str, url: str) -> tuple[dict[str, float], int]:
-        """Enter row ``n`` in the lists of the frequent terms it holds, where it beats the
-        cutoff; its count of each listed term and its length. Its counts come from FTS5
-        itself: the row alone in a scratch table, where ``bm25()`` is
-        ``1e-6 · F·(k1+1)/(F + k1)`` (one row: its own average length), and for warm terms
-        (words and short prefixes) the scratch table's vocabulary, read once."""
+    def added(self, n: int, row: RowTokens) -> dict[str, float]:
+        """Enter row ``n`` (its tokens ``row``, in the scratch table while this runs) in the
+        lists of the frequent terms it holds, where it beats the cutoff; its count of each
+        listed term. The counts of warm terms come from its tokens (:meth:`_row_counts`), of
+        others from FTS5 itself (``bm25()`` of the row alone, :meth:`Scratch.count`)."""
         counts: dict[str, float] = {}
         if not self.tiers:
-            return counts, 0
-        with self._scratch_row(title, body, url) as length:
-            words = self._row_counts() if self.warm else {}
-            for term, (cutoff, a0) in self.tiers.items():
-                f = counts[term] = words.get(term, 0.0) if term in self.warm else self._count(term)
-                self._enter(term, n, f, length, cutoff, a0)
-        return counts, length
+            return counts
+        words = self._row_counts(row) if self.warm else {}
+        for term, (cutoff, a0) in self.tiers.items():
+            f = words.get(term, 0.0) if term in self.warm else self.scratch.count(term)
+            counts[term] = f
+            self._enter(term, n, f, row.length, cutoff, a0)
+        return counts
 
-    @contextlib.contextmanager
-    def _scratch_row(self, title: str, body: str, url: str) -> Iterator[int]:
-        """The row alone in the scratch table while the block runs; its length."""
-        self._scratch()
-        self.db.execute("INSERT INTO scratch.one (rowid, title, body, url) VALUES (1, ?, ?, ?)",
-                        (title, body, url))  # fmt: skip
-        try:
-            yield row_length(self.db, 1, "scratch.one")
-        finally:
-            self.db.execute("DELETE FROM scratch.one")
-
-    def _count(self, term: str) -> float:
-        """The scratch row's count of ``term`` (column-weighted), from its ``bm25()``."""
-        found = self.db.execute(self._one, (term,)).fetchone()
-        return count_of(-found[0] / 1e-6, K1) if found else 0.0
-
-    def _row_counts(self) -> dict[str, float]:
-        """The scratch row's column-weighted count of each of its words (``"word"``) and of
-        each prefix of them up to ``PREFIX_CHARS`` characters (``"pre" *``: FTS5 counts
-        every token that starts with it), from its vocabulary in one read."""
-        weight = dict(zip(COLUMNS, self.weights, strict=True))
+    def _row_counts(self, row: RowTokens) -> dict[str, float]:
+        """The row's column-weighted count of each of its words (``"word"``), of each prefix
+        of them up to ``PREFIX_CHARS`` characters (``"pre" *``: FTS5 counts every token that
+        starts with it) and of each pair of adjacent words that has a warm list (``"a b"``:
+        a phrase's count)."""
         words: dict[str, float] = defaultdict(float)
-        for term, column, cnt in self.db.execute("SELECT term, col, cnt FROM temp.onevocab"):
-            words[term] += weight[column] * cnt
+        pairs: dict[tuple[str, str], float] = defaultdict(float)
+        for weight, tokens in zip(self.weights, row.columns, strict=True):
+            for term, cnt in Counter(tokens).items():
+                words[term] += weight * cnt
+            for pair, cnt in Counter(zip(tokens, tokens[1:], strict=False)).items():
+                pairs[pair] += weight * cnt
         counts: dict[str, float] = defaultdict(float)
         for term, f in words.items():
             counts[f'"{term}"'] += f
             for prefix in prefix_phrases(term):
                 counts[prefix] += f
+        for pair, phrase in self._warm_pairs().items():
+            if pair in pairs:
+                counts[phrase] = pairs[pair]
         return counts
+
+    def _warm_pairs(self) -> dict[tuple[str, str], str]:
+        """The warm phrases of two words, by their words (made again when the lists change)."""
+        if self._pairs_of != self.warm:
+            self._pairs_of = set(self.warm)
+            words = {t: t.strip('"').split(" ") for t in self.warm if not t.endswith("*")}
+            self._pairs = {(w[0], w[1]): t for t, w in words.items() if len(w) == 2}
+        return self._pairs
 
     def _enter(self, term: str, n: int, f: float, length: int, cutoff: float, a0: float) -> None:
         """Row ``n`` holds ``term`` ``f`` times (column-weighted): its bit, and its place in
@@ -326,8 +334,8 @@ class Champions:
     def enter(self, term: str, n: int, title: str, body: str, url: str) -> None:
         """Apply to the list of ``term`` a row added after the snapshot it was read from."""
         cutoff, a0 = self.tiers[term]
-        with self._scratch_row(title, body, url) as length:
-            self._enter(term, n, self._count(term), length, cutoff, a0)
+        with self.scratch.row(title, body, url) as row:
+            self._enter(term, n, self.scratch.count(term), row.length, cutoff, a0)
 
     def leave(self, term: str, n: int) -> None:
         """Apply to the list of ``term`` a row that left FTS5 after its snapshot."""
@@ -358,17 +366,6 @@ class Champions:
     @property
     def _weights(self) -> str:
         return ", ".join(map(str, self.weights))
-
-    def _scratch(self) -> None:
-        if self._one:
-            return
-        self.db.execute("ATTACH DATABASE ':memory:' AS scratch")
-        self.db.execute(
-            "CREATE VIRTUAL TABLE scratch.one USING fts5(title, body, url,"
-            " tokenize='unicode61 remove_diacritics 2')"
-        )
-        self.db.execute("CREATE VIRTUAL TABLE temp.onevocab USING fts5vocab(scratch, one, col)")
-        self._one = f"SELECT bm25(one, {self._weights}) FROM scratch.one WHERE one MATCH ?"
 
 
 def count_of(g: float, k: float) -> float:

@@ -38,28 +38,32 @@ import contextlib
 import operator
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
+from host.services import pairs
 from host.services.champions import (
     MIN_ROWS,
     Built,
     Champions,
     Hits,
+    bitmap,
     column_lengths,
     prefix_phrases,
     read,
 )
 from host.services.conjunctions import Conjunctions
+from host.services.pairs import Scratch, pair_expr, pair_key
 
 WEIGHTS = (4.0, 1.0, 2.0)  # title, body, url
-LAYOUT = 3  # PRAGMA user_version; a file of another layout is derived data: made afresh
+LAYOUT = 4  # PRAGMA user_version; a file of another layout is derived data: made afresh
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
-    "title, body, url, content='', tokenize='unicode61 remove_diacritics 2')",
+    f"title, body, url, content='', tokenize='{pairs.TOKENIZER}')",
+    pairs.SCHEMA,
     "CREATE TABLE IF NOT EXISTS seen (n INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL,"
     " key TEXT NOT NULL, live INTEGER NOT NULL DEFAULT 1, title TEXT NOT NULL DEFAULT '',"
     " url TEXT NOT NULL DEFAULT '', src TEXT)",
@@ -92,7 +96,8 @@ class FullTextIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         self.db = self._connect()
-        self.champions = Champions(self.db, WEIGHTS)
+        self.scratch = Scratch(", ".join(map(str, WEIGHTS)))
+        self.champions = Champions(self.db, WEIGHTS, self.scratch)
         self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
         self.deferred = False  # True: champion lists are made by build_lists, not by a search
@@ -138,6 +143,31 @@ class FullTextIndex:
             db.close()
             raise
         return db
+
+    def defer_checkpoints(self) -> None:
+        """No automatic checkpoint on this connection (the store thread's): SQLite copies the
+        WAL into the file in the transaction that takes it over 1,000 pages (copying them
+        and an fsync: the longest captures); the caller runs :meth:`checkpoint` instead."""
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy what the WAL holds into the file (SQLite's PASSIVE checkpoint: it waits for
+        no reader or writer), on a connection of its own, so any thread may run it while
+        captures go on; the WAL's frames and how many are now in the file.
+
+        >>> import tempfile
+        >>> index = FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")
+        >>> index.defer_checkpoints()
+        >>> _frames, copied = index.checkpoint()
+        >>> copied == _frames
+        True
+        """
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            _busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            db.close()
+        return frames, copied
 
     def count(self) -> int:
         """Live (searchable) versions."""
@@ -212,36 +242,47 @@ class FullTextIndex:
             self._delete_row(n, title, textquery.index_text(body), url)
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
 
-    def _delete_row(self, n: int, title: str, body: str, url: str) -> None:
-        self.db.execute(
-            "INSERT INTO docs (docs, rowid, title, body, url) VALUES ('delete', ?, ?, ?, ?)",
-            (n, title, body, url),
-        )
+    def _delete_row(
+        self, n: int, title: str, body: str, url: str, paired: tuple[str, ...] | None = None
+    ) -> None:
+        """FTS5's ``'delete'`` of row ``n`` from both tables, with the values it was indexed
+        with (``paired``: its values in ``pairs``, made from these when not given)."""
+        if paired is None:
+            with self.scratch.row(title, body, url) as row:
+                paired = row.pairs()
+        for table, values in (("docs", (title, body, url)), ("pairs", paired)):
+            self.db.execute(
+                f"INSERT INTO {table} ({table}, rowid, title, body, url)"
+                " VALUES ('delete', ?, ?, ?, ?)",
+                (n, *values),
+            )
         self.db.execute("DELETE FROM seen WHERE n = ?", (n,))
         self.champions.removed(n)
         self.conjunctions.removed(n)
         if self.events is not None:
             self.events.append((n, None))
 
-    def collect_dead(self) -> dict[tuple[int, str], set[str]]:
-        """The body terms FTS5 holds for each dead row (its text blob was gone), by row
-        number and version ID: FTS5's ``instance`` vocabulary, a scan of every token of the
-        index. On a connection of its own (:meth:`_reader`, a snapshot), so any thread may
-        run it and the store thread does not wait for the scan; :meth:`delete_dead` then
-        deletes."""
+    def collect_dead(self) -> dict[tuple[int, str], tuple[set[str], set[str]]]:
+        """The body terms FTS5 holds for each dead row (its text blob was gone) in ``docs``
+        and in ``pairs``, by row number and version ID: FTS5's ``instance`` vocabularies, a
+        scan of every token of the index. On a connection of its own (:meth:`_reader`, a
+        snapshot), so any thread may run it and the store thread does not wait for the scan;
+        :meth:`delete_dead` then deletes."""
         with self._reader() as db:
-            db.execute("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, docs, instance)")
             rows = db.execute("SELECT n, id FROM seen WHERE NOT live").fetchall()
-            found = {(n, reg_id): set[str]() for n, reg_id in rows}
-            by_n = {n: found[n, reg_id] for n, reg_id in rows}
-            if rows:
+            found = {(n, reg_id): (set[str](), set[str]()) for n, reg_id in rows}
+            for side, table in enumerate(("docs", "pairs")):
+                by_n = {n: found[n, reg_id][side] for n, reg_id in rows}
+                db.execute(
+                    f"CREATE VIRTUAL TABLE temp.i{table} USING fts5vocab(main, {table}, instance)"
+                )
                 marks = ",".join("?" * len(by_n))
-                for n, column, term in db.execute(_DEAD_TERMS.format(marks), tuple(by_n)):
+                for n, column, term in db.execute(_DEAD_TERMS.format(table, marks), tuple(by_n)):
                     if column == "body":  # compared here: in SQL it cost a third more per instance
                         by_n[n].add(term)
         return found
 
-    def delete_dead(self, found: dict[tuple[int, str], set[str]]) -> int:
+    def delete_dead(self, found: dict[tuple[int, str], tuple[set[str], set[str]]]) -> int:
         """Delete the dead rows :meth:`collect_dead` read, those still dead and of the same
         version (a restore revives a row; a rebuild numbers rows afresh); how many."""
         deleted = 0
@@ -249,21 +290,26 @@ class FullTextIndex:
             for (n, reg_id), terms in found.items():
                 still = "SELECT 1 FROM seen WHERE n = ? AND id = ? AND NOT live"
                 if self.db.execute(still, (n, reg_id)).fetchone():
-                    self._delete_orphan(n, sorted(terms))
+                    self._delete_orphan(n, sorted(terms[0]), sorted(terms[1]))
                     deleted += 1
             if deleted:
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
         return deleted
 
-    def _delete_orphan(self, n: int, terms: list[str]) -> None:
+    def _delete_orphan(self, n: int, terms: list[str], paired: list[str]) -> None:
         """FTS5's ``'delete'`` writes one marker per distinct term (no positions) and takes
-        each column's token count off the totals: so the body is its terms, the first one
-        repeated up to the length FTS5 recorded for it."""
+        each column's token count off the totals: so the body is its terms (``terms`` in
+        ``docs``, ``paired`` in ``pairs``), the first one repeated up to the length FTS5
+        recorded for it (the same in both tables)."""
         title, url = self.db.execute("SELECT title, url FROM seen WHERE n = ?", (n,)).fetchone()
         lengths = column_lengths(self.db, n)
-        length = lengths[1] if len(lengths) > 1 else len(terms)
-        padding = terms[:1] * (length - len(terms))
-        self._delete_row(n, title, " ".join(terms + padding), url)
+        length = lengths[1] if len(lengths) > 1 else None
+        with self.scratch.row(title, "", url) as row:
+            title_pairs, _body, url_pairs = row.pairs()
+        paired_body = _padded(paired, length)
+        self._delete_row(
+            n, title, _padded(terms, length), url, (title_pairs, paired_body, url_pairs)
+        )
 
     def purge(self, steps: int | None = None) -> bool:
         """After removals (dead rows: :meth:`collect_dead` and :meth:`delete_dead` first),
@@ -278,8 +324,9 @@ class FullTextIndex:
                     return True
                 before = self.db.total_changes
                 with self._batch():
-                    self.db.execute(_MERGE, (-MERGE_PAGES,))
-                if self.db.total_changes - before <= 1:  # the command's own row: merged
+                    for table in ("docs", "pairs"):
+                        self.db.execute(_MERGE.format(table), (-MERGE_PAGES,))
+                if self.db.total_changes - before <= 2:  # each command's own row: merged
                     self.db.execute("DELETE FROM meta WHERE name = 'unpurged'")
                     self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                     return True
@@ -293,7 +340,8 @@ class FullTextIndex:
 
     def _clear(self) -> None:
         with self._batch():
-            self.db.execute("INSERT INTO docs (docs) VALUES ('delete-all')")  # not DELETE
+            for table in ("docs", "pairs"):  # not DELETE: refused on contentless tables
+                self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
             self.db.execute("DELETE FROM seen")
             self.champions.clear()
             self.conjunctions.clear()
@@ -354,9 +402,12 @@ class FullTextIndex:
         self.db.execute(
             "INSERT INTO docs (rowid, title, body, url) VALUES (?, ?, ?, ?)", (n, title, body, url)
         )
-        counts, length = self.champions.added(n, title, body, url)
+        with self.scratch.row(title, body, url) as row:
+            self.db.execute("INSERT INTO pairs (rowid, title, body, url) VALUES (?, ?, ?, ?)",
+                            (n, *row.pairs()))  # fmt: skip
+            counts = self.champions.added(n, row)
         if self.conjunctions.lists:
-            self.conjunctions.added(n, counts, length)
+            self.conjunctions.added(n, counts, row.length)
         if self.events is not None:
             self.events.append((n, (title, body, url)))
         self.known[reg_id], self.rows[n] = key, (key, reg_id)
@@ -380,13 +431,19 @@ class FullTextIndex:
         limit = WARM_LISTS if limit is None else limit
         with self._reader() as db:
             db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, docs, row)")
+            db.execute("CREATE VIRTUAL TABLE temp.pairterms USING fts5vocab(main, pairs, row)")
             found = db.execute("SELECT term, doc FROM temp.terms").fetchall()
+            paired = db.execute(_FREQUENT_PAIRS, (MIN_ROWS,)).fetchall()
             rows = db.execute("SELECT count(*) FROM seen WHERE live").fetchone()[0]
         estimate: dict[str, float] = {}
         for term, doc in found:
             estimate[f'"{term}"'] = doc
             for key in prefix_phrases(term):
                 estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
+        for pair, doc in paired:  # a phrase of two words costs what a word of its rows does
+            phrase = pair_key(pair)
+            if phrase:
+                estimate[phrase] = doc
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             room = max(0, limit - len(self.champions.warm))
@@ -405,11 +462,12 @@ class FullTextIndex:
         """The warm list of ``term`` from one snapshot of the file, on a connection of its
         own (the scoring of every match: off the store thread); None when it matches fewer
         than ``MIN_ROWS`` rows."""
+        source = self._term_source(term)
         with self._reader() as db:
-            matches = [n for (n,) in db.execute(_ROWIDS, (term,))]
+            matches = self._rowids(source, db)
             if not self._frequent(len(matches)):
                 return None
-            return read(db, term, ", ".join(map(str, WEIGHTS)), matches)
+            return read(db, term, ", ".join(map(str, WEIGHTS)), matches, source)
 
     def install(self, built: Built | None, generation: int) -> bool:
         """Store a warm list (on the store thread), then apply to it the rows added and
@@ -445,17 +503,17 @@ class FullTextIndex:
         """Documents matching ``query``, best first (lower BM25 is better, as SQLite gives
         it). With ``want``, a frequent word may answer only its certified head (at least
         ``want`` documents, or all)."""
-        match = textquery.to_fts(query)
         with self.lock:
             try:
                 if want is not None:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
+                source = self._source(query)
                 if want is None:
-                    ranking, matched = self._scored(match)
+                    ranking, matched = self._scored(source)
                 else:
-                    ranking, matched = self._scored_head(query, match, want)
+                    ranking, matched = self._scored_head(query, source, want)
                 if want is not None and self._frequent(matched):  # the next search: its list
                     self._want(_phrases(query))
                 if not self.deferred:
@@ -464,24 +522,54 @@ class FullTextIndex:
             except sqlite3.OperationalError as exc:  # the expression is built quoted; a bug
                 raise StorageError(f"full-text query failed: {exc}") from exc
 
-    def _scored(self, match: str) -> tuple[Ranking, int]:
+    def _source(self, query: textquery.Query) -> tuple[str, str]:
+        """The table and MATCH expression that rank ``query``: a query of phrases only (no
+        ``-excluded`` terms) is ranked on their pairs (bit for bit the same ``bm25()``,
+        host/services/pairs.py), any other on ``docs``.
+
+        >>> import tempfile
+        >>> index = FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")
+        >>> index._source(textquery.parse('"lower meadow" "rising river"'))
+        ('pairs', '"lower_meadow" AND "rising_river"')
+        >>> index._source(textquery.parse('"lower meadow" river'))
+        ('docs', '"lower meadow" AND "river"')
+        """
+        if not any(t.negative for t in query.terms):
+            paired = [pair_expr(self.scratch, p) for p in _phrases(query)]
+            if all(paired):
+                return "pairs", " AND ".join(map(str, paired))
+        return "docs", textquery.to_fts(query)
+
+    def _term_source(self, term: str) -> tuple[str, str]:
+        """The table and expression that rank one term (see :meth:`_source`)."""
+        paired = pair_expr(self.scratch, term)
+        return ("pairs", paired) if paired else ("docs", term)
+
+    def _rowids(self, source: tuple[str, str], db: sqlite3.Connection | None = None) -> list[int]:
+        """The rows a ``(table, expression)`` matches (on ``db``, else the index's own)."""
+        table, expr = source
+        return [n for (n,) in (db or self.db).execute(_ROWIDS.format(table), (expr,))]
+
+    def _scored(self, source: tuple[str, str]) -> tuple[Ranking, int]:
         """Every match scored by FTS5, its documents by their best version; and how many
         live rows matched."""
-        found = self.db.execute(_SCORED, (*WEIGHTS, match)).fetchall()
+        table, match = source
+        found = self.db.execute(_SCORED.format(table), (*WEIGHTS, match)).fetchall()
         return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
 
-    def _scored_head(self, query, match: str, want: int) -> tuple[Ranking, int]:
+    def _scored_head(self, query, source: tuple[str, str], want: int) -> tuple[Ranking, int]:
         """The head of the full ranking without grouping every match: FTS5 scores every
         match and keeps the best rows (its sorter, in C), which are grouped here into their
         documents; a document is certain once its best row scores strictly better than the
         last row fetched (rows are fetched until ``want`` documents are, or all are). The
         matches themselves (the total, and how many rows matched) come from the terms'
         bitmaps when each has a list, else from FTS5."""
-        keys = list(map(_KEY, filter(None, map(self.rows.get, self._matching(query)))))
+        keys = list(map(_KEY, filter(None, map(self.rows.get, self._matching(query, source)))))
         total = len(set(keys))  # live documents; len(keys): live rows
         limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
+        table, match = source
         while True:
-            found = self.db.execute(_TOP, (*WEIGHTS, match, limit)).fetchall()
+            found = self.db.execute(_TOP.format(table), (*WEIGHTS, match, limit)).fetchall()
             complete = len(found) < limit
             bound = float("inf") if complete else found[-1][1]
             head, seen_keys = list[tuple[str, str, float]](), set[str]()
@@ -496,13 +584,26 @@ class FullTextIndex:
                 return Ranking(head, total), len(keys)
             limit *= 4
 
-    def _matching(self, query) -> Hits | list[int]:
+    def _matching(self, query, source: tuple[str, str]) -> Hits | list[int]:
         """The rows ``query`` matches: the AND of its terms' bitmaps when each term has a
-        list and none is excluded, else FTS5's."""
+        list (see :meth:`_unexcluded`), else FTS5's (``source``: see :meth:`_source`)."""
         hits = [self.champions.hits(p) for p in _phrases(query)]
-        if len(hits) == len(query.terms) and all(h is not None for h in hits):
-            return _both([h for h in hits if h is not None])
-        return [n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))]
+        if all(h is not None for h in hits):
+            return self._unexcluded(query, _both([h for h in hits if h is not None]))
+        return self._rowids(source)
+
+    def _unexcluded(self, query, hits: Hits) -> Hits:
+        """The rows of ``hits`` that no ``-excluded`` term of ``query`` matches, as FTS5's
+        ``NOT`` leaves them: each excluded term's rows from its bitmap when it has a list,
+        else from FTS5 (that term alone)."""
+        for term in query.terms:
+            if term.negative:
+                phrase = textquery.to_fts(textquery.Query((replace(term, negative=False),)))
+                excluded = self.champions.hits(phrase)
+                if excluded is None:
+                    excluded = Hits(bitmap(self._rowids(self._term_source(phrase))))
+                hits = _minus(hits, excluded)
+        return hits
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
@@ -517,9 +618,7 @@ class FullTextIndex:
         df = len(hits)
         if not self._frequent(df):
             return None  # few matches (left): scoring them all is fast
-        matching: Hits | set[int] = hits
-        if len(positives) < len(query.terms):  # -excluded terms: the rows left, from FTS5
-            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        matching = self._unexcluded(query, hits)
         listed = self.champions.ranked(term, df, matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
@@ -537,9 +636,7 @@ class FullTextIndex:
         both = _both(hits)
         if not self._frequent(len(both)):
             return None
-        matching: Hits | set[int] = both
-        if len(phrases) < len(query.terms):  # -excluded terms: the rows left, from FTS5
-            matching = {n for (n,) in self.db.execute(_ROWIDS, (textquery.to_fts(query),))}
+        matching = self._unexcluded(query, both)
         listed = self.conjunctions.ranked(expr, [len(h) for h in hits], matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
@@ -570,10 +667,11 @@ class FullTextIndex:
         terms: a list of each first)."""
         for term in phrases:
             if term not in self.champions.tiers:
-                found = [n for (n,) in self.db.execute(_ROWIDS, (term,))]
+                source = self._term_source(term)
+                found = self._rowids(source)
                 if not self._frequent(len(found)):
                     return
-                self.champions.build(term, found)
+                self.champions.build(term, found, source)
         expr = " AND ".join(phrases)
         if len(phrases) > 1 and expr not in self.conjunctions.lists:
             hits = [self.champions.hits(p) for p in phrases]
@@ -605,18 +703,19 @@ class FullTextIndex:
             self.db.close()
 
 
-_ROWIDS = "SELECT rowid FROM docs WHERE docs MATCH ?"
+_ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs
 _KEY = operator.itemgetter(0)
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
-    "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25(docs, ?, ?, ?) AS r FROM docs"
-    " WHERE docs MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
+    "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25({0}, ?, ?, ?) AS r FROM {0}"
+    " WHERE {0} MATCH ?) SELECT s.key, s.id, min(m.r) AS r, count(*) FROM m"
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
-_TOP = "SELECT rowid, bm25(docs, ?, ?, ?) AS r FROM docs WHERE docs MATCH ? ORDER BY r LIMIT ?"
-_DEAD_TERMS = "SELECT doc, col, term FROM temp.instances WHERE doc IN ({})"  # every token read
+_TOP = "SELECT rowid, bm25({0}, ?, ?, ?) AS r FROM {0} WHERE {0} MATCH ? ORDER BY r LIMIT ?"
+_DEAD_TERMS = "SELECT doc, col, term FROM temp.i{} WHERE doc IN ({})"  # every token read
+_FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a scan of every doclist
 
 
-_MERGE = "INSERT INTO docs (docs, rank) VALUES ('merge', ?)"
+_MERGE = "INSERT INTO {0} ({0}, rank) VALUES ('merge', ?)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
 
 
@@ -625,12 +724,35 @@ def _phrases(query: textquery.Query) -> tuple[str, ...]:
     return tuple(textquery.to_fts(textquery.Query((t,))) for t in query.positives)
 
 
+def _padded(terms: list[str], length: int | None) -> str:
+    """Distinct terms, the first one repeated up to ``length`` tokens.
+
+    >>> _padded(["reed", "weir"], 4)
+    'reed weir reed reed'
+    """
+    return " ".join(terms + terms[:1] * ((length or len(terms)) - len(terms)))
+
+
 def _both(hits: list[Hits]) -> Hits:
     """The rows every one of ``hits`` holds."""
     chunks = dict(hits[0].chunks)
     for other in hits[1:]:
         chunks = {c: _and(b, other.chunks[c]) for c, b in chunks.items() if c in other.chunks}
     return Hits(chunks)
+
+
+def _minus(hits: Hits, other: Hits) -> Hits:
+    """The rows of ``hits`` that ``other`` does not hold.
+
+    >>> list(_minus(Hits({0: bytes([0b111])}), Hits({0: bytes([0b010])})))
+    [0, 2]
+    """
+    return Hits({c: _and_not(b, other.chunks.get(c, b"")) for c, b in hits.chunks.items()})
+
+
+def _and_not(a: bytes, b: bytes) -> bytes:
+    value = int.from_bytes(a, "little") & ~int.from_bytes(b, "little")
+    return value.to_bytes(len(a), "little")
 
 
 def _and(a: bytes, b: bytes) -> bytes:

@@ -185,6 +185,30 @@ def test_warm_lists_are_made_after_a_start_off_the_store_thread(app, monkeypatch
     assert head.total == 6 and [k for k, _, _ in head.results][:1] == ["https://h.example/5/"]
 
 
+def test_captures_leave_the_index_checkpoint_to_the_text_job_off_the_store_thread(app, monkeypatch):
+    """In the daemon a capture's transaction never copies the full-text index's WAL into its
+    file (SQLite's automatic checkpoint is off on the store thread's connection); the text
+    index job does it in a worker thread, and the file then holds every frame."""
+    asyncio.run(warm_search_index(app))
+    text = index_of(app.home)
+    assert text.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    for n in range(3):
+        page = Capture(f"https://c.example/{n}", f"<title>{n}</title><p>checkpoint {n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+    app.executor.submit(text.sync, app.store).result()
+    before = text.path.stat().st_size  # the new rows' pages are in the WAL only
+    threads, checkpoint, copied = [], text.checkpoint, []
+    monkeypatch.setattr(
+        text,
+        "checkpoint",
+        lambda: threads.append(threading.get_ident()) or copied.append(checkpoint()),
+    )
+    asyncio.run(text_index_once(app))
+    assert threads and threads[0] != app.executor.submit(threading.get_ident).result()
+    ((frames, done),) = copied
+    assert frames > 0 and done == frames and text.path.stat().st_size > before
+
+
 def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
     """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
     reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes

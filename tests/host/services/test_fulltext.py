@@ -212,6 +212,7 @@ def test_a_row_whose_text_blob_is_gone_is_removed_all_the_same(home):
         fresh = FullTextIndex(path.with_name("fresh.sqlite3"))
         assert fresh.rebuild(store) == len(PAGES)
         assert vocabulary(index) == vocabulary(fresh)
+        assert vocabulary(index, "pairs") == vocabulary(fresh, "pairs")
         assert champions.averages(index.db) == champions.averages(fresh.db)
         assert urls(store, home, "garden") == ["https://b.example/diary"]
         fresh.close()
@@ -237,12 +238,17 @@ def test_a_dead_row_is_deleted_with_its_body_terms_only(tmp_path):
     assert index.delete_dead(index.collect_dead()) == 1
     index.purge()
     assert vocabulary(index) == vocabulary(fresh)
+    assert vocabulary(index, "pairs") == vocabulary(fresh, "pairs")
     assert champions.averages(index.db) == champions.averages(fresh.db)
 
 
-def vocabulary(index) -> list[tuple]:
-    index.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, docs, row)")
-    return index.db.execute("SELECT term, doc, cnt FROM temp.v ORDER BY term").fetchall()
+def vocabulary(index, table: str = "docs") -> list[tuple]:
+    """Each term of ``table`` (docs, pairs) with its rows and count; and its totals record."""
+    index.db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.v{table} USING fts5vocab(main, {table}, row)"
+    )
+    found = index.db.execute(f"SELECT term, doc, cnt FROM temp.v{table} ORDER BY term").fetchall()
+    return found + index.db.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchall()
 
 
 def terms(index, word: str) -> int:
@@ -508,22 +514,25 @@ def fts5_rows(index, term: str) -> set[int]:
 def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and_deletes(
     tmp_path, monkeypatch
 ):
-    """The warm plan takes FTS5's vocabulary from its most frequent end (words and short
-    prefixes); each list is read from a snapshot, and rows added and removed between the
-    snapshot and the install (a capture, a delete while warming) and after it are applied:
-    the first search of a warm term is answered from its list, exactly as FTS5 ranks it, and
-    the list survives a restart."""
+    """The warm plan takes FTS5's vocabularies from their most frequent end (words, short
+    prefixes and pairs of words); each list is read from a snapshot, and rows added and
+    removed between the snapshot and the install (a capture, a delete while warming) and
+    after it are applied: the first search of a warm term is answered from its list, exactly
+    as FTS5 ranks it, and the list survives a restart."""
     index = filled(tmp_path, monkeypatch, size=40)
     rnd = random.Random(7)
     rows = add_rows(index, [warm_body(rnd, n) for n in range(200)], 0)
-    monkeypatch.setattr(fulltext, "WARM_LISTS", 4)
+    monkeypatch.setattr(fulltext, "WARM_LISTS", 5)
     plan = index.warm_plan()
-    # pad in 200 rows; r* 0.75 x (river 160 + reed 100); river 160; p* 0.75 x 200
-    assert plan == ['"pad"', '"r" *', '"river"', '"p" *']
+    # pad in 200 rows; r* 0.75 x (river 160 + reed 100); "pad pad" in 190; river 160;
+    # "pad river" in 155 (a column's last token pairs with nothing: "pad_" is no phrase)
+    assert plan == ['"pad"', '"r" *', '"pad pad"', '"river"', '"pad river"']
     monkeypatch.setattr(fulltext, "WARM_LISTS", 64)
     plan = index.warm_plan()
     assert plan.index('"river"') < plan.index('"reed"') < plan.index('"heron"')
+    assert plan.index('"river river"') < plan.index('"reed reed"')
     assert '"silt"' not in plan and '"s" *' not in plan  # in 8 rows: fewer than MIN_ROWS
+    assert '"pad silt"' not in plan and not [t for t in plan if t.endswith(' "')]
     for n, term in enumerate(plan):
         generation = index.begin_warm()
         built = index.read_list(term)
@@ -540,7 +549,7 @@ def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and
     index.close()
     index = FullTextIndex(tmp_path / "f.sqlite3")  # a restart
     assert index.champions.warm == set(plan)
-    for text in ("river", "reed", "heron", "riv*", "r*", "he*"):
+    for text in ("river", "reed", "heron", "riv*", "r*", "he*", '"river river"', '"reed pad"'):
         assert_answered_from_list(index, text, want=4)
 
 
@@ -558,7 +567,8 @@ def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkey
     """A query no list answers is scored by FTS5, which keeps the best rows; grouped into
     documents (several versions each, identical rows tying at the edge of what was fetched,
     dead rows never found), the head equals the full ranking's, for one term, for two warm
-    terms (their matches from the bitmaps) and with an excluded word; the totals too."""
+    terms (their matches from the bitmaps) and with an excluded word (its rows from FTS5, or
+    from its bitmap); the totals too."""
     index = filled(tmp_path, monkeypatch, size=5)
     rnd = random.Random(11)
     with index._batch():
@@ -574,7 +584,7 @@ def test_a_head_scored_without_a_list_equals_fts5s_full_ranking(tmp_path, monkey
         index.install(index.read_list(term), generation)
     monkeypatch.setattr(index, "_champion_head", lambda *a: None)  # no list answers
     monkeypatch.setattr(index, "_conjunction_head", lambda *a: None)
-    for text in ("river", "river reed", "river -heron", "pad", "re*"):
+    for text in ("river", "river reed", "river -heron", "river -reed", "pad", "re*"):
         every = index.search(textquery.parse(text))
         for want in (1, 3, 10, 40, 500):
             head = index.search(textquery.parse(text), want)
@@ -600,3 +610,57 @@ def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, 
     index._clear()
     add_rows(index, [warm_body(rnd, n) for n in range(20)], 0)
     assert index.warm_due() is True  # a rebuild
+
+
+def test_a_phrase_ranks_on_its_pairs_bit_for_bit_as_fts5_ranks_it(tmp_path):
+    """Each token written joined to the next (host/services/pairs.py): ``pairs`` holds docs's
+    rows, column sizes and totals, so a query of phrases ranked on their pairs gets docs's
+    ``bm25()`` bit for bit, in every column (title, text, URL), for phrases of two and three
+    words, a prefix phrase, folded diacritics and a CJK word; also after rows were deleted
+    and a dead row (its text gone) was deleted with its terms. A query with an excluded term
+    or a word is ranked on docs."""
+    index, rnd = FullTextIndex(tmp_path / "f.sqlite3"), random.Random(5)
+    words = ["lower", "meadow", "river", "Méadow", "the", "of", "東京都", "river-mead"]
+    values = {}
+    with index._batch():
+        for n in range(150):
+            title, body = (" ".join(rnd.choices(words, k=rnd.randint(0, k))) for k in (4, 40))
+            row = (
+                textquery.index_text(title),
+                textquery.index_text(body),
+                f"https://e.example/{n}",
+            )
+            values[index.add_row(f"{n:020d}", f"doc{n}", row[0], row[1], row[2], None)] = row
+    index._load_known()
+    queries = ['"lower meadow"', '"meadow river lower"', '"the of"', '"e example"', '"東京都"',
+               "river-mea*", '"meadow lower" "of the"', '"lower méadow"']  # fmt: skip
+    for text in queries:
+        assert_ranked_on_pairs_as_in_docs(index, text)
+    with index._batch():
+        for n in rnd.sample(sorted(values), 20):
+            index._delete_row(n, *values.pop(n))
+        index.db.execute("UPDATE seen SET live = 0 WHERE n = ?", (min(values),))
+    assert index.delete_dead(index.collect_dead()) == 1
+    for text in queries:
+        assert_ranked_on_pairs_as_in_docs(index, text)
+    blocks = "SELECT block FROM {}_data WHERE id = 1"  # row count and token totals
+    assert (
+        index.db.execute(blocks.format("pairs")).fetchall()
+        == index.db.execute(blocks.format("docs")).fetchall()
+    )
+    for text in ('"lower meadow" -river', '"lower meadow" river'):
+        assert index._source(textquery.parse(text))[0] == "docs"
+
+
+def assert_ranked_on_pairs_as_in_docs(index, text: str) -> None:
+    """Every row ``text`` matches in docs, with its ``bm25()``, is what its pairs give; the
+    index's ranking too."""
+    query = textquery.parse(text)
+    table, expr = index._source(query)
+    assert table == "pairs", text
+    scored = "SELECT rowid, bm25({0}, 4.0, 1.0, 2.0) FROM {0} WHERE {0} MATCH ? ORDER BY rowid"
+    in_docs = index.db.execute(scored.format("docs"), (textquery.to_fts(query),)).fetchall()
+    assert in_docs and index.db.execute(scored.format(table), (expr,)).fetchall() == in_docs, text
+    assert (
+        index.search(query).results == index._scored(("docs", textquery.to_fts(query)))[0].results
+    )
