@@ -119,12 +119,6 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
-    # A teaser list's heading ("Related Posts", see RELATED_OPENER) of up to
-    # ``related_max_chars`` after ``related_after_chars`` of the body's text ends the body,
-    # unless a plain paragraph of ``related_rest_chars``+ follows (see cut_related). 0: off.
-    related_after_chars: int = 400
-    related_max_chars: int = 40
-    related_rest_chars: int = 100
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
@@ -674,63 +668,6 @@ def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
         return body
     k = openers[0]
     return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
-
-
-# The heading of a teaser list under a story, alone in its block: "Related Posts", "More stories",
-# "Trending now", "You may also like", "Also on HuffPost:", "Read next"; lower-cased.
-RELATED_OPENER = re.compile(
-    r"(?:related|recommended|popular|trending|similar|suggested|more)"
-    r" (?:posts?|articles?|stories|reads?|now|news|content)\W*$"
-    r"|(?:also on|more from|you (?:may|might) also like|read next|more in|recommended for you"
-    r"|around the web)\b.{0,25}$"
-    r"|(?:das könnte sie auch interessieren|mehr zum thema|weitere artikel|lesen sie auch"
-    r"|à lire aussi|lire aussi|leer también)\W*$"
-)
-
-
-def cut_related(blocks: list[Block], body: list[Block], options: ExtractOptions) -> list[Block]:
-    """The body without the teaser list under it: a page block of up to ``related_max_chars``
-    that opens one (see RELATED_OPENER; the body itself has dropped it as a site notice), after
-    ``related_after_chars`` of the body's text, ends the body when no plain paragraph of
-    ``related_rest_chars``+ follows it (a "Read next" box inside a story has the story after it;
-    a later opener may still end it). Unlike a comment thread's, no share of the body is asked:
-    the teasers may outweigh a short story.
-
-    >>> story = Block("The bridge over the river reopened on Monday after repairs. " * 8, 400, 0, "p")
-    >>> opener, teaser = Block("Related Posts", 12, 0, "h3"), Block("Town hall gets a new roof", 21, 21, "li")
-    >>> [b.chars for b in cut_related([story, opener, teaser], [story, teaser], ExtractOptions())]
-    [400]
-    """
-    least = options.related_after_chars
-    if not least or not body:
-        return body
-    at = {id(b): k for k, b in enumerate(body)}
-    before, seen = 0, 0  # body text so far, body blocks so far
-    for block in blocks:
-        k = at.get(id(block))
-        if k is not None:  # a body block; an opener is a block the body left out
-            before, seen = before + block.chars, k + 1
-            continue
-        if (
-            before >= least
-            and seen < len(body)
-            and block.chars <= options.related_max_chars
-            and RELATED_OPENER.match(block.text.lower())
-            and not story_follows(body[seen:], options)
-        ):
-            return body[:seen]
-    return body
-
-
-def story_follows(rest: list[Block], options: ExtractOptions) -> bool:
-    """True when ``rest`` holds a plain paragraph of ``related_rest_chars``+: the story goes on.
-
-    >>> para, links = Block("x" * 150, 150, 0, "p"), Block("x" * 150, 150, 150, "p")
-    >>> story_follows([para], ExtractOptions()), story_follows([links], ExtractOptions())
-    (True, False)
-    """
-    least = options.related_rest_chars
-    return any(b.tag == "p" and b.chars >= least and not _is_linky(b, options) for b in rest)
 
 
 _PROSE_TAGS = frozenset(("p", "li"))
@@ -1333,8 +1270,7 @@ def page_body(
         if box is not None and not attached(box, root):
             box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
-    body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
-    return blocks, cut_related(blocks, body, options)
+    return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
 
 
 def attached(node: LexborNode, root: LexborNode) -> bool:

@@ -38,7 +38,6 @@ from engine.html.extract import (
     choose_body,
     common_path,
     cut_comments,
-    cut_related,
     decode,
     extract,
     grow_sample,
@@ -1102,44 +1101,3 @@ def test_section_anchor_is_the_slug_of_the_opening_heading():
     assert not anchored('<div id="share-bar"><h2>Share bar</h2></div>')  # a role, not a title
     assert not anchored('<div id="share-this-story-now"><h2>This story</h2></div>')  # a part
     assert not anchored('<div id="comments-on-the-draft"><p>Comments on the draft</p></div>')
-
-
-def test_a_teaser_list_under_a_story_ends_the_body():
-    # legal.thomsonreuters.com (WCXB): "Related content" over product teasers under the
-    # article, in the same article container.
-    html = wide_page("wcxb-0237")
-    teaser = "How can Practical Law Connect help your department?"
-    story = "the next step is to evaluate the staffing in your department"
-    body = main_text(html)
-    assert story in body and teaser not in body
-    assert teaser in main_text(html, options=ExtractOptions(related_after_chars=0))
-
-
-def test_cut_related_needs_story_text_before_and_none_after():
-    story = Block("The bridge over the river reopened on Monday after repairs. " * 8, 400, 0, "p")
-    opener = Block("Related Posts", 12, 0, "h3")
-    teaser = Block("Town hall gets a new roof", 21, 21, "li")
-    more = Block("The mayor said the works would go on until the spring. " * 2, 100, 0, "p")
-    page, body = [story, opener, teaser], [story, teaser]
-    assert cut_related(page, body, ExtractOptions()) == [story]
-    short = ExtractOptions(related_after_chars=401)  # not enough story before the opener
-    assert cut_related(page, body, short) == body
-    # The story goes on after a "Read next" box: nothing is cut.
-    assert cut_related([story, opener, teaser, more], [story, teaser, more], ExtractOptions()) == [
-        story,
-        teaser,
-        more,
-    ]
-    long_label = Block("Related Posts" + " »" * 14, 41, 0, "h3")  # over related_max_chars
-    assert cut_related([story, long_label, teaser], body, ExtractOptions()) == body
-    links = Block("Town hall roof, bridge works and the new school: all our stories.", 100, 90, "p")
-    assert cut_related([story, opener, links], [story, links], ExtractOptions()) == [story]
-    kept = Block("More news", 8, 0, "h2")  # a heading the body kept is not an opener
-    assert cut_related([story, kept, teaser], [story, kept, teaser], ExtractOptions()) == [
-        story,
-        kept,
-        teaser,
-    ]
-    first = Block("Related Posts", 12, 0, "h3")  # the first opener is followed by the story:
-    page = [story, first, more, opener, teaser]  # the later one still ends the body
-    assert cut_related(page, [story, more, teaser], ExtractOptions()) == [story, more]
