@@ -291,6 +291,7 @@ def deletion_cost(store: ArchiveStore, index: FullTextIndex) -> None:
         steps.append((c, w))
         if done:
             break
+        index.checkpoint()  # as the daemon's reclaim job does after each step, in a worker thread
     print(
         f"delete: forgetting {len(ids)} versions {cpu:.1f} ms CPU / {wall:.1f} ms wall; the purge "
         f"{len(steps)} steps, {sum(c for c, _ in steps) / 1000:.1f} s CPU / "
