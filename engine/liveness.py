@@ -33,6 +33,8 @@ live main text is text the stored page showed (its extraction took a side story)
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -308,7 +310,8 @@ def judge(
 
     ``stored`` is an Extraction, its ``to_dict()``, or a list of (word, weight); a dict may
     also carry ``visible`` (the stored page's visible text) and ``site_texts`` (visible texts
-    of other archived pages of the same site, which tell its template apart).
+    of other archived pages of the same site, which tell its template apart) or
+    ``site_template`` (their phrases, already read: :class:`TemplateCache`).
     Raises DecodeError when the live body is binary data.
     """
     options = options or LivenessOptions()
@@ -334,9 +337,9 @@ def judge(
         share = held if (held or 0.0) >= options.main_holds else share
     state = by_phrases(keyed, share, options, main_of)
     shown = None
-    if state == "gone" and text.template and text.visible:
+    if state == "gone" and text.template and text.shown():
         main_of()  # reads the live main text once
-        shown = text.share_of(live_main[0], text.visible, options)
+        shown = text.share_of(live_main[0], text.shown(), options)
         state = "changed" if (shown or 0.0) >= options.shown_lift else state
     main = main_of() if live_main else None
     reason = explain(len(matched), len(words), p, share, main, shown)
@@ -356,16 +359,30 @@ class StoredText:
     """
 
     body: set = field(default_factory=set)
-    visible: set = field(default_factory=set)
+    visible: set | None = None  # read from ``visible_text`` when a verdict needs it
     template: set = field(default_factory=set)
+    visible_text: str = ""
+    n: int = 4
 
     @classmethod
     def of(cls, stored: object, n: int) -> StoredText:
         extra = stored if isinstance(stored, dict) else {}
-        sites = [str(t) for t in extra.get("site_texts") or ()]
-        template = set().union(*(text_phrases(t, n) for t in sites))
-        visible = text_phrases(str(extra.get("visible") or ""), n) - template
-        return cls(text_phrases(stored_body(stored), n), visible, template)
+        template = extra.get("site_template")  # the phrases already read (TemplateCache)
+        if template is None:
+            sites = [str(t) for t in extra.get("site_texts") or ()]
+            template = set().union(*(text_phrases(t, n) for t in sites))
+        visible = str(extra.get("visible") or "")
+        return cls(text_phrases(stored_body(stored), n), None, template, visible, n)
+
+    def shown(self) -> set:
+        """The stored page's visible phrases without the template (read once, when needed).
+
+        >>> StoredText(template={("a", "b")}, visible_text="a b c", n=2).shown()
+        {('b', 'c')}
+        """
+        if self.visible is None:
+            self.visible = text_phrases(self.visible_text, self.n) - self.template
+        return self.visible
 
     def own(self, options: LivenessOptions) -> set:
         """The stored main text's phrases that are not the site's template; when too few are
@@ -379,7 +396,7 @@ class StoredText:
         if not self.template:
             return self.body
         own = self.body - self.template
-        return own if len(own) >= options.own_min_phrases else self.visible
+        return own if len(own) >= options.own_min_phrases else self.shown()
 
     def live_main(self, live_html: bytes | str, options: LivenessOptions) -> set:
         """The live page's main-text phrases, without the site's template."""
@@ -395,6 +412,81 @@ class StoredText:
         if len(live) < max(1, options.main_min_phrases):
             return None
         return len(live & stored) / len(live)
+
+
+@dataclass
+class TemplatePlan:
+    """What a check knows of its site's template before reading any text: the stored texts'
+    content hashes, the template when that set of texts was read before, the phrase sets
+    known, and the hashes whose texts must be read."""
+
+    digests: tuple[str, ...]
+    ready: frozenset | None
+    known: dict[str, frozenset]
+    missing: tuple[str, ...]
+
+
+class TemplateCache:
+    """The site's template (:class:`StoredText`), cached: the phrase set of each stored text
+    by its content hash, and the templates (unions) of the last few sets of texts. A hash
+    names one text for ever, so nothing goes stale: a capture or a delete on the site changes
+    which hashes a check asks for, never what a hash holds. :meth:`plan` hands out
+    references, so a set evicted afterwards stays whole for the check holding it.
+
+    >>> cache = TemplateCache()
+    >>> plan = cache.plan(("h1", "h2"), 2)
+    >>> plan.ready, plan.missing
+    (None, ('h1', 'h2'))
+    >>> sorted(cache.template(plan, {"h1": "a b c", "h2": "b c d"}, 2))
+    [('a', 'b'), ('b', 'c'), ('c', 'd')]
+    >>> cache.plan(("h1", "h2"), 2).ready == {("a", "b"), ("b", "c"), ("c", "d")}
+    True
+    >>> cache.plan(("h2", "h3"), 2).missing  # a new page of the site: only its text is read
+    ('h3',)
+    """
+
+    def __init__(self, texts: int = 32, templates: int = 8) -> None:
+        # ~290 KB per page's phrase set on the wide set (1,744 phrases on average): ~10 MB
+        self.sizes = (texts, templates)
+        self._texts: OrderedDict = OrderedDict()  # (hash, n) -> frozenset of phrases
+        self._templates: OrderedDict = OrderedDict()  # (hashes, n) -> their union
+        self._lock = threading.Lock()  # the store thread plans, the analysis thread adds
+
+    def plan(self, digests: Iterable[str], n: int) -> TemplatePlan:
+        """What is known of these texts' template (call before reading the texts)."""
+        digests = tuple(digests)
+        with self._lock:
+            ready = _touch(self._templates, (digests, n))
+            known = {d: p for d in digests if (p := _touch(self._texts, (d, n))) is not None}
+        return TemplatePlan(digests, ready, known, tuple(d for d in digests if d not in known))
+
+    def template(self, plan: TemplatePlan, texts: dict[str, str], n: int) -> frozenset:
+        """The template of ``plan``'s texts (``texts``: the missing ones, by hash), kept."""
+        if plan.ready is not None:
+            return plan.ready
+        read = {d: frozenset(text_phrases(texts.get(d, ""), n)) for d in plan.missing}
+        union = frozenset().union(*plan.known.values(), *read.values())
+        with self._lock:
+            for digest, found in read.items():
+                _keep(self._texts, (digest, n), found, self.sizes[0])
+            _keep(self._templates, (plan.digests, n), union, self.sizes[1])
+        return union
+
+
+def _touch(cache: OrderedDict, key) -> frozenset | None:
+    """The cached value of ``key``, marked as just used (None when absent)."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def _keep(cache: OrderedDict, key, value: frozenset, size: int) -> None:
+    """Cache ``value``, dropping the least recently used entries over ``size``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def text_phrases(text: str, n: int) -> set[tuple[str, ...]]:

@@ -84,6 +84,14 @@ class BlockOptions:
     # (id="navigation-container" around the whole page), not a boilerplate box: it stays.
     hint_max_share: float = 0.8
     drop_dialogs: bool = True  # see DIALOG_SELECTOR
+    # Elements hidden by the CSS utility class ``hidden`` go with the class/id hints (see
+    # hidden_label), unless together they hold this share of the page's text: then they are
+    # the content a script shows one part at a time (a slide show, tabs). 0: off.
+    hidden_max_share: float = 0.4
+    # A section whose id is its heading's anchor ("sharing-with-a-single-developer" over
+    # "Sharing with a single developer") is named by its title, not by its role: it stays
+    # (see section_anchor).
+    section_anchors: bool = True
 
 
 @dataclass(slots=True)
@@ -252,8 +260,9 @@ def drop_labelled(
     """
     if not (options.drop_dialogs or options.class_hints):
         return keep
-    dialogs, hits = [], []
+    dialogs, hits, hidden = [], [], []
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
+    hidden_rule = options.hidden_max_share > 0
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -264,17 +273,62 @@ def drop_labelled(
         cls, ident = attrs.get("class") or "", attrs.get("id") or ""
         one = known.get(cls) or label_part(cls)
         two = known.get(ident) or label_part(ident)
-        if (one[0] or two[0]) and not (one[1] or two[1]) and node.tag not in ("body", "html"):
+        if one[1] or two[1] or node.tag in ("body", "html"):
+            continue
+        if one[0] or two[0]:
             hits.append(node)
+        elif cls and hidden_rule and hidden_class(cls):
+            hits.append(node)
+            hidden.append(node)
     if dialogs:
         detach(dialogs)
         ids = {node.mem_id for node in dialogs}
         hits = [node for node in hits if not has_ancestor_in(node, ids)]
         if keep is not None and (keep.mem_id in ids or has_ancestor_in(keep, ids)):
             keep = None
+    if hits and options.section_anchors:
+        hits = [node for node in hits if not section_anchor(node)]
+    if hidden and shown_by_script(root, hidden, options.hidden_max_share):
+        shown = {node.mem_id for node in hidden}
+        hits = [node for node in hits if node.mem_id not in shown]
     if hits:
         drop_hits(root, hits, options.hint_max_share, ancestor_ids(keep))
     return keep
+
+
+_NOT_SLUG = re.compile(r"[\W_]+")
+
+
+def section_anchor(node: LexborNode) -> bool:
+    """True when the element's id is the anchor of the heading that opens it: the id a
+    documentation generator (Sphinx, MkDocs) or a wiki derives from a section's title, whose
+    words may be a boilerplate hint's ("sharing-…", "comments-on-…", "related-work").
+
+    >>> tree = LexborHTMLParser('<div id="sharing-with-one-developer"><h2>Sharing with one developer¶</h2></div>')
+    >>> section_anchor(tree.css_first("div")), section_anchor(LexborHTMLParser('<div id="share-bar"><h3>Share</h3></div>').css_first("div"))
+    (True, False)
+    """
+    ident = node.attributes.get("id") or ""
+    if ident.count("-") < 2:  # a title of three words or more: a role name is one or two
+        return False
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    if heading is None:
+        return False
+    return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+def shown_by_script(root: LexborNode, hidden: list[LexborNode], share: float) -> bool:
+    """True when the ``hidden`` elements (document order) together hold ``share`` of the
+    page's text: a slide show or tabs whose parts a script shows one at a time, not a
+    hidden layer.
+
+    >>> tree = LexborHTMLParser('<div class="hidden">One slide</div><div class="hidden">Two</div><p>x</p>')
+    >>> shown_by_script(tree.body, tree.css(".hidden"), 0.4)
+    True
+    """
+    ids = {node.mem_id for node in hidden}
+    size = sum(len(node.text()) for node in hidden if not has_ancestor_in(node, ids))
+    return size >= share * len(root.text())
 
 
 def ancestor_ids(node: LexborNode | None) -> set[int]:
@@ -342,6 +396,32 @@ def label_part(part: str) -> tuple[bool, bool]:
     noisy = bool(_NOISE_LOW.search(low)) and bool(_NOISE_LOW.search(_TAXONOMY_LOW.sub(" ", low)))
     found = _LABEL_PARTS[part] = (noisy, bool(_CONTENT_LOW.search(low)))
     return found
+
+
+# The CSS frameworks' utility class that hides an element (Bootstrap's and Tailwind's
+# ``.hidden {display: none}``): a paywall's or sign-up layer's pitch, a screen-reader's
+# "Author of the article:", a closed search box. A value holding a responsive variant
+# (Tailwind's ``hidden md:block``) shows the element on a wide screen: it stays.
+HIDDEN_CLASS = re.compile(r"(?:^|\s)hidden(?:\s|$)")
+
+
+@lru_cache(maxsize=8192)
+def hidden_class(value: str) -> bool:
+    """:func:`hidden_label` of a class value, cached (a page repeats its labels).
+
+    >>> hidden_class("Intro HIDDEN"), hidden_class("hidden sm:flex")
+    (True, False)
+    """
+    return hidden_label(value.lower())
+
+
+def hidden_label(low: str) -> bool:
+    """True for a lower-cased class value that hides its element on every screen.
+
+    >>> hidden_label("intro-body__premium hidden"), hidden_label("hidden md:block"), hidden_label("hidden-xs")
+    (True, False, False)
+    """
+    return ":" not in low and HIDDEN_CLASS.search(low) is not None
 
 
 _NOISE_LOW = re.compile(NOISE_HINT.pattern)

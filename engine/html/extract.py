@@ -67,6 +67,11 @@ class ExtractOptions:
     # ... or a paragraph of the story between two plain ones (see linked_paragraph). 0: off.
     linked_paragraph_min_chars: int = 100
     linked_paragraph_max_density: float = 0.8
+    # ... or a sentence with links in a list or run of paragraphs whose other items are plain
+    # text (see linked_prose): a docs page's "X automates data ingestion." item. 0: off.
+    linked_prose_min_chars: int = 30
+    linked_prose_min_plain: int = 20  # characters outside its links
+    linked_prose_max_density: float = 0.8
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -608,16 +613,24 @@ _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be sho
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:
     """A site notice or a photo credit (see :func:`is_notice`, :func:`is_credit`), computed
-    once per block: every sample tried re-reads the same blocks.
+    once per block: every sample tried re-reads the same blocks. A <pre> block is code or
+    preformatted text, never either (``image: nginx`` in a manifest is no photo credit).
 
     >>> site_noise(Block("Foto: dpa", 8, 0, "p"), ExtractOptions())
     True
+    >>> site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+    False
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        noisy = block.tag not in _CODE and (
+            (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        )
         block.noise = 1 if noisy else 0
     return block.noise == 1
+
+
+_CODE = frozenset(("pre",))
 
 
 # The first line of a comment section under a story, alone in its block: "Comments", "18 Comments +",
@@ -657,7 +670,70 @@ def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
     return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
 
 
+_PROSE_TAGS = frozenset(("p", "li"))
+
+
+def prose_candidate(block: Block, options: ExtractOptions) -> bool:
+    """A link-dense <p> or <li> that may still be a sentence: ``linked_prose_min_chars``+,
+    ``linked_prose_min_plain``+ characters outside its links, links at most
+    ``linked_prose_max_density`` of it.
+
+    >>> item = Block("BigQuery Data Transfer Service automates data ingestion.", 56, 30, "li", links=1)
+    >>> prose_candidate(item, ExtractOptions()), prose_candidate(Block("Home", 4, 4, "li"), ExtractOptions())
+    (True, False)
+    """
+    return (
+        options.linked_prose_min_chars > 0
+        and block.tag in _PROSE_TAGS
+        and block.chars >= options.linked_prose_min_chars
+        and block.chars - block.link_chars >= options.linked_prose_min_plain
+        and block.link_density <= options.linked_prose_max_density
+    )
+
+
+def plain_items(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:
+    """(parent path, tag) of the span's plain <p>/<li> items of ``teaser_min_chars``+: the
+    lists and runs of paragraphs that hold running text.
+
+    >>> plain = Block("Learn about datasets, the top-level container of tables.", 56, 8, "li", path=(1, 2, 3))
+    >>> plain_items([plain], 0, 0, [True], ExtractOptions())
+    {((1, 2), 'li')}
+    """
+    return {
+        (b.path[:-1], b.tag)
+        for b, ok in zip(blocks[lo : hi + 1], free[lo : hi + 1], strict=True)
+        if ok
+        and b.tag in _PROSE_TAGS
+        and b.chars >= options.teaser_min_chars
+        and not _is_linky(b, options)
+    }
+
+
+def linked_prose(block: Block, plain: set[tuple], options: ExtractOptions) -> bool:
+    """A link-dense sentence (see :func:`prose_candidate`) in a list or run of paragraphs that
+    also holds plain text (``plain``: see :func:`plain_items`) is prose with links, as docs
+    write it ("See the messages documentation.", "X automates data ingestion."), not a link
+    list: a list whose every item is link-dense (related stories, a ranking, a thread's
+    headers) stays out. After trafilatura, which tests link density on the whole list.
+
+    >>> item = Block("BigQuery Data Transfer Service automates data ingestion.", 56, 30, "li", path=(1, 2, 4))
+    >>> linked_prose(item, {((1, 2), "li")}, ExtractOptions()), linked_prose(item, set(), ExtractOptions())
+    (True, False)
+    """
+    return (block.path[:-1], block.tag) in plain and prose_candidate(block, options)
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
+    plain: set[tuple] | None = None
+
+    def prose(k: int) -> bool:
+        nonlocal plain
+        if not prose_candidate(blocks[k], options):
+            return False
+        if plain is None:
+            plain = plain_items(blocks, lo, hi, free, options)
+        return linked_prose(blocks[k], plain, options)
+
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
@@ -666,6 +742,7 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             not _is_linky(blocks[k], options)
             or titles_content(blocks, k, hi, options)
             or linked_paragraph(blocks, k, lo, hi, options)
+            or prose(k)
         )
         and not site_noise(blocks[k], options)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
@@ -1136,14 +1213,40 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
 
 def is_product_page(tree: LexborHTMLParser) -> bool:
     """True when the page says it is a product's page (Open Graph ``og:type`` "product",
-    "product.item", …, in the head).
+    "product.item", …, in the head) or holds a control that adds an item to a cart (see
+    :func:`sells_an_item`).
 
     >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
     True
     """
     head = tree.head
     kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
-    return kind.lower().startswith("product")
+    return kind.lower().startswith("product") or sells_an_item(tree)
+
+
+# The id, name or action of a form or control that puts the item in a cart: "add-to-cart",
+# "addToCart", "add_to_cart_8183", "submit.add-to-basket"; lower-cased.
+ADD_TO_CART = re.compile(r"add[-_ ]?to[-_ ]?(?:cart|basket|bag)")
+_CART_ATTRS = ("id", "name", "action")
+
+
+def sells_an_item(tree: LexborHTMLParser) -> bool:
+    """True when a <form>, <button> or <input> is named for adding the item to a cart (its
+    id, name or action; see ADD_TO_CART): a shop's product page that does not declare
+    ``og:type`` (Amazon, Steam, WooCommerce's ``name="add-to-cart"``).
+
+    >>> sells_an_item(LexborHTMLParser('<form id="addToCart"><input type="submit"></form>'))
+    True
+    >>> sells_an_item(LexborHTMLParser('<form id="search"><button name="go">Go</button></form>'))
+    False
+    """
+    for node in tree.css("form, button, input"):
+        attrs = node.attributes
+        for name in _CART_ATTRS:
+            value = attrs.get(name)
+            if value and ADD_TO_CART.search(value.lower()):
+                return True
+    return False
 
 
 def page_body(

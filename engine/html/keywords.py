@@ -46,6 +46,10 @@ class KeywordOptions:
     # Terms that also occur in the page's template (text outside the body: menus, sidebars,
     # footers) say little about the article; their score is multiplied by this.
     template_factor: float = 0.0
+    # ... unless the template holds a copy of the body: when at least this share of the body's
+    # terms occur outside it (a quoted first post, a markdown copy in a <pre>, a second
+    # rendering for small screens), the shared terms are the page's own and are kept.
+    template_copy: float = 0.9
 
 
 @cache
@@ -171,6 +175,8 @@ def body_keywords(
     ['alpha', 'gamma']
     >>> [w for w, _ in body_keywords("alpha beta", "", KeywordOptions(limit=1), template="alpha")]
     ['beta']
+    >>> [w for w, _ in body_keywords("alpha beta", "", KeywordOptions(), template="alpha beta")]
+    ['alpha', 'beta']
     """
     tokens = tokenize(body) if tokens is None else tokens
     stop = stopwords(language or detect_language(tokens))
@@ -178,8 +184,10 @@ def body_keywords(
     tokens = [t for t in tokens if t in good]
     title_words = set(terms(title, stop, options.min_length))
     scores = _scores(tokens, title_words, options.title_boost)
-    for word in set(tokenize(template)) & scores.keys():  # the keys are terms already
-        scores[word] *= options.template_factor
+    shared = set(tokenize(template)) & scores.keys()  # the keys are terms already
+    if len(shared) < options.template_copy * len(scores):
+        for word in shared:
+            scores[word] *= options.template_factor
     if options.template_factor == 0.0:
         tokens = [t for t in tokens if scores[t] > 0]
     size = max(1, math.ceil(len(tokens) / max(1, options.sections)))

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine.archive.resources import CaptureLimits
 from engine.archive.store import ArchiveStore
+from engine.liveness import TemplateCache
 from engine.urls.suggest import Suggester
 from host.daemon.changes import ChangeFeed
 from host.daemon.security import ensure_token
@@ -167,6 +168,7 @@ class App:
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
         self.jobs = Jobs()
         self.learning = Learning()
+        self.site_templates = TemplateCache()  # the liveness check's (host/services/liveness.py)
         self._store: ArchiveStore | None = None
         self._suggester: Suggester | None = None
         self._lock = threading.Lock()  # guards the analysis process's creation

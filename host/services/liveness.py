@@ -19,11 +19,11 @@ from __future__ import annotations
 import time
 
 from engine.archive import alerts, provider
-from engine.archive.search import stored_text
 from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
+    TemplateCache,
     Verdict,
     from_status,
     judge,
@@ -36,7 +36,7 @@ from host.services.fetch import afetch
 SITE_PAGES = 8
 
 
-def _stored(app, ref: str) -> tuple[str, str, dict]:
+def _stored(app, ref: str, options: LivenessOptions) -> tuple[str, str, dict, tuple]:
 
     # the newest version of a URL; a revisit ("seen again") is checked as its version
     reg_id = app.store.content_id(provider.keywords(app.store, ref)["id"])
@@ -44,22 +44,39 @@ def _stored(app, ref: str) -> tuple[str, str, dict]:
     row = app.store.row("extracts", reg_id) or {}
     extract = {**row, "body": _main_text(app.store, row)}
     extract["visible"] = provider.visible_text_of(app.store, reg_id)
-    extract["site_texts"] = _site_texts(app.store, doc)
-    return reg_id, doc["url"], extract
+    plan = templates_of(app).plan(_site_digests(app.store, doc), options.phrase_words)
+    texts = {d: _text(app.store, d) for d in plan.missing} if plan.ready is None else {}
+    return reg_id, doc["url"], extract, (plan, texts)
 
 
-def _site_texts(store, doc: dict) -> list[str]:
-    """The stored visible texts of the newest versions of up to ``SITE_PAGES`` other documents
-    on the version's host (never parsed: a version without one gives its main text)."""
-    texts, seen = [], {doc["key"]}
+def templates_of(app) -> TemplateCache:
+    """The daemon's cache of site templates (made on first use)."""
+    if getattr(app, "site_templates", None) is None:
+        app.site_templates = TemplateCache()
+    return app.site_templates
+
+
+def _site_digests(store, doc: dict) -> list[str]:
+    """The content hashes of the stored visible texts of the newest versions of up to
+    ``SITE_PAGES`` other documents on the version's host (a version without one gives its
+    main text; one with neither gives nothing)."""
+    digests, seen = [], {doc["key"]}
     for other in reversed(store.ids_of_host(doc["host"])):
         key = store.version(other)["key"]
         if key not in seen:
             seen.add(key)
-            texts.append(stored_text(store, other))
-        if len(texts) >= SITE_PAGES:
+            row = store.row("extracts", other) or {}
+            digest = row.get("visible_text") or row.get("text")
+            if digest:
+                digests.append(str(digest))
+        if len(seen) > SITE_PAGES:
             break
-    return texts
+    return digests
+
+
+def _text(store, digest: str) -> str:
+    """A stored text by its content hash."""
+    return store.get_blob(digest).decode("utf-8", "replace")
 
 
 def _main_text(store, row: dict) -> str:
@@ -69,8 +86,10 @@ def _main_text(store, row: dict) -> str:
     return store.get_blob(row["text"]).decode("utf-8").partition("\n")[2]
 
 
-def _judge(extract: dict, got: tuple, options: LivenessOptions) -> dict:
+def _judge(extract: dict, got: tuple, options: LivenessOptions, site: tuple, cache) -> dict:
     status, body, failure = got
+    plan, texts = site
+    extract = {**extract, "site_template": cache.template(plan, texts, options.phrase_words)}
     return _verdict(extract, status, body, failure, options).to_dict()
 
 
@@ -111,10 +130,11 @@ async def check_version(
 ) -> dict:
     """Judge, store and return ``{"state","match","present",...,"id","url","source"}``:
     ``page`` (the tab's rendered HTML) when given, else the live URL fetched now."""
-    reg_id, url, extract = await app.run(_stored, app, ref)
+    options = options or LivenessOptions()
+    reg_id, url, extract, site = await app.run(_stored, app, ref, options)
     got = (200, page, None) if page is not None else await _fetched(url)
     # Parsing the live page needs no store: the analysis thread, so other requests go on.
-    verdict = await app.analyse(_judge, extract, got, options or LivenessOptions())
+    verdict = await app.analyse(_judge, extract, got, options, site, templates_of(app))
     verdict["source"] = "fetch" if page is None else "tab"
     return await app.run(_save, app, reg_id, url, verdict)
 

@@ -62,7 +62,13 @@ from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
 from engine.html.visible import visible_text  # noqa: E402
-from engine.liveness import UNJUDGED, LivenessOptions, from_status, judge  # noqa: E402
+from engine.liveness import (  # noqa: E402
+    UNJUDGED,
+    LivenessOptions,
+    TemplateCache,
+    from_status,
+    judge,
+)
 
 try:  # the bench extras (`make bench` installs them)
     import trafilatura
@@ -425,20 +431,28 @@ def shown_text(page) -> str:
     return f"{page.title}\n{visible_text(page.raw)}"
 
 
-def stored_copy(case: dict, kept, cache: dict) -> dict:
+def stored_copy(case: dict, kept, cache: dict, templates: TemplateCache | None = None) -> dict:
     """What the product judges with: the stored extraction, the stored copy's visible text and
-    the visible texts of the site's other archived pages (``archived``; none for built cases)."""
+    the visible texts of the site's other archived pages (``archived``; none for built cases),
+    read through ``templates`` as the daemon reads them (by page id here, by content hash
+    there)."""
     for page in (case["page"], *case.get("archived", ())):
         if page.cid not in cache:
             cache[page.cid] = shown_text(page)
-    site = [cache[p.cid] for p in case.get("archived", ())]
-    return {**kept.to_dict(), "visible": cache[case["page"].cid], "site_texts": site}
+    extract = {**kept.to_dict(), "visible": cache[case["page"].cid]}
+    archived = [p.cid for p in case.get("archived", ())]
+    if templates is None:
+        return {**extract, "site_texts": [cache[cid] for cid in archived]}
+    plan = templates.plan(archived, LivenessOptions().phrase_words)
+    template = templates.template(plan, cache, LivenessOptions().phrase_words)
+    return {**extract, "site_template": template}
 
 
 def methods(template: bool = True) -> dict:
     seed_opts = ExtractOptions(keywords=KeywordOptions(mode="seed"))
     stored_cache: dict = {}
     shown: dict = {}
+    templates = TemplateCache()  # the daemon's cache (host/services/liveness.py)
 
     def keyword_method(options, judging=None, unknown_is_gone=False, bare=False):
         def run(case):
@@ -447,7 +461,11 @@ def methods(template: bool = True) -> dict:
                 stored_cache[key] = extract(case["page"].raw, options=options)
             if case["status"] != 200:
                 return from_status(case["status"]).present
-            kept = stored_cache[key] if bare else stored_copy(case, stored_cache[key], shown)
+            kept = (
+                stored_cache[key]
+                if bare
+                else stored_copy(case, stored_cache[key], shown, templates)
+            )
             verdict = judge(kept, case["live"], judging)
             if verdict.state == "unknown" and unknown_is_gone:
                 return False

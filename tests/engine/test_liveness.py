@@ -19,6 +19,7 @@ from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
     StoredText,
+    TemplateCache,
     by_phrases,
     decide,
     from_status,
@@ -170,6 +171,32 @@ def test_a_stored_copy_without_main_text_is_unknown_not_gone():
     assert "unknown" in UNJUDGED  # alerts compare with the last state judged on content
     assert judge([], html(ARTICLE)).state == "unknown"
     assert from_status(404, kept).state == "gone"  # a missing page is gone, text or not
+
+
+WIDE_FIXTURES = FIXTURES.parent / "extract-wide"
+
+
+def test_a_stored_page_that_repeats_its_text_outside_the_body_is_judged():
+    # A real klaviyo.com post (WCXB, CC-BY-4.0) with a markdown copy of itself in a <pre>:
+    # its keywords are kept although every term occurs outside the body, so it is judged.
+    page = decode(gzip.decompress((WIDE_FIXTURES / "wcxb-4258.html.gz").read_bytes()))
+    kept = extract(page)
+    assert judge(kept, page).state == "present"
+    assert judge(kept, html(ARTICLE)).state == "gone"
+    off = extract(page, options=ExtractOptions(keywords=KeywordOptions(template_copy=1.01)))
+    assert judge(off, page).state == "unknown"
+
+
+def test_a_title_without_its_end_tag_leaves_nothing_to_judge_as_a_browser_shows_nothing():
+    # <title> is read as RCDATA up to </title> (HTML §13.2.6.2); without one the rest of the document
+    # is the title and the body is empty: Chromium and Firefox show a blank page. The stored
+    # copy has nothing to compare, so it is unknown, never guessed from the raw markup.
+    page = html(ARTICLE).replace("</title>", "", 1)
+    assert "</title>" not in page.lower()
+    kept = extract(page)
+    assert kept.body == "" and kept.keywords == []
+    assert visible_text(page) == ""
+    assert judge(kept, html(ARTICLE)).state == "unknown"
 
 
 def test_live_page_is_read_without_its_title_and_scripts():
@@ -448,9 +475,9 @@ def test_the_site_box_beside_another_article_is_gone_once_the_site_is_known():
     assert judge(site, page).state == "present"  # the page itself, box and all
     text = StoredText.of(site, 4)
     own = text.body - text.template
-    assert len(own) >= 10 and text.visible  # the article's own phrases are judged
+    assert len(own) >= 10 and text.shown()  # the article's own phrases are judged
     assert text.own(LivenessOptions(own_min_phrases=len(own))) == own
-    assert text.own(LivenessOptions(own_min_phrases=len(own) + 1)) == text.visible
+    assert text.own(LivenessOptions(own_min_phrases=len(own) + 1)) == text.shown()
     # the live main text is read without the template too (R: the new article, none of it stored)
     live_main = text.live_main(live, LivenessOptions())
     assert live_main and not live_main & text.template
@@ -470,7 +497,7 @@ def test_a_main_text_that_is_all_site_box_is_judged_on_the_page_shown():
     assert judge(site, live).state == "gone"
     assert judge(site, page).state == "present"
     text = StoredText.of(site, 4)
-    assert not text.body - text.template and text.own(LivenessOptions()) == text.visible
+    assert not text.body - text.template and text.own(LivenessOptions()) == text.shown()
 
 
 def dagbladet(name: str) -> str:
@@ -500,7 +527,7 @@ def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
     assert verdict.state == "changed" and verdict.present
     assert "97% text the stored page showed" in verdict.reason
     text = StoredText.of(stored_page, 4)
-    share = text.share_of(text.live_main(live, options), text.visible, options)
+    share = text.share_of(text.live_main(live, options), text.shown(), options)
     assert judge(stored_page, live, LivenessOptions(shown_lift=share)).state == "changed"
     assert judge(stored_page, live, LivenessOptions(shown_lift=share + 1e-9)).state == "gone"
     # part of the side story kept: its phrases are found (S over phrases_at), still the article
@@ -548,3 +575,17 @@ def test_the_live_main_text_is_read_only_when_s_is_under_phrases_at():
     assert "100% of the stored text's phrases found" not in under.reason, under.reason
     over = judge(kept, page, LivenessOptions(phrases_at=s + 1e-9))
     assert "100% of the stored text's phrases found" in over.reason, over.reason
+
+
+def test_the_template_cache_keeps_the_last_texts_and_templates_only():
+    cache = TemplateCache(texts=2, templates=1)
+    texts = {"a": "one two three", "b": "two three four", "c": "three four five"}
+    for pair in (("a", "b"), ("c",)):
+        cache.template(cache.plan(pair, 2), texts, 2)
+    assert cache.plan(("a",), 2).missing == ("a",)  # the least recently used text went
+    assert cache.plan(("b", "c"), 2).missing == ()
+    assert cache.plan(("a", "b"), 2).ready is None  # one template kept: the last
+    assert cache.plan(("c",), 2).ready == {("three", "four"), ("four", "five")}
+    held = cache.plan(("b", "c"), 2)
+    cache.template(cache.plan(("a",), 2), texts, 2)  # evicts b while a check holds its plan
+    assert cache.template(held, {}, 2) == {("two", "three"), ("three", "four"), ("four", "five")}

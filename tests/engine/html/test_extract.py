@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
-from engine.html.blocks import LABELLED_SELECTOR, Block, BlockOptions, filter_tree, split_blocks
+from engine.html.blocks import (
+    LABELLED_SELECTOR,
+    Block,
+    BlockOptions,
+    filter_tree,
+    hidden_label,
+    section_anchor,
+    split_blocks,
+)
 from engine.html.extract import (
     _BOX_SELECTOR,
     CREDIT,
@@ -22,6 +30,7 @@ from engine.html.extract import (
     NOTICE_GROUPED,
     Extraction,
     ExtractOptions,
+    _meta_content,
     after_headline,
     article_box,
     box_tier,
@@ -36,11 +45,16 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    is_product_page,
     linked_paragraph,
+    linked_prose,
     main_text,
     match_degree,
     page_title,
     pick_summary,
+    plain_items,
+    sells_an_item,
+    site_noise,
     title_counter,
     title_weights,
     top_alternatives,
@@ -718,8 +732,10 @@ def test_a_linked_paragraph_between_two_plain_ones_stays():
     raw, case = page("edc535c5275d9d17"), CASES["edc535c5275d9d17"]
     quote = case["with"][0]
     assert quote in flat(main_text(raw, case["url"]))
-    off = ExtractOptions(linked_paragraph_min_chars=0)
-    assert quote not in flat(main_text(raw, case["url"], off))  # the rule alone kept it
+    off = ExtractOptions(linked_paragraph_min_chars=0, linked_prose_min_chars=0)
+    assert quote not in flat(main_text(raw, case["url"], off))  # these rules alone kept it
+    # linked_prose keeps it too (a plain <p> beside it under the same parent): each rule alone.
+    assert quote in flat(main_text(raw, case["url"], ExtractOptions(linked_prose_min_chars=0)))
 
 
 def test_linked_paragraph_needs_a_long_paragraph_between_two_plain_ones():
@@ -920,6 +936,97 @@ def test_customer_reviews_on_a_product_page_are_not_its_description():
     assert review in main_text(website)
 
 
+def test_a_sentence_with_links_in_a_list_of_running_text_stays():
+    # cloud.google.com (WCXB documentation): BigQuery's overview lists what it does, a
+    # sentence an item; some items open with a link (over the 0.35 link density), in lists
+    # whose other items are plain text.
+    html = wide_page("wcxb-0701")
+    items = [
+        "BigQuery Data Transfer Service automates data ingestion.",
+        "BigQuery Support provides help with BigQuery.",
+    ]
+    lines = main_text(html).split("\n")
+    assert all(item in lines for item in items)
+    without = main_text(html, options=ExtractOptions(linked_prose_min_chars=0)).split("\n")
+    assert not any(item in without for item in items)
+    # Over the density bound (a link with a word or two after it) the item stays out.
+    strict = ExtractOptions(linked_prose_max_density=0.5)
+    assert "BigQuery Data Transfer Service automates data ingestion." not in main_text(
+        html, options=strict
+    ).split("\n")
+
+
+def test_link_dense_lines_with_no_plain_item_beside_them_stay_out():
+    # old.reddit.com (WCXB forum): each comment's header ("[–]user 188 points … 17 hours ago
+    # (11 children)") is a link-dense <p> with 30+ characters outside its links, next to no
+    # plain paragraph of its own parent: not prose.
+    html = wide_page("wcxb-0562")
+    body = main_text(html)
+    assert "Ragnar_Dragonfyre" not in body and "BaronVonBearenstein" not in body
+    assert "Welcome to r/science!" in body
+
+
+def test_linked_prose_needs_enough_text_outside_its_links():
+    # 36 characters, 16 of them the link's: 20 outside it, link density 0.44.
+    item = Block("BigQuery Support provides the help.", 36, 16, "li", path=(1, 2, 4))
+    plain = {((1, 2), "li")}
+    assert linked_prose(item, plain, ExtractOptions())
+    at_bounds = ExtractOptions(
+        linked_prose_min_chars=36, linked_prose_min_plain=20, linked_prose_max_density=16 / 36
+    )
+    assert linked_prose(item, plain, at_bounds)  # each bound is inclusive
+    assert not linked_prose(item, plain, ExtractOptions(linked_prose_min_plain=21))
+    assert not linked_prose(item, plain, ExtractOptions(linked_prose_min_chars=37))
+    assert not linked_prose(item, plain, ExtractOptions(linked_prose_max_density=0.44))
+    assert not linked_prose(item, {((1, 2), "p")}, ExtractOptions())  # a plain <p>, not item
+    cell = Block("BigQuery Support provides the help.", 36, 16, "td", path=(1, 2, 4))
+    assert not linked_prose(cell, {((1, 2), "td")}, ExtractOptions())
+    # A plain item under teaser_min_chars (a menu's "Pricing") makes no list prose.
+    short = Block("Learn about datasets.", 39, 0, "li", path=(1, 2, 5))
+    assert not plain_items([short], 0, 0, [True], ExtractOptions())
+    assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
+
+
+def test_a_page_with_an_add_to_cart_form_is_a_product_page():
+    # store.steampowered.com (WCXB product): a game's page with og:type "website", but a
+    # <form name="add_to_cart_8183"> to buy it; its review boxes ("review" class words)
+    # go as on any product page, and the body reaches the system requirements.
+    html = wide_page("wcxb-3074")
+    tree = LexborHTMLParser(html)
+    assert not _meta_content(tree.head, 'meta[property="og:type"]').startswith("product")
+    assert sells_an_item(tree) and is_product_page(tree)
+    requirement = "Video Card: 128mb Video Memory, capable of Shader Model 2.0+"
+    assert requirement in main_text(html)
+    assert requirement not in main_text(html, options=ExtractOptions(product_reviews=False))
+    # Without the form it is not a product page any more.
+    unsold = html.replace('name="add_to_cart_', 'name="wishlist_')
+    assert not sells_an_item(LexborHTMLParser(unsold))
+    assert requirement not in main_text(unsold)
+
+
+def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
+    def sells(markup: str) -> bool:
+        return sells_an_item(LexborHTMLParser(markup))
+
+    assert sells('<input type="hidden" name="add-to-cart" value="42">')  # WooCommerce
+    assert sells('<button id="nav-assist-add-to-cart">Add</button>')
+    assert sells('<form action="/shop/add_to_basket"></form>')
+    assert sells('<form id="AddToBag"></form>')  # any case
+    assert not sells('<div id="add-to-cart">Add to cart</div>')  # not a form or control
+    assert not sells('<button class="add-to-cart">Add to cart</button>')  # a class is styling
+    assert not sells('<form action="/cart"><button name="checkout">Pay</button></form>')
+
+
+def test_a_code_block_is_never_a_photo_credit():
+    # docs.docker.com (WCXB documentation): Compose files in <pre> hold "image: postgres:18",
+    # which the photo-credit pattern ("image:") matched; each is 90-140 characters.
+    html = wide_page("wcxb-2868")
+    compose = 'services: web: build: . ports: - "8000:8000" db: image: postgres:18 ports:'
+    assert compose in flat(main_text(html))
+    assert site_noise(Block("Image: Reuters", 14, 0, "p"), ExtractOptions())
+    assert not site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+
+
 def test_the_article_container_is_found_again_when_the_filter_took_it():
     # The first container of tier 3+ (id="content") sits in a "related" box the class/id
     # filter drops; the story's <main> is then the container, and all of it is the body
@@ -934,3 +1041,62 @@ def test_the_article_container_is_found_again_when_the_filter_took_it():
     body = extract(html).body
     assert "three weeks of repairs" in body and "new bridge over the river" in body
     assert "Other stories" not in body
+
+
+def test_an_element_the_hidden_utility_class_hides_is_not_body_text():
+    # ottawacitizen.com (the Fundus corpus's test page, MIT): the sign-up layers'
+    # pitches sit inside the story in class="intro-body__register hidden" and siblings.
+    html = wide_page("fundus-ca-OttawaCitizen-V1")
+    pitch = "Ottawa Citizen ePaper, an electronic replica of the print edition"
+    story = "the federal immigration department gave up 12 floors of real estate"
+    body = main_text(html)
+    assert story in body and pitch not in body
+    # Shown on a wide screen (Tailwind's responsive variant): the element stays.
+    shown = html.replace("intro-body__register hidden", "intro-body__register hidden md:block")
+    assert pitch in main_text(shown)
+
+
+def test_hidden_label_is_the_whole_hidden_class_without_a_responsive_variant():
+    assert hidden_label("hidden") and hidden_label("identity-screen-offer hidden")
+    assert not hidden_label("hidden-small-down")  # a breakpoint class: shown on other screens
+    assert not hidden_label("unhidden") and not hidden_label("hidden lg:flex")
+
+
+def test_a_slide_show_hidden_part_by_part_is_the_content():
+    # theperspective.com (an extraction-dev page, from trafilatura's evaluation set): each of
+    # 30 gift items sits in class="gallery--paragraph-section hidden", shown one at a time
+    # by a script. Together they hold most of the page's text: they stay.
+    raw, case = page("2a1d4b60da3bd7bd"), CASES["2a1d4b60da3bd7bd"]
+    item = case["with"][1]  # in the last item
+    assert item in flat(main_text(raw, case["url"]))
+    never = ExtractOptions(blocks=BlockOptions(hidden_max_share=1.01))  # never a slide show
+    assert item not in flat(main_text(raw, case["url"], never))
+
+
+def test_a_hidden_layer_goes_and_a_hidden_element_named_content_stays():
+    story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
+    html = f"<div class='hidden'>Pitch</div><div class='post-content hidden'>Story</div>{story}"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Pitch" not in text
+
+
+def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
+    # Mercurial's evolve guide (a Readability.js test page, Apache-2.0): Sphinx gives each
+    # section its heading's anchor as id, and "sharing-with-a-single-developer" starts with
+    # the boilerplate hint "sharing".
+    html = wide_page("readability-mercurial")
+    step = "We’ll work through an example with three local repositories"
+    assert step in main_text(html)
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_section_anchor_is_the_slug_of_the_opening_heading():
+    def anchored(html: str) -> bool:
+        return section_anchor(LexborHTMLParser(html).css_first("div"))
+
+    assert anchored('<div id="comments-on-the-draft"><h2>Comments on the draft</h2><p>x</p></div>')
+    assert not anchored('<div id="comments-on-the-draft"><h2>Reader comments</h2></div>')
+    assert not anchored('<div id="share-bar"><h2>Share bar</h2></div>')  # a role, not a title
+    assert not anchored('<div id="share-this-story-now"><h2>This story</h2></div>')  # a part
+    assert not anchored('<div id="comments-on-the-draft"><p>Comments on the draft</p></div>')

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import math
+from pathlib import Path
 
 import pytest
 
-from engine.html.extract import extract
+from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions, body_keywords, keywords, seed_keywords
 
 
@@ -48,3 +50,27 @@ def test_seed_mode_boosts_the_title_and_damps_frequency_too():
 def test_stop_words_are_never_keywords():
     found = weights(keywords("the cat and the dog and the bird", ""))
     assert "the" not in found and "and" not in found and {"cat", "dog", "bird"} <= found.keys()
+
+
+WIDE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract-wide"
+
+
+def test_a_page_that_repeats_its_body_outside_it_keeps_its_keywords():
+    # A real klaviyo.com blog post (WCXB, CC-BY-4.0) holds a markdown copy of the article in a
+    # <pre> beside it: every body term occurs in the text outside the body too. Filtering
+    # those terms as the template's left no keyword at all (liveness then had nothing to judge).
+    page = decode(gzip.decompress((WIDE_FIXTURES / "wcxb-4258.html.gz").read_bytes()))
+    found = [w for w, _ in extract(page).keywords]
+    assert len(found) == KeywordOptions().limit and {"crm", "software"} <= set(found)
+    off = ExtractOptions(keywords=KeywordOptions(template_copy=1.01))
+    assert extract(page, options=off).keywords == []
+
+
+def test_the_template_filter_stands_below_the_copy_share():
+    # 10 body terms: 8 shared with the template are filtered, 9 (a copy) are kept.
+    body = "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+    words = body.split()
+    eight = body_keywords(body, "", KeywordOptions(), template=" ".join(words[:8]))
+    nine = body_keywords(body, "", KeywordOptions(), template=" ".join(words[:9]))
+    assert [w for w, _ in eight] == ["india", "juliet"]
+    assert len(nine) == 10

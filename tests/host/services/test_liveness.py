@@ -1,0 +1,69 @@
+"""The check's site template on a real store: read once per set of stored texts, and read
+again after a capture or a delete on the site (host/services/liveness.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from host.daemon.app import App, Config
+from host.handlers.archive import archive_page, check
+from host.handlers.collection import archive_delete
+from tests.engine.test_liveness import (
+    ARTICLE,
+    FEED,
+    as_paragraphs,
+    body_lines,
+    boxed_copy,
+    in_template,
+    site_box,
+)
+
+SITE = "https://news.example"
+
+
+def run(handler, params: dict, app: App):
+    result = handler(params, app)
+    return asyncio.run(result) if asyncio.iscoroutine(result) else result
+
+
+def add(app: App, path: str, page: str) -> dict:
+    return run(archive_page, {"url": SITE + path, "html": page}, app)
+
+
+def checked(app: App, live: str) -> str:
+    """The state of /a judged against ``live`` (the tab's page: nothing fetched)."""
+    return run(check, {"url": SITE + "/a", "page": live}, app)["state"]
+
+
+def blob_reads(app: App) -> list[str]:
+    """Record every blob the store reads from now on."""
+    reads, get = [], app.store.get_blob
+    app.store.get_blob = lambda digest: reads.append(digest) or get(digest)
+    return reads
+
+
+def test_a_capture_and_a_delete_on_the_site_change_the_template_the_next_check_reads(tmp_path):
+    # The stored main text holds a box the site shows on every page (real text); another
+    # archived page of the site shows the box too, so it is template, and another article
+    # beside it is gone. Alone, the box passes for the text (changed).
+    app = App(tmp_path, Config(port=47999))
+    _, stored_page = boxed_copy()
+    other = in_template(as_paragraphs(body_lines(FEED[0]) + site_box()))
+    live = in_template(as_paragraphs(body_lines(FEED[2]) + site_box()))
+    add(app, "/a", stored_page)
+    assert checked(app, live) == "changed"
+    added = add(app, "/b", other)  # a capture on the site: its text is read at the next check
+    digest = app.store.row("extracts", added["id"])["visible_text"]
+    reads = blob_reads(app)
+    assert checked(app, live) == "gone"
+    assert digest in reads
+    reads.clear()
+    assert checked(app, live) == "gone"
+    assert digest not in reads  # the same site: its template is not read again
+    add(app, "/c", in_template(as_paragraphs(body_lines(ARTICLE))))  # a page without the box
+    reads.clear()
+    assert checked(app, live) == "gone"  # /b's phrases, known, are still in the template
+    assert digest not in reads
+    run(archive_delete, {"ref": SITE + "/b", "document": True}, app)
+    assert checked(app, live) == "changed"  # deleted: no longer the site's template
+    app.close()
