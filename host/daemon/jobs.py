@@ -58,7 +58,9 @@ async def reclaim_once(app) -> dict:
     then delete the full-text index's dead rows (their terms read in a worker thread on a
     connection of its own: a scan of the whole index, which the store thread does not wait
     for) and merge what deleted versions left in it, one short step at a time on the store
-    thread, so captures come between the steps."""
+    thread, so captures come between the steps; after each step its WAL is copied into the
+    file in a worker thread (else the purge's last step, which truncates the WAL, would copy
+    every step's pages on the store thread: 5.5 s at 100k versions)."""
 
     done = await app.run(purge, app.store)
     text = index_of(app.home)
@@ -66,7 +68,7 @@ async def reclaim_once(app) -> dict:
     if dead:
         await app.run(text.delete_dead, dead)
     while not await app.run(text.purge, 1):
-        pass
+        await asyncio.to_thread(text.checkpoint)  # each step's pages: copied off the store thread
     return done
 
 

@@ -212,7 +212,8 @@ def test_captures_leave_the_index_checkpoint_to_the_text_job_off_the_store_threa
 def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
     """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
     reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes
-    it on the store thread."""
+    it on the store thread; the purge's steps run there too, each step's WAL copied into the
+    file in a worker thread."""
     page = Capture("https://d.example/gone", "<title>Gone</title><p>quokkas play xylophones</p>")
     app.executor.submit(registry.register, app.store, page).result()
     text = index_of(app.home)
@@ -225,7 +226,14 @@ def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypa
     monkeypatch.setattr(
         text, "collect_dead", lambda: threads.append(threading.get_ident()) or collect()
     )
+    copies, checkpoint = [], text.checkpoint
+    monkeypatch.setattr(
+        text, "checkpoint", lambda: copies.append(threading.get_ident()) or checkpoint()
+    )
+    monkeypatch.setattr(fulltext, "MERGE_PAGES", 1)  # a purge of several steps
     asyncio.run(jobs.reclaim_once(app))
-    assert threads and threads[0] != app.executor.submit(threading.get_ident).result()
+    store_thread = app.executor.submit(threading.get_ident).result()
+    assert threads and threads[0] != store_thread
+    assert copies and store_thread not in copies  # the WAL copied after each step, off it
     assert text.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
     assert text.db.execute("SELECT count(*) FROM seen").fetchone()[0] == 0
