@@ -613,16 +613,24 @@ _CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be sho
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:
     """A site notice or a photo credit (see :func:`is_notice`, :func:`is_credit`), computed
-    once per block: every sample tried re-reads the same blocks.
+    once per block: every sample tried re-reads the same blocks. A <pre> block is code or
+    preformatted text, never either (``image: nginx`` in a manifest is no photo credit).
 
     >>> site_noise(Block("Foto: dpa", 8, 0, "p"), ExtractOptions())
     True
+    >>> site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+    False
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
-        noisy = (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        noisy = block.tag not in _CODE and (
+            (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+        )
         block.noise = 1 if noisy else 0
     return block.noise == 1
+
+
+_CODE = frozenset(("pre",))
 
 
 # The first line of a comment section under a story, alone in its block: "Comments", "18 Comments +",
@@ -1205,14 +1213,40 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
 
 def is_product_page(tree: LexborHTMLParser) -> bool:
     """True when the page says it is a product's page (Open Graph ``og:type`` "product",
-    "product.item", …, in the head).
+    "product.item", …, in the head) or holds a control that adds an item to a cart (see
+    :func:`sells_an_item`).
 
     >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
     True
     """
     head = tree.head
     kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
-    return kind.lower().startswith("product")
+    return kind.lower().startswith("product") or sells_an_item(tree)
+
+
+# The id, name or action of a form or control that puts the item in a cart: "add-to-cart",
+# "addToCart", "add_to_cart_8183", "submit.add-to-basket"; lower-cased.
+ADD_TO_CART = re.compile(r"add[-_ ]?to[-_ ]?(?:cart|basket|bag)")
+_CART_ATTRS = ("id", "name", "action")
+
+
+def sells_an_item(tree: LexborHTMLParser) -> bool:
+    """True when a <form>, <button> or <input> is named for adding the item to a cart (its
+    id, name or action; see ADD_TO_CART): a shop's product page that does not declare
+    ``og:type`` (Amazon, Steam, WooCommerce's ``name="add-to-cart"``).
+
+    >>> sells_an_item(LexborHTMLParser('<form id="addToCart"><input type="submit"></form>'))
+    True
+    >>> sells_an_item(LexborHTMLParser('<form id="search"><button name="go">Go</button></form>'))
+    False
+    """
+    for node in tree.css("form, button, input"):
+        attrs = node.attributes
+        for name in _CART_ATTRS:
+            value = attrs.get(name)
+            if value and ADD_TO_CART.search(value.lower()):
+                return True
+    return False
 
 
 def page_body(

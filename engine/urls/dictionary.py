@@ -49,6 +49,7 @@ from itertools import chain
 
 # OSA distance (an adjacent swap is one edit). rapidfuzz is python-Levenshtein's
 # own backend, so it is installed with it; Levenshtein has no OSA.
+from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from engine.errors import InvalidInput
@@ -67,6 +68,11 @@ HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and par
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
 # in each cut), a one-edit typo 4+; only then can a far match be lost.
 CROWDED = 150
+# A key one edit from the query keeps 4 of its 6 parts (by letters, at their place or
+# shifted by one): an edit breaks one part of each cut, and a swap across a cut of one
+# lies inside a part of the other (which it leaves whole).
+ONE_EDIT_HITS = 4
+FIRST_SLICE = 64  # ids verified at once when walking two-edit candidates in rank order
 PROGRESS_EVERY = 2000  # domains between two progress reports of a build
 
 
@@ -446,14 +452,16 @@ class DomainDictionary:
         3-4 edits away, and only the most popular two-edit ones are wanted.
 
         Every key one edit away shares a deletion of depth <= 1 with the query (an
-        adjacent swap is one deletion on each side), so those candidates are verified
-        first; the rest are walked in rank order until ``limit`` keys are found.
+        adjacent swap is one deletion on each side), and is at most one letter longer
+        than that deletion (an inserted letter is one deletion of the key, down to the
+        query itself): those candidates are verified first; the rest are walked in rank
+        order until ``limit`` keys are found.
 
         >>> d = DomainDictionary.from_domains(["gogle.de", "google.com", "google.de"])
         >>> d.nearest_keys("gogle", 5)
         [('google', 1, [1, 2])]
         """
-        first = self._candidates(query, _delete_probes(query, 1))
+        first, longer = self._one_edit_candidates(query, most)
         groups = self._verified(query, first)
         for group in groups.values():
             group[2].sort()
@@ -465,10 +473,33 @@ class DomainDictionary:
             twos = sorted((g for g in groups.values() if g[1] == 2), key=lambda g: g[2][0])
             return [tuple(g) for g in (ones + twos)[:limit]]
         walk = set(chain.from_iterable(self._matches(_deep_delete_probes(query))))
+        walk.update(longer)
+        walk -= first  # verified: their two-edit keys are in groups
         for group in groups.values():
             if group[1] == 2:
                 walk.update(group[2])
         return [tuple(g) for g in ones + self._first_twos(query, sorted(walk), groups, need)]
+
+    def _one_edit_candidates(self, query: str, most: int = 2) -> tuple[set[int], list[int]]:
+        """The ids that may be one edit from ``query``: the part index's (long keys; with
+        ``most`` 1, only those hit ONE_EDIT_HITS times), the query's own deletion probe's
+        whose key is at most one letter longer, and its one-letter deletions' whose key is
+        at most as long as the query; and the deletion probes' other ids (two edits away
+        or more: candidates for the walk)."""
+        hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
+        first = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
+        if most < 2:
+            first = {i for i in first if hits[i] >= ONE_EDIT_HITS}
+        if len(query) > DELETE_MAX_LENGTH + 2:
+            return first, []
+        whole = set(chain.from_iterable(self._matches((_entry(query, TAG_DELETE),))))
+        shorter = deletions(query, 1) - {query}
+        cut = set(chain.from_iterable(self._matches(_entry(v, TAG_DELETE) for v in shorter)))
+        lengths, q = self.key_lengths, len(query)
+        first.update([i for i in whole if lengths[i] <= q + 1])
+        first.update([i for i in cut if lengths[i] <= q])
+        longer = [i for i in whole if lengths[i] > q + 1] + [i for i in cut if lengths[i] > q]
+        return first, longer
 
     def _first_twos(self, query: str, walk: list[int], groups: dict, need: int) -> list[list]:
         """The first ``need`` keys two edits from ``query`` among ``walk`` (ids in rank
@@ -603,6 +634,15 @@ def _build_entries(
     hashes = array("Q", (v >> ID_BITS for v in values))
     report(1)
     return hashes, array("I", (v & ID_MASK for v in values))
+
+
+def _within_two(query: str, keys: list[str]) -> list[tuple[str, int, int]]:
+    """(key, OSA distance, position) of each of ``keys`` at most two edits from ``query``.
+
+    >>> _within_two("gogle", ["google", "goggles", "bing"])
+    [('google', 1, 0), ('goggles', 2, 1)]
+    """
+    return process.extract(query, keys, scorer=OSA.distance, score_cutoff=2, limit=None)
 
 
 def _ignore(count: int) -> None:

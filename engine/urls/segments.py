@@ -127,6 +127,7 @@ class Segmenter:
         return None if found is None else found[:2]
 
     def _replace(self, segment: str) -> tuple[str, int, float] | None:
+        self._left -= 1  # only a cache miss gets here
         if len(segment) <= 3:
             near = self._by_neighbour_key(segment)
             return None if near is None else (*near, typo_cost(segment, near[0]))
@@ -182,13 +183,9 @@ class Segmenter:
 
     def _lookup(self, segment: str) -> tuple[str, int, float] | None:
         """:meth:`replace` with the typo cost, within the per-name budget of fresh look-ups."""
-        info = self._cached.cache_info()
         if self._left <= 0:
             return None
-        found = self._cached(segment)
-        if self._cached.cache_info().misses > info.misses:
-            self._left -= 1
-        return found
+        return self._cached(segment)  # a fresh look-up (a cache miss) spends the budget
 
     def _extend(self, best: list, name: str, i: int, j: int) -> None:
         segment = name[i:j]

@@ -143,6 +143,8 @@ def fold(text: str, german: bool = False) -> str:
     >>> fold("crème-brûlée"), fold("grüße", german=True)
     ('creme-brulee', 'gruesse')
     """
+    if text.isascii():
+        return text  # nothing to fold: every folded letter and mark is outside ASCII
     if german:
         text = "".join(GERMAN.get(c, c) for c in text)
     text = "".join(FOLDS.get(c, c) for c in text)

@@ -14,7 +14,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
+from functools import cache
+
+from rapidfuzz.distance import OSA
 
 from engine.urls.keyboard import neighbours
 
@@ -44,6 +47,32 @@ class TypoCosts:
 
 
 DEFAULT_COSTS = TypoCosts()
+
+
+def costs_more_than(typed: str, meant: str, limit: float, costs: TypoCosts = DEFAULT_COSTS) -> bool:
+    """Whether :func:`typo_cost` is surely above ``limit``, without working it out: the
+    cheapest alignment makes at least as many edits as the OSA distance counts, and each
+    costs at least the cheapest kind (a hyphen's or dot's only when one is in either).
+
+    >>> costs_more_than("de", "com", 1.0), costs_more_than("co", "com", 1.0)
+    (True, False)
+    """
+    cheapest = _cheapest(costs, "-" in typed or "-" in meant or "." in typed or "." in meant)
+    within = int(limit / cheapest)  # the most edits whose cost may stay within the limit
+    if (within + 1) * cheapest <= limit:  # limit / cheapest rounded down past an integer
+        within += 1
+    return OSA.distance(typed, meant, score_cutoff=within) > within
+
+
+@cache
+def _cheapest(costs: TypoCosts, hyphen: bool) -> float:
+    """The cheapest edit (a stray or missing hyphen or dot counts only when ``hyphen``)."""
+    if hyphen:
+        return min(astuple(costs))
+    return min(v for name, v in zip(_FIELDS, astuple(costs), strict=True) if name != "hyphen")
+
+
+_FIELDS = tuple(TypoCosts.__dataclass_fields__)
 
 
 def _is_lookalike(a: str, b: str) -> bool:
@@ -99,6 +128,25 @@ def typo_cost(
     """
     if typed == meant:
         return 0.0
+    return _trimmed(
+        typed, meant, _replace_table(layout, costs), _extra_costs(typed, layout, costs), costs
+    )
+
+
+def typo_costs(
+    typed: str, meants: list[str], layout: str = "any", costs: TypoCosts = DEFAULT_COSTS
+) -> list[float]:
+    """:func:`typo_cost` of ``typed`` for each of ``meants`` (the typed key's tables looked
+    up once: a reading is aligned with up to 40 keys).
+
+    >>> [round(c, 2) for c in typo_costs("gogle", ["google", "gogle", "bogle"])]
+    [0.45, 0.0, 0.5]
+    """
+    replace, extra = _replace_table(layout, costs), _extra_costs(typed, layout, costs)
+    return [0.0 if m == typed else _trimmed(typed, m, replace, extra, costs) for m in meants]
+
+
+def _trimmed(typed: str, meant: str, replace: _Table, extra: tuple, costs: TypoCosts) -> float:
     n, k = len(typed), len(meant)
     # The typo lies between the common prefix and suffix; one letter of each is kept in
     # the alignment, and every rule reads its neighbours in the whole strings.
@@ -108,22 +156,28 @@ def typo_cost(
     tail = 0
     while tail < n - head and tail < k - head and typed[n - 1 - tail] == meant[k - 1 - tail]:
         tail += 1
-    return _aligned(typed, meant, max(0, head - 1), max(0, tail - 1), layout, costs)
+    return _aligned(typed, meant, max(0, head - 1), max(0, tail - 1), replace, extra, costs)
 
 
-def _aligned(typed: str, meant: str, head: int, tail: int, layout: str, costs: TypoCosts) -> float:
+def _replace_table(layout: str, costs: TypoCosts) -> _Table:
+    replace = _TABLES.get((layout, id(costs)))
+    if replace is None or replace.costs is not costs:
+        replace = _table(layout, costs)
+    return replace
+
+
+def _aligned(
+    typed: str, meant: str, head: int, tail: int, replace: _Table, extra: tuple, costs: TypoCosts
+) -> float:
     """The weighted OSA distance of ``typed[head:-tail]`` to ``meant[head:-tail]`` (a
     dynamic programme over the differing middle; the cheapest of all alignments, where
     one alignment picked by edit count may cost more: ``yaaho`` for yahoo is a doubled
     and a dropped letter, 0.85, not two replacements, 2.0).
 
-    >>> round(_aligned("yaaho", "yahoo", 0, 0, "any", DEFAULT_COSTS), 2)
+    >>> table, extra = _replace_table("any", DEFAULT_COSTS), _extra_costs("yaaho", "any", DEFAULT_COSTS)
+    >>> round(_aligned("yaaho", "yahoo", 0, 0, table, extra, DEFAULT_COSTS), 2)
     0.85
     """
-    replace = _TABLES.get((layout, id(costs)))
-    if replace is None or replace.costs is not costs:
-        replace = _table(layout, costs)
-    extra = _extra_costs(typed, layout, costs)
     cols = range(head, len(meant) - tail)
     missing = [_missing_cost(meant, j, costs) for j in cols]
     before: list[float] = []

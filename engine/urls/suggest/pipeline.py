@@ -70,7 +70,7 @@ from engine.urls.suggest.ranking import (
     suffix_change_cost,
 )
 from engine.urls.suggest.readings import SECOND_LEVEL, WWW_TYPOS, HostReader, Query
-from engine.urls.typos import typo_cost
+from engine.urls.typos import typo_cost, typo_costs
 
 # The one list of error kinds: the extension (extension/lib/net-errors.js) sends only these,
 # which tests/engine/urls/test_suggest_errors.py checks by reading that file.
@@ -389,10 +389,12 @@ class Suggester:
         sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
         suffix_costs: dict[str, float] = {q.suffix: 0.0}  # per reading: its typed suffix
         candidates, layout = ctx.candidates, ctx.layout
-        for key, dist, ids in source.nearest_keys(typed_key, self.options.max_near, most):
+        near = source.nearest_keys(typed_key, self.options.max_near, most)
+        typos = typo_costs(typed_key, [key for key, _, _ in near], layout)
+        for (key, dist, ids), typo in zip(near, typos, strict=True):
             # two edits on a short name: never a confident match
             far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
-            base = q.cost + typo_cost(typed_key, key, layout)
+            base = q.cost + typo
             if far:
                 base += self.options.short_far_cost
             keep = self.options.far_siblings if dist > 1 else self.options.siblings

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.urls.dictionary import EXTRACT, DomainDictionary
-from engine.urls.typos import typo_cost
+from engine.urls.typos import costs_more_than, typo_cost
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,16 @@ def siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int = 
     the most popular few and the one under the typed suffix. Two hundred
     google.* would otherwise split the probability of "google" between them."""
     chosen = ids[:keep]
+    if len(ids) - keep > SCAN_SIBLINGS:  # google.*: one lookup, not two hundred suffixes
+        ident = source.id_of(f"{source.key(ids[0])}.{suffix}")
+        if ident is not None and ident not in chosen:
+            chosen.append(ident)
+        return chosen
     chosen += [i for i in ids[keep:] if source.suffix(i) == suffix][:1]
     return chosen
+
+
+SCAN_SIBLINGS = 6  # past this many more domains of a key, look the typed suffix's up
 
 
 @lru_cache(maxsize=4096)
@@ -156,6 +164,8 @@ def suffix_change_cost(
         # or the country code was left off (com for com.ar)
         if country_left_out(typed, known):
             return part
+        if costs_more_than(typed, known, 1.0):
+            return swap  # most pairs of TLDs: not worth an alignment
         slip = typo_cost(typed, known)
         return swap - 0.4 + 0.2 * slip if slip <= 1.0 else swap
     return 0.2 + typo_cost(typed, known)

@@ -30,6 +30,7 @@ from engine.html.extract import (
     NOTICE_GROUPED,
     Extraction,
     ExtractOptions,
+    _meta_content,
     after_headline,
     article_box,
     box_tier,
@@ -44,6 +45,7 @@ from engine.html.extract import (
     is_credit,
     is_generic,
     is_notice,
+    is_product_page,
     linked_paragraph,
     linked_prose,
     main_text,
@@ -51,6 +53,8 @@ from engine.html.extract import (
     page_title,
     pick_summary,
     plain_items,
+    sells_an_item,
+    site_noise,
     title_counter,
     title_weights,
     top_alternatives,
@@ -981,6 +985,46 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     short = Block("Learn about datasets.", 39, 0, "li", path=(1, 2, 5))
     assert not plain_items([short], 0, 0, [True], ExtractOptions())
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
+
+
+def test_a_page_with_an_add_to_cart_form_is_a_product_page():
+    # store.steampowered.com (WCXB product): a game's page with og:type "website", but a
+    # <form name="add_to_cart_8183"> to buy it; its review boxes ("review" class words)
+    # go as on any product page, and the body reaches the system requirements.
+    html = wide_page("wcxb-3074")
+    tree = LexborHTMLParser(html)
+    assert not _meta_content(tree.head, 'meta[property="og:type"]').startswith("product")
+    assert sells_an_item(tree) and is_product_page(tree)
+    requirement = "Video Card: 128mb Video Memory, capable of Shader Model 2.0+"
+    assert requirement in main_text(html)
+    assert requirement not in main_text(html, options=ExtractOptions(product_reviews=False))
+    # Without the form it is not a product page any more.
+    unsold = html.replace('name="add_to_cart_', 'name="wishlist_')
+    assert not sells_an_item(LexborHTMLParser(unsold))
+    assert requirement not in main_text(unsold)
+
+
+def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
+    def sells(markup: str) -> bool:
+        return sells_an_item(LexborHTMLParser(markup))
+
+    assert sells('<input type="hidden" name="add-to-cart" value="42">')  # WooCommerce
+    assert sells('<button id="nav-assist-add-to-cart">Add</button>')
+    assert sells('<form action="/shop/add_to_basket"></form>')
+    assert sells('<form id="AddToBag"></form>')  # any case
+    assert not sells('<div id="add-to-cart">Add to cart</div>')  # not a form or control
+    assert not sells('<button class="add-to-cart">Add to cart</button>')  # a class is styling
+    assert not sells('<form action="/cart"><button name="checkout">Pay</button></form>')
+
+
+def test_a_code_block_is_never_a_photo_credit():
+    # docs.docker.com (WCXB documentation): Compose files in <pre> hold "image: postgres:18",
+    # which the photo-credit pattern ("image:") matched; each is 90-140 characters.
+    html = wide_page("wcxb-2868")
+    compose = 'services: web: build: . ports: - "8000:8000" db: image: postgres:18 ports:'
+    assert compose in flat(main_text(html))
+    assert site_noise(Block("Image: Reuters", 14, 0, "p"), ExtractOptions())
+    assert not site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
 
 
 def test_the_article_container_is_found_again_when_the_filter_took_it():

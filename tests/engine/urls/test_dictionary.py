@@ -67,6 +67,31 @@ def test_nearest_keys_is_near_keys_grouped_on_the_bundled_list():
             assert d.nearest_keys(query, limit, most=1) == ones, (query, limit)
 
 
+def test_nearest_keys_of_three_letter_names_on_the_bundled_list():
+    # a 3-letter query's one-letter deletions hit every 4-letter key holding two of its
+    # letters (~550 candidates for "nic"): only those at most as long as the query can be
+    # one edit away (a longer one is found through the query itself); the rest, two
+    # edits or more, wait for the walk, which only runs past 40+ one-edit keys here
+    d = shared_bundled_dictionary()
+    for query in ("nic", "car", "cnd", "tit", "aum", "oaa", "epn", "ww"):
+        for limit in (3, 40, 120):
+            assert d.nearest_keys(query, limit) == _grouped(d, query, limit), (query, limit)
+            ones = [g for g in _grouped(d, query, 999) if g[1] == 1][:limit]
+            assert d.nearest_keys(query, limit, most=1) == ones, (query, limit)
+
+
+def test_nearest_keys_finds_an_inserted_letter_and_a_replaced_one():
+    # abcde is abcd with a letter inserted: one edit, found through "abcd" itself; abxd
+    # and abc are found through a one-letter deletion; abcdef (two inserted) and axcyd
+    # are two edits away, in the walk
+    domains = ["abcdef.com", "axcyd.com", "abcde.com", "abxd.com", "abc.com", "zzzz.com"]
+    d = DomainDictionary.from_domains(domains)
+    found = [(key, dist) for key, dist, _ in d.nearest_keys("abcd", 40)]
+    assert found == [("abcde", 1), ("abxd", 1), ("abc", 1), ("abcdef", 2), ("axcyd", 2)]
+    assert d.nearest_keys("abcd", 40) == _grouped(d, "abcd", 40)
+    assert [key for key, _, _ in d.nearest_keys("abcd", 40, most=1)] == ["abcde", "abxd", "abc"]
+
+
 def test_nearest_keys_lists_every_domain_of_a_two_edit_key():
     # "xbcy" is two replacements from abcd: found only through two deletions on each
     # side, in the walk by rank; abcd's domains are far apart in rank, listed once each
@@ -97,3 +122,25 @@ def test_ids_with_key_lists_every_domain_of_a_key_in_rank_order():
         assert d.has_key(key) == (key in by_key)
     assert d.ids_with_key("qqzzxxjj") == [] and not d.has_key("qqzzxxjj")
     assert len(d.ids_with_key("google")) > 100  # google.* in rank order, via the twin chain
+
+
+def _one_edit_variants(key: str) -> set[str]:
+    out = set()
+    for i in range(len(key) + 1):
+        out |= {key[:i] + c + key[i:] for c in "ae-"}
+        if i < len(key):
+            out |= {key[:i] + key[i + 1 :], key[:i] + "q" + key[i + 1 :]}
+        if i + 1 < len(key):
+            out.add(key[:i] + key[i + 1] + key[i] + key[i + 2 :])
+    return out - {key}
+
+
+def test_one_edit_search_finds_every_one_edit_typo_of_a_long_key():
+    # one-edit search keeps only long keys hit 4 times: an edit breaks one part of each
+    # cut, a swap across a cut of one lies inside a part of the other
+    keys = ["stackoverflow", "microsoftonline", "wikipedia-org", "aaaabbbbcc", "abcdefghij"]
+    d = DomainDictionary.from_domains([f"{k}.com" for k in keys] + ["qqqqqqqqqq.com"])
+    for key in keys:
+        for typed in _one_edit_variants(key):
+            found = {k for k, dist, _ in d.nearest_keys(typed, 40, most=1)}
+            assert key in found, (typed, key)

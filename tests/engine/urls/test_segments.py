@@ -35,3 +35,16 @@ def test_a_word_too_far_as_a_typo_gives_way_to_the_next_best():
     options = SegmentOptions(max_typo_cost=0.6)
     assert ngram_score("travle", "travler") == 1000 and ngram_score("travle", "gravle") == 714
     assert Segmenter(Lexicon(["travler", "gravle"]), options).replace("travle") == ("gravle", 714)
+
+
+def test_only_fresh_look_ups_spend_the_budget():
+    # muddmain needs 12 fresh segment look-ups: with a budget of 6 the first try runs out,
+    # and the second, half of it cached, repairs the name
+    def segmenter(budget: int) -> Segmenter:
+        return Segmenter(Lexicon(["my", "domain"]), SegmentOptions(budget=budget))
+
+    assert segmenter(12).repair("muddmain") == ("mydomain", 429)
+    assert segmenter(11).repair("muddmain") is None
+    short = segmenter(6)
+    assert short.repair("muddmain") is None
+    assert short.repair("muddmain") == ("mydomain", 429)

@@ -9,6 +9,12 @@ import pytest
 
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.suggest.ranking import (
+    SCAN_SIBLINGS,
+    country_left_out,
+    siblings,
+    suffix_change_cost,
+)
 from engine.urls.suggest.readings import TLD_TYPOS, HostReader
 from engine.urls.typos import typo_cost
 from tests.dictionary_cache import shared_bundled_dictionary
@@ -67,3 +73,32 @@ def test_tld_repairs_are_the_brute_force_ones_in_popularity_order(typed):
     found = [(known, round(cost, 9)) for known, cost, _ in fixes]
     expected = _tld_fixes_by_brute_force(dictionary.suffix_counts(), typed)
     assert found == [(known, round(cost, 9)) for known, cost in expected]
+
+
+def test_siblings_of_a_big_family_look_the_typed_suffix_up():
+    # google.* holds ~200 domains: the typed suffix's is looked up, not scanned for; the
+    # answer is what a scan gives (the most popular few, then the typed suffix's once)
+    d = shared_bundled_dictionary()
+    ids = d.ids_with_key("google")
+    assert len(ids) - 5 > SCAN_SIBLINGS
+    for suffix in ("com", "de", "co.uk", "com.br", "cat", "zz", ""):
+        for keep in (1, 5):
+            scan = ids[:keep] + [i for i in ids[keep:] if d.suffix(i) == suffix][:1]
+            assert siblings(d, ids, suffix, keep) == scan, (suffix, keep)
+    assert d.suffix(siblings(d, ids, "cat", 1)[-1]) == "cat"
+
+
+def test_a_tld_swap_far_from_the_typed_one_costs_the_swap_unaligned():
+    # the shortcut (costs_more_than) gives what the alignment would, on every pair of
+    # the bundled suffixes from the most used ones
+    d = shared_bundled_dictionary()
+    known = [s for s, _ in d.suffix_counts().most_common()]
+    for typed in known[:25]:
+        for other in known:
+            slip = typo_cost(typed, other)
+            want = (
+                0.35
+                if country_left_out(typed, other)
+                else (0.6 + 0.2 * slip if slip <= 1.0 else 1.0)
+            )
+            assert suffix_change_cost.__wrapped__(typed, other, True) == want, (typed, other)

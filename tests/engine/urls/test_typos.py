@@ -14,7 +14,7 @@ from pytest import approx
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
 from engine.urls.typos import DEFAULT_COSTS as C
-from engine.urls.typos import typo_cost
+from engine.urls.typos import costs_more_than, typo_cost, typo_costs
 
 FLAT = SuggestOptions(alpha=0.0, segments=False)
 
@@ -109,3 +109,33 @@ def test_the_letter_before_the_difference_may_be_the_doubled_one():
     # (0.4), then p next to o (0.55); an alignment starting at the first difference
     # cannot see that o and pays a neighbouring insertion for it (1.1)
     assert typo_cost("coopomer", "coomer", "qwerty") == approx(C.repetition + C.adjacent_insertion)
+
+
+def test_costs_more_than_never_skips_a_cost_within_the_limit():
+    # the bound behind suffix_change_cost's shortcut: OSA distance x the cheapest edit
+    # (a hyphen or a dot only when one is in either); pairs near every limit
+    texts = ["com", "co", "cm", "de", "co.uk", "com.br", "org", "or-g", "io", "i.o", "c-m"]
+    texts += ["aabb", "abab", "bbaa", "l1", "il", "uv", "vu", "0o", "o0"]
+    skipped = 0
+    for limit in (0.3, 0.6, 0.7, 0.9, 1.0, 1.05, 1.2, 2.0):
+        for typed in texts:
+            for meant in texts:
+                if costs_more_than(typed, meant, limit):
+                    skipped += 1
+                    assert typo_cost(typed, meant) > limit, (typed, meant, limit)
+    assert skipped > 600  # most pairs are far apart: the bound must skip them
+
+
+def test_costs_more_than_counts_a_dot_as_the_cheapest_edit():
+    # "com" → "c.om" is one stray dot (0.3): three dots are 0.9, within 1.0; letters
+    # cost at least 0.35 each, so three of them are over 1.0
+    assert typo_cost("c.o.m.", "com") == approx(3 * C.hyphen)
+    assert not costs_more_than("c.o.m.", "com", 1.0)
+    assert costs_more_than("cxoxmx", "com", 1.0)
+    assert not costs_more_than("cxoxmx", "com", 2.0)
+
+
+def test_typo_costs_is_typo_cost_of_each():
+    keys = ["google", "gogle", "goggle", "bogle", "gole", "g-ogle", "ogle", "gogel"]
+    for layout in ("any", "azerty"):
+        assert typo_costs("gogle", keys, layout) == [typo_cost("gogle", k, layout) for k in keys]
