@@ -262,7 +262,7 @@ def drop_labelled(
         return keep
     dialogs, hits, hidden = [], [], []
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
-    hidden_rule = options.hidden_max_share > 0
+    hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -276,8 +276,9 @@ def drop_labelled(
         if one[1] or two[1] or node.tag in ("body", "html"):
             continue
         if one[0] or two[0]:
-            hits.append(node)
-        elif cls and hidden_rule and hidden_class(cls):
+            if not (anchors and ident.count("-") >= 2 and section_anchor(node, ident)):
+                hits.append(node)
+        elif hidden_rule and "hidden" in cls and hidden_label(cls):
             hits.append(node)
             hidden.append(node)
     if dialogs:
@@ -286,8 +287,6 @@ def drop_labelled(
         hits = [node for node in hits if not has_ancestor_in(node, ids)]
         if keep is not None and (keep.mem_id in ids or has_ancestor_in(keep, ids)):
             keep = None
-    if hits and options.section_anchors:
-        hits = [node for node in hits if not section_anchor(node)]
     if hidden and shown_by_script(root, hidden, options.hidden_max_share):
         shown = {node.mem_id for node in hidden}
         hits = [node for node in hits if node.mem_id not in shown]
@@ -299,16 +298,15 @@ def drop_labelled(
 _NOT_SLUG = re.compile(r"[\W_]+")
 
 
-def section_anchor(node: LexborNode) -> bool:
+def section_anchor(node: LexborNode, ident: str) -> bool:
     """True when the element's id is the anchor of the heading that opens it: the id a
     documentation generator (Sphinx, MkDocs) or a wiki derives from a section's title, whose
     words may be a boilerplate hint's ("sharing-…", "comments-on-…", "related-work").
 
     >>> tree = LexborHTMLParser('<div id="sharing-with-one-developer"><h2>Sharing with one developer¶</h2></div>')
-    >>> section_anchor(tree.css_first("div")), section_anchor(LexborHTMLParser('<div id="share-bar"><h3>Share</h3></div>').css_first("div"))
-    (True, False)
+    >>> section_anchor(tree.css_first("div"), "sharing-with-one-developer")
+    True
     """
-    ident = node.attributes.get("id") or ""
     if ident.count("-") < 2:  # a title of three words or more: a role name is one or two
         return False
     heading = node.css_first("h1, h2, h3, h4, h5, h6")
@@ -405,23 +403,14 @@ def label_part(part: str) -> tuple[bool, bool]:
 HIDDEN_CLASS = re.compile(r"(?:^|\s)hidden(?:\s|$)")
 
 
-@lru_cache(maxsize=8192)
-def hidden_class(value: str) -> bool:
-    """:func:`hidden_label` of a class value, cached (a page repeats its labels).
-
-    >>> hidden_class("Intro HIDDEN"), hidden_class("hidden sm:flex")
-    (True, False)
-    """
-    return hidden_label(value.lower())
-
-
-def hidden_label(low: str) -> bool:
-    """True for a lower-cased class value that hides its element on every screen.
+def hidden_label(value: str) -> bool:
+    """True for a class value that hides its element on every screen (class names are
+    case-sensitive in CSS: ``.hidden`` does not match "Hidden").
 
     >>> hidden_label("intro-body__premium hidden"), hidden_label("hidden md:block"), hidden_label("hidden-xs")
     (True, False, False)
     """
-    return ":" not in low and HIDDEN_CLASS.search(low) is not None
+    return ":" not in value and HIDDEN_CLASS.search(value) is not None
 
 
 _NOISE_LOW = re.compile(NOISE_HINT.pattern)

@@ -1093,7 +1093,8 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():
     def anchored(html: str) -> bool:
-        return section_anchor(LexborHTMLParser(html).css_first("div"))
+        node = LexborHTMLParser(html).css_first("div")
+        return section_anchor(node, node.attributes.get("id") or "")
 
     assert anchored('<div id="comments-on-the-draft"><h2>Comments on the draft</h2><p>x</p></div>')
     assert not anchored('<div id="comments-on-the-draft"><h2>Reader comments</h2></div>')
