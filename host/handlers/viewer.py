@@ -32,7 +32,7 @@ from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
 from host.home import Home
 from host.services import fulltext
-from host.services.liveness import check_version
+from host.services.liveness import check_version, sweep_order
 from host.services.warc import WarcOptions, export_versions, import_captures, version_record
 
 STATES = ("present", "changed", "gone", "unreachable", "too_large", "unknown", "unchecked")
@@ -441,7 +441,7 @@ async def liveness_sweep(params: dict, app) -> dict:
     if sweep_of(app).running:
         return sweep_of(app).to_dict()
     concurrency = integer(params, "concurrency", 4, 1, 16)
-    targets = await app.run(lambda: [d.id for d in document_index(app.store).entries])
+    targets = await app.run(lambda: sweep_order(document_index(app.store).entries))
     app.jobs.sweep = sweep = Sweep(running=True, total=len(targets), started_at=time.time())
     app.changes.note()  # watchers see the sweep start (host/daemon/changes.py)
     app.jobs.start(_run_sweep(app, sweep, targets, concurrency))

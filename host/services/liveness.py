@@ -49,6 +49,17 @@ def _stored(app, ref: str, options: LivenessOptions) -> tuple[str, str, dict, tu
     return reg_id, doc["url"], extract, (plan, texts)
 
 
+def sweep_order(entries) -> list[str]:
+    """The IDs a sweep checks: one host after another (archive order within a host), so
+    consecutive checks share their site's template in ``App.site_templates``.
+
+    >>> from types import SimpleNamespace as Doc
+    >>> sweep_order([Doc(id="1", host="b.org"), Doc(id="2", host="a.org"), Doc(id="3", host="b.org")])
+    ['2', '1', '3']
+    """
+    return [doc.id for doc in sorted(entries, key=lambda doc: doc.host)]
+
+
 def templates_of(app) -> TemplateCache:
     """The daemon's cache of site templates (made on first use)."""
     if getattr(app, "site_templates", None) is None:
