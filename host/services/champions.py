@@ -34,16 +34,16 @@ the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from host.services.bm25 import K1, B, count_of, factor, idf
+
 if TYPE_CHECKING:
     from host.services.pairs import RowTokens, Scratch
 
-K1, B = 1.2, 0.75  # FTS5's bm25() constants (ext/fts5/fts5_aux.c)
 MIN_ROWS = 2000  # a term in at least this many rows gets a list (fewer are scored fast)
 SIZE = 1000  # rows kept per list
 LISTS = 64  # lists made after a search, kept: a capture checks its row against each
@@ -70,17 +70,6 @@ def prefix_phrases(word: str) -> list[str]:
     ['"c" *', '"ca" *', '"cat" *', '"cats" *']
     """
     return [f'"{word[:size]}" *' for size in range(1, min(PREFIX_CHARS, len(word)) + 1)]
-
-
-def factor(f: float, d: int, avgdl: float) -> float:
-    """The single-word BM25 factor ``g``, in FTS5's order of operations (bit-identical)."""
-    return (f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl))
-
-
-def idf(rows: int, hits: int) -> float:
-    """FTS5's IDF: ``log((N − n + 0.5) / (n + 0.5))``, at least 1e-6."""
-    value = math.log((rows - hits + 0.5) / (hits + 0.5))
-    return value if value > 0.0 else 1e-6
 
 
 class Hits:
@@ -366,9 +355,3 @@ class Champions:
     @property
     def _weights(self) -> str:
         return ", ".join(map(str, self.weights))
-
-
-def count_of(g: float, k: float) -> float:
-    """F back from ``g`` and the length term ``k``: a sum of integer column weights, so
-    rounded (exact to ~1e-10)."""
-    return float(round(g * k / (K1 + 1.0 - g)))

@@ -25,7 +25,8 @@ import json
 import sqlite3
 
 from host.services import champions
-from host.services.champions import K1, B, Row, averages, count_of, factor, idf, row_length
+from host.services.bm25 import K1, B, count_of, factor, idf
+from host.services.champions import Row, averages, row_length
 
 LISTS = 32  # lists kept (the oldest goes): a capture checks its row against each
 MARGIN = 1e-9  # the bound is rounded up by this share: float sums are not exact

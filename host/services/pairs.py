@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from host.services.champions import K1, count_of
+from host.services.bm25 import K1, count_of
 
 TOKENIZER = "unicode61 remove_diacritics 2"  # docs's tokenizer
 SCHEMA = (
