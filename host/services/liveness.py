@@ -23,7 +23,6 @@ from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
-    TemplateCache,
     Verdict,
     from_status,
     judge,
@@ -44,7 +43,7 @@ def _stored(app, ref: str, options: LivenessOptions) -> tuple[str, str, dict, tu
     row = app.store.row("extracts", reg_id) or {}
     extract = {**row, "body": _main_text(app.store, row)}
     extract["visible"] = provider.visible_text_of(app.store, reg_id)
-    plan = templates_of(app).plan(_site_digests(app.store, doc), options.phrase_words)
+    plan = app.site_templates.plan(_site_digests(app.store, doc), options.phrase_words)
     texts = {d: _text(app.store, d) for d in plan.missing} if plan.ready is None else {}
     return reg_id, doc["url"], extract, (plan, texts)
 
@@ -58,13 +57,6 @@ def sweep_order(entries) -> list[str]:
     ['2', '1', '3']
     """
     return [doc.id for doc in sorted(entries, key=lambda doc: doc.host)]
-
-
-def templates_of(app) -> TemplateCache:
-    """The daemon's cache of site templates (made on first use)."""
-    if getattr(app, "site_templates", None) is None:
-        app.site_templates = TemplateCache()
-    return app.site_templates
 
 
 def _site_digests(store, doc: dict) -> list[str]:
@@ -145,7 +137,7 @@ async def check_version(
     reg_id, url, extract, site = await app.run(_stored, app, ref, options)
     got = (200, page, None) if page is not None else await _fetched(url)
     # Parsing the live page needs no store: the analysis thread, so other requests go on.
-    verdict = await app.analyse(_judge, extract, got, options, site, templates_of(app))
+    verdict = await app.analyse(_judge, extract, got, options, site, app.site_templates)
     verdict["source"] = "fetch" if page is None else "tab"
     return await app.run(_save, app, reg_id, url, verdict)
 
