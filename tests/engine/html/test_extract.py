@@ -19,6 +19,7 @@ from engine.html.blocks import (
     BlockOptions,
     filter_tree,
     hidden_label,
+    permalinked_section,
     section_anchor,
     split_blocks,
 )
@@ -1093,8 +1094,37 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
     html = wide_page("readability-mercurial")
     step = "We’ll work through an example with three local repositories"
     assert step in main_text(html)
-    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    # Its headings also link to their sections: the permalink rule is off to isolate this one.
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False, permalinked_sections=False))
     assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_a_section_its_heading_links_to_is_not_boilerplate():
+    # kernel.org's "Submitting patches" (Sphinx, WCXB): <section id="commentary"> opens with
+    # "Commentary" and its "¶" permalink to #commentary; "comment" is a boilerplate hint.
+    html = wide_page("wcxb-2874")
+    step = "marker line serves the essential purpose of marking for patch handling tools"
+    assert step in flat(main_text(html))
+    off = ExtractOptions(blocks=BlockOptions(permalinked_sections=False))
+    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
+
+
+def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it():
+    def linked(html: str) -> bool:
+        node = LexborHTMLParser(html).css_first("section")
+        return permalinked_section(node, node.attributes.get("id") or "")
+
+    assert linked(
+        '<section id="commentary"><h3>Commentary<a href="#commentary">¶</a></h3></section>'
+    )
+    assert not linked(
+        '<section id="comments"><h3>12 Comments<a href="#comments">#</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><h3>Comments</h3><p>Nice post!</p></section>')
+    assert not linked(
+        '<section id="comments"><h3>Comments<a href="#reply">Reply</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><p>Comments<a href="#comments">¶</a></p></section>')
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():
