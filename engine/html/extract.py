@@ -122,6 +122,10 @@ class ExtractOptions:
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
+    # On a product page, a body block (not a list item) repeating an earlier one of this many
+    # characters goes (see drop_repeats): a shop prints its description once per screen
+    # size. 0: off.
+    product_repeat_min_chars: int = 20
 
 
 @dataclass
@@ -1272,7 +1276,31 @@ def page_body(
         if box is not None and not attached(box, root):
             box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
-    return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    if product and options.product_repeat_min_chars:
+        body = drop_repeats(body, options.product_repeat_min_chars)
+    return blocks, body
+
+
+def drop_repeats(body: list[Block], min_chars: int) -> list[Block]:
+    """The body without blocks of ``min_chars``+ that repeat an earlier block's text: a shop's
+    page prints its description once for the phone layout and once for the desktop one, and
+    a script shows one. List items stay: parallel cards (pricing plans, variants) repeat
+    the same features, and each card is content.
+
+    >>> a, b = Block("A wheel thrown mug in white speckle.", 36, 0, "p"), Block("Handmade.", 9, 0, "p")
+    >>> [x.text for x in drop_repeats([a, b, a, b], 20)]
+    ['A wheel thrown mug in white speckle.', 'Handmade.', 'Handmade.']
+    """
+    seen: set[str] = set()
+    kept = []
+    for block in body:
+        if block.chars >= min_chars and block.tag != "li":
+            if block.text in seen:
+                continue
+            seen.add(block.text)
+        kept.append(block)
+    return kept
 
 
 def attached(node: LexborNode, root: LexborNode) -> bool:

@@ -40,6 +40,7 @@ from engine.html.extract import (
     common_path,
     cut_comments,
     decode,
+    drop_repeats,
     extract,
     grow_sample,
     growth_bar,
@@ -986,6 +987,35 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     short = Block("Learn about datasets.", 39, 0, "li", path=(1, 2, 5))
     assert not plain_items([short], 0, 0, [True], ExtractOptions())
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
+
+
+def test_a_product_description_printed_twice_is_kept_once():
+    # ghostwares.com.au (Squarespace, WCXB): the mug's description is printed once for the
+    # phone layout and once for the desktop one.
+    html = wide_page("wcxb-0610")
+    line = "Avoid thermal shock from rapid heating and cooling."
+    assert flat(main_text(html)).count(line) == 1
+    off = ExtractOptions(product_repeat_min_chars=0)
+    assert flat(main_text(html, options=off)).count(line) == 2  # the rule alone dropped it
+
+
+def test_only_later_copies_of_long_non_list_blocks_are_repeats():
+    desc = Block("A wheel thrown mug in white speckle.", 36, 0, "p")
+    short, plan = (
+        Block("Handmade.", 9, 0, "p"),
+        Block("Phone consultation with an expert.", 34, 0, "li"),
+    )
+    kept = drop_repeats([desc, short, plan, desc, short, plan], 20)
+    assert kept == [desc, short, plan, short, plan]
+    other = Block("A wheel thrown bowl in white speckle.", 37, 0, "p")
+    assert drop_repeats([desc, other], 20) == [desc, other]
+    assert drop_repeats([desc, desc], 37) == [desc, desc]  # under min_chars
+
+
+def test_a_repeated_paragraph_stays_on_a_page_that_sells_nothing():
+    story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
+    html = f"<title>Bridge</title><article>{story}{story}</article>"
+    assert flat(main_text(html)).count("reopened on Monday") == 6
 
 
 def test_a_page_with_an_add_to_cart_form_is_a_product_page():
