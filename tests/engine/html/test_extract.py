@@ -674,6 +674,18 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
 
 
+def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
+    # MDN's Promise reference (WCXB): "This page was last modified on Jan 21, 2026 by MDN
+    # contributors." closes the body, as "Last updated …" closes others.
+    html = wide_page("wcxb-2992")
+    body = main_text(html)
+    assert "last modified on" not in body and "Promise.withResolvers()" in body
+    stamp = "This page was last modified on Jan 21, 2026 by MDN contributors."
+    assert is_notice(Block(stamp, len(stamp), 0, "p"), 160)
+    story = "The library was last modernised in 1998, when its roof was replaced."
+    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
