@@ -109,6 +109,9 @@ class Block:
     path: tuple[int, ...] = ()  # ids of the enclosing region elements, outermost first
     noise: int = -1  # cache of extract.site_noise: -1 not known yet, 0 no, 1 yes
     links: int = 0  # <a> elements with text in the block
+    joint: int = (
+        -1
+    )  # cache of extract.card_depth: elements shared with the next block, -1 not known
 
     @property
     def link_density(self) -> float:

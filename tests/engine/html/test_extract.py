@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from copy import copy
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ from engine.html.extract import (
     article_box,
     box_tier,
     by_first_letter,
+    card_of,
     choose_body,
     common_path,
     cut_comments,
@@ -48,6 +50,7 @@ from engine.html.extract import (
     is_generic,
     is_notice,
     is_product_page,
+    is_story,
     linked_paragraph,
     linked_prose,
     main_text,
@@ -57,6 +60,7 @@ from engine.html.extract import (
     plain_items,
     sells_an_item,
     site_noise,
+    teaser_part,
     title_counter,
     title_weights,
     top_alternatives,
@@ -1105,6 +1109,65 @@ def test_a_code_block_is_never_a_photo_credit():
     assert compose in flat(main_text(html))
     assert site_noise(Block("Image: Reuters", 14, 0, "p"), ExtractOptions())
     assert not site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+
+
+def test_the_short_parts_of_teaser_cards_beside_a_story_are_not_its_text():
+    # mdr.de (the Fundus corpus's test page, MIT): the story's container (id="content") also
+    # holds "Mehr zu ..." cards: a linked headline and teaser (dropped as link text) with a
+    # date line and a photo credit beside them, which stayed in the body.
+    html = wide_page("fundus-de-MDR-V1")
+    url = "https://www.mdr.de/nachrichten/thueringen/sued-thueringen/schmalkalden-meiningen/"
+    body, off = main_text(html, url), main_text(html, url, ExtractOptions(teaser_part_max_chars=0))
+    for part in ("28.04.2023 | 11:54 Uhr", "Bildrechte: imago images/YAY Images"):
+        assert part not in body and part in off
+    assert "Noch dampfen die zartrosa Leiber" in body  # the story stays
+
+
+def test_a_teaser_part_is_short_and_in_a_card_of_mostly_link_text():
+    story = Block("x" * 300, 300, 0, "p", path=(1, 8))
+    date = Block("May 5, 2023 | 11:54", 19, 0, "p", path=(1, 5, 7))
+    opts = ExtractOptions(teaser_part_max_chars=19)
+
+    def part(head: Block, block: Block = date) -> bool:  # fresh blocks: each caches its joint
+        return teaser_part([copy(story), head, copy(block)], 2, 0, 2, opts)
+
+    assert part(Block("Bridge reopens", 20, 20, "h4", path=(1, 5, 6)))  # 20 of 39 chars: over half
+    assert not part(Block("Bridge reopens", 19, 19, "h4", path=(1, 5, 6)))  # 19 of 38: half
+    long_date = Block("May 5, 2023 | 11:54 ", 20, 0, "p", path=(1, 5, 7))
+    assert not part(Block("Bridge reopens", 30, 30, "h4", path=(1, 5, 6)), long_date)  # 20 chars
+    assert not part(Block("Bridge reopens", 20, 20, "h4", path=(1, 9, 6)))  # another card
+    assert card_of([copy(story), copy(date)], 1, 0, 1) == (0, 1)  # element 1 holds both
+    alone = Block("Bridge reopens", 14, 14, "p", path=(2, 8), links=1)
+    assert card_of([copy(story), alone], 1, 0, 1) == (1, 1)
+    assert not teaser_part([copy(story), alone], 1, 0, 1, opts)  # a block alone is no card
+
+
+def test_teaser_cards_stay_on_a_page_that_is_no_story():
+    # A listing: each card's linked headline (over 120 chars, so never a teaser part) and
+    # its date line. Beside a story the date lines go; on the listing they are its content.
+    card = (
+        "<div class='card'><h3><a href='/{0}'>Bridge number {0} over the river reopens after"
+        " the storm of the winter, the council says, and the ferry stops running</a></h3>"
+        "<p>May {0}, 2023: the old bridge over the river reopened.</p></div>"
+    )
+    cards = "".join(card.format(i) for i in range(1, 9))
+    listing = main_text(f"<title>Bridges</title><main>{cards}</main>")
+    assert "May 3, 2023: the old bridge" in listing and "Bridge number 3" in listing
+    story = "<p>" + "The council met on Monday to talk about the bridges of the town. " * 4 + "</p>"
+    with_story = main_text(f"<title>Bridges</title><main>{story * 6}{cards}</main>")
+    assert "The council met" in with_story and "May 3, 2023" not in with_story
+
+
+def test_a_story_is_mostly_long_paragraphs_of_plain_text():
+    opts = ExtractOptions(story_paragraph_chars=150)
+    para = Block("x" * 150, 150, 0, "p")
+    assert is_story([para, Block("y" * 150, 150, 0, "div")], opts)  # 150 of 300: half
+    assert not is_story([para, Block("y" * 151, 151, 0, "div")], opts)
+    assert not is_story([Block("x" * 149, 149, 0, "p")], opts)  # a paragraph one char short
+    assert not is_story([Block("x" * 150, 150, 0, "li")], opts)  # a list item is no paragraph
+    linky = Block("y" * 400, 400, 400, "div", links=3)
+    assert is_story([para, linky], opts)  # link text is not counted
+    assert not is_story([linky], opts)
 
 
 def test_the_article_container_is_found_again_when_the_filter_took_it():
