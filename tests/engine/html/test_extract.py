@@ -1261,6 +1261,12 @@ def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it(
         '<section id="comments"><h3>Comments<a href="#reply">Reply</a></h3></section>'
     )
     assert not linked('<section id="comments"><p>Comments<a href="#comments">¶</a></p></section>')
+    # Through the filter: a section or a heading keeps its anchor, another element does not.
+    kept = '<div id="footnotes"><h2>Footnotes<a href="#footnotes">¶</a></h2><p>One.</p></div>'
+    heading = '<h2 id="authors">Authors<a href="#authors">¶</a></h2>'
+    listed = '<ul id="comments"><li><h3>Comments<a href="#comments">¶</a></h3>Nice!</li></ul>'
+    text = filter_tree(LexborHTMLParser(kept + heading + listed)).text()
+    assert "One." in text and "Authors" in text and "Nice!" not in text
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():
