@@ -201,19 +201,20 @@ def _probe_plan(q: int) -> dict[tuple[int, int], tuple[int, ...]]:
     return {cut: tuple(lows) for cut, lows in plan.items()}
 
 
-@lru_cache(maxsize=256)
-def _delete_layers(query: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """The hashed text (without the low bits) of the query itself, of its one-letter
-    deletions and of its two-letter ones, worked out once per query (the one-edit search
-    and the walk both probe them).
+@lru_cache(maxsize=512)
+def _deletion_texts(query: str, depth: int) -> tuple[int, ...]:
+    """The hashed texts (without the low bits) of the query's deletions of exactly
+    ``depth`` letters (0: the query itself), worked out once per query and depth: the
+    one-edit search and the walk both probe them, and a search at one edit never needs
+    the two-letter ones.
 
-    >>> own, one, two = _delete_layers("abc")
-    >>> own == (_crc("abc"),), sorted(one) == sorted(_crc(v) for v in ("ab", "ac", "bc"))
-    (True, True)
+    >>> sorted(_deletion_texts("abc", 1)) == sorted(_crc(v) for v in ("ab", "ac", "bc"))
+    True
     """
-    one = {query[:i] + query[i + 1 :] for i in range(len(query))}
-    two = {s[:i] + s[i + 1 :] for s in one for i in range(len(s))}
-    return (_crc(query),), tuple(map(_crc, one)), tuple(map(_crc, two))
+    layer = {query}
+    for _ in range(depth):
+        layer = {s[:i] + s[i + 1 :] for s in layer for i in range(len(s))}
+    return tuple(map(_crc, layer))
 
 
 def _key_lengths(low: int, high: int) -> range:
@@ -480,7 +481,7 @@ class DomainDictionary:
             return [tuple(g) for g in (ones + twos)[:limit]]
         # keys of 4+ letters (two edits on a shorter one are never searched) holding one of
         # the query's two-letter deletions
-        q, two = len(query), _delete_layers(query)[2]
+        q, two = len(query), _deletion_texts(query, 2)
         walk = set(
             chain.from_iterable(self._deletion_matches(two, _key_lengths(max(q - 2, TINY_KEY), q)))
         )
@@ -504,7 +505,7 @@ class DomainDictionary:
         if len(query) > DELETE_MAX_LENGTH + 2:
             return first, []
         # deletion entries carry their key's length: each probe asks for the lengths it needs
-        own, one, _ = _delete_layers(query)
+        own, one = _deletion_texts(query, 0), _deletion_texts(query, 1)
         q, found = len(query), self._deletion_matches
         first.update(chain.from_iterable(found(own, _key_lengths(q, q + 1))))
         first.update(chain.from_iterable(found(one, _key_lengths(q - 1, q))))
@@ -562,9 +563,9 @@ class DomainDictionary:
         q = len(query)
         if q > DELETE_MAX_LENGTH + 2:
             return seen
-        layers = _delete_layers(query)[: 3 if q >= TINY_KEY else 2]
-        for depth, texts in enumerate(layers):
+        for depth in range(3 if q >= TINY_KEY else 2):
             lengths = _key_lengths(q - depth, min(q - depth + 2, q + 2))
+            texts = _deletion_texts(query, depth)
             seen.update(chain.from_iterable(self._deletion_matches(texts, lengths)))
         return seen
 
