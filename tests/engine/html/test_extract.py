@@ -65,6 +65,7 @@ from engine.html.extract import (
     title_weights,
     top_alternatives,
     trim_edges,
+    whole_tables,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
@@ -1032,6 +1033,36 @@ def test_a_repeated_paragraph_stays_on_a_page_that_sells_nothing():
     story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
     html = f"<title>Bridge</title><article>{story}{story}</article>"
     assert flat(main_text(html)).count("reopened on Monday") == 6
+
+
+def test_a_spec_table_the_body_reaches_is_taken_whole():
+    # newegg.com (WCXB): the body holds the spec table's long "Features" cell; its short
+    # cells ("Multi-channel Kit | Quad Channel Kit") are too short to join on their own.
+    html = wide_page("wcxb-2889")
+    assert "Multi-channel Kit" in main_text(html) and "Quad Channel Kit" in main_text(html)
+    off = ExtractOptions(whole_tables=False)
+    assert "Quad Channel Kit" not in main_text(html, options=off)  # the rule alone added it
+
+
+def test_only_the_plain_cells_of_a_table_with_header_cells_join():
+    text = "Push the limits of your system with this memory kit."
+    head, cell = (
+        Block("Capacity", 8, 0, "th", path=(1, 2, 3)),
+        Block("64GB", 4, 0, "td", path=(1, 2, 4)),
+    )
+    long_cell = Block(text, len(text), 0, "td", path=(1, 5, 6))
+    link = Block("Shop all memory", 15, 15, "td", path=(1, 7, 8), links=1)
+    options = ExtractOptions()
+    assert whole_tables([head, cell, long_cell, link], [long_cell], options) == [
+        head,
+        cell,
+        long_cell,
+    ]
+    # A layout table (no header cell) is not completed, nor a table the body holds no cell of.
+    plain = Block("Menu", 4, 0, "td", path=(1, 2, 4))
+    assert whole_tables([plain, long_cell], [long_cell], options) == [long_cell]
+    story = Block(text, len(text), 0, "p", path=(9, 10))
+    assert whole_tables([head, cell, story], [story], options) == [story]
 
 
 def test_a_page_with_an_add_to_cart_form_is_a_product_page():
