@@ -92,6 +92,9 @@ class BlockOptions:
     # "Sharing with a single developer") is named by its title, not by its role: it stays
     # (see section_anchor).
     section_anchors: bool = True
+    # A section of one or two words stays when its heading links to it ("commentary" over
+    # "Commentary¶" and its permalink "#commentary", see permalinked_section).
+    permalinked_sections: bool = True
 
 
 @dataclass(slots=True)
@@ -106,6 +109,9 @@ class Block:
     path: tuple[int, ...] = ()  # ids of the enclosing region elements, outermost first
     noise: int = -1  # cache of extract.site_noise: -1 not known yet, 0 no, 1 yes
     links: int = 0  # <a> elements with text in the block
+    joint: int = (
+        -1
+    )  # cache of extract.card_depth: elements shared with the next block, -1 not known
 
     @property
     def link_density(self) -> float:
@@ -263,6 +269,7 @@ def drop_labelled(
     dialogs, hits, hidden = [], [], []
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
+    permalinks = options.permalinked_sections
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -276,7 +283,9 @@ def drop_labelled(
         if one[1] or two[1] or node.tag in ("body", "html"):
             continue
         if one[0] or two[0]:
-            if not (anchors and ident.count("-") >= 2 and section_anchor(node, ident)):
+            if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
+                continue
+            if not (permalinks and ident and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
             hits.append(node)
@@ -313,6 +322,25 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+def permalinked_section(node: LexborNode, ident: str) -> bool:
+    """True when the element's id is the slug of its opening heading and that heading links
+    to it: a documentation generator's section (Sphinx's and MkDocs's "¶" headerlink) named
+    by a title of one or two words that is also a boilerplate hint ("Commentary",
+    "Footnotes"). A comment thread's heading ("12 Comments") is not its id's slug.
+
+    >>> tree = LexborHTMLParser('<section id="commentary"><h3>Commentary<a href="#commentary">¶</a></h3></section>')
+    >>> permalinked_section(tree.css_first("section"), "commentary")
+    True
+    """
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    if heading is None:
+        return False
+    if _NOT_SLUG.sub("-", heading.text().lower()).strip("-") != ident.lower():
+        return False
+    target = "#" + ident
+    return any(link.attributes.get("href") == target for link in heading.css("a"))
 
 
 def shown_by_script(root: LexborNode, hidden: list[LexborNode], share: float) -> bool:

@@ -122,6 +122,18 @@ class ExtractOptions:
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
+    # On a product page, a body block (not a list item) repeating an earlier one of this many
+    # characters goes (see drop_repeats): a shop prints its description once per screen
+    # size. 0: off.
+    product_repeat_min_chars: int = 20
+    # A short block of a teaser card (see teaser_part): a block of up to teaser_part_max_chars
+    # whose smallest enclosing element around another block is more than teaser_card_density
+    # link text, in a body that is a story (story_share_min of its plain text in paragraphs of
+    # story_paragraph_chars+). 0: off.
+    teaser_part_max_chars: int = 120
+    teaser_card_density: float = 0.5
+    story_share_min: float = 0.5
+    story_paragraph_chars: int = 150
 
 
 @dataclass
@@ -459,7 +471,7 @@ NOTICE = re.compile(
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
-    r"|aktualisiert am|zuletzt aktualisiert|last updated|ultima modifica|mis à jour le"
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
     r"|support (?:us|our journalism|local news)|we rely on your support|unterstütze"
@@ -758,6 +770,16 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             plain = plain_items(blocks, lo, hi, free, options)
         return linked_prose(blocks[k], plain, options)
 
+    story: list[bool] = []
+    cards: dict[tuple[int, ...], bool] = {}
+
+    def teaser(k: int) -> bool:
+        if blocks[k].chars > options.teaser_part_max_chars:
+            return False
+        if not story:
+            story.append(is_story(blocks[lo : hi + 1], options))
+        return story[0] and teaser_part(blocks, k, lo, hi, options, cards)
+
     kept = [
         blocks[k]
         for k in range(lo, hi + 1)
@@ -769,10 +791,127 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             or prose(k)
         )
         and not site_noise(blocks[k], options)
+        and not teaser(k)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
     ]
     return trim_edges(kept, options.trim_chars, options.trim_plain_stays)
+
+
+def shared_depth(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """How many enclosing elements two block paths share (outermost first).
+
+    >>> shared_depth((1, 2, 3), (1, 2, 4)), shared_depth((1,), (2,))
+    (2, 0)
+    """
+    depth = min(len(a), len(b))
+    while depth and a[:depth] != b[:depth]:  # neighbours differ in their last few elements
+        depth -= 1
+    return depth
+
+
+def card_depth(blocks: list[Block], k: int, lo: int, hi: int) -> int:
+    """The depth of the smallest element around block ``k`` that holds another block of the
+    span ``lo``..``hi`` (its card, list item or paragraph run): the most enclosing elements
+    it shares with a neighbour. 0 if none.
+
+    >>> story = Block("x" * 300, 300, 0, "p", path=(1, 8))
+    >>> date = Block("May 5, 2023", 11, 0, "p", path=(1, 5, 7))
+    >>> card_depth([story, date], 1, 0, 1), card_depth([story, date], 1, 1, 1)
+    (1, 0)
+    """
+    return max(joint(blocks, k - 1) if k > lo else 0, joint(blocks, k) if k < hi else 0)
+
+
+def joint(blocks: list[Block], k: int) -> int:
+    """The enclosing elements block ``k`` shares with the next one, cached on the block: the
+    samples of a page re-read the same blocks.
+
+    >>> joint([Block("a", 1, 0, "p", path=(1, 2)), Block("b", 1, 0, "p", path=(1, 3))], 0)
+    1
+    """
+    block = blocks[k]
+    if block.joint < 0:
+        block.joint = shared_depth(block.path, blocks[k + 1].path)
+    return block.joint
+
+
+def card_of(blocks: list[Block], k: int, lo: int, hi: int) -> tuple[int, int]:
+    """The blocks (first, last) of block ``k``'s card (see :func:`card_depth`), (k, k) if none.
+
+    >>> head = Block("Bridge reopens", 14, 14, "h4", path=(1, 5, 6))
+    >>> date = Block("May 5, 2023", 11, 0, "p", path=(1, 5, 7))
+    >>> story = Block("x" * 300, 300, 0, "p", path=(1, 8))
+    >>> card_of([story, head, date], 2, 0, 2)
+    (1, 2)
+    """
+    depth = card_depth(blocks, k, lo, hi)
+    card = blocks[k].path[:depth]
+    first, last = k, k
+    while depth and first > lo and blocks[first - 1].path[:depth] == card:
+        first -= 1
+    while depth and last < hi and blocks[last + 1].path[:depth] == card:
+        last += 1
+    return first, last
+
+
+def teaser_part(
+    blocks: list[Block],
+    k: int,
+    lo: int,
+    hi: int,
+    options: ExtractOptions,
+    cards: dict | None = None,
+) -> bool:
+    """A short block of a teaser card: up to ``teaser_part_max_chars``, in a card (see
+    :func:`card_of`) whose text is more than ``teaser_card_density`` link text. A related
+    story's date, photo credit or kicker beside its linked headline is not the story's text,
+    though the headline's link filter leaves it alone. ``cards`` caches each card's answer
+    by its element's path (the blocks of a span share few cards).
+
+    >>> head = Block("Bridge reopens after the storm", 30, 30, "h4", path=(1, 5, 6))
+    >>> date = Block("May 5, 2023 | 11:54", 19, 0, "p", path=(1, 5, 7))
+    >>> story = Block("x" * 300, 300, 0, "p", path=(1, 8))
+    >>> teaser_part([story, head, date], 2, 0, 2, ExtractOptions())
+    True
+    >>> teaser_part([story, date], 1, 0, 1, ExtractOptions())
+    False
+    """
+    block, most = blocks[k], options.teaser_part_max_chars
+    if not most or block.chars > most:
+        return False
+    depth = card_depth(blocks, k, lo, hi)
+    if not depth:
+        return False
+    key = block.path[:depth]
+    if cards is not None and key in cards:
+        return cards[key]
+    first, last = card_of(blocks, k, lo, hi)
+    card = blocks[first : last + 1]
+    linky = sum(b.link_chars for b in card) > options.teaser_card_density * sum(
+        b.chars for b in card
+    )
+    if cards is not None:
+        cards[key] = linky
+    return linky
+
+
+def is_story(blocks: list[Block], options: ExtractOptions) -> bool:
+    """True when ``story_share_min`` of the blocks' plain text (not link-dense) is in paragraphs
+    of ``story_paragraph_chars``+: a story with cards beside it, not a listing of cards.
+
+    >>> story, date = Block("x" * 300, 300, 0, "p"), Block("May 5, 2023", 11, 0, "p")
+    >>> is_story([story, date], ExtractOptions()), is_story([date, date], ExtractOptions())
+    (True, False)
+    """
+    plain = long = 0
+    density, least = options.max_link_density, options.story_paragraph_chars
+    for b in blocks:
+        if (b.link_chars / b.chars if b.chars else 0.0) <= density:  # not _is_linky
+            plain += b.chars
+            if b.tag == "p" and b.chars >= least:
+                long += b.chars
+    return long >= options.story_share_min * plain > 0
 
 
 _DIGIT = re.compile(r"\d")
@@ -1296,7 +1435,31 @@ def page_body(
         if box is not None and not attached(box, root):
             box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
-    return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    if product and options.product_repeat_min_chars:
+        body = drop_repeats(body, options.product_repeat_min_chars)
+    return blocks, body
+
+
+def drop_repeats(body: list[Block], min_chars: int) -> list[Block]:
+    """The body without blocks of ``min_chars``+ that repeat an earlier block's text: a shop's
+    page prints its description once for the phone layout and once for the desktop one, and
+    a script shows one. List items stay: parallel cards (pricing plans, variants) repeat
+    the same features, and each card is content.
+
+    >>> a, b = Block("A wheel thrown mug in white speckle.", 36, 0, "p"), Block("Handmade.", 9, 0, "p")
+    >>> [x.text for x in drop_repeats([a, b, a, b], 20)]
+    ['A wheel thrown mug in white speckle.', 'Handmade.', 'Handmade.']
+    """
+    seen: set[str] = set()
+    kept = []
+    for block in body:
+        if block.chars >= min_chars and block.tag != "li":
+            if block.text in seen:
+                continue
+            seen.add(block.text)
+        kept.append(block)
+    return kept
 
 
 def attached(node: LexborNode, root: LexborNode) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from copy import copy
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from engine.html.blocks import (
     BlockOptions,
     filter_tree,
     hidden_label,
+    permalinked_section,
     section_anchor,
     split_blocks,
 )
@@ -35,10 +37,12 @@ from engine.html.extract import (
     article_box,
     box_tier,
     by_first_letter,
+    card_of,
     choose_body,
     common_path,
     cut_comments,
     decode,
+    drop_repeats,
     extract,
     grow_sample,
     growth_bar,
@@ -46,6 +50,7 @@ from engine.html.extract import (
     is_generic,
     is_notice,
     is_product_page,
+    is_story,
     linked_paragraph,
     linked_prose,
     main_text,
@@ -55,6 +60,7 @@ from engine.html.extract import (
     plain_items,
     sells_an_item,
     site_noise,
+    teaser_part,
     title_counter,
     title_weights,
     top_alternatives,
@@ -672,6 +678,18 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
 
 
+def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
+    # MDN's Promise reference (WCXB): "This page was last modified on Jan 21, 2026 by MDN
+    # contributors." closes the body, as "Last updated …" closes others.
+    html = wide_page("wcxb-2992")
+    body = main_text(html)
+    assert "last modified on" not in body and "Promise.withResolvers()" in body
+    stamp = "This page was last modified on Jan 21, 2026 by MDN contributors."
+    assert is_notice(Block(stamp, len(stamp), 0, "p"), 160)
+    story = "The library was last modernised in 1998, when its roof was replaced."
+    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
@@ -987,6 +1005,35 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
 
 
+def test_a_product_description_printed_twice_is_kept_once():
+    # ghostwares.com.au (Squarespace, WCXB): the mug's description is printed once for the
+    # phone layout and once for the desktop one.
+    html = wide_page("wcxb-0610")
+    line = "Avoid thermal shock from rapid heating and cooling."
+    assert flat(main_text(html)).count(line) == 1
+    off = ExtractOptions(product_repeat_min_chars=0)
+    assert flat(main_text(html, options=off)).count(line) == 2  # the rule alone dropped it
+
+
+def test_only_later_copies_of_long_non_list_blocks_are_repeats():
+    desc = Block("A wheel thrown mug in white speckle.", 36, 0, "p")
+    short, plan = (
+        Block("Handmade.", 9, 0, "p"),
+        Block("Phone consultation with an expert.", 34, 0, "li"),
+    )
+    kept = drop_repeats([desc, short, plan, desc, short, plan], 20)
+    assert kept == [desc, short, plan, short, plan]
+    other = Block("A wheel thrown bowl in white speckle.", 37, 0, "p")
+    assert drop_repeats([desc, other], 20) == [desc, other]
+    assert drop_repeats([desc, desc], 37) == [desc, desc]  # under min_chars
+
+
+def test_a_repeated_paragraph_stays_on_a_page_that_sells_nothing():
+    story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
+    html = f"<title>Bridge</title><article>{story}{story}</article>"
+    assert flat(main_text(html)).count("reopened on Monday") == 6
+
+
 def test_a_page_with_an_add_to_cart_form_is_a_product_page():
     # store.steampowered.com (WCXB product): a game's page with og:type "website", but a
     # <form name="add_to_cart_8183"> to buy it; its review boxes ("review" class words)
@@ -1031,6 +1078,65 @@ def test_a_code_block_is_never_a_photo_credit():
     assert compose in flat(main_text(html))
     assert site_noise(Block("Image: Reuters", 14, 0, "p"), ExtractOptions())
     assert not site_noise(Block("db: image: postgres:18", 22, 0, "pre"), ExtractOptions())
+
+
+def test_the_short_parts_of_teaser_cards_beside_a_story_are_not_its_text():
+    # mdr.de (the Fundus corpus's test page, MIT): the story's container (id="content") also
+    # holds "Mehr zu ..." cards: a linked headline and teaser (dropped as link text) with a
+    # date line and a photo credit beside them, which stayed in the body.
+    html = wide_page("fundus-de-MDR-V1")
+    url = "https://www.mdr.de/nachrichten/thueringen/sued-thueringen/schmalkalden-meiningen/"
+    body, off = main_text(html, url), main_text(html, url, ExtractOptions(teaser_part_max_chars=0))
+    for part in ("28.04.2023 | 11:54 Uhr", "Bildrechte: imago images/YAY Images"):
+        assert part not in body and part in off
+    assert "Noch dampfen die zartrosa Leiber" in body  # the story stays
+
+
+def test_a_teaser_part_is_short_and_in_a_card_of_mostly_link_text():
+    story = Block("x" * 300, 300, 0, "p", path=(1, 8))
+    date = Block("May 5, 2023 | 11:54", 19, 0, "p", path=(1, 5, 7))
+    opts = ExtractOptions(teaser_part_max_chars=19)
+
+    def part(head: Block, block: Block = date) -> bool:  # fresh blocks: each caches its joint
+        return teaser_part([copy(story), head, copy(block)], 2, 0, 2, opts)
+
+    assert part(Block("Bridge reopens", 20, 20, "h4", path=(1, 5, 6)))  # 20 of 39 chars: over half
+    assert not part(Block("Bridge reopens", 19, 19, "h4", path=(1, 5, 6)))  # 19 of 38: half
+    long_date = Block("May 5, 2023 | 11:54 ", 20, 0, "p", path=(1, 5, 7))
+    assert not part(Block("Bridge reopens", 30, 30, "h4", path=(1, 5, 6)), long_date)  # 20 chars
+    assert not part(Block("Bridge reopens", 20, 20, "h4", path=(1, 9, 6)))  # another card
+    assert card_of([copy(story), copy(date)], 1, 0, 1) == (0, 1)  # element 1 holds both
+    alone = Block("Bridge reopens", 14, 14, "p", path=(2, 8), links=1)
+    assert card_of([copy(story), alone], 1, 0, 1) == (1, 1)
+    assert not teaser_part([copy(story), alone], 1, 0, 1, opts)  # a block alone is no card
+
+
+def test_teaser_cards_stay_on_a_page_that_is_no_story():
+    # A listing: each card's linked headline (over 120 chars, so never a teaser part) and
+    # its date line. Beside a story the date lines go; on the listing they are its content.
+    card = (
+        "<div class='card'><h3><a href='/{0}'>Bridge number {0} over the river reopens after"
+        " the storm of the winter, the council says, and the ferry stops running</a></h3>"
+        "<p>May {0}, 2023: the old bridge over the river reopened.</p></div>"
+    )
+    cards = "".join(card.format(i) for i in range(1, 9))
+    listing = main_text(f"<title>Bridges</title><main>{cards}</main>")
+    assert "May 3, 2023: the old bridge" in listing and "Bridge number 3" in listing
+    story = "<p>" + "The council met on Monday to talk about the bridges of the town. " * 4 + "</p>"
+    with_story = main_text(f"<title>Bridges</title><main>{story * 6}{cards}</main>")
+    assert "The council met" in with_story and "May 3, 2023" not in with_story
+
+
+def test_a_story_is_mostly_long_paragraphs_of_plain_text():
+    opts = ExtractOptions(story_paragraph_chars=150)
+    para = Block("x" * 150, 150, 0, "p")
+    assert is_story([para, Block("y" * 150, 150, 0, "div")], opts)  # 150 of 300: half
+    assert not is_story([para, Block("y" * 151, 151, 0, "div")], opts)
+    assert not is_story([Block("x" * 149, 149, 0, "p")], opts)  # a paragraph one char short
+    assert not is_story([Block("x" * 150, 150, 0, "li")], opts)  # a list item is no paragraph
+    linky = Block("y" * 400, 400, 400, "div", links=3)
+    assert is_story([para, linky], opts)  # link text is not counted
+    assert not is_story([linky], opts)
 
 
 def test_the_article_container_is_found_again_when_the_filter_took_it():
@@ -1093,8 +1199,37 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
     html = wide_page("readability-mercurial")
     step = "We’ll work through an example with three local repositories"
     assert step in main_text(html)
-    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    # Its headings also link to their sections: the permalink rule is off to isolate this one.
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False, permalinked_sections=False))
     assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_a_section_its_heading_links_to_is_not_boilerplate():
+    # kernel.org's "Submitting patches" (Sphinx, WCXB): <section id="commentary"> opens with
+    # "Commentary" and its "¶" permalink to #commentary; "comment" is a boilerplate hint.
+    html = wide_page("wcxb-2874")
+    step = "marker line serves the essential purpose of marking for patch handling tools"
+    assert step in flat(main_text(html))
+    off = ExtractOptions(blocks=BlockOptions(permalinked_sections=False))
+    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
+
+
+def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it():
+    def linked(html: str) -> bool:
+        node = LexborHTMLParser(html).css_first("section")
+        return permalinked_section(node, node.attributes.get("id") or "")
+
+    assert linked(
+        '<section id="commentary"><h3>Commentary<a href="#commentary">¶</a></h3></section>'
+    )
+    assert not linked(
+        '<section id="comments"><h3>12 Comments<a href="#comments">#</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><h3>Comments</h3><p>Nice post!</p></section>')
+    assert not linked(
+        '<section id="comments"><h3>Comments<a href="#reply">Reply</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><p>Comments<a href="#comments">¶</a></p></section>')
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():
