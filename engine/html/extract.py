@@ -973,7 +973,7 @@ def choose_body(
         if options.container:
             lo, hi = widen_to_container(blocks, lo, hi, free)
         sample = _span_blocks(blocks, lo, hi, free, options, title)
-        degree = sample_degree(sample, weights, degrees)
+        degree = sample_degree(sample, weights, degrees, options.title_threshold)
         if not weights or degree >= options.title_threshold:
             size = sum(b.chars for b in sample)
             if first is not None and size > options.rival_factor * first[0]:
@@ -1045,14 +1045,21 @@ def whole_words(text: str, word: str) -> int:
 
 
 def sample_degree(
-    sample: list[Block], weights: dict[str, float], cache: dict | None = None
+    sample: list[Block],
+    weights: dict[str, float],
+    cache: dict | None = None,
+    enough: float | None = None,
 ) -> float:
     """P′ of a sample (0 when there is no title). Each block's title-word counts are found
     once when ``cache`` (id(block) -> counts, "count" -> the counter) is shared between
-    samples; P′ is taken on their sum, as on the sample's whole text.
+    samples; P′ is taken on their sum, as on the sample's whole text. With ``enough``, the
+    counting stops at the first block where the P′ of the blocks so far reaches it: P′ only
+    grows with more text (counts and weights are ≥ 0, and float products and sums are
+    monotone), so the sample passes a bar of ``enough`` either way; that partial P′ is returned.
 
-    >>> sample_degree([Block("cats nap", 8, 0, "p"), Block("cats", 4, 0, "p")], {"cats": 0.5})
-    1.0
+    >>> blocks = [Block("cats nap", 8, 0, "p"), Block("cats", 4, 0, "p")]
+    >>> sample_degree(blocks, {"cats": 0.5}), sample_degree(blocks, {"cats": 0.5}, enough=0.5)
+    (1.0, 0.5)
     """
     if not weights:
         return 0.0
@@ -1067,6 +1074,8 @@ def sample_degree(
             found = cache[id(block)] = count(block.text)
         if found:
             total.update(found)
+            if enough is not None and match_degree(total, weights) >= enough:
+                break
     return match_degree(total, weights)
 
 

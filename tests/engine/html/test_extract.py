@@ -44,6 +44,7 @@ from engine.html.extract import (
     decode,
     drop_repeats,
     extract,
+    find_body,
     grow_sample,
     growth_bar,
     is_credit,
@@ -58,6 +59,7 @@ from engine.html.extract import (
     page_title,
     pick_summary,
     plain_items,
+    sample_degree,
     sells_an_item,
     site_noise,
     teaser_part,
@@ -264,6 +266,24 @@ def test_a_much_larger_passing_sample_elsewhere_joins_the_first():
     # A rival no larger than rival_factor × the first sample does not join.
     few = parts[:2]
     assert choose_body([lead, *few], weights, ExtractOptions()) == [lead]
+
+
+@pytest.mark.parametrize("case_id", ["fe4e69b194441513", "ecce7e4d7ea42f64"])
+def test_the_title_check_stops_counting_once_the_sample_passes(case_id):
+    # A real body of 22 / 31 blocks reaches P′ = M′ (0.5, exactly) within its first blocks:
+    # the rest need no count, and the partial P′ still passes, never above the whole one.
+    found = find_body(page(case_id), None, ExtractOptions())
+    bar, counted = ExtractOptions().title_threshold, {}
+    partial = sample_degree(found.chosen, found.weights, counted, bar)
+    whole = sample_degree(found.chosen, found.weights)
+    assert bar <= partial <= whole
+    assert 1 < len(counted) - 1 < len(found.chosen)  # "count" is the cache's one other key
+
+
+def test_a_failing_sample_is_counted_whole_with_a_bar():
+    found = find_body(page("228917f19c2a4451"), None, ExtractOptions())
+    whole = sample_degree(found.chosen, found.weights)
+    assert sample_degree(found.chosen, found.weights, enough=whole + 1) == whole > 1
 
 
 def test_seed_mode_no_passing_sample_means_no_body():
