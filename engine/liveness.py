@@ -40,9 +40,11 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.html.address import declared_address
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
 from engine.html.extract import Extraction, decode, main_text, nfc, page_title
 from engine.html.tokens import tokenize
+from engine.html.visible import visible_text
 
 
 @dataclass
@@ -86,6 +88,16 @@ class LivenessOptions:
     # still there → changed. Without the template no lift: when the content went, the live
     # page's main text is what is left of its template, which the stored page showed too.
     shown_lift: float = 0.7
+    # Without the template that lift needs the live page to be another frame: less than this
+    # share of its visible phrases on the stored page. What is left of a page whose content
+    # went is its own frame (its sidebars, its teasers), which the stored page showed.
+    shown_frame: float = 0.85
+    # The live page names another address for itself (rel=canonical, RFC 6596 §3; else og:url)
+    # than the stored copy named, and shows less than this share of the stored page's visible
+    # phrases: another page is served under the URL, whatever words the two share (a shop's
+    # footer the extraction took as the main text) → gone. A page that still shows this much of
+    # the stored one is that page under a new address (a renamed slug): its text decides.
+    other_address_shows: float = 0.9
 
 
 @dataclass
@@ -228,15 +240,25 @@ def live_blocks(live_html: bytes | str, options: LivenessOptions | None = None) 
     >>> live_blocks("<title>Old</title><h1>Old</h1><p>new text</p><p>more</p>")
     [['new', 'text'], ['more']]
     """
+    return live_read(live_html, options)[0]
+
+
+def live_read(live_html: bytes | str, options: LivenessOptions | None = None):
+    """The live page's text blocks (:func:`live_blocks`) and the address it names for itself
+    (:func:`declared_address`; "" when the page is read as its extracted body only).
+
+    >>> live_read("<link rel=canonical href=/b><p>text</p>")
+    ([['text']], '/b')
+    """
     options = options or LivenessOptions()
     if options.scope == "body":
-        return [tokenize(main_text(live_html))]
+        return [tokenize(main_text(live_html))], ""
     tree = LexborHTMLParser(decode(live_html))
-    title = page_title(tree)
+    title, address = page_title(tree), declared_address(tree)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
     # Seed step 2: the title is filtered out, headings repeating it too (h1 of a kept title).
     # NFC, as the stored body's keywords are.
-    return [tokenize(nfc(b.text)) for b in blocks if not (title and b.text in title)]
+    return [tokenize(nfc(b.text)) for b in blocks if not (title and b.text in title)], address
 
 
 def phrases(tokens: list[str], n: int) -> set[tuple[str, ...]]:
@@ -318,7 +340,7 @@ def judge(
     words = stored_keywords(stored)
     if not words:
         return nothing_to_compare()
-    blocks = live_blocks(live_html, options)
+    blocks, live_address = live_read(live_html, options)
     p, matched, missing = match_keywords(words, {t for block in blocks for t in block})
     text = StoredText.of(stored, options.phrase_words)
     own = text.own(options)
@@ -337,13 +359,46 @@ def judge(
         share = held if (held or 0.0) >= options.main_holds else share
     state = by_phrases(keyed, share, options, main_of)
     shown = None
-    if state == "gone" and text.template and text.shown():
+    if state == "gone" and text.shown():
         main_of()  # reads the live main text once
         shown = text.share_of(live_main[0], text.shown(), options)
-        state = "changed" if (shown or 0.0) >= options.shown_lift else state
+        if (shown or 0.0) >= options.shown_lift and (
+            text.template or text.reframed(live_html, options)
+        ):
+            state = "changed"
     main = main_of() if live_main else None
     reason = explain(len(matched), len(words), p, share, main, shown)
+    elsewhere = (
+        None if state == "gone" else another_page(stored, text, live_address, live_html, options)
+    )
+    if elsewhere:
+        state, reason = "gone", f"{reason}; {elsewhere}"
     return Verdict(state, p, state != "gone", matched, missing, reason)
+
+
+def another_page(
+    stored: object, text: StoredText, live_address: str, live_html: bytes | str, options
+) -> str:
+    """Why the live page is another page than the stored one ("" when it is not): it names
+    another address for itself than the stored copy did (``address``, :func:`declared_address`)
+    and shows less than ``other_address_shows`` of the stored page's visible phrases.
+
+    >>> stored = {"address": "/a", "visible": "one two three four five"}
+    >>> another_page(stored, StoredText.of(stored, 4), "/b", "<p>six seven eight nine</p>", LivenessOptions())
+    'the live page names another address (/b, not /a) and shows 0% of the stored page'
+    >>> another_page(stored, StoredText.of(stored, 4), "/b", "<p>one two three four five</p>", LivenessOptions())
+    ''
+    """
+    address = str(stored.get("address") or "") if isinstance(stored, dict) else ""
+    if not address or not live_address or address == live_address:
+        return ""
+    kept = text_phrases(text.visible_text, text.n)
+    if not kept:
+        return ""
+    shows = len(kept & text_phrases(visible_text(live_html), text.n)) / len(kept)
+    if shows >= options.other_address_shows:
+        return ""
+    return f"the live page names another address ({live_address}, not {address}) and shows {shows:.0%} of the stored page"
 
 
 @dataclass
@@ -397,6 +452,18 @@ class StoredText:
             return self.body
         own = self.body - self.template
         return own if len(own) >= options.own_min_phrases else self.shown()
+
+    def reframed(self, live_html: bytes | str, options: LivenessOptions) -> bool:
+        """Whether less than ``shown_frame`` of the live page's visible phrases are the stored
+        page's: the live page is another frame (a redesign), not what is left of the stored one.
+
+        >>> StoredText(visible_text="a b c d", n=2).reframed("<p>a b c d</p>", LivenessOptions())
+        False
+        >>> StoredText(visible_text="a b c d", n=2).reframed("<p>a b c d e f g</p>", LivenessOptions())
+        True
+        """
+        live = text_phrases(visible_text(live_html), self.n)
+        return bool(live) and len(live & self.shown()) / len(live) < options.shown_frame
 
     def live_main(self, live_html: bytes | str, options: LivenessOptions) -> set:
         """The live page's main-text phrases, without the site's template."""

@@ -49,7 +49,8 @@ from engine.archive.resources import (
 from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures, sketch
 from engine.archive.store import ArchiveStore, blob_hash
 from engine.errors import DecodeError, InvalidInput, InvalidURL, TooLarge
-from engine.html.extract import extract
+from engine.html.address import declared_address
+from engine.html.extract import extract, tab_title
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
@@ -80,6 +81,7 @@ class Prepared:
     resources: list[dict]
     visible: str = ""  # title line and the page's visible text (search and diff read it)
     note: str | None = None  # why part of the analysis was cut (PageLimits)
+    address: str = ""  # the path the page names for itself (liveness: another page is served)
 
     @property
     def text(self) -> str:
@@ -228,6 +230,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     tree = LexborHTMLParser(decoded.text)
     fp = fingerprint_tree(tree)
     title_node = tree.css_first("title")
+    address = declared_address(tree)  # before the rewrite makes the page's links absolute
     extract = options.extract and size.elements <= options.limits.extract_elements
     seen = visible_text(decoded.text) if extract else ""
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
@@ -237,8 +240,8 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     rewritten = rewrite_tree(tree, url, sealing)
     del tree
     extraction = _extract(decoded.text, url) if extract else None
-    title = capture.title or (title_node.text(strip=True) if title_node else "")
-    title = title or (extraction or {}).get("title", "")
+    title = capture.title or (title_node.text() if title_node else "")
+    title = tab_title(title) or tab_title((extraction or {}).get("title", ""))
     return Prepared(
         url=capture.url,
         key="",
@@ -253,6 +256,7 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
         resources=_with_data(resmap.entries, capture.resources),
         visible=f"{title}\n{seen}" if seen else "",
         note=None if extract or not options.extract else _no_text(size, options),
+        address=address,
     )
 
 
@@ -273,7 +277,7 @@ def _unparsed(capture: Capture, body: bytes, decoded: Decoded, url: str, note: s
         charset=decoded.charset,
         fingerprint="",
         links=[],
-        title=capture.title or "",
+        title=tab_title(capture.title or ""),
         extraction=None,
         resources=_with_data(capture.resources, capture.resources),
         note=note,
@@ -571,6 +575,7 @@ def _extract_doc(prep: Prepared, text_blob: str, seen_blob: str | None) -> dict:
         "summary": ext.get("summary", ""),
         "keywords": ext.get("keywords", []),
         "text": text_blob,
+        "address": prep.address,
     }
     return {**doc, "visible_text": seen_blob} if seen_blob else doc
 

@@ -92,6 +92,9 @@ class BlockOptions:
     # "Sharing with a single developer") is named by its title, not by its role: it stays
     # (see section_anchor).
     section_anchors: bool = True
+    # A section of one or two words stays when its heading links to it ("commentary" over
+    # "Commentary¶" and its permalink "#commentary", see permalinked_section).
+    permalinked_sections: bool = True
 
 
 @dataclass(slots=True)
@@ -266,6 +269,7 @@ def drop_labelled(
     dialogs, hits, hidden = [], [], []
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
+    permalinks = options.permalinked_sections
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -279,7 +283,11 @@ def drop_labelled(
         if one[1] or two[1] or node.tag in ("body", "html"):
             continue
         if one[0] or two[0]:
-            if not (anchors and ident.count("-") >= 2 and section_anchor(node, ident)):
+            if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
+                continue
+            if not (
+                permalinks and ident and node.tag in _SECTIONS and permalinked_section(node, ident)
+            ):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
             hits.append(node)
@@ -316,6 +324,30 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+# The elements documentation generators give a section's anchor to: Sphinx's <section id>
+# (older releases: <div class="section" id>), MkDocs's and Docusaurus's headings themselves.
+_SECTIONS = frozenset(("section", "div", "h1", "h2", "h3", "h4", "h5", "h6"))
+
+
+def permalinked_section(node: LexborNode, ident: str) -> bool:
+    """True when the element's id is the slug of its opening heading and that heading links
+    to it: a documentation generator's section (Sphinx's and MkDocs's "¶" headerlink) named
+    by a title of one or two words that is also a boilerplate hint ("Commentary",
+    "Footnotes"). A comment thread's heading ("12 Comments") is not its id's slug.
+
+    >>> tree = LexborHTMLParser('<section id="commentary"><h3>Commentary<a href="#commentary">¶</a></h3></section>')
+    >>> permalinked_section(tree.css_first("section"), "commentary")
+    True
+    """
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    if heading is None:
+        return False
+    if _NOT_SLUG.sub("-", heading.text().lower()).strip("-") != ident.lower():
+        return False
+    target = "#" + ident
+    return any(link.attributes.get("href") == target for link in heading.css("a"))
 
 
 def shown_by_script(root: LexborNode, hidden: list[LexborNode], share: float) -> bool:

@@ -122,6 +122,12 @@ class ExtractOptions:
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
+    # On a product page, a body block (not a list item) repeating an earlier one of this many
+    # characters goes (see drop_repeats): a shop prints its description once per screen
+    # size. 0: off.
+    product_repeat_min_chars: int = 20
+    # A data table the body holds cells of is taken whole (see whole_tables).
+    whole_tables: bool = True
     # A short block of a teaser card (see teaser_part): a block of up to teaser_part_max_chars
     # whose smallest enclosing element around another block is more than teaser_card_density
     # link text, in a body that is a story (story_share_min of its plain text in paragraphs of
@@ -243,6 +249,30 @@ def page_title(tree: LexborHTMLParser) -> str:
         if not is_generic(title):
             return title
     return ""
+
+
+# What a stored title keeps: real <title>s on the wide set are 58 characters (median), 188 at most.
+TITLE_CHARS = 300
+HTML_SPACE = re.compile(r"[\t\n\f\r ]+")  # ASCII whitespace (WHATWG Infra)
+
+
+def tab_title(text: str, limit: int = TITLE_CHARS) -> str:
+    """A title as a browser's tab holds it: ASCII whitespace stripped and collapsed (HTML's
+    ``document.title``), clipped at a word to ``limit`` characters with "…": a <title> with no
+    </title> holds the whole rest of the page, markup and all.
+
+    >>> tab_title("  Die GEMA\\n dreht  ")
+    'Die GEMA dreht'
+    >>> tab_title("one two three", 9)
+    'one two…'
+    """
+    text = HTML_SPACE.sub(" ", text).strip(" ")
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if text[limit - 1] != " " and " " in cut:  # a word cut in two: left out
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ") + "…"
 
 
 def title_weights(title: str) -> dict[str, float]:
@@ -443,7 +473,7 @@ NOTICE = re.compile(
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
-    r"|aktualisiert am|zuletzt aktualisiert|last updated|ultima modifica|mis à jour le"
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
     r"|support (?:us|our journalism|local news)|we rely on your support|unterstütze"
@@ -1405,7 +1435,31 @@ def page_body(
         if box is not None and not attached(box, root):
             box = article_box(root, options.article_box_tiers)
     blocks, span = split_marked(root, box, options.blocks)
-    return blocks, cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
+    if product and options.product_repeat_min_chars:
+        body = drop_repeats(body, options.product_repeat_min_chars)
+    return blocks, body
+
+
+def drop_repeats(body: list[Block], min_chars: int) -> list[Block]:
+    """The body without blocks of ``min_chars``+ that repeat an earlier block's text: a shop's
+    page prints its description once for the phone layout and once for the desktop one, and
+    a script shows one. List items stay: parallel cards (pricing plans, variants) repeat
+    the same features, and each card is content.
+
+    >>> a, b = Block("A wheel thrown mug in white speckle.", 36, 0, "p"), Block("Handmade.", 9, 0, "p")
+    >>> [x.text for x in drop_repeats([a, b, a, b], 20)]
+    ['A wheel thrown mug in white speckle.', 'Handmade.', 'Handmade.']
+    """
+    seen: set[str] = set()
+    kept = []
+    for block in body:
+        if block.chars >= min_chars and block.tag != "li":
+            if block.text in seen:
+                continue
+            seen.add(block.text)
+        kept.append(block)
+    return kept
 
 
 def attached(node: LexborNode, root: LexborNode) -> bool:
@@ -1471,7 +1525,45 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         whole = page_text_blocks(blocks, options)
         if sum(b.chars for b in whole) > options.fallback_factor * size:
             chosen = whole
+    if options.whole_tables:
+        chosen = whole_tables(blocks, chosen, options)
     return PageBody(title, weights, blocks, chosen)
+
+
+_CELLS = frozenset(("td", "th"))
+
+
+def whole_tables(blocks: list[Block], body: list[Block], options: ExtractOptions) -> list[Block]:
+    """The body with the other cells of each data table (one with ``<th>`` header cells) it
+    holds cells of: a product's spec table ("Capacity | 64GB (4 x 16GB)") is cut into cells
+    too short to join the sample one by one. Cells that are link text or site noise stay
+    out; a layout table (no header cell) is not completed.
+
+    >>> head = Block("Capacity", 8, 0, "th", path=(1, 2, 3))
+    >>> cell = Block("64GB (4 x 16GB)", 15, 0, "td", path=(1, 2, 4))
+    >>> text = Block("Push the limits of your system with this memory kit.", 52, 0, "td", path=(1, 5, 6))
+    >>> [b.text for b in whole_tables([head, cell, text], [text], ExtractOptions())]
+    ['Capacity', '64GB (4 x 16GB)', 'Push the limits of your system with this memory kit.']
+    """
+    tables = {b.path[:-2] for b in body if b.tag in _CELLS and len(b.path) > 2}
+    if tables:
+        tables &= {b.path[:-2] for b in blocks if b.tag == "th"}
+    if not tables:
+        return body
+    chosen = {id(b) for b in body}
+    extra = [
+        b
+        for b in blocks
+        if b.tag in _CELLS
+        and b.path[:-2] in tables
+        and id(b) not in chosen
+        and not _is_linky(b, options)
+        and not site_noise(b, options)
+    ]
+    if not extra:
+        return body
+    index = {id(b): k for k, b in enumerate(blocks)}
+    return sorted(body + extra, key=lambda b: index.get(id(b), -1))
 
 
 def main_text(

@@ -7,8 +7,8 @@ with another title. gone kinds: the URL now serves another real article of the s
 article under the same URL, or a redirect to another page of the site); that page under the stored
 page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
 page's own main text (the wide set's ground truth) moved into the template of another real page
-of its site (a redesign); the
-page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
+of its site (a redesign: the page keeps its own rel=canonical and og:url, never the sibling's);
+the page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
 ground-truth lines is left in it, a moved case only if all of them are visible. Split by SITE (SHA-1 of
 the host name, 30 % held out): a held-out site's pages are never seen while tuning. The stored copy is
 judged as the product judges it: its extraction, its visible text, and the visible texts of up to
@@ -33,7 +33,8 @@ Methods: ours (engine.liveness.judge with body keywords), the seed's title/summa
 (same judge, KeywordOptions(mode="seed")), a status-code-only check, and simhash (64-bit,
 Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
-[--split tune|heldout|both]`` (tune on ``--split tune``).
+[--split tune|heldout|both] [--methods "simhash,status only"] [--misses]`` (tune on ``--split tune``;
+``--family real --split tune --methods none --misses``: ours alone, its misses listed).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from bench_extract import load, split_of  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
+from engine.html.address import declared_address  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
 from engine.html.tokens import tokenize  # noqa: E402
@@ -364,7 +366,25 @@ def sibling_template(page: RealPage, sibling: RealPage) -> str | None:
     if box is None or box.tag in ("body", "html"):
         return None
     box.inner_html = "".join(f"<p>{html.escape(line)}</p>" for line in page.lines)
+    own_address(tree, LexborHTMLParser(page.text))
     return tree.html
+
+
+# Where a page names its own address (RFC 6596 rel=canonical; Open Graph og:url).
+ADDRESSES = (("link[rel~=canonical]", "href"), ('meta[property="og:url"]', "content"))
+
+
+def own_address(tree: LexborHTMLParser, page: LexborHTMLParser) -> None:
+    """The page's own canonical link and og:url in ``tree`` (the sibling's dropped): a page
+    redesigned under its URL names that URL, never the page whose template it took."""
+    for selector, attribute in ADDRESSES:
+        kept = page.css_first(selector)
+        for node in tree.css(selector):
+            if kept is not None and kept.attributes.get(attribute):
+                node.attrs[attribute] = kept.attributes[attribute]
+                kept = None
+            else:
+                node.decompose()
 
 
 def retitled(sibling: RealPage, page: RealPage) -> str:
@@ -439,7 +459,10 @@ def stored_copy(case: dict, kept, cache: dict, templates: TemplateCache | None =
     for page in (case["page"], *case.get("archived", ())):
         if page.cid not in cache:
             cache[page.cid] = shown_text(page)
-    extract = {**kept.to_dict(), "visible": cache[case["page"].cid]}
+    if ("address", case["page"].cid) not in cache:
+        cache["address", case["page"].cid] = declared_address(case["page"].raw)
+    address = cache["address", case["page"].cid]
+    extract = {**kept.to_dict(), "visible": cache[case["page"].cid], "address": address}
     archived = [p.cid for p in case.get("archived", ())]
     if templates is None:
         return {**extract, "site_texts": [cache[cid] for cid in archived]}
@@ -492,17 +515,30 @@ def methods(template: bool = True) -> dict:
     }
 
 
-def outcomes(cases: list[dict]) -> dict[str, tuple[list[bool | None], float]]:
+# Which methods run (``--methods``; "ours" always) and whether ours's misses are listed
+# (``--misses``): a quicker round while tuning.
+RUN = {"methods": (), "misses": False}
+
+
+def outcomes(cases: list[dict]) -> dict[str, tuple[list[bool | None], float, float]]:
     """Per method: for each case True (right), False (wrong) or None (no verdict on content:
-    counted as wrong, and shown apart), and the ms per case."""
+    counted as wrong, and shown apart), and the ms per case, wall and CPU (the first case of
+    a stored page also extracts it)."""
     results = {}
     for name, method in methods().items():
-        start = time.perf_counter()
+        if RUN["methods"] and name != "ours" and name not in RUN["methods"]:
+            continue
+        start, cpu = time.perf_counter(), time.process_time()
         got = []
         for case in cases:
             said = method(case)
             got.append(None if said is None else said == (not case["gone"]))
-        results[name] = (got, 1000 * (time.perf_counter() - start) / max(1, len(cases)))
+        per = 1000 / max(1, len(cases))
+        results[name] = (
+            got,
+            per * (time.perf_counter() - start),
+            per * (time.process_time() - cpu),
+        )
     return results
 
 
@@ -537,10 +573,17 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS, grou
     print(f"{'ours, unknown left out':<28}{sum(judged) / max(1, len(judged)):>15.4f}"
           f"   ({len(cases) - len(judged)} unknown not counted: NOT the metric)")  # fmt: skip
     print(f"{'worst kind':<28}" + "".join(f"{w:>15.3f}" for w in worst))
-    print(f"{'ms/case':<28}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+    print(f"{'ms/case, wall':<28}" + "".join(f"{results[m][1]:>15.2f}" for m in results))
+    print(f"{'ms/case, CPU':<28}" + "".join(f"{results[m][2]:>15.2f}" for m in results))
     for title, by in groups:
         print()
         table(cases, results, by, title)
+    if RUN["misses"]:
+        print("\nours, misses (kind, site, page):")
+        for case, v in zip(cases, results["ours"][0], strict=True):
+            if v is not True:
+                print(f"  {case['kind']:<28} {getattr(case['page'], 'site', '')} {case['page'].cid}"
+                      f"{'  (no verdict)' if v is None else ''}")  # fmt: skip
 
 
 def main() -> None:
@@ -549,7 +592,10 @@ def main() -> None:
     parser.add_argument("--family", choices=("real", "built", "all"), default="all")
     parser.add_argument("--split", choices=("tune", "heldout", "both"), default="both",
                         help="which split to report (tune on 'tune' only)")  # fmt: skip
+    parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
+    parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
     args = parser.parse_args()
+    RUN.update(methods=tuple(filter(None, args.methods.split(","))), misses=args.misses)
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     started, cpu = time.perf_counter(), time.process_time()
     if args.family in ("real", "all"):

@@ -27,7 +27,7 @@ from engine.archive.search import text_keys
 from engine.archive.similar import SimilarOptions, sketch
 from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
-from engine.html.extract import extract
+from engine.html.extract import TITLE_CHARS, extract, tab_title
 from engine.html.fingerprint import fingerprint
 from tests.engine.archive.pages import page
 
@@ -464,3 +464,24 @@ def test_a_redesign_sharing_no_sketch_is_still_compared(store):
     assert len(shared) < SimilarOptions().min_sketch  # the ranking's floor would drop it
     [match] = similar(store, second.id)["similar"]
     assert match["id"] == first.id and match["content_similarity"] > 0.8
+
+
+def test_the_stored_title_is_what_a_browser_s_tab_holds_even_without_a_title_end_tag(store):
+    # A real page whose <title> has no </title>: the rest of the document is the title's text
+    # (RCDATA, HTML §13.2.6.2), markup and all. The stored title is that text as
+    # document.title gives it (whitespace collapsed), clipped at a word with "…".
+    url, body = page("partei")
+    whole = register(store, Capture(url, body), at(0))
+    title = store.version(whole.id)["title"]
+    assert 0 < len(title) < 200 and title.count("  ") == 0
+    cut = body.replace(b"</title>", b"", 1)
+    assert b"</title>" not in cut.lower()
+    reg = register(store, Capture(url + "?cut", cut), at(1))
+    kept = store.version(reg.id)["title"]
+    assert len(kept) <= TITLE_CHARS and kept.endswith("…") and len(kept) > TITLE_CHARS - 40
+    assert kept.startswith(title) and "\n" not in kept and "  " not in kept
+    assert store.row("extracts", reg.id)["title"] == kept
+    # the browser's own document.title (the extension's capture) is held the same way
+    raw = " ".join(["word"] * 200)  # 300 characters end a whole word: kept
+    tab = register(store, Capture(url + "?tab", body, title=f"  {raw}\n"), at(2))
+    assert store.version(tab.id)["title"] == tab_title(raw) == raw[: TITLE_CHARS - 1] + "…"

@@ -20,6 +20,7 @@ from engine.html.blocks import (
     BlockOptions,
     filter_tree,
     hidden_label,
+    permalinked_section,
     section_anchor,
     split_blocks,
 )
@@ -41,6 +42,7 @@ from engine.html.extract import (
     common_path,
     cut_comments,
     decode,
+    drop_repeats,
     extract,
     grow_sample,
     growth_bar,
@@ -63,6 +65,7 @@ from engine.html.extract import (
     title_weights,
     top_alternatives,
     trim_edges,
+    whole_tables,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
@@ -676,6 +679,18 @@ def test_trim_edges_cuts_a_trailing_heading_of_any_length():
     assert trim_edges([lead, story], 40) == [lead, story]  # a long block at the end stays
 
 
+def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
+    # MDN's Promise reference (WCXB): "This page was last modified on Jan 21, 2026 by MDN
+    # contributors." closes the body, as "Last updated …" closes others.
+    html = wide_page("wcxb-2992")
+    body = main_text(html)
+    assert "last modified on" not in body and "Promise.withResolvers()" in body
+    stamp = "This page was last modified on Jan 21, 2026 by MDN contributors."
+    assert is_notice(Block(stamp, len(stamp), 0, "p"), 160)
+    story = "The library was last modernised in 1998, when its roof was replaced."
+    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
@@ -991,6 +1006,65 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
 
 
+def test_a_product_description_printed_twice_is_kept_once():
+    # ghostwares.com.au (Squarespace, WCXB): the mug's description is printed once for the
+    # phone layout and once for the desktop one.
+    html = wide_page("wcxb-0610")
+    line = "Avoid thermal shock from rapid heating and cooling."
+    assert flat(main_text(html)).count(line) == 1
+    off = ExtractOptions(product_repeat_min_chars=0)
+    assert flat(main_text(html, options=off)).count(line) == 2  # the rule alone dropped it
+
+
+def test_only_later_copies_of_long_non_list_blocks_are_repeats():
+    desc = Block("A wheel thrown mug in white speckle.", 36, 0, "p")
+    short, plan = (
+        Block("Handmade.", 9, 0, "p"),
+        Block("Phone consultation with an expert.", 34, 0, "li"),
+    )
+    kept = drop_repeats([desc, short, plan, desc, short, plan], 20)
+    assert kept == [desc, short, plan, short, plan]
+    other = Block("A wheel thrown bowl in white speckle.", 37, 0, "p")
+    assert drop_repeats([desc, other], 20) == [desc, other]
+    assert drop_repeats([desc, desc], 37) == [desc, desc]  # under min_chars
+
+
+def test_a_repeated_paragraph_stays_on_a_page_that_sells_nothing():
+    story = "<p>" + "The bridge over the river reopened on Monday after repairs. " * 3 + "</p>"
+    html = f"<title>Bridge</title><article>{story}{story}</article>"
+    assert flat(main_text(html)).count("reopened on Monday") == 6
+
+
+def test_a_spec_table_the_body_reaches_is_taken_whole():
+    # newegg.com (WCXB): the body holds the spec table's long "Features" cell; its short
+    # cells ("Multi-channel Kit | Quad Channel Kit") are too short to join on their own.
+    html = wide_page("wcxb-2889")
+    assert "Multi-channel Kit" in main_text(html) and "Quad Channel Kit" in main_text(html)
+    off = ExtractOptions(whole_tables=False)
+    assert "Quad Channel Kit" not in main_text(html, options=off)  # the rule alone added it
+
+
+def test_only_the_plain_cells_of_a_table_with_header_cells_join():
+    text = "Push the limits of your system with this memory kit."
+    head, cell = (
+        Block("Capacity", 8, 0, "th", path=(1, 2, 3)),
+        Block("64GB", 4, 0, "td", path=(1, 2, 4)),
+    )
+    long_cell = Block(text, len(text), 0, "td", path=(1, 5, 6))
+    link = Block("Shop all memory", 15, 15, "td", path=(1, 7, 8), links=1)
+    options = ExtractOptions()
+    assert whole_tables([head, cell, long_cell, link], [long_cell], options) == [
+        head,
+        cell,
+        long_cell,
+    ]
+    # A layout table (no header cell) is not completed, nor a table the body holds no cell of.
+    plain = Block("Menu", 4, 0, "td", path=(1, 2, 4))
+    assert whole_tables([plain, long_cell], [long_cell], options) == [long_cell]
+    story = Block(text, len(text), 0, "p", path=(9, 10))
+    assert whole_tables([head, cell, story], [story], options) == [story]
+
+
 def test_a_page_with_an_add_to_cart_form_is_a_product_page():
     # store.steampowered.com (WCXB product): a game's page with og:type "website", but a
     # <form name="add_to_cart_8183"> to buy it; its review boxes ("review" class words)
@@ -1156,8 +1230,43 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
     html = wide_page("readability-mercurial")
     step = "We’ll work through an example with three local repositories"
     assert step in main_text(html)
-    off = ExtractOptions(blocks=BlockOptions(section_anchors=False))
+    # Its headings also link to their sections: the permalink rule is off to isolate this one.
+    off = ExtractOptions(blocks=BlockOptions(section_anchors=False, permalinked_sections=False))
     assert step not in main_text(html, options=off)  # the rule alone kept it
+
+
+def test_a_section_its_heading_links_to_is_not_boilerplate():
+    # kernel.org's "Submitting patches" (Sphinx, WCXB): <section id="commentary"> opens with
+    # "Commentary" and its "¶" permalink to #commentary; "comment" is a boilerplate hint.
+    html = wide_page("wcxb-2874")
+    step = "marker line serves the essential purpose of marking for patch handling tools"
+    assert step in flat(main_text(html))
+    off = ExtractOptions(blocks=BlockOptions(permalinked_sections=False))
+    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
+
+
+def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it():
+    def linked(html: str) -> bool:
+        node = LexborHTMLParser(html).css_first("section")
+        return permalinked_section(node, node.attributes.get("id") or "")
+
+    assert linked(
+        '<section id="commentary"><h3>Commentary<a href="#commentary">¶</a></h3></section>'
+    )
+    assert not linked(
+        '<section id="comments"><h3>12 Comments<a href="#comments">#</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><h3>Comments</h3><p>Nice post!</p></section>')
+    assert not linked(
+        '<section id="comments"><h3>Comments<a href="#reply">Reply</a></h3></section>'
+    )
+    assert not linked('<section id="comments"><p>Comments<a href="#comments">¶</a></p></section>')
+    # Through the filter: a section or a heading keeps its anchor, another element does not.
+    kept = '<div id="footnotes"><h2>Footnotes<a href="#footnotes">¶</a></h2><p>One.</p></div>'
+    heading = '<h2 id="authors">Authors<a href="#authors">¶</a></h2>'
+    listed = '<ul id="comments"><li><h3>Comments<a href="#comments">¶</a></h3>Nice!</li></ul>'
+    text = filter_tree(LexborHTMLParser(kept + heading + listed)).text()
+    assert "One." in text and "Authors" in text and "Nice!" not in text
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():

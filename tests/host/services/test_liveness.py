@@ -1,5 +1,6 @@
 """The check's site template on a real store: read once per set of stored texts, and read
-again after a capture or a delete on the site (host/services/liveness.py)."""
+again after a capture or a delete on the site; the address the stored page named
+(host/services/liveness.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.engine.test_liveness import (
     FEED,
     as_paragraphs,
     body_lines,
+    bombas,
     boxed_copy,
     in_template,
     site_box,
@@ -66,4 +68,26 @@ def test_a_capture_and_a_delete_on_the_site_change_the_template_the_next_check_r
     assert digest not in reads
     run(archive_delete, {"ref": SITE + "/b", "document": True}, app)
     assert checked(app, live) == "changed"  # deleted: no longer the site's template
+    app.close()
+
+
+def test_the_address_the_stored_page_named_is_kept_at_capture_and_read_for_older_copies(tmp_path):
+    # A real shop product page whose extraction took the shop's footer; the URL now serves the
+    # shop's collection page (another address, the same footer): gone.
+    app = App(tmp_path, Config(port=47999))
+    url = "https://shop.bombas.com/products/mens-quarter-socks"
+    stored = run(archive_page, {"url": url, "html": bombas("0582")}, app)
+    row = app.store.row("extracts", stored["id"])
+    assert row["address"] == "/products/mens-quarter-socks"
+    verdict = run(check, {"url": url, "page": bombas("0639")}, app)
+    assert verdict["state"] == "gone" and "another address" in verdict["reason"]
+    assert run(check, {"url": url, "page": bombas("0582")}, app)["state"] == "present"
+    # a copy stored before the address was kept: read from its original page
+    older = {k: v for k, v in row.items() if k != "address"}
+    with app.store.transaction():
+        app.store.remove_row("extracts", stored["id"])
+        app.store.update("extracts", stored["id"], older)
+    assert "address" not in app.store.row("extracts", stored["id"])
+    verdict = run(check, {"url": url, "page": bombas("0639")}, app)
+    assert verdict["state"] == "gone" and "another address" in verdict["reason"]
     app.close()
