@@ -61,6 +61,7 @@ SCHEMA = (
 )
 CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
+_SPREAD = [bytes(byte >> b & 1 for b in range(8)) for byte in range(256)]  # bit i: byte i
 
 
 def prefix_phrases(word: str) -> list[str]:
@@ -90,6 +91,21 @@ class Hits:
 
     def __len__(self) -> int:
         return sum(int.from_bytes(bits, "little").bit_count() for bits in self.chunks.values())
+
+    def mask(self, size: int) -> bytes:
+        """Byte ``n`` is 1 when row ``n`` is set, 0 else, for rows 0 to ``size - 1``.
+
+        >>> Hits({0: bytes([0b101])}).mask(4)
+        b'\\x01\\x00\\x01\\x00'
+        """
+        empty = bytes(CHUNK)
+        parts = [
+            b"".join(map(_SPREAD.__getitem__, self.chunks[c])).ljust(CHUNK, b"\0")
+            if c in self.chunks
+            else empty
+            for c in range(-(-size // CHUNK))
+        ]
+        return b"".join(parts)[:size]
 
     def __iter__(self):
         rows: list[int] = []

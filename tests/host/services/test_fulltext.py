@@ -204,6 +204,7 @@ def test_a_row_whose_text_blob_is_gone_is_removed_all_the_same(home):
         store._blob_path(fulltext.text_source(store, reg_id)).unlink()
         app = SimpleNamespace(store=store)
         archive_delete({"ref": gone, "undo": False}, app)
+        assert index.search(textquery.parse("quokkas"), 10).total == 0  # no sync in between
         assert urls(store, home, "quokkas") == [] and terms(index, "quokkas") == 1  # dead
         archive_reclaim({}, app)
         assert terms(index, "quokkas") == 0 and terms(index, "xylophones") == 0
