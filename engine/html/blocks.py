@@ -285,7 +285,9 @@ def drop_labelled(
         if one[0] or two[0]:
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
-            if not (permalinks and ident and permalinked_section(node, ident)):
+            if not (
+                permalinks and ident and node.tag in _SECTIONS and permalinked_section(node, ident)
+            ):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
             hits.append(node)
@@ -322,6 +324,11 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+# The elements documentation generators give a section's anchor to: Sphinx's <section id>
+# (older releases: <div class="section" id>), MkDocs's and Docusaurus's headings themselves.
+_SECTIONS = frozenset(("section", "div", "h1", "h2", "h3", "h4", "h5", "h6"))
 
 
 def permalinked_section(node: LexborNode, ident: str) -> bool:

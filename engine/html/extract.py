@@ -126,6 +126,8 @@ class ExtractOptions:
     # characters goes (see drop_repeats): a shop prints its description once per screen
     # size. 0: off.
     product_repeat_min_chars: int = 20
+    # A data table the body holds cells of is taken whole (see whole_tables).
+    whole_tables: bool = True
     # A short block of a teaser card (see teaser_part): a block of up to teaser_part_max_chars
     # whose smallest enclosing element around another block is more than teaser_card_density
     # link text, in a body that is a story (story_share_min of its plain text in paragraphs of
@@ -1525,7 +1527,45 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         whole = page_text_blocks(blocks, options)
         if sum(b.chars for b in whole) > options.fallback_factor * size:
             chosen = whole
+    if options.whole_tables:
+        chosen = whole_tables(blocks, chosen, options)
     return PageBody(title, weights, blocks, chosen)
+
+
+_CELLS = frozenset(("td", "th"))
+
+
+def whole_tables(blocks: list[Block], body: list[Block], options: ExtractOptions) -> list[Block]:
+    """The body with the other cells of each data table (one with ``<th>`` header cells) it
+    holds cells of: a product's spec table ("Capacity | 64GB (4 x 16GB)") is cut into cells
+    too short to join the sample one by one. Cells that are link text or site noise stay
+    out; a layout table (no header cell) is not completed.
+
+    >>> head = Block("Capacity", 8, 0, "th", path=(1, 2, 3))
+    >>> cell = Block("64GB (4 x 16GB)", 15, 0, "td", path=(1, 2, 4))
+    >>> text = Block("Push the limits of your system with this memory kit.", 52, 0, "td", path=(1, 5, 6))
+    >>> [b.text for b in whole_tables([head, cell, text], [text], ExtractOptions())]
+    ['Capacity', '64GB (4 x 16GB)', 'Push the limits of your system with this memory kit.']
+    """
+    tables = {b.path[:-2] for b in body if b.tag in _CELLS and len(b.path) > 2}
+    if tables:
+        tables &= {b.path[:-2] for b in blocks if b.tag == "th"}
+    if not tables:
+        return body
+    chosen = {id(b) for b in body}
+    extra = [
+        b
+        for b in blocks
+        if b.tag in _CELLS
+        and b.path[:-2] in tables
+        and id(b) not in chosen
+        and not _is_linky(b, options)
+        and not site_noise(b, options)
+    ]
+    if not extra:
+        return body
+    index = {id(b): k for k, b in enumerate(blocks)}
+    return sorted(body + extra, key=lambda b: index.get(id(b), -1))
 
 
 def main_text(

@@ -43,7 +43,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from itertools import chain
 
@@ -62,7 +62,7 @@ TAG_DOMAIN, TAG_KEY, TAG_PART, TAG_DELETE = 0, 1, 2, 3
 SHORT_KEY = 6  # two edits on a key shorter than this are never a confident match
 TINY_KEY = 4  # keys shorter than this are matched at distance 1 only
 DELETE_MAX_LENGTH = 9  # keys up to this long use deletion neighbourhoods
-MAGIC = b"PKDICT6\n"
+MAGIC = b"PKDICT7\n"
 HASH_BITS = 44  # _entry(): crc32 (32 bits) above 12 bits of tag, length and part
 # Above this many long-key candidates, keep those hit by the most parts (2+,
 # more while still crowded): every Levenshtein-2 match has 2+ (a part intact
@@ -101,6 +101,9 @@ def _crc(text: str) -> int:
 
 def _entry_low(tag: int, length: int, part: int) -> int:
     return tag << 9 | min(length, 63) << 3 | part
+
+
+DELETE_LOWS = tuple(_entry_low(TAG_DELETE, n, 0) for n in range(64))
 
 
 def _letters(text: str) -> str:
@@ -161,7 +164,7 @@ def key_entries(key: str) -> Iterator[int]:
                 yield _entry(_letters(key[start : start + size]), TAG_PART, n, 4 * p + i)
         return
     for variant in deletions(key, 1 if n < TINY_KEY else 2):
-        yield _entry(variant, TAG_DELETE)
+        yield _entry(variant, TAG_DELETE, n)
 
 
 def _part_probes(query: str) -> list[int]:
@@ -198,21 +201,25 @@ def _probe_plan(q: int) -> dict[tuple[int, int], tuple[int, ...]]:
     return {cut: tuple(lows) for cut, lows in plan.items()}
 
 
-def _delete_probes(query: str, depth: int) -> Iterator[int]:
-    """Symmetric delete: the query's deletions (up to ``depth``) against the keys'."""
-    if len(query) > DELETE_MAX_LENGTH + 2:
-        return
-    # a 4-letter query may be 2 edits from a 6-letter key: depth 2 from 4 up
-    for variant in deletions(query, min(depth, 2 if len(query) >= TINY_KEY else 1)):
-        yield _entry(variant, TAG_DELETE)
+@lru_cache(maxsize=512)
+def _deletion_texts(query: str, depth: int) -> tuple[int, ...]:
+    """The hashed texts (without the low bits) of the query's deletions of exactly
+    ``depth`` letters (0: the query itself), worked out once per query and depth: the
+    one-edit search and the walk both probe them, and a search at one edit never needs
+    the two-letter ones.
+
+    >>> sorted(_deletion_texts("abc", 1)) == sorted(_crc(v) for v in ("ab", "ac", "bc"))
+    True
+    """
+    layer = {query}
+    for _ in range(depth):
+        layer = {s[:i] + s[i + 1 :] for s in layer for i in range(len(s))}
+    return tuple(map(_crc, layer))
 
 
-def _deep_delete_probes(query: str) -> Iterator[int]:
-    """The query's deletions of depth exactly 2 (none under 4 letters)."""
-    if TINY_KEY <= len(query) <= DELETE_MAX_LENGTH + 2:
-        shallow = deletions(query, 1)
-        for variant in deletions(query, 2) - shallow:
-            yield _entry(variant, TAG_DELETE)
+def _key_lengths(low: int, high: int) -> range:
+    """Lengths of deletion-indexed keys from ``low`` to ``high`` (both included)."""
+    return range(max(low, 1), min(high, DELETE_MAX_LENGTH) + 1)
 
 
 class DomainDictionary:
@@ -472,7 +479,12 @@ class DomainDictionary:
         if need <= 0 or len(query) > DELETE_MAX_LENGTH + 2:
             twos = sorted((g for g in groups.values() if g[1] == 2), key=lambda g: g[2][0])
             return [tuple(g) for g in (ones + twos)[:limit]]
-        walk = set(chain.from_iterable(self._matches(_deep_delete_probes(query))))
+        # keys of 4+ letters (two edits on a shorter one are never searched) holding one of
+        # the query's two-letter deletions
+        q, two = len(query), _deletion_texts(query, 2)
+        walk = set(
+            chain.from_iterable(self._deletion_matches(two, _key_lengths(max(q - 2, TINY_KEY), q)))
+        )
         walk.update(longer)
         walk -= first  # verified: their two-edit keys are in groups
         for group in groups.values():
@@ -486,20 +498,19 @@ class DomainDictionary:
         whose key is at most one letter longer, and its one-letter deletions' whose key is
         at most as long as the query; and the deletion probes' other ids (two edits away
         or more: candidates for the walk)."""
-        hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
+        hits = Counter(chain.from_iterable(self._part_matches(query)))
         first = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
         if most < 2:
             first = {i for i in first if hits[i] >= ONE_EDIT_HITS}
         if len(query) > DELETE_MAX_LENGTH + 2:
             return first, []
-        whole = set(chain.from_iterable(self._matches((_entry(query, TAG_DELETE),))))
-        shorter = deletions(query, 1) - {query}
-        cut = set(chain.from_iterable(self._matches(_entry(v, TAG_DELETE) for v in shorter)))
-        lengths, q = self.key_lengths, len(query)
-        first.update([i for i in whole if lengths[i] <= q + 1])
-        first.update([i for i in cut if lengths[i] <= q])
-        longer = [i for i in whole if lengths[i] > q + 1] + [i for i in cut if lengths[i] > q]
-        return first, longer
+        # deletion entries carry their key's length: each probe asks for the lengths it needs
+        own, one = _deletion_texts(query, 0), _deletion_texts(query, 1)
+        q, found = len(query), self._deletion_matches
+        first.update(chain.from_iterable(found(own, _key_lengths(q, q + 1))))
+        first.update(chain.from_iterable(found(one, _key_lengths(q - 1, q))))
+        longer = found(own, _key_lengths(q + 2, q + 2)) + found(one, _key_lengths(q + 1, q + 1))
+        return first, list(chain.from_iterable(longer))
 
     def _first_twos(self, query: str, walk: list[int], groups: dict, need: int) -> list[list]:
         """The first ``need`` keys two edits from ``query`` among ``walk`` (ids in rank
@@ -541,14 +552,21 @@ class DomainDictionary:
 
     def _near_groups(self, query: str) -> list[list]:
         """[key, distance, ids] of every key 1 or 2 edits from ``query`` (ids unsorted)."""
-        seen = self._candidates(query, _delete_probes(query, 2))
-        return list(self._verified(query, seen).values())
+        return list(self._verified(query, self._candidates(query)).values())
 
-    def _candidates(self, query: str, deletes: Iterable[int]) -> set[int]:
-        """Ids the part index and the deletion probes ``deletes`` name for ``query``."""
-        hits = Counter(chain.from_iterable(self._matches(_part_probes(query))))
+    def _candidates(self, query: str) -> set[int]:
+        """Ids the part index and the deletion probes name for ``query``: keys up to two
+        letters longer than one of its deletions (up to two, one under 4 letters), and at
+        most two letters longer or shorter than the query."""
+        hits = Counter(chain.from_iterable(self._part_matches(query)))
         seen = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
-        seen.update(chain.from_iterable(self._matches(deletes)))
+        q = len(query)
+        if q > DELETE_MAX_LENGTH + 2:
+            return seen
+        for depth in range(3 if q >= TINY_KEY else 2):
+            lengths = _key_lengths(q - depth, min(q - depth + 2, q + 2))
+            texts = _deletion_texts(query, depth)
+            seen.update(chain.from_iterable(self._deletion_matches(texts, lengths)))
         return seen
 
     def _verified(self, query: str, seen: Iterable[int]) -> dict[str, list]:
@@ -571,15 +589,44 @@ class DomainDictionary:
             k: g for k, g in groups.items() if 0 < g[1] <= 2 and (g[1] == 1 or len(k) >= TINY_KEY)
         }
 
-    def _matches(self, probes: Iterable[int]) -> list[array]:
-        """The ids under each probe that has entries (most have none)."""
+    def _part_matches(self, query: str) -> list[array]:
+        """The ids under each of :func:`_part_probes` that has entries. A part's probes
+        differ only in their low bits (key length, part): one bisect tells whether its
+        letters are in the index at all (most are not), before each probe is looked up."""
+        plan = _probe_plan(len(query))
         hashes, ids, starts, shift, out = self.hashes, self.ids, self.starts, self.shift, []
-        for probe in probes:
-            bucket = probe >> shift
-            lo, hi = starts[bucket], starts[bucket + 1]
-            start = bisect_left(hashes, probe, lo, hi)
-            if start < hi and hashes[start] == probe:
-                out.append(ids[start : bisect_right(hashes, probe, start, hi)])
+        crc = zlib.crc32
+        for (at, size), lows in plan.items():
+            base = crc("".join(sorted(query[at : at + size])).encode()) << 11
+            bucket = base >> shift  # the low bits never reach the bucket
+            first, hi = (
+                bisect_left(hashes, base, starts[bucket], starts[bucket + 1]),
+                starts[bucket + 1],
+            )
+            if first == hi or hashes[first] >> 11 != base >> 11:
+                continue
+            for low in lows:
+                probe = base | low
+                start = bisect_left(hashes, probe, first, hi)
+                if start < hi and hashes[start] == probe:
+                    out.append(ids[start : bisect_right(hashes, probe, start, hi)])
+        return out
+
+    def _deletion_matches(self, texts: Iterable[int], lengths: range) -> list[array]:
+        """The ids under the deletion entries of each hashed text in ``texts`` (from
+        :func:`_crc`) whose key length is in ``lengths``: the length sits in the low bits,
+        below the text's hash, so one text's entries for a range of lengths are one
+        slice of the sorted hashes."""
+        if not lengths:
+            return []
+        hashes, ids, starts, shift, out = self.hashes, self.ids, self.starts, self.shift, []
+        low, high = DELETE_LOWS[lengths[0]], DELETE_LOWS[lengths[-1]]
+        for base in texts:
+            bucket = base >> shift  # the low bits never reach the bucket
+            hi = starts[bucket + 1]
+            start = bisect_left(hashes, base | low, starts[bucket], hi)
+            if start < hi and hashes[start] <= base | high:
+                out.append(ids[start : bisect_right(hashes, base | high, start, hi)])
         return out
 
     def suffix_counts(self) -> Counter:

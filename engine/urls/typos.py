@@ -104,16 +104,6 @@ def _extra_cost(typed: str, i: int, near: dict, costs: TypoCosts) -> float:
     return costs.insertion
 
 
-def _missing_cost(meant: str, j: int, costs: TypoCosts) -> float:
-    """The user left out ``meant[j]``."""
-    ch = meant[j]
-    if ch == "-" or ch == ".":
-        return costs.hyphen
-    if ch in meant[j - 1 : j] + meant[j + 1 : j + 2]:
-        return costs.doubled_omission
-    return costs.omission
-
-
 def typo_cost(
     typed: str, meant: str, layout: str = "any", costs: TypoCosts = DEFAULT_COSTS
 ) -> float:
@@ -178,25 +168,37 @@ def _aligned(
     >>> round(_aligned("yaaho", "yahoo", 0, 0, table, extra, DEFAULT_COSTS), 2)
     0.85
     """
-    cols = range(head, len(meant) - tail)
-    missing = [_missing_cost(meant, j, costs) for j in cols]
-    before: list[float] = []
+    end = len(meant) - tail
+    middle = meant[head:end]
+    # the cost of leaving out each letter of the middle: a hyphen or dot is a hyphen's, one
+    # of a doubled letter less than another letter
+    hyphen, doubled, omission = costs.hyphen, costs.doubled_omission, costs.omission
+    missing: list[float] = []
     above = [0.0]
-    for cost in missing:
+    for j in range(head, end):
+        ch = meant[j]
+        if ch == "-" or ch == ".":
+            cost = hyphen
+        elif (j and meant[j - 1] == ch) or meant[j + 1 : j + 2] == ch:
+            cost = doubled
+        else:
+            cost = omission
+        missing.append(cost)
         above.append(above[-1] + cost)
+    before: list[float] = []
     swap, previous = costs.transposition, typed[head - 1] if head else ""
     for i in range(head, len(typed) - tail):
         ch, drop = typed[i], extra[i]
         row_cost = replace[ch]
         left = above[0] + drop
         row = [left]
-        for c, j in enumerate(cols):
-            want = meant[j]
+        prior = ""  # the meant letter before ``want``
+        for c, want in enumerate(middle):
             if ch == want:
                 best = above[c]
             else:
                 best = above[c] + row_cost[want]
-                if previous == want and c and meant[j - 1] == ch and before:
+                if previous == want and prior == ch and before:
                     moved = before[c - 1] + swap
                     if moved < best:
                         best = moved
@@ -206,6 +208,7 @@ def _aligned(
             right = left + missing[c]
             left = right if right < best else best
             row.append(left)
+            prior = want
         before, above, previous = above, row, ch
     return above[-1]
 

@@ -16,8 +16,10 @@ export const SETTLE_MS = 1500;
 export const RECHECK_MS = 5 * 60 * 1000;
 /** The most characters sent: well under native messaging's 64 MiB to the host (and its 4 MiB). */
 export const TAB_PAGE_CHARS = 2_000_000;
-/** Left out of the page sent: never judged (engine/html/blocks.py USELESS_TAGS) or private. */
-export const LEFT_OUT = 'script, style, template, link, svg, canvas, iframe, object, embed, input, textarea, select, option';
+/** Left out of the page sent: never judged (engine/html/blocks.py USELESS_TAGS) or private. The
+ * canonical link stays: the address the page names for itself (RFC 6596) tells another page apart. */
+export const LEFT_OUT = 'script, style, template, link:not([rel~="canonical"]), svg, canvas, iframe, object, embed, '
+  + 'input, textarea, select, option';
 
 const timers = new Map(); // tabId → the pending check's timer
 

@@ -417,12 +417,14 @@ def test_a_tab_page_over_the_cap_is_not_sent_and_is_too_large_to_check(page):
 
 
 def test_the_page_sent_is_the_rendered_dom_without_scripts_styles_or_form_values(page, modules_url):
-    """renderedPage runs in the tab: what scripts built is in; scripts, styles and form fields
-    (a typed or prefilled value may be the user's) are out; the live page is left untouched;
+    """renderedPage runs in the tab: what scripts built is in; scripts, styles, links but the
+    canonical one, and form fields (a typed or prefilled value may be the user's) are out; the live page is left untouched;
     another address (the tab moved on) gives null, and a page over the limit only its size."""
     page.goto(f"{modules_url}/background/")  # an HTML page (the folder's listing)
     got = page.evaluate(
         """async () => {
+          document.head.insertAdjacentHTML('beforeend', '<link rel="Canonical" href="/kept-here">'
+            + '<link rel="stylesheet" href="/left-out.css">');
           document.body.innerHTML = '<main><p>Built by script</p><input name=email value=me@example.org>'
             + '<textarea>draft reply</textarea><select><option>Secret choice</option></select></main>'
             + '<script>var token = "abc123";</script><style>p{}</style>';
@@ -435,6 +437,7 @@ def test_the_page_sent_is_the_rendered_dom_without_scripts_styles_or_form_values
     )
     html = got["sent"]["html"]
     assert html.startswith("<!doctype html><html") and "<p>Built by script</p>" in html
+    assert 'href="/kept-here"' in html and "left-out.css" not in html  # the canonical link stays
     for private in ("me@example.org", "draft reply", "Secret choice", "abc123", "p{}"):
         assert private not in html
     assert "me@example.org" in got["live"] and "abc123" in got["live"]

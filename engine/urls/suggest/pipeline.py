@@ -388,22 +388,25 @@ class Suggester:
         mine = source is self.dictionary
         sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
         suffix_costs: dict[str, float] = {q.suffix: 0.0}  # per reading: its typed suffix
-        candidates, layout = ctx.candidates, ctx.layout
-        near = source.nearest_keys(typed_key, self.options.max_near, most)
+        candidates, layout, o = ctx.candidates, ctx.layout, self.options
+        near = source.nearest_keys(typed_key, o.max_near, most)
         typos = typo_costs(typed_key, [key for key, _, _ in near], layout)
+        text, offsets = source.text, source.offsets  # source.domain(), inline
         for (key, dist, ids), typo in zip(near, typos, strict=True):
             # two edits on a short name: never a confident match
             far = dist > 1 and min(len(typed_key), len(key)) < SHORT_KEY
             base = q.cost + typo
             if far:
-                base += self.options.short_far_cost
-            keep = self.options.far_siblings if dist > 1 else self.options.siblings
-            for ident in siblings(source, ids, q.suffix, keep):
-                suffix = source.suffix(ident)
+                base += o.short_far_cost
+            keep = o.far_siblings if dist > 1 else o.siblings
+            chosen = ids if len(ids) == 1 and keep else siblings(source, ids, q.suffix, keep)
+            for ident in chosen:
+                domain = text[offsets[ident] : offsets[ident + 1] - 1]
+                suffix = domain[len(key) + 1 :]  # every domain of the key starts with it
                 extra = suffix_costs.get(suffix)
                 if extra is None:
                     extra = suffix_costs[suffix] = self._suffix_cost(ctx, q.suffix, suffix)
-                domain, cost = source.domain(ident), base + extra
+                cost = base + extra
                 found = candidates.get(domain)
                 if found is None or cost <= found.cost:  # else _add keeps what it has
                     why = f"{typed_key} → {key}" + (

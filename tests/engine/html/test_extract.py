@@ -65,6 +65,7 @@ from engine.html.extract import (
     title_weights,
     top_alternatives,
     trim_edges,
+    whole_tables,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
@@ -1034,6 +1035,36 @@ def test_a_repeated_paragraph_stays_on_a_page_that_sells_nothing():
     assert flat(main_text(html)).count("reopened on Monday") == 6
 
 
+def test_a_spec_table_the_body_reaches_is_taken_whole():
+    # newegg.com (WCXB): the body holds the spec table's long "Features" cell; its short
+    # cells ("Multi-channel Kit | Quad Channel Kit") are too short to join on their own.
+    html = wide_page("wcxb-2889")
+    assert "Multi-channel Kit" in main_text(html) and "Quad Channel Kit" in main_text(html)
+    off = ExtractOptions(whole_tables=False)
+    assert "Quad Channel Kit" not in main_text(html, options=off)  # the rule alone added it
+
+
+def test_only_the_plain_cells_of_a_table_with_header_cells_join():
+    text = "Push the limits of your system with this memory kit."
+    head, cell = (
+        Block("Capacity", 8, 0, "th", path=(1, 2, 3)),
+        Block("64GB", 4, 0, "td", path=(1, 2, 4)),
+    )
+    long_cell = Block(text, len(text), 0, "td", path=(1, 5, 6))
+    link = Block("Shop all memory", 15, 15, "td", path=(1, 7, 8), links=1)
+    options = ExtractOptions()
+    assert whole_tables([head, cell, long_cell, link], [long_cell], options) == [
+        head,
+        cell,
+        long_cell,
+    ]
+    # A layout table (no header cell) is not completed, nor a table the body holds no cell of.
+    plain = Block("Menu", 4, 0, "td", path=(1, 2, 4))
+    assert whole_tables([plain, long_cell], [long_cell], options) == [long_cell]
+    story = Block(text, len(text), 0, "p", path=(9, 10))
+    assert whole_tables([head, cell, story], [story], options) == [story]
+
+
 def test_a_page_with_an_add_to_cart_form_is_a_product_page():
     # store.steampowered.com (WCXB product): a game's page with og:type "website", but a
     # <form name="add_to_cart_8183"> to buy it; its review boxes ("review" class words)
@@ -1230,6 +1261,12 @@ def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it(
         '<section id="comments"><h3>Comments<a href="#reply">Reply</a></h3></section>'
     )
     assert not linked('<section id="comments"><p>Comments<a href="#comments">¶</a></p></section>')
+    # Through the filter: a section or a heading keeps its anchor, another element does not.
+    kept = '<div id="footnotes"><h2>Footnotes<a href="#footnotes">¶</a></h2><p>One.</p></div>'
+    heading = '<h2 id="authors">Authors<a href="#authors">¶</a></h2>'
+    listed = '<ul id="comments"><li><h3>Comments<a href="#comments">¶</a></h3>Nice!</li></ul>'
+    text = filter_tree(LexborHTMLParser(kept + heading + listed)).text()
+    assert "One." in text and "Authors" in text and "Nice!" not in text
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
 from engine.urls.dictionary import DomainDictionary
 from tests.dictionary_cache import shared_bundled_dictionary
 
@@ -65,6 +68,38 @@ def test_nearest_keys_is_near_keys_grouped_on_the_bundled_list():
             assert d.nearest_keys(query, limit) == _grouped(d, query, limit), (query, limit)
             ones = [g for g in _grouped(d, query, 999) if g[1] == 1][:limit]
             assert d.nearest_keys(query, limit, most=1) == ones, (query, limit)
+
+
+def _brute_force(d: DomainDictionary, query: str, limit: int) -> list[tuple[str, int, list[int]]]:
+    """Every key of the dictionary checked with OSA, no index: what the index must find
+    (two edits only on keys of 4+ letters), nearest first, then by the most popular id."""
+    keys = [d.key(ident) for ident in range(len(d))]
+    groups: dict[str, tuple[int, list[int]]] = {}
+    for key, dist, ident in process.extract(
+        query, keys, scorer=OSA.distance, score_cutoff=2, limit=None
+    ):
+        if dist > 0 and (dist == 1 or len(key) >= 4):
+            groups.setdefault(key, (dist, []))[1].append(ident)
+    ranked = sorted(groups.items(), key=lambda g: (g[1][0], min(g[1][1])))
+    return [(key, dist, sorted(ids)) for key, (dist, ids) in ranked[:limit]]
+
+
+def test_nearest_keys_is_the_brute_force_search_on_the_bundled_list():
+    # the index's probes (deletions tagged with their key's length, long keys' parts)
+    # against OSA over all 100k keys: 2- to 13-letter queries, among them the slowest
+    # requests' (4-letter names walked for two-edit keys, long names probing nothing)
+    d = shared_bundled_dictionary()
+    queries = ["ab", "nic", "tit", "mkui", "ivar", "inse", "ttae", "ozom", "yaaho", "gogle"]
+    queries += ["facebok", "linkdin", "dremahost", "uppsconline", "resolverarpa"]
+    queries += ["stackoverflw", "xhamsterdesi", "wikipdia", "atealblog", "nwwaonline"]
+    # two letters too many: google and facebook are found only through the query's
+    # two-letter deletions, as keys two letters shorter than the query
+    queries += ["googlexx", "facebookk1"]
+    for query in queries:
+        found = d.nearest_keys(query, 40)
+        assert found == _brute_force(d, query, 40), query
+        ones = [g for g in _brute_force(d, query, 999) if g[1] == 1][:40]
+        assert d.nearest_keys(query, 40, most=1) == ones, query
 
 
 def test_nearest_keys_of_three_letter_names_on_the_bundled_list():

@@ -104,6 +104,12 @@ def test_a_doubled_and_a_dropped_letter_beat_two_replacements():
     assert typo_cost("yaaho", "yahoo", "qwerty") == approx(C.repetition + C.doubled_omission)
 
 
+def test_a_hyphen_left_out_costs_a_hyphen_not_a_letter():
+    # stackoverflow for stack-overflow: the hyphen left out (0.3), not a letter (0.7)
+    assert typo_cost("stackoverflow", "stack-overflow", "qwerty") == approx(C.hyphen)
+    assert typo_cost("stackoverflow", "stackxoverflow", "qwerty") == approx(C.omission)
+
+
 def test_the_letter_before_the_difference_may_be_the_doubled_one():
     # coopomer for coomer: the o typed twice is the one before the first difference
     # (0.4), then p next to o (0.55); an alignment starting at the first difference
