@@ -88,10 +88,6 @@ class LivenessOptions:
     # still there → changed. Without the template no lift: when the content went, the live
     # page's main text is what is left of its template, which the stored page showed too.
     shown_lift: float = 0.7
-    # Without the template that lift needs the live page to be another frame: less than this
-    # share of its visible phrases on the stored page. What is left of a page whose content
-    # went is its own frame (its sidebars, its teasers), which the stored page showed.
-    shown_frame: float = 0.85
     # The live page names another address for itself (rel=canonical, RFC 6596 §3; else og:url)
     # than the stored copy named, and shows less than this share of the stored page's visible
     # phrases: another page is served under the URL, whatever words the two share (a shop's
@@ -359,13 +355,10 @@ def judge(
         share = held if (held or 0.0) >= options.main_holds else share
     state = by_phrases(keyed, share, options, main_of)
     shown = None
-    if state == "gone" and text.shown():
+    if state == "gone" and text.template and text.shown():
         main_of()  # reads the live main text once
         shown = text.share_of(live_main[0], text.shown(), options)
-        if (shown or 0.0) >= options.shown_lift and (
-            text.template or text.reframed(live_html, options)
-        ):
-            state = "changed"
+        state = "changed" if (shown or 0.0) >= options.shown_lift else state
     main = main_of() if live_main else None
     reason = explain(len(matched), len(words), p, share, main, shown)
     elsewhere = (
@@ -452,18 +445,6 @@ class StoredText:
             return self.body
         own = self.body - self.template
         return own if len(own) >= options.own_min_phrases else self.shown()
-
-    def reframed(self, live_html: bytes | str, options: LivenessOptions) -> bool:
-        """Whether less than ``shown_frame`` of the live page's visible phrases are the stored
-        page's: the live page is another frame (a redesign), not what is left of the stored one.
-
-        >>> StoredText(visible_text="a b c d", n=2).reframed("<p>a b c d</p>", LivenessOptions())
-        False
-        >>> StoredText(visible_text="a b c d", n=2).reframed("<p>a b c d e f g</p>", LivenessOptions())
-        True
-        """
-        live = text_phrases(visible_text(live_html), self.n)
-        return bool(live) and len(live & self.shown()) / len(live) < options.shown_frame
 
     def live_main(self, live_html: bytes | str, options: LivenessOptions) -> set:
         """The live page's main-text phrases, without the site's template."""

@@ -774,10 +774,9 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
 
     story: list[bool] = []
     cards: dict[tuple[int, ...], bool] = {}
+    short = options.teaser_part_max_chars  # only a block this short may be a teaser part
 
     def teaser(k: int) -> bool:
-        if blocks[k].chars > options.teaser_part_max_chars:
-            return False
         if not story:
             story.append(is_story(blocks[lo : hi + 1], options))
         return story[0] and teaser_part(blocks, k, lo, hi, options, cards)
@@ -793,9 +792,9 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             or prose(k)
         )
         and not site_noise(blocks[k], options)
-        and not teaser(k)
         and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
         and not (options.drop_title and title and blocks[k].text in title)
+        and not (blocks[k].chars <= short and teaser(k))
     ]
     return trim_edges(kept, options.trim_chars, options.trim_plain_stays)
 
@@ -848,11 +847,10 @@ def card_of(blocks: list[Block], k: int, lo: int, hi: int) -> tuple[int, int]:
     (1, 2)
     """
     depth = card_depth(blocks, k, lo, hi)
-    card = blocks[k].path[:depth]
     first, last = k, k
-    while depth and first > lo and blocks[first - 1].path[:depth] == card:
+    while depth and first > lo and joint(blocks, first - 1) >= depth:
         first -= 1
-    while depth and last < hi and blocks[last + 1].path[:depth] == card:
+    while depth and last < hi and joint(blocks, last) >= depth:
         last += 1
     return first, last
 

@@ -509,27 +509,24 @@ class DomainDictionary:
         q, found = len(query), self._deletion_matches
         first.update(chain.from_iterable(found(own, _key_lengths(q, q + 1))))
         first.update(chain.from_iterable(found(one, _key_lengths(q - 1, q))))
+        # keys two letters longer than the text: never one under 4 letters (those hold their
+        # one-letter deletions only), so the walk sees none of them
         longer = found(own, _key_lengths(q + 2, q + 2)) + found(one, _key_lengths(q + 1, q + 1))
         return first, list(chain.from_iterable(longer))
 
     def _first_twos(self, query: str, walk: list[int], groups: dict, need: int) -> list[list]:
         """The first ``need`` keys two edits from ``query`` among ``walk`` (ids in rank
-        order), each with all its ids; ``groups``: keys already verified."""
-        dists = {key: group[1] for key, group in groups.items()}
+        order, of keys of 4+ letters at most two letters longer or shorter than the query,
+        none of them one edit away: those are all in ``groups``), each with all its ids;
+        ``groups``: keys already verified."""
         text, at, lengths = self._key_layout()
-        distance, q = OSA.distance, len(query)
+        distance = OSA.distance
         out: list[list] = []
         taken: set[str] = set()
         for ident in walk:
-            n = lengths[ident]
-            if n - q > 2 or q - n > 2 or n < TINY_KEY:
-                continue
             start = at[ident]
-            key = text[start : start + n]
-            dist = dists.get(key)
-            if dist is None:
-                dist = dists[key] = distance(query, key, score_cutoff=2)
-            if dist != 2 or key in taken:
+            key = text[start : start + lengths[ident]]
+            if key in taken or distance(query, key, score_cutoff=2) != 2:
                 continue
             if len(out) == need:
                 break

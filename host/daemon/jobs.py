@@ -84,8 +84,10 @@ async def warm_search_index(app) -> int:
     text = index_of(app.home)
     text.deferred = True  # champion lists are made by text_index_once, not by a search
     await app.run(text.defer_checkpoints)  # made by text_index_once, off the store thread
+    await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index
     while not await app.run(text.sync, app.store, 250):
         pass
+    await merge_text_index(app)
     if await app.run(text.warm_due):
         await warm_lists(app)
     return len(index.entries)
@@ -116,16 +118,27 @@ async def text_index_once(app) -> bool:
     """Catch the full-text index up with what crawls, schedules and imports registered; then
     make one champion list a search wanted (host/services/champions.py), so the next search
     of that term is fast and no search waits for a list to be made; copy its WAL into the
-    file in a worker thread (a capture does not: ``defer_checkpoints``); once caught up
-    after a rebuild or a big import, make the warm lists again."""
+    file in a worker thread (a capture does not: ``defer_checkpoints``); merge FTS5's segments
+    (a capture does not: ``defer_merges``); once caught up after a rebuild or a big import,
+    make the warm lists again."""
 
     text = index_of(app.home)
     done = await app.run(text.sync, app.store, 250)
+    await merge_text_index(app)
     await app.run(text.build_lists, 1)
     await asyncio.to_thread(text.checkpoint)
     if done and await app.run(text.warm_due):
         await warm_lists(app)
     return done
+
+
+async def merge_text_index(app) -> None:
+    """Merge the full-text index's segments, which captures leave to this (``defer_merges``:
+    FTS5 merging in a capture's COMMIT made the longest captures), one short step at a time
+    on the store thread, each step's WAL copied into the file in a worker thread."""
+    text = index_of(app.home)
+    while not await app.run(text.merge, 1):
+        await asyncio.to_thread(text.checkpoint)
 
 
 async def once(job, app) -> None:

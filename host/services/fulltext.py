@@ -195,6 +195,32 @@ class FullTextIndex:
         and an fsync: the longest captures); the caller runs :meth:`checkpoint` instead."""
         self.db.execute("PRAGMA wal_autocheckpoint=0")
 
+    def defer_merges(self) -> None:
+        """No merging of FTS5's segments in a capture's transaction: by default FTS5 merges a
+        level's segments in the transaction that adds its fourth (``automerge``), which made
+        the longest captures (~22 ms CPU at 20k versions, in the COMMIT); the caller runs
+        :meth:`merge` between captures instead. FTS5 still merges a level that reaches
+        ``crisismerge`` (16) segments itself. Stored in the file (FTS5's config table)."""
+        with self.lock, self._batch():
+            for table in ("docs", "pairs"):
+                self.db.execute(_AUTOMERGE.format(table))
+
+    def merge(self, steps: int | None = None) -> bool:
+        """Merge FTS5's segments as its automerge would (``'merge'`` with a positive page
+        count: a level's segments once it holds ``usermerge``, 4, of them), ``MERGE_PAGES``
+        pages a step, each step its own transaction, so captures come between; True once
+        no level has that many (False: ``steps`` ran out first)."""
+        while steps is None or steps > 0:
+            with self.lock:
+                before = self.db.total_changes
+                with self._batch():
+                    for table in ("docs", "pairs"):
+                        self.db.execute(_MERGE.format(table), (MERGE_PAGES,))
+                if self.db.total_changes - before <= 2:  # each command's own row: nothing merged
+                    return True
+            steps = None if steps is None else steps - 1
+        return False
+
     def checkpoint(self) -> tuple[int, int]:
         """Copy what the WAL holds into the file (SQLite's PASSIVE checkpoint: it waits for
         no reader or writer), on a connection of its own, so any thread may run it while
@@ -773,6 +799,7 @@ _FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a sca
 
 
 _MERGE = "INSERT INTO {0} ({0}, rank) VALUES ('merge', ?)"
+_AUTOMERGE = "INSERT INTO {0} ({0}, rank) VALUES ('automerge', 0)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
 
 

@@ -26,8 +26,9 @@ and opened afresh (a restart), and each query is searched ONCE, never searched b
 FIRST search: a warm list or a full scoring), timed beside today's full scoring of it in the
 same run. Then the repeated searches: a list a first search wanted is made after it
 (``build_lists``, as the daemon's background job does). Then real pages are captured (the
-index's catch-up timed; as in the daemon, no capture copies the WAL into the file: that is
-timed apart, after every 4th), deleted (FTS5 'delete') and purged from the file.
+index's catch-up timed; as in the daemon, no capture copies the WAL into the file or merges
+FTS5's segments: both are timed apart, after every 4th, as the text job does them), deleted
+(FTS5 'delete') and purged from the file.
 """
 
 from __future__ import annotations
@@ -261,13 +262,14 @@ def compare(index: FullTextIndex, classes: dict[str, list[str]]) -> float:
 def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     """Register real pages one by one; time the index's catch-up after each (what a capture
     adds on the store thread), with the champion lists the queries built kept current."""
-    cpu, wall, copies = [], [], []
+    cpu, wall, copies, merges = [], [], [], []
     for n, path in enumerate(sorted(FIXTURES.glob("*.html.gz")) * 4):
         body = gzip.decompress(path.read_bytes()) + f"<!-- {n} -->".encode()
         registry.register(store, Capture(f"https://fixture.example/{n}", body), RegisterOptions())
         c, w, _ = timed(lambda: index.sync(store, limit=50))
         cpu.append(c), wall.append(w)
-        if n % 4 == 3:  # the daemon's text job: every 10 s, in a worker thread
+        if n % 4 == 3:  # the daemon's text job, every 10 s: merge steps, the WAL copied
+            merges += merge_steps(index)
             copies.append(timed(index.checkpoint)[:2])
     print(
         f"capture: the index adds median {statistics.median(cpu):.1f} ms CPU / "
@@ -277,6 +279,27 @@ def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
         f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms); the WAL "
         f"copied into the file after every 4th, off the store thread: median "
         f"{statistics.median(w for _, w in copies):.1f} ms wall, max {max(w for _, w in copies):.1f} ms"
+        f"; FTS5's segments merged between captures (not in them, as in the daemon): "
+        f"{describe(merges)}"
+    )
+
+
+def merge_steps(index: FullTextIndex) -> list[tuple[float, float]]:
+    """The text job's merge (``merge_text_index``): steps on the store thread, each step's
+    WAL copied into the file off it; each step's CPU and wall ms."""
+    steps = []
+    while True:
+        c, w, done = timed(lambda: index.merge(1))
+        steps.append((c, w))
+        index.checkpoint()
+        if done:
+            return steps
+
+
+def describe(steps: list[tuple[float, float]]) -> str:
+    return (
+        f"{len(steps)} steps, {sum(c for c, _ in steps):.0f} ms CPU in all, longest step "
+        f"{max(c for c, _ in steps):.1f} ms CPU / {max(w for _, w in steps):.1f} ms wall"
     )
 
 
@@ -352,9 +375,11 @@ def main() -> None:
         index = FullTextIndex(index.path)  # a restart: the lists come from the file
         index.deferred = True
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
+        index.defer_merges()  # nor merges FTS5's segments
         c, w, _ = timed(lambda: index.sync(store))  # in the daemon: at start, before any capture
         print(
             f"the first catch-up after a start (the store's versions reconciled): {c:.0f} ms CPU / {w:.0f} ms wall"
+            f"; then FTS5's segments merged: {describe(merge_steps(index))}"
         )
         classes = queries(index, chosen)
         worst = first_searches(index, classes)

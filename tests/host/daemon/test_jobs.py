@@ -209,6 +209,36 @@ def test_captures_leave_the_index_checkpoint_to_the_text_job_off_the_store_threa
     assert frames > 0 and done == frames and text.path.stat().st_size > before
 
 
+def test_captures_leave_fts5s_merges_to_the_text_job(app):
+    """In the daemon a capture's transaction never merges FTS5's segments (``automerge`` off,
+    in the file); the start merges what earlier captures left, and so does the text job."""
+
+    def captures(first: int) -> None:
+        for n in range(first, first + 6):  # each synced alone: one capture, one transaction
+            words = " ".join(f"m{n}x{i}" for i in range(1500))
+            page = Capture(f"https://m.example/{n}", f"<title>{n}</title><p>{words}</p>")
+            app.executor.submit(registry.register, app.store, page).result()
+            app.executor.submit(text.sync, app.store).result()
+
+    def segments(table: str) -> int:
+        found = f"SELECT count(DISTINCT segid) FROM {table}_idx"
+        return app.executor.submit(lambda: text.db.execute(found).fetchone()[0]).result()
+
+    asyncio.run(warm_search_index(app))
+    text = index_of(app.home)
+    for table in ("docs", "pairs"):
+        config = f"SELECT v FROM {table}_config WHERE k = 'automerge'"
+        assert text.db.execute(config).fetchone() == (0,)
+    captures(0)
+    assert segments("docs") >= 6 and segments("pairs") >= 6
+    asyncio.run(warm_search_index(app))  # a restart
+    assert segments("docs") < 4 and segments("pairs") < 4
+    captures(6)
+    assert segments("docs") >= 6
+    asyncio.run(text_index_once(app))
+    assert segments("docs") < 4 and segments("pairs") < 4
+
+
 def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
     """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
     reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes

@@ -665,3 +665,32 @@ def assert_ranked_on_pairs_as_in_docs(index, text: str) -> None:
     assert (
         index.search(query).results == index._scored(("docs", textquery.to_fts(query)))[0].results
     )
+
+
+def segments(index, table: str) -> int:
+    """FTS5's segments of ``table`` (each has rows in its ``_idx`` table)."""
+    return index.db.execute(f"SELECT count(DISTINCT segid) FROM {table}_idx").fetchone()[0]
+
+
+def test_with_merges_deferred_a_capture_never_merges_and_merge_does_later(tmp_path):
+    """Eight captures of 3,000 distinct words each, each its own transaction: FTS5 merges
+    segments in those transactions by default; with merges deferred each leaves its own
+    segment in both tables, and ``merge`` then merges them (found the same)."""
+    for deferred in (False, True):
+        index = FullTextIndex(tmp_path / f"{deferred}.sqlite3")
+        if deferred:
+            index.defer_merges()
+        for n in range(8):
+            add_rows(index, [" ".join(f"w{n}x{i}" for i in range(3000)) + " reed"], n)
+        if not deferred:
+            assert segments(index, "docs") < 8  # FTS5's automerge, in the captures
+            continue
+        assert segments(index, "docs") == segments(index, "pairs") == 8
+        before = index.search(textquery.parse("reed"), 5)
+        assert index.merge(1) is False and index.merge() is True
+        assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+        assert index.search(textquery.parse("reed"), 5) == before
+        index.close()
+        assert FullTextIndex(index.path).db.execute(
+            "SELECT v FROM pairs_config WHERE k = 'automerge'"
+        ).fetchone() == (0,)  # kept in the file
