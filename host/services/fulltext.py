@@ -791,9 +791,6 @@ _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then 
     " JOIN seen s ON s.n = m.n WHERE s.live GROUP BY s.key ORDER BY r, s.key"
 )
 _TOP = "SELECT rowid, bm25({0}, ?, ?, ?) AS r FROM {0} WHERE {0} MATCH ? ORDER BY r LIMIT ?"
-_UNDER = (  # the rows scoring at most a ceiling: the others never enter the sorter
-    "SELECT rowid, bm25({0}, ?, ?, ?) AS r FROM {0} WHERE {0} MATCH ? AND r <= ? ORDER BY r LIMIT ?"
-)
 _DEAD_TERMS = "SELECT doc, col, term FROM temp.i{} WHERE doc IN ({})"  # every token read
 _FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a scan of every doclist
 
