@@ -288,9 +288,7 @@ def drop_labelled(
                 continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
-            if not (
-                permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)
-            ):
+            if not (permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
             if tag_name(node) in _PAGE_TAGS:
