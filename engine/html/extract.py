@@ -451,10 +451,11 @@ def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOption
 # Wayback Machine's banner. Matched only in blocks up to ``notice_max_chars``.
 NOTICE = re.compile(
     r"\b(?:"
-    # related / read more (de, en, fr, es, it, pt, pl, nl)
+    # related / read more (de, en, fr, es, it, pt, pl, nl); "read more about X in Y" is a
+    # sentence of the text pointing to further reading, not a teaser's label
     r"das könnte (?:sie|dich) auch interessieren|auch interessant|mehr zum thema|ähnliche beiträge"
     r"|weitere (?:nachrichten|artikel|beiträge)|lesen sie auch|zum weiterlesen|schon gelesen"
-    r"|related (?:articles?|posts?|stories)|read more|you may also like|more from"
+    r"|related (?:articles?|posts?|stories)|read more(?! about)|you may also like|more from"
     r"|à lire aussi|lire aussi|leer también|contenido relacionado|leggi anche|veja também"
     r"|zobacz również|lees ook"
     # share / rate / comment prompts

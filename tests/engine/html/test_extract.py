@@ -734,6 +734,22 @@ def test_a_threads_quote_and_post_chrome_is_a_site_notice():
         assert not is_notice(Block(line, len(line), 0, "p"), 160), line
 
 
+def test_a_sentence_pointing_to_further_reading_is_text_and_a_read_more_label_is_not():
+    # Celery's monitoring guide (WCXB documentation, Sphinx): "See the API reference for
+    # celery.events.state to read more about state objects." closes a section of the text.
+    body = main_text(wide_page("wcxb-0665"))
+    assert "to read more about state objects" in body
+    for line in (
+        "Read more",
+        "Read more »",
+        "Read more stories like this",
+        "READ MORE: The bridge reopens",
+    ):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    line = "Read more about aliases in the dedicated section."
+    assert not is_notice(Block(line, len(line), 0, "p"), 160)
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
