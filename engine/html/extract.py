@@ -431,7 +431,14 @@ def verify_sample(text: str, weights: dict[str, float], options: ExtractOptions)
 
 
 def _is_linky(block: Block, options: ExtractOptions) -> bool:
-    return block.link_density > options.max_link_density
+    """A block mostly made of link text (a menu, a link list); a <pre> block is code or a man
+    page whose names link to their pages ("awk(1), cmp(1), diff(1)"), never a link list.
+
+    >>> menu, see_also = Block("Home News", 9, 9, "p"), Block("awk(1), sed(1)", 14, 12, "pre")
+    >>> _is_linky(menu, ExtractOptions()), _is_linky(see_also, ExtractOptions())
+    (True, False)
+    """
+    return block.link_density > options.max_link_density and block.tag not in _CODE
 
 
 def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:

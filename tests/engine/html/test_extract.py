@@ -1160,6 +1160,17 @@ def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
     )
 
 
+def test_a_preformatted_block_whose_names_are_links_is_not_a_link_list():
+    # man7.org's grep(1) (WCXB documentation): the man page is one <pre> per section, and
+    # SEE ALSO links every page it names: 152 of its 359 characters are link text.
+    body = main_text(wide_page("wcxb-0688"))
+    assert "Regular Manual Pages awk(1), cmp(1), diff(1)" in body
+    menu = "<p><a href='/'>Home</a> <a href='/n'>News</a> and more</p>"
+    assert "Home" not in main_text(
+        f"<div>{menu}<p>{'A plain sentence of the story. ' * 12}</p></div>"
+    )
+
+
 def test_a_code_block_is_never_a_photo_credit():
     # docs.docker.com (WCXB documentation): Compose files in <pre> hold "image: postgres:18",
     # which the photo-credit pattern ("image:") matched; each is 90-140 characters.
