@@ -472,6 +472,7 @@ NOTICE = re.compile(
     # newsletter / subscription / app
     r"|newsletter|sign(?:ing)? up|subscribe|abonnieren|e-mail-adresse ein|download the .{0,40}apps?"
     r"|create (?:an|a free) account|sign in to (?:continue|unlock|read)|already have an account"
+    r"|(?:log ?in|sign in) to (?:save|set|add|see|view|post|reply|comment|vote|follow|like|rate)"
     r"|unlimited (?:digital|online) access|to unlock (?:more|this) articles?"
     r"|follow (?:us|the \w+) on|folgen sie uns|síguenos|siguenos"
     # ads, affiliate, copyright, captcha, cookies, ad blockers

@@ -750,6 +750,17 @@ def test_a_sentence_pointing_to_further_reading_is_text_and_a_read_more_label_is
     assert not is_notice(Block(line, len(line), 0, "p"), 160)
 
 
+def test_a_prompt_to_log_in_for_a_feature_is_a_site_notice():
+    # pcpartpicker.com's product page (WCXB product): "Log in to save to favorites", "Log in to
+    # save to inventory", "Log in to set a price alert on this product." beside the specs.
+    body = main_text(wide_page("wcxb-2898"))
+    assert "Log in to" not in body and "Command Decorating Clips" in body
+    for line in ("Sign in to save your progress and earn a certificate", "Login to post a reply"):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    line = "Users log in to the portal with their staff card."
+    assert not is_notice(Block(line, len(line), 0, "p"), 160)
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
