@@ -34,7 +34,6 @@ live main text is text the stored page showed (its extraction took a side story)
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -45,6 +44,7 @@ from engine.html.blocks import BlockOptions, filter_tree, split_blocks
 from engine.html.extract import Extraction, decode, main_text, nfc, page_title
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
+from engine.lru import LRU
 
 
 @dataclass
@@ -495,17 +495,16 @@ class TemplateCache:
 
     def __init__(self, texts: int = 32, templates: int = 8) -> None:
         # ~290 KB per page's phrase set on the wide set (1,744 phrases on average): ~10 MB
-        self.sizes = (texts, templates)
-        self._texts: OrderedDict = OrderedDict()  # (hash, n) -> frozenset of phrases
-        self._templates: OrderedDict = OrderedDict()  # (hashes, n) -> their union
+        self._texts: LRU[tuple, frozenset] = LRU(texts)  # (hash, n) -> frozenset of phrases
+        self._templates: LRU[tuple, frozenset] = LRU(templates)  # (hashes, n) -> their union
         self._lock = threading.Lock()  # the store thread plans, the analysis thread adds
 
     def plan(self, digests: Iterable[str], n: int) -> TemplatePlan:
         """What is known of these texts' template (call before reading the texts)."""
         digests = tuple(digests)
         with self._lock:
-            ready = _touch(self._templates, (digests, n))
-            known = {d: p for d in digests if (p := _touch(self._texts, (d, n))) is not None}
+            ready = self._templates.get((digests, n))
+            known = {d: p for d in digests if (p := self._texts.get((d, n))) is not None}
         return TemplatePlan(digests, ready, known, tuple(d for d in digests if d not in known))
 
     def template(self, plan: TemplatePlan, texts: dict[str, str], n: int) -> frozenset:
@@ -516,25 +515,9 @@ class TemplateCache:
         union = frozenset().union(*plan.known.values(), *read.values())
         with self._lock:
             for digest, found in read.items():
-                _keep(self._texts, (digest, n), found, self.sizes[0])
-            _keep(self._templates, (plan.digests, n), union, self.sizes[1])
+                self._texts.put((digest, n), found)
+            self._templates.put((plan.digests, n), union)
         return union
-
-
-def _touch(cache: OrderedDict, key) -> frozenset | None:
-    """The cached value of ``key``, marked as just used (None when absent)."""
-    value = cache.get(key)
-    if value is not None:
-        cache.move_to_end(key)
-    return value
-
-
-def _keep(cache: OrderedDict, key, value: frozenset, size: int) -> None:
-    """Cache ``value``, dropping the least recently used entries over ``size``."""
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > size:
-        cache.popitem(last=False)
 
 
 def text_phrases(text: str, n: int) -> set[tuple[str, ...]]:
