@@ -8,7 +8,9 @@ article under the same URL, or a redirect to another page of the site); that pag
 page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
 page's own main text (the wide set's ground truth) moved into the template of another real page
 of its site (a redesign: the page keeps its own rel=canonical and og:url, never the sibling's);
-the page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
+the same under a NEW address (a site that moved its URLs, redirecting the old ones, and redesigned:
+canonical and og:url name a new path; pages that name an address only); the page with a real
+sibling's teaser added. A gone case is kept only if none of the stored page's
 ground-truth lines is left in it, a moved case only if all of them are visible. Split by SITE (SHA-1 of
 the host name, 30 % held out): a held-out site's pages are never seen while tuning. The stored copy is
 judged as the product judges it: its extraction, its visible text, and the visible texts of up to
@@ -35,6 +37,9 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
 [--split tune|heldout|both] [--methods "simhash,status only"] [--misses]`` (tune on ``--split tune``;
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed).
+
+ADDRESS OF STORED PAGES (``--family address [--pages N]``): what a sweep pays for the address each
+stored page names, the old path (parse the original page on every check) beside the kept one.
 """
 
 from __future__ import annotations
