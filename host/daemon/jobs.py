@@ -87,6 +87,7 @@ async def warm_search_index(app) -> int:
     await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index
     while not await app.run(text.sync, app.store, 250):
         pass
+    await fold_text_index(app)
     await merge_text_index(app)
     if await app.run(text.warm_due):
         await warm_lists(app)
@@ -119,17 +120,27 @@ async def text_index_once(app) -> bool:
     make one champion list a search wanted (host/services/champions.py), so the next search
     of that term is fast and no search waits for a list to be made; copy its WAL into the
     file in a worker thread (a capture does not: ``defer_checkpoints``); merge FTS5's segments
-    (a capture does not: ``defer_merges``); once caught up after a rebuild or a big import,
+    (a capture does not: ``defer_merges``) and fold the champion lists' delta; once caught up after a rebuild or a big import,
     make the warm lists again."""
 
     text = index_of(app.home)
     done = await app.run(text.sync, app.store, 250)
+    await fold_text_index(app)
     await merge_text_index(app)
     await app.run(text.build_lists, 1)
     await asyncio.to_thread(text.checkpoint)
     if done and await app.run(text.warm_due):
         await warm_lists(app)
     return done
+
+
+async def fold_text_index(app) -> None:
+    """Set the bits captures left in the champion lists' delta (a capture writes one row
+    there instead of rewriting a bitmap chunk per frequent term) in the bitmaps, one short
+    step at a time on the store thread, so captures come between the steps."""
+    text = index_of(app.home)
+    while not await app.run(text.fold, 1):
+        pass
 
 
 async def merge_text_index(app) -> None:

@@ -47,6 +47,7 @@ from host.home import Home
 from host.services import pairs
 from host.services.champions import (
     MIN_ROWS,
+    PENDING_ROWS,
     Built,
     Champions,
     Hits,
@@ -77,6 +78,7 @@ DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted vers
 WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
+TIDY_STEPS = 4  # merge steps after a write when no daemon runs them (``tidy``)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class FullTextIndex:
         self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
         self.paired: dict[str, str | None] = {}  # see _pair_expr
-        self.deferred = False  # True: champion lists are made by build_lists, not by a search
+        self.deferred = False  # True: the daemon makes lists (build_lists), folds and merges
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
@@ -221,6 +223,28 @@ class FullTextIndex:
             steps = None if steps is None else steps - 1
         return False
 
+    def fold(self, steps: int | None = None) -> bool:
+        """Set the bits captures left in the delta (host/services/champions.py) in the
+        champion lists' bitmaps, ``FOLD_WRITES`` chunks a step, each step its own
+        transaction; True once none is left (False: ``steps`` ran out first)."""
+        with self.lock:
+            return self._fold(steps)
+
+    def _fold(self, steps: int | None) -> bool:
+        while steps is None or steps > 0:
+            with self._batch():
+                if self.champions.fold():
+                    return True
+            steps = None if steps is None else steps - 1
+        return not self.champions.pending
+
+    def tidy(self, steps: int = TIDY_STEPS) -> None:
+        """Without the daemon, after a write: what its text job does between captures,
+        bounded (the delta folded, at most ``steps`` merge steps), so an index the daemon
+        left with ``automerge`` off does not pile up segments when only the CLI writes."""
+        self.fold()
+        self.merge(steps)
+
     def checkpoint(self) -> tuple[int, int]:
         """Copy what the WAL holds into the file (SQLite's PASSIVE checkpoint: it waits for
         no reader or writer), on a connection of its own, so any thread may run it while
@@ -255,6 +279,8 @@ class FullTextIndex:
                 self._reconcile(store)
             todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
+            if len(self.champions.pending) > PENDING_ROWS:  # a big batch: fold it now
+                self._fold(None)
             done = limit is None or len(todo) <= limit
             self.stamp = stamp if done else None
             return done
@@ -435,6 +461,7 @@ class FullTextIndex:
             yield
         except BaseException:
             self.db.execute("ROLLBACK")
+            self.champions.load_delta()  # what the file holds
             self.generation += 1  # rows noted as added or removed in it did not happen
             raise
         self.db.execute("COMMIT")

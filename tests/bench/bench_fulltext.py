@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -349,30 +350,58 @@ def table_bytes(index: FullTextIndex, table: str) -> int:
     return index.db.execute(f"SELECT sum(length(block)) FROM {table}_data").fetchone()[0] or 0
 
 
+def build(home: Path, chosen: list[dict], args) -> None:
+    """Fill the store and the index, then make the warm lists (as the daemon does after a
+    start); both closed after (a restart: the lists come from the file)."""
+    store = ArchiveStore.open(home, fsync=False)
+    index = FullTextIndex(home / "index" / "fulltext.sqlite3")
+    index.deferred = True  # as in the daemon: lists are made after a search, not in it
+    cpu, wall, _ = timed(lambda: fill(store, index, chosen, args.versions))
+    index.defer_checkpoints()
+    index.sync(store)
+    size = os.path.getsize(index.path) / 1e6
+    tables = {t: table_bytes(index, t) / 1e6 for t in ("docs", "pairs")}
+    print(
+        f"{args.versions} versions of {len(chosen)} real pages ({args.split} split): "
+        f"built in {wall / 1000:.0f} s ({cpu / 1000:.0f} s CPU), index {size:.0f} MB (FTS5 "
+        f"data: docs {tables['docs']:.0f} MB, its word pairs {tables['pairs']:.0f} MB)"
+    )
+    warm(store, index)
+    index.checkpoint()
+    index.close()
+    store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versions", type=int, default=100_000)
     parser.add_argument("--split", choices=("held-out", "tune"), default="held-out")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="a directory keeping the filled and warmed archive home per split and size: made "
+        "once (filling 100k versions costs ~7 min CPU), copied afresh for each run",
+    )
+    parser.add_argument("--build-only", action="store_true", help="fill (and cache), then stop")
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average, 2 cores)")
     chosen = pages(args.split)
+    cached = args.cache / f"{args.split}-{args.versions}" if args.cache else None
     with tempfile.TemporaryDirectory() as tmp:
-        store = ArchiveStore.open(Path(tmp) / "home", fsync=False)
-        index = FullTextIndex(Path(tmp) / "home" / "index" / "fulltext.sqlite3")
-        index.deferred = True  # as in the daemon: lists are made after a search, not in it
-        cpu, wall, _ = timed(lambda: fill(store, index, chosen, args.versions))
-        index.defer_checkpoints()
-        index.sync(store)
-        size = os.path.getsize(index.path) / 1e6
-        tables = {t: table_bytes(index, t) / 1e6 for t in ("docs", "pairs")}
-        print(
-            f"{args.versions} versions of {len(chosen)} real pages ({args.split} split): "
-            f"built in {wall / 1000:.0f} s ({cpu / 1000:.0f} s CPU), index {size:.0f} MB (FTS5 "
-            f"data: docs {tables['docs']:.0f} MB, its word pairs {tables['pairs']:.0f} MB)"
-        )
-        warm(store, index)
-        index.close()
-        index = FullTextIndex(index.path)  # a restart: the lists come from the file
+        home = Path(tmp) / "home"
+        if cached and cached.exists():
+            shutil.copytree(cached, home)
+            print(
+                f"{args.versions} versions ({args.split} split), filled and warmed: from {cached}"
+            )
+        else:
+            build(home, chosen, args)
+            if cached:
+                shutil.copytree(home, cached)
+        if args.build_only:
+            return
+        store = ArchiveStore.open(home, fsync=False)
+        index = FullTextIndex(home / "index" / "fulltext.sqlite3")
         index.deferred = True
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
         index.defer_merges()  # nor merges FTS5's segments

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -694,3 +698,89 @@ def test_with_merges_deferred_a_capture_never_merges_and_merge_does_later(tmp_pa
         assert FullTextIndex(index.path).db.execute(
             "SELECT v FROM pairs_config WHERE k = 'automerge'"
         ).fetchone() == (0,)  # kept in the file
+
+
+def chunk_rows(index, term: str) -> set[int]:
+    """The rows set in the bitmap chunks of ``term`` as the file holds them (no delta)."""
+    found = index.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
+    return set(champions.Hits(dict(found.fetchall())))
+
+
+def warmed(tmp_path, monkeypatch) -> tuple[FullTextIndex, dict[int, str], list[str]]:
+    """An index of 200 rows with the warm lists of its most frequent terms, folded."""
+    index = filled(tmp_path, monkeypatch, size=40)
+    rows = add_rows(index, [warm_body(random.Random(11), n) for n in range(200)], 0)
+    plan = index.warm_plan()
+    for term in plan:
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert index.fold() and not index.champions.pending
+    return index, rows, plan
+
+
+def assert_lists_hold_fts5s_rows(index, plan: list[str]) -> None:
+    for term in plan:
+        assert set(index.champions.hits(term)) == fts5_rows(index, term), term
+    for text in ("river", "reed", "riv*", "r*", '"pad river"'):
+        assert_answered_from_list(index, text, want=4)
+
+
+def test_a_capture_writes_one_delta_row_that_searches_add_and_a_fold_sets(tmp_path, monkeypatch):
+    """A capture does not rewrite a bitmap chunk per warm term it holds: it writes one row of
+    the delta, which every search adds to the chunks (the matches, the IDF, the head are
+    FTS5's); ``fold`` then sets those bits in the chunks, a bounded number of chunks a step;
+    a row deleted before the fold leaves both."""
+    index, rows, plan = warmed(tmp_path, monkeypatch)
+    chunks = index.db.execute("SELECT term, chunk, bits FROM hitmap").fetchall()
+    rows |= add_rows(index, [warm_body(random.Random(12), n) for n in range(5000, 5030)], 5000)
+    assert index.db.execute("SELECT term, chunk, bits FROM hitmap").fetchall() == chunks
+    assert index.db.execute("SELECT count(*) FROM hitdelta").fetchone()[0] == 30
+    assert chunk_rows(index, '"river"') != fts5_rows(index, '"river"')  # the new rows: delta
+    assert_lists_hold_fts5s_rows(index, plan)
+    gone = max(rows)  # deleted before the fold: out of the delta as well
+    with index._batch():
+        index._delete_row(gone, "", rows.pop(gone), "")
+    assert gone not in index.champions.pending and gone not in index.champions.delta['"river"']
+    assert_lists_hold_fts5s_rows(index, plan)
+    monkeypatch.setattr(champions, "FOLD_WRITES", 5)
+    step = sorted(index.champions.pending)[:2]
+    terms = [t for t in index.champions.pending[step[0]] if t in index.champions.tiers]
+    assert len(terms) + len(index.champions.pending[step[1]]) > 5
+    before = index.db.total_changes
+    assert index.fold(1) is False  # a step: one row here (its chunks over the bound with two)
+    assert (
+        index.db.total_changes - before == len(terms) + 1 and step[0] not in index.champions.pending
+    )
+    assert index.fold() is True
+    assert index.db.execute("SELECT count(*) FROM hitdelta").fetchone()[0] == 0
+    for term in plan:
+        assert chunk_rows(index, term) == fts5_rows(index, term), term
+    assert_lists_hold_fts5s_rows(index, plan)
+
+
+def test_a_kill_between_a_capture_and_the_fold_loses_no_row(tmp_path, monkeypatch):
+    """A process captures rows into a warmed index and is SIGKILLed before any fold: opened
+    again, the delta is read back from the file, every list holds FTS5's rows and ranks as
+    FTS5 does; a fold afterwards sets them in the chunks."""
+    index, rows, plan = warmed(tmp_path, monkeypatch)
+    index.close()
+    child = f"""
+import os, random, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from host.services import champions, fulltext
+from tests.host.services.test_fulltext import add_rows, warm_body
+champions.SIZE, fulltext.MIN_ROWS = 40, 10
+index = fulltext.FullTextIndex({str(index.path)!r})
+for n in range(5000, 5040):  # each capture its own transaction, as in the daemon
+    add_rows(index, [warm_body(random.Random(n), n)], n)
+print(len(index.champions.pending), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL and done.stdout.split() == ["40"], done.stderr
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    assert index.count() == 240 and len(index.champions.pending) == 40
+    assert chunk_rows(index, '"river"') != fts5_rows(index, '"river"')
+    assert_lists_hold_fts5s_rows(index, plan)
+    assert index.fold() is True
+    for term in plan:
+        assert chunk_rows(index, term) == fts5_rows(index, term), term
