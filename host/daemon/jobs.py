@@ -26,6 +26,7 @@ SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
 TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at most)
+CHECKPOINT_STEPS = 8  # merge steps (of 32 pages) between two copies of the index's WAL
 RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
 SIMILAR_BUDGET_S = 0.2
@@ -146,10 +147,14 @@ async def fold_text_index(app) -> None:
 async def merge_text_index(app) -> None:
     """Merge the full-text index's segments, which captures leave to this (``defer_merges``:
     FTS5 merging in a capture's COMMIT made the longest captures), one short step at a time
-    on the store thread, each step's WAL copied into the file in a worker thread."""
+    on the store thread (``STEP_PAGES``: a capture waits behind one step at most), the WAL
+    copied into the file in a worker thread every ``CHECKPOINT_STEPS`` steps."""
     text = index_of(app.home)
+    steps = 0
     while not await app.run(text.merge, 1):
-        await asyncio.to_thread(text.checkpoint)
+        steps += 1
+        if steps % CHECKPOINT_STEPS == 0:
+            await asyncio.to_thread(text.checkpoint)
 
 
 async def once(job, app) -> None:

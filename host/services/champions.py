@@ -61,7 +61,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS hitdelta (n INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
 )
 CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes)
-FOLD_WRITES = 128  # bitmap chunks rewritten per fold step (~2 ms: a short store-thread pause)
+FOLD_WRITES = 64  # bitmap chunks rewritten per fold step (~2 ms: a short store-thread pause)
 PENDING_ROWS = 256  # rows whose bits wait in the delta, at most (a sync folds beyond)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
 _SPREAD = [bytes(byte >> b & 1 for b in range(8)) for byte in range(256)]  # bit i: byte i
@@ -415,24 +415,31 @@ class Champions:
             self.db.execute("DELETE FROM hitdelta WHERE n = ?", (n,))
 
     def fold(self) -> bool:
-        """Set the delta's oldest rows' bits in the bitmaps, rewriting at most
-        ``FOLD_WRITES`` chunks (each chunk of a term once, whatever rows it takes; a row's
-        terms all at once), in the caller's transaction; True once the delta is empty."""
-        writes = FOLD_WRITES
+        """Set the delta's oldest bits in the bitmaps, rewriting at most ``FOLD_WRITES``
+        chunks (each chunk of a term once, whatever rows it takes; a row's terms left over
+        wait for the next step), in the caller's transaction; True once the delta is empty.
+        """
         todo: dict[tuple[str, int], list[int]] = defaultdict(list)
-        rows: list[int] = []
+        taken: dict[int, set[str]] = defaultdict(set)
         for n in sorted(self.pending):
-            terms = [t for t in self.pending[n] if t in self.tiers]
-            fresh = {(t, n // CHUNK) for t in terms} - todo.keys()
-            if rows and len(todo) + len(fresh) > writes:
-                break
-            for term in terms:
-                todo[term, n // CHUNK].append(n)
-            rows.append(n)
+            for term in self.pending[n]:
+                if term not in self.tiers:  # its list went: nothing to set
+                    taken[n].add(term)
+                    continue
+                key = (term, n // CHUNK)
+                if key not in todo and len(todo) >= FOLD_WRITES:
+                    break
+                todo[key].append(n)
+                taken[n].add(term)
+            else:
+                continue
+            break
         for (term, chunk), ns in todo.items():
             self._set(term, chunk, ns)
-        for n in rows:
+        for n, terms in taken.items():
+            left = [t for t in self.pending[n] if t not in terms]
             self._unpend(n)
+            self._pend(n, left)
         return not self.pending
 
     def _set(self, term: str, chunk: int, rows: list[int]) -> None:

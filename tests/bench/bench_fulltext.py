@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from engine.archive import registry, textquery  # noqa: E402
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
+from host.services import fulltext  # noqa: E402
 from host.services.champions import averages  # noqa: E402
 from host.services.fulltext import WEIGHTS, FullTextIndex  # noqa: E402
 
@@ -262,27 +263,48 @@ def compare(index: FullTextIndex, classes: dict[str, list[str]]) -> float:
 
 def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     """Register real pages one by one; time the index's catch-up after each (what a capture
-    adds on the store thread), with the champion lists the queries built kept current."""
-    cpu, wall, copies, merges = [], [], [], []
+    adds on the store thread), with the champion lists the queries built kept current.
+    Every other four pages are the baseline: each one's catch-up and the fold of its bits
+    into the bitmaps timed together (what a capture cost when it rewrote its warm terms'
+    chunks)."""
+    cpu, wall, base, copies, merges, folds = [], [], [], [], [], []
     for n, path in enumerate(sorted(FIXTURES.glob("*.html.gz")) * 4):
         body = gzip.decompress(path.read_bytes()) + f"<!-- {n} -->".encode()
         registry.register(store, Capture(f"https://fixture.example/{n}", body), RegisterOptions())
-        c, w, _ = timed(lambda: index.sync(store, limit=50))
-        cpu.append(c), wall.append(w)
-        if n % 4 == 3:  # the daemon's text job, every 10 s: merge steps, the WAL copied
+        if n // 4 % 2:  # four pages of the baseline, then four as now
+            base.append(timed(lambda: index.sync(store, limit=50) and index.fold())[:2])
+        else:
+            c, w, _ = timed(lambda: index.sync(store, limit=50))
+            cpu.append(c), wall.append(w)
+        if n % 4 == 3:  # the daemon's text job, every 10 s: fold and merge steps, the WAL copied
+            folds += fold_steps(index)
             merges += merge_steps(index)
             copies.append(timed(index.checkpoint)[:2])
+    bcpu, bwall = [c for c, _ in base], [w for _, w in base]
     print(
         f"capture: the index adds median {statistics.median(cpu):.1f} ms CPU / "
         f"{statistics.median(wall):.1f} ms wall, p99 {p99(cpu):.1f} ms CPU / {p99(wall):.1f} ms "
         f"wall, max {max(cpu):.1f} ms CPU / {max(wall):.1f} ms wall, over {len(wall)} "
         f"real pages at {index.count()} versions, {len(index.champions.tiers)} champion lists "
-        f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms); the WAL "
-        f"copied into the file after every 4th, off the store thread: median "
+        f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms); baseline, "
+        f"the other {len(bwall)} pages with their bits set in the bitmaps at once: median "
+        f"{statistics.median(bcpu):.1f} ms CPU / {statistics.median(bwall):.1f} ms wall, max "
+        f"{max(bcpu):.1f} ms CPU / {max(bwall):.1f} ms wall; the WAL copied into the file after "
+        f"every 4th, off the store thread: median "
         f"{statistics.median(w for _, w in copies):.1f} ms wall, max {max(w for _, w in copies):.1f} ms"
-        f"; FTS5's segments merged between captures (not in them, as in the daemon): "
-        f"{describe(merges)}"
+        f"; the delta folded between captures: {describe(folds)}; FTS5's segments merged "
+        f"between captures (not in them, as in the daemon): {describe(merges)}"
     )
+
+
+def fold_steps(index: FullTextIndex) -> list[tuple[float, float]]:
+    """The text job's fold (``fold_text_index``): steps on the store thread."""
+    steps = []
+    while True:
+        c, w, done = timed(lambda: index.fold(1))
+        steps.append((c, w))
+        if done:
+            return steps
 
 
 def merge_steps(index: FullTextIndex) -> list[tuple[float, float]]:
@@ -383,7 +405,11 @@ def main() -> None:
         "once (filling 100k versions costs ~7 min CPU), copied afresh for each run",
     )
     parser.add_argument("--build-only", action="store_true", help="fill (and cache), then stop")
+    parser.add_argument("--captures-only", action="store_true", help="no searches, no deletes")
+    parser.add_argument("--step-pages", type=int, help="pages a merge step (default: the index's)")
     args = parser.parse_args()
+    if args.step_pages:
+        fulltext.STEP_PAGES = args.step_pages
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average, 2 cores)")
     chosen = pages(args.split)
     cached = args.cache / f"{args.split}-{args.versions}" if args.cache else None
@@ -410,6 +436,9 @@ def main() -> None:
             f"the first catch-up after a start (the store's versions reconciled): {c:.0f} ms CPU / {w:.0f} ms wall"
             f"; then FTS5's segments merged: {describe(merge_steps(index))}"
         )
+        if args.captures_only:
+            capture_cost(store, index)
+            return
         classes = queries(index, chosen)
         worst = first_searches(index, classes)
         print(f"worst p99 wall of a first search {worst:.1f} ms (target <= 50 ms)")
