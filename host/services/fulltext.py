@@ -609,11 +609,10 @@ class FullTextIndex:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
-                source = self._source(query)
                 if want is None:
-                    ranking, matched = self._scored(source)
+                    ranking, matched = self._scored(self._source(query))
                 else:
-                    ranking, matched = self._scored_head(query, source, want)
+                    ranking, matched = self._scored_head(query, want)
                 if want is not None and self._frequent(matched):  # the next search: its list
                     self._want(_phrases(query))
                 if not self.deferred:
@@ -639,6 +638,22 @@ class FullTextIndex:
             if all(paired):
                 return "pairs", " AND ".join(map(str, paired))
         return "docs", textquery.to_fts(query)
+
+    def _head_source(self, query: textquery.Query) -> tuple[str, str]:
+        """The table and expression that rank the head of ``query``: as :meth:`_source`, but
+        phrases with ``-excluded`` terms on their pairs too, the excluded rows taken out by
+        :meth:`_scored_head` (an excluded term adds nothing to ``bm25()``: its count in a
+        matching row is 0), not by FTS5 checking the phrases' positions in ``docs``.
+
+        >>> import tempfile
+        >>> index = FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")
+        >>> index._head_source(textquery.parse('"lower meadow" -river'))
+        ('pairs', '"lower_meadow"')
+        """
+        paired = [self._pair_expr(p) for p in _phrases(query)]
+        if paired and all(paired):
+            return "pairs", " AND ".join(map(str, paired))
+        return self._source(query)
 
     def _term_source(self, term: str) -> tuple[str, str]:
         """The table and expression that rank one term (see :meth:`_source`)."""
@@ -666,16 +681,18 @@ class FullTextIndex:
         found = self.db.execute(_SCORED.format(table), (*WEIGHTS, match)).fetchall()
         return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
 
-    def _scored_head(self, query, source: tuple[str, str], want: int) -> tuple[Ranking, int]:
+    def _scored_head(self, query, want: int) -> tuple[Ranking, int]:
         """The head of the full ranking without grouping every match: FTS5 scores every
         match and keeps the best rows (its sorter, in C), which are grouped here into their
         documents; a document is certain once its best row scores strictly better than the
         last row fetched (rows are fetched until ``want`` documents are, or all are). The
         matches themselves (the total, and how many rows matched) come from the terms'
-        bitmaps when each has a list, else from FTS5."""
-        total, matched = self.rows.documents(self._matching(query, source))
+        bitmaps when each has a list, else from FTS5. Ranked on ``pairs`` (see
+        :meth:`_head_source`), the rows of excluded terms are skipped here."""
+        table, match = source = self._head_source(query)
+        skip = self._excluded(query) if table == "pairs" else []  # docs: FTS5's own NOT
+        total, matched = self.rows.documents(self._matching(query, source, skip))
         limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
-        table, match = source
         while True:
             found = self.db.execute(_TOP.format(table), (*WEIGHTS, match, limit)).fetchall()
             complete = len(found) < limit
@@ -685,6 +702,8 @@ class FullTextIndex:
                 row = self.rows.get(n)
                 if row is None or row[0] in seen_keys or not rank < bound:
                     continue
+                if skip and any(n in hits for hits in skip):
+                    continue
                 seen_keys.add(row[0])
                 head.append((row[0], row[1], rank))
             if complete or len(head) >= min(want, total):
@@ -692,25 +711,41 @@ class FullTextIndex:
                 return Ranking(head, total), matched
             limit *= 4
 
-    def _matching(self, query, source: tuple[str, str]) -> Hits | list[int]:
+    def _matching(self, query, source: tuple[str, str], skip: list[Hits]) -> Hits | list[int]:
         """The rows ``query`` matches: the AND of its terms' bitmaps when each term has a
-        list (see :meth:`_unexcluded`), else FTS5's (``source``: see :meth:`_source`)."""
-        hits = [self.champions.hits(p) for p in _phrases(query)]
+        list (see :meth:`_unexcluded`), else FTS5's (``source``: see :meth:`_head_source`;
+        ``skip``: the excluded rows when its expression leaves them in)."""
+        phrases = _phrases(query)
+        hits = [self.champions.hits(p) for p in phrases]
+        if any(h is None and self._pair_expr(p) for p, h in zip(phrases, hits, strict=True)):
+            hits = [
+                h or Hits(bitmap(self._rowids(self._term_source(p))))
+                for p, h in zip(phrases, hits, strict=True)
+            ]
         if all(h is not None for h in hits):
-            return self._unexcluded(query, _both([h for h in hits if h is not None]))
-        return self._rowids(source)
+            both = _both([h for h in hits if h is not None])
+            return self._unexcluded(query, both, skip if skip else None)
+        rows = self._rowids(source)
+        return self._unexcluded(query, Hits(bitmap(rows)), skip) if skip else rows
 
-    def _unexcluded(self, query, hits: Hits) -> Hits:
-        """The rows of ``hits`` that no ``-excluded`` term of ``query`` matches, as FTS5's
-        ``NOT`` leaves them: each excluded term's rows from its bitmap when it has a list,
-        else from FTS5 (that term alone)."""
+    def _excluded(self, query) -> list[Hits]:
+        """The rows of each ``-excluded`` term of ``query``: from its bitmap when it has a
+        list, else from FTS5 (that term alone)."""
+        found = []
         for term in query.terms:
             if term.negative:
                 phrase = textquery.to_fts(textquery.Query((replace(term, negative=False),)))
                 excluded = self.champions.hits(phrase)
                 if excluded is None:
                     excluded = Hits(bitmap(self._rowids(self._term_source(phrase))))
-                hits = _minus(hits, excluded)
+                found.append(excluded)
+        return found
+
+    def _unexcluded(self, query, hits: Hits, excluded: list[Hits] | None = None) -> Hits:
+        """The rows of ``hits`` that no ``-excluded`` term of ``query`` matches, as FTS5's
+        ``NOT`` leaves them (``excluded``: :meth:`_excluded`, when the caller has it)."""
+        for other in self._excluded(query) if excluded is None else excluded:
+            hits = _minus(hits, other)
         return hits
 
     def _champion_head(self, query, want: int) -> Ranking | None:

@@ -655,6 +655,19 @@ def test_a_phrase_ranks_on_its_pairs_bit_for_bit_as_fts5_ranks_it(tmp_path):
     )
     for text in ('"lower meadow" -river', '"lower meadow" river'):
         assert index._source(textquery.parse(text))[0] == "docs"
+    for text in ('"lower meadow" -東京都', '"river mead" -the', '"meadow river" -of -東京都'):
+        assert_head_on_pairs_as_in_docs(index, text)
+
+
+def assert_head_on_pairs_as_in_docs(index, text: str) -> None:
+    """The head of phrases with excluded terms is ranked on their pairs, the excluded rows
+    skipped: it is the head of FTS5's ranking of the whole query (its NOT) on docs."""
+    query = textquery.parse(text)
+    assert index._head_source(query)[0] == "pairs", text
+    every = index.search(query)  # every match, scored by FTS5 on docs
+    head = index.search(query, 3)
+    assert every.total > 3 and head.total == every.total, text
+    assert len(head.results) >= 3 and head.results == every.results[: len(head.results)], text
 
 
 def assert_ranked_on_pairs_as_in_docs(index, text: str) -> None:
