@@ -43,8 +43,10 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,6 +308,60 @@ def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     )
 
 
+def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
+    """Captures arriving while the text job folds and merges, as in the daemon: one store
+    thread runs the job's steps one after another (here without a pause: the worst case)
+    and each capture (registration and the index's catch-up) in between; a capture's wait
+    is from its arrival to its start. Work for the job first: 8 captures' delta and
+    segments, neither folded nor merged; then 40 captures, 20 ms apart."""
+    pages = sorted(FIXTURES.glob("*.html.gz"))
+    store_thread = ThreadPoolExecutor(1)
+
+    def capture(n: int) -> float:
+        body = gzip.decompress(pages[n % len(pages)].read_bytes()) + f"<!-- w{n} -->".encode()
+        start = time.perf_counter()
+        registry.register(store, Capture(f"https://wait.example/{n}", body), RegisterOptions())
+        index.sync(store, limit=50)
+        return start
+
+    def step(run) -> tuple[float, float, bool]:
+        cpu, wall = time.thread_time(), time.perf_counter()
+        done = run(1)
+        return (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000, done
+
+    for n in range(8):
+        store_thread.submit(capture, n).result()
+    steps: list[tuple[float, float]] = []
+    stop = threading.Event()
+
+    def job() -> None:
+        while not stop.is_set():
+            idle = True
+            for run in (index.fold, index.merge):
+                c, w, done = store_thread.submit(step, run).result()
+                steps.append((c, w))
+                idle = idle and done
+            if idle:
+                time.sleep(0.01)
+
+    runner = threading.Thread(target=job)
+    runner.start()
+    waits = []
+    for n in range(8, 48):
+        arrived = time.perf_counter()
+        waits.append((store_thread.submit(capture, n).result() - arrived) * 1000)
+        time.sleep(0.02)
+    stop.set()
+    runner.join()
+    store_thread.shutdown()
+    print(
+        f"captures while the text job folds and merges without a pause (one store thread): "
+        f"{len(waits)} captures waited median {statistics.median(waits):.1f} ms, max "
+        f"{max(waits):.1f} ms wall; the job's steps: {len(steps)}, the longest "
+        f"{max(c for c, _ in steps):.1f} ms CPU (the store thread's) / {max(w for _, w in steps):.1f} ms wall"
+    )
+
+
 def fold_steps(index: FullTextIndex) -> list[tuple[float, float]]:
     """The text job's fold (``fold_text_index``): steps on the store thread."""
     steps = []
@@ -448,6 +504,7 @@ def main() -> None:
         )
         if args.captures_only:
             capture_cost(store, index)
+            capture_waits(store, index)
             return
         classes = queries(index, chosen)
         if args.classes:
@@ -457,6 +514,7 @@ def main() -> None:
         worst = compare(index, classes)
         print(f"worst p99 wall now {worst:.1f} ms (target <= 50 ms)")
         capture_cost(store, index)
+        capture_waits(store, index)
         deletion_cost(store, index)
         orphan_cost(index)
         store.close()
