@@ -470,6 +470,9 @@ NOTICE = re.compile(
     r"|advertis(?:ement|ing disclosure)|anzeige|affiliate|werbung"
     r"|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos"
     r"|recaptcha|cookies?|adblock|ad blocker|werbeblocker"
+    # what a browser without scripts shows: "Please turn on JavaScript", "… requires JavaScript"
+    r"|javascript (?:is )?(?:disabled|enabled|required)|(?:enable|turn on) (?:your |browser'?s? )?javascript"
+    r"|requires? javascript|relies on javascript"
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts

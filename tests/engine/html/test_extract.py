@@ -713,6 +713,27 @@ def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
     assert not is_notice(Block(story, len(story), 0, "p"), 160)
 
 
+def test_a_notice_for_a_browser_without_scripts_is_a_site_notice():
+    # discuss.flarum.org (WCXB forum): the thread's page carries, in <noscript>, "This site is
+    # best viewed in a modern browser with JavaScript enabled." (<noscript> stays: it holds
+    # the content of some pages).
+    html = wide_page("wcxb-0557")
+    body = main_text(html)
+    assert "JavaScript enabled" not in body and "Design Thinking" in body
+    notices = [
+        "Please turn on JavaScript. Media requires JavaScript to play.",
+        "This slideshow requires JavaScript.",
+        "Please enable Javascript to view this form.",
+        "You currently do not have JavaScript enabled in your web browser.",
+        "We have detected that you currently have Javascript disabled.",
+        "please enable browser's Javascript to use the Tell-A-Friend tool.",
+    ]
+    for text in notices:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in ("Hooks are JavaScript functions.", "JavaScript Debugger", "Learn JavaScript"):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
