@@ -473,6 +473,9 @@ NOTICE = re.compile(
     # what a browser without scripts shows: "Please turn on JavaScript", "… requires JavaScript"
     r"|javascript (?:is )?(?:disabled|enabled|required)|(?:enable|turn on) (?:your |browser'?s? )?javascript"
     r"|requires? javascript|relies on javascript"
+    # consent lines under sign-up and comment forms, embed placeholders
+    r"|agree to (?:our|the|its) (?:terms|user agreement|privacy|conditions)|our privacy (?:policy|notice)"
+    r"|unserer? datenschutz|datenschutzeinstellungen"
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts

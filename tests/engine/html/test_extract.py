@@ -734,6 +734,28 @@ def test_a_notice_for_a_browser_without_scripts_is_a_site_notice():
         assert not is_notice(Block(text, len(text), 0, "p"), 160), text
 
 
+def test_a_consent_line_under_a_form_is_a_site_notice():
+    # expatriates.stackexchange.com (WCXB forum): under the answer form, "By clicking “Post Your
+    # Answer”, you agree to our terms of service and acknowledge you have read our privacy policy."
+    html = wide_page("wcxb-0360")
+    body = main_text(html)
+    assert "you agree to our terms of service" not in body
+    assert "copied prices from airlines websites" in body
+    notices = [
+        "By clicking Sign Me Up, you confirm you are 16+ and agree to our Terms of Use and Privacy Policy.",
+        "Our community members are treated to special offers. Read our Privacy Policy",
+        "Mit der Anmeldung willigen Sie der Verarbeitung Ihrer Daten gemäß unserer Datenschutzerklärung ein.",
+        "Datenschutzeinstellungen anpassen",
+    ]
+    for text in notices:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in (
+        "Independently Audited Privacy Policy",
+        "Die Datenschutzerklärung der Stadt ist neu.",
+    ):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
