@@ -756,6 +756,24 @@ def test_a_consent_line_under_a_form_is_a_site_notice():
         assert not is_notice(Block(text, len(text), 0, "p"), 160), text
 
 
+def test_an_update_stamp_in_another_language_is_a_site_notice():
+    # repubblica.it (the Fundus corpus's test page, MIT): "05 Gennaio 2025 Aggiornato alle
+    # 16:01 1 minuti di lettura" under the headline, as "Last updated …" is in English.
+    html = wide_page("fundus-it-LaRepubblica-V1")
+    body = main_text(html)
+    assert "Aggiornato alle" not in body and "A Roma spunta lo striscione shock" in body
+    stamps = [
+        "25/04/2026 Actualizado a las 15:10h.",
+        "10/07/2026 00:50 Actualizado a 10/07/2026 22:39",
+        "毎日新聞 2025/1/14 21:17（最終更新 1/14 21:17） 789文字",
+        "Atualizado em 12/03/2025 às 10:02",
+    ]
+    for text in stamps:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in ("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri."):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
