@@ -496,8 +496,11 @@ NOTICE = re.compile(
     # a thread's quote and post chrome: XenForo's "Click to expand...", vBulletin's "Originally
     # Posted by X", Stack Exchange's "answered Mar 28, 2014 at 22:52"
     r"|click to expand|originally posted by|(?:asked|answered|edited) \w+ \d+, \d{4} at \d"
-    # a shop's or a blog's buttons and sign-up pitches
-    r"|rate this|add to (?:wish ?list|favou?rites)|enter your e-?mail|\d ?% off your (?:first )?order"
+    # a shop's or a blog's buttons and sign-up pitches ("Rate this post", "Enter your email address:",
+    # "Enter your email for 15% off your order"; not "we rate this camera", "enter your email and password")
+    r"|rate this (?:article|post|page|book|product|recipe|story|review)|add to (?:wish ?list|favou?rites)"
+    r"|enter your e-?mail(?: address)?(?: ?:|$| for | to (?:get|receive|subscribe|join|sign up))"
+    r"|\d+ ?% off your (?:first )?order"
     r")"
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 
