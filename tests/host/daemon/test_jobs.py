@@ -298,3 +298,34 @@ def test_older_versions_have_their_address_kept_in_steps_at_start(app, monkeypat
     monkeypatch.setattr(jobs, "flush_learning", lambda _app: record(print, _app))
     asyncio.run(run_start())
     assert "keep_all_addresses" in started
+
+
+def test_captures_leave_their_list_bits_to_the_text_job(app, monkeypatch):
+    """A capture in the daemon writes its champion-list bits to the delta; searches see them at
+    once, and the text job (also the start) folds them into the bitmaps on the store thread."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    monkeypatch.setattr(champions, "SIZE", 2)
+
+    def capture(n: int) -> None:
+        words = " ".join(["warm"] * (1 + n % 3) + ["cold"] * (n % 2))
+        page = Capture(f"https://f.example/{n}", f"<title>{n}</title><p>{words} page{n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+        app.executor.submit(text.sync, app.store, 50).result()
+
+    text = index_of(app.home)
+    for n in range(6):
+        capture(n)
+    asyncio.run(warm_search_index(app))
+    assert '"warm"' in text.champions.warm and not text.champions.pending
+    for n in range(6, 10):
+        capture(n)
+    assert sorted(text.champions.pending) == [7, 8, 9, 10]  # row numbers start at 1
+    head = app.executor.submit(text.search, textquery.parse("warm"), 2).result()
+    assert head.total == 10
+    asyncio.run(text_index_once(app))
+    assert not text.champions.pending
+    found = text.db.execute("SELECT chunk, bits FROM hitmap WHERE term = '\"warm\"'").fetchall()
+    assert len(champions.Hits(dict(found))) == 10
+    capture(10)
+    asyncio.run(warm_search_index(app))  # a restart folds too
+    assert not text.champions.pending
