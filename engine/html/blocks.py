@@ -283,18 +283,21 @@ def drop_labelled(
         cls, ident = attrs.get("class") or "", attrs.get("id") or ""
         one = known.get(cls) or label_part(cls)
         two = known.get(ident) or label_part(ident)
-        if one[1] or two[1] or node.tag in ("body", "html"):
+        if one[1] or two[1]:
             continue
         if not opened and (one[2] or two[2]):
             continue
         if one[0] or two[0]:
+            tag = tag_name(node)  # only a node a rule names: most labelled nodes are not
+            if tag in _PAGE_TAGS:
+                continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
-            if not (
-                permalinks and ident and node.tag in _SECTIONS and permalinked_section(node, ident)
-            ):
+            if not (permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
+            if tag_name(node) in _PAGE_TAGS:
+                continue
             hits.append(node)
             hidden.append(node)
     if dialogs:
@@ -329,6 +332,9 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+_PAGE_TAGS = frozenset(("body", "html"))  # never a boilerplate container
 
 
 # The elements documentation generators give a section's anchor to: Sphinx's <section id>

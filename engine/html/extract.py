@@ -484,6 +484,11 @@ NOTICE = re.compile(
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
     r"|support (?:us|our journalism|local news)|we rely on your support|unterstütze"
+    # a thread's quote and post chrome: XenForo's "Click to expand...", vBulletin's "Originally
+    # Posted by X", Stack Exchange's "answered Mar 28, 2014 at 22:52"
+    r"|click to expand|originally posted by|(?:asked|answered|edited) \w+ \d+, \d{4} at \d"
+    # a shop's or a blog's buttons and sign-up pitches
+    r"|rate this|add to (?:wish ?list|favou?rites)|enter your e-?mail|\d ?% off your (?:first )?order"
     r")"
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 

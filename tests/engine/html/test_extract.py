@@ -774,6 +774,29 @@ def test_an_update_stamp_in_another_language_is_a_site_notice():
         assert not is_notice(Block(text, len(text), 0, "p"), 160), text
 
 
+def test_a_threads_quote_and_post_chrome_is_a_site_notice():
+    # head-fi.org (XenForo, WCXB forum): each quoted post ends with "Click to expand...";
+    # expatriates.stackexchange.com: each answer is signed "answered Mar 28, 2014 at 22:52".
+    for page_id, chrome, post in (
+        ("wcxb-0515", "Click to expand...", "I currently own Focal Bathys"),
+        ("wcxb-0360", "answered Mar 28, 2014 at", "on Excel spreadsheet I had copied prices"),
+    ):
+        body = main_text(wide_page(page_id))
+        assert chrome not in body and post in body, page_id
+    for line in (  # vBulletin's quote header, a shop's and a blog's buttons, a sign-up pitch
+        "Originally Posted by lowjhg",
+        "Add to wishlist",
+        "No votes so far! Be the first to rate this post.",
+        "Enter your email for 15% off your order.",
+    ):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    for line in (  # the words in a sentence
+        "The committee answered in 2014 at last, after a long wait.",
+        "We expanded the clinic in 2019 and kept its old entrance.",
+    ):
+        assert not is_notice(Block(line, len(line), 0, "p"), 160), line
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
