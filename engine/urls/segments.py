@@ -31,7 +31,7 @@ from functools import cache, lru_cache
 from importlib import resources
 
 from engine.urls.keyboard import neighbours
-from engine.urls.typos import typo_cost
+from engine.urls.typos import costs_more_than, typo_cost
 
 NGRAM_SIZES = (2, 3, 4, 5)
 RAREST_TRIGRAMS = 3
@@ -68,11 +68,15 @@ class Lexicon:
 
     def __init__(self, words) -> None:
         self.order = {w: i for i, w in enumerate(dict.fromkeys(words))}
-        self.trigrams: dict[str, list[str]] = defaultdict(list)
+        # each trigram's words by length, and how many words hold it: a segment counts
+        # only the words of about its length, and picks its rarest trigrams by the count
+        self.trigrams: dict[str, dict[int, list[str]]] = defaultdict(dict)
+        self.holding: Counter = Counter()
         for word in self.order:
             if len(word) >= 4:
                 for gram in {word[i : i + 3] for i in range(len(word) - 2)}:
-                    self.trigrams[gram].append(word)
+                    self.trigrams[gram].setdefault(len(word), []).append(word)
+                    self.holding[gram] += 1
 
     def __contains__(self, word: str) -> bool:
         return word in self.order
@@ -84,13 +88,14 @@ class Lexicon:
     def sharing(self, segment: str, slack: int = 2, top: int = 8) -> list[str]:
         """Words of about the same length sharing the most trigrams with ``segment``."""
         counts: Counter = Counter()
-        lists = [self.trigrams.get(segment[i : i + 3], ()) for i in range(len(segment) - 2)]
+        grams = [segment[i : i + 3] for i in range(len(segment) - 2)]
         # the rarest trigrams say the most and cost the least to count
-        for words in sorted(lists, key=len)[:RAREST_TRIGRAMS]:
-            counts.update(words)
-        n = len(segment)
-        near = [(c, w) for w, c in counts.items() if abs(len(w) - n) <= slack]
-        return [w for _, w in heapq.nlargest(top, near)]
+        n, holding = len(segment), self.holding
+        for gram in sorted(grams, key=lambda g: holding.get(g, 0))[:RAREST_TRIGRAMS]:
+            by_length = self.trigrams.get(gram, {})
+            for length in range(n - slack, n + slack + 1):
+                counts.update(by_length.get(length, ()))
+        return [w for _, w in heapq.nlargest(top, ((c, w) for w, c in counts.items()))]
 
     @classmethod
     def bundled(cls, extra: tuple[str, ...] = ()) -> Lexicon:
@@ -136,10 +141,12 @@ class Segmenter:
         # most n-grams first; on a tie the longer (the URL-rewriting method), then the likelier
         # typo: a typo cost is worked out only while no better-placed word has passed
         scored.sort(key=lambda c: (-c[0], -c[1]))
-        best = None
+        best, limit = None, self.options.max_typo_cost
         for score, length, word in scored:
             if score < self.options.threshold or (best and (score, length) != best[:2]):
                 break
+            if costs_more_than(segment, word, limit if best is None else -best[2]):
+                continue  # surely over the limit, or dearer than the best: never chosen
             cost = typo_cost(segment, word)
             if cost <= self.options.max_typo_cost and (best is None or (-cost, word) > best[2:]):
                 best = (score, length, -cost, word)

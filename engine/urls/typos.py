@@ -57,7 +57,8 @@ def costs_more_than(typed: str, meant: str, limit: float, costs: TypoCosts = DEF
     >>> costs_more_than("de", "com", 1.0), costs_more_than("co", "com", 1.0)
     (True, False)
     """
-    cheapest = _cheapest(costs, "-" in typed or "-" in meant or "." in typed or "." in meant)
+    hyphen = "-" in typed or "-" in meant or "." in typed or "." in meant
+    cheapest = _DEFAULT_CHEAPEST[hyphen] if costs is DEFAULT_COSTS else _cheapest(costs, hyphen)
     within = int(limit / cheapest)  # the most edits whose cost may stay within the limit
     if (within + 1) * cheapest <= limit:  # limit / cheapest rounded down past an integer
         within += 1
@@ -73,6 +74,8 @@ def _cheapest(costs: TypoCosts, hyphen: bool) -> float:
 
 
 _FIELDS = tuple(TypoCosts.__dataclass_fields__)
+# the default costs' cheapest edits, without hashing the dataclass on every call
+_DEFAULT_CHEAPEST = (_cheapest(DEFAULT_COSTS, False), _cheapest(DEFAULT_COSTS, True))
 
 
 def _is_lookalike(a: str, b: str) -> bool:

@@ -1,6 +1,7 @@
-"""The daemon's background work: schedules, stale similar-page lists, journal compaction.
+"""The daemon's background work: schedules, stale similar-page lists, journal compaction,
+the full-text index, and keeping the address older versions name for themselves.
 
-Both run as asyncio tasks next to the server. Store work goes through the one
+They run as asyncio tasks next to the server. Store work goes through the one
 store thread in small steps (one schedule, one similar list at a time, with a
 small similarity budget), so a request never waits long behind them; live
 fetches run on the event loop.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engine.archive.addresses import keep_addresses
 from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
 from engine.archive.provider import refresh_similar, stale_similar
@@ -29,6 +31,7 @@ TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at 
 CHECKPOINT_STEPS = 8  # merge steps (of 32 pages) between two copies of the index's WAL
 RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
+ADDRESS_STEP = 200  # versions whose address is kept per store-thread step (~15 ms each)
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
 
@@ -47,6 +50,17 @@ async def similar_once(app) -> int:
     for reg_id in stale:
         await app.run(refresh_similar, app.store, reg_id, options)
     return len(stale)
+
+
+async def keep_all_addresses(app) -> int:
+    """Keep the address every version stored before it was kept names for itself
+    (engine/archive/addresses.py), one step of versions at a time on the store thread, so
+    that liveness sweeps never parse a stored page for it; how many versions."""
+    kept, done = 0, False
+    while not done:
+        count, done = await app.run(keep_addresses, app.store, ADDRESS_STEP)
+        kept += count
+    return kept
 
 
 async def compact_once(app) -> bool:
@@ -181,6 +195,7 @@ def start(app) -> list[asyncio.Task]:
     return [
         asyncio.create_task(flush_learning(app)),
         asyncio.create_task(once(warm_search_index, app)),  # after readiness, not before
+        asyncio.create_task(once(keep_all_addresses, app)),
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),
