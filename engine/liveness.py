@@ -33,8 +33,8 @@ live main text is text the stored page showed (its extraction took a side story)
 
 from __future__ import annotations
 
+import re
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -42,9 +42,10 @@ from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.address import declared_address
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
-from engine.html.extract import Extraction, decode, main_text, nfc, page_title
+from engine.html.extract import Extraction, decode, main_text, nfc, page_title, title_weights
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
+from engine.lru import LRU
 
 
 @dataclass
@@ -94,6 +95,13 @@ class LivenessOptions:
     # footer the extraction took as the main text) → gone. A page that still shows this much of
     # the stored one is that page under a new address (a renamed slug): its text decides.
     other_address_shows: float = 0.9
+    # The address rule judges only a stored main text that may be the site's own words (a shop's
+    # footer on every page). A stored main text that speaks of its page, holding at least this
+    # share of its headline's words (:func:`titled`), is the page's content, and so is what is
+    # left of any stored main text once the site's template is known (``site_texts``): when the
+    # live page shows it under another address, the site moved the page (redirecting the old
+    # URL, redesigned or not), and the text decides.
+    titled_at: float = 0.3
 
 
 @dataclass
@@ -385,6 +393,8 @@ def another_page(
     address = str(stored.get("address") or "") if isinstance(stored, dict) else ""
     if not address or not live_address or address == live_address:
         return ""
+    if text.template or titled(stored) >= options.titled_at:
+        return ""  # the stored text is the page's own: found under a new address, it moved
     kept = text_phrases(text.visible_text, text.n)
     if not kept:
         return ""
@@ -392,6 +402,34 @@ def another_page(
     if shows >= options.other_address_shows:
         return ""
     return f"the live page names another address ({live_address}, not {address}) and shows {shows:.0%} of the stored page"
+
+
+def titled(stored: object) -> float:
+    """The share of the stored page's headline words (its title without the site's name:
+    :func:`headline`; weighted as :func:`title_weights`) that its main text holds: how much
+    the text speaks of its page (0.0 without a title or a text).
+
+    >>> titled({"title": "Quarter socks - Bombas", "body": "Bombas gives a pair of socks away"})
+    0.5
+    """
+    if not isinstance(stored, dict | Extraction):
+        return 0.0
+    title = stored.title if isinstance(stored, Extraction) else str(stored.get("title") or "")
+    words = set(tokenize(nfc(stored_body(stored))))
+    return sum(w for word, w in title_weights(headline(title)).items() if word in words)
+
+
+# Between a headline and the site's name in a <title>: a bar, dash, guillemet or dot between spaces.
+TITLE_PARTS = re.compile(r"\s+[|\-\u2013\u2014\u00ab\u00bb\u00b7:]+\s+")
+
+
+def headline(title: str) -> str:
+    """The longest part of a title split where sites join their name to it.
+
+    >>> headline("Einschlag in Elmshorn: Es war ein Meteorit | NDR.de - Nachrichten - NDR Info")
+    'Einschlag in Elmshorn: Es war ein Meteorit'
+    """
+    return max(TITLE_PARTS.split(title), key=len)
 
 
 @dataclass
@@ -495,17 +533,16 @@ class TemplateCache:
 
     def __init__(self, texts: int = 32, templates: int = 8) -> None:
         # ~290 KB per page's phrase set on the wide set (1,744 phrases on average): ~10 MB
-        self.sizes = (texts, templates)
-        self._texts: OrderedDict = OrderedDict()  # (hash, n) -> frozenset of phrases
-        self._templates: OrderedDict = OrderedDict()  # (hashes, n) -> their union
+        self._texts: LRU[tuple, frozenset] = LRU(texts)  # (hash, n) -> frozenset of phrases
+        self._templates: LRU[tuple, frozenset] = LRU(templates)  # (hashes, n) -> their union
         self._lock = threading.Lock()  # the store thread plans, the analysis thread adds
 
     def plan(self, digests: Iterable[str], n: int) -> TemplatePlan:
         """What is known of these texts' template (call before reading the texts)."""
         digests = tuple(digests)
         with self._lock:
-            ready = _touch(self._templates, (digests, n))
-            known = {d: p for d in digests if (p := _touch(self._texts, (d, n))) is not None}
+            ready = self._templates.get((digests, n))
+            known = {d: p for d in digests if (p := self._texts.get((d, n))) is not None}
         return TemplatePlan(digests, ready, known, tuple(d for d in digests if d not in known))
 
     def template(self, plan: TemplatePlan, texts: dict[str, str], n: int) -> frozenset:
@@ -516,25 +553,9 @@ class TemplateCache:
         union = frozenset().union(*plan.known.values(), *read.values())
         with self._lock:
             for digest, found in read.items():
-                _keep(self._texts, (digest, n), found, self.sizes[0])
-            _keep(self._templates, (plan.digests, n), union, self.sizes[1])
+                self._texts.put((digest, n), found)
+            self._templates.put((plan.digests, n), union)
         return union
-
-
-def _touch(cache: OrderedDict, key) -> frozenset | None:
-    """The cached value of ``key``, marked as just used (None when absent)."""
-    value = cache.get(key)
-    if value is not None:
-        cache.move_to_end(key)
-    return value
-
-
-def _keep(cache: OrderedDict, key, value: frozenset, size: int) -> None:
-    """Cache ``value``, dropping the least recently used entries over ``size``."""
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > size:
-        cache.popitem(last=False)
 
 
 def text_phrases(text: str, n: int) -> set[tuple[str, ...]]:

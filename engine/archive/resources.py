@@ -24,10 +24,10 @@ kept it inline (``resources``), and :func:`manifest_of` reads both.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from engine.errors import StorageError
+from engine.lru import LRU
 
 STORED = "stored"
 PENDING = "pending"  # wanted, bytes not in yet (never in a committed manifest)
@@ -182,17 +182,14 @@ def manifest_of(store, version_doc: dict) -> list[dict]:
     digest = version_doc.get("manifest")
     if not digest:
         return version_doc.get("resources") or []
-    cache = store.cache.setdefault("manifests", OrderedDict())
+    cache = store.cache.setdefault("manifests", LRU(MANIFEST_CACHE))
     if digest in cache:
-        cache.move_to_end(digest)
-        return cache[digest]
+        return cache.get(digest)
     try:
         manifest = json.loads(store.get_blob(digest))
     except ValueError as exc:
         raise StorageError(f"manifest {digest} is not JSON: {exc}") from exc
-    cache[digest] = manifest
-    if len(cache) > MANIFEST_CACHE:
-        cache.popitem(last=False)
+    cache.put(digest, manifest)
     return manifest
 
 

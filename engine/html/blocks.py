@@ -95,6 +95,9 @@ class BlockOptions:
     # A section of one or two words stays when its heading links to it ("commentary" over
     # "Commentary¶" and its permalink "#commentary", see permalinked_section).
     permalinked_sections: bool = True
+    # A class word that a boilerplate word opens is boilerplate even when a content word
+    # follows ("newsletter-widget__text__new-story-page", see named_content).
+    noise_opens_label: bool = True
 
 
 @dataclass(slots=True)
@@ -269,7 +272,7 @@ def drop_labelled(
     dialogs, hits, hidden = [], [], []
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
-    permalinks = options.permalinked_sections
+    permalinks, opened = options.permalinked_sections, options.noise_opens_label
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -280,16 +283,21 @@ def drop_labelled(
         cls, ident = attrs.get("class") or "", attrs.get("id") or ""
         one = known.get(cls) or label_part(cls)
         two = known.get(ident) or label_part(ident)
-        if one[1] or two[1] or node.tag in ("body", "html"):
+        if one[1] or two[1]:
+            continue
+        if not opened and (one[2] or two[2]):
             continue
         if one[0] or two[0]:
+            tag = tag_name(node)  # only a node a rule names: most labelled nodes are not
+            if tag in _PAGE_TAGS:
+                continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
-            if not (
-                permalinks and ident and node.tag in _SECTIONS and permalinked_section(node, ident)
-            ):
+            if not (permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
+            if tag_name(node) in _PAGE_TAGS:
+                continue
             hits.append(node)
             hidden.append(node)
     if dialogs:
@@ -324,6 +332,9 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+_PAGE_TAGS = frozenset(("body", "html"))  # never a boilerplate container
 
 
 # The elements documentation generators give a section's anchor to: Sphinx's <section id>
@@ -412,23 +423,46 @@ def noise_label(label: str) -> bool:
     )
 
 
-_LABEL_PARTS: dict[str, tuple[bool, bool]] = {}
+_LABEL_PARTS: dict[str, tuple[bool, bool, bool]] = {}
 
 
-def label_part(part: str) -> tuple[bool, bool]:
-    """(names boilerplate, names content) for one class or id value, cached: the page's
-    labels are checked by dict look-up (:func:`noise_label` of "class id" is
+def label_part(part: str) -> tuple[bool, bool, bool]:
+    """(names boilerplate, names content, names content only in class words that a
+    boilerplate word opens) for one class or id value, cached: the page's labels are
+    checked by dict look-up (:func:`noise_label` of "class id" is
     ``(a[0] or b[0]) and not (a[1] or b[1])`` for its two parts a and b).
 
     >>> label_part("comments-area"), label_part("category-comments"), label_part("share content")
-    ((True, False), (False, False), (True, True))
+    ((True, False, False), (False, False, False), (True, True, False))
+    >>> label_part("newsletter-widget__text__new-story-page")
+    (True, False, True)
     """
     if len(_LABEL_PARTS) > 100_000:
         _LABEL_PARTS.clear()
     low = part.lower()  # then case-sensitive patterns: re.I costs 2-3x the time
     noisy = bool(_NOISE_LOW.search(low)) and bool(_NOISE_LOW.search(_TAXONOMY_LOW.sub(" ", low)))
-    found = _LABEL_PARTS[part] = (noisy, bool(_CONTENT_LOW.search(low)))
+    content = led = bool(_CONTENT_LOW.search(low))
+    if content:
+        content = not noisy or any(named_content(word) for word in low.split())
+        led = not content
+    found = _LABEL_PARTS[part] = (noisy, content, led)
     return found
+
+
+# BEM and its kin name an element after the block it belongs to, the block first:
+# "newsletter-widget__text__new-story-page" is the newsletter's text on a story page, and
+# "comment-content" a comment's body. A content word in a class word that a boilerplate
+# word opens names where the box sits, not what it is.
+_NOISE_OPENS = re.compile("(?:" + "|".join(map(re.escape, NOISE_WORDS)) + ")")
+
+
+def named_content(word: str) -> bool:
+    """True when a lower-cased class word names content and no boilerplate word opens it.
+
+    >>> named_content("article-content"), named_content("comment-content"), named_content("share")
+    (True, False, False)
+    """
+    return _CONTENT_LOW.search(word) is not None and _NOISE_OPENS.match(word) is None
 
 
 # The CSS frameworks' utility class that hides an element (Bootstrap's and Tailwind's

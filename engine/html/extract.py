@@ -470,13 +470,25 @@ NOTICE = re.compile(
     r"|advertis(?:ement|ing disclosure)|anzeige|affiliate|werbung"
     r"|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos"
     r"|recaptcha|cookies?|adblock|ad blocker|werbeblocker"
+    # what a browser without scripts shows: "Please turn on JavaScript", "… requires JavaScript"
+    r"|javascript (?:is )?(?:disabled|enabled|required)|(?:enable|turn on) (?:your |browser'?s? )?javascript"
+    r"|requires? javascript|relies on javascript"
+    # consent lines under sign-up and comment forms, embed placeholders
+    r"|agree to (?:our|the|its) (?:terms|user agreement|privacy|conditions)|our privacy (?:policy|notice)"
+    r"|unserer? datenschutz|datenschutzeinstellungen"
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
     r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
+    r"|actualizado(?: a| el|:)|aggiornat[oa](?: alle| il|:)|atualizad[oa](?: em| às|:)|最終更新"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
     r"|support (?:us|our journalism|local news)|we rely on your support|unterstütze"
+    # a thread's quote and post chrome: XenForo's "Click to expand...", vBulletin's "Originally
+    # Posted by X", Stack Exchange's "answered Mar 28, 2014 at 22:52"
+    r"|click to expand|originally posted by|(?:asked|answered|edited) \w+ \d+, \d{4} at \d"
+    # a shop's or a blog's buttons and sign-up pitches
+    r"|rate this|add to (?:wish ?list|favou?rites)|enter your e-?mail|\d ?% off your (?:first )?order"
     r")"
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 

@@ -1,6 +1,7 @@
-"""The daemon's background work: schedules, stale similar-page lists, journal compaction.
+"""The daemon's background work: schedules, stale similar-page lists, journal compaction,
+the full-text index, and keeping the address older versions name for themselves.
 
-Both run as asyncio tasks next to the server. Store work goes through the one
+They run as asyncio tasks next to the server. Store work goes through the one
 store thread in small steps (one schedule, one similar list at a time, with a
 small similarity budget), so a request never waits long behind them; live
 fetches run on the event loop.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engine.archive.addresses import keep_addresses
 from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
 from engine.archive.provider import refresh_similar, stale_similar
@@ -26,8 +28,10 @@ SCHEDULE_EVERY = 60.0
 SIMILAR_EVERY = 30.0
 COMPACT_EVERY = 300.0  # a long journal makes the next open slow; fold it in while idle
 TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at most)
+CHECKPOINT_STEPS = 8  # merge steps (of 32 pages) between two copies of the index's WAL
 RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
+ADDRESS_STEP = 200  # versions whose address is kept per store-thread step (~15 ms each)
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
 
@@ -46,6 +50,17 @@ async def similar_once(app) -> int:
     for reg_id in stale:
         await app.run(refresh_similar, app.store, reg_id, options)
     return len(stale)
+
+
+async def keep_all_addresses(app) -> int:
+    """Keep the address every version stored before it was kept names for itself
+    (engine/archive/addresses.py), one step of versions at a time on the store thread, so
+    that liveness sweeps never parse a stored page for it; how many versions."""
+    kept, done = 0, False
+    while not done:
+        count, done = await app.run(keep_addresses, app.store, ADDRESS_STEP)
+        kept += count
+    return kept
 
 
 async def compact_once(app) -> bool:
@@ -87,6 +102,7 @@ async def warm_search_index(app) -> int:
     await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index
     while not await app.run(text.sync, app.store, 250):
         pass
+    await fold_text_index(app)
     await merge_text_index(app)
     if await app.run(text.warm_due):
         await warm_lists(app)
@@ -119,11 +135,12 @@ async def text_index_once(app) -> bool:
     make one champion list a search wanted (host/services/champions.py), so the next search
     of that term is fast and no search waits for a list to be made; copy its WAL into the
     file in a worker thread (a capture does not: ``defer_checkpoints``); merge FTS5's segments
-    (a capture does not: ``defer_merges``); once caught up after a rebuild or a big import,
+    (a capture does not: ``defer_merges``) and fold the champion lists' delta; once caught up after a rebuild or a big import,
     make the warm lists again."""
 
     text = index_of(app.home)
     done = await app.run(text.sync, app.store, 250)
+    await fold_text_index(app)
     await merge_text_index(app)
     await app.run(text.build_lists, 1)
     await asyncio.to_thread(text.checkpoint)
@@ -132,13 +149,26 @@ async def text_index_once(app) -> bool:
     return done
 
 
+async def fold_text_index(app) -> None:
+    """Set the bits captures left in the champion lists' delta (a capture writes one row
+    there instead of rewriting a bitmap chunk per frequent term) in the bitmaps, one short
+    step at a time on the store thread, so captures come between the steps."""
+    text = index_of(app.home)
+    while not await app.run(text.fold, 1):
+        pass
+
+
 async def merge_text_index(app) -> None:
     """Merge the full-text index's segments, which captures leave to this (``defer_merges``:
     FTS5 merging in a capture's COMMIT made the longest captures), one short step at a time
-    on the store thread, each step's WAL copied into the file in a worker thread."""
+    on the store thread (``STEP_PAGES``: a capture waits behind one step at most), the WAL
+    copied into the file in a worker thread every ``CHECKPOINT_STEPS`` steps."""
     text = index_of(app.home)
+    steps = 0
     while not await app.run(text.merge, 1):
-        await asyncio.to_thread(text.checkpoint)
+        steps += 1
+        if steps % CHECKPOINT_STEPS == 0:
+            await asyncio.to_thread(text.checkpoint)
 
 
 async def once(job, app) -> None:
@@ -165,6 +195,7 @@ def start(app) -> list[asyncio.Task]:
     return [
         asyncio.create_task(flush_learning(app)),
         asyncio.create_task(once(warm_search_index, app)),  # after readiness, not before
+        asyncio.create_task(once(keep_all_addresses, app)),
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),

@@ -140,10 +140,14 @@ def _with_versions(app, reg) -> dict:
 
 def keep_text_index(app) -> None:
     """Index what was just registered for full-text search (host/services/fulltext.py; on the store
-    thread, a few ms). A failure leaves it to the next sync, never fails the capture."""
+    thread, a few ms); without the daemon's text job (the CLI alone), tidy the index after it
+    (fold and a bounded merge). A failure leaves it to the next sync, never fails the capture."""
 
     try:
-        fulltext.index_of(app.home).sync(app.store, limit=50)
+        index = fulltext.index_of(app.home)
+        index.sync(app.store, limit=50)
+        if not index.deferred:
+            index.tidy()
     except Exception:  # derived data: the next query or background step catches up
         logging.getLogger("pagekeeper.fulltext").exception("full-text indexing failed")
 

@@ -58,8 +58,11 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS hitmap (term TEXT NOT NULL, chunk INTEGER NOT NULL,"
     " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS hitmap_chunk ON hitmap(chunk)",
+    "CREATE TABLE IF NOT EXISTS hitdelta (n INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
 )
-CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes: a capture rewrites one a term)
+CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes)
+FOLD_WRITES = 64  # bitmap chunks rewritten per fold step (~2 ms: a short store-thread pause)
+PENDING_ROWS = 256  # rows whose bits wait in the delta, at most (a sync folds beyond)
 _BITS = [tuple(b for b in range(8) if byte >> b & 1) for byte in range(256)]
 _SPREAD = [bytes(byte >> b & 1 for b in range(8)) for byte in range(256)]  # bit i: byte i
 
@@ -215,20 +218,40 @@ class Champions:
             self.drop(term)
         self._pairs_of: set[str] = set()  # the warm terms self._pairs was made from
         self._pairs: dict[tuple[str, str], str] = {}
+        self.load_delta()
+
+    def load_delta(self) -> None:
+        """The bits set since the last :meth:`fold`, as the file holds them (``hitdelta``:
+        one row per row number, the terms whose bitmap lacks its bit)."""
+        self.pending: dict[int, list[str]] = {}
+        self.delta: dict[str, set[int]] = defaultdict(set)  # term -> its rows in no chunk yet
+        for n, terms in self.db.execute("SELECT n, terms FROM hitdelta"):
+            self.pending[n] = terms.split("\n")
+            for term in self.pending[n]:
+                self.delta[term].add(n)
 
     def clear(self) -> None:
-        for table in ("champ", "tier", "hitmap"):
+        for table in ("champ", "tier", "hitmap", "hitdelta"):
             self.db.execute(f"DELETE FROM {table}")
         self.tiers, self.warm = {}, set()
+        self.pending, self.delta = {}, defaultdict(set)
 
     def hits(self, term: str) -> Hits | None:
         """The rows ``term`` matches, kept beside its list (None: no list), so a query
         needs no FTS5 lookup of them (a broad prefix or a frequent phrase costs FTS5 a
-        merge of many doclists or positions)."""
+        merge of many doclists or positions): its bitmap's chunks and the rows of the
+        delta that no :meth:`fold` has set in them yet."""
         if term not in self.tiers:
             return None
         found = self.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
-        return Hits(dict(found.fetchall()))
+        chunks = dict(found.fetchall())
+        late: dict[int, bytearray] = {}
+        for n in self.delta.get(term, ()):
+            c = n // CHUNK
+            if c not in late:
+                late[c] = bytearray(chunks.get(c, bytes(CHUNK // 8)))
+            late[c][(n % CHUNK) >> 3] |= 1 << (n & 7)
+        return Hits(chunks | {c: bytes(b) for c, b in late.items()})
 
     def build(self, term: str, matches: list[int], source: tuple[str, str]) -> None:
         """Make the list of ``term`` (an FTS5 phrase, matching the rows ``matches``) from
@@ -257,10 +280,13 @@ class Champions:
             self.drop(old)
 
     def drop(self, term: str) -> None:
+        """Forget the list of ``term`` (the delta's mentions of it stay: each is true of
+        its row while the row lives, and a fold skips terms with no list)."""
         for table in ("champ", "tier", "hitmap"):
             self.db.execute(f"DELETE FROM {table} WHERE term = ?", (term,))
         self.tiers.pop(term, None)
         self.warm.discard(term)
+        self.delta.pop(term, None)
 
     def ranked(self, term: str, hits: int, matching) -> tuple[list[Row], float] | None:
         """The listed rows that ``matching`` accepts, scored as ``bm25()`` would, best first,
@@ -293,6 +319,7 @@ class Champions:
             f = words.get(term, 0.0) if term in self.warm else self.scratch.count(term)
             counts[term] = f
             self._enter(term, n, f, row.length, cutoff, a0)
+        self._pend(n, [t for t, f in counts.items() if f])
         return counts
 
     def _row_counts(self, row: RowTokens) -> dict[str, float]:
@@ -326,10 +353,8 @@ class Champions:
         return self._pairs
 
     def _enter(self, term: str, n: int, f: float, length: int, cutoff: float, a0: float) -> None:
-        """Row ``n`` holds ``term`` ``f`` times (column-weighted): its bit, and its place in
-        the list when its factor at ``a0`` beats the cutoff."""
-        if f:
-            self._mark(term, n, True)
+        """Row ``n`` holds ``term`` ``f`` times (column-weighted): its place in the list when
+        its factor at ``a0`` beats the cutoff (its bit: the caller, :meth:`_pend`)."""
         if f and factor(f, length, a0) > cutoff:
             self.db.execute(
                 "INSERT OR REPLACE INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
@@ -340,30 +365,102 @@ class Champions:
         """Apply to the list of ``term`` a row added after the snapshot it was read from."""
         cutoff, a0 = self.tiers[term]
         with self.scratch.row(title, body, url) as row:
-            self._enter(term, n, self.scratch.count(term), row.length, cutoff, a0)
+            f = self.scratch.count(term)
+            self._enter(term, n, f, row.length, cutoff, a0)
+        if f:
+            self._pend(n, [term])
 
     def leave(self, term: str, n: int) -> None:
         """Apply to the list of ``term`` a row that left FTS5 after its snapshot."""
         self.db.execute("DELETE FROM champ WHERE term = ? AND n = ?", (term, n))
-        self._mark(term, n, False)
+        self._unpend(n, term)
+        self._unmark(term, n)
 
     def removed(self, n: int) -> None:
         """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""
         self.db.execute("DELETE FROM champ WHERE n = ?", (n,))
+        self._unpend(n)
         byte, mask = (n % CHUNK) >> 3, 1 << (n & 7)
         chunks = self.db.execute("SELECT term, bits FROM hitmap WHERE chunk = ?", (n // CHUNK,))
         for term in [t for t, bits in chunks.fetchall() if byte < len(bits) and bits[byte] & mask]:
-            self._mark(term, n, False)  # one read of the row's chunk of every list, not one each
+            self._unmark(term, n)  # one read of the row's chunk of every list, not one each
 
-    def _mark(self, term: str, n: int, on: bool) -> None:
-        """Set or clear row ``n``'s bit in the bitmap of ``term``."""
+    # -- the delta: a capture's bits, set in the bitmaps later ------------------------------
+    def _pend(self, n: int, terms: list[str]) -> None:
+        """Row ``n`` holds ``terms``: one row of ``hitdelta`` in the capture's transaction
+        (a crash loses both or neither), not a read and a rewrite of one bitmap chunk per
+        term (a real page holds ~365 warm terms: ~5 ms); :meth:`hits` adds them."""
+        known = self.pending.get(n, [])
+        terms = known + [t for t in terms if t not in known]
+        if terms == known:
+            return
+        self.db.execute("INSERT OR REPLACE INTO hitdelta (n, terms) VALUES (?, ?)",
+                        (n, "\n".join(terms)))  # fmt: skip
+        self.pending[n] = terms
+        for term in terms:
+            self.delta[term].add(n)
+
+    def _unpend(self, n: int, term: str | None = None) -> None:
+        """Row ``n`` (only its bit of ``term``, when given) out of the delta."""
+        terms = self.pending.get(n, [])
+        if not terms or term is not None and term not in terms:
+            return
+        for t in terms if term is None else [term]:
+            self.delta.get(t, set()).discard(n)
+        left = [t for t in terms if term is not None and t != term]
+        del self.pending[n]
+        if left:
+            self._pend(n, left)
+        else:
+            self.db.execute("DELETE FROM hitdelta WHERE n = ?", (n,))
+
+    def fold(self) -> bool:
+        """Set the delta's oldest bits in the bitmaps, rewriting at most ``FOLD_WRITES``
+        chunks (each chunk of a term once, whatever rows it takes; a row's terms left over
+        wait for the next step), in the caller's transaction; True once the delta is empty.
+        """
+        todo: dict[tuple[str, int], list[int]] = defaultdict(list)
+        taken: dict[int, set[str]] = defaultdict(set)
+        for n in sorted(self.pending):
+            for term in self.pending[n]:
+                if term not in self.tiers:  # its list went: nothing to set
+                    taken[n].add(term)
+                    continue
+                key = (term, n // CHUNK)
+                if key not in todo and len(todo) >= FOLD_WRITES:
+                    break
+                todo[key].append(n)
+                taken[n].add(term)
+            else:
+                continue
+            break
+        for (term, chunk), ns in todo.items():
+            self._set(term, chunk, ns)
+        for n, terms in taken.items():
+            left = [t for t in self.pending[n] if t not in terms]
+            self._unpend(n)
+            self._pend(n, left)
+        return not self.pending
+
+    def _set(self, term: str, chunk: int, rows: list[int]) -> None:
+        found = self.db.execute(
+            "SELECT bits FROM hitmap WHERE term = ? AND chunk = ?", (term, chunk)
+        ).fetchone()
+        bits = bytearray(found[0] if found else CHUNK // 8)
+        for n in rows:
+            bits[(n % CHUNK) >> 3] |= 1 << (n & 7)
+        self.db.execute("INSERT OR REPLACE INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
+                        (term, chunk, bytes(bits)))  # fmt: skip
+
+    def _unmark(self, term: str, n: int) -> None:
+        """Clear row ``n``'s bit in the bitmap of ``term``."""
         found = self.db.execute(
             "SELECT bits FROM hitmap WHERE term = ? AND chunk = ?", (term, n // CHUNK)
         ).fetchone()
-        bits = bytearray(found[0] if found else CHUNK // 8)
         byte, mask = (n % CHUNK) >> 3, 1 << (n & 7)
-        if bool(bits[byte] & mask) == on:
+        if found is None or not found[0][byte] & mask:
             return
+        bits = bytearray(found[0])
         bits[byte] ^= mask
         self.db.execute("INSERT OR REPLACE INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
                         (term, n // CHUNK, bytes(bits)))  # fmt: skip

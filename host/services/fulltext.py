@@ -47,6 +47,7 @@ from host.home import Home
 from host.services import pairs
 from host.services.champions import (
     MIN_ROWS,
+    PENDING_ROWS,
     Built,
     Champions,
     Hits,
@@ -77,6 +78,7 @@ DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted vers
 WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
+TIDY_STEPS = 4  # merge steps after a write when no daemon runs them (``tidy``)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class FullTextIndex:
         self.conjunctions = Conjunctions(self.db, WEIGHTS)
         self.stamp: tuple | None = None
         self.paired: dict[str, str | None] = {}  # see _pair_expr
-        self.deferred = False  # True: champion lists are made by build_lists, not by a search
+        self.deferred = False  # True: the daemon makes lists (build_lists), folds and merges
         self.wanted: dict[tuple[str, ...], None] = {}  # the terms of searches wanting a list
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
@@ -207,7 +209,7 @@ class FullTextIndex:
 
     def merge(self, steps: int | None = None) -> bool:
         """Merge FTS5's segments as its automerge would (``'merge'`` with a positive page
-        count: a level's segments once it holds ``usermerge``, 4, of them), ``MERGE_PAGES``
+        count: a level's segments once it holds ``usermerge``, 4, of them), ``STEP_PAGES``
         pages a step, each step its own transaction, so captures come between; True once
         no level has that many (False: ``steps`` ran out first)."""
         while steps is None or steps > 0:
@@ -215,11 +217,33 @@ class FullTextIndex:
                 before = self.db.total_changes
                 with self._batch():
                     for table in ("docs", "pairs"):
-                        self.db.execute(_MERGE.format(table), (MERGE_PAGES,))
+                        self.db.execute(_MERGE.format(table), (STEP_PAGES,))
                 if self.db.total_changes - before <= 2:  # each command's own row: nothing merged
                     return True
             steps = None if steps is None else steps - 1
         return False
+
+    def fold(self, steps: int | None = None) -> bool:
+        """Set the bits captures left in the delta (host/services/champions.py) in the
+        champion lists' bitmaps, ``FOLD_WRITES`` chunks a step, each step its own
+        transaction; True once none is left (False: ``steps`` ran out first)."""
+        with self.lock:
+            return self._fold(steps)
+
+    def _fold(self, steps: int | None) -> bool:
+        while steps is None or steps > 0:
+            with self._batch():
+                if self.champions.fold():
+                    return True
+            steps = None if steps is None else steps - 1
+        return not self.champions.pending
+
+    def tidy(self, steps: int = TIDY_STEPS) -> None:
+        """Without the daemon, after a write: what its text job does between captures,
+        bounded (the delta folded, at most ``steps`` merge steps), so an index the daemon
+        left with ``automerge`` off does not pile up segments when only the CLI writes."""
+        self.fold()
+        self.merge(steps)
 
     def checkpoint(self) -> tuple[int, int]:
         """Copy what the WAL holds into the file (SQLite's PASSIVE checkpoint: it waits for
@@ -255,6 +279,8 @@ class FullTextIndex:
                 self._reconcile(store)
             todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
+            if len(self.champions.pending) > PENDING_ROWS:  # a big batch: fold it now
+                self._fold(None)
             done = limit is None or len(todo) <= limit
             self.stamp = stamp if done else None
             return done
@@ -435,6 +461,7 @@ class FullTextIndex:
             yield
         except BaseException:
             self.db.execute("ROLLBACK")
+            self.champions.load_delta()  # what the file holds
             self.generation += 1  # rows noted as added or removed in it did not happen
             raise
         self.db.execute("COMMIT")
@@ -582,11 +609,10 @@ class FullTextIndex:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
                     if head is not None:
                         return head
-                source = self._source(query)
                 if want is None:
-                    ranking, matched = self._scored(source)
+                    ranking, matched = self._scored(self._source(query))
                 else:
-                    ranking, matched = self._scored_head(query, source, want)
+                    ranking, matched = self._scored_head(query, want)
                 if want is not None and self._frequent(matched):  # the next search: its list
                     self._want(_phrases(query))
                 if not self.deferred:
@@ -612,6 +638,22 @@ class FullTextIndex:
             if all(paired):
                 return "pairs", " AND ".join(map(str, paired))
         return "docs", textquery.to_fts(query)
+
+    def _head_source(self, query: textquery.Query) -> tuple[str, str]:
+        """The table and expression that rank the head of ``query``: as :meth:`_source`, but
+        phrases with ``-excluded`` terms on their pairs too, the excluded rows taken out by
+        :meth:`_scored_head` (an excluded term adds nothing to ``bm25()``: its count in a
+        matching row is 0), not by FTS5 checking the phrases' positions in ``docs``.
+
+        >>> import tempfile
+        >>> index = FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")
+        >>> index._head_source(textquery.parse('"lower meadow" -river'))
+        ('pairs', '"lower_meadow"')
+        """
+        paired = [self._pair_expr(p) for p in _phrases(query)]
+        if paired and all(paired):
+            return "pairs", " AND ".join(map(str, paired))
+        return self._source(query)
 
     def _term_source(self, term: str) -> tuple[str, str]:
         """The table and expression that rank one term (see :meth:`_source`)."""
@@ -639,16 +681,18 @@ class FullTextIndex:
         found = self.db.execute(_SCORED.format(table), (*WEIGHTS, match)).fetchall()
         return Ranking([r[:3] for r in found], len(found)), sum(r[3] for r in found)
 
-    def _scored_head(self, query, source: tuple[str, str], want: int) -> tuple[Ranking, int]:
+    def _scored_head(self, query, want: int) -> tuple[Ranking, int]:
         """The head of the full ranking without grouping every match: FTS5 scores every
         match and keeps the best rows (its sorter, in C), which are grouped here into their
         documents; a document is certain once its best row scores strictly better than the
         last row fetched (rows are fetched until ``want`` documents are, or all are). The
         matches themselves (the total, and how many rows matched) come from the terms'
-        bitmaps when each has a list, else from FTS5."""
-        total, matched = self.rows.documents(self._matching(query, source))
+        bitmaps when each has a list, else from FTS5. Ranked on ``pairs`` (see
+        :meth:`_head_source`), the rows of excluded terms are skipped here."""
+        table, match = source = self._head_source(query)
+        skip = self._excluded(query) if table == "pairs" else []  # docs: FTS5's own NOT
+        total, matched = self.rows.documents(self._matching(query, source, skip))
         limit = 8 * want + 64  # rows: a document has a few versions; a second pass costs a full one
-        table, match = source
         while True:
             found = self.db.execute(_TOP.format(table), (*WEIGHTS, match, limit)).fetchall()
             complete = len(found) < limit
@@ -658,6 +702,8 @@ class FullTextIndex:
                 row = self.rows.get(n)
                 if row is None or row[0] in seen_keys or not rank < bound:
                     continue
+                if skip and any(n in hits for hits in skip):
+                    continue
                 seen_keys.add(row[0])
                 head.append((row[0], row[1], rank))
             if complete or len(head) >= min(want, total):
@@ -665,25 +711,41 @@ class FullTextIndex:
                 return Ranking(head, total), matched
             limit *= 4
 
-    def _matching(self, query, source: tuple[str, str]) -> Hits | list[int]:
+    def _matching(self, query, source: tuple[str, str], skip: list[Hits]) -> Hits | list[int]:
         """The rows ``query`` matches: the AND of its terms' bitmaps when each term has a
-        list (see :meth:`_unexcluded`), else FTS5's (``source``: see :meth:`_source`)."""
-        hits = [self.champions.hits(p) for p in _phrases(query)]
+        list (see :meth:`_unexcluded`), else FTS5's (``source``: see :meth:`_head_source`;
+        ``skip``: the excluded rows when its expression leaves them in)."""
+        phrases = _phrases(query)
+        hits = [self.champions.hits(p) for p in phrases]
+        if any(h is None and self._pair_expr(p) for p, h in zip(phrases, hits, strict=True)):
+            hits = [
+                h or Hits(bitmap(self._rowids(self._term_source(p))))
+                for p, h in zip(phrases, hits, strict=True)
+            ]
         if all(h is not None for h in hits):
-            return self._unexcluded(query, _both([h for h in hits if h is not None]))
-        return self._rowids(source)
+            both = _both([h for h in hits if h is not None])
+            return self._unexcluded(query, both, skip if skip else None)
+        rows = self._rowids(source)
+        return self._unexcluded(query, Hits(bitmap(rows)), skip) if skip else rows
 
-    def _unexcluded(self, query, hits: Hits) -> Hits:
-        """The rows of ``hits`` that no ``-excluded`` term of ``query`` matches, as FTS5's
-        ``NOT`` leaves them: each excluded term's rows from its bitmap when it has a list,
-        else from FTS5 (that term alone)."""
+    def _excluded(self, query) -> list[Hits]:
+        """The rows of each ``-excluded`` term of ``query``: from its bitmap when it has a
+        list, else from FTS5 (that term alone)."""
+        found = []
         for term in query.terms:
             if term.negative:
                 phrase = textquery.to_fts(textquery.Query((replace(term, negative=False),)))
                 excluded = self.champions.hits(phrase)
                 if excluded is None:
                     excluded = Hits(bitmap(self._rowids(self._term_source(phrase))))
-                hits = _minus(hits, excluded)
+                found.append(excluded)
+        return found
+
+    def _unexcluded(self, query, hits: Hits, excluded: list[Hits] | None = None) -> Hits:
+        """The rows of ``hits`` that no ``-excluded`` term of ``query`` matches, as FTS5's
+        ``NOT`` leaves them (``excluded``: :meth:`_excluded`, when the caller has it)."""
+        for other in self._excluded(query) if excluded is None else excluded:
+            hits = _minus(hits, other)
         return hits
 
     def _champion_head(self, query, want: int) -> Ranking | None:
@@ -798,6 +860,9 @@ _FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a sca
 _MERGE = "INSERT INTO {0} ({0}, rank) VALUES ('merge', ?)"
 _AUTOMERGE = "INSERT INTO {0} ({0}, rank) VALUES ('automerge', 0)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
+STEP_PAGES = 32  # pages merged per step of ``merge``: a capture waits for one step at most
+# (at 20k versions, tune half: a step of 250 pages up to 12.8 ms CPU, of 32 up to 3.0 ms; the
+# merging costs ~20 % more CPU in all, off the captures)
 
 
 def _phrases(query: textquery.Query) -> tuple[str, ...]:

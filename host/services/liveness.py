@@ -19,8 +19,8 @@ from __future__ import annotations
 import time
 
 from engine.archive import alerts, provider
-from engine.errors import DecodeError, FetchError, InvalidURL, TooLarge
-from engine.html.address import declared_address
+from engine.archive.addresses import address_of
+from engine.errors import FetchError, InvalidURL, TooLarge
 from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
@@ -44,7 +44,7 @@ def _stored(app, ref: str, options: LivenessOptions) -> tuple[str, str, dict, tu
     row = app.store.row("extracts", reg_id) or {}
     extract = {**row, "body": _main_text(app.store, row)}
     extract["visible"] = provider.visible_text_of(app.store, reg_id)
-    extract["address"] = _address(app.store, doc, row)
+    extract["address"] = address_of(app.store, reg_id)
     plan = app.site_templates.plan(_site_digests(app.store, doc), options.phrase_words)
     texts = {d: _text(app.store, d) for d in plan.missing} if plan.ready is None else {}
     return reg_id, doc["url"], extract, (plan, texts)
@@ -77,17 +77,6 @@ def _site_digests(store, doc: dict) -> list[str]:
         if len(seen) > SITE_PAGES:
             break
     return digests
-
-
-def _address(store, doc: dict, row: dict) -> str:
-    """The path the stored page names for itself, kept at capture; a version stored before it
-    was kept has it read from its original page."""
-    if "address" in row:
-        return str(row["address"] or "")
-    try:
-        return declared_address(store.get_blob(doc["orig"]))
-    except DecodeError:
-        return ""
 
 
 def _text(store, digest: str) -> str:

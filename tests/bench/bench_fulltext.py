@@ -15,7 +15,7 @@ capture is indexed as in a 100k archive. Query classes (10 queries each, 5 runs 
 and p99 of CPU and wall time per query): a rare word (in ~0.1 % of rows), a common word (in
 ~50 %), two common words, a phrase (frequent adjacent word pairs), two common words as a
 phrase (most rare as a phrase: FTS5 checks the positions in every row holding both), a prefix, a common word
-with an excluded common word, a CJK word (frequent Han/Kana bigrams). "now" asks for the
+with an excluded common word, a frequent phrase with a common word, and with a common word excluded, a CJK word (frequent Han/Kana bigrams). "now" asks for the
 first 100 documents, as ``archive search`` does for its first page.
 
 First, the warm lists are made as the daemon makes them after a start (``warm_plan`` and
@@ -39,11 +39,14 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 from engine.archive import registry, textquery  # noqa: E402
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
+from host.services import fulltext  # noqa: E402
 from host.services.champions import averages  # noqa: E402
 from host.services.fulltext import WEIGHTS, FullTextIndex  # noqa: E402
 
@@ -145,6 +149,14 @@ def queries(index: FullTextIndex, chosen: list[dict]) -> dict[str, list[str]]:
             :PER_CLASS
         ],
         "excluded": [f"{a} -{b}" for a, b in zip(common, common[1:], strict=False)],
+        "phrase word": [
+            f'"{a} {b}" {c}'
+            for (a, b), c in zip(ranked_pairs[:: 1000 // PER_CLASS], common, strict=False)
+        ],
+        "phrase -word": [
+            f'"{a} {b}" -{c}'
+            for (a, b), c in zip(ranked_pairs[:: 1000 // PER_CLASS], common, strict=False)
+        ],
         "CJK": [g for g, _ in grams.most_common(PER_CLASS)],
     }
 
@@ -232,6 +244,7 @@ def first_searches(index: FullTextIndex, classes: dict[str, list[str]]) -> float
             c, w, old = timed(lambda q=query: today(index, q))
             base_cpu.append(c), base_wall.append(w)
             assert new.results == [tuple(r) for r in old[: len(new.results)]], text
+            assert new.total == len(old), (text, new.total, len(old))
         worst = max(worst, p99(wall))
         print(row(name, base_cpu, base_wall, cpu, wall, docs, f"  {listed}/{len(texts)}"))
     del index._scored_head
@@ -261,27 +274,102 @@ def compare(index: FullTextIndex, classes: dict[str, list[str]]) -> float:
 
 def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     """Register real pages one by one; time the index's catch-up after each (what a capture
-    adds on the store thread), with the champion lists the queries built kept current."""
-    cpu, wall, copies, merges = [], [], [], []
+    adds on the store thread), with the champion lists the queries built kept current.
+    Every other four pages are the baseline: each one's catch-up and the fold of its bits
+    into the bitmaps timed together (what a capture cost when it rewrote its warm terms'
+    chunks)."""
+    cpu, wall, base, copies, merges, folds = [], [], [], [], [], []
     for n, path in enumerate(sorted(FIXTURES.glob("*.html.gz")) * 4):
         body = gzip.decompress(path.read_bytes()) + f"<!-- {n} -->".encode()
         registry.register(store, Capture(f"https://fixture.example/{n}", body), RegisterOptions())
-        c, w, _ = timed(lambda: index.sync(store, limit=50))
-        cpu.append(c), wall.append(w)
-        if n % 4 == 3:  # the daemon's text job, every 10 s: merge steps, the WAL copied
+        if n // 4 % 2:  # four pages of the baseline, then four as now
+            base.append(timed(lambda: index.sync(store, limit=50) and index.fold())[:2])
+        else:
+            c, w, _ = timed(lambda: index.sync(store, limit=50))
+            cpu.append(c), wall.append(w)
+        if n % 4 == 3:  # the daemon's text job, every 10 s: fold and merge steps, the WAL copied
+            folds += fold_steps(index)
             merges += merge_steps(index)
             copies.append(timed(index.checkpoint)[:2])
+    bcpu, bwall = [c for c, _ in base], [w for _, w in base]
     print(
         f"capture: the index adds median {statistics.median(cpu):.1f} ms CPU / "
         f"{statistics.median(wall):.1f} ms wall, p99 {p99(cpu):.1f} ms CPU / {p99(wall):.1f} ms "
         f"wall, max {max(cpu):.1f} ms CPU / {max(wall):.1f} ms wall, over {len(wall)} "
         f"real pages at {index.count()} versions, {len(index.champions.tiers)} champion lists "
-        f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms); the WAL "
-        f"copied into the file after every 4th, off the store thread: median "
+        f"and {len(index.conjunctions.lists)} conjunction lists (target <= 20 ms); baseline, "
+        f"the other {len(bwall)} pages with their bits set in the bitmaps at once: median "
+        f"{statistics.median(bcpu):.1f} ms CPU / {statistics.median(bwall):.1f} ms wall, max "
+        f"{max(bcpu):.1f} ms CPU / {max(bwall):.1f} ms wall; the WAL copied into the file after "
+        f"every 4th, off the store thread: median "
         f"{statistics.median(w for _, w in copies):.1f} ms wall, max {max(w for _, w in copies):.1f} ms"
-        f"; FTS5's segments merged between captures (not in them, as in the daemon): "
-        f"{describe(merges)}"
+        f"; the delta folded between captures: {describe(folds)}; FTS5's segments merged "
+        f"between captures (not in them, as in the daemon): {describe(merges)}"
     )
+
+
+def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
+    """Captures arriving while the text job folds and merges, as in the daemon: one store
+    thread runs the job's steps one after another (here without a pause: the worst case)
+    and each capture (registration and the index's catch-up) in between; a capture's wait
+    is from its arrival to its start. Work for the job first: 8 captures' delta and
+    segments, neither folded nor merged; then 40 captures, 20 ms apart."""
+    pages = sorted(FIXTURES.glob("*.html.gz"))
+    store_thread = ThreadPoolExecutor(1)
+
+    def capture(n: int) -> float:
+        body = gzip.decompress(pages[n % len(pages)].read_bytes()) + f"<!-- w{n} -->".encode()
+        start = time.perf_counter()
+        registry.register(store, Capture(f"https://wait.example/{n}", body), RegisterOptions())
+        index.sync(store, limit=50)
+        return start
+
+    def step(run) -> tuple[float, float, bool]:
+        cpu, wall = time.thread_time(), time.perf_counter()
+        done = run(1)
+        return (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000, done
+
+    for n in range(8):
+        store_thread.submit(capture, n).result()
+    steps: list[tuple[float, float]] = []
+    stop = threading.Event()
+
+    def job() -> None:
+        while not stop.is_set():
+            idle = True
+            for run in (index.fold, index.merge):
+                c, w, done = store_thread.submit(step, run).result()
+                steps.append((c, w))
+                idle = idle and done
+            if idle:
+                time.sleep(0.01)
+
+    runner = threading.Thread(target=job)
+    runner.start()
+    waits = []
+    for n in range(8, 48):
+        arrived = time.perf_counter()
+        waits.append((store_thread.submit(capture, n).result() - arrived) * 1000)
+        time.sleep(0.02)
+    stop.set()
+    runner.join()
+    store_thread.shutdown()
+    print(
+        f"captures while the text job folds and merges without a pause (one store thread): "
+        f"{len(waits)} captures waited median {statistics.median(waits):.1f} ms, max "
+        f"{max(waits):.1f} ms wall; the job's steps: {len(steps)}, the longest "
+        f"{max(c for c, _ in steps):.1f} ms CPU (the store thread's) / {max(w for _, w in steps):.1f} ms wall"
+    )
+
+
+def fold_steps(index: FullTextIndex) -> list[tuple[float, float]]:
+    """The text job's fold (``fold_text_index``): steps on the store thread."""
+    steps = []
+    while True:
+        c, w, done = timed(lambda: index.fold(1))
+        steps.append((c, w))
+        if done:
+            return steps
 
 
 def merge_steps(index: FullTextIndex) -> list[tuple[float, float]]:
@@ -349,30 +437,63 @@ def table_bytes(index: FullTextIndex, table: str) -> int:
     return index.db.execute(f"SELECT sum(length(block)) FROM {table}_data").fetchone()[0] or 0
 
 
+def build(home: Path, chosen: list[dict], args) -> None:
+    """Fill the store and the index, then make the warm lists (as the daemon does after a
+    start); both closed after (a restart: the lists come from the file)."""
+    store = ArchiveStore.open(home, fsync=False)
+    index = FullTextIndex(home / "index" / "fulltext.sqlite3")
+    index.deferred = True  # as in the daemon: lists are made after a search, not in it
+    cpu, wall, _ = timed(lambda: fill(store, index, chosen, args.versions))
+    index.defer_checkpoints()
+    index.sync(store)
+    size = os.path.getsize(index.path) / 1e6
+    tables = {t: table_bytes(index, t) / 1e6 for t in ("docs", "pairs")}
+    print(
+        f"{args.versions} versions of {len(chosen)} real pages ({args.split} split): "
+        f"built in {wall / 1000:.0f} s ({cpu / 1000:.0f} s CPU), index {size:.0f} MB (FTS5 "
+        f"data: docs {tables['docs']:.0f} MB, its word pairs {tables['pairs']:.0f} MB)"
+    )
+    warm(store, index)
+    index.checkpoint()
+    index.close()
+    store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versions", type=int, default=100_000)
     parser.add_argument("--split", choices=("held-out", "tune"), default="held-out")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="a directory keeping the filled and warmed archive home per split and size: made "
+        "once (filling 100k versions costs ~7 min CPU), copied afresh for each run",
+    )
+    parser.add_argument("--build-only", action="store_true", help="fill (and cache), then stop")
+    parser.add_argument("--captures-only", action="store_true", help="no searches, no deletes")
+    parser.add_argument("--classes", help="only these query classes, comma-separated")
+    parser.add_argument("--step-pages", type=int, help="pages a merge step (default: the index's)")
     args = parser.parse_args()
+    if args.step_pages:
+        fulltext.STEP_PAGES = args.step_pages
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average, 2 cores)")
     chosen = pages(args.split)
+    cached = args.cache / f"{args.split}-{args.versions}" if args.cache else None
     with tempfile.TemporaryDirectory() as tmp:
-        store = ArchiveStore.open(Path(tmp) / "home", fsync=False)
-        index = FullTextIndex(Path(tmp) / "home" / "index" / "fulltext.sqlite3")
-        index.deferred = True  # as in the daemon: lists are made after a search, not in it
-        cpu, wall, _ = timed(lambda: fill(store, index, chosen, args.versions))
-        index.defer_checkpoints()
-        index.sync(store)
-        size = os.path.getsize(index.path) / 1e6
-        tables = {t: table_bytes(index, t) / 1e6 for t in ("docs", "pairs")}
-        print(
-            f"{args.versions} versions of {len(chosen)} real pages ({args.split} split): "
-            f"built in {wall / 1000:.0f} s ({cpu / 1000:.0f} s CPU), index {size:.0f} MB (FTS5 "
-            f"data: docs {tables['docs']:.0f} MB, its word pairs {tables['pairs']:.0f} MB)"
-        )
-        warm(store, index)
-        index.close()
-        index = FullTextIndex(index.path)  # a restart: the lists come from the file
+        home = Path(tmp) / "home"
+        if cached and cached.exists():
+            shutil.copytree(cached, home)
+            print(
+                f"{args.versions} versions ({args.split} split), filled and warmed: from {cached}"
+            )
+        else:
+            build(home, chosen, args)
+            if cached:
+                shutil.copytree(home, cached)
+        if args.build_only:
+            return
+        store = ArchiveStore.open(home, fsync=False)
+        index = FullTextIndex(home / "index" / "fulltext.sqlite3")
         index.deferred = True
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
         index.defer_merges()  # nor merges FTS5's segments
@@ -381,12 +502,19 @@ def main() -> None:
             f"the first catch-up after a start (the store's versions reconciled): {c:.0f} ms CPU / {w:.0f} ms wall"
             f"; then FTS5's segments merged: {describe(merge_steps(index))}"
         )
+        if args.captures_only:
+            capture_cost(store, index)
+            capture_waits(store, index)
+            return
         classes = queries(index, chosen)
+        if args.classes:
+            classes = {k: v for k, v in classes.items() if k in args.classes.split(",")}
         worst = first_searches(index, classes)
         print(f"worst p99 wall of a first search {worst:.1f} ms (target <= 50 ms)")
         worst = compare(index, classes)
         print(f"worst p99 wall now {worst:.1f} ms (target <= 50 ms)")
         capture_cost(store, index)
+        capture_waits(store, index)
         deletion_cost(store, index)
         orphan_cost(index)
         store.close()

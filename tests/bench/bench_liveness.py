@@ -8,7 +8,9 @@ article under the same URL, or a redirect to another page of the site); that pag
 page's title (<title> and <h1>); a redirect to a real page of another site. present kinds: the
 page's own main text (the wide set's ground truth) moved into the template of another real page
 of its site (a redesign: the page keeps its own rel=canonical and og:url, never the sibling's);
-the page with a real sibling's teaser added. A gone case is kept only if none of the stored page's
+the same under a NEW address (a site that moved its URLs, redirecting the old ones, and redesigned:
+canonical and og:url name a new path; pages that name an address only); the page with a real
+sibling's teaser added. A gone case is kept only if none of the stored page's
 ground-truth lines is left in it, a moved case only if all of them are visible. Split by SITE (SHA-1 of
 the host name, 30 % held out): a held-out site's pages are never seen while tuning. The stored copy is
 judged as the product judges it: its extraction, its visible text, and the visible texts of up to
@@ -35,6 +37,9 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
 [--split tune|heldout|both] [--methods "simhash,status only"] [--misses]`` (tune on ``--split tune``;
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed).
+
+ADDRESS OF STORED PAGES (``--family address [--pages N]``): what a sweep pays for the address each
+stored page names, the old path (parse the original page on every check) beside the kept one.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -59,6 +65,10 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from bench_extract import load, split_of  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
+from engine.archive.addresses import address_of, keep_addresses, read_address  # noqa: E402
+from engine.archive.model import Capture  # noqa: E402
+from engine.archive.registry import register  # noqa: E402
+from engine.archive.store import ArchiveStore  # noqa: E402
 from engine.html.address import declared_address  # noqa: E402
 from engine.html.extract import ExtractOptions, decode, extract  # noqa: E402
 from engine.html.keywords import KeywordOptions  # noqa: E402
@@ -276,7 +286,7 @@ def build(pages: list[Page], seed: int = 7) -> list[dict]:
 # -- cases from pairs of real pages ---------------------------------------------------------
 
 WIDE = ROOT.parent / "shared" / "data" / "extraction-wide"
-REAL_PRESENT = ("moved_to_sibling_template", "sibling_teaser_added")
+REAL_PRESENT = ("moved_to_sibling_template", "moved_to_new_address", "sibling_teaser_added")
 REAL_GONE = ("other_article_same_site", "same_title_other_same_site", "redirect_other_site")
 HELD_OUT_SITES = 0.3  # share of sites held out (SHA-1 of the site name): never tuned on
 # The archive's other pages of the stored page's site, as the product reads them (the newest
@@ -387,6 +397,24 @@ def own_address(tree: LexborHTMLParser, page: LexborHTMLParser) -> None:
                 node.decompose()
 
 
+def moved_address(page: RealPage, sibling: RealPage) -> str | None:
+    """The page's main text in the sibling's template under a NEW address: a site that moved its
+    URLs (redirecting the old ones) and redesigned at once. Its canonical link and og:url name
+    a path the stored copy never named; None when the stored page names no address (its
+    move is moved_to_sibling_template)."""
+    moved = sibling_template(page, sibling) if page.full else None
+    if moved is None or not declared_address(page.raw):
+        return None
+    tree = LexborHTMLParser(moved)
+    url = f"https://{page.site}/moved/" + hashlib.sha1(page.cid.encode()).hexdigest()[:10]
+    named = [node for selector, _ in ADDRESSES for node in tree.css(selector)]
+    for node in named:
+        node.attrs["href" if node.tag == "link" else "content"] = url
+    if not named and tree.head is not None:
+        tree.head.insert_child(LexborHTMLParser(f'<link rel="canonical" href="{url}">').head.child)
+    return tree.html
+
+
 def retitled(sibling: RealPage, page: RealPage) -> str:
     """The sibling's page under this page's title (<title> and the first <h1>)."""
     tree = LexborHTMLParser(sibling.text)
@@ -404,6 +432,8 @@ def retitled(sibling: RealPage, page: RealPage) -> str:
 def real_case(kind: str, page: RealPage, sibling: RealPage, stranger: RealPage) -> str | None:
     if kind == "moved_to_sibling_template":  # only the whole main text can be moved
         return sibling_template(page, sibling) if page.full else None
+    if kind == "moved_to_new_address":
+        return moved_address(page, sibling)
     if kind == "sibling_teaser_added":
         teaser_html = (
             f"<aside class='related'><h3><a href='#'>{html.escape(sibling.title)}</a></h3>"
@@ -438,7 +468,7 @@ def build_real(pages: list[RealPage], seed: int = 11) -> list[dict]:
             gone = kind in REAL_GONE
             if live is None or (gone and holds(live, page)):
                 continue
-            if kind == "moved_to_sibling_template" and not holds_all(live, page):
+            if kind.startswith("moved_") and not holds_all(live, page):
                 continue  # the sibling's "container" was not shown (a script's JSON): no move
             archived = [p for p in by_site[page.site] if p not in (page, sibling)][:SITE_PAGES]
             cases.append({"page": page, "kind": kind, "gone": gone, "status": 200, "live": live,
@@ -589,7 +619,7 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS, grou
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
-    parser.add_argument("--family", choices=("real", "built", "all"), default="all")
+    parser.add_argument("--family", choices=("real", "built", "all", "address"), default="all")
     parser.add_argument("--split", choices=("tune", "heldout", "both"), default="both",
                         help="which split to report (tune on 'tune' only)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
@@ -602,6 +632,8 @@ def main() -> None:
         real_main(args.split)
     if args.family in ("built", "all"):
         built_main(args.pages, args.split)
+    if args.family == "address":
+        address_main(args.pages)
     print(f"\n{time.perf_counter() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU")
 
 
@@ -616,6 +648,54 @@ def real_main(only: str = "both") -> None:
     for split, label in (("tune", "tuning split"), ("heldout", "held-out split")):
         if only in (split, "both"):
             report([c for c in cases if c["split"] == split], f"real pairs, {label}", kinds, groups)
+
+
+def address_main(n_pages: int) -> None:
+    """What a sweep pays for the address each stored page names (``--family address``): real
+    pages registered in a fresh archive, their kept address removed as for versions stored
+    before it was kept; per sweep, the old path (parse each original page on every check)
+    beside the kept one (the first sweep parses and keeps, later ones read the row), and the
+    daemon's migration (``keep_addresses``) instead of the first sweep. Same run, same pages."""
+    pages = [p for p in real_pages() if split_of_site(p.site) == "tune"][:n_pages]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ArchiveStore.open(Path(tmp))  # fsync on, as the daemon
+        ids = [register(store, Capture(p.url, p.raw)).id for p in pages]
+
+        def strip() -> None:
+            with store.transaction():
+                for reg_id in ids:
+                    row = {k: v for k, v in store.row("extracts", reg_id).items() if k != "address"}
+                    store.remove_row("extracts", reg_id)
+                    store.update("extracts", reg_id, row)
+
+        def timed(label: str, fn) -> tuple[float, float]:
+            wall, cpu = time.perf_counter(), time.process_time()
+            fn()
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            per = 1000 / len(ids)
+            print(f"  {label:<50}{per * cpu:>9.3f} ms CPU{per * wall:>9.3f} ms wall per version")
+            return cpu, wall
+
+        print(f"\nADDRESS OF STORED PAGES: {len(ids)} real pages (tuning split), one archive")
+        strip()
+        old = [
+            timed(f"old path, sweep {n}", lambda: [read_address(store, i) for i in ids])
+            for n in (1, 2)
+        ]
+        first = timed("kept, sweep 1 (parse and keep)", lambda: [address_of(store, i) for i in ids])
+        later = timed("kept, sweep 2 (read the row)", lambda: [address_of(store, i) for i in ids])
+        strip()
+        timed("migration instead (keep_addresses, steps of 200)", lambda: migrate(store))
+        same = all(address_of(store, i) == read_address(store, i) for i in ids)
+        print(f"  later sweeps: {old[1][0] / max(later[0], 1e-9):.0f}x less CPU than the old path "
+              f"(first sweep {first[0] / max(old[0][0], 1e-9):.2f}x the old one); addresses equal: {same}")  # fmt: skip
+        store.close()
+
+
+def migrate(store: ArchiveStore) -> None:
+    """The daemon's migration, every step (host/daemon/jobs.py ``keep_all_addresses``)."""
+    while not keep_addresses(store)[1]:
+        pass
 
 
 def built_main(n_pages: int, only: str = "both") -> None:

@@ -33,6 +33,7 @@ from engine.liveness import (
     phrase_share,
     stored_keywords,
     text_phrases,
+    titled,
     too_large,
     unreachable,
 )
@@ -650,3 +651,72 @@ def test_a_page_naming_the_stored_address_or_showing_the_stored_page_is_judged_b
     assert (
         judge(stored_page, other, LivenessOptions(other_address_shows=shows + 1e-9)).state == "gone"
     )
+
+
+NEW_ADDRESS = "https://www.dagbladet.no/a/81348547"  # the site's new URL scheme
+
+
+def at_new_address(page: str) -> str:
+    """A page naming NEW_ADDRESS for itself (canonical link and og:url), as the page an old
+    URL now redirects to after the site moved its URLs."""
+    page = re.sub(r'(<link[^>]*rel="?canonical"?[^>]*href=")[^"]*', rf"\g<1>{NEW_ADDRESS}", page)
+    page = re.sub(r'(<meta[^>]*property="og:url"[^>]*content=")[^"]*', rf"\g<1>{NEW_ADDRESS}", page)
+    if "canonical" not in page:
+        page = page.replace("</head>", f'<link rel="canonical" href="{NEW_ADDRESS}"></head>', 1)
+    return page
+
+
+def moved_article() -> tuple[dict, list[str]]:
+    """The stored dagbladet.no article (V1, a real page) and its real paragraphs."""
+    page = dagbladet("V1")
+    kept = extract(page)
+    assert "Evnukkmakeren" in kept.title and declared_address(page).endswith("/81348547")
+    stored_page = {**kept.to_dict(), "visible": shown(page), "address": declared_address(page)}
+    return stored_page, [line for line in kept.body.split("\n") if line.strip()]
+
+
+def redesigns(lines: list[str]) -> dict[str, str]:
+    """The article moved to NEW_ADDRESS in two redesigns: the site's other real article page
+    (V1_1) with its story swapped for this one, and another site's real page (a new design)."""
+    other = dagbladet("V1_1")
+    same_site = replace_body(other, f"<main>{as_paragraphs(lines)}</main>", extract(other).body)
+    return {
+        "site's other page": at_new_address(same_site),
+        "a new design": at_new_address(in_template(as_paragraphs(lines))),
+    }
+
+
+def test_an_article_moved_to_a_new_address_and_redesigned_is_not_gone():
+    # The site moved its URLs (the old one redirects) and redesigned at once: the live page
+    # names another address and shows little of the stored page's template, but the stored
+    # article's text is its main text. Without the site's other pages known, and with them.
+    stored_page, lines = moved_article()
+    site = {**stored_page, "site_texts": [shown(html(ARTICLE))]}  # another archived page
+    for name, live in redesigns(lines).items():
+        assert declared_address(live) == "/a/81348547", name
+        for copy in (stored_page, site):
+            verdict = judge(copy, live)
+            assert verdict.present and verdict.state in ("present", "changed"), (name, verdict)
+            assert "another address" not in verdict.reason
+    # a text that does not speak of its page (a shop's footer) is still judged by its address
+    stored, page, other = shop_copy()
+    assert titled(stored) < LivenessOptions().titled_at
+    assert judge(stored, at_new_address(other)).state == "gone"
+
+
+def test_the_address_rule_yields_only_to_a_text_about_its_page_or_a_known_template():
+    stored_page, lines = moved_article()
+    live = redesigns(lines)["site's other page"]
+    share = titled(stored_page)
+    assert share >= LivenessOptions().titled_at
+    assert judge(stored_page, live, LivenessOptions(titled_at=share)).present
+    over = judge(stored_page, live, LivenessOptions(titled_at=share + 1e-9))
+    assert over.state == "gone" and "names another address (/a/81348547" in over.reason
+    # the site's template known: the text decides, whatever its title
+    site = {**stored_page, "site_texts": [shown(html(ARTICLE))]}
+    assert judge(site, live, LivenessOptions(titled_at=2.0)).present
+    # the share of title words: weighted as the title check's (stop words left out)
+    assert titled({"title": "The river rose", "body": "The river"}) == 0.5
+    # the site's name joined to the title is not the page's headline
+    assert titled({"title": "Quarter socks - Bombas", "body": "Bombas gives a pair away"}) == 0.0
+    assert titled({"title": "", "body": "text"}) == titled({"title": "text", "body": ""}) == 0.0

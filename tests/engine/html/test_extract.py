@@ -20,6 +20,8 @@ from engine.html.blocks import (
     BlockOptions,
     filter_tree,
     hidden_label,
+    label_part,
+    named_content,
     permalinked_section,
     section_anchor,
     split_blocks,
@@ -711,6 +713,90 @@ def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
     assert not is_notice(Block(story, len(story), 0, "p"), 160)
 
 
+def test_a_notice_for_a_browser_without_scripts_is_a_site_notice():
+    # discuss.flarum.org (WCXB forum): the thread's page carries, in <noscript>, "This site is
+    # best viewed in a modern browser with JavaScript enabled." (<noscript> stays: it holds
+    # the content of some pages).
+    html = wide_page("wcxb-0557")
+    body = main_text(html)
+    assert "JavaScript enabled" not in body and "Design Thinking" in body
+    notices = [
+        "Please turn on JavaScript. Media requires JavaScript to play.",
+        "This slideshow requires JavaScript.",
+        "Please enable Javascript to view this form.",
+        "You currently do not have JavaScript enabled in your web browser.",
+        "We have detected that you currently have Javascript disabled.",
+        "please enable browser's Javascript to use the Tell-A-Friend tool.",
+    ]
+    for text in notices:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in ("Hooks are JavaScript functions.", "JavaScript Debugger", "Learn JavaScript"):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
+def test_a_consent_line_under_a_form_is_a_site_notice():
+    # expatriates.stackexchange.com (WCXB forum): under the answer form, "By clicking “Post Your
+    # Answer”, you agree to our terms of service and acknowledge you have read our privacy policy."
+    html = wide_page("wcxb-0360")
+    body = main_text(html)
+    assert "you agree to our terms of service" not in body
+    assert "copied prices from airlines websites" in body
+    notices = [
+        "By clicking Sign Me Up, you confirm you are 16+ and agree to our Terms of Use and Privacy Policy.",
+        "Our community members are treated to special offers. Read our Privacy Policy",
+        "Mit der Anmeldung willigen Sie der Verarbeitung Ihrer Daten gemäß unserer Datenschutzerklärung ein.",
+        "Datenschutzeinstellungen anpassen",
+    ]
+    for text in notices:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in (
+        "Independently Audited Privacy Policy",
+        "Die Datenschutzerklärung der Stadt ist neu.",
+    ):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
+def test_an_update_stamp_in_another_language_is_a_site_notice():
+    # repubblica.it (the Fundus corpus's test page, MIT): "05 Gennaio 2025 Aggiornato alle
+    # 16:01 1 minuti di lettura" under the headline, as "Last updated …" is in English.
+    html = wide_page("fundus-it-LaRepubblica-V1")
+    body = main_text(html)
+    assert "Aggiornato alle" not in body and "A Roma spunta lo striscione shock" in body
+    stamps = [
+        "25/04/2026 Actualizado a las 15:10h.",
+        "10/07/2026 00:50 Actualizado a 10/07/2026 22:39",
+        "毎日新聞 2025/1/14 21:17（最終更新 1/14 21:17） 789文字",
+        "Atualizado em 12/03/2025 às 10:02",
+    ]
+    for text in stamps:
+        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    for text in ("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri."):
+        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+
+
+def test_a_threads_quote_and_post_chrome_is_a_site_notice():
+    # head-fi.org (XenForo, WCXB forum): each quoted post ends with "Click to expand...";
+    # expatriates.stackexchange.com: each answer is signed "answered Mar 28, 2014 at 22:52".
+    for page_id, chrome, post in (
+        ("wcxb-0515", "Click to expand...", "I currently own Focal Bathys"),
+        ("wcxb-0360", "answered Mar 28, 2014 at", "on Excel spreadsheet I had copied prices"),
+    ):
+        body = main_text(wide_page(page_id))
+        assert chrome not in body and post in body, page_id
+    for line in (  # vBulletin's quote header, a shop's and a blog's buttons, a sign-up pitch
+        "Originally Posted by lowjhg",
+        "Add to wishlist",
+        "No votes so far! Be the first to rate this post.",
+        "Enter your email for 15% off your order.",
+    ):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    for line in (  # the words in a sentence
+        "The committee answered in 2014 at last, after a long wait.",
+        "We expanded the clinic in 2019 and kept its old entrance.",
+    ):
+        assert not is_notice(Block(line, len(line), 0, "p"), 160), line
+
+
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     # nestle-family.com (a recipe): "Already have an account? Login here.", a block of the real page.
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
@@ -947,9 +1033,12 @@ def test_title_words_count_only_as_whole_tokens():
 
 
 def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
-    html = "<body><div class='share-content'><p>Story</p></div><div class='share-bar'><p>Tweet</p></div></body>"
+    html = (
+        "<body><div class='share content'><p>Story</p></div><div class='post-share-text'>"
+        "<p>Lead</p></div><div class='share-bar'><p>Tweet</p></div></body>"
+    )
     text = filter_tree(LexborHTMLParser(html)).text()
-    assert "Story" in text and "Tweet" not in text
+    assert "Story" in text and "Lead" in text and "Tweet" not in text
 
 
 WIDE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract-wide"
@@ -1241,6 +1330,34 @@ def test_a_hidden_layer_goes_and_a_hidden_element_named_content_stays():
     html = f"<div class='hidden'>Pitch</div><div class='post-content hidden'>Story</div>{story}"
     text = filter_tree(LexborHTMLParser(html)).text()
     assert "Story" in text and "Pitch" not in text
+
+
+def test_a_box_whose_class_a_boilerplate_word_opens_is_boilerplate():
+    # nationalpost.com (the Fundus corpus's test page, MIT): the newsletter sign-up inside
+    # the story is class="newsletter-widget__new-story-page" (BEM: the newsletter widget's
+    # variant for a story page), its pitch and form messages in "newsletter-widget__text__…".
+    # "story" there names where the widget sits, not what it holds.
+    html = wide_page("fundus-ca-NationalPost-V1")
+    pitch = "Get a dash of perspective along with the trending news of the day"
+    form = "A welcome email is on its way."
+    story = "Kamala Harris becomes the next American president in November"
+    body = main_text(html)
+    assert story in body and pitch not in body and form not in body
+    off = ExtractOptions(blocks=BlockOptions(noise_opens_label=False))
+    assert pitch in main_text(html, options=off) and form in main_text(html, options=off)
+
+
+def test_a_content_word_counts_unless_a_boilerplate_word_opens_its_class_word():
+    assert named_content("article-content") and named_content("story-v2-content-element")
+    assert not named_content("comment-content") and not named_content("newsletter-story")
+    assert not named_content("sidebar")  # no content word at all
+    # Another class word of the value still names content: the box stays.
+    assert label_part("share-bar entry-content") == (True, True, False)
+    assert label_part("share-bar__entry") == (True, False, True)
+    assert label_part("main-comments") == (True, True, False)  # a content word opens it
+    html = "<div class='comment-content'>Nice post!</div><div class='story-body share-tools'>Story</div>"
+    text = filter_tree(LexborHTMLParser(html)).text()
+    assert "Story" in text and "Nice post" not in text
 
 
 def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():

@@ -10,6 +10,7 @@ import pytest
 
 from engine.archive import provider, registry, textquery
 from engine.archive import store as store_module
+from engine.archive.addresses import without_address
 from engine.archive.documents import CACHE_NAME
 from engine.archive.model import Capture, RegisterOptions
 from host.daemon import jobs
@@ -25,6 +26,7 @@ from host.protocol.dispatch import handle
 from host.services import champions, fulltext
 from host.services.fulltext import index_of
 from host.services.schedule import add_schedule, schedules
+from tests.engine.archive.test_addresses import archive
 from tests.engine.archive.test_registry import near_identical
 
 
@@ -267,3 +269,63 @@ def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypa
     assert copies and store_thread not in copies  # the WAL copied after each step, off it
     assert text.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
     assert text.db.execute("SELECT count(*) FROM seen").fetchone()[0] == 0
+
+
+def test_older_versions_have_their_address_kept_in_steps_at_start(app, monkeypatch):
+    named = app.executor.submit(archive, app.store).result()  # 7 real pages stored "before"
+    steps = []
+    keep = jobs.keep_addresses
+    monkeypatch.setattr(jobs, "ADDRESS_STEP", 3)
+    monkeypatch.setattr(jobs, "keep_addresses", lambda *a: steps.append(a[1]) or keep(*a))
+    assert asyncio.run(jobs.keep_all_addresses(app)) == len(named)
+    assert steps == [3, 3, 3]  # one short store-thread step at a time
+    assert app.executor.submit(without_address, app.store).result() == []
+    rows = {i: app.store.row("extracts", i)["address"] for i in named}
+    assert rows == named
+    # the daemon starts it
+    started = []
+
+    async def record(job, _app, *rest):
+        started.append(job.__name__)
+
+    async def run_start():
+        for task in jobs.start(app):
+            await asyncio.sleep(0)
+            task.cancel()
+
+    monkeypatch.setattr(jobs, "once", record)
+    monkeypatch.setattr(jobs, "every", lambda seconds, job, _app: record(job, _app))
+    monkeypatch.setattr(jobs, "flush_learning", lambda _app: record(print, _app))
+    asyncio.run(run_start())
+    assert "keep_all_addresses" in started
+
+
+def test_captures_leave_their_list_bits_to_the_text_job(app, monkeypatch):
+    """A capture in the daemon writes its champion-list bits to the delta; searches see them at
+    once, and the text job (also the start) folds them into the bitmaps on the store thread."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
+    monkeypatch.setattr(champions, "SIZE", 2)
+
+    def capture(n: int) -> None:
+        words = " ".join(["warm"] * (1 + n % 3) + ["cold"] * (n % 2))
+        page = Capture(f"https://f.example/{n}", f"<title>{n}</title><p>{words} page{n}</p>")
+        app.executor.submit(registry.register, app.store, page).result()
+        app.executor.submit(text.sync, app.store, 50).result()
+
+    text = index_of(app.home)
+    for n in range(6):
+        capture(n)
+    asyncio.run(warm_search_index(app))
+    assert '"warm"' in text.champions.warm and not text.champions.pending
+    for n in range(6, 10):
+        capture(n)
+    assert sorted(text.champions.pending) == [7, 8, 9, 10]  # row numbers start at 1
+    head = app.executor.submit(text.search, textquery.parse("warm"), 2).result()
+    assert head.total == 10
+    asyncio.run(text_index_once(app))
+    assert not text.champions.pending
+    found = text.db.execute("SELECT chunk, bits FROM hitmap WHERE term = '\"warm\"'").fetchall()
+    assert len(champions.Hits(dict(found))) == 10
+    capture(10)
+    asyncio.run(warm_search_index(app))  # a restart folds too
+    assert not text.champions.pending

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -651,6 +655,19 @@ def test_a_phrase_ranks_on_its_pairs_bit_for_bit_as_fts5_ranks_it(tmp_path):
     )
     for text in ('"lower meadow" -river', '"lower meadow" river'):
         assert index._source(textquery.parse(text))[0] == "docs"
+    for text in ('"lower meadow" -東京都', '"river mead" -the', '"meadow river" -of -東京都'):
+        assert_head_on_pairs_as_in_docs(index, text)
+
+
+def assert_head_on_pairs_as_in_docs(index, text: str) -> None:
+    """The head of phrases with excluded terms is ranked on their pairs, the excluded rows
+    skipped: it is the head of FTS5's ranking of the whole query (its NOT) on docs."""
+    query = textquery.parse(text)
+    assert index._head_source(query)[0] == "pairs", text
+    every = index.search(query)  # every match, scored by FTS5 on docs
+    head = index.search(query, 3)
+    assert every.total > 3 and head.total == every.total, text
+    assert len(head.results) >= 3 and head.results == every.results[: len(head.results)], text
 
 
 def assert_ranked_on_pairs_as_in_docs(index, text: str) -> None:
@@ -694,3 +711,136 @@ def test_with_merges_deferred_a_capture_never_merges_and_merge_does_later(tmp_pa
         assert FullTextIndex(index.path).db.execute(
             "SELECT v FROM pairs_config WHERE k = 'automerge'"
         ).fetchone() == (0,)  # kept in the file
+
+
+def test_a_merge_step_writes_a_few_pages_so_a_capture_waits_little(tmp_path):
+    """A capture waits for at most one merge step on the store thread: each step writes
+    about ``STEP_PAGES`` FTS5 pages per table (at most 32: ~3 ms CPU at 20k versions), the
+    WAL frames it adds show it; merging eight large segments takes many steps."""
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    index.defer_merges()
+    for n in range(8):
+        add_rows(index, [" ".join(f"w{n}x{i}" for i in range(20000))], n)
+    frames, done = [], False
+    while not done:
+        index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        done = index.merge(1)
+        frames.append(index.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
+    assert len(frames) > 10 and max(frames) <= 6 * fulltext.STEP_PAGES <= 6 * 32, frames
+    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+
+
+def chunk_rows(index, term: str) -> set[int]:
+    """The rows set in the bitmap chunks of ``term`` as the file holds them (no delta)."""
+    found = index.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
+    return set(champions.Hits(dict(found.fetchall())))
+
+
+def warmed(tmp_path, monkeypatch) -> tuple[FullTextIndex, dict[int, str], list[str]]:
+    """An index of 200 rows with the warm lists of its most frequent terms, folded."""
+    index = filled(tmp_path, monkeypatch, size=40)
+    rows = add_rows(index, [warm_body(random.Random(11), n) for n in range(200)], 0)
+    plan = index.warm_plan()
+    for term in plan:
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert index.fold() and not index.champions.pending
+    return index, rows, plan
+
+
+def assert_lists_hold_fts5s_rows(index, plan: list[str]) -> None:
+    for term in plan:
+        assert set(index.champions.hits(term)) == fts5_rows(index, term), term
+    for text in ("river", "reed", "riv*", "r*", '"pad river"'):
+        assert_answered_from_list(index, text, want=4)
+
+
+def test_a_capture_writes_one_delta_row_that_searches_add_and_a_fold_sets(tmp_path, monkeypatch):
+    """A capture does not rewrite a bitmap chunk per warm term it holds: it writes one row of
+    the delta, which every search adds to the chunks (the matches, the IDF, the head are
+    FTS5's); ``fold`` then sets those bits in the chunks, a bounded number of chunks a step;
+    a row deleted before the fold leaves both."""
+    index, rows, plan = warmed(tmp_path, monkeypatch)
+    chunks = index.db.execute("SELECT term, chunk, bits FROM hitmap").fetchall()
+    rows |= add_rows(index, [warm_body(random.Random(12), n) for n in range(5000, 5030)], 5000)
+    assert index.db.execute("SELECT term, chunk, bits FROM hitmap").fetchall() == chunks
+    assert index.db.execute("SELECT count(*) FROM hitdelta").fetchone()[0] == 30
+    assert chunk_rows(index, '"river"') != fts5_rows(index, '"river"')  # the new rows: delta
+    assert_lists_hold_fts5s_rows(index, plan)
+    gone = max(rows)  # deleted before the fold: out of the delta as well
+    with index._batch():
+        index._delete_row(gone, "", rows.pop(gone), "")
+    assert gone not in index.champions.pending and gone not in index.champions.delta['"river"']
+    assert_lists_hold_fts5s_rows(index, plan)
+    monkeypatch.setattr(champions, "FOLD_WRITES", 5)
+    first = min(index.champions.pending)
+    held = len(index.champions.pending[first])
+    assert held > 5
+    writes, chunk_set = [], index.champions._set
+    monkeypatch.setattr(index.champions, "_set", lambda *a: writes.append(a) or chunk_set(*a))
+    assert index.fold(1) is False  # a step: five chunks, the rest of its row left for the next
+    assert len(writes) == 5 and len(index.champions.pending[first]) == held - 5
+    assert_lists_hold_fts5s_rows(index, plan)  # half folded: the union is still whole
+    assert index.fold() is True
+    assert index.db.execute("SELECT count(*) FROM hitdelta").fetchone()[0] == 0
+    for term in plan:
+        assert chunk_rows(index, term) == fts5_rows(index, term), term
+    assert_lists_hold_fts5s_rows(index, plan)
+
+
+def test_a_kill_between_a_capture_and_the_fold_loses_no_row(tmp_path, monkeypatch):
+    """A process captures rows into a warmed index and is SIGKILLed before any fold: opened
+    again, the delta is read back from the file, every list holds FTS5's rows and ranks as
+    FTS5 does; a fold afterwards sets them in the chunks."""
+    index, rows, plan = warmed(tmp_path, monkeypatch)
+    index.close()
+    child = f"""
+import os, random, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from host.services import champions, fulltext
+from tests.host.services.test_fulltext import add_rows, warm_body
+champions.SIZE, fulltext.MIN_ROWS = 40, 10
+index = fulltext.FullTextIndex({str(index.path)!r})
+for n in range(5000, 5040):  # each capture its own transaction, as in the daemon
+    add_rows(index, [warm_body(random.Random(n), n)], n)
+print(len(index.champions.pending), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL and done.stdout.split() == ["40"], done.stderr
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    assert index.count() == 240 and len(index.champions.pending) == 40
+    assert chunk_rows(index, '"river"') != fts5_rows(index, '"river"')
+    assert_lists_hold_fts5s_rows(index, plan)
+    assert index.fold() is True
+    for term in plan:
+        assert chunk_rows(index, term) == fts5_rows(index, term), term
+
+
+def test_the_cli_alone_folds_and_merges_an_index_the_daemon_left(
+    home, tmp_path, monkeypatch, capsys
+):
+    """The daemon stores ``automerge`` 0 in the index file and leaves the fold and the merges
+    to its text job; with no daemon, each ``archive add`` of the CLI tidies the index after
+    its capture (the delta folded, a bounded merge), so segments do not pile up (FTS5 alone
+    would keep one per capture until its crisis merge at 16) and no bit waits."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 2)
+    index = fulltext.index_of(home)
+    with ArchiveStore.open(home, readonly=True) as store:
+        index.sync(store)
+    index.defer_merges()  # what a daemon leaves in the file
+
+    def add(n: int) -> None:
+        page = tmp_path / f"{n}.html"
+        page.write_bytes(html(f"T{n}", " ".join(f"c{n}x{i}" for i in range(1500)) + " rivers"))
+        url = f"https://cli.example/{n}"
+        assert main(["archive", "add", url, "--html", str(page), "--home", str(home)]) == 0
+
+    add(0)
+    assert main(["archive", "search", "--text", "rivers", "--home", str(home), "--json"]) == 0
+    assert '"rivers"' in index.champions.tiers  # made by the CLI's search: captures pend bits
+    for n in range(1, 13):
+        add(n)
+    capsys.readouterr()
+    assert segments(index, "docs") < 8 and segments(index, "pairs") < 8  # 14 captures
+    assert not index.champions.pending
+    assert chunk_rows(index, '"rivers"') == fts5_rows(index, '"rivers"')

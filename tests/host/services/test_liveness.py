@@ -71,7 +71,7 @@ def test_a_capture_and_a_delete_on_the_site_change_the_template_the_next_check_r
     app.close()
 
 
-def test_the_address_the_stored_page_named_is_kept_at_capture_and_read_for_older_copies(tmp_path):
+def test_the_address_the_stored_page_named_is_kept_at_capture_and_for_older_copies(tmp_path):
     # A real shop product page whose extraction took the shop's footer; the URL now serves the
     # shop's collection page (another address, the same footer): gone.
     app = App(tmp_path, Config(port=47999))
@@ -82,12 +82,20 @@ def test_the_address_the_stored_page_named_is_kept_at_capture_and_read_for_older
     verdict = run(check, {"url": url, "page": bombas("0639")}, app)
     assert verdict["state"] == "gone" and "another address" in verdict["reason"]
     assert run(check, {"url": url, "page": bombas("0582")}, app)["state"] == "present"
-    # a copy stored before the address was kept: read from its original page
+    # a copy stored before the address was kept: read from its original page, then kept
     older = {k: v for k, v in row.items() if k != "address"}
     with app.store.transaction():
         app.store.remove_row("extracts", stored["id"])
         app.store.update("extracts", stored["id"], older)
     assert "address" not in app.store.row("extracts", stored["id"])
+    orig = app.store.version(stored["id"])["orig"]
+    reads = blob_reads(app)
     verdict = run(check, {"url": url, "page": bombas("0639")}, app)
     assert verdict["state"] == "gone" and "another address" in verdict["reason"]
+    assert orig in reads  # read from its original page once …
+    assert app.store.row("extracts", stored["id"])["address"] == "/products/mens-quarter-socks"
+    reads.clear()
+    verdict = run(check, {"url": url, "page": bombas("0639")}, app)
+    assert verdict["state"] == "gone" and "another address" in verdict["reason"]
+    assert orig not in reads  # … and kept: the next check (a sweep) does not parse it again
     app.close()
