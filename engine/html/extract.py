@@ -92,6 +92,9 @@ class ExtractOptions:
     # A boilerplate-named container (class/id hint) holding the article container of a tier
     # under this stays (class="share_wrapper" around the story). 0: off.
     box_keeps_tiers: int = 3
+    # An empty article container (a slot a script fills) gives way to one holding text of a
+    # tier under this (see best_box). 0: off (the empty one stands: the page-wide sample).
+    box_refill_tiers: int = 3
     lead_blocks: int = 6  # seed-sample blocks this close before the container join it
     lead_after_headline: bool = True  # ... if after the story's headline (see after_headline)
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
@@ -1245,22 +1248,54 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
     return best_box(root, tiers)[0]
 
 
-def best_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> tuple[LexborNode | None, int]:
+def best_box(
+    root: LexborNode | None, tiers: int = BOX_TIERS, refill: int = 0
+) -> tuple[LexborNode | None, int]:
     """:func:`article_box` and its tier (``tiers`` when there is none).
+
+    An empty candidate (no text: a slot a script fills, a widget's mount point inside the
+    story) gives way to a candidate holding text of a tier under ``refill`` (an article
+    container, not the page's generic content area); with none, or ``refill`` 0, it stands,
+    and holding no blocks it leaves the body to the page-wide sample.
 
     >>> best_box(LexborHTMLParser("<main>m</main><article>x</article>").body)[1]
     1
+    >>> page = LexborHTMLParser("<article>Story</article><div class='page-content'></div>")
+    >>> best_box(page.body)[1], best_box(page.body, refill=3)[1]
+    (0, 1)
     """
     if root is None or tiers <= 0:
         return None, tiers
-    best, best_tier = None, tiers
+    best, best_tier = None, tiers  # the best candidate, empty or not (the old rule)
+    full, full_tier = None, tiers  # the best candidate holding text
     for node in root.css(_BOX_SELECTOR):
         tier = box_tier(node.tag or "", node.attributes)
+        if tier >= best_tier and (tier >= full_tier or tier >= refill):
+            continue
+        holds = holds_text(node) if refill else True
         if tier < best_tier:
             best, best_tier = node, tier
-            if tier == 0:
-                break
+        if holds and tier < full_tier:
+            full, full_tier = node, tier
+        if tier == 0 and holds:
+            break
+    if full is not None and full_tier < refill:
+        return full, full_tier
     return best, best_tier
+
+
+def holds_text(node: LexborNode) -> bool:
+    """Whether ``node`` holds any text (stops at the first).
+
+    >>> box = LexborHTMLParser("<div class='page-content'> <i></i> </div><p>x</p>").css_first("div")
+    >>> holds_text(box), holds_text(LexborHTMLParser("<div><b> x</b></div>").css_first("div"))
+    (False, True)
+    """
+    for child in node.traverse(include_text=True):
+        text = child.text_content if child.tag == "-text" else None
+        if text and not text.isspace():
+            return True
+    return False
 
 
 def body_blocks(blocks, span, weights, options, title) -> list[Block]:
@@ -1460,13 +1495,13 @@ def page_body(
     root = drop_useless(tree, options.blocks)
     if product and root is not None:
         drop_reviews(root, options.blocks.hint_max_share)
-    box, tier = best_box(root, options.article_box_tiers)
+    box, tier = best_box(root, options.article_box_tiers, options.box_refill_tiers)
     if root is not None and tier < options.box_keeps_tiers:
         box = drop_labelled(root, options.blocks, keep=box)
     elif root is not None:
         drop_labelled(root, options.blocks)
         if box is not None and not attached(box, root):
-            box = article_box(root, options.article_box_tiers)
+            box = best_box(root, options.article_box_tiers, options.box_refill_tiers)[0]
     blocks, span = split_marked(root, box, options.blocks)
     body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
     if product and options.product_repeat_min_chars:

@@ -37,6 +37,7 @@ from engine.html.extract import (
     _meta_content,
     after_headline,
     article_box,
+    best_box,
     box_tier,
     by_first_letter,
     card_of,
@@ -49,6 +50,7 @@ from engine.html.extract import (
     find_body,
     grow_sample,
     growth_bar,
+    holds_text,
     is_credit,
     is_generic,
     is_notice,
@@ -1458,3 +1460,33 @@ def test_section_anchor_is_the_slug_of_the_opening_heading():
     assert not anchored('<div id="share-bar"><h2>Share bar</h2></div>')  # a role, not a title
     assert not anchored('<div id="share-this-story-now"><h2>This story</h2></div>')  # a part
     assert not anchored('<div id="comments-on-the-draft"><p>Comments on the draft</p></div>')
+
+
+def test_an_empty_article_slot_gives_way_to_the_article_around_it():
+    # dagbladet.no (Fundus): an empty <div class="page-content"> (tier 0) inside the story's
+    # <article>; the next story, appended below for endless scrolling, is the longest text.
+    html = wide_page("fundus-no-Dagbladet-V1_1")
+    own = "Nord-Koreas leder Kim Jong-un viste tilsynelatende til angrepet på Venezuela"
+    body = main_text(html)
+    assert own in body and "Solskjær" not in body
+    off = main_text(html, options=ExtractOptions(box_refill_tiers=0))
+    assert own not in off and "Solskjær" in off
+
+
+def test_an_empty_slot_is_not_refilled_by_the_pages_generic_content_area():
+    # Only an article container (tiers 0-2) refills the slot; <main> or id="content" (3, 4)
+    # is too coarse: the empty slot stands and the page-wide sample decides, as before.
+    slot = "<div class='post-content'></div>"
+    for outer, tier in (("<main>", 4), ("<div id='content'>", 3), ("<article>", 1)):
+        root = LexborHTMLParser(f"<body>{outer}<p>Story text.</p>{slot}</div></body>").body
+        box, found = best_box(root, refill=3)
+        assert (found, box.text()) == ((0, "") if tier >= 3 else (tier, "Story text."))
+    root = LexborHTMLParser(f"<body><article><p>Story.</p></article>{slot}</body>").body
+    assert best_box(root, refill=0)[0].attributes["class"] == "post-content"
+    assert best_box(root, refill=2)[1] == 1 and best_box(root, refill=1)[1] == 0
+    # The slot first: the search goes on past it for the article below.
+    root = LexborHTMLParser(f"<body>{slot}<article><p>Story.</p></article></body>").body
+    assert best_box(root, refill=3)[0].tag == "article"
+    # A slot holding only blank text and empty tags is empty; one letter is text.
+    assert not holds_text(LexborHTMLParser("<div> <i></i>\n</div>").css_first("div"))
+    assert holds_text(LexborHTMLParser("<div><i></i><b>x</b></div>").css_first("div"))
