@@ -510,9 +510,12 @@ def dagbladet(name: str) -> str:
 
 
 def side_story_gone() -> tuple[object, str, str]:
-    """V1_1, whose extraction took a side story (Solskjær) and not the page's article (North
-    Korea): the extraction, the page, and the page without the side story."""
-    page = dagbladet("V1_1")
+    """V1_1 with a label in the empty slot inside its story (``page-content``, an article
+    container too small to be the body), so that its extraction takes a side story (Solskjær)
+    and not the page's article (North Korea): the extraction, the page, and the page without
+    the side story."""
+    slot = 'class="page-content"></div>'
+    page = dagbladet("V1_1").replace(slot, 'class="page-content">Annonse</div>')
     kept = extract(page)
     return kept, page, replace_body(page, "", kept.body)
 
