@@ -25,6 +25,7 @@ from engine.html.blocks import (
     permalinked_section,
     section_anchor,
     split_blocks,
+    split_marked,
 )
 from engine.html.extract import (
     _BOX_SELECTOR,
@@ -206,6 +207,36 @@ def test_distance_is_the_weighted_count_of_region_tags():
     heavy = BlockOptions()
     heavy.weights["div"] = 3.0
     assert split_blocks(LexborHTMLParser(html).body, heavy)[0].gap == 8.0
+
+
+def test_text_and_line_breaks_are_told_by_tag_id():
+    # The block walk compares a node's lexbor tag id with the text node's and <br>'s: a
+    # line break separates words, a comment holds no text.
+    tree = LexborHTMLParser("<p>one<br>two<!--three--></p><p><br>four</p>")
+    assert [b.text for b in split_blocks(tree.body)] == ["one two", "four"]
+
+
+def test_the_marked_element_is_found_by_its_mem_id_among_elements_of_its_tag():
+    html = "<div><p>a</p></div><div><p>b</p><p>c</p></div><x-card><p>d</p></x-card>"
+    tree = LexborHTMLParser(html)
+    first, second = tree.css("div")
+    assert split_marked(tree.body, first)[1] == (0, 1)
+    assert split_marked(tree.body, second)[1] == (1, 3)
+    # a custom element's tag name is built anew for each node (not cached): compared by value
+    assert split_marked(tree.body, tree.css_first("x-card"))[1] == (3, 4)
+
+
+def test_a_block_counts_its_links_and_no_more_link_text_than_it_has():
+    # Link text is measured before whitespace is collapsed: no-break spaces count there,
+    # and the block's link characters are capped at its own characters.
+    tree = LexborHTMLParser(
+        "<p><a href=x>a\xa0\xa0\xa0</a></p><p><a href=x>b</a> c <a href=y>d</a></p>"
+    )
+    blocks = split_blocks(tree.body)
+    assert [(b.text, b.chars, b.link_chars, b.links, b.noise) for b in blocks] == [
+        ("a", 1, 1, 1, -1),
+        ("b c d", 3, 2, 2, -1),
+    ]
 
 
 def test_real_page_blocks_hold_the_article_text():
