@@ -431,7 +431,14 @@ def verify_sample(text: str, weights: dict[str, float], options: ExtractOptions)
 
 
 def _is_linky(block: Block, options: ExtractOptions) -> bool:
-    return block.link_density > options.max_link_density
+    """A block mostly made of link text (a menu, a link list); a <pre> block is code or a man
+    page whose names link to their pages ("awk(1), cmp(1), diff(1)"), never a link list.
+
+    >>> menu, see_also = Block("Home News", 9, 9, "p"), Block("awk(1), sed(1)", 14, 12, "pre")
+    >>> _is_linky(menu, ExtractOptions()), _is_linky(see_also, ExtractOptions())
+    (True, False)
+    """
+    return block.link_density > options.max_link_density and block.tag not in _CODE
 
 
 def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
@@ -451,10 +458,11 @@ def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOption
 # Wayback Machine's banner. Matched only in blocks up to ``notice_max_chars``.
 NOTICE = re.compile(
     r"\b(?:"
-    # related / read more (de, en, fr, es, it, pt, pl, nl)
+    # related / read more (de, en, fr, es, it, pt, pl, nl); "read more about X in Y" is a
+    # sentence of the text pointing to further reading, not a teaser's label
     r"das könnte (?:sie|dich) auch interessieren|auch interessant|mehr zum thema|ähnliche beiträge"
     r"|weitere (?:nachrichten|artikel|beiträge)|lesen sie auch|zum weiterlesen|schon gelesen"
-    r"|related (?:articles?|posts?|stories)|read more|you may also like|more from"
+    r"|related (?:articles?|posts?|stories)|read more(?! about)|you may also like|more from"
     r"|à lire aussi|lire aussi|leer también|contenido relacionado|leggi anche|veja também"
     r"|zobacz również|lees ook"
     # share / rate / comment prompts
@@ -464,6 +472,7 @@ NOTICE = re.compile(
     # newsletter / subscription / app
     r"|newsletter|sign(?:ing)? up|subscribe|abonnieren|e-mail-adresse ein|download the .{0,40}apps?"
     r"|create (?:an|a free) account|sign in to (?:continue|unlock|read)|already have an account"
+    r"|(?:log ?in|sign in) to (?:save|set|add|see|view|post|reply|comment|vote|follow|like|rate)"
     r"|unlimited (?:digital|online) access|to unlock (?:more|this) articles?"
     r"|follow (?:us|the \w+) on|folgen sie uns|síguenos|siguenos"
     # ads, affiliate, copyright, captcha, cookies, ad blockers
@@ -487,8 +496,11 @@ NOTICE = re.compile(
     # a thread's quote and post chrome: XenForo's "Click to expand...", vBulletin's "Originally
     # Posted by X", Stack Exchange's "answered Mar 28, 2014 at 22:52"
     r"|click to expand|originally posted by|(?:asked|answered|edited) \w+ \d+, \d{4} at \d"
-    # a shop's or a blog's buttons and sign-up pitches
-    r"|rate this|add to (?:wish ?list|favou?rites)|enter your e-?mail|\d ?% off your (?:first )?order"
+    # a shop's or a blog's buttons and sign-up pitches ("Rate this post", "Enter your email address:",
+    # "Enter your email for 15% off your order"; not "we rate this camera", "enter your email and password")
+    r"|rate this (?:article|post|page|book|product|recipe|story|review)|add to (?:wish ?list|favou?rites)"
+    r"|enter your e-?mail(?: address)?(?: ?:|$| for | to (?:get|receive|subscribe|join|sign up))"
+    r"|\d+ ?% off your (?:first )?order"
     r")"
 )  # matched against lower-cased text: re.I on this alternation costs 3-4x the time
 

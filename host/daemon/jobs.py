@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.archive.addresses import keep_addresses
+from engine.archive.addresses import keep_addresses, without_address
 from engine.archive.documents import document_index
 from engine.archive.model import RegisterOptions
 from engine.archive.provider import refresh_similar, stale_similar
@@ -31,7 +31,7 @@ TEXT_INDEX_EVERY = 10.0  # the full-text index's catch-up step (250 versions at 
 CHECKPOINT_STEPS = 8  # merge steps (of 32 pages) between two copies of the index's WAL
 RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes back after
 SIMILAR_BATCH = 20
-ADDRESS_STEP = 200  # versions whose address is kept per store-thread step (~15 ms each)
+ADDRESS_STEP = 50  # versions whose address is kept per store-thread step (~2 ms each)
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
 
@@ -54,12 +54,13 @@ async def similar_once(app) -> int:
 
 async def keep_all_addresses(app) -> int:
     """Keep the address every version stored before it was kept names for itself
-    (engine/archive/addresses.py), one step of versions at a time on the store thread, so
-    that liveness sweeps never parse a stored page for it; how many versions."""
-    kept, done = 0, False
-    while not done:
-        count, done = await app.run(keep_addresses, app.store, ADDRESS_STEP)
-        kept += count
+    (engine/archive/addresses.py): the versions without one found in one pass, then kept
+    ADDRESS_STEP at a time on the store thread (requests come between the steps), so that
+    liveness sweeps never parse a stored page for it; how many versions."""
+    pending = await app.run(without_address, app.store)
+    kept = 0
+    for at in range(0, len(pending), ADDRESS_STEP):
+        kept += await app.run(keep_addresses, app.store, pending[at : at + ADDRESS_STEP])
     return kept
 
 

@@ -65,7 +65,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from bench_extract import load, split_of  # noqa: E402
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from engine.archive.addresses import address_of, keep_addresses, read_address  # noqa: E402
+from engine.archive.addresses import address_of, keep_all_addresses, read_address  # noqa: E402
 from engine.archive.model import Capture  # noqa: E402
 from engine.archive.registry import register  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
@@ -685,17 +685,13 @@ def address_main(n_pages: int) -> None:
         first = timed("kept, sweep 1 (parse and keep)", lambda: [address_of(store, i) for i in ids])
         later = timed("kept, sweep 2 (read the row)", lambda: [address_of(store, i) for i in ids])
         strip()
-        timed("migration instead (keep_addresses, steps of 200)", lambda: migrate(store))
+        timed(
+            "migration instead (keep_all_addresses, steps of 50)", lambda: keep_all_addresses(store)
+        )
         same = all(address_of(store, i) == read_address(store, i) for i in ids)
         print(f"  later sweeps: {old[1][0] / max(later[0], 1e-9):.0f}x less CPU than the old path "
               f"(first sweep {first[0] / max(old[0][0], 1e-9):.2f}x the old one); addresses equal: {same}")  # fmt: skip
         store.close()
-
-
-def migrate(store: ArchiveStore) -> None:
-    """The daemon's migration, every step (host/daemon/jobs.py ``keep_all_addresses``)."""
-    while not keep_addresses(store)[1]:
-        pass
 
 
 def built_main(n_pages: int, only: str = "both") -> None:

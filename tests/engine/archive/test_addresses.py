@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.archive.addresses import address_of, keep_addresses, without_address
+from engine.archive.addresses import (
+    address_of,
+    keep_addresses,
+    keep_all_addresses,
+    without_address,
+)
 from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
@@ -80,10 +85,13 @@ def test_the_migration_keeps_every_older_address_in_steps_and_nothing_else_chang
     store = ArchiveStore.open(tmp_path)
     named = archive(store)
     rows = {i: dict(store.row("extracts", i)) for i in named}
-    assert keep_addresses(store, step=3) == (3, False)
-    assert len(without_address(store)) == len(named) - 3
-    assert keep_addresses(store, step=4) == (4, True)  # the last step says so
-    assert keep_addresses(store, step=3) == (0, True)
+    pending = without_address(store)
+    assert pending == sorted(named)  # every older version, oldest first
+    assert keep_addresses(store, pending[:3]) == 3
+    assert without_address(store) == pending[3:]
+    assert keep_addresses(store, pending[:4]) == 1  # those kept already are not read again
+    assert keep_all_addresses(store, step=2) == len(named) - 4
+    assert keep_all_addresses(store) == 0 and without_address(store) == []
     for reg_id, address in named.items():
         assert store.row("extracts", reg_id) == {**rows[reg_id], "address": address}
     store.close()
@@ -94,8 +102,8 @@ def test_a_step_that_fails_midway_keeps_none_of_its_versions_and_the_next_run_fi
 ):
     store = ArchiveStore.open(tmp_path)
     named = archive(store)
-    assert keep_addresses(store, step=2) == (2, False)
-    done = set(named) - set(without_address(store))
+    pending = without_address(store)
+    assert keep_addresses(store, pending[:2]) == 2
     update, calls = store.update, []
 
     def failing(table, reg_id, fields):  # a fault on the second write of the step
@@ -106,14 +114,13 @@ def test_a_step_that_fails_midway_keeps_none_of_its_versions_and_the_next_run_fi
 
     store.update = failing
     with pytest.raises(OSError):
-        keep_addresses(store, step=3)
+        keep_addresses(store, pending[2:5])
     store.update = update
     # the step's first write was undone with the rest: only the first step's versions are kept
-    assert set(named) - set(without_address(store)) == done
+    assert without_address(store) == pending[2:]
     store.close()
     store = ArchiveStore.open(tmp_path)
-    assert set(named) - set(without_address(store)) == done
-    while not keep_addresses(store, step=3)[1]:
-        pass
+    assert without_address(store) == pending[2:]
+    assert keep_all_addresses(store, step=3) == len(named) - 2
     assert {i: store.row("extracts", i)["address"] for i in named} == named
     store.close()

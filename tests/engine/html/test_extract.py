@@ -819,13 +819,44 @@ def test_a_threads_quote_and_post_chrome_is_a_site_notice():
         "Add to wishlist",
         "No votes so far! Be the first to rate this post.",
         "Enter your email for 15% off your order.",
+        "Enter your email address:",
+        "Get 10% off your first order",
     ):
         assert is_notice(Block(line, len(line), 0, "p"), 160), line
     for line in (  # the words in a sentence
         "The committee answered in 2014 at last, after a long wait.",
         "We expanded the clinic in 2019 and kept its old entrance.",
+        "Critics rate this film as the best of the year.",
+        "Enter your email address and password, then click Sign in.",
     ):
         assert not is_notice(Block(line, len(line), 0, "p"), 160), line
+
+
+def test_a_sentence_pointing_to_further_reading_is_text_and_a_read_more_label_is_not():
+    # Celery's monitoring guide (WCXB documentation, Sphinx): "See the API reference for
+    # celery.events.state to read more about state objects." closes a section of the text.
+    body = main_text(wide_page("wcxb-0665"))
+    assert "to read more about state objects" in body
+    for line in (
+        "Read more",
+        "Read more »",
+        "Read more stories like this",
+        "READ MORE: The bridge reopens",
+    ):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    line = "Read more about aliases in the dedicated section."
+    assert not is_notice(Block(line, len(line), 0, "p"), 160)
+
+
+def test_a_prompt_to_log_in_for_a_feature_is_a_site_notice():
+    # pcpartpicker.com's product page (WCXB product): "Log in to save to favorites", "Log in to
+    # save to inventory", "Log in to set a price alert on this product." beside the specs.
+    body = main_text(wide_page("wcxb-2898"))
+    assert "Log in to" not in body and "Command Decorating Clips" in body
+    for line in ("Sign in to save your progress and earn a certificate", "Login to post a reply"):
+        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    line = "Users log in to the portal with their staff card."
+    assert not is_notice(Block(line, len(line), 0, "p"), 160)
 
 
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
@@ -1238,6 +1269,17 @@ def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
     assert is_product_page(LexborHTMLParser('<meta property="og:type" content="website">' + form))
     assert not is_product_page(
         LexborHTMLParser('<meta property="og:type" content="article">' + form)
+    )
+
+
+def test_a_preformatted_block_whose_names_are_links_is_not_a_link_list():
+    # man7.org's grep(1) (WCXB documentation): the man page is one <pre> per section, and
+    # SEE ALSO links every page it names: 152 of its 359 characters are link text.
+    body = main_text(wide_page("wcxb-0688"))
+    assert "Regular Manual Pages awk(1), cmp(1), diff(1)" in body
+    menu = "<p><a href='/'>Home</a> <a href='/n'>News</a> and more</p>"
+    assert "Home" not in main_text(
+        f"<div>{menu}<p>{'A plain sentence of the story. ' * 12}</p></div>"
     )
 
 

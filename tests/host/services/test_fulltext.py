@@ -844,3 +844,22 @@ def test_the_cli_alone_folds_and_merges_an_index_the_daemon_left(
     assert segments(index, "docs") < 8 and segments(index, "pairs") < 8  # 14 captures
     assert not index.champions.pending
     assert chunk_rows(index, '"rivers"') == fts5_rows(index, '"rivers"')
+
+
+def test_a_catch_up_of_many_versions_folds_past_pending_rows(home, monkeypatch):
+    """A sync that indexes more than ``PENDING_ROWS`` versions at once (an import, a start)
+    folds their bits into the bitmaps before it returns: the delta stays small, so what a
+    search adds to each bitmap stays cheap; fewer wait in it."""
+    monkeypatch.setattr(fulltext, "MIN_ROWS", 2)
+    monkeypatch.setattr(fulltext, "PENDING_ROWS", 3)
+    index = fulltext.index_of(home)
+    with ArchiveStore.open(home) as store:
+        index.sync(store)
+        index.search(textquery.parse("the"), 1)  # the CLI makes the list at once
+        assert '"the"' in index.champions.tiers
+        for pages, left in ((3, 3), (6, 0)):
+            for n in range(pages):
+                register(store, Capture(f"https://m.example/{left}{n}", html("T", "the reed")))
+            index.sync(store)
+            assert len(index.champions.pending) == left
+        assert chunk_rows(index, '"the"') == fts5_rows(index, '"the"')

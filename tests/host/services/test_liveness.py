@@ -13,10 +13,14 @@ from tests.engine.test_liveness import (
     ARTICLE,
     FEED,
     as_paragraphs,
+    at_new_address,
     body_lines,
     bombas,
     boxed_copy,
+    dagbladet,
     in_template,
+    moved_article,
+    redesigns,
     site_box,
 )
 
@@ -98,4 +102,23 @@ def test_the_address_the_stored_page_named_is_kept_at_capture_and_for_older_copi
     verdict = run(check, {"url": url, "page": bombas("0639")}, app)
     assert verdict["state"] == "gone" and "another address" in verdict["reason"]
     assert orig not in reads  # … and kept: the next check (a sweep) does not parse it again
+    app.close()
+
+
+def test_an_article_the_site_moved_to_a_new_address_and_redesigned_is_not_gone(tmp_path):
+    # The real dagbladet.no article archived at its URL; the site moved its URLs (the old one
+    # redirects) and redesigned: the page the tab shows names the new address. The check reads
+    # the stored row's title and address as the engine test's copy has them.
+    app = App(tmp_path, Config(port=47999))
+    url = "https://www.dagbladet.no/nyheter/nordmann-domt-til-livstid/81348547"
+    run(archive_page, {"url": url, "html": dagbladet("V1")}, app)
+    _, lines = moved_article()
+    for name, live in redesigns(lines).items():
+        verdict = run(check, {"url": url, "page": live}, app)
+        assert verdict["present"] and "another address" not in verdict["reason"], (name, verdict)
+    # the shop's footer page under a new address is still another page
+    shop = "https://shop.bombas.com/products/mens-quarter-socks"
+    run(archive_page, {"url": shop, "html": bombas("0582")}, app)
+    verdict = run(check, {"url": shop, "page": at_new_address(bombas("0639"))}, app)
+    assert verdict["state"] == "gone" and "another address" in verdict["reason"]
     app.close()
