@@ -805,10 +805,10 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             story.append(is_story(blocks[lo : hi + 1], options))
         return story[0] and teaser_part(blocks, k, lo, hi, options, cards)
 
-    # One loop with the options read once and the link test inlined (_is_linky): it runs
-    # once per block of every sample tried; the tests and their order are the rule's.
+    # One loop with the options read once: it runs once per block of every sample tried;
+    # the tests and their order are the rule's.
     kept: list[Block] = []
-    most, orphans = options.max_link_density, options.orphan_headings
+    orphans = options.orphan_headings
     in_title = bool(options.drop_title and title)
     for k in range(lo, hi + 1):
         if not free[k]:
@@ -816,7 +816,7 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         block = blocks[k]
         chars = block.chars
         if (
-            (block.link_chars / chars if chars else 0.0) > most
+            _is_linky(block, options)
             and not titles_content(blocks, k, hi, options)
             and not linked_paragraph(blocks, k, lo, hi, options)
             and not prose(k)
