@@ -78,6 +78,7 @@ DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted vers
 WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
+PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
 TIDY_STEPS = 4  # merge steps after a write when no daemon runs them (``tidy``)
 
 
@@ -653,7 +654,41 @@ class FullTextIndex:
         paired = [self._pair_expr(p) for p in _phrases(query)]
         if paired and all(paired):
             return "pairs", " AND ".join(map(str, paired))
-        return self._source(query)
+        return self._mixed_source(query, paired) or self._source(query)
+
+    def _mixed_source(self, query, paired: list[str | None]) -> tuple[str, str] | None:
+        """Phrases with plain words (``"a b" c``) on ``pairs``, each word as the prefix of its
+        pairs (``"c_" *``: every pair token it starts, so the same hits per column, bit for
+        bit the same ``bm25()``), when that is cheaper than ``docs``: FTS5 checks a phrase's
+        positions in every row holding all its words there (twice: the matches, and the
+        phrase's IDF), and merges the doclists of every pair a word starts here (twice too).
+        Taken when the rows holding each phrase's words number at least ``PAIRS_RATIO`` times
+        the rows of the plain words (each from its list's bitmap; a term with no list is rare,
+        so ``docs`` is cheap). None: rank on ``docs``."""
+        if not paired or all(paired) or not any(paired):
+            return None
+        positions, words, exprs = 0, 0, []
+        for term, expr in zip(query.positives, paired, strict=True):
+            found = self._token_hits(term)
+            if found is None:
+                return None
+            tokens, hits = found
+            if expr is None:  # a plain word
+                words += len(hits[0])
+                exprs.append(f'"{tokens[0]}_" *')
+            else:
+                positions += len(_both(hits))
+                exprs.append(expr)
+        return ("pairs", " AND ".join(exprs)) if positions >= PAIRS_RATIO * words else None
+
+    def _token_hits(self, term) -> tuple[list[str], list[Hits]] | None:
+        """A query term's FTS5 tokens and each one's bitmap; None for a prefix, or when a
+        token has no list."""
+        tokens = self.scratch.tokens(" ".join(term.tokens))
+        if term.prefix or not tokens:
+            return None
+        hits = [self.champions.hits(f'"{t}"') for t in tokens]
+        return None if None in hits else (tokens, [h for h in hits if h is not None])
 
     def _term_source(self, term: str) -> tuple[str, str]:
         """The table and expression that rank one term (see :meth:`_source`)."""

@@ -863,3 +863,40 @@ def test_a_catch_up_of_many_versions_folds_past_pending_rows(home, monkeypatch):
             index.sync(store)
             assert len(index.champions.pending) == left
         assert chunk_rows(index, '"the"') == fts5_rows(index, '"the"')
+
+
+def test_a_phrase_with_words_ranks_on_pairs_when_its_words_fill_more_rows(tmp_path, monkeypatch):
+    """A phrase with plain words is ranked on ``pairs`` (each word as the prefix of its pairs,
+    ``"heron_" *``) once the rows holding the phrase's words outnumber the words' rows
+    ``PAIRS_RATIO`` times: the head and total are FTS5's ranking of the whole query on docs
+    (every column, words at a column's end, a longer word sharing the prefix, several
+    versions per document, dead rows, an excluded word); else it stays on docs."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    rnd = random.Random(17)
+    words = ["lower", "meadow", "pad", "pad", "herons"]
+    with index._batch():
+        for n in range(360):
+            body = rnd.choices(words, k=rnd.randint(2, 30)) + ["lower", "meadow"] * (n % 3 > 0)
+            body += ["heron"] * rnd.randint(1, 3) * (n % 5 == 0) + ["silt"] * (n % 7 == 0)
+            rnd.shuffle(body)
+            title = "heron" if n % 15 == 0 else "lower meadow" * (n % 4 == 0)
+            url = f"https://e.example/{n}" + "/heron" * (n % 10 == 0)
+            index.add_row(f"{n:020d}", f"doc{n // 2}", title, " ".join(body), url, None)
+    index.db.execute("UPDATE seen SET live = 0 WHERE n % 37 = 3")  # dead: in FTS5, not found
+    index._load_known()
+    for term in ('"lower"', '"meadow"', '"heron"', '"pad"'):
+        assert index.install(index.read_list(term), index.begin_warm())
+    for text in ('"lower meadow" heron', 'heron "lower meadow"', '"lower meadow" heron -silt'):
+        query = textquery.parse(text)
+        table, expr = index._head_source(query)
+        assert table == "pairs" and "heron" in expr and "silt" not in expr, text
+        every = index.search(query)  # every match scored by FTS5 on docs
+        assert every.total > 10, text
+        for want in (1, 3, 10, 40):
+            head = index.search(query, want)
+            assert head.total == every.total, (text, want)
+            assert len(head.results) >= min(want, every.total), (text, want)
+            assert head.results == every.results[: len(head.results)], (text, want)
+    assert index._head_source(textquery.parse('"lower meadow" pad'))[0] == "docs"  # pad: more rows
+    monkeypatch.setattr(fulltext, "PAIRS_RATIO", 100.0)
+    assert index._head_source(textquery.parse('"lower meadow" heron'))[0] == "docs"
