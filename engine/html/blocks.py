@@ -197,6 +197,7 @@ def useless_nodes(root: LexborNode, useless: frozenset[str]) -> list[LexborNode]
     found: list[LexborNode] = []
     stack: list[LexborNode | None] = []
     names, node = _TAG_NAMES, root.child
+    text_id = _TEXT_ID if "-text" not in useless else -1  # a text node: no children, kept
     while True:
         if node is None:
             if not stack:
@@ -204,6 +205,9 @@ def useless_nodes(root: LexborNode, useless: frozenset[str]) -> list[LexborNode]
             node = stack.pop()
             continue
         tid = node.tag_id
+        if tid == text_id:
+            node = node.next
+            continue
         name = names.get(tid)
         if name is None:
             name = tag_name(node)

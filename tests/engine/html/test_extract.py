@@ -26,6 +26,7 @@ from engine.html.blocks import (
     section_anchor,
     split_blocks,
     split_marked,
+    useless_nodes,
 )
 from engine.html.extract import (
     _BOX_SELECTOR,
@@ -214,6 +215,19 @@ def test_text_and_line_breaks_are_told_by_tag_id():
     # line break separates words, a comment holds no text.
     tree = LexborHTMLParser("<p>one<br>two<!--three--></p><p><br>four</p>")
     assert [b.text for b in split_blocks(tree.body)] == ["one two", "four"]
+
+
+def test_the_useless_walk_skips_text_nodes_by_id_unless_text_is_useless():
+    tree = LexborHTMLParser("<div>a<p>b<script>c</script></p><style>d</style></div>")
+    useless = frozenset(("script", "style"))
+    assert [n.tag for n in useless_nodes(tree.body, useless)] == ["script", "style"]
+    texts = useless_nodes(tree.body, useless | {"-text"})
+    assert [(n.tag, n.text_content) for n in texts] == [
+        ("-text", "a"),
+        ("-text", "b"),
+        ("script", None),
+        ("style", None),
+    ]
 
 
 def test_the_marked_element_is_found_by_its_mem_id_among_elements_of_its_tag():
