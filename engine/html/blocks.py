@@ -197,6 +197,7 @@ def useless_nodes(root: LexborNode, useless: frozenset[str]) -> list[LexborNode]
     found: list[LexborNode] = []
     stack: list[LexborNode | None] = []
     names, node = _TAG_NAMES, root.child
+    text_id = _TEXT_ID if "-text" not in useless else -1  # a text node: no children, kept
     while True:
         if node is None:
             if not stack:
@@ -204,6 +205,9 @@ def useless_nodes(root: LexborNode, useless: frozenset[str]) -> list[LexborNode]
             node = stack.pop()
             continue
         tid = node.tag_id
+        if tid == text_id:
+            node = node.next
+            continue
         name = names.get(tid)
         if name is None:
             name = tag_name(node)
@@ -609,15 +613,15 @@ class _Cutter:
                 self.links = 0
             return
         self.blank = False
-        text = " ".join("".join(self.parts).split())
-        self.parts.clear()  # the walk holds this list
+        parts, blocks = self.parts, self.blocks
+        text = " ".join("".join(parts).split())
+        parts.clear()  # the walk holds this list
         if text:
-            if self.blocks:
-                self.blocks[-1].gap = self.pending
+            if blocks:
+                blocks[-1].gap = self.pending
             chars = len(text) - text.count(" ")  # text_length: split() left single spaces only
-            link = min(self.link_chars, chars)
-            block = Block(text, chars, link, self.tag, 0.0, tuple(self.path), links=self.links)
-            self.blocks.append(block)
+            link = self.link_chars if self.link_chars < chars else chars
+            blocks.append(Block(text, chars, link, self.tag, 0.0, tuple(self.path), -1, self.links))
             self.pending = 0.0
         self.link_chars = 0
         self.links = 0
@@ -645,23 +649,42 @@ def split_marked(
     if root is None:
         return [], (0, 0)
     cutter = _Cutter((options or BlockOptions()).weights)
-    _walk(root, cutter, mark.mem_id if mark is not None else None)
+    _walk(root, cutter, (mark.mem_id, tag_name(mark)) if mark is not None else None)
     cutter.flush()
     start, end = cutter.marked
     return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0))
 
 
 _MARK_END = "#mark"
+# lexbor's fixed tag ids of a text node and of <br>, read from a parsed page (the block walk
+# compares a node's id with them before looking its name up).
 
 
-def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
-    """Depth-first walk without recursion; closing markers replay region ends.
+def tag_id(name: str) -> int:
+    """lexbor's tag id of the first node called ``name`` in a small page ("-text": a text node).
+
+    >>> tag_id("-text") != tag_id("br")
+    True
+    """
+    nodes = LexborHTMLParser("<p>a<br></p>").css("p")
+    return next(n.tag_id for p in nodes for n in p.traverse(include_text=True) if n.tag == name)
+
+
+_TEXT_ID, _BR_ID = tag_id("-text"), tag_id("br")
+
+
+def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -> None:
+    """Depth-first walk without recursion; closing markers replay region ends. ``mark`` is
+    the (mem_id, tag name) of the element whose blocks are noted (only an element of that
+    tag has its mem_id read).
 
     Siblings are followed in a loop and only an element with children pushes (its next
     sibling, then its closing marker); the region steps of :class:`_Cutter` are inlined
     (one call per text block): this loop runs once per node of the page.
     """
     weights, parts, path, names = cut.weights, cut.parts, cut.path, _TAG_NAMES
+    text_id, br_id = _TEXT_ID, _BR_ID
+    mark_id, mark_tag = mark if mark is not None else (None, None)
     stack: list[tuple] = []
     pop, push = stack.pop, stack.append
     node, in_link, region = root.child, False, "div"
@@ -684,8 +707,8 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
                 if path:
                     path.pop()
             continue
-        tag = names.get(node.tag_id) or tag_name(node)
-        if tag == "-text":
+        tid = node.tag_id
+        if tid == text_id:  # most nodes: compared by id, before any name look-up
             text = node.text_content
             if text:
                 if parts or not text.isspace():
@@ -694,14 +717,18 @@ def _walk(root: LexborNode, cut: _Cutter, mark: int | None = None) -> None:
                         cut.link_chars += text_length(text)
                 else:
                     cut.blank = True
-        elif tag == "br":
+        elif tid == br_id:
             if parts:
                 parts.append("\n")
             else:
                 cut.blank = True
-        elif tag and tag[0] != "-" and (child := node.child) is not None:
+        elif (
+            (tag := names.get(tid) or tag_name(node))
+            and tag[0] != "-"
+            and (child := node.child) is not None
+        ):
             push((node.next, None, in_link, region))
-            if mark is not None and node.mem_id == mark:
+            if tag == mark_tag and node.mem_id == mark_id:
                 if parts:
                     cut.flush()
                 elif cut.blank:

@@ -808,21 +808,28 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             story.append(is_story(blocks[lo : hi + 1], options))
         return story[0] and teaser_part(blocks, k, lo, hi, options, cards)
 
-    kept = [
-        blocks[k]
-        for k in range(lo, hi + 1)
-        if free[k]
-        and (
-            not _is_linky(blocks[k], options)
-            or titles_content(blocks, k, hi, options)
-            or linked_paragraph(blocks, k, lo, hi, options)
-            or prose(k)
-        )
-        and not site_noise(blocks[k], options)
-        and not (options.orphan_headings and _orphan_heading(blocks, k, hi, options))
-        and not (options.drop_title and title and blocks[k].text in title)
-        and not (blocks[k].chars <= short and teaser(k))
-    ]
+    # One loop with the options read once: it runs once per block of every sample tried;
+    # the tests and their order are the rule's.
+    kept: list[Block] = []
+    orphans = options.orphan_headings
+    in_title = bool(options.drop_title and title)
+    for k in range(lo, hi + 1):
+        if not free[k]:
+            continue
+        block = blocks[k]
+        chars = block.chars
+        if (
+            _is_linky(block, options)
+            and not titles_content(blocks, k, hi, options)
+            and not linked_paragraph(blocks, k, lo, hi, options)
+            and not prose(k)
+        ):
+            continue
+        if site_noise(block, options) or (orphans and _orphan_heading(blocks, k, hi, options)):
+            continue
+        if (in_title and block.text in title) or (chars <= short and teaser(k)):
+            continue
+        kept.append(block)
     return trim_edges(kept, options.trim_chars, options.trim_plain_stays)
 
 

@@ -72,7 +72,6 @@ CROWDED = 150
 # shifted by one): an edit breaks one part of each cut, and a swap across a cut of one
 # lies inside a part of the other (which it leaves whole).
 ONE_EDIT_HITS = 4
-FIRST_SLICE = 64  # ids verified at once when walking two-edit candidates in rank order
 PROGRESS_EVERY = 2000  # domains between two progress reports of a build
 
 

@@ -25,6 +25,8 @@ from engine.html.blocks import (
     permalinked_section,
     section_anchor,
     split_blocks,
+    split_marked,
+    useless_nodes,
 )
 from engine.html.extract import (
     _BOX_SELECTOR,
@@ -208,6 +210,49 @@ def test_distance_is_the_weighted_count_of_region_tags():
     heavy = BlockOptions()
     heavy.weights["div"] = 3.0
     assert split_blocks(LexborHTMLParser(html).body, heavy)[0].gap == 8.0
+
+
+def test_text_and_line_breaks_are_told_by_tag_id():
+    # The block walk compares a node's lexbor tag id with the text node's and <br>'s: a
+    # line break separates words, a comment holds no text.
+    tree = LexborHTMLParser("<p>one<br>two<!--three--></p><p><br>four</p>")
+    assert [b.text for b in split_blocks(tree.body)] == ["one two", "four"]
+
+
+def test_the_useless_walk_skips_text_nodes_by_id_unless_text_is_useless():
+    tree = LexborHTMLParser("<div>a<p>b<script>c</script></p><style>d</style></div>")
+    useless = frozenset(("script", "style"))
+    assert [n.tag for n in useless_nodes(tree.body, useless)] == ["script", "style"]
+    texts = useless_nodes(tree.body, useless | {"-text"})
+    assert [(n.tag, n.text_content) for n in texts] == [
+        ("-text", "a"),
+        ("-text", "b"),
+        ("script", None),
+        ("style", None),
+    ]
+
+
+def test_the_marked_element_is_found_by_its_mem_id_among_elements_of_its_tag():
+    html = "<div><p>a</p></div><div><p>b</p><p>c</p></div><x-card><p>d</p></x-card>"
+    tree = LexborHTMLParser(html)
+    first, second = tree.css("div")
+    assert split_marked(tree.body, first)[1] == (0, 1)
+    assert split_marked(tree.body, second)[1] == (1, 3)
+    # a custom element's tag name is built anew for each node (not cached): compared by value
+    assert split_marked(tree.body, tree.css_first("x-card"))[1] == (3, 4)
+
+
+def test_a_block_counts_its_links_and_no_more_link_text_than_it_has():
+    # Link text is measured before whitespace is collapsed: no-break spaces count there,
+    # and the block's link characters are capped at its own characters.
+    tree = LexborHTMLParser(
+        "<p><a href=x>a\xa0\xa0\xa0</a></p><p><a href=x>b</a> c <a href=y>d</a></p>"
+    )
+    blocks = split_blocks(tree.body)
+    assert [(b.text, b.chars, b.link_chars, b.links, b.noise) for b in blocks] == [
+        ("a", 1, 1, 1, -1),
+        ("b c d", 3, 2, 2, -1),
+    ]
 
 
 def test_real_page_blocks_hold_the_article_text():
@@ -532,14 +577,13 @@ def test_short_site_notices_are_not_body_text():
         "Warning: Creating default object from empty value in /www/wp-includes/classes.php on line 407",
         "Gib deine E-Mail-Adresse ein, um diesem Blog zu folgen.",
     ]
-    for text in notices:
-        assert is_notice(Block(text, len(text), 0, "p"), 160), text
+    assert not misread(notices=notices)
     php = "Warning: Creating default object from empty value in /www/classes.php on line 407 " * 9
-    assert is_notice(Block(php, len(php), 0, "p"), 160)  # PHP's output goes at any length
+    assert notice(php)  # PHP's output goes at any length
     story = "Die GEMA dreht völlig am Zeiger, sagt der Vorstand."
     long_cookie = "Cookies " + "backen wir jeden Sonntag mit Zimt und Zucker. " * 5
-    assert not is_notice(Block(story, len(story), 0, "p"), 160)
-    assert not is_notice(Block(long_cookie, len(long_cookie), 0, "p"), 160)  # too long
+    assert not notice(story)
+    assert not notice(long_cookie)  # too long
     html = (
         f"<title>Zeiger</title><article><p>{story}</p><p>Mehr zum Thema</p><p>{story}</p></article>"
     )
@@ -710,9 +754,9 @@ def test_a_last_modified_stamp_under_a_docs_page_is_a_site_notice():
     body = main_text(html)
     assert "last modified on" not in body and "Promise.withResolvers()" in body
     stamp = "This page was last modified on Jan 21, 2026 by MDN contributors."
-    assert is_notice(Block(stamp, len(stamp), 0, "p"), 160)
+    assert notice(stamp)
     story = "The library was last modernised in 1998, when its roof was replaced."
-    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+    assert not notice(story)
 
 
 def test_a_notice_for_a_browser_without_scripts_is_a_site_notice():
@@ -730,10 +774,10 @@ def test_a_notice_for_a_browser_without_scripts_is_a_site_notice():
         "We have detected that you currently have Javascript disabled.",
         "please enable browser's Javascript to use the Tell-A-Friend tool.",
     ]
-    for text in notices:
-        assert is_notice(Block(text, len(text), 0, "p"), 160), text
-    for text in ("Hooks are JavaScript functions.", "JavaScript Debugger", "Learn JavaScript"):
-        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+    assert not misread(notices=notices)
+    assert not misread(
+        texts=("Hooks are JavaScript functions.", "JavaScript Debugger", "Learn JavaScript")
+    )
 
 
 def test_a_consent_line_under_a_form_is_a_site_notice():
@@ -749,13 +793,13 @@ def test_a_consent_line_under_a_form_is_a_site_notice():
         "Mit der Anmeldung willigen Sie der Verarbeitung Ihrer Daten gemäß unserer Datenschutzerklärung ein.",
         "Datenschutzeinstellungen anpassen",
     ]
-    for text in notices:
-        assert is_notice(Block(text, len(text), 0, "p"), 160), text
-    for text in (
-        "Independently Audited Privacy Policy",
-        "Die Datenschutzerklärung der Stadt ist neu.",
-    ):
-        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+    assert not misread(notices=notices)
+    assert not misread(
+        texts=(
+            "Independently Audited Privacy Policy",
+            "Die Datenschutzerklärung der Stadt ist neu.",
+        )
+    )
 
 
 def test_an_update_stamp_in_another_language_is_a_site_notice():
@@ -770,10 +814,10 @@ def test_an_update_stamp_in_another_language_is_a_site_notice():
         "毎日新聞 2025/1/14 21:17（最終更新 1/14 21:17） 789文字",
         "Atualizado em 12/03/2025 às 10:02",
     ]
-    for text in stamps:
-        assert is_notice(Block(text, len(text), 0, "p"), 160), text
-    for text in ("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri."):
-        assert not is_notice(Block(text, len(text), 0, "p"), 160), text
+    assert not misread(notices=stamps)
+    assert not misread(
+        texts=("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri.")
+    )
 
 
 def test_a_threads_quote_and_post_chrome_is_a_site_notice():
@@ -785,22 +829,24 @@ def test_a_threads_quote_and_post_chrome_is_a_site_notice():
     ):
         body = main_text(wide_page(page_id))
         assert chrome not in body and post in body, page_id
-    for line in (  # vBulletin's quote header, a shop's and a blog's buttons, a sign-up pitch
-        "Originally Posted by lowjhg",
-        "Add to wishlist",
-        "No votes so far! Be the first to rate this post.",
-        "Enter your email for 15% off your order.",
-        "Enter your email address:",
-        "Get 10% off your first order",
-    ):
-        assert is_notice(Block(line, len(line), 0, "p"), 160), line
-    for line in (  # the words in a sentence
-        "The committee answered in 2014 at last, after a long wait.",
-        "We expanded the clinic in 2019 and kept its old entrance.",
-        "Critics rate this film as the best of the year.",
-        "Enter your email address and password, then click Sign in.",
-    ):
-        assert not is_notice(Block(line, len(line), 0, "p"), 160), line
+    assert not misread(
+        notices=(  # vBulletin's quote header, a shop's and a blog's buttons, a sign-up pitch
+            "Originally Posted by lowjhg",
+            "Add to wishlist",
+            "No votes so far! Be the first to rate this post.",
+            "Enter your email for 15% off your order.",
+            "Enter your email address:",
+            "Get 10% off your first order",
+        )
+    )
+    assert not misread(
+        texts=(  # the words in a sentence
+            "The committee answered in 2014 at last, after a long wait.",
+            "We expanded the clinic in 2019 and kept its old entrance.",
+            "Critics rate this film as the best of the year.",
+            "Enter your email address and password, then click Sign in.",
+        )
+    )
 
 
 def test_a_sentence_pointing_to_further_reading_is_text_and_a_read_more_label_is_not():
@@ -808,15 +854,16 @@ def test_a_sentence_pointing_to_further_reading_is_text_and_a_read_more_label_is
     # celery.events.state to read more about state objects." closes a section of the text.
     body = main_text(wide_page("wcxb-0665"))
     assert "to read more about state objects" in body
-    for line in (
-        "Read more",
-        "Read more »",
-        "Read more stories like this",
-        "READ MORE: The bridge reopens",
-    ):
-        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    assert not misread(
+        notices=(
+            "Read more",
+            "Read more »",
+            "Read more stories like this",
+            "READ MORE: The bridge reopens",
+        )
+    )
     line = "Read more about aliases in the dedicated section."
-    assert not is_notice(Block(line, len(line), 0, "p"), 160)
+    assert not notice(line)
 
 
 def test_a_prompt_to_log_in_for_a_feature_is_a_site_notice():
@@ -824,10 +871,11 @@ def test_a_prompt_to_log_in_for_a_feature_is_a_site_notice():
     # save to inventory", "Log in to set a price alert on this product." beside the specs.
     body = main_text(wide_page("wcxb-2898"))
     assert "Log in to" not in body and "Command Decorating Clips" in body
-    for line in ("Sign in to save your progress and earn a certificate", "Login to post a reply"):
-        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    assert not misread(
+        notices=("Sign in to save your progress and earn a certificate", "Login to post a reply")
+    )
     line = "Users log in to the portal with their staff card."
-    assert not is_notice(Block(line, len(line), 0, "p"), 160)
+    assert not notice(line)
 
 
 def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
@@ -835,15 +883,16 @@ def test_a_sign_in_or_paywall_prompt_is_a_site_notice():
     tree = LexborHTMLParser(decode(page("bb8969f710bb16fc")))
     prompt = next(b for b in split_blocks(filter_tree(tree)) if "Already have an account" in b.text)
     assert is_notice(prompt, ExtractOptions().notice_max_chars)
-    for line in (  # a news site's paywall, line by line
-        "Register to unlock this article — it's free",
-        "Create a free account to keep reading the story.",
-        "Sign in to continue with your reading experience.",
-        "Unlimited digital access to the Ottawa Citizen.",
-    ):
-        assert is_notice(Block(line, len(line), 0, "p"), 160), line
+    assert not misread(
+        notices=(  # a news site's paywall, line by line
+            "Register to unlock this article — it's free",
+            "Create a free account to keep reading the story.",
+            "Sign in to continue with your reading experience.",
+            "Unlimited digital access to the Ottawa Citizen.",
+        )
+    )
     story = "Sign in to the portal was slow on Monday, the town said."  # not a prompt
-    assert not is_notice(Block(story, len(story), 0, "p"), 160)
+    assert not notice(story)
 
 
 def test_a_comment_section_under_a_story_ends_the_body():
@@ -1075,6 +1124,16 @@ def test_a_class_naming_content_is_not_boilerplate_even_with_a_noise_word():
 
 
 WIDE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract-wide"
+
+
+def notice(text: str) -> bool:
+    """Whether ``text``, alone in a paragraph, is a site notice (at the default length limit)."""
+    return is_notice(Block(text, len(text), 0, "p"), ExtractOptions().notice_max_chars)
+
+
+def misread(notices=(), texts=()) -> list[str]:
+    """The ``notices`` not taken for site notices and the ``texts`` taken for them."""
+    return [t for t in notices if not notice(t)] + [t for t in texts if notice(t)]
 
 
 def wide_page(page_id: str) -> str:

@@ -1,0 +1,79 @@
+"""Identical outputs check for speed work on the extractor: SHA-1 of every page's extraction
+(title, body, summary, keywords, language) on all of extraction-wide and extraction-dev.
+
+Write the fingerprints of one tree, then compare another against them::
+
+    .venv/bin/python tests/bench/extract_identity.py --root <base tree> --write base.json
+    .venv/bin/python tests/bench/extract_identity.py --check base.json
+
+``--root`` imports ``engine`` from another checkout (e.g. ``git archive main`` unpacked), so the
+base is main's extractor, not this branch's. Exits 1 and lists the pages that differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("PAGEKEEPER_SHARED", ROOT.parent / "shared")) / "data"
+
+
+def pages():
+    """(id, html, url) of every page: the wide set as text, extraction-dev as raw bytes."""
+    wide = SHARED / "extraction-wide"
+    with open(wide / "truth.jsonl", encoding="utf-8") as lines:
+        for row in (json.loads(line) for line in lines if line.strip()):
+            raw = (wide / "pages" / f"{row['id']}.html.gz").read_bytes()
+            yield "wide/" + row["id"], gzip.decompress(raw).decode("utf-8"), row.get("url")
+    dev = SHARED / "extraction-dev"
+    for cid, case in sorted(json.loads((dev / "cases.json").read_text("utf-8")).items()):
+        yield "dev/" + cid, gzip.decompress((dev / case["page"]).read_bytes()), case.get("url")
+
+
+def fingerprint(extraction) -> str:
+    fields = [extraction.title, extraction.body, extraction.summary, extraction.language]
+    fields.append(json.dumps(extraction.keywords, sort_keys=True, ensure_ascii=False, default=str))
+    return hashlib.sha1("\x00".join(fields).encode()).hexdigest()
+
+
+def fingerprints() -> dict[str, str]:
+    """Each page's fingerprint, by the ``engine`` first on ``sys.path`` (see ``--root``)."""
+    extract = importlib.import_module("engine.html.extract").extract
+    out = {}
+    for page_id, html, url in pages():
+        try:
+            out[page_id] = fingerprint(extract(html, url))
+        except Exception as error:  # a typed error is an output too
+            out[page_id] = f"error {type(error).__name__}"
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="checkout to import engine from")
+    parser.add_argument("--write", type=Path)
+    parser.add_argument("--check", type=Path)
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.root.resolve()))
+    prints = fingerprints()
+    print("engine from", sys.modules["engine"].__path__[0])
+    if args.write:
+        args.write.write_text(json.dumps(prints, indent=0, sort_keys=True))
+    if args.check:
+        base = json.loads(args.check.read_text())
+        differ = sorted(k for k in base.keys() | prints.keys() if base.get(k) != prints.get(k))
+        print(f"{len(prints)} pages, {len(differ)} differ", *differ[:20], sep="\n")
+        return 1 if differ else 0
+    print(f"{len(prints)} pages fingerprinted")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
