@@ -51,11 +51,12 @@ def read_address(store: ArchiveStore, reg_id: str) -> str:
         return ""
 
 
-def without_address(store: ArchiveStore) -> list[str]:
-    """The versions whose extraction has no kept address, oldest first."""
+def without_address(store: ArchiveStore, reg_ids: list[str] | None = None) -> list[str]:
+    """The versions (of ``reg_ids``; every one when None) whose extraction has no kept
+    address, oldest first."""
     return [
         reg_id
-        for reg_id in store.ids
+        for reg_id in (store.ids if reg_ids is None else reg_ids)
         if (row := store.row("extracts", reg_id)) is not None and "address" not in row
     ]
 

@@ -300,6 +300,17 @@ def test_older_versions_have_their_address_kept_in_steps_at_start(app, monkeypat
     assert "keep_all_addresses" in started
 
 
+def test_the_versions_without_an_address_are_found_in_short_steps(app, monkeypatch):
+    named = app.executor.submit(archive, app.store).result()  # 7 real pages stored "before"
+    scanned = []
+    find = jobs.without_address
+    monkeypatch.setattr(jobs, "ADDRESS_SCAN", 2)
+    monkeypatch.setattr(jobs, "without_address", lambda *a: scanned.append(len(a[1])) or find(*a))
+    assert asyncio.run(jobs.keep_all_addresses(app)) == len(named)
+    assert sum(scanned) == len(app.store.ids) and max(scanned) == 2  # every version, 2 a step
+    assert app.executor.submit(without_address, app.store).result() == []
+
+
 def test_captures_leave_their_list_bits_to_the_text_job(app, monkeypatch):
     """A capture in the daemon writes its champion-list bits to the delta; searches see them at
     once, and the text job (also the start) folds them into the bitmaps on the store thread."""
