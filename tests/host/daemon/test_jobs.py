@@ -273,12 +273,15 @@ def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypa
 
 def test_older_versions_have_their_address_kept_in_steps_at_start(app, monkeypatch):
     named = app.executor.submit(archive, app.store).result()  # 7 real pages stored "before"
-    steps = []
-    keep = jobs.keep_addresses
+    steps, scanned = [], []
+    keep, find = jobs.keep_addresses, jobs.without_address
     monkeypatch.setattr(jobs, "ADDRESS_STEP", 3)
+    monkeypatch.setattr(jobs, "ADDRESS_SCAN", 2)
     monkeypatch.setattr(jobs, "keep_addresses", lambda *a: steps.append(len(a[1])) or keep(*a))
+    monkeypatch.setattr(jobs, "without_address", lambda *a: scanned.append(len(a[1])) or find(*a))
     assert asyncio.run(jobs.keep_all_addresses(app)) == len(named)
     assert steps == [3, 3, 1]  # one short store-thread step at a time
+    assert sum(scanned) == len(app.store.ids) and max(scanned) == 2  # found 2 versions a step
     assert app.executor.submit(without_address, app.store).result() == []
     rows = {i: app.store.row("extracts", i)["address"] for i in named}
     assert rows == named
@@ -298,17 +301,6 @@ def test_older_versions_have_their_address_kept_in_steps_at_start(app, monkeypat
     monkeypatch.setattr(jobs, "flush_learning", lambda _app: record(print, _app))
     asyncio.run(run_start())
     assert "keep_all_addresses" in started
-
-
-def test_the_versions_without_an_address_are_found_in_short_steps(app, monkeypatch):
-    named = app.executor.submit(archive, app.store).result()  # 7 real pages stored "before"
-    scanned = []
-    find = jobs.without_address
-    monkeypatch.setattr(jobs, "ADDRESS_SCAN", 2)
-    monkeypatch.setattr(jobs, "without_address", lambda *a: scanned.append(len(a[1])) or find(*a))
-    assert asyncio.run(jobs.keep_all_addresses(app)) == len(named)
-    assert sum(scanned) == len(app.store.ids) and max(scanned) == 2  # every version, 2 a step
-    assert app.executor.submit(without_address, app.store).result() == []
 
 
 def test_captures_leave_their_list_bits_to_the_text_job(app, monkeypatch):
