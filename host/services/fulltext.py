@@ -79,7 +79,8 @@ WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 WARM_LISTS = 1024  # warm lists of words and prefixes made ahead of any search, at most
 WARM_PAIRS = 256  # and of phrases of two words (their own budget: see warm_plan)
-WARM_RULE = 2  # the warm plan's rule (a file planned by another is planned again)
+WARM_RULE = 2  # the warm plan's rule: a file planned by another is planned again, every list read
+# again (rule 2: lists of 2,000 rows, phrases on their own budget)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
@@ -553,9 +554,11 @@ class FullTextIndex:
         phrases = {pair_key(pair): doc for pair, doc in paired}  # a phrase of two words
         phrases.pop(None, None)
         with self.lock:
+            rule = self.db.execute("SELECT value FROM meta WHERE name = 'warmrule'").fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmrule', ?)", (WARM_RULE,))
-            warm = set(self.champions.warm)
+            same = rule is not None and rule[0] == WARM_RULE  # else every list is read again
+            warm = set(self.champions.warm) if same else set()
         return _most_rows(estimate, warm, limit) + _most_rows(phrases, warm, WARM_PAIRS)
 
     def begin_warm(self) -> int:
