@@ -616,11 +616,11 @@ class FullTextIndex:
         with self.lock:
             try:
                 if want is not None:
-                    head = (
-                        self._champion_head(query, want)
-                        or self._conjunction_head(query, want)
-                        or self._threshold_head(query, want)
-                    )
+                    head = self._champion_head(query, want) or self._conjunction_head(query, want)
+                    if head is None and (head := self._threshold_head(query, want)):
+                        self._want(_phrases(query))  # its conjunction list: a cheaper next search
+                        if not self.deferred:
+                            self._build_wanted(None)
                     if head is not None:
                         return head
                 if want is None:

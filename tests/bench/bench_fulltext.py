@@ -501,6 +501,10 @@ def main() -> None:
         store = ArchiveStore.open(home, fsync=False)
         index = FullTextIndex(home / "index" / "fulltext.sqlite3")
         index.deferred = True
+        if index.warm_due():  # a cached home planned by an older rule: as the daemon would
+            print("the warm lists planned again (the cached home's plan followed another rule):")
+            warm(store, index)
+            index.checkpoint()
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
         index.defer_merges()  # nor merges FTS5's segments
         c, w, _ = timed(lambda: index.sync(store))  # in the daemon: at start, before any capture

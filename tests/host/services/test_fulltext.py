@@ -956,6 +956,10 @@ def test_several_frequent_terms_rank_from_their_own_lists_exactly_as_fts5(tmp_pa
     assert 0 < max(scorings) <= 2 * 40  # FTS5 scored only some listed rows (2 lists of 40)
     alike = textquery.parse("lower pad")  # both in nearly every row: no term leads the score
     assert index._threshold_head(alike, 1) is None and index.search(alike, 1).results
+    index.deferred, index.wanted = True, {}
+    index.search(textquery.parse("heron pad"), 1)  # answered from the terms' lists, and then
+    assert list(index.wanted) == [('"heron"', '"pad"')]  # its conjunction list is made
+    assert index.build_lists() and index._conjunction_head(textquery.parse("heron pad"), 1)
 
 
 def threshold_answers(index, texts, monkeypatch) -> list[int]:
