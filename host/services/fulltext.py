@@ -44,7 +44,7 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services import pairs, threshold
+from host.services import champions, pairs, threshold
 from host.services.bm25 import idf
 from host.services.champions import (
     MIN_ROWS,
@@ -839,8 +839,10 @@ class FullTextIndex:
         if len(phrases) < 2 or any(h is None for h in hits):
             return None
         both = _both([h for h in hits if h is not None])
-        if not self._frequent(len(both)):
-            return None
+        phrased = any(self._pair_expr(p) for p in phrases)
+        ratio = threshold.PHRASE_RATIO if phrased else threshold.WORDS_RATIO
+        if len(both) < max(MIN_ROWS, ratio * champions.SIZE * len(phrases)):
+            return None  # few matches for the listed rows: scoring them all costs less
         matching = self._unexcluded(query, both)
         rows, avgdl = averages(self.db)
         idfs = [idf(rows, len(h)) for h in hits if h is not None]
@@ -857,7 +859,7 @@ class FullTextIndex:
         hopeful = threshold.hopeful(lists, matching.__contains__, idfs, avgdl, bound)
         if not self._may_certify(list(hopeful), matching, want):
             return None  # known before FTS5 scores a row: too few documents can pass
-        if any(self._pair_expr(p) or p.endswith("*") for p in phrases):
+        if phrased or any(p.endswith("*") for p in phrases):
             found = threshold.scored(hopeful, [r for r, _g in lists], idfs, avgdl, alone)
         else:  # words: FTS5 walks their doclists once, and scores the query itself
             found = threshold.together(self.db, self._head_source(query), weights, hopeful)

@@ -20,6 +20,9 @@ may score up to both limits, and the factors of a list's rows crowd near ``k1 + 
 100k versions (held-out half, seen before this rule was set) 7 of 20 such pairs of common
 words certified fewer than 100 documents from lists of 2,000 rows, and trying cost ~20 ms
 before the full scoring; every pair with one IDF 80 times the other or more certified.
+And only when the matching rows outnumber the listed rows ``WORDS_RATIO`` times (a query
+with a phrase: ``PHRASE_RATIO``): at 20k versions (tune half) two common words match ~1.6
+times their lists' 4,000 rows and scoring them all cost about half what the lists did.
 
 >>> mask([1, 4])
 b'\\x00\\x01\\x00\\x00\\x01'
@@ -34,6 +37,8 @@ from host.services.champions import Row
 from host.services.conjunctions import MARGIN, score
 
 DOMINANT = 10.0  # tried only when one term's IDF is this many times the others' sum (below)
+WORDS_RATIO = 4.0  # and when the rows matching are this many times the listed rows (words)
+PHRASE_RATIO = 2.0  # (a query with a phrase: FTS5 checks its positions in each matching row)
 _ALONE = (  # bm25() of the rows the mask holds: the others are walked, not scored
     "SELECT rowid, bm25({0}, {1}) FROM {0} WHERE {0} MATCH ? AND rowid BETWEEN ? AND ?"
     " AND substr(?, rowid + 1, 1) = x'01'"

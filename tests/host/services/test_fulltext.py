@@ -941,6 +941,9 @@ def test_several_frequent_terms_rank_from_their_own_lists_exactly_as_fts5(tmp_pa
     for term in ('"lower"', '"heron"', '"pad"', '"lower meadow"', '"silt"'):
         assert index.install(index.read_list(term), index.begin_warm())
     monkeypatch.setattr(threshold, "DOMINANT", 2.0)  # here silt (idf ~1.1) leads heron (~0.4)
+    assert index._threshold_head(textquery.parse("heron pad"), 1) is None  # few matches a row
+    for ratio in ("WORDS_RATIO", "PHRASE_RATIO"):  # ~2 a listed row: scoring all costs less
+        monkeypatch.setattr(threshold, ratio, 0.25)
     texts = ("heron pad", '"lower meadow" heron', 'heron "lower meadow" -silt', "pad heron -weir")
     texts += ("silt heron", '"lower meadow" silt heron')
     scorings = threshold_answers(index, texts, monkeypatch)
