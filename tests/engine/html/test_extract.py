@@ -69,6 +69,7 @@ from engine.html.extract import (
     sells_an_item,
     site_noise,
     teaser_part,
+    template_line,
     title_counter,
     title_weights,
     top_alternatives,
@@ -818,6 +819,36 @@ def test_an_update_stamp_in_another_language_is_a_site_notice():
     assert not misread(
         texts=("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri.")
     )
+
+
+def test_a_blog_template_line_is_not_body_text_at_any_length():
+    # network1consulting.com (WCXB article): the post's page ends with the theme's "Comments
+    # are closed for this post.", which is no sentence of the post.
+    html = wide_page("wcxb-4365")
+    body = main_text(html)
+    assert "Comments are closed" not in body and "Atlanta tech conferences attract" in body
+    assert "Comments are closed" in main_text(html, options=ExtractOptions(template_lines=False))
+    lines = (  # WordPress's default themes and comment form, a plugin, Dow Jones's papers
+        "This entry was posted on Saturday, August 25th, 2012 at 12:23 am and is filed under "
+        "Neat Stuff, Robot Art, Videos. You can follow any responses to this entry through the "
+        "RSS 2.0 feed. You can leave a response, or trackback from your own site.",
+        "You can follow any responses to this entry through the RSS 2.0 feed.",
+        'You may use these HTML tags and attributes: <a href="" title=""> <abbr title="">',
+        "Your email address will not be published. Required fields are marked *",
+        "Both comments and pings are currently closed.",
+        "If you enjoyed this post, please consider leaving a comment or subscribing to the RSS feed.",
+        "Dow Jones Reprints: This copy is for your personal, non-commercial use only. To order "
+        "presentation-ready copies for distribution to your colleagues, clients or customers, "
+        "visit www.djreprints.com",
+    )
+    assert [t for t in lines if not template_line(Block(t, len(t), 0, "p"))] == []
+    texts = (  # the words inside a sentence of a post are its text
+        "We posted this entry on Monday, as promised, and the comments are closed now that the vote is over.",
+        "Comments are closed on weekends, the editor said, because no one moderates them.",
+        "If you enjoyed this post, you will love the next one in the series about knots.",
+        "Readers wrote that this entry was posted on the wrong day, and we fixed the date.",
+    )
+    assert [t for t in texts if template_line(Block(t, len(t), 0, "p"))] == []
 
 
 def test_a_threads_quote_and_post_chrome_is_a_site_notice():
