@@ -125,6 +125,9 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
+    # ... or, for an opener counting the comments ("104 Comments"), after this many characters
+    # of the body, however long the thread (see counted_thread). 0: off.
+    comments_count_min_chars: int = 250
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
@@ -766,7 +769,30 @@ def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
     if not openers or len(openers) > 2:
         return body
     k = openers[0]
-    return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
+    before = sum(b.chars for b in body[:k])
+    if before >= share * total or counted_thread(body[k], before, options):
+        return body[:k]
+    return body
+
+
+# A comment section's count ("104 Comments +", "{ 2 comments… read them below or add one }",
+# "12 Responses to “Title”"), lower-cased: printed once, over the thread under a story.
+COMMENTS_COUNT = re.compile(r"[{(\[]? ?\d+ (?:comments?|responses?|replies)\b")
+
+
+def counted_thread(opener: Block, before: int, options: ExtractOptions) -> bool:
+    """Whether ``opener`` counts the comments under a story of ``before`` characters
+    (``comments_count_min_chars``+, 0: off): the thread ends the body even when it is longer
+    than the story, unlike a bare "Comments" heading, which a forum's first post may sit
+    under.
+
+    >>> counted_thread(Block("104 Comments +", 14, 0, "div"), 640, ExtractOptions())
+    True
+    >>> counted_thread(Block("Comments", 8, 0, "h3"), 640, ExtractOptions())
+    False
+    """
+    least = options.comments_count_min_chars
+    return bool(least) and before >= least and COMMENTS_COUNT.match(opener.text.lower()) is not None
 
 
 _PROSE_TAGS = frozenset(("p", "li"))

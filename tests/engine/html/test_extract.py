@@ -45,6 +45,7 @@ from engine.html.extract import (
     card_of,
     choose_body,
     common_path,
+    counted_thread,
     cut_comments,
     decode,
     drop_repeats,
@@ -849,6 +850,32 @@ def test_a_blog_template_line_is_not_body_text_at_any_length():
         "Readers wrote that this entry was posted on the wrong day, and we fixed the date.",
     )
     assert [t for t in texts if template_line(Block(t, len(t), 0, "p"))] == []
+
+
+def test_a_counted_comment_thread_ends_the_body_however_long():
+    # wptavern.com (a Readability.js test page, WordPress). The pages this rule was measured
+    # on (CBS News stories under "104 Comments +") are AGPL data, so the thread is set here
+    # under the post's last paragraph: a count opener and replies that outweigh the post,
+    # where "past half the body" alone keeps them.
+    html = wide_page("readability-wordpress")
+    last = "Regardless of how much credibility you give Stack Overflow"
+    end = html.find("</p>", html.find(last)) + len("</p>")
+    reply = "<p>Reader {n} wrote: thanks for the write-up, the numbers on JavaScript demand match what our agency sees every week.</p>"
+    thread = "<h3>40 Comments</h3>" + "".join(reply.format(n=n) for n in range(40))
+    page = html[:end] + thread + html[end:]
+    body = main_text(page)
+    assert last in body and "Reader 3 wrote" not in body and "40 Comments" not in body
+    assert "Reader 3 wrote" in main_text(page, options=ExtractOptions(comments_count_min_chars=0))
+
+
+def test_a_comment_count_opens_a_thread_after_enough_of_a_story():
+    options = ExtractOptions()
+    for opener in ("104 Comments +", "{ 2 comments… }", "12 Responses to “Bridge”", "3 replies"):
+        assert counted_thread(Block(opener, len(opener), 0, "div"), 250, options), opener
+    count = Block("104 Comments +", 14, 0, "div")
+    assert not counted_thread(count, 249, options)  # a forum's first post under its count
+    for heading in ("Comments", "Leave a Reply", "Comments (3)", "See 104 comments"):
+        assert not counted_thread(Block(heading, len(heading), 0, "h3"), 5000, options), heading
 
 
 def test_a_threads_quote_and_post_chrome_is_a_site_notice():
