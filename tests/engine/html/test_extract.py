@@ -22,6 +22,7 @@ from engine.html.blocks import (
     hidden_label,
     label_part,
     named_content,
+    numbered_post,
     permalinked_section,
     section_anchor,
     split_blocks,
@@ -876,6 +877,30 @@ def test_a_comment_count_opens_a_thread_after_enough_of_a_story():
     assert not counted_thread(count, 249, options)  # a forum's first post under its count
     for heading in ("Comments", "Leave a Reply", "Comments (3)", "See 104 comments"):
         assert not counted_thread(Block(heading, len(heading), 0, "h3"), 5000, options), heading
+
+
+def test_a_numbered_post_is_not_boilerplate_whatever_its_class():
+    # wptavern.com (a Readability.js test page, WordPress): its post is <article
+    # id="post-67202">. Set as earlyretirementextreme.com's theme prints it, a "post-meta"
+    # element inside a content box (id="post-entry"), the post stays the body; dropped for its
+    # class, the page fell back to text around it (the "Like this:" bar, related posts).
+    html = wide_page("readability-wordpress")
+    page = html.replace(
+        '<main id="content" class="content" role="main" tabindex="-1">', '<main id="post-entry">'
+    )
+    start = page.find('<article id="post-67202"')
+    page = (
+        page[:start]
+        + '<article id="post-67202" class="post-meta">'
+        + page[page.find(">", start) + 1 :]
+    )
+    related = "Stack Overflow Survey Results Show WordPress is Trending Up"
+    body = main_text(page)
+    assert body.startswith("Stack Overflow published its analysis") and related not in body
+    off = ExtractOptions(blocks=BlockOptions(numbered_posts=False))
+    assert related in main_text(page, options=off)
+    assert numbered_post("post-4955") and not numbered_post("post-meta")
+    assert not numbered_post("post-4955-comments") and not numbered_post("post_4955")
 
 
 def test_a_threads_quote_and_post_chrome_is_a_site_notice():
