@@ -497,7 +497,7 @@ NOTICE = re.compile(
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
-    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour(?: le| à|\s?:)"
     r"|actualizado(?: a| el|:)|aggiornat[oa](?: alle| il|:)|atualizad[oa](?: em| às|:)|最終更新"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"

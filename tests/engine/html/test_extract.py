@@ -816,10 +816,16 @@ def test_an_update_stamp_in_another_language_is_a_site_notice():
         "10/07/2026 00:50 Actualizado a 10/07/2026 22:39",
         "毎日新聞 2025/1/14 21:17（最終更新 1/14 21:17） 789文字",
         "Atualizado em 12/03/2025 às 10:02",
+        "30 avril 2015 à 07:19 (Mis à jour : 30 avril 2015 à 07:38)",  # liberation.fr
+        "Publié le 12/03/2025 à 10h02, mis à jour à 11h15",
     ]
     assert not misread(notices=stamps)
     assert not misread(
-        texts=("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri.")
+        texts=(
+            "El censo fue actualizado por el instituto.",
+            "Il sito è stato aggiornato ieri.",
+            "Le registre est mis à jour chaque année.",
+        )
     )
 
 
