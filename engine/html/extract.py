@@ -72,6 +72,10 @@ class ExtractOptions:
     linked_prose_min_chars: int = 30
     linked_prose_min_plain: int = 20  # characters outside its links
     linked_prose_max_density: float = 0.8
+    # ... or an item of a link list that a heading or sentence of its own element introduces,
+    # when the span holds ``link_index_min_lists``+ such lists (see link_index_items): a docs
+    # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
+    link_index_min_lists: int = 2
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -788,8 +792,101 @@ def linked_prose(block: Block, plain: set[tuple], options: ExtractOptions) -> bo
     return (block.path[:-1], block.tag) in plain and prose_candidate(block, options)
 
 
+def introduces(block: Block, options: ExtractOptions) -> bool:
+    """A plain block that opens a list: a heading, or text ending with a colon.
+
+    >>> introduces(Block("For more information, see:", 26, 0, "p"), ExtractOptions())
+    True
+    """
+    if _is_linky(block, options):
+        return False
+    return block.tag in HEADINGS or block.text.rstrip().endswith(":")
+
+
+def running_text(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:
+    """The elements that hold the span's plain paragraphs (<p> of ``teaser_min_chars``+, not
+    link-dense): where the running text is.
+
+    >>> running_text([Block("x" * 50, 50, 0, "p", path=(1, 5))], 0, 0, [True], ExtractOptions())
+    {(1,)}
+    """
+    return {
+        b.path[:-1]
+        for b, ok in zip(blocks[lo : hi + 1], free[lo : hi + 1], strict=True)
+        if ok and b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+    }
+
+
+def list_end(blocks: list[Block], k: int, hi: int) -> int:
+    """The last block of the list whose item block ``k`` is (the <li>s of its element).
+
+    >>> item = Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> list_end([item, item, Block("x", 1, 0, "p", path=(1, 5))], 0, 2)
+    1
+    """
+    parent = blocks[k].path[:-1]
+    while k < hi and blocks[k + 1].tag == "li" and blocks[k + 1].path[:-1] == parent:
+        k += 1
+    return k
+
+
+def introduced_list(blocks, k, end, free, options: ExtractOptions, prose: set[tuple]) -> bool:
+    """Whether the list of blocks ``k``..``end`` is a link list introduced in running text:
+    every item a link-dense <li>, the block before it one that introduces it (see
+    :func:`introduces`) in the list's own element, an element that holds running text
+    (``prose``, see :func:`running_text`).
+
+    >>> intro, item = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> introduced_list([intro, item], 1, 1, [True] * 2, ExtractOptions(), {(1,)})
+    True
+    """
+    holder, intro = blocks[k].path[:-2], blocks[k - 1]
+    return (
+        all(free[j] and _is_linky(blocks[j], options) for j in range(k, end + 1))
+        and intro.path[:-1] == holder
+        and holder in prose
+        and introduces(intro, options)
+    )
+
+
+def link_index_items(blocks, lo, hi, free, options: ExtractOptions) -> set[int]:
+    """The items of the span's introduced link lists (see :func:`introduced_list`) when it
+    holds ``link_index_min_lists``+ of them. One such list is a story's "More stories:" box;
+    several, each a heading or a sentence and its links, are an index: a docs hub's "Strings"
+    and its two pages, a tutorial index's chapters.
+
+    >>> intro, text = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("x" * 50, 50, 0, "p", path=(1, 5))
+    >>> item = Block("Overview of Redis lists", 23, 23, "li", path=(1, 3, 4))
+    >>> sorted(link_index_items([text, intro, item, intro, item], 0, 4, [True] * 5, ExtractOptions()))
+    [2, 4]
+    """
+    prose = running_text(blocks, lo, hi, free, options)
+    lists: list[range] = []
+    k = lo + 1  # the first block of the span has no introduction in it
+    while k <= hi:
+        if blocks[k].tag != "li" or not free[k]:
+            k += 1
+            continue
+        end = list_end(blocks, k, hi)
+        if introduced_list(blocks, k, end, free, options, prose):
+            lists.append(range(k, end + 1))
+        k = end + 1
+    if len(lists) < options.link_index_min_lists:
+        return set()
+    return {j for items in lists for j in items}
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
     plain: set[tuple] | None = None
+    index: set[int] | None = None
+
+    def listed(k: int) -> bool:
+        nonlocal index
+        if not options.link_index_min_lists or blocks[k].tag != "li":
+            return False
+        if index is None:
+            index = link_index_items(blocks, lo, hi, free, options)
+        return k in index
 
     def prose(k: int) -> bool:
         nonlocal plain
@@ -823,6 +920,7 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not titles_content(blocks, k, hi, options)
             and not linked_paragraph(blocks, k, lo, hi, options)
             and not prose(k)
+            and not listed(k)
         ):
             continue
         if site_noise(block, options) or (orphans and _orphan_heading(blocks, k, hi, options)):

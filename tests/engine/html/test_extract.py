@@ -53,11 +53,13 @@ from engine.html.extract import (
     grow_sample,
     growth_bar,
     holds_text,
+    introduced_list,
     is_credit,
     is_generic,
     is_notice,
     is_product_page,
     is_story,
+    link_index_items,
     linked_paragraph,
     linked_prose,
     main_text,
@@ -1205,6 +1207,68 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     short = Block("Learn about datasets.", 39, 0, "li", path=(1, 2, 5))
     assert not plain_items([short], 0, 0, [True], ExtractOptions())
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
+
+
+def test_link_lists_a_docs_page_introduces_in_its_text_stay():
+    # cloud.google.com (WCXB documentation): "What's next" and "Load data into BigQuery
+    # with:" each open a list whose items are links ("For an overview of BigQuery storage, see
+    # Overview of BigQuery storage."), in the element that holds the page's paragraphs.
+    html = wide_page("wcxb-0701")
+    items = [
+        "For an overview of BigQuery storage, see Overview of BigQuery storage.",
+        "For an overview of BigQuery security, see Overview of data security and governance.",
+    ]
+    lines = main_text(html).split("\n")
+    assert all(item in lines for item in items)
+    without = main_text(html, options=ExtractOptions(link_index_min_lists=0)).split("\n")
+    assert not any(item in without for item in items)
+
+
+def index_page(*parts: str) -> list[Block]:
+    """Blocks of a made-up page: "p" a paragraph, "h" a heading, "i" an item of a link list
+    (one list per run of "i"s), "s" a sidebar's heading and "j" its link (another element)."""
+    shapes = {
+        "p": ("The bridge reopened on Monday after two years of repairs.", 0, "p", (1, 9)),
+        "h": ("Strings", 0, "h3", (1, 9)),
+        "i": ("Overview of Redis strings", 25, "li", (1, 9, 0)),
+        "s": ("Most read", 0, "h3", (1, 8)),
+        "j": ("Council approves the budget", 27, "li", (1, 8, 0)),
+    }
+    blocks, run = [], 0
+    for n, part in enumerate(parts):
+        text, links, tag, path = shapes[part]
+        run += part in "ij" and (n == 0 or parts[n - 1] not in "ij")
+        path = path[:-1] + (100 + run, n) if part in "ij" else path + (n,)
+        blocks.append(Block(text, len(text), links, tag, path=path, links=1 if links else 0))
+    return blocks
+
+
+def test_only_several_link_lists_introduced_in_running_text_are_an_index():
+    def kept(*parts: str, **options) -> list[int]:
+        blocks = index_page(*parts)
+        free = [True] * len(blocks)
+        return sorted(link_index_items(blocks, 0, len(blocks) - 1, free, ExtractOptions(**options)))
+
+    assert kept("p", "h", "i", "i", "h", "i") == [2, 3, 5]
+    # One introduced list is a story's "More stories:" box.
+    assert kept("p", "h", "i", "i", "p") == []
+    assert kept("p", "h", "i", "i", "p", link_index_min_lists=1) == [2, 3]
+    assert kept("p", "h", "i", "h", "i", link_index_min_lists=3) == []
+    # A sidebar's lists, in an element that holds no paragraph of the text, are no index.
+    assert kept("p", "s", "j", "j", "s", "j") == []
+    # A heading of another element (the card before) introduces no list of the text.
+    assert kept("p", "s", "i", "p", "s", "i") == []
+    # A list a paragraph (no heading, no colon) runs into is not introduced.
+    assert kept("p", "i", "p", "i") == []
+    # A list with one plain item is no link list (linked_prose's business).
+    blocks = index_page("p", "h", "i", "i", "h", "i")
+    blocks[3].link_chars = 0
+    assert not introduced_list(blocks, 2, 3, [True] * 6, ExtractOptions(), {(1, 9)})
+    assert introduced_list(blocks, 5, 5, [True] * 6, ExtractOptions(), {(1, 9)})
+    # An introduction ending with a colon opens a list too.
+    colon = Block("For more information, see:", 26, 0, "p", path=(1, 9, 1))
+    blocks[1] = colon
+    assert introduced_list(blocks, 2, 2, [True] * 6, ExtractOptions(), {(1, 9)})
 
 
 def test_a_product_description_printed_twice_is_kept_once():
