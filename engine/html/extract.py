@@ -86,6 +86,7 @@ class ExtractOptions:
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
+    section_headings: bool = True  # ... nor one right over its first subheading (opens_subsection)
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
     # Beyond the page-detection method: the page's article container (see article_box), when it holds enough
@@ -448,15 +449,45 @@ def _is_linky(block: Block, options: ExtractOptions) -> bool:
     return block.link_density > options.max_link_density and block.tag not in _CODE
 
 
-def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
-    """A heading whose next block is a link list or another heading heads no body text.
+def _orphan_heading(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """A heading whose next block is a link list or another heading heads no body text,
+    unless that heading opens its first subsection (see :func:`opens_subsection`).
 
     A "heading" longer than ``orphan_max_chars`` is a lead set in h2/h3, not a heading.
     """
     if blocks[k].tag not in HEADINGS or k >= hi or blocks[k].chars > options.orphan_max_chars:
         return False
     nxt = blocks[k + 1]
-    return _is_linky(nxt, options) or nxt.tag in HEADINGS
+    if _is_linky(nxt, options):
+        return True
+    return nxt.tag in HEADINGS and not opens_subsection(blocks, k, hi, options, title)
+
+
+def opens_subsection(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """Whether heading ``k`` (h2-h6) is right over a heading of a lower level that heads
+    text itself (a linked one is ruled out by :func:`_orphan_heading` first): a section whose first subsection starts at once ("Our
+    pillars" over "Consolidation and curation" and its paragraph). An <h1> over a heading is
+    the page's headline over a kicker or a subtitle, and a heading over the story's headline
+    (a subheading ``title`` holds) is a date or a kicker: both stay as they were.
+    ``options.section_headings`` False: off.
+
+    >>> h2, h3 = Block("Pricing", 7, 0, "h2"), Block("Free plan", 9, 0, "h3")
+    >>> text = Block("The free plan holds three projects.", 35, 0, "p")
+    >>> opens_subsection([h2, h3, text], 0, 2, ExtractOptions()), opens_subsection([h3, h2, text], 0, 2, ExtractOptions())
+    (True, False)
+    """
+    tag, nxt = blocks[k].tag, blocks[k + 1]
+    if not options.section_headings or tag == "h1" or nxt.tag not in HEADINGS:
+        return False
+    if nxt.tag <= tag:  # h2 < h3: the same or a higher level
+        return False
+    if title and nxt.text in title:
+        return False
+    return not _orphan_heading(blocks, k + 1, hi, options, title)
 
 
 # Beyond the page-detection method: short blocks that are site notices, not article text: "related"/"read more"
@@ -923,7 +954,9 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not listed(k)
         ):
             continue
-        if site_noise(block, options) or (orphans and _orphan_heading(blocks, k, hi, options)):
+        if site_noise(block, options) or (
+            orphans and _orphan_heading(blocks, k, hi, options, title if in_title else "")
+        ):
             continue
         if (in_title and block.text in title) or (chars <= short and teaser(k)):
             continue

@@ -37,6 +37,8 @@ from engine.html.extract import (
     Extraction,
     ExtractOptions,
     _meta_content,
+    _orphan_heading,
+    _span_blocks,
     after_headline,
     article_box,
     best_box,
@@ -550,15 +552,16 @@ def test_labelled_candidates_are_every_element_with_a_label_once():
         assert [node.mem_id for node in body.css(LABELLED_SELECTOR)] == once, html[:80]
 
 
-def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
+def test_a_heading_over_a_heading_of_its_level_goes_unless_it_is_a_lead():
     para = "<p>" + "Die Polizei nahm drei Männer fest, die Motoren umgebaut hatten. " * 3 + "</p>"
     lead = "Durante un operativo para detener a tres presuntos roba motos, la Policía informó " * 2
-    html = f"<article>{para}<h2>Lesen</h2><h3>Teil eins</h3>{para}<h2>{lead}</h2><h3>Teil zwei</h3>{para}</article>"
+    html = f"<article>{para}<h2>Lesen</h2><h2>Teil eins</h2>{para}<h2>{lead}</h2><h3>Teil zwei</h3>{para}</article>"
     body = extract(html).body
     assert lead.strip() in body  # a long h2 is a lead, kept
-    assert "Lesen" not in body  # a short heading over a heading heads nothing
-    strict = extract(html, options=ExtractOptions(orphan_max_chars=10**9)).body
-    assert lead.strip() not in strict
+    assert "Lesen" not in body  # a short heading over a heading of its level heads nothing
+    # Over a lower heading it opens a section (see opens_subsection), unless that is off.
+    strict = ExtractOptions(orphan_max_chars=10**9, section_headings=False)
+    assert lead.strip() not in extract(html, options=strict).body
 
 
 def test_photo_credits_are_not_body_text():
@@ -1269,6 +1272,39 @@ def test_only_several_link_lists_introduced_in_running_text_are_an_index():
     colon = Block("For more information, see:", 26, 0, "p", path=(1, 9, 1))
     blocks[1] = colon
     assert introduced_list(blocks, 2, 2, [True] * 6, ExtractOptions(), {(1, 9)})
+
+
+def test_a_section_heading_over_its_first_subheading_stays():
+    # klaviyo.com (WCXB article): "My top 3 CRM picks for 2026" (h2) is right over its first
+    # pick's heading (h3) and that pick's paragraphs: a section, not an orphan heading.
+    html = wide_page("wcxb-4258")
+    heading, pick = "My top 3 CRM picks for 2026", "1. Klaviyo: Best CRM for B2C and ecommerce"
+    lines = main_text(html).split("\n")
+    assert heading in lines and lines.index(heading) + 1 == lines.index(pick)
+    assert heading not in main_text(html, options=ExtractOptions(section_headings=False))
+
+
+def test_only_a_heading_right_over_a_lower_subheading_that_heads_text_opens_a_section():
+    text = Block("The free plan holds three projects and one seat.", 48, 0, "p")
+    links = Block("Pricing FAQ", 11, 11, "li", links=1)
+
+    def orphan(*tags: str, after: Block = text, title: str = "") -> bool:
+        blocks = [Block(f"Heading {tag}", 9, 0, tag) for tag in tags] + [after]
+        return _orphan_heading(blocks, 0, len(blocks) - 1, ExtractOptions(), title)
+
+    assert not orphan("h2", "h3") and not orphan("h3", "h5") and not orphan("h2", "h3", "h4")
+    assert orphan("h3", "h2") and orphan("h3", "h3")  # the same or a higher level
+    assert orphan("h1", "h2")  # a headline over its subtitle or kicker
+    assert orphan("h2", "h3", after=links)  # the subheading heads a link list
+    assert orphan("h2", "h3", title="Heading h3 | Example")  # a date over the story's headline
+    linked = [Block("Plans", 5, 0, "h2"), Block("Free", 4, 4, "h3", links=1), text]
+    assert _orphan_heading(linked, 0, 2, ExtractOptions())
+    blocks = [Block("Plans", 5, 0, "h2"), Block("Free", 4, 0, "h3"), text]
+    assert _orphan_heading(blocks, 0, 2, ExtractOptions(section_headings=False))
+    # In a body: a blog's date heading over the post's headline (the title) goes with it.
+    date, head = Block("November 8, 2012", 16, 0, "h2"), Block("Micromorts", 10, 0, "h3")
+    kept = _span_blocks([text, date, head, text], 0, 3, [True] * 4, ExtractOptions(), "Micromorts")
+    assert kept == [text, text]
 
 
 def test_a_product_description_printed_twice_is_kept_once():
