@@ -22,6 +22,7 @@ from engine.html.blocks import (
     hidden_label,
     label_part,
     named_content,
+    own_anchor,
     permalinked_section,
     section_anchor,
     split_blocks,
@@ -1305,6 +1306,30 @@ def test_only_a_heading_right_over_a_lower_subheading_that_heads_text_opens_a_se
     date, head = Block("November 8, 2012", 16, 0, "h2"), Block("Micromorts", 10, 0, "h3")
     kept = _span_blocks([text, date, head, text], 0, 3, [True] * 4, ExtractOptions(), "Micromorts")
     assert kept == [text, text]
+
+
+def test_a_docs_headings_link_to_itself_is_its_anchor_not_link_text():
+    # docs.celeryq.dev (Sphinx, WCXB documentation): each section heading's text links to its
+    # own place on the page ("Workers¶"), which made every heading a link list: the ones
+    # over a short line or a subheading went.
+    html = wide_page("wcxb-0665")
+    lines = main_text(html).split("\n")
+    assert "Workers¶" in lines and "Features¶" in lines
+    off = ExtractOptions(blocks=BlockOptions(heading_anchors=False))
+    assert "Workers¶" not in main_text(html, options=off).split("\n")
+
+
+def test_only_a_headings_link_to_its_own_page_is_not_link_text():
+    def link_chars(html: str, **options) -> list[int]:
+        blocks = split_blocks(LexborHTMLParser(html).body, BlockOptions(**options))
+        return [b.link_chars for b in blocks]
+
+    assert link_chars('<h2><a href="#usage">Usage</a></h2>') == [0]
+    assert link_chars('<h2><a href="/docs/usage">Usage</a></h2>') == [5]  # a link away
+    assert link_chars('<p><a href="#usage">Usage</a></p>') == [5]  # a table of contents
+    assert link_chars('<h2><a href="#usage">Usage</a></h2>', heading_anchors=False) == [5]
+    assert own_anchor(LexborHTMLParser('<a href="#x">x</a>').css_first("a"))
+    assert not own_anchor(LexborHTMLParser('<a href="x#y">x</a>').css_first("a"))
 
 
 def test_a_product_description_printed_twice_is_kept_once():
