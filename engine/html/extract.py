@@ -671,7 +671,7 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     block = blocks[k]
     if block.tag not in HEADINGS and (
         block.links != 1
-        or (block.chars < options.linked_title_min_chars and block.tag not in _CELLS)
+        or (block.chars < options.linked_title_min_chars and block.tag not in _LABELS)
     ):
         return False
     parent = block.path[:-1]
@@ -708,7 +708,11 @@ def linked_paragraph(
     )
 
 
-_CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
+_CELLS = frozenset(("td", "th"))
+# A table row's one-link label cell ("Salvage") and a definition list's term over its
+# description (MDN's "Promise.all()" over "Fulfills when all of the promises fulfill") may be
+# short.
+_LABELS = frozenset(("td", "th", "dt"))
 
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:

@@ -76,6 +76,7 @@ from engine.html.extract import (
     teaser_part,
     title_counter,
     title_weights,
+    titles_content,
     top_alternatives,
     trim_edges,
     whole_tables,
@@ -1330,6 +1331,21 @@ def test_only_a_headings_link_to_its_own_page_is_not_link_text():
     assert link_chars('<h2><a href="#usage">Usage</a></h2>', heading_anchors=False) == [5]
     assert own_anchor(LexborHTMLParser('<a href="#x">x</a>').css_first("a"))
     assert not own_anchor(LexborHTMLParser('<a href="x#y">x</a>').css_first("a"))
+
+
+def test_a_short_linked_term_over_its_description_stays():
+    # developer.mozilla.org (WCXB documentation): each static method is a <dt> linking to its
+    # page ("Promise.allSettled()", under linked_title_min_chars) over its description.
+    html = wide_page("wcxb-2992")
+    lines = main_text(html).split("\n")
+    term = lines.index("Promise.allSettled()")
+    assert lines[term + 1].startswith("Takes an iterable of promises as input")
+    description = Block(
+        "Fulfills when all of the promises fulfill; rejects when any rejects.", 66, 0, "p"
+    )
+    for tag, titles in (("dt", True), ("td", True), ("li", False), ("p", False)):
+        label = Block("Promise.all()", 13, 13, tag, links=1)
+        assert titles_content([label, description], 0, 1, ExtractOptions()) is titles, tag
 
 
 def test_a_product_description_printed_twice_is_kept_once():
