@@ -959,7 +959,9 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
         ):
             continue
         if site_noise(block, options) or (
-            orphans and _orphan_heading(blocks, k, hi, options, title if in_title else "")
+            orphans
+            and _orphan_heading(blocks, k, hi, options, title if in_title else "")
+            and not (k < hi and listed(k + 1))  # it introduces an index's link list
         ):
             continue
         if (in_title and block.text in title) or (chars <= short and teaser(k)):

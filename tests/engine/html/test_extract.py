@@ -1225,8 +1225,9 @@ def test_link_lists_a_docs_page_introduces_in_its_text_stay():
     ]
     lines = main_text(html).split("\n")
     assert all(item in lines for item in items)
+    assert lines[lines.index(items[0]) - 1] == "What's next"  # its heading is no orphan
     without = main_text(html, options=ExtractOptions(link_index_min_lists=0)).split("\n")
-    assert not any(item in without for item in items)
+    assert not any(item in without for item in items) and "What's next" not in without
 
 
 def index_page(*parts: str) -> list[Block]:
