@@ -76,6 +76,7 @@ class ExtractOptions:
     # when the span holds ``link_index_min_lists``+ such lists (see link_index_items): a docs
     # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
     link_index_min_lists: int = 2
+    link_index_intro_chars: int = 80  # a plain <p> this long introduces a list too (0: no)
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -828,14 +829,19 @@ def linked_prose(block: Block, plain: set[tuple], options: ExtractOptions) -> bo
 
 
 def introduces(block: Block, options: ExtractOptions) -> bool:
-    """A plain block that opens a list: a heading, or text ending with a colon.
+    """A plain block that opens a list: a heading, text ending with a colon, or a paragraph
+    of ``link_index_intro_chars``+ (a tutorial index's "A model that makes decisions by
+    asking a series of simple questions…" over its pages).
 
     >>> introduces(Block("For more information, see:", 26, 0, "p"), ExtractOptions())
     True
     """
     if _is_linky(block, options):
         return False
-    return block.tag in HEADINGS or block.text.rstrip().endswith(":")
+    if block.tag in HEADINGS or block.text.rstrip().endswith(":"):
+        return True
+    least = options.link_index_intro_chars
+    return bool(least) and block.tag == "p" and block.chars >= least
 
 
 def running_text(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:

@@ -1264,8 +1264,10 @@ def test_only_several_link_lists_introduced_in_running_text_are_an_index():
     assert kept("p", "s", "j", "j", "s", "j") == []
     # A heading of another element (the card before) introduces no list of the text.
     assert kept("p", "s", "i", "p", "s", "i") == []
-    # A list a paragraph (no heading, no colon) runs into is not introduced.
+    # A paragraph under link_index_intro_chars (57 here, no heading, no colon) introduces no list.
     assert kept("p", "i", "p", "i") == []
+    assert kept("p", "i", "p", "i", link_index_intro_chars=57) == [1, 3]
+    assert kept("p", "i", "p", "i", link_index_intro_chars=58) == []
     # A list with one plain item is no link list (linked_prose's business).
     blocks = index_page("p", "h", "i", "i", "h", "i")
     blocks[3].link_chars = 0
