@@ -101,6 +101,9 @@ class BlockOptions:
     # An element whose id numbers a blog post ("post-4955": WordPress themes print the post's
     # id so) is the post, whatever a theme's class calls it (see numbered_post).
     numbered_posts: bool = True
+    # A heading's link to a place on its own page (MDN's <h2><a href="#defining_functions">,
+    # Sphinx's "Workers¶") is its anchor, not link text (see own_anchor).
+    heading_anchors: bool = True
 
 
 @dataclass(slots=True)
@@ -603,11 +606,12 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
-        "links", "blank",
+        "links", "blank", "anchors",
     )  # fmt: skip
 
-    def __init__(self, weights: dict[str, float]) -> None:
+    def __init__(self, weights: dict[str, float], anchors: bool = True) -> None:
         self.weights = weights
+        self.anchors = anchors  # see own_anchor
         self.blocks: list[Block] = []
         self.parts: list[str] = []
         self.link_chars = 0
@@ -665,11 +669,24 @@ def split_marked(
     """
     if root is None:
         return [], (0, 0)
-    cutter = _Cutter((options or BlockOptions()).weights)
+    options = options or BlockOptions()
+    cutter = _Cutter(options.weights, options.heading_anchors)
     _walk(root, cutter, (mark.mem_id, tag_name(mark)) if mark is not None else None)
     cutter.flush()
     start, end = cutter.marked
     return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0))
+
+
+def own_anchor(link: LexborNode) -> bool:
+    """A link to a place on its own page (``href="#…"``): in a heading, the heading's anchor
+    or permalink, which docs generators put on every section heading, not a link away.
+
+    >>> own_anchor(LexborHTMLParser('<a href="#usage">Usage</a>').css_first("a"))
+    True
+    >>> own_anchor(LexborHTMLParser('<a href="/docs/usage">Usage</a>').css_first("a"))
+    False
+    """
+    return (link.attrs.get("href") or "")[:1] == "#"
 
 
 _MARK_END = "#mark"
@@ -705,6 +722,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
     stack: list[tuple] = []
     pop, push = stack.pop, stack.append
     node, in_link, region = root.child, False, "div"
+    anchors = cut.anchors
     while True:
         if node is None:
             if not stack:
@@ -763,7 +781,12 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
                 cut.tag = region = tag
                 cut.opened += 1
                 path.append(cut.opened)
-            if tag == "a" and "href" in node.attrs:  # without href: a placeholder, not a link
+            # An <a> without href is a placeholder, not a link; a heading's own anchor neither.
+            if (
+                tag == "a"
+                and "href" in node.attrs
+                and not (anchors and region in HEADINGS and own_anchor(node))
+            ):
                 cut.links += 1
                 in_link = True
             node = child  # read once: each read of .child builds a new node object

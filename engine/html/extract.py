@@ -72,6 +72,11 @@ class ExtractOptions:
     linked_prose_min_chars: int = 30
     linked_prose_min_plain: int = 20  # characters outside its links
     linked_prose_max_density: float = 0.8
+    # ... or an item of a link list that a heading or sentence of its own element introduces,
+    # when the span holds ``link_index_min_lists``+ such lists (see link_index_items): a docs
+    # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
+    link_index_min_lists: int = 2
+    link_index_intro_chars: int = 80  # a plain <p> this long introduces a list too (0: no)
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -82,6 +87,7 @@ class ExtractOptions:
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
+    section_headings: bool = True  # ... nor one right over its first subheading (opens_subsection)
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
     # Beyond the page-detection method: the page's article container (see article_box), when it holds enough
@@ -450,15 +456,45 @@ def _is_linky(block: Block, options: ExtractOptions) -> bool:
     return block.link_density > options.max_link_density and block.tag not in _CODE
 
 
-def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
-    """A heading whose next block is a link list or another heading heads no body text.
+def _orphan_heading(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """A heading whose next block is a link list or another heading heads no body text,
+    unless that heading opens its first subsection (see :func:`opens_subsection`).
 
     A "heading" longer than ``orphan_max_chars`` is a lead set in h2/h3, not a heading.
     """
     if blocks[k].tag not in HEADINGS or k >= hi or blocks[k].chars > options.orphan_max_chars:
         return False
     nxt = blocks[k + 1]
-    return _is_linky(nxt, options) or nxt.tag in HEADINGS
+    if _is_linky(nxt, options):
+        return True
+    return nxt.tag in HEADINGS and not opens_subsection(blocks, k, hi, options, title)
+
+
+def opens_subsection(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """Whether heading ``k`` (h2-h6) is right over a heading of a lower level that heads
+    text itself (a linked one is ruled out by :func:`_orphan_heading` first): a section whose first subsection starts at once ("Our
+    pillars" over "Consolidation and curation" and its paragraph). An <h1> over a heading is
+    the page's headline over a kicker or a subtitle, and a heading over the story's headline
+    (a subheading ``title`` holds) is a date or a kicker: both stay as they were.
+    ``options.section_headings`` False: off.
+
+    >>> h2, h3 = Block("Pricing", 7, 0, "h2"), Block("Free plan", 9, 0, "h3")
+    >>> text = Block("The free plan holds three projects.", 35, 0, "p")
+    >>> opens_subsection([h2, h3, text], 0, 2, ExtractOptions()), opens_subsection([h3, h2, text], 0, 2, ExtractOptions())
+    (True, False)
+    """
+    tag, nxt = blocks[k].tag, blocks[k + 1]
+    if not options.section_headings or tag == "h1" or nxt.tag not in HEADINGS:
+        return False
+    if nxt.tag <= tag:  # h2 < h3: the same or a higher level
+        return False
+    if title and nxt.text in title:
+        return False
+    return not _orphan_heading(blocks, k + 1, hi, options, title)
 
 
 # Beyond the page-detection method: short blocks that are site notices, not article text: "related"/"read more"
@@ -671,7 +707,7 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     block = blocks[k]
     if block.tag not in HEADINGS and (
         block.links != 1
-        or (block.chars < options.linked_title_min_chars and block.tag not in _CELLS)
+        or (block.chars < options.linked_title_min_chars and block.tag not in _LABELS)
     ):
         return False
     parent = block.path[:-1]
@@ -708,7 +744,11 @@ def linked_paragraph(
     )
 
 
-_CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
+_CELLS = frozenset(("td", "th"))
+# A table row's one-link label cell ("Salvage") and a definition list's term over its
+# description (MDN's "Promise.all()" over "Fulfills when all of the promises fulfill") may be
+# short.
+_LABELS = frozenset(("td", "th", "dt"))
 
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:
@@ -848,8 +888,106 @@ def linked_prose(block: Block, plain: set[tuple], options: ExtractOptions) -> bo
     return (block.path[:-1], block.tag) in plain and prose_candidate(block, options)
 
 
+def introduces(block: Block, options: ExtractOptions) -> bool:
+    """A plain block that opens a list: a heading, text ending with a colon, or a paragraph
+    of ``link_index_intro_chars``+ (a tutorial index's "A model that makes decisions by
+    asking a series of simple questions…" over its pages).
+
+    >>> introduces(Block("For more information, see:", 26, 0, "p"), ExtractOptions())
+    True
+    """
+    if _is_linky(block, options):
+        return False
+    if block.tag in HEADINGS or block.text.rstrip().endswith(":"):
+        return True
+    least = options.link_index_intro_chars
+    return bool(least) and block.tag == "p" and block.chars >= least
+
+
+def running_text(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:
+    """The elements that hold the span's plain paragraphs (<p> of ``teaser_min_chars``+, not
+    link-dense): where the running text is.
+
+    >>> running_text([Block("x" * 50, 50, 0, "p", path=(1, 5))], 0, 0, [True], ExtractOptions())
+    {(1,)}
+    """
+    return {
+        b.path[:-1]
+        for b, ok in zip(blocks[lo : hi + 1], free[lo : hi + 1], strict=True)
+        if ok and b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+    }
+
+
+def list_end(blocks: list[Block], k: int, hi: int) -> int:
+    """The last block of the list whose item block ``k`` is (the <li>s of its element).
+
+    >>> item = Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> list_end([item, item, Block("x", 1, 0, "p", path=(1, 5))], 0, 2)
+    1
+    """
+    parent = blocks[k].path[:-1]
+    while k < hi and blocks[k + 1].tag == "li" and blocks[k + 1].path[:-1] == parent:
+        k += 1
+    return k
+
+
+def introduced_list(blocks, k, end, free, options: ExtractOptions, prose: set[tuple]) -> bool:
+    """Whether the list of blocks ``k``..``end`` is a link list introduced in running text:
+    every item a link-dense <li>, the block before it one that introduces it (see
+    :func:`introduces`) in the list's own element, an element that holds running text
+    (``prose``, see :func:`running_text`).
+
+    >>> intro, item = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> introduced_list([intro, item], 1, 1, [True] * 2, ExtractOptions(), {(1,)})
+    True
+    """
+    holder, intro = blocks[k].path[:-2], blocks[k - 1]
+    return (
+        all(free[j] and _is_linky(blocks[j], options) for j in range(k, end + 1))
+        and intro.path[:-1] == holder
+        and holder in prose
+        and introduces(intro, options)
+    )
+
+
+def link_index_items(blocks, lo, hi, free, options: ExtractOptions) -> set[int]:
+    """The items of the span's introduced link lists (see :func:`introduced_list`) when it
+    holds ``link_index_min_lists``+ of them. One such list is a story's "More stories:" box;
+    several, each a heading or a sentence and its links, are an index: a docs hub's "Strings"
+    and its two pages, a tutorial index's chapters.
+
+    >>> intro, text = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("x" * 50, 50, 0, "p", path=(1, 5))
+    >>> item = Block("Overview of Redis lists", 23, 23, "li", path=(1, 3, 4))
+    >>> sorted(link_index_items([text, intro, item, intro, item], 0, 4, [True] * 5, ExtractOptions()))
+    [2, 4]
+    """
+    prose = running_text(blocks, lo, hi, free, options)
+    lists: list[range] = []
+    k = lo + 1  # the first block of the span has no introduction in it
+    while k <= hi:
+        if blocks[k].tag != "li" or not free[k]:
+            k += 1
+            continue
+        end = list_end(blocks, k, hi)
+        if introduced_list(blocks, k, end, free, options, prose):
+            lists.append(range(k, end + 1))
+        k = end + 1
+    if len(lists) < options.link_index_min_lists:
+        return set()
+    return {j for items in lists for j in items}
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
     plain: set[tuple] | None = None
+    index: set[int] | None = None
+
+    def listed(k: int) -> bool:
+        nonlocal index
+        if not options.link_index_min_lists or blocks[k].tag != "li":
+            return False
+        if index is None:
+            index = link_index_items(blocks, lo, hi, free, options)
+        return k in index
 
     def prose(k: int) -> bool:
         nonlocal plain
@@ -883,9 +1021,14 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not titles_content(blocks, k, hi, options)
             and not linked_paragraph(blocks, k, lo, hi, options)
             and not prose(k)
+            and not listed(k)
         ):
             continue
-        if site_noise(block, options) or (orphans and _orphan_heading(blocks, k, hi, options)):
+        if site_noise(block, options) or (
+            orphans
+            and _orphan_heading(blocks, k, hi, options, title if in_title else "")
+            and not (k < hi and listed(k + 1))  # it introduces an index's link list
+        ):
             continue
         if (in_title and block.text in title) or (chars <= short and teaser(k)):
             continue

@@ -23,6 +23,7 @@ from engine.html.blocks import (
     label_part,
     named_content,
     numbered_post,
+    own_anchor,
     permalinked_section,
     section_anchor,
     split_blocks,
@@ -38,6 +39,8 @@ from engine.html.extract import (
     Extraction,
     ExtractOptions,
     _meta_content,
+    _orphan_heading,
+    _span_blocks,
     after_headline,
     article_box,
     best_box,
@@ -55,11 +58,13 @@ from engine.html.extract import (
     grow_sample,
     growth_bar,
     holds_text,
+    introduced_list,
     is_credit,
     is_generic,
     is_notice,
     is_product_page,
     is_story,
+    link_index_items,
     linked_paragraph,
     linked_prose,
     main_text,
@@ -74,6 +79,7 @@ from engine.html.extract import (
     template_line,
     title_counter,
     title_weights,
+    titles_content,
     top_alternatives,
     trim_edges,
     whole_tables,
@@ -551,15 +557,16 @@ def test_labelled_candidates_are_every_element_with_a_label_once():
         assert [node.mem_id for node in body.css(LABELLED_SELECTOR)] == once, html[:80]
 
 
-def test_a_heading_over_a_heading_goes_unless_it_is_a_lead():
+def test_a_heading_over_a_heading_of_its_level_goes_unless_it_is_a_lead():
     para = "<p>" + "Die Polizei nahm drei Männer fest, die Motoren umgebaut hatten. " * 3 + "</p>"
     lead = "Durante un operativo para detener a tres presuntos roba motos, la Policía informó " * 2
-    html = f"<article>{para}<h2>Lesen</h2><h3>Teil eins</h3>{para}<h2>{lead}</h2><h3>Teil zwei</h3>{para}</article>"
+    html = f"<article>{para}<h2>Lesen</h2><h2>Teil eins</h2>{para}<h2>{lead}</h2><h3>Teil zwei</h3>{para}</article>"
     body = extract(html).body
     assert lead.strip() in body  # a long h2 is a lead, kept
-    assert "Lesen" not in body  # a short heading over a heading heads nothing
-    strict = extract(html, options=ExtractOptions(orphan_max_chars=10**9)).body
-    assert lead.strip() not in strict
+    assert "Lesen" not in body  # a short heading over a heading of its level heads nothing
+    # Over a lower heading it opens a section (see opens_subsection), unless that is off.
+    strict = ExtractOptions(orphan_max_chars=10**9, section_headings=False)
+    assert lead.strip() not in extract(html, options=strict).body
 
 
 def test_photo_credits_are_not_body_text():
@@ -1294,6 +1301,143 @@ def test_linked_prose_needs_enough_text_outside_its_links():
     short = Block("Learn about datasets.", 39, 0, "li", path=(1, 2, 5))
     assert not plain_items([short], 0, 0, [True], ExtractOptions())
     assert plain_items([short], 0, 0, [True], ExtractOptions(teaser_min_chars=39))
+
+
+def test_link_lists_a_docs_page_introduces_in_its_text_stay():
+    # cloud.google.com (WCXB documentation): "What's next" and "Load data into BigQuery
+    # with:" each open a list whose items are links ("For an overview of BigQuery storage, see
+    # Overview of BigQuery storage."), in the element that holds the page's paragraphs.
+    html = wide_page("wcxb-0701")
+    items = [
+        "For an overview of BigQuery storage, see Overview of BigQuery storage.",
+        "For an overview of BigQuery security, see Overview of data security and governance.",
+    ]
+    lines = main_text(html).split("\n")
+    assert all(item in lines for item in items)
+    assert lines[lines.index(items[0]) - 1] == "What's next"  # its heading is no orphan
+    without = main_text(html, options=ExtractOptions(link_index_min_lists=0)).split("\n")
+    assert not any(item in without for item in items) and "What's next" not in without
+
+
+def index_page(*parts: str) -> list[Block]:
+    """Blocks of a made-up page: "p" a paragraph, "h" a heading, "i" an item of a link list
+    (one list per run of "i"s), "s" a sidebar's heading and "j" its link (another element)."""
+    shapes = {
+        "p": ("The bridge reopened on Monday after two years of repairs.", 0, "p", (1, 9)),
+        "h": ("Strings", 0, "h3", (1, 9)),
+        "i": ("Overview of Redis strings", 25, "li", (1, 9, 0)),
+        "s": ("Most read", 0, "h3", (1, 8)),
+        "j": ("Council approves the budget", 27, "li", (1, 8, 0)),
+    }
+    blocks, run = [], 0
+    for n, part in enumerate(parts):
+        text, links, tag, path = shapes[part]
+        run += part in "ij" and (n == 0 or parts[n - 1] not in "ij")
+        path = path[:-1] + (100 + run, n) if part in "ij" else path + (n,)
+        blocks.append(Block(text, len(text), links, tag, path=path, links=1 if links else 0))
+    return blocks
+
+
+def test_only_several_link_lists_introduced_in_running_text_are_an_index():
+    def kept(*parts: str, **options) -> list[int]:
+        blocks = index_page(*parts)
+        free = [True] * len(blocks)
+        return sorted(link_index_items(blocks, 0, len(blocks) - 1, free, ExtractOptions(**options)))
+
+    assert kept("p", "h", "i", "i", "h", "i") == [2, 3, 5]
+    # One introduced list is a story's "More stories:" box.
+    assert kept("p", "h", "i", "i", "p") == []
+    assert kept("p", "h", "i", "i", "p", link_index_min_lists=1) == [2, 3]
+    assert kept("p", "h", "i", "h", "i", link_index_min_lists=3) == []
+    # A sidebar's lists, in an element that holds no paragraph of the text, are no index.
+    assert kept("p", "s", "j", "j", "s", "j") == []
+    # A heading of another element (the card before) introduces no list of the text.
+    assert kept("p", "s", "i", "p", "s", "i") == []
+    # A paragraph under link_index_intro_chars (57 here, no heading, no colon) introduces no list.
+    assert kept("p", "i", "p", "i") == []
+    assert kept("p", "i", "p", "i", link_index_intro_chars=57) == [1, 3]
+    assert kept("p", "i", "p", "i", link_index_intro_chars=58) == []
+    # A list with one plain item is no link list (linked_prose's business).
+    blocks = index_page("p", "h", "i", "i", "h", "i")
+    blocks[3].link_chars = 0
+    assert not introduced_list(blocks, 2, 3, [True] * 6, ExtractOptions(), {(1, 9)})
+    assert introduced_list(blocks, 5, 5, [True] * 6, ExtractOptions(), {(1, 9)})
+    # An introduction ending with a colon opens a list too.
+    colon = Block("For more information, see:", 26, 0, "p", path=(1, 9, 1))
+    blocks[1] = colon
+    assert introduced_list(blocks, 2, 2, [True] * 6, ExtractOptions(), {(1, 9)})
+
+
+def test_a_section_heading_over_its_first_subheading_stays():
+    # klaviyo.com (WCXB article): "My top 3 CRM picks for 2026" (h2) is right over its first
+    # pick's heading (h3) and that pick's paragraphs: a section, not an orphan heading.
+    html = wide_page("wcxb-4258")
+    heading, pick = "My top 3 CRM picks for 2026", "1. Klaviyo: Best CRM for B2C and ecommerce"
+    lines = main_text(html).split("\n")
+    assert heading in lines and lines.index(heading) + 1 == lines.index(pick)
+    assert heading not in main_text(html, options=ExtractOptions(section_headings=False))
+
+
+def test_only_a_heading_right_over_a_lower_subheading_that_heads_text_opens_a_section():
+    text = Block("The free plan holds three projects and one seat.", 48, 0, "p")
+    links = Block("Pricing FAQ", 11, 11, "li", links=1)
+
+    def orphan(*tags: str, after: Block = text, title: str = "") -> bool:
+        blocks = [Block(f"Heading {tag}", 9, 0, tag) for tag in tags] + [after]
+        return _orphan_heading(blocks, 0, len(blocks) - 1, ExtractOptions(), title)
+
+    assert not orphan("h2", "h3") and not orphan("h3", "h5") and not orphan("h2", "h3", "h4")
+    assert orphan("h3", "h2") and orphan("h3", "h3")  # the same or a higher level
+    assert orphan("h1", "h2")  # a headline over its subtitle or kicker
+    assert orphan("h2", "h3", after=links)  # the subheading heads a link list
+    assert orphan("h2", "h3", title="Heading h3 | Example")  # a date over the story's headline
+    linked = [Block("Plans", 5, 0, "h2"), Block("Free", 4, 4, "h3", links=1), text]
+    assert _orphan_heading(linked, 0, 2, ExtractOptions())
+    blocks = [Block("Plans", 5, 0, "h2"), Block("Free", 4, 0, "h3"), text]
+    assert _orphan_heading(blocks, 0, 2, ExtractOptions(section_headings=False))
+    # In a body: a blog's date heading over the post's headline (the title) goes with it.
+    date, head = Block("November 8, 2012", 16, 0, "h2"), Block("Micromorts", 10, 0, "h3")
+    kept = _span_blocks([text, date, head, text], 0, 3, [True] * 4, ExtractOptions(), "Micromorts")
+    assert kept == [text, text]
+
+
+def test_a_docs_headings_link_to_itself_is_its_anchor_not_link_text():
+    # docs.celeryq.dev (Sphinx, WCXB documentation): each section heading's text links to its
+    # own place on the page ("Workers¶"), which made every heading a link list: the ones
+    # over a short line or a subheading went.
+    html = wide_page("wcxb-0665")
+    lines = main_text(html).split("\n")
+    assert "Workers¶" in lines and "Features¶" in lines
+    off = ExtractOptions(blocks=BlockOptions(heading_anchors=False))
+    assert "Workers¶" not in main_text(html, options=off).split("\n")
+
+
+def test_only_a_headings_link_to_its_own_page_is_not_link_text():
+    def link_chars(html: str, **options) -> list[int]:
+        blocks = split_blocks(LexborHTMLParser(html).body, BlockOptions(**options))
+        return [b.link_chars for b in blocks]
+
+    assert link_chars('<h2><a href="#usage">Usage</a></h2>') == [0]
+    assert link_chars('<h2><a href="/docs/usage">Usage</a></h2>') == [5]  # a link away
+    assert link_chars('<p><a href="#usage">Usage</a></p>') == [5]  # a table of contents
+    assert link_chars('<h2><a href="#usage">Usage</a></h2>', heading_anchors=False) == [5]
+    assert own_anchor(LexborHTMLParser('<a href="#x">x</a>').css_first("a"))
+    assert not own_anchor(LexborHTMLParser('<a href="x#y">x</a>').css_first("a"))
+
+
+def test_a_short_linked_term_over_its_description_stays():
+    # developer.mozilla.org (WCXB documentation): each static method is a <dt> linking to its
+    # page ("Promise.allSettled()", under linked_title_min_chars) over its description.
+    html = wide_page("wcxb-2992")
+    lines = main_text(html).split("\n")
+    term = lines.index("Promise.allSettled()")
+    assert lines[term + 1].startswith("Takes an iterable of promises as input")
+    description = Block(
+        "Fulfills when all of the promises fulfill; rejects when any rejects.", 66, 0, "p"
+    )
+    for tag, titles in (("dt", True), ("td", True), ("li", False), ("p", False)):
+        label = Block("Promise.all()", 13, 13, tag, links=1)
+        assert titles_content([label, description], 0, 1, ExtractOptions()) is titles, tag
 
 
 def test_a_product_description_printed_twice_is_kept_once():
