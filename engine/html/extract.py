@@ -151,6 +151,11 @@ class ExtractOptions:
     teaser_card_density: float = 0.5
     story_share_min: float = 0.5
     story_paragraph_chars: int = 150
+    # A body under card_grid_body_max_chars (a shop's sale banner or a count of results) beside
+    # a grid of card_grid_min_cards+ product cards (see card_titles) takes the cards' titles:
+    # they are the listing's own text. 0: off.
+    card_grid_body_max_chars: int = 600
+    card_grid_min_cards: int = 6
 
 
 @dataclass
@@ -1805,6 +1810,8 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
             chosen = whole
     if options.whole_tables:
         chosen = whole_tables(blocks, chosen, options)
+    if options.card_grid_min_cards and size < options.card_grid_body_max_chars:
+        chosen = with_card_titles(blocks, chosen, options)
     return PageBody(title, weights, blocks, chosen)
 
 
@@ -1841,6 +1848,99 @@ def whole_tables(blocks: list[Block], body: list[Block], options: ExtractOptions
     if not extra:
         return body
     index = {id(b): k for k, b in enumerate(blocks)}
+    return sorted(body + extra, key=lambda b: index.get(id(b), -1))
+
+
+# A price as a shop prints it: a currency sign or code beside a number ("$99+", "USD 55.25",
+# "12,99 €", "349 kr").
+PRICE = re.compile(
+    r"(?:[$€£¥₹₩]|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|BGN|RON|HUF|INR|Rs\.?)\b)"
+    r"\s?\d|\d[\d.,]*\s?(?:[$€£¥₹₩]|\b(?:USD|EUR|GBP|CHF|kr|zł|Kč|лв|руб|Ft|lei)\b)"
+)
+_PRICE_MAX_CHARS = 60  # a price line, not a sentence that names a price
+
+
+def is_price(block: Block) -> bool:
+    """True when ``block`` is a short line holding a price (see PRICE).
+
+    >>> is_price(Block("$349+", 5, 0, "p")), is_price(Block("Ships in 3 days", 15, 0, "p"))
+    (True, False)
+    """
+    return block.chars <= _PRICE_MAX_CHARS and PRICE.search(block.text) is not None
+
+
+def card_titles(blocks: list[Block], min_cards: int) -> list[Block]:
+    """The titles of the largest grid of product cards on the page: link blocks of 2+ words
+    (a card's heading before the links under it) followed by a price, grouped by tag and depth (one card
+    template repeated); [] when no grid has ``min_cards`` cards.
+
+    >>> card = lambda name, k: [Block(name, len(name), len(name), "a", path=(1, 2, k, 9)),
+    ...                         Block("$99+", 4, 0, "p", path=(1, 2, k, 8))]
+    >>> grid = [b for k in range(6) for b in card(f"Desk drawer {k}", k)]
+    >>> [b.text for b in card_titles(grid, 6)][:2], card_titles(grid[:10], 6)
+    (['Desk drawer 0', 'Desk drawer 1'], [])
+    """
+    groups: dict[tuple, list[Block]] = {}
+    title = None
+    for block in blocks:
+        if is_price(block):
+            if title is not None:
+                groups.setdefault((title.tag, len(title.path)), []).append(title)
+            title = None
+        elif block.link_chars >= 0.8 * block.chars and len(block.text.split()) >= 2:
+            title = block if keeps_title(title, block) else title
+    best = max(groups.values(), key=len, default=[])
+    return best if len(best) >= min_cards else []
+
+
+def keeps_title(title: Block | None, block: Block) -> bool:
+    """Whether link ``block`` becomes its card's title in place of ``title``: a card's heading
+    stays its title over the links under it ("ad by Etsy seller"), not over the next heading.
+
+    >>> head, seller = Block("Leather wallet", 14, 14, "h2"), Block("ad by seller", 12, 12, "p")
+    >>> keeps_title(head, seller), keeps_title(seller, head), keeps_title(None, seller)
+    (False, True, True)
+    """
+    return title is None or title.tag not in HEADINGS or block.tag in HEADINGS
+
+
+def in_cards(body: list[Block], titles: list[Block]) -> bool:
+    """True when a body block sits inside one of the cards of ``titles``: deeper in a title's
+    enclosing elements than the grid that holds two titles (the body was read from the cards
+    themselves: a course list's first description).
+
+    >>> titles = [Block("Course A", 8, 8, "h3", path=(1, 2, k, 3)) for k in (5, 6)]
+    >>> about = Block("Learn probability.", 18, 0, "div", path=(1, 2, 5, 4))
+    >>> banner = Block("Sale ends soon.", 15, 0, "p", path=(1, 7))
+    >>> in_cards([about], titles), in_cards([banner], titles)
+    (True, False)
+    """
+    if len(titles) < 2:
+        return False
+    grid = min(shared_depth(a.path, b.path) for a, b in zip(titles, titles[1:], strict=False))
+    return any(shared_depth(b.path, t.path) > grid for b in body for t in titles)
+
+
+def with_card_titles(
+    blocks: list[Block], body: list[Block], options: ExtractOptions
+) -> list[Block]:
+    """The body with the titles of the page's product cards (see card_titles) in page order,
+    when they hold more text than the body and it lies outside the cards: on a shop's listing the body found is a banner
+    ("Spring Setup Sale ... Use coupon code SPRING") and the page's own text is its cards.
+
+    >>> cards = [Block(f"Standing desk model {k}", 20, 20, "a", path=(1, k, 2)) for k in range(6)]
+    >>> prices = [Block("$599+", 5, 0, "p", path=(1, k, 3)) for k in range(6)]
+    >>> page = [b for pair in zip(cards, prices) for b in pair]
+    >>> banner = Block("Sale ends soon.", 15, 0, "p", path=(0, 1))
+    >>> len(with_card_titles([banner, *page], [banner], ExtractOptions()))
+    7
+    """
+    titles = card_titles(blocks, options.card_grid_min_cards)
+    if in_cards(body, titles) or sum(b.chars for b in titles) <= sum(b.chars for b in body):
+        return body
+    chosen = {id(b) for b in body}
+    index = {id(b): k for k, b in enumerate(blocks)}
+    extra = [b for b in titles if id(b) not in chosen]
     return sorted(body + extra, key=lambda b: index.get(id(b), -1))
 
 

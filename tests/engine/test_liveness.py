@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from engine.errors import DecodeError
 from engine.html.address import declared_address
@@ -799,3 +800,35 @@ def test_which_title_part_names_the_site():
     assert headlines("Men's Quarter Socks - Bombas", "https://shop.bombas.com/p") == [
         "Men's Quarter Socks"
     ]
+
+
+def test_a_shops_card_grid_moved_to_a_new_address_is_present_with_one_page_kept():
+    # upliftdesk.com's desk accessories (WCXB, CC-BY-4.0): the stored main text holds the grid's
+    # product names (engine.html.extract.with_card_titles), not only the sale banner beside them,
+    # so the same grid in another template under another address is the page, moved.
+    page = wcxb("0640")
+    tree = LexborHTMLParser(page)
+    node = next(n for n in tree.css("a") if n.text().strip() == "Bamboo Motion-X Board")
+    while node.text().count("$") < 20:  # up to the grid of cards
+        node = node.parent
+    live = (
+        "<html><head><title>Accessories | UPLIFT Desk</title>"
+        '<link rel="canonical" href="https://www.upliftdesk.com/accessories/"></head>'
+        f"<body><nav><a href=/>Desks</a> <a href=/chairs/>Chairs</a></nav><main>{node.html}</main>"
+        "<footer>Copyright UPLIFT Desk</footer></body></html>"
+    )
+
+    def kept(options: ExtractOptions) -> dict:
+        found = extract(page, options=options)
+        visible = f"{found.title}\n{visible_text(page)}"
+        url = "https://www.upliftdesk.com/desk-accessories/"
+        return {
+            **found.to_dict(),
+            "visible": visible,
+            "address": declared_address(page),
+            "url": url,
+        }
+
+    assert judge(kept(ExtractOptions()), live).state == "present"
+    banner = judge(kept(ExtractOptions(card_grid_min_cards=0)), live)
+    assert banner.state == "gone", banner.reason

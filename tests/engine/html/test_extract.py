@@ -47,6 +47,7 @@ from engine.html.extract import (
     box_tier,
     by_first_letter,
     card_of,
+    card_titles,
     choose_body,
     common_path,
     counted_thread,
@@ -58,12 +59,15 @@ from engine.html.extract import (
     grow_sample,
     growth_bar,
     holds_text,
+    in_cards,
     introduced_list,
     is_credit,
     is_generic,
     is_notice,
+    is_price,
     is_product_page,
     is_story,
+    keeps_title,
     link_index_items,
     linked_paragraph,
     linked_prose,
@@ -83,6 +87,7 @@ from engine.html.extract import (
     top_alternatives,
     trim_edges,
     whole_tables,
+    with_card_titles,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
@@ -1784,3 +1789,83 @@ def test_an_empty_slot_is_not_refilled_by_the_pages_generic_content_area():
     # A slot holding only blank text and empty tags is empty; one letter is text.
     assert not holds_text(LexborHTMLParser("<div> <i></i>\n</div>").css_first("div"))
     assert holds_text(LexborHTMLParser("<div><i></i><b>x</b></div>").css_first("div"))
+
+
+CARD_CHAIR = "SitOnIt Wit High Back WFH Mesh Task Chair"
+
+
+def test_a_short_body_beside_a_grid_of_product_cards_takes_the_cards_titles():
+    # officechairsusa.com's mesh chairs (WCXB collection): the body found is the category's
+    # blurb; the grid of chairs (a linked name and a price each) is the page's own text.
+    html = wide_page("wcxb-4468")
+    body = main_text(html)
+    names = ("Friant Zone Too Tasker", "Branch Furniture Ergonomic Chair")
+    assert CARD_CHAIR in body and all(name in body for name in names)
+    assert body.startswith("The ergonomic mesh office chairs")  # the blurb stays first
+    assert body.index(CARD_CHAIR) < body.index(names[0])  # in page order
+    off = main_text(html, options=ExtractOptions(card_grid_min_cards=0))
+    assert CARD_CHAIR not in off
+    # at the body's limit the grid stays out; just above it, the titles join
+    size = sum(b.chars for b in find_body(html, None, ExtractOptions(card_grid_min_cards=0)).chosen)
+    assert CARD_CHAIR not in main_text(html, options=ExtractOptions(card_grid_body_max_chars=size))
+    assert CARD_CHAIR in main_text(html, options=ExtractOptions(card_grid_body_max_chars=size + 1))
+
+
+def test_a_grid_needs_its_number_of_cards():
+    blocks = find_body(wide_page("wcxb-4468"), None, ExtractOptions(card_grid_min_cards=0)).blocks
+    count = len(card_titles(blocks, 1))
+    assert count >= 6 and len(card_titles(blocks, count)) == count
+    assert card_titles(blocks, count + 1) == []
+
+
+def test_a_body_read_from_the_cards_themselves_gets_no_other_card_titles():
+    # pll.harvard.edu's data science courses (WCXB listing): the body is the first card's
+    # description; the other courses' titles (beside their price) do not join it.
+    html = wide_page("wcxb-4343")
+    body = main_text(html)
+    assert body.startswith("Master how to use AI in your everyday work")
+    assert "Redesigning Work & Workplace" not in body
+    blocks = find_body(html, None, ExtractOptions(card_grid_min_cards=0)).blocks
+    titles = card_titles(blocks, 6)
+    assert "Redesigning Work & Workplace: Space, Technology, and Culture" in [
+        t.text for t in titles
+    ]
+    first = next(b for b in blocks if b.text.startswith("Master how to use AI"))
+    assert in_cards([first], titles)
+    assert not in_cards([first], titles[1:])  # outside the other cards: the first one held it
+
+
+def test_a_price_is_a_short_line_with_a_currency_beside_a_number():
+    prices = ("$99+", "USD 55.25", "12,99 €", "349 kr", "£1,850 - £2,050", "Sale Price USD 39.90")
+    texts = ("Free shipping", "Ships in 3 days", "USD", "$", "Save big today")
+    assert all(is_price(Block(t, len(t), 0, "p")) for t in prices)
+    assert not any(is_price(Block(t, len(t), 0, "p")) for t in texts)
+    line = "A sentence that goes on and names a price of $99 somewhere in it, as prose does."
+    assert not is_price(Block(line, len(line), 0, "p"))
+    edge = "x" * 56 + " $99"  # 60 characters: still a price line; 61 is not
+    assert is_price(Block(edge, len(edge), 0, "p"))
+    assert not is_price(Block(edge + "x", len(edge) + 1, 0, "p"))
+
+
+def test_a_cards_heading_stays_its_title_over_the_links_under_it():
+    def card(k: int) -> list[Block]:
+        name = f"Leather wallet number {k}"
+        return [Block(name, len(name), len(name), "h2", path=(1, k, 2)),
+                Block("ad by Etsy seller Walletree", 27, 27, "p", path=(1, k, 3)),
+                Block("USD 55.25", 9, 0, "p", path=(1, k, 4))]  # fmt: skip
+
+    titles = card_titles([b for k in range(6) for b in card(k)], 6)
+    assert [t.text for t in titles] == [f"Leather wallet number {k}" for k in range(6)]
+    head, link = Block("A", 1, 1, "h2"), Block("b c", 3, 3, "p")
+    assert not keeps_title(head, link) and keeps_title(head, Block("d e", 3, 3, "h3"))
+    assert keeps_title(link, Block("f g", 3, 3, "p")) and keeps_title(None, link)
+
+
+def test_card_titles_join_only_a_body_shorter_than_they_are():
+    cards = [Block(f"Standing desk {k}", 15, 15, "a", path=(1, k, 2)) for k in range(6)]
+    prices = [Block("$599+", 5, 0, "p", path=(1, k, 3)) for k in range(6)]
+    page = [b for pair in zip(cards, prices, strict=True) for b in pair]
+    for size, joins in ((90, False), (89, True)):  # the six titles hold 90 characters
+        banner = Block("s" * size, size, 0, "p", path=(0, 1))
+        body = with_card_titles([banner, *page], [banner], ExtractOptions())
+        assert (len(body) == 7) is joins and body[0] is banner
