@@ -98,6 +98,9 @@ class BlockOptions:
     # A class word that a boilerplate word opens is boilerplate even when a content word
     # follows ("newsletter-widget__text__new-story-page", see named_content).
     noise_opens_label: bool = True
+    # An element whose id numbers a blog post ("post-4955": WordPress themes print the post's
+    # id so) is the post, whatever a theme's class calls it (see numbered_post).
+    numbered_posts: bool = True
     # A heading's link to a place on its own page (MDN's <h2><a href="#defining_functions">,
     # Sphinx's "Workers¶") is its anchor, not link text (see own_anchor).
     heading_anchors: bool = True
@@ -280,6 +283,7 @@ def drop_labelled(
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
     permalinks, opened = options.permalinked_sections, options.noise_opens_label
+    numbered = options.numbered_posts
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -300,6 +304,8 @@ def drop_labelled(
                 continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
+            if numbered and numbered_post(ident):
+                continue
             if not (permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
@@ -319,6 +325,17 @@ def drop_labelled(
     if hits:
         drop_hits(root, hits, options.hint_max_share, ancestor_ids(keep))
     return keep
+
+
+def numbered_post(ident: str) -> bool:
+    """True for an id naming a blog post by its number, as WordPress themes print it on the
+    post's element (``id="post-<?php the_ID(); ?>"``): the post itself, even in a theme whose
+    class for it is a boilerplate word ("post-meta").
+
+    >>> numbered_post("post-4955"), numbered_post("post-meta"), numbered_post("post-4955-comments")
+    (True, False, False)
+    """
+    return ident[:5] == "post-" and ident[5:].isdigit()
 
 
 _NOT_SLUG = re.compile(r"[\W_]+")

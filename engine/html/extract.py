@@ -108,6 +108,9 @@ class ExtractOptions:
     standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
+    # Blocks opening with a blog platform's template line or a reprint notice (see
+    # template_line) are not body text at any length.
+    template_lines: bool = True
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
     # the article into parts far apart; the largest block's sample is then one part). 0: off.
@@ -128,6 +131,9 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
+    # ... or, for an opener counting the comments ("104 Comments"), after this many characters
+    # of the body, however long the thread (see counted_thread). 0: off.
+    comments_count_min_chars: int = 250
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
@@ -527,7 +533,7 @@ NOTICE = re.compile(
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
-    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour(?: le| à|\s?:)"
     r"|actualizado(?: a| el|:)|aggiornat[oa](?: alle| il|:)|atualizad[oa](?: em| às|:)|最終更新"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
@@ -642,6 +648,35 @@ PHP_ERROR = re.compile(
 )
 
 
+# Lines a blog platform's theme or a publisher's template prints under every post, whatever
+# its length, lower-cased and matched at the start of a block: WordPress's default themes'
+# post metadata ("This entry was posted on <date> and is filed under <categories>. You can
+# follow any responses to this entry through the RSS 2.0 feed."), its comment form's notes
+# ("You can use these HTML tags and attributes: ..."), the closed-thread line, the "What
+# Would Seth Godin Do" plugin's greeting, and the reprint notice of Dow Jones papers
+# ("This copy is for your personal, non-commercial use only.").
+TEMPLATE_LINE = re.compile(
+    r"this entry was posted (?:on|in) "
+    r"|you can follow any responses to this entry"
+    r"|you (?:can|may) use these html tags|your email address will not be published"
+    r"|(?:both )?comments (?:and pings )?are (?:now |currently )?closed"
+    r"(?: for this (?:post|article|story))?\.?$"
+    r"|if you enjoyed this post, please consider"
+    r"|(?:dow jones reprints: )?this copy is for your personal, non-commercial use"
+)
+
+
+def template_line(block: Block) -> bool:
+    """True for a block opening with a blog theme's or a publisher's template line.
+
+    >>> template_line(Block("You can follow any responses to this entry through the RSS 2.0 feed.", 60, 0, "p"))
+    True
+    >>> template_line(Block("We posted this entry on Monday, as promised.", 40, 0, "p"))
+    False
+    """
+    return TEMPLATE_LINE.match(block.text[:120].lower()) is not None
+
+
 def is_notice(block: Block, max_chars: int) -> bool:
     """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved"),
     or a block of any length opening with a PHP error.
@@ -729,7 +764,9 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
         noisy = block.tag not in _CODE and (
-            (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+            (notice and is_notice(block, notice))
+            or (credit and is_credit(block, credit))
+            or (options.template_lines and template_line(block))
         )
         block.noise = 1 if noisy else 0
     return block.noise == 1
@@ -772,7 +809,30 @@ def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
     if not openers or len(openers) > 2:
         return body
     k = openers[0]
-    return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
+    before = sum(b.chars for b in body[:k])
+    if before >= share * total or counted_thread(body[k], before, options):
+        return body[:k]
+    return body
+
+
+# A comment section's count ("104 Comments +", "{ 2 comments… read them below or add one }",
+# "12 Responses to “Title”"), lower-cased: printed once, over the thread under a story.
+COMMENTS_COUNT = re.compile(r"[{(\[]? ?\d+ (?:comments?|responses?|replies)\b")
+
+
+def counted_thread(opener: Block, before: int, options: ExtractOptions) -> bool:
+    """Whether ``opener`` counts the comments under a story of ``before`` characters
+    (``comments_count_min_chars``+, 0: off): the thread ends the body even when it is longer
+    than the story, unlike a bare "Comments" heading, which a forum's first post may sit
+    under.
+
+    >>> counted_thread(Block("104 Comments +", 14, 0, "div"), 640, ExtractOptions())
+    True
+    >>> counted_thread(Block("Comments", 8, 0, "h3"), 640, ExtractOptions())
+    False
+    """
+    least = options.comments_count_min_chars
+    return bool(least) and before >= least and COMMENTS_COUNT.match(opener.text.lower()) is not None
 
 
 _PROSE_TAGS = frozenset(("p", "li"))

@@ -22,6 +22,7 @@ from engine.html.blocks import (
     hidden_label,
     label_part,
     named_content,
+    numbered_post,
     own_anchor,
     permalinked_section,
     section_anchor,
@@ -48,6 +49,7 @@ from engine.html.extract import (
     card_of,
     choose_body,
     common_path,
+    counted_thread,
     cut_comments,
     decode,
     drop_repeats,
@@ -74,6 +76,7 @@ from engine.html.extract import (
     sells_an_item,
     site_noise,
     teaser_part,
+    template_line,
     title_counter,
     title_weights,
     titles_content,
@@ -820,11 +823,97 @@ def test_an_update_stamp_in_another_language_is_a_site_notice():
         "10/07/2026 00:50 Actualizado a 10/07/2026 22:39",
         "毎日新聞 2025/1/14 21:17（最終更新 1/14 21:17） 789文字",
         "Atualizado em 12/03/2025 às 10:02",
+        "30 avril 2015 à 07:19 (Mis à jour : 30 avril 2015 à 07:38)",  # liberation.fr
+        "Publié le 12/03/2025 à 10h02, mis à jour à 11h15",
     ]
     assert not misread(notices=stamps)
     assert not misread(
-        texts=("El censo fue actualizado por el instituto.", "Il sito è stato aggiornato ieri.")
+        texts=(
+            "El censo fue actualizado por el instituto.",
+            "Il sito è stato aggiornato ieri.",
+            "Le registre est mis à jour chaque année.",
+        )
     )
+
+
+def test_a_blog_template_line_is_not_body_text_at_any_length():
+    # network1consulting.com (WCXB article): the post's page ends with the theme's "Comments
+    # are closed for this post.", which is no sentence of the post.
+    html = wide_page("wcxb-4365")
+    body = main_text(html)
+    assert "Comments are closed" not in body and "Atlanta tech conferences attract" in body
+    assert "Comments are closed" in main_text(html, options=ExtractOptions(template_lines=False))
+    lines = (  # WordPress's default themes and comment form, a plugin, Dow Jones's papers
+        "This entry was posted on Saturday, August 25th, 2012 at 12:23 am and is filed under "
+        "Neat Stuff, Robot Art, Videos. You can follow any responses to this entry through the "
+        "RSS 2.0 feed. You can leave a response, or trackback from your own site.",
+        "You can follow any responses to this entry through the RSS 2.0 feed.",
+        'You may use these HTML tags and attributes: <a href="" title=""> <abbr title="">',
+        "Your email address will not be published. Required fields are marked *",
+        "Both comments and pings are currently closed.",
+        "If you enjoyed this post, please consider leaving a comment or subscribing to the RSS feed.",
+        "Dow Jones Reprints: This copy is for your personal, non-commercial use only. To order "
+        "presentation-ready copies for distribution to your colleagues, clients or customers, "
+        "visit www.djreprints.com",
+    )
+    assert [t for t in lines if not template_line(Block(t, len(t), 0, "p"))] == []
+    texts = (  # the words inside a sentence of a post are its text
+        "We posted this entry on Monday, as promised, and the comments are closed now that the vote is over.",
+        "Comments are closed on weekends, the editor said, because no one moderates them.",
+        "If you enjoyed this post, you will love the next one in the series about knots.",
+        "Readers wrote that this entry was posted on the wrong day, and we fixed the date.",
+    )
+    assert [t for t in texts if template_line(Block(t, len(t), 0, "p"))] == []
+
+
+def test_a_counted_comment_thread_ends_the_body_however_long():
+    # wptavern.com (a Readability.js test page, WordPress). The pages this rule was measured
+    # on (CBS News stories under "104 Comments +") are AGPL data, so the thread is set here
+    # under the post's last paragraph: a count opener and replies that outweigh the post,
+    # where "past half the body" alone keeps them.
+    html = wide_page("readability-wordpress")
+    last = "Regardless of how much credibility you give Stack Overflow"
+    end = html.find("</p>", html.find(last)) + len("</p>")
+    reply = "<p>Reader {n} wrote: thanks for the write-up, the numbers on JavaScript demand match what our agency sees every week.</p>"
+    thread = "<h3>40 Comments</h3>" + "".join(reply.format(n=n) for n in range(40))
+    page = html[:end] + thread + html[end:]
+    body = main_text(page)
+    assert last in body and "Reader 3 wrote" not in body and "40 Comments" not in body
+    assert "Reader 3 wrote" in main_text(page, options=ExtractOptions(comments_count_min_chars=0))
+
+
+def test_a_comment_count_opens_a_thread_after_enough_of_a_story():
+    options = ExtractOptions()
+    for opener in ("104 Comments +", "{ 2 comments… }", "12 Responses to “Bridge”", "3 replies"):
+        assert counted_thread(Block(opener, len(opener), 0, "div"), 250, options), opener
+    count = Block("104 Comments +", 14, 0, "div")
+    assert not counted_thread(count, 249, options)  # a forum's first post under its count
+    for heading in ("Comments", "Leave a Reply", "Comments (3)", "See 104 comments"):
+        assert not counted_thread(Block(heading, len(heading), 0, "h3"), 5000, options), heading
+
+
+def test_a_numbered_post_is_not_boilerplate_whatever_its_class():
+    # wptavern.com (a Readability.js test page, WordPress): its post is <article
+    # id="post-67202">. Set as earlyretirementextreme.com's theme prints it, a "post-meta"
+    # element inside a content box (id="post-entry"), the post stays the body; dropped for its
+    # class, the page fell back to text around it (the "Like this:" bar, related posts).
+    html = wide_page("readability-wordpress")
+    page = html.replace(
+        '<main id="content" class="content" role="main" tabindex="-1">', '<main id="post-entry">'
+    )
+    start = page.find('<article id="post-67202"')
+    page = (
+        page[:start]
+        + '<article id="post-67202" class="post-meta">'
+        + page[page.find(">", start) + 1 :]
+    )
+    related = "Stack Overflow Survey Results Show WordPress is Trending Up"
+    body = main_text(page)
+    assert body.startswith("Stack Overflow published its analysis") and related not in body
+    off = ExtractOptions(blocks=BlockOptions(numbered_posts=False))
+    assert related in main_text(page, options=off)
+    assert numbered_post("post-4955") and not numbered_post("post-meta")
+    assert not numbered_post("post-4955-comments") and not numbered_post("post_4955")
 
 
 def test_a_threads_quote_and_post_chrome_is_a_site_notice():
