@@ -153,6 +153,9 @@ class FullTextIndex:
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
         self.warming = False  # a warm pass is running (the daemon runs one at a time)
+        self.merger: sqlite3.Connection | None = None  # merge steps' own connection (_step)
+        self.merging = threading.Lock()  # one merge step at a time on it
+        self.writing = False  # a write on ``db`` is waiting: a merge step under way gives way
         self._load_known()
 
     def _load_known(self) -> None:
@@ -174,11 +177,9 @@ class FullTextIndex:
             raise StorageError(f"the full-text index {self.path} is unusable: {exc}") from exc
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db = _connection(self.path)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
-            db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
             layout = db.execute("PRAGMA user_version").fetchone()[0]
             tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables and layout != LAYOUT:
@@ -211,18 +212,56 @@ class FullTextIndex:
     def merge(self, steps: int | None = None) -> bool:
         """Merge FTS5's segments as its automerge would (``'merge'`` with a positive page
         count: a level's segments once it holds ``usermerge``, 4, of them), ``STEP_PAGES``
-        pages a step, each step its own transaction, so captures come between; True once
-        no level has that many (False: ``steps`` ran out first)."""
+        pages a step, each step its own transaction on a connection of its own (:meth:`_step`:
+        any thread may run it, and a write on the index never waits behind a step); True once
+        no level has that many (False: ``steps`` ran out first, the last one interrupted
+        or not)."""
         while steps is None or steps > 0:
-            with self.lock:
-                before = self.db.total_changes
-                with self._batch():
-                    for table in ("docs", "pairs"):
-                        self.db.execute(_MERGE.format(table), (STEP_PAGES,))
-                if self.db.total_changes - before <= 2:  # each command's own row: nothing merged
-                    return True
+            if self._step(STEP_PAGES) == "idle":
+                return True
             steps = None if steps is None else steps - 1
         return False
+
+    def _step(self, pages: int) -> str:
+        """One FTS5 ``'merge'`` of ``pages`` pages in both tables (negative: down to one
+        segment, as ``'optimize'``, while the file says ``unpurged``), on the merge
+        connection in a transaction of its own: ``"merged"``, ``"idle"`` (nothing left to
+        merge: ``"purged"`` when that ended a purge) or ``"interrupted"``. FTS5 checks its
+        page budget only where a term ends, so a frequent term's list is written whole (at
+        100k versions a step held the file's one writer up to 33 ms): a write on the index's
+        own connection (:meth:`_batch`) does not wait for that, it interrupts the step
+        (SQLite's progress handler; the step is rolled back whole and merged again later).
+
+        >>> import tempfile
+        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")._step(STEP_PAGES)
+        'idle'
+        """
+        with self.merging:
+            db = self._merger()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                done = _merge_step(db, pages)
+                db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if str(exc) != "interrupted":
+                    raise
+                return "interrupted"
+        return done
+
+    def _merger(self) -> sqlite3.Connection:
+        """The merge steps' connection (opened once), whose progress handler interrupts a
+        step as soon as a write on the index's own connection waits (``writing``)."""
+        if self.merger is None:
+            self.merger = _connection(self.path)
+            self.merger.set_progress_handler(lambda: self._give_way(), PROGRESS_OPS)
+        return self.merger
+
+    def _give_way(self) -> bool:
+        """Asked by a merge step every ``PROGRESS_OPS`` SQLite instructions: True (stop it)
+        once a write on the index's own connection waits."""
+        return self.writing
 
     def fold(self, steps: int | None = None) -> bool:
         """Set the bits captures left in the delta (host/services/champions.py) in the
@@ -411,23 +450,21 @@ class FullTextIndex:
 
     def purge(self, steps: int | None = None) -> bool:
         """After removals (dead rows: :meth:`collect_dead` and :meth:`delete_dead` first),
-        merge the index down to one segment (FTS5 ``'merge'`` with a
-        negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
-        ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
-        words leave the file (freed pages are zeroed, the WAL is truncated). True once done
-        (nothing to do included); False when ``steps`` ran out first."""
+        merge the index down to one segment (FTS5 ``'merge'`` with a negative size, in steps
+        of ``MERGE_PAGES`` pages: :meth:`_step`, as ``'optimize'`` does, but a capture comes
+        between two steps and interrupts one under way), so the removed rows' words leave
+        the file (freed pages are zeroed, the WAL is truncated). True once done (nothing to
+        do included); False when ``steps`` ran out first."""
         while steps is None or steps > 0:
-            with self.lock:
-                if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
-                    return True
-                before = self.db.total_changes
-                with self._batch():
-                    for table in ("docs", "pairs"):
-                        self.db.execute(_MERGE.format(table), (-MERGE_PAGES,))
-                if self.db.total_changes - before <= 2:  # each command's own row: merged
-                    self.db.execute("DELETE FROM meta WHERE name = 'unpurged'")
-                    self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                    return True
+            done = self._step(-MERGE_PAGES)
+            if done == "purged":
+                checkpoint = _connection(self.path)  # not the merge connection: never interrupted
+                try:
+                    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                finally:
+                    checkpoint.close()
+            if done in ("idle", "purged"):
+                return True
             steps = None if steps is None else steps - 1
         return False
 
@@ -457,7 +494,13 @@ class FullTextIndex:
 
     @contextlib.contextmanager
     def _batch(self):
-        self.db.execute("BEGIN")
+        """One write transaction on the index's connection; a merge step under way on the
+        merge connection is interrupted first (:meth:`_step`), so it waits for none."""
+        self.writing = True
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        finally:
+            self.writing = False
         try:
             yield
         except BaseException:
@@ -545,7 +588,7 @@ class FullTextIndex:
             phrase = pair_key(pair)
             if phrase:
                 estimate[phrase] = doc
-        with self.lock:
+        with self.lock, self._batch():
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             room = max(0, limit - len(self.champions.warm))
             warm = set(self.champions.warm)
@@ -879,6 +922,8 @@ class FullTextIndex:
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
+            if self.merger is not None:
+                self.merger.close()
 
 
 _ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs
@@ -895,9 +940,35 @@ _FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a sca
 _MERGE = "INSERT INTO {0} ({0}, rank) VALUES ('merge', ?)"
 _AUTOMERGE = "INSERT INTO {0} ({0}, rank) VALUES ('automerge', 0)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
-STEP_PAGES = 32  # pages merged per step of ``merge``: a capture waits for one step at most
+STEP_PAGES = 32  # pages merged per step of ``merge``
 # (at 20k versions, tune half: a step of 250 pages up to 12.8 ms CPU, of 32 up to 3.0 ms; the
 # merging costs ~20 % more CPU in all, off the captures)
+PROGRESS_OPS = 64  # SQLite instructions between two looks of a merge step at ``writing``
+_UNPURGED = "SELECT 1 FROM meta WHERE name = 'unpurged'"
+
+
+def _merge_step(db: sqlite3.Connection, pages: int) -> str:
+    """FTS5's ``'merge'`` of ``pages`` in both tables, inside the caller's transaction (see
+    :meth:`FullTextIndex._step`); a purge's (``pages`` < 0) last step clears ``unpurged``."""
+    if pages < 0 and not db.execute(_UNPURGED).fetchone():
+        return "idle"
+    before = db.total_changes
+    for table in ("docs", "pairs"):
+        db.execute(_MERGE.format(table), (pages,))
+    if db.total_changes - before > 2:  # each command's own row: nothing merged
+        return "merged"
+    if pages > 0:
+        return "idle"
+    db.execute("DELETE FROM meta WHERE name = 'unpurged'")
+    return "purged"
+
+
+def _connection(path: Path) -> sqlite3.Connection:
+    """A connection to the index file, usable from any thread (one at a time)."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
+    db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
+    return db
 
 
 def _phrases(query: textquery.Query) -> tuple[str, ...]:

@@ -9,6 +9,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -728,6 +730,97 @@ def test_a_merge_step_writes_a_few_pages_so_a_capture_waits_little(tmp_path):
         frames.append(index.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
     assert len(frames) > 10 and max(frames) <= 6 * fulltext.STEP_PAGES <= 6 * 32, frames
     assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+
+
+def merge_work(path: Path) -> FullTextIndex:
+    """An index with merges deferred and eight large segments to merge (many steps)."""
+    index = FullTextIndex(path)
+    index.defer_merges()
+    for n in range(8):
+        add_rows(index, [" ".join(f"w{n}x{i}" for i in range(20000)) + " reed"], n)
+    return index
+
+
+def structure(index) -> bytes:
+    """FTS5's structure record of both tables: which segments exist (a merge changes it)."""
+    return b"".join(
+        index.db.execute(f"SELECT block FROM {t}_data WHERE id = 10").fetchone()[0]
+        for t in ("docs", "pairs")
+    )
+
+
+def assert_as_fts5(index, texts=("reed", "w3x17", "w7x19999 reed")) -> None:
+    for text in texts:
+        query = textquery.parse(text)
+        scored = index._scored(("docs", textquery.to_fts(query)))[0].results
+        assert scored and index.search(query).results == scored, text
+    for table in ("docs", "pairs"):
+        index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)")
+
+
+def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tmp_path):
+    """Merge steps run on a connection of their own (any thread); a write on the index's
+    own connection (a capture) does not wait for a step under way, which FTS5 cannot stop
+    where it likes (a frequent term's list is written whole): the step gives way (SQLite's
+    progress handler), is rolled back whole, and is merged again later; the answers are
+    FTS5's throughout. The step is held mid-way until the write waits, so the write surely
+    arrives during it."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    before, rows = structure(index), index.count()
+    under_way, give_way = threading.Event(), index._give_way
+
+    def held() -> bool:
+        under_way.set()
+        for _ in range(2000):  # until the write waits (10 s at most)
+            if index.writing:
+                break
+            time.sleep(0.005)
+        return give_way()
+
+    index._give_way = held
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    assert under_way.wait(10)
+    add_rows(index, ["reed written while a step merged"], 100)  # its write: waits for no step
+    merging.join()
+    assert results == ["interrupted"] and index.count() == rows + 1
+    assert segments(index, "docs") == segments(index, "pairs") == 9  # eight, and the write's
+    del index._give_way
+    assert index.merge() is True and structure(index) != before
+    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+    assert_as_fts5(index)
+
+
+def test_a_kill_in_the_middle_of_a_merge_step_loses_nothing(tmp_path):
+    """A process SIGKILLed in the middle of a merge step (its pages partly written to the
+    WAL): opened again, the file holds the segments it had before the step, every row, and
+    the answers are FTS5's; merging then completes."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    before, rows = structure(index), index.count()
+    index.close()
+    child = f"""
+import os, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from host.services import fulltext
+index = fulltext.FullTextIndex({str(index.path)!r})
+calls = []
+def killed():
+    calls.append(1)
+    if len(calls) == 20:  # inside the step (about 44 calls)
+        print(index.merger.in_transaction, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return False
+index._give_way = killed
+index.merge(1)
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL and done.stdout.split() == ["True"], done.stderr
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    assert structure(index) == before and index.count() == rows
+    assert_as_fts5(index)
+    assert index.merge() is True and structure(index) != before
+    assert_as_fts5(index)
 
 
 def chunk_rows(index, term: str) -> set[int]:
