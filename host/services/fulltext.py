@@ -155,7 +155,8 @@ class FullTextIndex:
         self.warming = False  # a warm pass is running (the daemon runs one at a time)
         self.merger: sqlite3.Connection | None = None  # merge steps' own connection (_step)
         self.merging = threading.Lock()  # one merge step at a time on it
-        self.writing = False  # a write on ``db`` is waiting: a merge step under way gives way
+        self.writes = threading.Condition()  # guards ``writing``; a merge step waits on it
+        self.writing = 0  # writes on ``db`` begun and not ended: no merge step runs meanwhile
         self._load_known()
 
     def _load_known(self) -> None:
@@ -238,17 +239,29 @@ class FullTextIndex:
         """
         with self.merging:
             db = self._merger()
+            with self.writes:  # a step begun now would take the file's lock from the write
+                self.writes.wait_for(lambda: not self.writing)
             try:
                 db.execute("BEGIN IMMEDIATE")
                 done = _merge_step(db, pages)
                 db.execute("COMMIT")
             except sqlite3.OperationalError as exc:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
                 if str(exc) != "interrupted":
                     raise
                 return "interrupted"
+            finally:
+                if db.in_transaction:  # SQLite rolls back an interrupted write, not a read
+                    self._rollback(db)
         return done
+
+    def _rollback(self, db: sqlite3.Connection) -> None:
+        """Roll the merge connection's transaction back, with no progress handler (a write
+        waiting would interrupt the ROLLBACK itself)."""
+        db.set_progress_handler(None, 0)
+        try:
+            db.execute("ROLLBACK")
+        finally:
+            db.set_progress_handler(lambda: self._give_way(), PROGRESS_OPS)
 
     def _merger(self) -> sqlite3.Connection:
         """The merge steps' connection (opened once), whose progress handler interrupts a
@@ -261,7 +274,7 @@ class FullTextIndex:
     def _give_way(self) -> bool:
         """Asked by a merge step every ``PROGRESS_OPS`` SQLite instructions: True (stop it)
         once a write on the index's own connection waits."""
-        return self.writing
+        return self.writing > 0
 
     def fold(self, steps: int | None = None) -> bool:
         """Set the bits captures left in the delta (host/services/champions.py) in the
@@ -495,20 +508,25 @@ class FullTextIndex:
     @contextlib.contextmanager
     def _batch(self):
         """One write transaction on the index's connection; a merge step under way on the
-        merge connection is interrupted first (:meth:`_step`), so it waits for none."""
-        self.writing = True
+        merge connection gives way to it (:meth:`_step`), and none begins until it ends."""
+        self._writing(1)
         try:
             self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                self.champions.load_delta()  # what the file holds
+                self.generation += 1  # rows noted as added or removed in it did not happen
+                raise
+            self.db.execute("COMMIT")
         finally:
-            self.writing = False
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            self.champions.load_delta()  # what the file holds
-            self.generation += 1  # rows noted as added or removed in it did not happen
-            raise
-        self.db.execute("COMMIT")
+            self._writing(-1)
+
+    def _writing(self, change: int) -> None:
+        with self.writes:
+            self.writing += change
+            self.writes.notify_all()
 
     def _index(self, store, ids: list[str]) -> None:
         if not ids:

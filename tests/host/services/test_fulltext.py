@@ -758,14 +758,19 @@ def assert_as_fts5(index, texts=("reed", "w3x17", "w7x19999 reed")) -> None:
         index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)")
 
 
-def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tmp_path):
-    """Merge steps run on a connection of their own (any thread); a write on the index's
-    own connection (a capture) does not wait for a step under way, which FTS5 cannot stop
-    where it likes (a frequent term's list is written whole): the step gives way (SQLite's
-    progress handler), is rolled back whole, and is merged again later; the answers are
-    FTS5's throughout. The step is held mid-way until the write waits, so the write surely
-    arrives during it."""
+@pytest.mark.parametrize("purge", [False, True])
+def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tmp_path, purge):
+    """Merge and purge steps run on a connection of their own (any thread); a write on the
+    index's own connection (a capture) does not wait for a step under way, which FTS5
+    cannot stop where it likes (a frequent term's list is written whole): the step gives
+    way (SQLite's progress handler), is rolled back whole, and is merged again later; the
+    answers are FTS5's throughout. The step is held mid-way until the write waits, so the
+    write surely arrives during it."""
     index = merge_work(tmp_path / "f.sqlite3")
+    if purge:
+        with index._batch():
+            index.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+    pages = -fulltext.MERGE_PAGES if purge else fulltext.STEP_PAGES
     before, rows = structure(index), index.count()
     under_way, give_way = threading.Event(), index._give_way
 
@@ -779,7 +784,7 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
 
     index._give_way = held
     results: list[str] = []
-    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging = threading.Thread(target=lambda: results.append(index._step(pages)))
     merging.start()
     assert under_way.wait(10)
     add_rows(index, ["reed written while a step merged"], 100)  # its write: waits for no step
@@ -787,9 +792,43 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
     assert results == ["interrupted"] and index.count() == rows + 1
     assert segments(index, "docs") == segments(index, "pairs") == 9  # eight, and the write's
     del index._give_way
-    assert index.merge() is True and structure(index) != before
-    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+    assert (index.purge() if purge else index.merge()) is True and structure(index) != before
+    assert segments(index, "docs") < (2 if purge else 4) > segments(index, "pairs")
+    assert not index.db.execute(fulltext._UNPURGED).fetchone()
     assert_as_fts5(index)
+
+
+def test_no_merge_step_begins_while_a_write_waits(tmp_path):
+    """A merge step that begins while a write on the index's connection waits for the file's
+    lock would take it first and be stopped at once, again and again, while the write's
+    busy handler sleeps longer each time: a step waits for the writes to end instead."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    index._writing(1)  # a write waiting
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    merging.join(0.5)
+    assert merging.is_alive() and not results and not index.merger.in_transaction
+    index._writing(-1)
+    merging.join()
+    assert results == ["merged"]
+
+
+def test_a_merge_step_stopped_in_a_read_is_rolled_back_all_the_same(tmp_path, monkeypatch):
+    """SQLite rolls back a write it interrupts, not a read (a purge step first reads whether
+    it has work): the step's transaction is rolled back with the progress handler off, or
+    the write still waiting would interrupt the ROLLBACK too and leave the file locked."""
+    monkeypatch.setattr(fulltext, "PROGRESS_OPS", 1)
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    db = index._merger()
+    db.execute("BEGIN IMMEDIATE")
+    db.execute(fulltext._UNPURGED).fetchall()
+    index.writing = 1  # a write waits
+    index._rollback(db)
+    assert not db.in_transaction
+    index.writing = 0
+    add_rows(index, ["reed"], 0)  # the file's lock is free
+    assert index.count() == 1
 
 
 def test_a_kill_in_the_middle_of_a_merge_step_loses_nothing(tmp_path):
