@@ -80,6 +80,7 @@ PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its wo
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
 TIDY_STEPS = 4  # merge steps after a write when no daemon runs them (``tidy``)
+RECONCILE_ROWS = 5000  # rows checked against the store per step of a sync (see _reconcile)
 
 
 @dataclass(frozen=True)
@@ -153,10 +154,14 @@ class FullTextIndex:
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
         self.warming = False  # a warm pass is running (the daemon runs one at a time)
+        self.reconciled: int | None = None  # the store's ``rekeyed`` the last pass checked
+        self.checking: int | None = None  # a pass under way (_reconcile): its last row checked
         self.merger: sqlite3.Connection | None = None  # merge steps' own connection (_step)
         self.merging = threading.Lock()  # one merge step at a time on it
         self.writes = threading.Condition()  # guards ``writing``; a merge step waits on it
         self.writing = 0  # writes on ``db`` begun and not ended: no merge step runs meanwhile
+        self.stepping = False  # a merge step holds (or is taking) the file's lock
+        self.interrupts = 0  # interrupts sent to merge steps (see _merge_in)
         self._load_known()
 
     def _load_known(self) -> None:
@@ -231,7 +236,8 @@ class FullTextIndex:
         page budget only where a term ends, so a frequent term's list is written whole (at
         100k versions a step held the file's one writer up to 33 ms): a write on the index's
         own connection (:meth:`_batch`) does not wait for that, it interrupts the step
-        (SQLite's progress handler; the step is rolled back whole and merged again later).
+        (``sqlite3_interrupt``; the step is rolled back whole and merged again later) and
+        waits for the rollback alone; no step begins while a write waits.
 
         >>> import tempfile
         >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")._step(STEP_PAGES)
@@ -241,40 +247,37 @@ class FullTextIndex:
             db = self._merger()
             with self.writes:  # a step begun now would take the file's lock from the write
                 self.writes.wait_for(lambda: not self.writing)
+                self.stepping, interrupts = True, self.interrupts
             try:
-                db.execute("BEGIN IMMEDIATE")
-                done = _merge_step(db, pages)
-                db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                if str(exc) != "interrupted":
-                    raise
-                return "interrupted"
+                return self._merge_in(db, pages, interrupts)
             finally:
-                if db.in_transaction:  # SQLite rolls back an interrupted write, not a read
-                    self._rollback(db)
+                with self.writes:
+                    self.stepping = False
+                    self.writes.notify_all()
+
+    def _merge_in(self, db: sqlite3.Connection, pages: int, interrupts: int) -> str:
+        """:meth:`_step`'s transaction; an interrupted one is rolled back (SQLite rolls back
+        an interrupted write itself, not an interrupted read). An interrupt may surface as
+        another error (FTS5 opening its table: "vtable constructor failed"): a failure
+        after a write interrupted the step is its interruption."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            done = _merge_step(db, pages)
+            db.execute("COMMIT")
+        except sqlite3.OperationalError:
+            if self.interrupts == interrupts:
+                raise
+            return "interrupted"
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
         return done
 
-    def _rollback(self, db: sqlite3.Connection) -> None:
-        """Roll the merge connection's transaction back, with no progress handler (a write
-        waiting would interrupt the ROLLBACK itself)."""
-        db.set_progress_handler(None, 0)
-        try:
-            db.execute("ROLLBACK")
-        finally:
-            db.set_progress_handler(lambda: self._give_way(), PROGRESS_OPS)
-
     def _merger(self) -> sqlite3.Connection:
-        """The merge steps' connection (opened once), whose progress handler interrupts a
-        step as soon as a write on the index's own connection waits (``writing``)."""
+        """The merge steps' connection, opened once."""
         if self.merger is None:
             self.merger = _connection(self.path)
-            self.merger.set_progress_handler(lambda: self._give_way(), PROGRESS_OPS)
         return self.merger
-
-    def _give_way(self) -> bool:
-        """Asked by a merge step every ``PROGRESS_OPS`` SQLite instructions: True (stop it)
-        once a write on the index's own connection waits."""
-        return self.writing > 0
 
     def fold(self, steps: int | None = None) -> bool:
         """Set the bits captures left in the delta (host/services/champions.py) in the
@@ -328,13 +331,12 @@ class FullTextIndex:
             stamp = (len(store.ids), store.ids[-1] if store.ids else None, store.rekeyed)
             if stamp == self.stamp:
                 return True
-            if self.stamp is None or stamp[2] != self.stamp[2] or stamp[0] < len(self.known):
-                self._reconcile(store)
+            checked = self._reconcile(store, whole=limit is None)
             todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
             if len(self.champions.pending) > PENDING_ROWS:  # a big batch: fold it now
                 self._fold(None)
-            done = limit is None or len(todo) <= limit
+            done = checked and (limit is None or len(todo) <= limit)
             self.stamp = stamp if done else None
             return done
 
@@ -350,19 +352,44 @@ class FullTextIndex:
             return tail[::-1]
         return [i for i in store.ids if i not in self.known]
 
-    def _reconcile(self, store) -> None:
-        """Remove the rows of versions the store lost, move re-keyed ones."""
+    def _reconcile(self, store, whole: bool) -> bool:
+        """Remove the rows of versions the store lost, move re-keyed ones: a pass over every
+        row, once a process opens the index, after the store was re-keyed, or when it holds
+        fewer versions than the index; ``RECONCILE_ROWS`` rows a call (a sync with a limit:
+        the daemon's start job, a capture; at 100k versions the whole pass held the store
+        thread ~200 ms) or the rest of the pass (``whole``: a search). True once no pass is
+        under way."""
+        shrunk = self.checking is None and len(store.ids) < len(self.known)
+        if store.rekeyed != self.reconciled or shrunk:  # (again) from the first row
+            self.checking, self.reconciled = -1, store.rekeyed
+        while self.checking is not None:
+            self._check_rows(store)
+            if not whole:
+                break
+        return self.checking is None
+
+    def _check_rows(self, store) -> None:
+        """The next ``RECONCILE_ROWS`` rows of the pass, one transaction."""
+        rows = self.db.execute(_CHECKED, (self.checking, RECONCILE_ROWS)).fetchall()
         versions = store.raw("versions")
-        rows = self.db.execute("SELECT n, id, key, live FROM seen").fetchall()
-        with self._batch():
-            for n, reg_id, key, live in rows:
-                doc = versions.get(reg_id)
-                if doc is None and live:
-                    self._remove(store, n)
-                elif doc is not None and doc["key"] != key:
-                    self.db.execute("UPDATE seen SET key = ? WHERE n = ?", (doc["key"], n))
-        self._load_known()
-        self._maybe_rebuild()
+        try:
+            with self._batch():
+                for n, reg_id, key, live in rows:
+                    doc = versions.get(reg_id)
+                    if doc is None and live:
+                        self._remove(store, n)
+                        self.known.pop((self.rows.pop(n) or ("", ""))[1], None)
+                    elif doc is not None and doc["key"] != key:
+                        self.db.execute("UPDATE seen SET key = ? WHERE n = ?", (doc["key"], n))
+                        if live:
+                            self.known[reg_id] = doc["key"]
+                            self.rows.put(n, doc["key"], reg_id)
+        except BaseException:
+            self._load_known()  # rolled back: what the file holds
+            raise
+        self.checking = rows[-1][0] if len(rows) == RECONCILE_ROWS else None
+        if self.checking is None:
+            self._maybe_rebuild()
 
     def forget(self, store, ids: list[str]) -> int:
         """Remove versions about to be deleted from the store (their text is still there);
@@ -495,6 +522,7 @@ class FullTextIndex:
             self.conjunctions.clear()
             self.db.execute("DELETE FROM meta WHERE name = 'warmed'")
         self.known, self.rows = {}, LiveRows({})
+        self.checking = None
         self.generation += 1
 
     def rebuild(self, store) -> int:
@@ -508,8 +536,15 @@ class FullTextIndex:
     @contextlib.contextmanager
     def _batch(self):
         """One write transaction on the index's connection; a merge step under way on the
-        merge connection gives way to it (:meth:`_step`), and none begins until it ends."""
-        self._writing(1)
+        merge connection gives way to it (:meth:`_step`: interrupted, it is rolled back, and
+        the write then takes the file's lock at once, with none of the busy handler's
+        sleeps), and none begins until it ends."""
+        with self.writes:
+            self.writing += 1
+            while self.stepping and self.merger is not None:  # sent again: SQLite clears an
+                self.merger.interrupt()  # interrupt when a statement of the step begins
+                self.interrupts += 1
+                self.writes.wait(RESEND_S)
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -944,6 +979,7 @@ class FullTextIndex:
                 self.merger.close()
 
 
+_CHECKED = "SELECT n, id, key, live FROM seen WHERE n > ? ORDER BY n LIMIT ?"  # see _reconcile
 _ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25({0}, ?, ?, ?) AS r FROM {0}"
@@ -961,7 +997,7 @@ MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the st
 STEP_PAGES = 32  # pages merged per step of ``merge``
 # (at 20k versions, tune half: a step of 250 pages up to 12.8 ms CPU, of 32 up to 3.0 ms; the
 # merging costs ~20 % more CPU in all, off the captures)
-PROGRESS_OPS = 64  # SQLite instructions between two looks of a merge step at ``writing``
+RESEND_S = 0.001  # a write waiting for a merge step to stop interrupts it again this often
 _UNPURGED = "SELECT 1 FROM meta WHERE name = 'unpurged'"
 
 

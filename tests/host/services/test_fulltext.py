@@ -110,6 +110,47 @@ def test_the_index_survives_a_restart_and_rebuilds(home):
         assert found == ["https://b.example/diary"]
 
 
+def test_the_first_catch_up_after_a_start_checks_the_rows_in_steps(home, monkeypatch):
+    """A process opening the index checks every row against the store (versions it lost
+    while the index was closed leave it) in steps of ``RECONCILE_ROWS`` rows, one a sync
+    with a limit (the daemon's start job, a capture: each a short hold of the store
+    thread), the whole pass in a search's sync; the rows left are those of a rebuild."""
+    for n in range(6):
+        with ArchiveStore.open(home) as store:
+            register(store, Capture(f"https://r.example/{n}", html(f"Reed {n}", "reed beds")))
+    with ArchiveStore.open(home) as store:
+        fulltext.index_of(home).sync(store)
+        fulltext._OPEN.pop(str(Home(home).fulltext)).close()
+        for url in ("https://a.example/rivers", "https://r.example/2", "https://r.example/5"):
+            trash.delete_now(store, url)  # with the index closed
+    monkeypatch.setattr(fulltext, "RECONCILE_ROWS", 3)
+
+    def opened() -> tuple[FullTextIndex, list]:
+        index, checked = FullTextIndex(Home(home).fulltext), []
+        check = index._check_rows
+        index._check_rows = lambda s: checked.append(index.checking) or check(s)
+        return index, checked
+
+    def ranked(index) -> list[tuple[str, float]]:
+        return [(k, r) for k, _b, r in index.search(textquery.parse("reed")).results]
+
+    index, checked = opened()
+    with ArchiveStore.open(home) as store:
+        done = [index.sync(store, limit=50) for _ in range(3)]
+        assert done == [False, False, False] and checked == [-1, 3, 6]  # 3 rows a sync
+        register(store, Capture("https://r.example/new", html("Reed new", "reed beds")))
+        assert index.sync(store, limit=50) is True  # the pass's last step; the capture indexed
+        assert index.count() == len(PAGES) + 6 - 3 + 1 == len(store.ids)
+        assert set(index.known) == set(store.ids) and index.checking is None
+        fresh = FullTextIndex(home / "fresh.sqlite3")
+        fresh.rebuild(store)
+        assert ranked(index) == ranked(fresh) and len(ranked(index)) == 5  # 0, 1, 3, 4, new
+        index.close()
+        index, checked = opened()  # a restart, then a search's sync: the whole pass at once
+        assert index.sync(store) is True and len(checked) == 3 and index.checking is None
+        assert ranked(index) == ranked(fresh)
+
+
 def test_cli_text_search_ranks_with_snippets_and_types_bad_queries(home, capsys):
     assert main(["archive", "search", "--text", "garden river", "--home", str(home), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -763,16 +804,17 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
     """Merge and purge steps run on a connection of their own (any thread); a write on the
     index's own connection (a capture) does not wait for a step under way, which FTS5
     cannot stop where it likes (a frequent term's list is written whole): the step gives
-    way (SQLite's progress handler), is rolled back whole, and is merged again later; the
-    answers are FTS5's throughout. The step is held mid-way until the write waits, so the
-    write surely arrives during it."""
+    way (the write interrupts it), is rolled back whole, and is merged again later; the
+    answers are FTS5's throughout. The step is held mid-way (in a progress handler of the
+    test's, which then lets it go on) until the write waits, so the write surely arrives
+    during it."""
     index = merge_work(tmp_path / "f.sqlite3")
     if purge:
         with index._batch():
             index.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
     pages = -fulltext.MERGE_PAGES if purge else fulltext.STEP_PAGES
     before, rows = structure(index), index.count()
-    under_way, give_way = threading.Event(), index._give_way
+    under_way = threading.Event()
 
     def held() -> bool:
         under_way.set()
@@ -780,9 +822,9 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
             if index.writing:
                 break
             time.sleep(0.005)
-        return give_way()
+        return False
 
-    index._give_way = held
+    index._merger().set_progress_handler(held, 1)
     results: list[str] = []
     merging = threading.Thread(target=lambda: results.append(index._step(pages)))
     merging.start()
@@ -791,11 +833,42 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
     merging.join()
     assert results == ["interrupted"] and index.count() == rows + 1
     assert segments(index, "docs") == segments(index, "pairs") == 9  # eight, and the write's
-    del index._give_way
+    index.merger.set_progress_handler(None, 0)
     assert (index.purge() if purge else index.merge()) is True and structure(index) != before
     assert segments(index, "docs") < (2 if purge else 4) > segments(index, "pairs")
     assert not index.db.execute(fulltext._UNPURGED).fetchone()
     assert_as_fts5(index)
+
+
+def test_a_write_interrupts_again_a_step_whose_statement_cleared_the_interrupt(
+    tmp_path, monkeypatch
+):
+    """SQLite clears an interrupt that comes between two statements when the next begins: a
+    write that finds the step still under way interrupts it again (``RESEND_S``). Here the
+    write comes while the step is between its BEGIN and its merge (each page slowed by a
+    progress handler of the test's, so the merge outlasts the first interrupts)."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    between, go, merge_step = threading.Event(), threading.Event(), fulltext._merge_step
+
+    def held(db, pages):
+        between.set()
+        go.wait(10)
+        return merge_step(db, pages)
+
+    monkeypatch.setattr(fulltext, "_merge_step", held)
+    index._merger().set_progress_handler(lambda: time.sleep(0.0001), 1)
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    assert between.wait(10)
+    writing = threading.Thread(target=lambda: add_rows(index, ["reed"], 100))
+    writing.start()
+    while not index.writing:  # its first interrupt is sent between two statements
+        time.sleep(0.001)
+    go.set()
+    merging.join()
+    writing.join()
+    assert results == ["interrupted"] and segments(index, "docs") == 9
 
 
 def test_no_merge_step_begins_while_a_write_waits(tmp_path):
@@ -812,23 +885,6 @@ def test_no_merge_step_begins_while_a_write_waits(tmp_path):
     index._writing(-1)
     merging.join()
     assert results == ["merged"]
-
-
-def test_a_merge_step_stopped_in_a_read_is_rolled_back_all_the_same(tmp_path, monkeypatch):
-    """SQLite rolls back a write it interrupts, not a read (a purge step first reads whether
-    it has work): the step's transaction is rolled back with the progress handler off, or
-    the write still waiting would interrupt the ROLLBACK too and leave the file locked."""
-    monkeypatch.setattr(fulltext, "PROGRESS_OPS", 1)
-    index = FullTextIndex(tmp_path / "f.sqlite3")
-    db = index._merger()
-    db.execute("BEGIN IMMEDIATE")
-    db.execute(fulltext._UNPURGED).fetchall()
-    index.writing = 1  # a write waits
-    index._rollback(db)
-    assert not db.in_transaction
-    index.writing = 0
-    add_rows(index, ["reed"], 0)  # the file's lock is free
-    assert index.count() == 1
 
 
 def test_a_kill_in_the_middle_of_a_merge_step_loses_nothing(tmp_path):
@@ -850,7 +906,7 @@ def killed():
         print(index.merger.in_transaction, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     return False
-index._give_way = killed
+index._merger().set_progress_handler(killed, 64)
 index.merge(1)
 """
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
