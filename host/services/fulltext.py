@@ -256,21 +256,23 @@ class FullTextIndex:
                     self.writes.notify_all()
 
     def _merge_in(self, db: sqlite3.Connection, pages: int, interrupts: int) -> str:
-        """:meth:`_step`'s transaction; an interrupted one is rolled back (SQLite rolls back
-        an interrupted write itself, not an interrupted read). An interrupt may surface as
-        another error (FTS5 opening its table: "vtable constructor failed"): a failure
-        after a write interrupted the step is its interruption."""
+        """:meth:`_step`'s transaction. A failed one closes the connection, which rolls it
+        back (a ROLLBACK can itself be interrupted while FTS5 holds a blob open, and an
+        interrupt left over from a step that ended first would stop the next one); the next
+        step opens another. An interrupt may surface as another error (FTS5 opening its
+        table: "vtable constructor failed"): a failure after a write interrupted the step is
+        its interruption."""
         try:
             db.execute("BEGIN IMMEDIATE")
             done = _merge_step(db, pages)
             db.execute("COMMIT")
-        except sqlite3.OperationalError:
-            if self.interrupts == interrupts:
+        except sqlite3.OperationalError as exc:
+            with self.writes:  # a write interrupts ``self.merger`` under this lock
+                self.merger = None
+                db.close()
+            if self.interrupts == interrupts and str(exc) != "interrupted":
                 raise
             return "interrupted"
-        finally:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
         return done
 
     def _merger(self) -> sqlite3.Connection:

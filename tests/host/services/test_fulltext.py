@@ -833,7 +833,7 @@ def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tm
     merging.join()
     assert results == ["interrupted"] and index.count() == rows + 1
     assert segments(index, "docs") == segments(index, "pairs") == 9  # eight, and the write's
-    index.merger.set_progress_handler(None, 0)
+    assert index.merger is None  # closed with the step: the next opens another
     assert (index.purge() if purge else index.merge()) is True and structure(index) != before
     assert segments(index, "docs") < (2 if purge else 4) > segments(index, "pairs")
     assert not index.db.execute(fulltext._UNPURGED).fetchone()
@@ -869,6 +869,21 @@ def test_a_write_interrupts_again_a_step_whose_statement_cleared_the_interrupt(
     merging.join()
     writing.join()
     assert results == ["interrupted"] and segments(index, "docs") == 9
+
+
+def test_an_interrupt_left_over_from_a_step_stops_no_merge_for_good(tmp_path):
+    """An interrupt that came as a step ended (it committed first) stays set on the merge
+    connection; it stops at most the next step (rolled back with the connection closed,
+    the file's lock free), and merging then goes on."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    assert index._step(fulltext.STEP_PAGES) == "merged"  # the connection and FTS5's reader open
+    index.merger.interrupt()  # no step under way
+    assert index.merge() is True
+    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+    index._merger().interrupt()
+    assert index._step(fulltext.STEP_PAGES) in ("idle", "interrupted")
+    add_rows(index, ["reed"], 100)  # the file's lock is free
+    assert_as_fts5(index)
 
 
 def test_no_merge_step_begins_while_a_write_waits(tmp_path):
