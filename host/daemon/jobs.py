@@ -98,13 +98,15 @@ async def reclaim_once(app) -> dict:
 async def warm_search_index(app) -> int:
     """Build the viewer's search indexes once, on the store thread; how many documents.
 
-    The URL index in one go (~0.6 s at 100k versions), then the full-text index
-    (host/services/fulltext.py, kept on disk: only what it has not seen) in steps of 250
-    versions, so requests typed meanwhile wait behind one short step.
+    The full-text index opened in a worker thread (a capture meanwhile leaves its row to the
+    catch-up below), the URL index in one go (~0.6 s at 100k versions), then the full-text
+    index (host/services/fulltext.py, kept on disk: only what it has not seen) caught up in
+    steps of 250 versions (its rows checked against the store 5,000 a step), so requests
+    typed meanwhile wait behind one short step.
     """
 
+    text = await asyncio.to_thread(index_of, app.home)  # its rows read: off the store thread
     index = await app.run(document_index, app.store)
-    text = index_of(app.home)
     text.deferred = True  # champion lists are made by text_index_once, not by a search
     await app.run(text.defer_checkpoints)  # made by text_index_once, off the store thread
     await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index

@@ -34,6 +34,7 @@ FTS5's segments: both are timed apart, after every 4th, as the text job does the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -365,6 +366,8 @@ class Waits:
         self.count = 0
         self.under: float | None = None
         self.idle: list[float] = []
+        self.locked = 0.0  # the last capture's wait for the file's lock, s
+        self.waited: list[float] = []  # each capture's wait: the store thread's, then the lock's
 
     def capture(self) -> tuple[float, float, float]:
         n, self.count = self.count, self.count + 1
@@ -373,7 +376,21 @@ class Waits:
         start = time.perf_counter()
         registry.register(self.store, Capture(f"https://wait.example/{n}", body), RegisterOptions())
         registered = time.perf_counter()
-        self.holder[0].sync(self.store, limit=50)
+        index, self.locked = self.holder[0], 0.0
+        batch = index._batch
+
+        @contextlib.contextmanager
+        def timed_batch():  # the wait for the index file's lock (a merge step giving way)
+            asked = time.perf_counter()
+            with batch():
+                self.locked += time.perf_counter() - asked
+                yield
+
+        index._batch = timed_batch
+        try:
+            index.sync(self.store, limit=50)
+        finally:
+            del index._batch
         return start, registered, time.perf_counter()
 
     def captures(self, count: int) -> None:
@@ -415,6 +432,7 @@ class Waits:
             arrived = time.perf_counter()
             start, registered, done = self.store_thread.submit(self.capture).result()
             waits.append((start - arrived + done - registered) * 1000)
+            self.waited.append((start - arrived + self.locked) * 1000)
             time.sleep(GAP_S)
         runner.join()
         return waits, steps
@@ -423,7 +441,7 @@ class Waits:
 def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
     """What the index adds to a capture that arrives during each kind of the text job's
     work, beside the same work as the job ran it before (every step on the store thread) in
-    this run: the fold (store thread, both), FTS5's merges (24 captures' segments each, two
+    this run: the fold (store thread, both), FTS5's merges (48 captures' segments each, two
     rounds; the WAL copied every 8 steps), the purge (after 22 versions were forgotten
     each; the WAL copied after each step, then truncated) and the first catch-up after a
     start (store thread, both)."""
@@ -431,14 +449,17 @@ def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
     waits = Waits(store, holder)
     print(
         f"captures arriving during the text job's work ({ARRIVE_MS:.0f} ms into a step, then "
-        f"{GAP_S * 1000:.0f} ms apart, at most {WAIT_CAPTURES} a run; the index's part: the "
-        "wait for the store thread and the catch-up, ms wall; each step's CPU is its thread's):"
+        f"{GAP_S * 1000:.0f} ms apart, at most {WAIT_CAPTURES} a run; waited: for the store "
+        "thread, then for the index file's lock; with the catch-up: the index's whole part of "
+        "the capture, ms wall; each step's CPU is its thread's):"
     )
 
     def report(kind: str, how: str, found) -> None:
         added, steps = found
+        waited = waits.waited[-len(added) :] if added else [0.0]
         print(
-            f"  {kind:<9}{how:<33}{len(added):>3} captures: median "
+            f"  {kind:<9}{how:<33}{len(added):>3} captures: waited max {max(waited):5.1f}"
+            f" (median {statistics.median(waited):4.1f}); with the catch-up median "
             f"{statistics.median(added or [0]):5.1f}, max {max(added or [0]):5.1f} ms wall;"
             f"{len(steps):>6} steps, longest {max(c for c, _ in steps):5.1f} ms CPU /"
             f"{max(w for _, w in steps):6.1f} ms wall, {sum(c for c, _ in steps) / 1000:.1f} s CPU"
@@ -453,12 +474,13 @@ def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
         return True
 
     waits.captures(8)
+    waits.waited.clear()
     report("fold", "store thread (before = now)", waits.run(lambda: index.fold(1), True))
     for how, on_store, run in (
         ("store thread (before)", True, lambda: old_step(index, fulltext.STEP_PAGES)),
         ("own connection, gives way (now)", False, lambda: index.merge(1)),
     ) * 2:
-        waits.captures(24)
+        waits.captures(48)
         index.fold()
         report("merge", how, waits.run(run, on_store, every_8th))
     for how, on_store, run in (

@@ -21,6 +21,7 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
+from host.handlers.archive import keep_text_index
 from host.handlers.collection import archive_delete, archive_reclaim
 from host.home import Home
 from host.services import champions, fulltext
@@ -149,6 +150,37 @@ def test_the_first_catch_up_after_a_start_checks_the_rows_in_steps(home, monkeyp
         index, checked = opened()  # a restart, then a search's sync: the whole pass at once
         assert index.sync(store) is True and len(checked) == 3 and index.checking is None
         assert ranked(index) == ranked(fresh)
+
+
+def test_a_capture_does_not_wait_for_the_index_another_thread_opens(home):
+    """Opening the index reads every row (~200 ms CPU at 100k versions); the daemon's start
+    job does it in a worker thread, and a capture arriving meanwhile leaves its row to the
+    start job's catch-up instead of waiting for the open on the store thread."""
+    path = str(Home(home).fulltext)
+    fulltext._OPEN.pop(path, None)
+    opening = fulltext._OPENING.setdefault(path, threading.Lock())
+    held, release = threading.Event(), threading.Event()
+
+    def opener() -> None:
+        with opening:  # as index_of holds it while it reads the rows
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=opener)
+    thread.start()
+    assert held.wait(10)
+    with ArchiveStore.open(home) as store:
+        app = SimpleNamespace(home=home, store=store)
+        capture = threading.Thread(target=keep_text_index, args=(app,))
+        capture.start()
+        capture.join(5)
+        finished = not capture.is_alive()
+        release.set()
+        thread.join()
+        capture.join()
+        assert finished and path not in fulltext._OPEN  # returned at once, opened nothing
+        index = fulltext.index_of(home)
+        assert index.sync(store) and index.count() == len(PAGES)  # the catch-up indexes it
 
 
 def test_cli_text_search_ranks_with_snippets_and_types_bad_queries(home, capsys):
