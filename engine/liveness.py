@@ -35,17 +35,22 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.html.address import declared_address
+from engine.html.address import WAYBACK, declared_address
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
 from engine.html.extract import Extraction, decode, main_text, nfc, page_title, title_weights
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
 from engine.lru import LRU
+from engine.urls.sites import name_labels
 
 
 @dataclass
@@ -406,21 +411,44 @@ def another_page(
 
 def titled(stored: object) -> float:
     """The share of the stored page's headline words (its title without the site's name:
-    :func:`headline`; weighted as :func:`title_weights`) that its main text holds: how much
-    the text speaks of its page (0.0 without a title or a text).
+    :func:`headlines`, the best of them; weighted as :func:`title_weights`) that its main text
+    holds: how much the text speaks of its page (0.0 without a title or a text).
 
     >>> titled({"title": "Quarter socks - Bombas", "body": "Bombas gives a pair of socks away"})
     0.5
+    >>> page = {"title": "Go Vote! - ShoeMoney Internet Marketing Blog", "body": "Go out and vote"}
+    >>> titled(page), titled({**page, "url": "https://www.shoemoney.com/2008/11/04/go-vote/"})
+    (0.0, 1.0)
     """
     if not isinstance(stored, dict | Extraction):
         return 0.0
     title = stored.title if isinstance(stored, Extraction) else str(stored.get("title") or "")
-    words = set(tokenize(nfc(stored_body(stored))))
-    return sum(w for word, w in title_weights(headline(title)).items() if word in words)
+    url = str(stored.get("url") or "") if isinstance(stored, dict) else ""
+    words = sorted(set(tokenize(nfc(stored_body(stored)))))
+    return max(
+        sum((w for word, w in title_weights(line).items() if has_form(word, words)), 0.0)
+        for line in headlines(title, url)
+    )
 
 
-# Between a headline and the site's name in a <title>: a bar, dash, guillemet or dot between spaces.
-TITLE_PARTS = re.compile(r"\s+[|\-\u2013\u2014\u00ab\u00bb\u00b7:]+\s+")
+def has_form(word: str, words: list[str]) -> bool:
+    """Whether the sorted ``words`` hold ``word`` or another form of it: a word that starts
+    with all but its last three letters (at least four: "birthday" for "birthdays",
+    "sovereign" for "sovereignty").
+
+    >>> has_form("birthdays", ["a", "birthday"]), has_form("sovereignty", ["sovereign"])
+    (True, True)
+    >>> has_form("cats", ["catalogue"]), has_form("vote", ["vote"])
+    (False, True)
+    """
+    stem = word[: max(4, len(word) - 3)]
+    at = bisect_left(words, stem)
+    return at < len(words) and (words[at] == word or words[at].startswith(stem) and stem != word)
+
+
+# Between a headline and the site's name in a <title>: a bar, dash, guillemet (double or single)
+# or dot between spaces.
+TITLE_PARTS = re.compile(r"\s+[|\-\u2013\u2014\u00ab\u00bb\u2039\u203a\u00b7:]+\s+")
 
 
 def headline(title: str) -> str:
@@ -430,6 +458,81 @@ def headline(title: str) -> str:
     'Einschlag in Elmshorn: Es war ein Meteorit'
     """
     return max(TITLE_PARTS.split(title), key=len)
+
+
+def headlines(title: str, url: str = "") -> list[str]:
+    """The title's headline (:func:`headline`) and, when that part names the site the page
+    was stored from (:func:`names_site`: a site's name with its tagline is often longer than
+    the page's own headline), the longest part that does not.
+
+    >>> headlines("Cancer and Guilt | Survivorship Partners", "https://survivorshippartners.com/x")
+    ['Survivorship Partners', 'Cancer and Guilt']
+    >>> headlines("Quarter socks - Bombas", "https://shop.bombas.com/products/q")
+    ['Quarter socks']
+    """
+    parts = TITLE_PARTS.split(title)
+    first = max(parts, key=len)
+    labels = name_labels(urlsplit(WAYBACK.sub("", url)).hostname or "") if url else ()
+    if not labels or not names_site(first, labels):
+        return [first]
+    rest = [part for part in parts if not names_site(part, labels)]
+    return [first, max(rest, key=len)] if rest else [first]
+
+
+def names_site(part: str, labels: Iterable[str]) -> bool:
+    """Whether a title part names the site: it holds one of its host's labels of 4+ letters,
+    or spells one with the starts of at least half its words, in order (an acronym, a
+    shortened name).
+
+    >>> names_site("Wall Street Oasis", ["wallstreetoasis"]), names_site("Daily Lodging Report", ["dlr"])
+    (True, True)
+    >>> names_site("Conejo Valley Adult Education", ["conejoadulted"]), names_site("Go Vote!", ["shoemoney"])
+    (True, False)
+    """
+    letters = folded(part)
+    words = tuple(w for w in map(folded, part.split()) if w)
+    return any(
+        (len(label) >= 4 and label in letters) or 2 * spelled(label, words) >= len(words) > 0
+        for label in labels
+    )
+
+
+def folded(text: str) -> str:
+    """Lower-case ASCII letters and digits of a text, accents dropped (as host names spell it).
+
+    >>> folded("Nörd-Republic®")
+    'nordrepublic'
+    """
+    return "".join(
+        c for c in unicodedata.normalize("NFKD", text.lower()) if c.isascii() and c.isalnum()
+    )
+
+
+def spelled(label: str, words: tuple[str, ...]) -> int:
+    """The most words whose starts, in order (others skipped), spell ``label``; 0 when none do.
+
+    >>> spelled("osha", ("occupational", "safety", "and", "health", "administration"))
+    4
+    >>> spelled("osha", ("one", "small", "step"))
+    0
+    """
+
+    @cache
+    def most(at: int, word: int) -> int:  # label[at:] from words[word:]; -1: cannot
+        if at == len(label):
+            return 0
+        best = -1
+        for k in range(word, len(words)):
+            size = 0
+            while size < len(words[k]) and at + size < len(label):
+                if words[k][size] != label[at + size]:
+                    break
+                size += 1
+                rest = most(at + size, k + 1)
+                best = max(best, rest + 1 if rest >= 0 else -1)
+        return best
+
+    return max(most(0, 0), 0)
 
 
 @dataclass

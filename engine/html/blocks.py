@@ -98,6 +98,12 @@ class BlockOptions:
     # A class word that a boilerplate word opens is boilerplate even when a content word
     # follows ("newsletter-widget__text__new-story-page", see named_content).
     noise_opens_label: bool = True
+    # An element whose id numbers a blog post ("post-4955": WordPress themes print the post's
+    # id so) is the post, whatever a theme's class calls it (see numbered_post).
+    numbered_posts: bool = True
+    # A heading's link to a place on its own page (MDN's <h2><a href="#defining_functions">,
+    # Sphinx's "Workers¶") is its anchor, not link text (see own_anchor).
+    heading_anchors: bool = True
 
 
 @dataclass(slots=True)
@@ -277,6 +283,7 @@ def drop_labelled(
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
     permalinks, opened = options.permalinked_sections, options.noise_opens_label
+    numbered = options.numbered_posts
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -297,6 +304,8 @@ def drop_labelled(
                 continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
                 continue
+            if numbered and numbered_post(ident):
+                continue
             if not (permalinks and ident and tag in _SECTIONS and permalinked_section(node, ident)):
                 hits.append(node)
         elif hidden_rule and "hidden" in cls and hidden_label(cls):
@@ -316,6 +325,17 @@ def drop_labelled(
     if hits:
         drop_hits(root, hits, options.hint_max_share, ancestor_ids(keep))
     return keep
+
+
+def numbered_post(ident: str) -> bool:
+    """True for an id naming a blog post by its number, as WordPress themes print it on the
+    post's element (``id="post-<?php the_ID(); ?>"``): the post itself, even in a theme whose
+    class for it is a boilerplate word ("post-meta").
+
+    >>> numbered_post("post-4955"), numbered_post("post-meta"), numbered_post("post-4955-comments")
+    (True, False, False)
+    """
+    return ident[:5] == "post-" and ident[5:].isdigit()
 
 
 _NOT_SLUG = re.compile(r"[\W_]+")
@@ -586,11 +606,12 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
-        "links", "blank",
+        "links", "blank", "anchors",
     )  # fmt: skip
 
-    def __init__(self, weights: dict[str, float]) -> None:
+    def __init__(self, weights: dict[str, float], anchors: bool = True) -> None:
         self.weights = weights
+        self.anchors = anchors  # see own_anchor
         self.blocks: list[Block] = []
         self.parts: list[str] = []
         self.link_chars = 0
@@ -648,11 +669,24 @@ def split_marked(
     """
     if root is None:
         return [], (0, 0)
-    cutter = _Cutter((options or BlockOptions()).weights)
+    options = options or BlockOptions()
+    cutter = _Cutter(options.weights, options.heading_anchors)
     _walk(root, cutter, (mark.mem_id, tag_name(mark)) if mark is not None else None)
     cutter.flush()
     start, end = cutter.marked
     return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0))
+
+
+def own_anchor(link: LexborNode) -> bool:
+    """A link to a place on its own page (``href="#…"``): in a heading, the heading's anchor
+    or permalink, which docs generators put on every section heading, not a link away.
+
+    >>> own_anchor(LexborHTMLParser('<a href="#usage">Usage</a>').css_first("a"))
+    True
+    >>> own_anchor(LexborHTMLParser('<a href="/docs/usage">Usage</a>').css_first("a"))
+    False
+    """
+    return (link.attrs.get("href") or "")[:1] == "#"
 
 
 _MARK_END = "#mark"
@@ -688,6 +722,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
     stack: list[tuple] = []
     pop, push = stack.pop, stack.append
     node, in_link, region = root.child, False, "div"
+    anchors = cut.anchors
     while True:
         if node is None:
             if not stack:
@@ -746,7 +781,12 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
                 cut.tag = region = tag
                 cut.opened += 1
                 path.append(cut.opened)
-            if tag == "a" and "href" in node.attrs:  # without href: a placeholder, not a link
+            # An <a> without href is a placeholder, not a link; a heading's own anchor neither.
+            if (
+                tag == "a"
+                and "href" in node.attrs
+                and not (anchors and region in HEADINGS and own_anchor(node))
+            ):
                 cut.links += 1
                 in_link = True
             node = child  # read once: each read of .child builds a new node object

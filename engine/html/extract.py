@@ -72,6 +72,11 @@ class ExtractOptions:
     linked_prose_min_chars: int = 30
     linked_prose_min_plain: int = 20  # characters outside its links
     linked_prose_max_density: float = 0.8
+    # ... or an item of a link list that a heading or sentence of its own element introduces,
+    # when the span holds ``link_index_min_lists``+ such lists (see link_index_items): a docs
+    # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
+    link_index_min_lists: int = 2
+    link_index_intro_chars: int = 80  # a plain <p> this long introduces a list too (0: no)
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -82,6 +87,7 @@ class ExtractOptions:
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
+    section_headings: bool = True  # ... nor one right over its first subheading (opens_subsection)
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
     # Beyond the page-detection method: the page's article container (see article_box), when it holds enough
@@ -102,6 +108,9 @@ class ExtractOptions:
     standfirst_min_chars: int = 50
     credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
+    # Blocks opening with a blog platform's template line or a reprint notice (see
+    # template_line) are not body text at any length.
+    template_lines: bool = True
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
     # the article into parts far apart; the largest block's sample is then one part). 0: off.
@@ -122,6 +131,9 @@ class ExtractOptions:
     # under a story is not its main text. 0: off.
     comments_after_share: float = 0.5
     comments_max_chars: int = 40
+    # ... or, for an opener counting the comments ("104 Comments"), after this many characters
+    # of the body, however long the thread (see counted_thread). 0: off.
+    comments_count_min_chars: int = 250
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
@@ -444,15 +456,45 @@ def _is_linky(block: Block, options: ExtractOptions) -> bool:
     return block.link_density > options.max_link_density and block.tag not in _CODE
 
 
-def _orphan_heading(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
-    """A heading whose next block is a link list or another heading heads no body text.
+def _orphan_heading(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """A heading whose next block is a link list or another heading heads no body text,
+    unless that heading opens its first subsection (see :func:`opens_subsection`).
 
     A "heading" longer than ``orphan_max_chars`` is a lead set in h2/h3, not a heading.
     """
     if blocks[k].tag not in HEADINGS or k >= hi or blocks[k].chars > options.orphan_max_chars:
         return False
     nxt = blocks[k + 1]
-    return _is_linky(nxt, options) or nxt.tag in HEADINGS
+    if _is_linky(nxt, options):
+        return True
+    return nxt.tag in HEADINGS and not opens_subsection(blocks, k, hi, options, title)
+
+
+def opens_subsection(
+    blocks: list[Block], k: int, hi: int, options: ExtractOptions, title: str = ""
+) -> bool:
+    """Whether heading ``k`` (h2-h6) is right over a heading of a lower level that heads
+    text itself (a linked one is ruled out by :func:`_orphan_heading` first): a section whose first subsection starts at once ("Our
+    pillars" over "Consolidation and curation" and its paragraph). An <h1> over a heading is
+    the page's headline over a kicker or a subtitle, and a heading over the story's headline
+    (a subheading ``title`` holds) is a date or a kicker: both stay as they were.
+    ``options.section_headings`` False: off.
+
+    >>> h2, h3 = Block("Pricing", 7, 0, "h2"), Block("Free plan", 9, 0, "h3")
+    >>> text = Block("The free plan holds three projects.", 35, 0, "p")
+    >>> opens_subsection([h2, h3, text], 0, 2, ExtractOptions()), opens_subsection([h3, h2, text], 0, 2, ExtractOptions())
+    (True, False)
+    """
+    tag, nxt = blocks[k].tag, blocks[k + 1]
+    if not options.section_headings or tag == "h1" or nxt.tag not in HEADINGS:
+        return False
+    if nxt.tag <= tag:  # h2 < h3: the same or a higher level
+        return False
+    if title and nxt.text in title:
+        return False
+    return not _orphan_heading(blocks, k + 1, hi, options, title)
 
 
 # Beyond the page-detection method: short blocks that are site notices, not article text: "related"/"read more"
@@ -491,7 +533,7 @@ NOTICE = re.compile(
     # PHP warnings and the Wayback Machine
     r"|(?:warning|deprecated|notice|fatal error): .{0,200} on line \d+|wayback machine"
     # update stamps, embed-consent placeholders, comment and support prompts
-    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour le"
+    r"|aktualisiert am|zuletzt aktualisiert|last updated|last modified|ultima modifica|mis à jour(?: le| à|\s?:)"
     r"|actualizado(?: a| el|:)|aggiornat[oa](?: alle| il|:)|atualizad[oa](?: em| às|:)|最終更新"
     r"|externer inhalt|empfohlener redaktioneller inhalt|weiterlesen"
     r"|um (?:einen )?kommentare? zu schreiben|leave a (?:comment|reply)|kommentar schreiben"
@@ -606,6 +648,35 @@ PHP_ERROR = re.compile(
 )
 
 
+# Lines a blog platform's theme or a publisher's template prints under every post, whatever
+# its length, lower-cased and matched at the start of a block: WordPress's default themes'
+# post metadata ("This entry was posted on <date> and is filed under <categories>. You can
+# follow any responses to this entry through the RSS 2.0 feed."), its comment form's notes
+# ("You can use these HTML tags and attributes: ..."), the closed-thread line, the "What
+# Would Seth Godin Do" plugin's greeting, and the reprint notice of Dow Jones papers
+# ("This copy is for your personal, non-commercial use only.").
+TEMPLATE_LINE = re.compile(
+    r"this entry was posted (?:on|in) "
+    r"|you can follow any responses to this entry"
+    r"|you (?:can|may) use these html tags|your email address will not be published"
+    r"|(?:both )?comments (?:and pings )?are (?:now |currently )?closed"
+    r"(?: for this (?:post|article|story))?\.?$"
+    r"|if you enjoyed this post, please consider"
+    r"|(?:dow jones reprints: )?this copy is for your personal, non-commercial use"
+)
+
+
+def template_line(block: Block) -> bool:
+    """True for a block opening with a blog theme's or a publisher's template line.
+
+    >>> template_line(Block("You can follow any responses to this entry through the RSS 2.0 feed.", 60, 0, "p"))
+    True
+    >>> template_line(Block("We posted this entry on Monday, as promised.", 40, 0, "p"))
+    False
+    """
+    return TEMPLATE_LINE.match(block.text[:120].lower()) is not None
+
+
 def is_notice(block: Block, max_chars: int) -> bool:
     """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved"),
     or a block of any length opening with a PHP error.
@@ -636,7 +707,7 @@ def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions
     block = blocks[k]
     if block.tag not in HEADINGS and (
         block.links != 1
-        or (block.chars < options.linked_title_min_chars and block.tag not in _CELLS)
+        or (block.chars < options.linked_title_min_chars and block.tag not in _LABELS)
     ):
         return False
     parent = block.path[:-1]
@@ -673,7 +744,11 @@ def linked_paragraph(
     )
 
 
-_CELLS = frozenset(("td", "th"))  # a table row's one-link label cell may be short ("Salvage")
+_CELLS = frozenset(("td", "th"))
+# A table row's one-link label cell ("Salvage") and a definition list's term over its
+# description (MDN's "Promise.all()" over "Fulfills when all of the promises fulfill") may be
+# short.
+_LABELS = frozenset(("td", "th", "dt"))
 
 
 def site_noise(block: Block, options: ExtractOptions) -> bool:
@@ -689,7 +764,9 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
         noisy = block.tag not in _CODE and (
-            (notice and is_notice(block, notice)) or (credit and is_credit(block, credit))
+            (notice and is_notice(block, notice))
+            or (credit and is_credit(block, credit))
+            or (options.template_lines and template_line(block))
         )
         block.noise = 1 if noisy else 0
     return block.noise == 1
@@ -732,7 +809,30 @@ def cut_comments(body: list[Block], options: ExtractOptions) -> list[Block]:
     if not openers or len(openers) > 2:
         return body
     k = openers[0]
-    return body[:k] if sum(b.chars for b in body[:k]) >= share * total else body
+    before = sum(b.chars for b in body[:k])
+    if before >= share * total or counted_thread(body[k], before, options):
+        return body[:k]
+    return body
+
+
+# A comment section's count ("104 Comments +", "{ 2 comments… read them below or add one }",
+# "12 Responses to “Title”"), lower-cased: printed once, over the thread under a story.
+COMMENTS_COUNT = re.compile(r"[{(\[]? ?\d+ (?:comments?|responses?|replies)\b")
+
+
+def counted_thread(opener: Block, before: int, options: ExtractOptions) -> bool:
+    """Whether ``opener`` counts the comments under a story of ``before`` characters
+    (``comments_count_min_chars``+, 0: off): the thread ends the body even when it is longer
+    than the story, unlike a bare "Comments" heading, which a forum's first post may sit
+    under.
+
+    >>> counted_thread(Block("104 Comments +", 14, 0, "div"), 640, ExtractOptions())
+    True
+    >>> counted_thread(Block("Comments", 8, 0, "h3"), 640, ExtractOptions())
+    False
+    """
+    least = options.comments_count_min_chars
+    return bool(least) and before >= least and COMMENTS_COUNT.match(opener.text.lower()) is not None
 
 
 _PROSE_TAGS = frozenset(("p", "li"))
@@ -788,8 +888,106 @@ def linked_prose(block: Block, plain: set[tuple], options: ExtractOptions) -> bo
     return (block.path[:-1], block.tag) in plain and prose_candidate(block, options)
 
 
+def introduces(block: Block, options: ExtractOptions) -> bool:
+    """A plain block that opens a list: a heading, text ending with a colon, or a paragraph
+    of ``link_index_intro_chars``+ (a tutorial index's "A model that makes decisions by
+    asking a series of simple questions…" over its pages).
+
+    >>> introduces(Block("For more information, see:", 26, 0, "p"), ExtractOptions())
+    True
+    """
+    if _is_linky(block, options):
+        return False
+    if block.tag in HEADINGS or block.text.rstrip().endswith(":"):
+        return True
+    least = options.link_index_intro_chars
+    return bool(least) and block.tag == "p" and block.chars >= least
+
+
+def running_text(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:
+    """The elements that hold the span's plain paragraphs (<p> of ``teaser_min_chars``+, not
+    link-dense): where the running text is.
+
+    >>> running_text([Block("x" * 50, 50, 0, "p", path=(1, 5))], 0, 0, [True], ExtractOptions())
+    {(1,)}
+    """
+    return {
+        b.path[:-1]
+        for b, ok in zip(blocks[lo : hi + 1], free[lo : hi + 1], strict=True)
+        if ok and b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
+    }
+
+
+def list_end(blocks: list[Block], k: int, hi: int) -> int:
+    """The last block of the list whose item block ``k`` is (the <li>s of its element).
+
+    >>> item = Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> list_end([item, item, Block("x", 1, 0, "p", path=(1, 5))], 0, 2)
+    1
+    """
+    parent = blocks[k].path[:-1]
+    while k < hi and blocks[k + 1].tag == "li" and blocks[k + 1].path[:-1] == parent:
+        k += 1
+    return k
+
+
+def introduced_list(blocks, k, end, free, options: ExtractOptions, prose: set[tuple]) -> bool:
+    """Whether the list of blocks ``k``..``end`` is a link list introduced in running text:
+    every item a link-dense <li>, the block before it one that introduces it (see
+    :func:`introduces`) in the list's own element, an element that holds running text
+    (``prose``, see :func:`running_text`).
+
+    >>> intro, item = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("Overview", 8, 8, "li", path=(1, 3, 4))
+    >>> introduced_list([intro, item], 1, 1, [True] * 2, ExtractOptions(), {(1,)})
+    True
+    """
+    holder, intro = blocks[k].path[:-2], blocks[k - 1]
+    return (
+        all(free[j] and _is_linky(blocks[j], options) for j in range(k, end + 1))
+        and intro.path[:-1] == holder
+        and holder in prose
+        and introduces(intro, options)
+    )
+
+
+def link_index_items(blocks, lo, hi, free, options: ExtractOptions) -> set[int]:
+    """The items of the span's introduced link lists (see :func:`introduced_list`) when it
+    holds ``link_index_min_lists``+ of them. One such list is a story's "More stories:" box;
+    several, each a heading or a sentence and its links, are an index: a docs hub's "Strings"
+    and its two pages, a tutorial index's chapters.
+
+    >>> intro, text = Block("Lists", 5, 0, "h3", path=(1, 2)), Block("x" * 50, 50, 0, "p", path=(1, 5))
+    >>> item = Block("Overview of Redis lists", 23, 23, "li", path=(1, 3, 4))
+    >>> sorted(link_index_items([text, intro, item, intro, item], 0, 4, [True] * 5, ExtractOptions()))
+    [2, 4]
+    """
+    prose = running_text(blocks, lo, hi, free, options)
+    lists: list[range] = []
+    k = lo + 1  # the first block of the span has no introduction in it
+    while k <= hi:
+        if blocks[k].tag != "li" or not free[k]:
+            k += 1
+            continue
+        end = list_end(blocks, k, hi)
+        if introduced_list(blocks, k, end, free, options, prose):
+            lists.append(range(k, end + 1))
+        k = end + 1
+    if len(lists) < options.link_index_min_lists:
+        return set()
+    return {j for items in lists for j in items}
+
+
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
     plain: set[tuple] | None = None
+    index: set[int] | None = None
+
+    def listed(k: int) -> bool:
+        nonlocal index
+        if not options.link_index_min_lists or blocks[k].tag != "li":
+            return False
+        if index is None:
+            index = link_index_items(blocks, lo, hi, free, options)
+        return k in index
 
     def prose(k: int) -> bool:
         nonlocal plain
@@ -823,9 +1021,14 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not titles_content(blocks, k, hi, options)
             and not linked_paragraph(blocks, k, lo, hi, options)
             and not prose(k)
+            and not listed(k)
         ):
             continue
-        if site_noise(block, options) or (orphans and _orphan_heading(blocks, k, hi, options)):
+        if site_noise(block, options) or (
+            orphans
+            and _orphan_heading(blocks, k, hi, options, title if in_title else "")
+            and not (k < hi and listed(k + 1))  # it introduces an index's link list
+        ):
             continue
         if (in_title and block.text in title) or (chars <= short and teaser(k)):
             continue

@@ -44,3 +44,17 @@ def public_suffixes() -> frozenset[str]:
     """
     # tldextract exposes both sections only on its extractor object (5.x API).
     return frozenset(EXTRACT._get_tld_extractor().tlds(include_psl_private_domains=True))
+
+
+@lru_cache(maxsize=4096)
+def name_labels(host: str) -> tuple[str, ...]:
+    """The labels a host names its site by: those before its public suffix (ICANN section),
+    without "www", port or hyphens.
+
+    >>> name_labels("www.wall-street-oasis.co.uk"), name_labels("dlr.skift.com:443")
+    (('wallstreetoasis',), ('dlr', 'skift'))
+    """
+    bare = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    parts = EXTRACT(bare.lower())
+    labels = (*parts.subdomain.split("."), parts.domain)
+    return tuple(label.replace("-", "") for label in labels if label and label != "www")

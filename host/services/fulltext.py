@@ -44,13 +44,15 @@ from pathlib import Path
 from engine.archive import textquery
 from engine.errors import StorageError
 from host.home import Home
-from host.services import pairs
+from host.services import champions, pairs, threshold
+from host.services.bm25 import idf
 from host.services.champions import (
     MIN_ROWS,
     PENDING_ROWS,
     Built,
     Champions,
     Hits,
+    averages,
     bitmap,
     column_lengths,
     prefix_phrases,
@@ -75,7 +77,10 @@ SCHEMA = (
 PAIRED = 4096  # terms whose pairs expression is kept (see FullTextIndex._pair_expr)
 WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
-WARM_LISTS = 1024  # warm lists made ahead of any search, at most (a capture updates each)
+WARM_LISTS = 1024  # warm lists of words and prefixes made ahead of any search, at most
+WARM_PAIRS = 256  # and of phrases of two words (their own budget: see warm_plan)
+WARM_RULE = 2  # the warm plan's rule: a file planned by another is planned again, every list read
+# again (rule 2: lists of 2,000 rows, phrases on their own budget)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
@@ -615,11 +620,16 @@ class FullTextIndex:
     # -- warm lists: made ahead of any search ---------------------------------------------
     def warm_due(self) -> bool:
         """True when the warm lists should be planned (again): none was planned for these
-        rows, or the index has grown ``WARM_GROWTH`` times since (a big import)."""
+        rows, the index has grown ``WARM_GROWTH`` times since (a big import), or the last
+        plan followed another rule (``WARM_RULE``: phrases have had their own budget since 2)."""
         with self.lock:
             found = self.db.execute("SELECT value FROM meta WHERE name = 'warmed'").fetchone()
-            rows = len(self.known)
-            return rows >= MIN_ROWS and (found is None or rows >= found[0] * WARM_GROWTH)
+            rule = self.db.execute("SELECT value FROM meta WHERE name = 'warmrule'").fetchone()
+            rows, grown = (
+                len(self.known),
+                found is None or len(self.known) >= found[0] * WARM_GROWTH,
+            )
+            return rows >= MIN_ROWS and (grown or rule is None or rule[0] != WARM_RULE)
 
     def warm_plan(self, limit: int | None = None) -> list[str]:
         """The terms to make warm lists for, most frequent first: every word of FTS5's
@@ -639,16 +649,15 @@ class FullTextIndex:
             estimate[f'"{term}"'] = doc
             for key in prefix_phrases(term):
                 estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
-        for pair, doc in paired:  # a phrase of two words costs what a word of its rows does
-            phrase = pair_key(pair)
-            if phrase:
-                estimate[phrase] = doc
+        phrases = {pair_key(pair): doc for pair, doc in paired}  # a phrase of two words
+        phrases.pop(None, None)
         with self.lock, self._batch():
+            rule = self.db.execute("SELECT value FROM meta WHERE name = 'warmrule'").fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
-            room = max(0, limit - len(self.champions.warm))
-            warm = set(self.champions.warm)
-        frequent = [(-d, t) for t, d in estimate.items() if d >= MIN_ROWS and t not in warm]
-        return [t for _d, t in sorted(frequent)[:room]]
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmrule', ?)", (WARM_RULE,))
+            same = rule is not None and rule[0] == WARM_RULE  # else every list is read again
+            warm = set(self.champions.warm) if same else set()
+        return _most_rows(estimate, warm, limit) + _most_rows(phrases, warm, WARM_PAIRS)
 
     def begin_warm(self) -> int:
         """Before :meth:`read_list` takes its snapshot (on the store thread): note the rows
@@ -706,6 +715,10 @@ class FullTextIndex:
             try:
                 if want is not None:
                     head = self._champion_head(query, want) or self._conjunction_head(query, want)
+                    if head is None and (head := self._threshold_head(query, want)):
+                        self._want(_phrases(query))  # its conjunction list: a cheaper next search
+                        if not self.deferred:
+                            self._build_wanted(None)
                     if head is not None:
                         return head
                 if want is None:
@@ -916,6 +929,46 @@ class FullTextIndex:
         listed = self.conjunctions.ranked(expr, [len(h) for h in hits], matching.__contains__)
         return None if listed is None else self._certified(*listed, matching, want)
 
+    def _threshold_head(self, query, want: int) -> Ranking | None:
+        """The certified head of a query of several terms (plus any ``-excluded`` ones), each
+        with a champion list, from those lists (host/services/threshold.py), or None."""
+        phrases = _phrases(query)
+        hits = [self.champions.hits(p) for p in phrases]
+        if len(phrases) < 2 or any(h is None for h in hits):
+            return None
+        both = _both([h for h in hits if h is not None])
+        phrased = any(self._pair_expr(p) for p in phrases)
+        ratio = threshold.PHRASE_RATIO if phrased else threshold.WORDS_RATIO
+        if len(both) < max(MIN_ROWS, ratio * champions.SIZE * len(phrases)):
+            return None  # few matches for the listed rows: scoring them all costs less
+        matching = self._unexcluded(query, both)
+        rows, avgdl = averages(self.db)
+        idfs = [idf(rows, len(h)) for h in hits if h is not None]
+        if max(idfs) < threshold.DOMINANT * (sum(idfs) - max(idfs)):
+            return None  # no term leads the score: the lists' bound certifies too few
+        lists = [self.champions.listed(p, avgdl) for p in phrases]
+        weights = ", ".join(map(str, WEIGHTS))
+
+        def alone(i: int, missing: dict[int, int]) -> dict[int, float] | None:
+            source = self._term_source(phrases[i])
+            return threshold.counts_alone(self.db, source, weights, missing, idfs[i], avgdl)
+
+        bound = threshold.bound(idfs, [g for _r, g in lists])
+        hopeful = threshold.hopeful(lists, matching.__contains__, idfs, avgdl, bound)
+        if not self._may_certify(list(hopeful), matching, want):
+            return None  # known before FTS5 scores a row: too few documents can pass
+        if phrased or any(p.endswith("*") for p in phrases):
+            found = threshold.scored(hopeful, [r for r, _g in lists], idfs, avgdl, alone)
+        else:  # words: FTS5 walks their doclists once, and scores the query itself
+            found = threshold.together(self.db, self._head_source(query), weights, hopeful)
+        return None if found is None else self._certified(found, bound, matching, want)
+
+    def _may_certify(self, rows: list[int], matching: Hits, want: int) -> bool:
+        """True when ``rows`` (those that may score above the bound) hold ``want``
+        documents, or every document ``matching`` holds."""
+        found = self.rows.documents(rows)[0]
+        return found >= want or found >= self.rows.documents(matching)[0]
+
     def build_lists(self, limit: int | None = None) -> bool:
         """Make the champion lists that searches wanted (at most ``limit``); True when none
         is left. The daemon calls it in the background (``deferred``), so a frequent term's
@@ -1025,6 +1078,18 @@ def _connection(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
     db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
     return db
+
+
+def _most_rows(estimate: dict, warm: set[str], limit: int) -> list[str]:
+    """The terms of ``estimate`` (term → rows) in at least ``MIN_ROWS`` rows, most first, as
+    many as ``limit`` leaves beside those of them already warm.
+
+    >>> _most_rows({'"a"': 5000, '"b"': 9000, '"c"': 10, '"d"': 7000}, {'"d"'}, 2)
+    ['"b"']
+    """
+    room = max(0, limit - len(warm & estimate.keys()))
+    frequent = [(-d, t) for t, d in estimate.items() if d >= MIN_ROWS and t not in warm]
+    return [t for _d, t in sorted(frequent)[:room]]
 
 
 def _phrases(query: textquery.Query) -> tuple[str, ...]:

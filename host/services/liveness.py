@@ -45,6 +45,7 @@ def _stored(app, ref: str, options: LivenessOptions) -> tuple[str, str, dict, tu
     extract = {**row, "body": _main_text(app.store, row)}
     extract["visible"] = provider.visible_text_of(app.store, reg_id)
     extract["address"] = address_of(app.store, reg_id)
+    extract["url"] = doc["url"]  # the site's name in its title is told by its host
     plan = app.site_templates.plan(_site_digests(app.store, doc), options.phrase_words)
     texts = {d: _text(app.store, d) for d in plan.missing} if plan.ready is None else {}
     return reg_id, doc["url"], extract, (plan, texts)

@@ -138,7 +138,7 @@ def queries(index: FullTextIndex, chosen: list[dict]) -> dict[str, list[str]]:
         words = re.findall(r"[^\W\d_]+", page["body"].lower())
         pairs.update(set(zip(words, words[1:], strict=False)))
         grams.update(set(CJK.findall(page["body"])))
-    ranked_pairs = [p for p, _ in pairs.most_common(1000)]
+    ranked_pairs = [p for p, _ in _most_common(pairs, 1000)]
     return {
         "rare": near(0.001),
         "common": common[:PER_CLASS],
@@ -158,8 +158,14 @@ def queries(index: FullTextIndex, chosen: list[dict]) -> dict[str, list[str]]:
             f'"{a} {b}" -{c}'
             for (a, b), c in zip(ranked_pairs[:: 1000 // PER_CLASS], common, strict=False)
         ],
-        "CJK": [g for g, _ in grams.most_common(PER_CLASS)],
+        "CJK": [g for g, _ in _most_common(grams, PER_CLASS)],
     }
+
+
+def _most_common(counts: Counter, k: int) -> list[tuple]:
+    """The ``k`` most common, ties by the key itself: ``Counter.most_common`` orders ties by
+    insertion, here a set's iteration order, which hash randomisation changes between runs."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
 def timed(fn) -> tuple[float, float, object]:
@@ -643,6 +649,10 @@ def main() -> None:
         store = ArchiveStore.open(home, fsync=False)
         index = FullTextIndex(home / "index" / "fulltext.sqlite3")
         index.deferred = True
+        if index.warm_due():  # a cached home planned by an older rule: as the daemon would
+            print("the warm lists planned again (the cached home's plan followed another rule):")
+            warm(store, index)
+            index.checkpoint()
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
         index.defer_merges()  # nor merges FTS5's segments
         c, w, _ = timed(lambda: index.sync(store))  # in the daemon: at start, before any capture

@@ -140,6 +140,7 @@ def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypa
     the text index job makes it, and the next search is answered from it."""
     monkeypatch.setattr(fulltext, "MIN_ROWS", 3)
     monkeypatch.setattr(fulltext, "WARM_LISTS", 0)  # no list made ahead (tested apart)
+    monkeypatch.setattr(fulltext, "WARM_PAIRS", 0)
     for n in range(4):
         page = Capture(f"https://l.example/{n}", f"<title>{n}</title><p>lists {n} words</p>")
         app.executor.submit(registry.register, app.store, page).result()

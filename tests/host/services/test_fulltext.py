@@ -24,7 +24,7 @@ from host.cli.entry import main
 from host.handlers.archive import keep_text_index
 from host.handlers.collection import archive_delete, archive_reclaim
 from host.home import Home
-from host.services import champions, fulltext
+from host.services import champions, fulltext, threshold
 from host.services.fulltext import FullTextIndex
 
 PAGES = {
@@ -602,12 +602,15 @@ def test_warm_lists_of_the_most_frequent_terms_rank_as_fts5_through_captures_and
     index = filled(tmp_path, monkeypatch, size=40)
     rnd = random.Random(7)
     rows = add_rows(index, [warm_body(rnd, n) for n in range(200)], 0)
-    monkeypatch.setattr(fulltext, "WARM_LISTS", 5)
+    monkeypatch.setattr(fulltext, "WARM_LISTS", 4)
+    monkeypatch.setattr(fulltext, "WARM_PAIRS", 2)
     plan = index.warm_plan()
-    # pad in 200 rows; r* 0.75 x (river 160 + reed 100); "pad pad" in 190; river 160;
-    # "pad river" in 155 (a column's last token pairs with nothing: "pad_" is no phrase)
-    assert plan == ['"pad"', '"r" *', '"pad pad"', '"river"', '"pad river"']
+    # pad in 200 rows; r* 0.75 x (river 160 + reed 100); river 160; p* 0.75 x 200; then the
+    # phrases, on their own budget: "pad pad" in 190, "pad river" in 155 (a column's last
+    # token pairs with nothing: "pad_" is no phrase)
+    assert plan == ['"pad"', '"r" *', '"river"', '"p" *', '"pad pad"', '"pad river"']
     monkeypatch.setattr(fulltext, "WARM_LISTS", 64)
+    monkeypatch.setattr(fulltext, "WARM_PAIRS", 64)
     plan = index.warm_plan()
     assert plan.index('"river"') < plan.index('"reed"') < plan.index('"heron"')
     assert plan.index('"river river"') < plan.index('"reed reed"')
@@ -686,7 +689,13 @@ def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, 
     assert index.warm_due() is False  # grown less than WARM_GROWTH
     add_rows(index, [warm_body(rnd, n) for n in range(49, 60)], 49)
     assert index.warm_due() is True  # a big import
-    index.warm_plan()
+    first = index.warm_plan()[0]
+    assert index.install(index.read_list(first), index.begin_warm())
+    assert first not in index.warm_plan()  # warm already
+    monkeypatch.setattr(fulltext, "WARM_RULE", fulltext.WARM_RULE + 1)
+    assert index.warm_due() is True  # planned by another rule: every list read again
+    assert first in index.warm_plan()
+    assert index.warm_due() is False and first not in index.warm_plan()
     index._clear()
     add_rows(index, [warm_body(rnd, n) for n in range(20)], 0)
     assert index.warm_due() is True  # a rebuild
@@ -1031,7 +1040,7 @@ def test_a_kill_between_a_capture_and_the_fold_loses_no_row(tmp_path, monkeypatc
     child = f"""
 import os, random, signal, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
-from host.services import champions, fulltext
+from host.services import champions, fulltext, threshold
 from tests.host.services.test_fulltext import add_rows, warm_body
 champions.SIZE, fulltext.MIN_ROWS = 40, 10
 index = fulltext.FullTextIndex({str(index.path)!r})
@@ -1135,3 +1144,90 @@ def test_a_phrase_with_words_ranks_on_pairs_when_its_words_fill_more_rows(tmp_pa
     assert index._head_source(textquery.parse('"lower meadow" pad'))[0] == "docs"  # pad: more rows
     monkeypatch.setattr(fulltext, "PAIRS_RATIO", 100.0)
     assert index._head_source(textquery.parse('"lower meadow" heron'))[0] == "docs"
+
+
+def test_several_frequent_terms_rank_from_their_own_lists_exactly_as_fts5(tmp_path, monkeypatch):
+    """Two frequent words, or a frequent phrase with a frequent word (plus an excluded word),
+    each with a list and no list of the whole query, one leading the score, are answered
+    from the terms' own lists (the threshold algorithm; not tried when no term leads): head
+    and total are FTS5's full ranking of the query, also
+    after new rows moved the average length and entered the lists (their bits still in the
+    delta), after listed rows left FTS5, and with dead rows; FTS5 scores only listed rows."""
+    index = filled(tmp_path, monkeypatch, size=40)
+    rnd = random.Random(5)
+    words = ["lower", "meadow", "pad", "reed", "reed", "reed"]
+    values: dict[int, tuple[str, str, str]] = {}
+
+    def add(count: int, first: int, longer: int = 0) -> None:
+        with index._batch():
+            for n in range(first, first + count):
+                body = rnd.choices(words, k=rnd.randint(2, 40 + longer))
+                body += ["lower", "meadow"] * rnd.randint(0, 3) + ["heron"] * (n % 3 == 0)
+                body += ["silt"] * (n % 4 == 0) + ["weir"] * (n % 5 == 0)
+                title = "lower meadow heron" if n % 11 == 0 else ""
+                url = f"https://e.example/{n}" + "/heron" * (n % 10 == 0)
+                row = (title, " ".join(body), url)
+                values[index.add_row(f"{n:020d}", f"doc{n // 2}", *row, None)] = row
+        index._load_known()
+
+    add(400, 0)
+    index.db.execute("UPDATE seen SET live = 0 WHERE n % 41 = 3")  # dead: in FTS5, not found
+    index._load_known()
+    for term in ('"lower"', '"heron"', '"pad"', '"lower meadow"', '"silt"'):
+        assert index.install(index.read_list(term), index.begin_warm())
+    monkeypatch.setattr(threshold, "DOMINANT", 2.0)  # here silt (idf ~1.1) leads heron (~0.4)
+    assert index._threshold_head(textquery.parse("heron pad"), 1) is None  # few matches a row
+    for ratio in ("WORDS_RATIO", "PHRASE_RATIO"):  # ~2 a listed row: scoring all costs less
+        monkeypatch.setattr(threshold, ratio, 0.25)
+    texts = ("heron pad", '"lower meadow" heron', 'heron "lower meadow" -silt', "pad heron -weir")
+    texts += ("silt heron", '"lower meadow" silt heron')
+    scorings = threshold_answers(index, texts, monkeypatch)
+    add(120, 400, longer=6)  # longer rows: the average moves, some enter the lists
+    assert index.champions.pending
+    scorings += threshold_answers(index, texts, monkeypatch)
+    listed = [n for (n,) in index.db.execute("SELECT n FROM champ WHERE term = '\"heron\"'")]
+    with index._batch():
+        for n in listed[:10]:
+            index._delete_row(n, *values.pop(n))
+    index._load_known()
+    scorings += threshold_answers(index, texts, monkeypatch)
+    assert 0 < max(scorings) <= 2 * 40  # FTS5 scored only some listed rows (2 lists of 40)
+    alike = textquery.parse("lower pad")  # both in nearly every row: no term leads the score
+    assert index._threshold_head(alike, 1) is None and index.search(alike, 1).results
+    index.deferred, index.wanted = True, {}
+    index.search(textquery.parse("heron pad"), 1)  # answered from the terms' lists, and then
+    assert list(index.wanted) == [('"heron"', '"pad"')]  # its conjunction list is made
+    assert index.build_lists() and index._conjunction_head(textquery.parse("heron pad"), 1)
+
+
+def threshold_answers(index, texts, monkeypatch) -> list[int]:
+    """Each query's head from the terms' lists equals FTS5's full ranking (on docs), for
+    several page sizes, at least one answered without a full scoring; the most rows FTS5
+    scored for a query's terms alone."""
+    scored = []
+    for text in texts:
+        query = textquery.parse(text)
+        every = index.search(query)
+        answered = 0
+        for want in (1, 5, 20):
+            full, alone = list[int](), list[int]()
+            with monkeypatch.context() as patch:
+                patch.setattr(index, "_want", lambda *a: None)
+                head_of = index._scored_head
+                patch.setattr(
+                    index, "_scored_head", lambda *a, f=head_of, r=full: r.append(1) or f(*a)
+                )
+                counts = threshold.counts_alone
+                patch.setattr(
+                    threshold,
+                    "counts_alone",
+                    lambda *a, f=counts, r=alone: r.append(len(a[3])) or f(*a),
+                )
+                head = index.search(query, want)
+            answered += not full
+            scored.append(sum(alone))
+            assert head.total == every.total, (text, want)
+            assert len(head.results) >= min(want, every.total), (text, want)
+            assert head.results == every.results[: len(head.results)], (text, want)
+        assert answered, text
+    return scored
