@@ -17,7 +17,8 @@ forgotten before its deletion reaches the store). A row whose blob is gone is ma
 Results are documents ranked by the BM25 of their best version (title weighted 4, URL 2,
 text 1; ties by key); a query for a frequent term is answered from that term's champion
 list (host/services/champions.py), one of several frequent terms from the query's
-conjunction list (host/services/conjunctions.py), with the same head. A list is made after
+conjunction list (host/services/conjunctions.py), or without one from the terms' own lists
+when one term leads the score (host/services/threshold.py), with the same head. A list is made after
 the first search that scored such a query in full (in the daemon, by the background job);
 and ahead of any search, the daemon makes *warm* lists for the archive's most frequent
 words and prefixes of up to four characters, most frequent first (:meth:`FullTextIndex.warm_plan`, from
@@ -537,8 +538,11 @@ class FullTextIndex:
         """The terms to make warm lists for, most frequent first: every word of FTS5's
         vocabulary, and every prefix of up to ``PREFIX_CHARS`` characters (its rows estimated
         as ``PREFIX_COST`` times its words' sum: what scoring it in full costs, in rows), in at
-        least ``MIN_ROWS`` rows and with no warm list yet; at most ``WARM_LISTS`` in all. On a connection of its own (a scan of FTS5's
-        vocabulary: off the store thread)."""
+        least ``MIN_ROWS`` rows and with no warm list yet, at most ``WARM_LISTS``; then the
+        phrases of two words (``pairs``'s vocabulary) in the most rows, at most ``WARM_PAIRS``
+        (a budget of their own: prefixes' estimates outrank them). A plan under a new
+        ``WARM_RULE`` takes the warm terms again (their lists are read afresh). On a
+        connection of its own (a scan of FTS5's vocabulary: off the store thread)."""
         limit = WARM_LISTS if limit is None else limit
         with self._reader() as db:
             db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, docs, row)")
