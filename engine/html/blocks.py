@@ -104,6 +104,11 @@ class BlockOptions:
     # A heading's link to a place on its own page (MDN's <h2><a href="#defining_functions">,
     # Sphinx's "Workers¶") is its anchor, not link text (see own_anchor).
     heading_anchors: bool = True
+    # A screen-reader-only element that is a block of its own and this short is a label for
+    # screen readers ("Article content" over each part of a story, "Author of the article:"),
+    # not text a reader sees (see screen_reader_label). Inline ones (a shop's "Regular price"
+    # in a <span>) stay. 0: off.
+    screen_reader_label_chars: int = 40
 
 
 @dataclass(slots=True)
@@ -283,7 +288,7 @@ def drop_labelled(
     dialog_rule, hints, known = options.drop_dialogs, options.class_hints, _LABEL_PARTS
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
     permalinks, opened = options.permalinked_sections, options.noise_opens_label
-    numbered = options.numbered_posts
+    numbered, reader = options.numbered_posts, options.screen_reader_label_chars
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -313,6 +318,8 @@ def drop_labelled(
                 continue
             hits.append(node)
             hidden.append(node)
+        elif reader and screen_reader_label(node, cls, reader):
+            hits.append(node)
     if dialogs:
         detach(dialogs)
         ids = {node.mem_id for node in dialogs}
@@ -504,6 +511,32 @@ def hidden_label(value: str) -> bool:
     (True, False, False)
     """
     return ":" not in value and HIDDEN_CLASS.search(value) is not None
+
+
+# The screen-reader-only utility classes of Bootstrap (``visually-hidden``, ``sr-only``),
+# WordPress (``screen-reader-text``) and HTML5 Boilerplate (``visuallyhidden``).
+SCREEN_READER_CLASS = re.compile(
+    r"(?:^|\s)(?:visually-?hidden|sr-only|screen-reader-text)(?:\s|$)", re.IGNORECASE
+)
+_READER_BLOCKS = frozenset(("div", "p", "h2", "h3", "h4", "h5", "h6"))
+
+
+def screen_reader_label(node: LexborNode, cls: str, most: int) -> bool:
+    """True for a screen-reader-only element that is a block of its own with at most ``most``
+    characters: a label read aloud, not shown.
+
+    >>> tree = LexborHTMLParser('<div class="visually-hidden">Article content</div>')
+    >>> screen_reader_label(tree.css_first("div"), "visually-hidden", 40)
+    True
+    >>> tree = LexborHTMLParser('<span class="visually-hidden">Regular price</span>')
+    >>> screen_reader_label(tree.css_first("span"), "visually-hidden", 40)
+    False
+    """
+    if not ("idden" in cls or "sr-only" in cls or "reader" in cls):  # most classes: no regex
+        return False
+    if not SCREEN_READER_CLASS.search(cls):
+        return False
+    return tag_name(node) in _READER_BLOCKS and len(node.text(strip=True)) <= most
 
 
 _NOISE_LOW = re.compile(NOISE_HINT.pattern)

@@ -25,6 +25,7 @@ from engine.html.blocks import (
     numbered_post,
     own_anchor,
     permalinked_section,
+    screen_reader_label,
     section_anchor,
     split_blocks,
     split_marked,
@@ -1642,6 +1643,33 @@ def test_an_element_the_hidden_utility_class_hides_is_not_body_text():
     # Shown on a wide screen (Tailwind's responsive variant): the element stays.
     shown = html.replace("intro-body__register hidden", "intro-body__register hidden md:block")
     assert pitch in main_text(shown)
+
+
+def test_a_screen_reader_label_is_not_body_text():
+    # ottawacitizen.com (the Fundus corpus's test page, MIT): each part of the story opens
+    # with <div class=visually-hidden>Article content</div>, and the byline with "Author of
+    # the article:", read aloud by screen readers and never shown.
+    html = wide_page("fundus-ca-OttawaCitizen-V1")
+    off = ExtractOptions(blocks=BlockOptions(screen_reader_label_chars=0))
+    body, shown = main_text(html), main_text(html, None, off)
+    for label in ("Article content", "Author of the article:"):
+        assert label in shown and label not in body
+    assert "the federal immigration department gave up 12 floors" in body
+
+
+def test_a_screen_reader_label_is_a_short_block_of_its_own():
+    def label(markup: str, most: int = 15) -> bool:
+        node = LexborHTMLParser(markup).css_first("body > *")
+        return screen_reader_label(node, node.attributes.get("class") or "", most)
+
+    assert label('<div class="visually-hidden">Article content</div>')  # 15 chars
+    assert not label('<div class="visually-hidden">Article contents</div>')  # 16
+    assert label('<h2 class="sr-only">Site menu</h2>') and label('<p class="visuallyhidden">x</p>')
+    assert label('<div class="a screen-reader-text">Posted in</div>')
+    assert not label('<span class="visually-hidden">Regular price</span>')  # inline: a shop's
+    assert not label('<div class="hidden">Article content</div>')  # not screen-reader-only
+    assert not label('<div class="not-sr-only">Article content</div>')  # whole class words
+    assert not label('<div class="sr-only-when-small">Article content</div>')
 
 
 def test_hidden_label_is_the_whole_hidden_class_without_a_responsive_variant():
