@@ -81,28 +81,32 @@ async def reclaim_once(app) -> dict:
     for) and merge what deleted versions left in it, one short step at a time on the store
     thread, so captures come between the steps; after each step its WAL is copied into the
     file in a worker thread (else the purge's last step, which truncates the WAL, would copy
-    every step's pages on the store thread: 5.5 s at 100k versions)."""
+    every step's pages on the store thread: 5.5 s at 100k versions). The purge's steps run
+    in a worker thread too: on the index's merge connection, a capture interrupts a step
+    under way (up to 47 ms at 100k versions) instead of waiting for it."""
 
     done = await app.run(purge, app.store)
     text = index_of(app.home)
     dead = await asyncio.to_thread(text.collect_dead)
     if dead:
         await app.run(text.delete_dead, dead)
-    while not await app.run(text.purge, 1):
-        await asyncio.to_thread(text.checkpoint)  # each step's pages: copied off the store thread
+    while not await asyncio.to_thread(text.purge, 1):
+        await asyncio.to_thread(text.checkpoint)  # each step's pages: copied into the file
     return done
 
 
 async def warm_search_index(app) -> int:
     """Build the viewer's search indexes once, on the store thread; how many documents.
 
-    The URL index in one go (~0.6 s at 100k versions), then the full-text index
-    (host/services/fulltext.py, kept on disk: only what it has not seen) in steps of 250
-    versions, so requests typed meanwhile wait behind one short step.
+    The full-text index opened in a worker thread (a capture meanwhile leaves its row to the
+    catch-up below), the URL index in one go (~0.6 s at 100k versions), then the full-text
+    index (host/services/fulltext.py, kept on disk: only what it has not seen) caught up in
+    steps of 250 versions (its rows checked against the store 5,000 a step), so requests
+    typed meanwhile wait behind one short step.
     """
 
+    text = await asyncio.to_thread(index_of, app.home)  # its rows read: off the store thread
     index = await app.run(document_index, app.store)
-    text = index_of(app.home)
     text.deferred = True  # champion lists are made by text_index_once, not by a search
     await app.run(text.defer_checkpoints)  # made by text_index_once, off the store thread
     await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index
@@ -166,12 +170,13 @@ async def fold_text_index(app) -> None:
 
 async def merge_text_index(app) -> None:
     """Merge the full-text index's segments, which captures leave to this (``defer_merges``:
-    FTS5 merging in a capture's COMMIT made the longest captures), one short step at a time
-    on the store thread (``STEP_PAGES``: a capture waits behind one step at most), the WAL
-    copied into the file in a worker thread every ``CHECKPOINT_STEPS`` steps."""
+    FTS5 merging in a capture's COMMIT made the longest captures), one step at a time in a
+    worker thread, on the index's merge connection: a capture arriving meanwhile interrupts
+    the step (rolled back, run again after it) instead of waiting for it; the WAL copied
+    into the file every ``CHECKPOINT_STEPS`` steps."""
     text = index_of(app.home)
     steps = 0
-    while not await app.run(text.merge, 1):
+    while not await asyncio.to_thread(text.merge, 1):
         steps += 1
         if steps % CHECKPOINT_STEPS == 0:
             await asyncio.to_thread(text.checkpoint)

@@ -141,10 +141,13 @@ def _with_versions(app, reg) -> dict:
 def keep_text_index(app) -> None:
     """Index what was just registered for full-text search (host/services/fulltext.py; on the store
     thread, a few ms); without the daemon's text job (the CLI alone), tidy the index after it
-    (fold and a bounded merge). A failure leaves it to the next sync, never fails the capture."""
+    (fold and a bounded merge). A failure leaves it to the next sync, never fails the capture;
+    so does an index the daemon's start job is still opening (its catch-up comes after)."""
 
     try:
-        index = fulltext.index_of(app.home)
+        index = fulltext.index_unless_opening(app.home)
+        if index is None:
+            return
         index.sync(app.store, limit=50)
         if not index.deferred:
             index.tidy()

@@ -86,6 +86,7 @@ PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its wo
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
 TIDY_STEPS = 4  # merge steps after a write when no daemon runs them (``tidy``)
+RECONCILE_ROWS = 5000  # rows checked against the store per step of a sync (see _reconcile)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,14 @@ class FullTextIndex:
         self.events: list[tuple[int, tuple[str, str, str] | None]] | None = None  # see install
         self.generation = 0  # bumped when the rows are numbered afresh or a batch rolls back
         self.warming = False  # a warm pass is running (the daemon runs one at a time)
+        self.reconciled: int | None = None  # the store's ``rekeyed`` the last pass checked
+        self.checking: int | None = None  # a pass under way (_reconcile): its last row checked
+        self.merger: sqlite3.Connection | None = None  # merge steps' own connection (_step)
+        self.merging = threading.Lock()  # one merge step at a time on it
+        self.writes = threading.Condition()  # guards ``writing``; a merge step waits on it
+        self.writing = 0  # writes on ``db`` begun and not ended: no merge step runs meanwhile
+        self.stepping = False  # a merge step holds (or is taking) the file's lock
+        self.interrupts = 0  # interrupts sent to merge steps (see _merge_in)
         self._load_known()
 
     def _load_known(self) -> None:
@@ -180,11 +189,9 @@ class FullTextIndex:
             raise StorageError(f"the full-text index {self.path} is unusable: {exc}") from exc
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db = _connection(self.path)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
-            db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
             layout = db.execute("PRAGMA user_version").fetchone()[0]
             tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables and layout != LAYOUT:
@@ -217,18 +224,68 @@ class FullTextIndex:
     def merge(self, steps: int | None = None) -> bool:
         """Merge FTS5's segments as its automerge would (``'merge'`` with a positive page
         count: a level's segments once it holds ``usermerge``, 4, of them), ``STEP_PAGES``
-        pages a step, each step its own transaction, so captures come between; True once
-        no level has that many (False: ``steps`` ran out first)."""
+        pages a step, each step its own transaction on a connection of its own (:meth:`_step`:
+        any thread may run it, and a write on the index never waits behind a step); True once
+        no level has that many (False: ``steps`` ran out first, the last one interrupted
+        or not)."""
         while steps is None or steps > 0:
-            with self.lock:
-                before = self.db.total_changes
-                with self._batch():
-                    for table in ("docs", "pairs"):
-                        self.db.execute(_MERGE.format(table), (STEP_PAGES,))
-                if self.db.total_changes - before <= 2:  # each command's own row: nothing merged
-                    return True
+            if self._step(STEP_PAGES) == "idle":
+                return True
             steps = None if steps is None else steps - 1
         return False
+
+    def _step(self, pages: int) -> str:
+        """One FTS5 ``'merge'`` of ``pages`` pages in both tables (negative: down to one
+        segment, as ``'optimize'``, while the file says ``unpurged``), on the merge
+        connection in a transaction of its own: ``"merged"``, ``"idle"`` (nothing left to
+        merge: ``"purged"`` when that ended a purge) or ``"interrupted"``. FTS5 checks its
+        page budget only where a term ends, so a frequent term's list is written whole (at
+        100k versions a step held the file's one writer up to 33 ms): a write on the index's
+        own connection (:meth:`_batch`) does not wait for that, it interrupts the step
+        (``sqlite3_interrupt``; the step is rolled back whole and merged again later) and
+        waits for the rollback alone; no step begins while a write waits.
+
+        >>> import tempfile
+        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")._step(STEP_PAGES)
+        'idle'
+        """
+        with self.merging:
+            db = self._merger()
+            with self.writes:  # a step begun now would take the file's lock from the write
+                self.writes.wait_for(lambda: not self.writing)
+                self.stepping, interrupts = True, self.interrupts
+            try:
+                return self._merge_in(db, pages, interrupts)
+            finally:
+                with self.writes:
+                    self.stepping = False
+                    self.writes.notify_all()
+
+    def _merge_in(self, db: sqlite3.Connection, pages: int, interrupts: int) -> str:
+        """:meth:`_step`'s transaction. A failed one closes the connection, which rolls it
+        back (a ROLLBACK can itself be interrupted while FTS5 holds a blob open, and an
+        interrupt left over from a step that ended first would stop the next one); the next
+        step opens another. An interrupt may surface as another error (FTS5 opening its
+        table: "vtable constructor failed"): a failure after a write interrupted the step is
+        its interruption."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            done = _merge_step(db, pages)
+            db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            with self.writes:  # a write interrupts ``self.merger`` under this lock
+                self.merger = None
+                db.close()
+            if self.interrupts == interrupts and str(exc) != "interrupted":
+                raise
+            return "interrupted"
+        return done
+
+    def _merger(self) -> sqlite3.Connection:
+        """The merge steps' connection, opened once."""
+        if self.merger is None:
+            self.merger = _connection(self.path)
+        return self.merger
 
     def fold(self, steps: int | None = None) -> bool:
         """Set the bits captures left in the delta (host/services/champions.py) in the
@@ -282,13 +339,12 @@ class FullTextIndex:
             stamp = (len(store.ids), store.ids[-1] if store.ids else None, store.rekeyed)
             if stamp == self.stamp:
                 return True
-            if self.stamp is None or stamp[2] != self.stamp[2] or stamp[0] < len(self.known):
-                self._reconcile(store)
+            checked = self._reconcile(store, whole=limit is None)
             todo = self._new_ids(store)
             self._index(store, todo[:limit] if limit else todo)
             if len(self.champions.pending) > PENDING_ROWS:  # a big batch: fold it now
                 self._fold(None)
-            done = limit is None or len(todo) <= limit
+            done = checked and (limit is None or len(todo) <= limit)
             self.stamp = stamp if done else None
             return done
 
@@ -304,19 +360,44 @@ class FullTextIndex:
             return tail[::-1]
         return [i for i in store.ids if i not in self.known]
 
-    def _reconcile(self, store) -> None:
-        """Remove the rows of versions the store lost, move re-keyed ones."""
+    def _reconcile(self, store, whole: bool) -> bool:
+        """Remove the rows of versions the store lost, move re-keyed ones: a pass over every
+        row, once a process opens the index, after the store was re-keyed, or when it holds
+        fewer versions than the index; ``RECONCILE_ROWS`` rows a call (a sync with a limit:
+        the daemon's start job, a capture; at 100k versions the whole pass held the store
+        thread ~200 ms) or the rest of the pass (``whole``: a search). True once no pass is
+        under way."""
+        shrunk = self.checking is None and len(store.ids) < len(self.known)
+        if store.rekeyed != self.reconciled or shrunk:  # (again) from the first row
+            self.checking, self.reconciled = -1, store.rekeyed
+        while self.checking is not None:
+            self._check_rows(store)
+            if not whole:
+                break
+        return self.checking is None
+
+    def _check_rows(self, store) -> None:
+        """The next ``RECONCILE_ROWS`` rows of the pass, one transaction."""
+        rows = self.db.execute(_CHECKED, (self.checking, RECONCILE_ROWS)).fetchall()
         versions = store.raw("versions")
-        rows = self.db.execute("SELECT n, id, key, live FROM seen").fetchall()
-        with self._batch():
-            for n, reg_id, key, live in rows:
-                doc = versions.get(reg_id)
-                if doc is None and live:
-                    self._remove(store, n)
-                elif doc is not None and doc["key"] != key:
-                    self.db.execute("UPDATE seen SET key = ? WHERE n = ?", (doc["key"], n))
-        self._load_known()
-        self._maybe_rebuild()
+        try:
+            with self._batch():
+                for n, reg_id, key, live in rows:
+                    doc = versions.get(reg_id)
+                    if doc is None and live:
+                        self._remove(store, n)
+                        self.known.pop((self.rows.pop(n) or ("", ""))[1], None)
+                    elif doc is not None and doc["key"] != key:
+                        self.db.execute("UPDATE seen SET key = ? WHERE n = ?", (doc["key"], n))
+                        if live:
+                            self.known[reg_id] = doc["key"]
+                            self.rows.put(n, doc["key"], reg_id)
+        except BaseException:
+            self._load_known()  # rolled back: what the file holds
+            raise
+        self.checking = rows[-1][0] if len(rows) == RECONCILE_ROWS else None
+        if self.checking is None:
+            self._maybe_rebuild()
 
     def forget(self, store, ids: list[str]) -> int:
         """Remove versions about to be deleted from the store (their text is still there);
@@ -417,23 +498,21 @@ class FullTextIndex:
 
     def purge(self, steps: int | None = None) -> bool:
         """After removals (dead rows: :meth:`collect_dead` and :meth:`delete_dead` first),
-        merge the index down to one segment (FTS5 ``'merge'`` with a
-        negative size, in steps of ``MERGE_PAGES`` pages, each its own transaction: as
-        ``'optimize'`` does, but a capture can come between two steps), so the removed rows'
-        words leave the file (freed pages are zeroed, the WAL is truncated). True once done
-        (nothing to do included); False when ``steps`` ran out first."""
+        merge the index down to one segment (FTS5 ``'merge'`` with a negative size, in steps
+        of ``MERGE_PAGES`` pages: :meth:`_step`, as ``'optimize'`` does, but a capture comes
+        between two steps and interrupts one under way), so the removed rows' words leave
+        the file (freed pages are zeroed, the WAL is truncated). True once done (nothing to
+        do included); False when ``steps`` ran out first."""
         while steps is None or steps > 0:
-            with self.lock:
-                if not self.db.execute("SELECT 1 FROM meta WHERE name = 'unpurged'").fetchone():
-                    return True
-                before = self.db.total_changes
-                with self._batch():
-                    for table in ("docs", "pairs"):
-                        self.db.execute(_MERGE.format(table), (-MERGE_PAGES,))
-                if self.db.total_changes - before <= 2:  # each command's own row: merged
-                    self.db.execute("DELETE FROM meta WHERE name = 'unpurged'")
-                    self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                    return True
+            done = self._step(-MERGE_PAGES)
+            if done == "purged":
+                checkpoint = _connection(self.path)  # not the merge connection: never interrupted
+                try:
+                    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                finally:
+                    checkpoint.close()
+            if done in ("idle", "purged"):
+                return True
             steps = None if steps is None else steps - 1
         return False
 
@@ -451,6 +530,7 @@ class FullTextIndex:
             self.conjunctions.clear()
             self.db.execute("DELETE FROM meta WHERE name = 'warmed'")
         self.known, self.rows = {}, LiveRows({})
+        self.checking = None
         self.generation += 1
 
     def rebuild(self, store) -> int:
@@ -463,15 +543,33 @@ class FullTextIndex:
 
     @contextlib.contextmanager
     def _batch(self):
-        self.db.execute("BEGIN")
+        """One write transaction on the index's connection; a merge step under way on the
+        merge connection gives way to it (:meth:`_step`: interrupted, it is rolled back, and
+        the write then takes the file's lock at once, with none of the busy handler's
+        sleeps), and none begins until it ends."""
+        with self.writes:
+            self.writing += 1
+            while self.stepping and self.merger is not None:  # sent again: SQLite clears an
+                self.merger.interrupt()  # interrupt when a statement of the step begins
+                self.interrupts += 1
+                self.writes.wait(RESEND_S)
         try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            self.champions.load_delta()  # what the file holds
-            self.generation += 1  # rows noted as added or removed in it did not happen
-            raise
-        self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                self.champions.load_delta()  # what the file holds
+                self.generation += 1  # rows noted as added or removed in it did not happen
+                raise
+            self.db.execute("COMMIT")
+        finally:
+            self._writing(-1)
+
+    def _writing(self, change: int) -> None:
+        with self.writes:
+            self.writing += change
+            self.writes.notify_all()
 
     def _index(self, store, ids: list[str]) -> None:
         if not ids:
@@ -557,7 +655,7 @@ class FullTextIndex:
                 estimate[key] = estimate.get(key, 0) + PREFIX_COST * doc
         phrases = {pair_key(pair): doc for pair, doc in paired}  # a phrase of two words
         phrases.pop(None, None)
-        with self.lock:
+        with self.lock, self._batch():
             rule = self.db.execute("SELECT value FROM meta WHERE name = 'warmrule'").fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmrule', ?)", (WARM_RULE,))
@@ -936,8 +1034,11 @@ class FullTextIndex:
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
+            if self.merger is not None:
+                self.merger.close()
 
 
+_CHECKED = "SELECT n, id, key, live FROM seen WHERE n > ? ORDER BY n LIMIT ?"  # see _reconcile
 _ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25({0}, ?, ?, ?) AS r FROM {0}"
@@ -952,9 +1053,35 @@ _FREQUENT_PAIRS = "SELECT term, doc FROM temp.pairterms WHERE doc >= ?"  # a sca
 _MERGE = "INSERT INTO {0} ({0}, rank) VALUES ('merge', ?)"
 _AUTOMERGE = "INSERT INTO {0} ({0}, rank) VALUES ('automerge', 0)"
 MERGE_PAGES = 250  # pages merged per purge step (~1 MB: a short pause of the store thread)
-STEP_PAGES = 32  # pages merged per step of ``merge``: a capture waits for one step at most
+STEP_PAGES = 32  # pages merged per step of ``merge``
 # (at 20k versions, tune half: a step of 250 pages up to 12.8 ms CPU, of 32 up to 3.0 ms; the
 # merging costs ~20 % more CPU in all, off the captures)
+RESEND_S = 0.001  # a write waiting for a merge step to stop interrupts it again this often
+_UNPURGED = "SELECT 1 FROM meta WHERE name = 'unpurged'"
+
+
+def _merge_step(db: sqlite3.Connection, pages: int) -> str:
+    """FTS5's ``'merge'`` of ``pages`` in both tables, inside the caller's transaction (see
+    :meth:`FullTextIndex._step`); a purge's (``pages`` < 0) last step clears ``unpurged``."""
+    if pages < 0 and not db.execute(_UNPURGED).fetchone():
+        return "idle"
+    before = db.total_changes
+    for table in ("docs", "pairs"):
+        db.execute(_MERGE.format(table), (pages,))
+    if db.total_changes - before > 2:  # each command's own row: nothing merged
+        return "merged"
+    if pages > 0:
+        return "idle"
+    db.execute("DELETE FROM meta WHERE name = 'unpurged'")
+    return "purged"
+
+
+def _connection(path: Path) -> sqlite3.Connection:
+    """A connection to the index file, usable from any thread (one at a time)."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is re-indexed
+    db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: removed words go
+    return db
 
 
 def _most_rows(estimate: dict, warm: set[str], limit: int) -> list[str]:
@@ -1033,17 +1160,43 @@ def stored_text(store, reg_id: str) -> str:
 
 
 _OPEN: dict[str, FullTextIndex] = {}
+_OPENING: dict[str, threading.Lock] = {}  # held while a thread opens that index
 _OPEN_LOCK = threading.Lock()
 
 
 def index_of(home: Path) -> FullTextIndex:
-    """The index of an archive home, opened once per process."""
-    path = Home(Path(home)).fulltext
+    """The index of an archive home, opened once per process (reading its rows: ~200 ms CPU
+    at 100k versions)."""
+    found = _opened(home, wait=True)
+    assert found is not None  # waited for
+    return found
+
+
+def index_unless_opening(home: Path) -> FullTextIndex | None:
+    """:func:`index_of`, or None while another thread is opening it (a capture does not wait
+    for that: the daemon's start job opens it, then catches up)."""
+    return _opened(home, wait=False)
+
+
+def _opened(home: Path, wait: bool) -> FullTextIndex | None:
+    path = str(Home(Path(home)).fulltext)
     with _OPEN_LOCK:
-        found = _OPEN.get(str(path))
-        if found is None:
-            found = _OPEN[str(path)] = FullTextIndex(path)
+        found = _OPEN.get(path)
+        opening = _OPENING.setdefault(path, threading.Lock())
+    if found is not None:
         return found
+    if not opening.acquire(blocking=wait):
+        return None
+    try:
+        with _OPEN_LOCK:
+            found = _OPEN.get(path)
+        if found is None:
+            found = FullTextIndex(Path(path))
+            with _OPEN_LOCK:
+                _OPEN[path] = found
+        return found
+    finally:
+        opening.release()
 
 
 def ranked(

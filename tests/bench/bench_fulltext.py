@@ -34,6 +34,7 @@ FTS5's segments: both are timed apart, after every 4th, as the text job does the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -52,7 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engine.archive import registry, textquery  # noqa: E402
+from engine.archive import registry, textquery, trash  # noqa: E402
 from engine.archive.model import Capture, RegisterOptions, make_id  # noqa: E402
 from engine.archive.store import ArchiveStore  # noqa: E402
 from host.services import fulltext  # noqa: E402
@@ -314,58 +315,205 @@ def capture_cost(store: ArchiveStore, index: FullTextIndex) -> None:
     )
 
 
-def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
-    """Captures arriving while the text job folds and merges, as in the daemon: one store
-    thread runs the job's steps one after another (here without a pause: the worst case)
-    and each capture (registration and the index's catch-up) in between; a capture's wait
-    is from its arrival to its start. Work for the job first: 8 captures' delta and
-    segments, neither folded nor merged; then 40 captures, 20 ms apart."""
-    pages = sorted(FIXTURES.glob("*.html.gz"))
-    store_thread = ThreadPoolExecutor(1)
+ARRIVE_MS = 1.0  # a capture arrives once the step under way has run this long
+WAIT_CAPTURES = 30  # captures arriving during each kind of work, at most
+GAP_S = 0.02  # between a capture's end and the next arrival
 
-    def capture(n: int) -> float:
-        body = gzip.decompress(pages[n % len(pages)].read_bytes()) + f"<!-- w{n} -->".encode()
+
+def old_step(index: FullTextIndex, pages: int) -> bool:
+    """A merge step as the text job ran it before merges had a connection of their own: on
+    the index's connection, on the store thread (``pages`` < 0: the purge's); True when
+    nothing was left to merge."""
+    with index.lock:
+        if pages < 0 and not index.db.execute(fulltext._UNPURGED).fetchone():
+            return True
+        before = index.db.total_changes
+        with index._batch():
+            for table in ("docs", "pairs"):
+                index.db.execute(fulltext._MERGE.format(table), (pages,))
+        if index.db.total_changes - before > 2:
+            return False
+        if pages < 0:
+            index.db.execute("DELETE FROM meta WHERE name = 'unpurged'")
+        return True
+
+
+def delete(store: ArchiveStore, index: FullTextIndex, ids: list[str]) -> None:
+    """Delete versions as ``archive delete`` does (forgotten by the index first, then moved to
+    the trash), so that the next sync does not index them again."""
+    for reg_id in ids:
+        index.forget(store, [reg_id])
+        trash.delete(store, reg_id)
+
+
+def catch_up(index: FullTextIndex, store: ArchiveStore, old: bool) -> bool:
+    """A step of the daemon's start job (``sync`` of 250 versions at most); ``old``: with the
+    pass over the rows whole, then the rows loaded again, as a sync did before the pass
+    had steps (the same SQL, 5,000 rows a statement)."""
+    if old and index.checking is None and index.reconciled is None:
+        with index.lock:
+            index._reconcile(store, whole=True)
+            index._load_known()
+    return index.sync(store, 250)
+
+
+class Waits:
+    """Captures arriving while one kind of the text job's work runs without a pause, as in
+    the daemon: a step on the store thread (``on_store``) or in a worker thread; each capture
+    (registration, then the index's catch-up) on the store thread. A capture arrives once
+    the step under way has run ``ARRIVE_MS`` (long steps: the worst case); what the index
+    adds to it is its wait for the store thread plus its catch-up (which includes any wait
+    for the index file's one writer)."""
+
+    def __init__(self, store: ArchiveStore, holder: list[FullTextIndex]) -> None:
+        self.store, self.holder = store, holder  # holder[0]: the index captures sync
+        self.store_thread = ThreadPoolExecutor(1)
+        self.pages = sorted(FIXTURES.glob("*.html.gz"))
+        self.count = 0
+        self.under: float | None = None
+        self.idle: list[float] = []
+        self.locked = 0.0  # the last capture's wait for the file's lock, s
+        self.waited: list[float] = []  # each capture's wait: the store thread's, then the lock's
+
+    def capture(self) -> tuple[float, float, float]:
+        n, self.count = self.count, self.count + 1
+        body = gzip.decompress(self.pages[n % len(self.pages)].read_bytes())
+        body += f"<!-- w{n} -->".encode()
         start = time.perf_counter()
-        registry.register(store, Capture(f"https://wait.example/{n}", body), RegisterOptions())
-        index.sync(store, limit=50)
-        return start
+        registry.register(self.store, Capture(f"https://wait.example/{n}", body), RegisterOptions())
+        registered = time.perf_counter()
+        index, self.locked = self.holder[0], 0.0
+        batch = index._batch
 
-    def step(run) -> tuple[float, float, bool]:
-        cpu, wall = time.thread_time(), time.perf_counter()
-        done = run(1)
-        return (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000, done
+        @contextlib.contextmanager
+        def timed_batch():  # the wait for the index file's lock (a merge step giving way)
+            asked = time.perf_counter()
+            with batch():
+                self.locked += time.perf_counter() - asked
+                yield
 
-    for n in range(8):
-        store_thread.submit(capture, n).result()
-    steps: list[tuple[float, float]] = []
-    stop = threading.Event()
+        index._batch = timed_batch
+        try:
+            index.sync(self.store, limit=50)
+        finally:
+            del index._batch
+        return start, registered, time.perf_counter()
 
-    def job() -> None:
-        while not stop.is_set():
-            idle = True
-            for run in (index.fold, index.merge):
-                c, w, done = store_thread.submit(step, run).result()
-                steps.append((c, w))
-                idle = idle and done
-            if idle:
-                time.sleep(0.01)
+    def captures(self, count: int) -> None:
+        """Captures with no job running (work for the next one); their catch-up kept in
+        ``idle`` (ms wall)."""
+        for _ in range(count):
+            _start, registered, done = self.store_thread.submit(self.capture).result()
+            self.idle.append((done - registered) * 1000)
 
-    runner = threading.Thread(target=job)
-    runner.start()
-    waits = []
-    for n in range(8, 48):
-        arrived = time.perf_counter()
-        waits.append((store_thread.submit(capture, n).result() - arrived) * 1000)
-        time.sleep(0.02)
-    stop.set()
-    runner.join()
-    store_thread.shutdown()
+    def run(
+        self, step, on_store: bool, after=None
+    ) -> tuple[list[float], list[tuple[float, float]]]:
+        """``step()`` until it returns True (``after(n)`` after the n-th, in the job's thread:
+        the WAL copies); the index's part of each capture arriving meanwhile (ms wall) and
+        each step's (CPU of its thread, wall) ms."""
+        steps: list[tuple[float, float]] = []
+
+        def timed_step() -> bool:
+            self.under = wall = time.perf_counter()
+            cpu = time.thread_time()
+            done = step()
+            steps.append(((time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000))
+            self.under = None
+            return done
+
+        def job() -> None:
+            while not (self.store_thread.submit(timed_step).result() if on_store else timed_step()):
+                if after:
+                    after(len(steps))
+
+        runner = threading.Thread(target=job)
+        runner.start()
+        waits: list[float] = []
+        while runner.is_alive() and len(waits) < WAIT_CAPTURES:
+            under = self.under
+            if under is None or time.perf_counter() - under < ARRIVE_MS / 1000:
+                time.sleep(0.0005)
+                continue
+            arrived = time.perf_counter()
+            start, registered, done = self.store_thread.submit(self.capture).result()
+            waits.append((start - arrived + done - registered) * 1000)
+            self.waited.append((start - arrived + self.locked) * 1000)
+            time.sleep(GAP_S)
+        runner.join()
+        return waits, steps
+
+
+def capture_waits(store: ArchiveStore, index: FullTextIndex) -> None:
+    """What the index adds to a capture that arrives during each kind of the text job's
+    work, beside the same work as the job ran it before (every step on the store thread) in
+    this run: the fold (store thread, both), FTS5's merges (48 captures' segments each, two
+    rounds; the WAL copied every 8 steps), the purge (after 22 versions were forgotten
+    each; the WAL copied after each step, then truncated) and the first catch-up after a
+    start (store thread, both)."""
+    holder = [index]
+    waits = Waits(store, holder)
     print(
-        f"captures while the text job folds and merges without a pause (one store thread): "
-        f"{len(waits)} captures waited median {statistics.median(waits):.1f} ms, max "
-        f"{max(waits):.1f} ms wall; the job's steps: {len(steps)}, the longest "
-        f"{max(c for c, _ in steps):.1f} ms CPU (the store thread's) / {max(w for _, w in steps):.1f} ms wall"
+        f"captures arriving during the text job's work ({ARRIVE_MS:.0f} ms into a step, then "
+        f"{GAP_S * 1000:.0f} ms apart, at most {WAIT_CAPTURES} a run; waited: for the store "
+        "thread, then for the index file's lock; with the catch-up: the index's whole part of "
+        "the capture, ms wall; each step's CPU is its thread's):"
     )
+
+    def report(kind: str, how: str, found) -> None:
+        added, steps = found
+        waited = waits.waited[-len(added) :] if added else [0.0]
+        print(
+            f"  {kind:<9}{how:<33}{len(added):>3} captures: waited max {max(waited):5.1f}"
+            f" (median {statistics.median(waited):4.1f}); with the catch-up median "
+            f"{statistics.median(added or [0]):5.1f}, max {max(added or [0]):5.1f} ms wall;"
+            f"{len(steps):>6} steps, longest {max(c for c, _ in steps):5.1f} ms CPU /"
+            f"{max(w for _, w in steps):6.1f} ms wall, {sum(c for c, _ in steps) / 1000:.1f} s CPU"
+        )
+
+    def every_8th(n: int) -> None:
+        if n % 8 == 0:
+            index.checkpoint()
+
+    def truncate() -> bool:
+        index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True
+
+    waits.captures(8)
+    waits.waited.clear()
+    report("fold", "store thread (before = now)", waits.run(lambda: index.fold(1), True))
+    for how, on_store, run in (
+        ("store thread (before)", True, lambda: old_step(index, fulltext.STEP_PAGES)),
+        ("own connection, gives way (now)", False, lambda: index.merge(1)),
+    ) * 2:
+        waits.captures(48)
+        index.fold()
+        report("merge", how, waits.run(run, on_store, every_8th))
+    for how, on_store, run in (
+        (
+            "store thread (before)",
+            True,
+            lambda: old_step(index, -fulltext.MERGE_PAGES) and truncate(),
+        ),
+        ("own connection, gives way (now)", False, lambda: index.purge(1)),
+    ):
+        waits.store_thread.submit(delete, store, index, store.ids[-22:]).result()
+        report("purge", how, waits.run(run, on_store, lambda _n: index.checkpoint()))
+    index.merge()
+    for how, old in (("one pass (before)", True), ("RECONCILE_ROWS a step (now)", False)):
+        cpu, wall, fresh = timed(lambda: FullTextIndex(index.path))  # a restart
+        holder[0] = fresh
+        fresh.deferred = True
+        fresh.defer_checkpoints()
+        report("catch-up", how, waits.run(lambda f=fresh, o=old: catch_up(f, store, o), True))
+        print(f"    (opening the index before it: {cpu:.0f} ms CPU / {wall:.0f} ms wall)")
+        fresh.close()
+    idle = waits.idle
+    print(
+        f"  (the same captures' catch-up with no job running: median "
+        f"{statistics.median(idle):.1f}, max {max(idle):.1f} ms wall over {len(idle)})"
+    )
+    waits.store_thread.shutdown()
 
 
 def fold_steps(index: FullTextIndex) -> list[tuple[float, float]]:

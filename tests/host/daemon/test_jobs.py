@@ -123,16 +123,24 @@ def test_a_long_journal_is_compacted_when_idle(app, monkeypatch):
     assert len(app.store.ids) == 4
 
 
-def test_the_search_index_is_warmed_in_the_background(app):
-
+def test_the_search_index_is_warmed_in_the_background(app, monkeypatch):
+    """The URL index and the full-text index; the latter opened (its rows read: ~200 ms CPU
+    at 100k versions) in a worker thread, neither on the event loop nor on the store
+    thread, where a capture would wait for it."""
     for n in range(3):
         page = Capture(f"https://w.example/{n}", f"<title>{n}</title><p>warm {n}</p>")
         app.executor.submit(registry.register, app.store, page).result()
     app.store.cache.pop(CACHE_NAME, None)
+    opened, open_index = [], jobs.index_of
+    monkeypatch.setattr(
+        jobs, "index_of", lambda home: opened.append(threading.get_ident()) or open_index(home)
+    )
+    store_thread = app.executor.submit(threading.get_ident).result()
     assert asyncio.run(warm_search_index(app)) == 3
     _, index = app.store.cache[CACHE_NAME]
     assert index.seen == 3
     assert index_of(app.home).count() == 3  # the full-text index too, on disk
+    assert opened[0] not in (store_thread, threading.get_ident())  # the loop runs here
 
 
 def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypatch):
@@ -212,9 +220,11 @@ def test_captures_leave_the_index_checkpoint_to_the_text_job_off_the_store_threa
     assert frames > 0 and done == frames and text.path.stat().st_size > before
 
 
-def test_captures_leave_fts5s_merges_to_the_text_job(app):
+def test_captures_leave_fts5s_merges_to_the_text_job(app, monkeypatch):
     """In the daemon a capture's transaction never merges FTS5's segments (``automerge`` off,
-    in the file); the start merges what earlier captures left, and so does the text job."""
+    in the file); the start merges what earlier captures left, and so does the text job,
+    each step in a worker thread (on the index's merge connection, which a capture
+    interrupts), never on the store thread, where a capture would wait behind it."""
 
     def captures(first: int) -> None:
         for n in range(first, first + 6):  # each synced alone: one capture, one transaction
@@ -232,6 +242,9 @@ def test_captures_leave_fts5s_merges_to_the_text_job(app):
     for table in ("docs", "pairs"):
         config = f"SELECT v FROM {table}_config WHERE k = 'automerge'"
         assert text.db.execute(config).fetchone() == (0,)
+    threads, step = [], text._step
+    monkeypatch.setattr(text, "_step", lambda p: threads.append(threading.get_ident()) or step(p))
+    store_thread = app.executor.submit(threading.get_ident).result()
     captures(0)
     assert segments("docs") >= 6 and segments("pairs") >= 6
     asyncio.run(warm_search_index(app))  # a restart
@@ -240,13 +253,14 @@ def test_captures_leave_fts5s_merges_to_the_text_job(app):
     assert segments("docs") >= 6
     asyncio.run(text_index_once(app))
     assert segments("docs") < 4 and segments("pairs") < 4
+    assert len(threads) >= 4 and store_thread not in threads
 
 
 def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypatch):
     """A version forgotten after its text blob vanished leaves a dead row; the reclaim job
     reads its terms from FTS5 in a worker thread (a scan of the whole index) and deletes
-    it on the store thread; the purge's steps run there too, each step's WAL copied into the
-    file in a worker thread."""
+    it on the store thread; the purge's steps run in a worker thread (on the merge
+    connection, which a capture interrupts), each step's WAL copied into the file after it."""
     page = Capture("https://d.example/gone", "<title>Gone</title><p>quokkas play xylophones</p>")
     app.executor.submit(registry.register, app.store, page).result()
     text = index_of(app.home)
@@ -264,9 +278,12 @@ def test_dead_text_rows_are_read_off_the_store_thread_then_deleted(app, monkeypa
         text, "checkpoint", lambda: copies.append(threading.get_ident()) or checkpoint()
     )
     monkeypatch.setattr(fulltext, "MERGE_PAGES", 1)  # a purge of several steps
+    steps, step = [], text._step
+    monkeypatch.setattr(text, "_step", lambda p: steps.append(threading.get_ident()) or step(p))
     asyncio.run(jobs.reclaim_once(app))
     store_thread = app.executor.submit(threading.get_ident).result()
     assert threads and threads[0] != store_thread
+    assert len(steps) >= 2 and store_thread not in steps
     assert copies and store_thread not in copies  # the WAL copied after each step, off it
     assert text.db.execute("SELECT count(*) FROM docs_docsize").fetchone()[0] == 0
     assert text.db.execute("SELECT count(*) FROM seen").fetchone()[0] == 0

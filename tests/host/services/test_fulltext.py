@@ -9,6 +9,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +21,7 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from host.cli.entry import main
+from host.handlers.archive import keep_text_index
 from host.handlers.collection import archive_delete, archive_reclaim
 from host.home import Home
 from host.services import champions, fulltext, threshold
@@ -106,6 +109,78 @@ def test_the_index_survives_a_restart_and_rebuilds(home):
         query, _ = fulltext.ranked(store, home, "garden")
         found = [store.raw("versions")[best]["url"] for _, best, _ in fresh.search(query).results]
         assert found == ["https://b.example/diary"]
+
+
+def test_the_first_catch_up_after_a_start_checks_the_rows_in_steps(home, monkeypatch):
+    """A process opening the index checks every row against the store (versions it lost
+    while the index was closed leave it) in steps of ``RECONCILE_ROWS`` rows, one a sync
+    with a limit (the daemon's start job, a capture: each a short hold of the store
+    thread), the whole pass in a search's sync; the rows left are those of a rebuild."""
+    for n in range(6):
+        with ArchiveStore.open(home) as store:
+            register(store, Capture(f"https://r.example/{n}", html(f"Reed {n}", "reed beds")))
+    with ArchiveStore.open(home) as store:
+        fulltext.index_of(home).sync(store)
+        fulltext._OPEN.pop(str(Home(home).fulltext)).close()
+        for url in ("https://a.example/rivers", "https://r.example/2", "https://r.example/5"):
+            trash.delete_now(store, url)  # with the index closed
+    monkeypatch.setattr(fulltext, "RECONCILE_ROWS", 3)
+
+    def opened() -> tuple[FullTextIndex, list]:
+        index, checked = FullTextIndex(Home(home).fulltext), []
+        check = index._check_rows
+        index._check_rows = lambda s: checked.append(index.checking) or check(s)
+        return index, checked
+
+    def ranked(index) -> list[tuple[str, float]]:
+        return [(k, r) for k, _b, r in index.search(textquery.parse("reed")).results]
+
+    index, checked = opened()
+    with ArchiveStore.open(home) as store:
+        done = [index.sync(store, limit=50) for _ in range(3)]
+        assert done == [False, False, False] and checked == [-1, 3, 6]  # 3 rows a sync
+        register(store, Capture("https://r.example/new", html("Reed new", "reed beds")))
+        assert index.sync(store, limit=50) is True  # the pass's last step; the capture indexed
+        assert index.count() == len(PAGES) + 6 - 3 + 1 == len(store.ids)
+        assert set(index.known) == set(store.ids) and index.checking is None
+        fresh = FullTextIndex(home / "fresh.sqlite3")
+        fresh.rebuild(store)
+        assert ranked(index) == ranked(fresh) and len(ranked(index)) == 5  # 0, 1, 3, 4, new
+        index.close()
+        index, checked = opened()  # a restart, then a search's sync: the whole pass at once
+        assert index.sync(store) is True and len(checked) == 3 and index.checking is None
+        assert ranked(index) == ranked(fresh)
+
+
+def test_a_capture_does_not_wait_for_the_index_another_thread_opens(home):
+    """Opening the index reads every row (~200 ms CPU at 100k versions); the daemon's start
+    job does it in a worker thread, and a capture arriving meanwhile leaves its row to the
+    start job's catch-up instead of waiting for the open on the store thread."""
+    path = str(Home(home).fulltext)
+    fulltext._OPEN.pop(path, None)
+    opening = fulltext._OPENING.setdefault(path, threading.Lock())
+    held, release = threading.Event(), threading.Event()
+
+    def opener() -> None:
+        with opening:  # as index_of holds it while it reads the rows
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=opener)
+    thread.start()
+    assert held.wait(10)
+    with ArchiveStore.open(home) as store:
+        app = SimpleNamespace(home=home, store=store)
+        capture = threading.Thread(target=keep_text_index, args=(app,))
+        capture.start()
+        capture.join(5)
+        finished = not capture.is_alive()
+        release.set()
+        thread.join()
+        capture.join()
+        assert finished and path not in fulltext._OPEN  # returned at once, opened nothing
+        index = fulltext.index_of(home)
+        assert index.sync(store) and index.count() == len(PAGES)  # the catch-up indexes it
 
 
 def test_cli_text_search_ranks_with_snippets_and_types_bad_queries(home, capsys):
@@ -737,6 +812,166 @@ def test_a_merge_step_writes_a_few_pages_so_a_capture_waits_little(tmp_path):
         frames.append(index.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
     assert len(frames) > 10 and max(frames) <= 6 * fulltext.STEP_PAGES <= 6 * 32, frames
     assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+
+
+def merge_work(path: Path) -> FullTextIndex:
+    """An index with merges deferred and eight large segments to merge (many steps)."""
+    index = FullTextIndex(path)
+    index.defer_merges()
+    for n in range(8):
+        add_rows(index, [" ".join(f"w{n}x{i}" for i in range(20000)) + " reed"], n)
+    return index
+
+
+def structure(index) -> bytes:
+    """FTS5's structure record of both tables: which segments exist (a merge changes it)."""
+    return b"".join(
+        index.db.execute(f"SELECT block FROM {t}_data WHERE id = 10").fetchone()[0]
+        for t in ("docs", "pairs")
+    )
+
+
+def assert_as_fts5(index, texts=("reed", "w3x17", "w7x19999 reed")) -> None:
+    for text in texts:
+        query = textquery.parse(text)
+        scored = index._scored(("docs", textquery.to_fts(query)))[0].results
+        assert scored and index.search(query).results == scored, text
+    for table in ("docs", "pairs"):
+        index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)")
+
+
+@pytest.mark.parametrize("purge", [False, True])
+def test_a_write_interrupts_a_merge_step_under_way_which_is_rolled_back_whole(tmp_path, purge):
+    """Merge and purge steps run on a connection of their own (any thread); a write on the
+    index's own connection (a capture) does not wait for a step under way, which FTS5
+    cannot stop where it likes (a frequent term's list is written whole): the step gives
+    way (the write interrupts it), is rolled back whole, and is merged again later; the
+    answers are FTS5's throughout. The step is held mid-way (in a progress handler of the
+    test's, which then lets it go on) until the write waits, so the write surely arrives
+    during it."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    if purge:
+        with index._batch():
+            index.db.execute("INSERT OR REPLACE INTO meta VALUES ('unpurged', 1)")
+    pages = -fulltext.MERGE_PAGES if purge else fulltext.STEP_PAGES
+    before, rows = structure(index), index.count()
+    under_way = threading.Event()
+
+    def held() -> bool:
+        under_way.set()
+        for _ in range(2000):  # until the write waits (10 s at most)
+            if index.writing:
+                break
+            time.sleep(0.005)
+        return False
+
+    index._merger().set_progress_handler(held, 1)
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(pages)))
+    merging.start()
+    assert under_way.wait(10)
+    add_rows(index, ["reed written while a step merged"], 100)  # its write: waits for no step
+    merging.join()
+    assert results == ["interrupted"] and index.count() == rows + 1
+    assert segments(index, "docs") == segments(index, "pairs") == 9  # eight, and the write's
+    assert index.merger is None  # closed with the step: the next opens another
+    assert (index.purge() if purge else index.merge()) is True and structure(index) != before
+    assert segments(index, "docs") < (2 if purge else 4) > segments(index, "pairs")
+    assert not index.db.execute(fulltext._UNPURGED).fetchone()
+    assert_as_fts5(index)
+
+
+def test_a_write_interrupts_again_a_step_whose_statement_cleared_the_interrupt(
+    tmp_path, monkeypatch
+):
+    """SQLite clears an interrupt that comes between two statements when the next begins: a
+    write that finds the step still under way interrupts it again (``RESEND_S``). Here the
+    write comes while the step is between its BEGIN and its merge (each page slowed by a
+    progress handler of the test's, so the merge outlasts the first interrupts)."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    between, go, merge_step = threading.Event(), threading.Event(), fulltext._merge_step
+
+    def held(db, pages):
+        between.set()
+        go.wait(10)
+        return merge_step(db, pages)
+
+    monkeypatch.setattr(fulltext, "_merge_step", held)
+    index._merger().set_progress_handler(lambda: time.sleep(0.0001), 1)
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    assert between.wait(10)
+    writing = threading.Thread(target=lambda: add_rows(index, ["reed"], 100))
+    writing.start()
+    while not index.writing:  # its first interrupt is sent between two statements
+        time.sleep(0.001)
+    go.set()
+    merging.join()
+    writing.join()
+    assert results == ["interrupted"] and segments(index, "docs") == 9
+
+
+def test_an_interrupt_left_over_from_a_step_stops_no_merge_for_good(tmp_path):
+    """An interrupt that came as a step ended (it committed first) stays set on the merge
+    connection; it stops at most the next step (rolled back with the connection closed,
+    the file's lock free), and merging then goes on."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    assert index._step(fulltext.STEP_PAGES) == "merged"  # the connection and FTS5's reader open
+    index.merger.interrupt()  # no step under way
+    assert index.merge() is True
+    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+    index._merger().interrupt()
+    assert index._step(fulltext.STEP_PAGES) in ("idle", "interrupted")
+    add_rows(index, ["reed"], 100)  # the file's lock is free
+    assert_as_fts5(index)
+
+
+def test_no_merge_step_begins_while_a_write_waits(tmp_path):
+    """A merge step that begins while a write on the index's connection waits for the file's
+    lock would take it first and be stopped at once, again and again, while the write's
+    busy handler sleeps longer each time: a step waits for the writes to end instead."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    index._writing(1)  # a write waiting
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    merging.join(0.5)
+    assert merging.is_alive() and not results and not index.merger.in_transaction
+    index._writing(-1)
+    merging.join()
+    assert results == ["merged"]
+
+
+def test_a_kill_in_the_middle_of_a_merge_step_loses_nothing(tmp_path):
+    """A process SIGKILLed in the middle of a merge step (its pages partly written to the
+    WAL): opened again, the file holds the segments it had before the step, every row, and
+    the answers are FTS5's; merging then completes."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    before, rows = structure(index), index.count()
+    index.close()
+    child = f"""
+import os, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from host.services import fulltext
+index = fulltext.FullTextIndex({str(index.path)!r})
+calls = []
+def killed():
+    calls.append(1)
+    if len(calls) == 20:  # inside the step (about 44 calls)
+        print(index.merger.in_transaction, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return False
+index._merger().set_progress_handler(killed, 64)
+index.merge(1)
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL and done.stdout.split() == ["True"], done.stderr
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    assert structure(index) == before and index.count() == rows
+    assert_as_fts5(index)
+    assert index.merge() is True and structure(index) != before
+    assert_as_fts5(index)
 
 
 def chunk_rows(index, term: str) -> set[int]:
