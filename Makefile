@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PK     := $(BIN)/pagekeeper
 
-.PHONY: venv run test lint format bench dist extension clean
+.PHONY: venv run test lint format bench dist extension clean suggest-compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,18 @@ format: $(VENV)/.installed-test
 ## bench: speed and memory figures, each with its baseline measured in the same run
 bench: $(VENV)/.installed-bench
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+## suggest-compiled: a copy of engine/ in build/compiled/ whose suggestion modules mypyc
+## (part of mypy, a test dependency) compiles to C; never in place, so a compiled module can
+## never shadow an edited source. `tests/bench/bench_suggest.py --compiled` runs on it.
+COMPILED := build/compiled
+SUGGEST_MODULES := engine/urls/typos.py engine/urls/dictionary.py engine/urls/segments.py \
+	engine/urls/substitution.py engine/urls/keyboard.py engine/urls/suggest/pipeline.py \
+	engine/urls/suggest/ranking.py engine/urls/suggest/readings.py
+suggest-compiled: $(VENV)/.installed-test
+	rm -rf $(COMPILED) && mkdir -p $(COMPILED)
+	cp -r engine $(COMPILED)/ && find $(COMPILED) -name __pycache__ -prune -exec rm -rf {} +
+	cd $(COMPILED) && $(CURDIR)/$(BIN)/mypyc $(SUGGEST_MODULES)
 
 ## extension: dist/extension-chromium/, dist/extension-firefox/ and their zips
 extension: $(VENV)/.installed

@@ -160,7 +160,13 @@ def _replace_table(layout: str, costs: TypoCosts) -> _Table:
 
 
 def _aligned(
-    typed: str, meant: str, head: int, tail: int, replace: _Table, extra: tuple, costs: TypoCosts
+    typed: str,
+    meant: str,
+    head: int,
+    tail: int,
+    replace: _Table,
+    extra: tuple[float, ...],
+    costs: TypoCosts,
 ) -> float:
     """The weighted OSA distance of ``typed[head:-tail]`` to ``meant[head:-tail]`` (a
     dynamic programme over the differing middle; the cheapest of all alignments, where
@@ -175,7 +181,16 @@ def _aligned(
     middle = meant[head:end]
     # the cost of leaving out each letter of the middle: a hyphen or dot is a hyphen's, one
     # of a doubled letter less than another letter
-    hyphen, doubled, omission = costs.hyphen, costs.doubled_omission, costs.omission
+    # typed locals: compiled by mypyc (`make suggest-compiled`) they are C doubles, not objects
+    hyphen: float = costs.hyphen
+    doubled: float = costs.doubled_omission
+    omission: float = costs.omission
+    cost: float
+    best: float
+    moved: float
+    down: float
+    right: float
+    left: float
     missing: list[float] = []
     above = [0.0]
     for j in range(head, end):
@@ -189,12 +204,14 @@ def _aligned(
         missing.append(cost)
         above.append(above[-1] + cost)
     before: list[float] = []
-    swap, previous = costs.transposition, typed[head - 1] if head else ""
+    swap: float = costs.transposition
+    previous: str = typed[head - 1] if head else ""
     for i in range(head, len(typed) - tail):
-        ch, drop = typed[i], extra[i]
-        row_cost = replace[ch]
+        ch = typed[i]
+        drop: float = extra[i]
+        row_cost: dict[str, float] = replace[ch]
         left = above[0] + drop
-        row = [left]
+        row: list[float] = [left]
         prior = ""  # the meant letter before ``want``
         for c, want in enumerate(middle):
             if ch == want:

@@ -39,12 +39,31 @@ from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+COMPILED = ROOT / "build" / "compiled"  # `make suggest-compiled`
+
+
+def stale_compiled(root: Path = ROOT, compiled: Path = COMPILED) -> list[str]:
+    """The engine sources whose compiled copy differs from the tree's (or is missing):
+    a compiled module must run the same code as its source, or its figures mean nothing."""
+    return [
+        str(src.relative_to(root))
+        for src in sorted((root / "engine").rglob("*.py"))
+        if not (compiled / src.relative_to(root)).is_file()
+        or (compiled / src.relative_to(root)).read_bytes() != src.read_bytes()
+    ]
+
+
 sys.path.insert(0, str(ROOT))
+if "--compiled" in sys.argv:  # before the engine's first import
+    if stale := stale_compiled():
+        sys.exit(f"build/compiled is stale ({', '.join(stale[:3])}): run `make suggest-compiled`")
+    sys.path.insert(0, str(COMPILED))
 
 from rapidfuzz import process  # noqa: E402
 from rapidfuzz.distance import OSA  # noqa: E402
 from rapidfuzz.distance import Levenshtein as RFLev  # noqa: E402
 
+from engine.urls import typos as typos_module  # noqa: E402
 from engine.urls.dictionary import DomainDictionary, split_host  # noqa: E402
 from engine.urls.keyboard import neighbours  # noqa: E402
 from engine.urls.substitution import read_typed  # noqa: E402
@@ -599,7 +618,11 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-1m", action="store_true")
     parser.add_argument("--big", type=int, default=1_000_000, help="domains in the big run")
+    parser.add_argument(
+        "--compiled", action="store_true", help="run on build/compiled (make suggest-compiled)"
+    )
     args = parser.parse_args()
+    print(f"engine: {'compiled, ' if args.compiled else ''}{typos_module.__file__}")
     with open("/proc/loadavg") as f:
         print(f"load average: {f.read().split()[0]} (2 shared cores: figures are noisy)")
     domains = bundled_domains()
