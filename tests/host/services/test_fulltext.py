@@ -823,6 +823,24 @@ def merge_work(path: Path) -> FullTextIndex:
     return index
 
 
+def test_merge_steps_never_copy_the_wal_once_checkpoints_are_deferred(tmp_path):
+    """With ``defer_checkpoints`` (the daemon: it copies the WAL itself, off the store
+    thread), the merge connection's commits do not copy the WAL either, opened before the
+    call or after: every step's frames stay in it (SQLite's automatic checkpoint would copy
+    them, and start the WAL afresh, in the COMMIT that takes it past 1,000 pages)."""
+    for opened_first in (False, True):
+        index = merge_work(tmp_path / f"f{opened_first}.sqlite3")
+        index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if opened_first:
+            index._merger()
+        index.defer_checkpoints()
+        steps = 0
+        while not index.merge(1):
+            steps += 1
+        frames, _copied = index.checkpoint()
+        assert steps > 10 and frames > 1000, (opened_first, steps, frames)
+
+
 def structure(index) -> bytes:
     """FTS5's structure record of both tables: which segments exist (a merge changes it)."""
     return b"".join(
