@@ -53,6 +53,17 @@ def mask(rows: list[int]) -> bytes:
     return bytes(found)
 
 
+def masked(
+    db: sqlite3.Connection, source: tuple[str, str], weights: str, rows: dict[int, int]
+) -> list[tuple[int, float]] | None:
+    """FTS5's ``bm25()`` of ``source`` (its table and expression) for ``rows`` alone, as
+    (row, rank) pairs; None when FTS5 does not find every row (not all of them match)."""
+    table, expr = source
+    sql = _ALONE.format(table, weights)
+    found = db.execute(sql, (expr, min(rows), max(rows), mask(list(rows)))).fetchall()
+    return found if len(found) == len(rows) else None
+
+
 def counts_alone(
     db: sqlite3.Connection, source: tuple[str, str], weights: str, rows: dict[int, int],
     weight: float, avgdl: float,
@@ -60,10 +71,8 @@ def counts_alone(
     """Each row's column-weighted count of one term (``source``: its table and expression;
     ``rows``: row → length; ``weight``: the term's IDF), from FTS5's ``bm25()`` of the term
     alone; None when FTS5 does not find every row (not a match: the caller scores in full)."""
-    table, expr = source
-    sql = _ALONE.format(table, weights)
-    found = db.execute(sql, (expr, min(rows), max(rows), mask(list(rows)))).fetchall()
-    if len(found) != len(rows):
+    found = masked(db, source, weights, rows)
+    if found is None:
         return None
     return {n: count_of(-rank / weight, K1 * (1 - B + B * rows[n] / avgdl)) for n, rank in found}
 
@@ -74,10 +83,8 @@ def together(
     """FTS5's ``bm25()`` of the whole query (``source``: its table and expression) for
     ``rows`` (those that hold every term), best first (ties by row); None when FTS5 does not
     find every row."""
-    table, expr = source
-    sql = _ALONE.format(table, weights)
-    found = db.execute(sql, (expr, min(rows), max(rows), mask(list(rows)))).fetchall()
-    if len(found) != len(rows):
+    found = masked(db, source, weights, rows)
+    if found is None:
         return None
     return [Row(n, rank) for rank, n in sorted((rank, n) for n, rank in found)]
 
