@@ -627,14 +627,17 @@ CREDIT = re.compile(
 )
 
 
-def is_credit(block: Block, max_chars: int) -> bool:
-    """True for a short photo credit or caption line.
+def is_credit(block: Block, max_chars: int, low: str | None = None) -> bool:
+    """True for a short photo credit or caption line (``low``: the block's text lower-cased,
+    when the caller has it).
 
     >>> is_credit(Block("Marco Odermatt, Ski-Star. © AFP / MARCO BERTORELLO", 44, 0, "p"), 160)
     True
     """
-    low = block.text.lower()
-    return block.chars <= max_chars and has_credit_mark(low) and CREDIT.search(low) is not None
+    if block.chars > max_chars:
+        return False
+    low = block.text.lower() if low is None else low
+    return has_credit_mark(low) and CREDIT.search(low) is not None
 
 
 # Every alternative of CREDIT holds one of these (a test checks it): a block holding none is
@@ -676,27 +679,33 @@ TEMPLATE_LINE = re.compile(
 )
 
 
-def template_line(block: Block) -> bool:
-    """True for a block opening with a blog theme's or a publisher's template line.
+def template_line(block: Block, low: str | None = None) -> bool:
+    """True for a block opening with a blog theme's or a publisher's template line (``low``:
+    the block's text lower-cased, when the caller has it).
 
     >>> template_line(Block("You can follow any responses to this entry through the RSS 2.0 feed.", 60, 0, "p"))
     True
     >>> template_line(Block("We posted this entry on Monday, as promised.", 40, 0, "p"))
     False
     """
-    return TEMPLATE_LINE.match(block.text[:120].lower()) is not None
+    text = block.text
+    head = low if low is not None and len(text) <= 120 else text[:120].lower()
+    return TEMPLATE_LINE.match(head) is not None
 
 
-def is_notice(block: Block, max_chars: int) -> bool:
+def is_notice(block: Block, max_chars: int, low: str | None = None) -> bool:
     """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved"),
-    or a block of any length opening with a PHP error.
+    or a block of any length opening with a PHP error (``low``: the block's text lower-cased,
+    when the caller has it).
 
     >>> is_notice(Block("Das könnte Sie auch interessieren", 30, 0, "p"), 200)
     True
     """
+    text = block.text
     if block.chars <= max_chars:
-        return NOTICE_GROUPED.search(block.text.lower()) is not None
-    return PHP_ERROR.match(block.text[:400].lower()) is not None
+        return NOTICE_GROUPED.search(text.lower() if low is None else low) is not None
+    head = low if low is not None and len(text) <= 400 else text[:400].lower()
+    return PHP_ERROR.match(head) is not None
 
 
 def titles_content(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
@@ -773,10 +782,12 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
     """
     if block.noise < 0:
         notice, credit = options.notice_max_chars, options.credit_max_chars
+        text = block.text  # lower-cased once for the three rules (a long one: only its head)
+        low = text.lower() if len(text) <= 400 or block.chars <= max(notice, credit) else None
         noisy = block.tag not in _CODE and (
-            (notice and is_notice(block, notice))
-            or (credit and is_credit(block, credit))
-            or (options.template_lines and template_line(block))
+            (notice and is_notice(block, notice, low))
+            or (credit and is_credit(block, credit, low))
+            or (options.template_lines and template_line(block, low))
         )
         block.noise = 1 if noisy else 0
     return block.noise == 1
