@@ -34,6 +34,7 @@ from engine.html.blocks import (
 )
 from engine.html.extract import (
     _BOX_SELECTOR,
+    _TIER_OF_WORD,
     CREDIT,
     CREDIT_MARKS,
     NOTICE,
@@ -61,6 +62,7 @@ from engine.html.extract import (
     grow_sample,
     growth_bar,
     holds_text,
+    holds_tier_mark,
     in_cards,
     introduced_list,
     is_credit,
@@ -70,6 +72,7 @@ from engine.html.extract import (
     is_product_page,
     is_story,
     keeps_title,
+    label_tier,
     link_index_items,
     linked_paragraph,
     linked_prose,
@@ -396,6 +399,18 @@ def test_box_tiers_follow_the_cms_container_names():
     assert box_tier("div", {"id": "content"}) == box_tier("div", {"class": "main content"}) == 3
     assert box_tier("main", {}) == 4
     assert box_tier("div", {"class": "contentful sidebar"}) == 5  # "content" only as a word
+    assert box_tier("div", {"role": "article"}) == 2 and box_tier("main", {"role": "article"}) == 2
+    assert box_tier("div", {"role": "main"}) == 4 and box_tier("div", {"role": "banner"}) == 5
+    assert box_tier("article", {"class": "post-content", "role": "main"}) == 0
+
+
+def test_every_tier_word_holds_a_tier_mark():
+    # label_tier skips the tier words' search for a label holding no mark: a word without
+    # one (a new container name) would never be found.
+    for word, tier in _TIER_OF_WORD.items():
+        assert holds_tier_mark(word), word
+        assert label_tier(f"x {word.upper()} y", "") == tier, word
+    assert not holds_tier_mark("sidebar widget-area")  # the check itself can fail
 
 
 def test_article_box_is_the_most_specific_container_on_real_pages():
