@@ -27,7 +27,7 @@ from engine.errors import InvalidInput
 MAX_PATTERN = 2048
 CACHE_NAME = "documents"  # its entry in store.cache
 BULK = 2000  # more new versions than this: sort once instead of inserting one by one
-STEP_VERSIONS = 2000  # versions folded per step of a build ahead of use (fold_some; ~7 ms CPU at 100k)
+STEP_VERSIONS = 2000  # versions a step of a build ahead of use (fold_some; ~6 ms CPU at 100k)
 DENSE = 5000  # more hits than this expected past a page: count them in C (match_first)
 
 
