@@ -26,7 +26,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
 from websockets.http11 import Request, Response
 
-from engine.errors import BadRequest, Forbidden, PageKeeperError
+from engine.errors import BadRequest, Forbidden, PageKeeperError, TooLarge
 from host.daemon import http_routes
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.security import check_host, check_origin, presented_token, same_token
@@ -39,6 +39,11 @@ WS_PATH = "/ws"
 # both hold the GIL (a 48 MB page takes ~0.1-0.5 s), so on the loop, or on a thread, they
 # would stall every other connection's pings. Below it, decoding here is cheaper than the hop.
 BIG_MESSAGE_BYTES = 4 << 20
+# A big message's JSON comes back from the worker process pickled, and unpickling it holds the
+# GIL on the daemon's side: 20M small values (a 64 MB message of `{}`) take about 2 s and over
+# 1 GB there. No request needs more values than this (the largest, a bookmarks file, carries at
+# most 100,000 URLs: host/handlers/archive.py MAX_URLS), so the worker refuses the rest.
+MAX_VALUES = 1_000_000
 log = logging.getLogger("pagekeeper.server")
 
 
@@ -92,11 +97,39 @@ def parse(message: bytes) -> object:
     return json.loads(message.decode("utf-8"))
 
 
+def count_values(obj: object, limit: int) -> int:
+    """How many JSON values ``obj`` holds (an object's keys count too), read without
+    recursion; raise ``TooLarge`` as soon as the count passes ``limit``.
+
+    >>> count_values({"a": [1, 2, {}]}, 10)
+    6
+    """
+    pending, seen = [obj], 0
+    while pending:
+        value = pending.pop()
+        seen += 1
+        if isinstance(value, dict):
+            seen += len(value)
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        if seen > limit:
+            raise TooLarge(f"message holds more than {limit:,} JSON values")
+    return seen
+
+
+def parse_big(message: bytes) -> object:
+    """:func:`parse`, in the worker process, for a message that passes :data:`MAX_VALUES`."""
+    obj = parse(message)
+    count_values(obj, MAX_VALUES)
+    return obj
+
+
 async def decode(app, message: bytes) -> object:
     """The message's JSON: parsed here, or in the worker process when it is big (its
     bytes go there as received: a str would be encoded again to be pickled)."""
     if len(message) > BIG_MESSAGE_BYTES:
-        return await app.analyse(parse, message, big=True)
+        return await app.analyse(parse_big, message, big=True)
     return parse(message)
 
 
@@ -115,6 +148,8 @@ async def answer(app, ws: ServerConnection, message: bytes) -> None:
         obj = await decode(app, message)
     except (ValueError, RecursionError) as exc:
         reply = error_reply(None, BadRequest(f"message is not valid JSON ({str(exc)[:200]})"))
+    except TooLarge as exc:  # as a frame over the cap: no id is read from it
+        reply = error_reply(None, exc)
     else:
         reply = await dispatch.handle(obj, app)
     try:
