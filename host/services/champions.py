@@ -405,6 +405,10 @@ class Champions:
         found = self.db.execute("SELECT n, f, d FROM champ WHERE term = ?", (term,))
         return {n: (f, d) for n, f, d in found}, cutoff / min(1.0, a0 / avgdl)
 
+    def listed_rows(self, term: str) -> list[int]:
+        """The rows the list of ``term`` holds."""
+        return [n for (n,) in self.db.execute("SELECT n FROM champ WHERE term = ?", (term,))]
+
     # -- keeping the lists current as rows come and go ---------------------------------------
     def added(self, n: int, row: RowTokens) -> dict[str, float]:
         """Enter row ``n`` (its tokens ``row``, in the scratch table while this runs) in the

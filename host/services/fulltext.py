@@ -1008,8 +1008,7 @@ class FullTextIndex:
         banded = [self.champions.banded(p, avgdl) for p in phrases]
         if any(b is None for b in banded):
             return None
-        lists = [self.champions.listed(p, avgdl)[0] for p in phrases]
-        reach = Hits(bitmap([n for rows in lists for n in rows]))
+        reach = Hits(bitmap([n for p in phrases for n in self.champions.listed_rows(p)]))
         weights, source = ", ".join(map(str, WEIGHTS)), self._head_source(query)
         total, scored, found = self.rows.documents(matching)[0], Hits({}), list[champions.Row]()
         for j in range(min(len(b) for b in banded if b is not None)):
@@ -1022,7 +1021,7 @@ class FullTextIndex:
                 more = threshold.together(self.db, source, weights, dict.fromkeys(fresh, 0))
                 if more is None:
                     return None
-                found = sorted([*found, *more], key=lambda r: (r.rank, r.n))
+                found = sorted([*found, *more], key=lambda r: (r.rank, r.n)) if found else more
                 scored = rows
             edges = [b[j][1] for b in banded if b is not None]
             head = self._certified(found, threshold.bound(idfs, edges), matching, want, total)
