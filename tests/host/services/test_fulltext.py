@@ -701,6 +701,29 @@ def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, 
     assert index.warm_due() is True  # a rebuild
 
 
+def test_a_file_planned_before_bands_reads_again_only_its_words_that_should_have_them(
+    tmp_path, monkeypatch
+):
+    """A file whose warm lists were planned by rule 2 (before bands) keeps them, but for its
+    warm words in at least ``BAND_ROWS`` rows, which are read again (with bands)."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    add_rows(index, [warm_body(random.Random(5), n) for n in range(60)], 0)
+    monkeypatch.setattr(champions, "BAND_ROWS", 10**9)  # planned before bands existed
+    for term in index.warm_plan():
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert index.champions.warm and not index.champions.bands
+    index.db.execute("UPDATE meta SET value = 2 WHERE name = 'warmrule'")
+    monkeypatch.setattr(champions, "BAND_ROWS", 40)
+    assert index.warm_due()
+    vocab = "SELECT term FROM temp.instances GROUP BY term HAVING count(DISTINCT doc) >= 40"
+    frequent = {f'"{t}"' for (t,) in index.db.execute(vocab)}
+    again = index.warm_plan()
+    assert set(again) == frequent and len(frequent) == 2  # river and the padding
+    for term in again:
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert set(index.champions.bands) == frequent and not index.warm_due()
+
+
 def test_a_phrase_ranks_on_its_pairs_bit_for_bit_as_fts5_ranks_it(tmp_path):
     """Each token written joined to the next (host/services/pairs.py): ``pairs`` holds docs's
     rows, column sizes and totals, so a query of phrases ranked on their pairs gets docs's
