@@ -162,15 +162,16 @@ def band_name(term: str, j: int) -> str:
 @dataclass(frozen=True)
 class Built:
     """A list as read from one snapshot of the index: its term, ``cutoff`` and ``a0``, the
-    kept rows ``(n, F, D)``, every row the term matches, and its bands, ``(edge, rows)``
-    best first (none for a term that is not a word in ``BAND_ROWS`` rows)."""
+    kept rows ``(n, F, D)``, every row the term matches (as bitmap chunks: made by the
+    reader, off the store thread), and its bands, ``(edge, chunks)`` best first (none for a
+    term that is not a word in ``BAND_ROWS`` rows)."""
 
     term: str
     cutoff: float
     a0: float
     kept: list[tuple[int, float, int]]
-    matches: list[int]
-    bands: list[tuple[float, list[int]]] = field(default_factory=list)
+    matches: dict[int, bytes]
+    bands: list[tuple[float, dict[int, bytes]]] = field(default_factory=list)
 
 
 def read(
@@ -193,7 +194,8 @@ def read(
         d = row_length(db, n, "docs")
         kept.append((n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
     cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
-    return Built(term, cutoff, avgdl, kept, matches, bands(top, weight) if banded else [])
+    found = [(edge, bitmap(rows)) for edge, rows in bands(top, weight)] if banded else []
+    return Built(term, cutoff, avgdl, kept, bitmap(matches), found)
 
 
 def bands(top: list[tuple[int, float]], weight: float) -> list[tuple[float, list[int]]]:
@@ -334,11 +336,11 @@ class Champions:
                         (term, built.cutoff, built.a0, int(warm)))  # fmt: skip
         self.db.execute("DELETE FROM hitmap WHERE term = ?", (term,))
         self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
-                            [(term, c, b) for c, b in bitmap(built.matches).items()])  # fmt: skip
-        for j, (edge, rows) in enumerate(built.bands):
+                            [(term, c, b) for c, b in built.matches.items()])  # fmt: skip
+        for j, (edge, chunks) in enumerate(built.bands):
             self.db.execute("INSERT INTO band (term, j, edge) VALUES (?, ?, ?)", (term, j, edge))
             self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
-                                [(band_name(term, j), c, b) for c, b in bitmap(rows).items()])  # fmt: skip
+                                [(band_name(term, j), c, b) for c, b in chunks.items()])  # fmt: skip
             self.bands.setdefault(term, []).append(edge)
             self.band_terms[band_name(term, j)] = term
         self.tiers.pop(term, None)
