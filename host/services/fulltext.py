@@ -917,7 +917,8 @@ class FullTextIndex:
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
-        ``-excluded`` ones) from the term's champion list, or None."""
+        ``-excluded`` ones) from the term's champion list (then its bands, when the excluded
+        rows leave the list too few), or None."""
         positives = query.positives
         if len(positives) != 1:
             return None
@@ -930,7 +931,11 @@ class FullTextIndex:
             return None  # few matches (left): scoring them all is fast
         matching = self._unexcluded(query, hits)
         listed = self.champions.ranked(term, df, matching.__contains__)
-        return None if listed is None else self._certified(*listed, matching, want)
+        head = None if listed is None else self._certified(*listed, matching, want)
+        if head is None and term in self.champions.bands:  # the list alone: too few (excluded)
+            rows, avgdl = averages(self.db)
+            head = self._banded_head(query, want, (term,), matching, [idf(rows, df)], avgdl)
+        return head
 
     def _conjunction_head(self, query, want: int) -> Ranking | None:
         """The certified head of a query of several terms (plus any ``-excluded`` ones) from

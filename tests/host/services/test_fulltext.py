@@ -1276,7 +1276,8 @@ def threshold_answers(index, texts, monkeypatch) -> list[int]:
 
 def test_two_frequent_words_alike_rank_from_their_bands_exactly_as_fts5(tmp_path, monkeypatch):
     """Two frequent words with IDFs alike (neither leads the score), each with a list and
-    bands, are answered band by band: FTS5 scores only the rows in some list or band, and
+    bands, are answered band by band (and a word whose excluded word leaves its list too
+    few): FTS5 scores only the rows in some list or band, and
     head and total are FTS5's full ranking of the query, also with an excluded word, after
     new rows (some high in a band, their bits in the delta, then folded) moved the average
     length, after banded rows left FTS5, and with dead rows."""
@@ -1308,7 +1309,7 @@ def test_two_frequent_words_alike_rank_from_their_bands_exactly_as_fts5(tmp_path
     assert index.install(built, generation)
     assert len(index.champions.bands['"alpha"']) == len(champions.BAND_SHARES)
     assert '"gamma"' not in index.champions.bands  # in fewer than BAND_ROWS rows
-    texts = ("alpha beta", "beta alpha", "alpha beta -gamma")
+    texts = ("alpha beta", "beta alpha", "alpha beta -gamma", "alpha -beta")
     scored = banded_answers(index, texts, monkeypatch)
     add(150, 760, most=4, pad=130)  # longer rows: the average moves, new rows fall in bands
     assert any("\t" in t for terms in index.champions.pending.values() for t in terms)
