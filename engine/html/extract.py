@@ -72,6 +72,11 @@ class ExtractOptions:
     linked_prose_min_chars: int = 30
     linked_prose_min_plain: int = 20  # characters outside its links
     linked_prose_max_density: float = 0.8
+    # ... or a sentence with links between two plain blocks of the span (see
+    # linked_sentence): "Enables session support. See the session documentation." under its
+    # <dt>, "This element includes the global attributes." under its heading. 0: off.
+    linked_sentence_min_chars: int = 20
+    linked_sentence_min_plain: int = 5  # characters outside its links
     # ... or an item of a link list that a heading or sentence of its own element introduces,
     # when the span holds ``link_index_min_lists``+ such lists (see link_index_items): a docs
     # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
@@ -861,6 +866,54 @@ def prose_candidate(block: Block, options: ExtractOptions) -> bool:
     )
 
 
+# How a sentence ends (a CJK full stop too).
+_SENTENCE_END = (".", ":", "!", "?", "\u3002")
+
+
+def linked_sentence(blocks, k, lo, hi, free, options: ExtractOptions) -> bool:
+    """A link-dense <p>/<li> that is a sentence of the running text: it ends as a sentence,
+    holds ``linked_sentence_min_chars``+ characters with ``linked_sentence_min_plain``+
+    outside its links, and the span's blocks just before and after it are plain text (not
+    link-dense). Docs point to other pages in the middle of their text ("Enables session
+    support. See the session documentation."); a list of teasers or a menu has link-dense
+    neighbours, and a headline no full stop.
+
+    >>> dt = Block("SessionMiddleware", 17, 0, "dt")
+    >>> see = Block("Enables session support. See the session documentation.", 55, 21, "p", links=1)
+    >>> h3 = Block("Site framework", 14, 0, "h3")
+    >>> linked_sentence([dt, see, h3], 1, 0, 2, [True] * 3, ExtractOptions())
+    True
+    >>> linked_sentence([dt, see, Block("Home", 4, 4, "li")], 1, 0, 2, [True] * 3, ExtractOptions())
+    False
+    """
+    block = blocks[k]
+    least = options.linked_sentence_min_chars
+    if not least or block.tag not in _PROSE_TAGS or block.chars < least:
+        return False
+    if block.chars - block.link_chars < options.linked_sentence_min_plain:
+        return False
+    text = block.text
+    if not text.rstrip().endswith(_SENTENCE_END) or "www." in text or "://" in text:
+        return False
+    before, after = _free_neighbour(free, k, lo, -1), _free_neighbour(free, k, hi, 1)
+    return (
+        before is not None
+        and after is not None
+        and not _is_linky(blocks[before], options)
+        and not _is_linky(blocks[after], options)
+    )
+
+
+def _free_neighbour(free: list[bool], k: int, end: int, step: int) -> int | None:
+    """The nearest index from ``k`` towards ``end`` (inclusive) whose block is free."""
+    j = k + step
+    while (j - end) * step <= 0:
+        if free[j]:
+            return j
+        j += step
+    return None
+
+
 def plain_items(blocks, lo, hi, free, options: ExtractOptions) -> set[tuple]:
     """(parent path, tag) of the span's plain <p>/<li> items of ``teaser_min_chars``+: the
     lists and runs of paragraphs that hold running text.
@@ -996,6 +1049,8 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
 
     def prose(k: int) -> bool:
         nonlocal plain
+        if linked_sentence(blocks, k, lo, hi, free, options):
+            return True
         if not prose_candidate(blocks[k], options):
             return False
         if plain is None:

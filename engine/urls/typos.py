@@ -206,6 +206,7 @@ def _aligned(
     before: list[float] = []
     swap: float = costs.transposition
     previous: str = typed[head - 1] if head else ""
+    previous_cost: dict[str, float] = {}
     for i in range(head, len(typed) - tail):
         ch = typed[i]
         drop: float = extra[i]
@@ -218,8 +219,17 @@ def _aligned(
                 best = above[c]
             else:
                 best = above[c] + row_cost[want]
-                if previous == want and prior == ch and before:
-                    moved = before[c - 1] + swap
+                # two letters swapped (Damerau's transposition), and one of them may
+                # also be a slip of its key: ``plantds`` for planets (d for e)
+                if previous == want:
+                    if prior and before:
+                        moved = before[c - 1] + swap
+                        if prior != ch:
+                            moved += row_cost[prior]
+                        if moved < best:
+                            best = moved
+                elif prior == ch and before:
+                    moved = before[c - 1] + swap + previous_cost[want]
                     if moved < best:
                         best = moved
             down = above[c + 1] + drop
@@ -229,7 +239,7 @@ def _aligned(
             left = right if right < best else best
             row.append(left)
             prior = want
-        before, above, previous = above, row, ch
+        before, above, previous, previous_cost = above, row, ch, row_cost
     return above[-1]
 
 

@@ -28,6 +28,13 @@ warm list is read on a connection of its own (:func:`read`, a snapshot) and inst
 the store thread (:meth:`Champions.install`), after which the rows that came and went since
 the snapshot are applied to it (:meth:`Champions.enter`, :meth:`Champions.leave`).
 
+*Bands* (impact layers; Anh & Moffat, "Pruned query evaluation using pre-computed impacts",
+SIGIR 2006): a word in at least ``BAND_ROWS`` rows also keeps, for each share ``s`` of
+``BAND_SHARES``, the ``g`` (at ``a0``) that its best ``s·rows`` reach (the band's *edge*), and
+the rows outside the list between that edge and the one before as a bitmap (stored beside the
+term's own, as :func:`band_name`), so every row outside the list and bands 0 … j has ``g``
+below edge j. A new row's band comes from its count, as its place in the list does.
+
 >>> round(factor(3, 100, 100.0), 4)
 1.5714
 """
@@ -36,7 +43,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from host.services.bm25 import K1, B, count_of, factor, idf
@@ -50,6 +57,14 @@ SIZE = 2000  # rows kept per list (the threshold algorithm, host/services/thresh
 # versions, tune half; of 2,000 rows at least 167 in each)
 LISTS = 64  # lists made after a search, kept: a capture checks its row against each
 PREFIX_CHARS = 4  # warm prefixes are at most this long (a capture sums its terms' prefixes)
+BAND_ROWS = 8 * SIZE  # a word in at least this many rows gets bands (see Champions.banded):
+# a query needs both words in WORDS_RATIO·SIZE·2 rows before host/services/threshold.py is tried
+BAND_SHARES = (
+    0.0625,
+    0.125,
+    0.25,
+    0.5,
+)  # a band's lower edge: the g this share of the rows reaches
 COLUMNS = ("title", "body", "url")
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS tier (n INTEGER PRIMARY KEY, term TEXT UNIQUE NOT NULL,"
@@ -61,6 +76,8 @@ SCHEMA = (
     " bits BLOB NOT NULL, PRIMARY KEY (term, chunk)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS hitmap_chunk ON hitmap(chunk)",
     "CREATE TABLE IF NOT EXISTS hitdelta (n INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS band (term TEXT NOT NULL, j INTEGER NOT NULL, edge REAL NOT NULL,"
+    " PRIMARY KEY (term, j)) WITHOUT ROWID",
 )
 CHUNK = 1 << 12  # rows per bitmap chunk (512 bytes)
 FOLD_WRITES = 64  # bitmap chunks rewritten per fold step (~2 ms: a short store-thread pause)
@@ -137,16 +154,27 @@ class Row:
     rank: float
 
 
+def band_name(term: str, j: int) -> str:
+    """The name band ``j`` of ``term`` has among the bitmaps (no term holds a tab).
+
+    >>> band_name('"river"', 2)
+    '"river"\\t2'
+    """
+    return f"{term}\t{j}"
+
+
 @dataclass(frozen=True)
 class Built:
     """A list as read from one snapshot of the index: its term, ``cutoff`` and ``a0``, the
-    kept rows ``(n, F, D)`` and every row the term matches."""
+    kept rows ``(n, F, D)``, every row the term matches, and its bands, ``(edge, rows)``
+    best first (none for a term that is not a word in ``BAND_ROWS`` rows)."""
 
     term: str
     cutoff: float
     a0: float
     kept: list[tuple[int, float, int]]
     matches: list[int]
+    bands: list[tuple[float, list[int]]] = field(default_factory=list)
 
 
 def read(
@@ -158,17 +186,39 @@ def read(
     rows, avgdl = averages(db)
     weight = idf(rows, len(matches))
     table, expr = source
-    top = db.execute(
-        f"SELECT rowid, bm25({table}, {weights}) AS r FROM {table} WHERE {table} MATCH ?"
-        " ORDER BY r LIMIT ?",
-        (expr, SIZE + 1),
-    ).fetchall()
+    sql = f"SELECT rowid, bm25({table}, {weights}) AS r FROM {table} WHERE {table} MATCH ?"
+    banded = table == "docs" and not term.endswith("*") and len(matches) >= BAND_ROWS
+    if banded:  # every match, best first
+        top = sorted(db.execute(sql, (expr,)).fetchall(), key=lambda r: r[1])
+    else:
+        top = db.execute(sql + " ORDER BY r LIMIT ?", (expr, SIZE + 1)).fetchall()
     kept = []
     for n, rank in top[:SIZE]:
         d = row_length(db, n, "docs")
         kept.append((n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
     cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
-    return Built(term, cutoff, avgdl, kept, matches)
+    return Built(term, cutoff, avgdl, kept, matches, bands(top, weight) if banded else [])
+
+
+def bands(top: list[tuple[int, float]], weight: float) -> list[tuple[float, list[int]]]:
+    """The bands of a term from every row it matches, ``(n, bm25)`` best first (its IDF
+    ``weight``): band j's edge is the ``g`` of the row at depth ``BAND_SHARES[j]`` of them
+    (the list's cutoff when the list is deeper), its rows those after the list and the
+    bands before it whose ``g`` reaches the edge.
+
+    >>> found = bands([(n, -1.0 - 1 / (n + 1)) for n in range(SIZE * 20)], 1.0)
+    >>> [len(rows) for _edge, rows in found], found[0][0] > found[1][0]
+    ([501, 2500, 5000, 10000], True)
+    """
+    found, i = [], SIZE
+    for share in BAND_SHARES:
+        edge = -top[max(SIZE, int(share * len(top)))][1] / weight
+        rows = []
+        while i < len(top) and -top[i][1] / weight >= edge:
+            rows.append(top[i][0])
+            i += 1
+        found.append((edge, rows))
+    return found
 
 
 def _varints(blob: bytes) -> list[int]:
@@ -215,6 +265,10 @@ class Champions:
         rows = db.execute("SELECT term, cutoff, a0, warm FROM tier ORDER BY n").fetchall()
         self.tiers = {t: (c, a) for t, c, a, _w in rows}
         self.warm = {t for t, _c, _a, w in rows if w}
+        self.bands: dict[str, list[float]] = {}  # term -> its bands' edges, best first
+        for term, edge in db.execute("SELECT term, edge FROM band ORDER BY term, j"):
+            self.bands.setdefault(term, []).append(edge)
+        self.band_terms = {n: t for t in self.bands for n in self._band_names(t)}  # name -> term
         mapped = {t for (t,) in db.execute("SELECT DISTINCT term FROM hitmap")}
         for term in [t for t in self.tiers if t not in mapped]:  # made before hit bitmaps
             self.drop(term)
@@ -233,9 +287,9 @@ class Champions:
                 self.delta[term].add(n)
 
     def clear(self) -> None:
-        for table in ("champ", "tier", "hitmap", "hitdelta"):
+        for table in ("champ", "tier", "hitmap", "hitdelta", "band"):
             self.db.execute(f"DELETE FROM {table}")
-        self.tiers, self.warm = {}, set()
+        self.tiers, self.warm, self.bands, self.band_terms = {}, set(), {}, {}
         self.pending, self.delta = {}, defaultdict(set)
 
     def hits(self, term: str) -> Hits | None:
@@ -243,12 +297,24 @@ class Champions:
         needs no FTS5 lookup of them (a broad prefix or a frequent phrase costs FTS5 a
         merge of many doclists or positions): its bitmap's chunks and the rows of the
         delta that no :meth:`fold` has set in them yet."""
-        if term not in self.tiers:
+        return self._bitmap(term) if term in self.tiers else None
+
+    def banded(self, term: str, avgdl: float) -> list[tuple[Hits, float]] | None:
+        """The bands of ``term`` (None: it has none), best first: each one's rows and its edge
+        at the average length ``avgdl`` (as the list's cutoff: :meth:`listed`), so every row
+        of the term outside its list and bands 0 … j has ``g`` at most edge j."""
+        edges = self.bands.get(term)
+        if not edges or term not in self.tiers:
             return None
-        found = self.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (term,))
+        scale = min(1.0, self.tiers[term][1] / avgdl)
+        return [(self._bitmap(band_name(term, j)), e / scale) for j, e in enumerate(edges)]
+
+    def _bitmap(self, name: str) -> Hits:
+        """The bitmap ``name`` (a term's, or a band's) with the delta's rows set in it."""
+        found = self.db.execute("SELECT chunk, bits FROM hitmap WHERE term = ?", (name,))
         chunks = dict(found.fetchall())
         late: dict[int, bytearray] = {}
-        for n in self.delta.get(term, ()):
+        for n in self.delta.get(name, ()):
             c = n // CHUNK
             if c not in late:
                 late[c] = bytearray(chunks.get(c, bytes(CHUNK // 8)))
@@ -264,6 +330,7 @@ class Champions:
         """Store a list read by :func:`read` (``warm``: made ahead, never dropped for a newer
         one); the oldest list made after a search goes beyond ``LISTS``."""
         term = built.term
+        self._drop_bands(term)
         self.db.execute("DELETE FROM champ WHERE term = ?", (term,))
         self.db.executemany("INSERT INTO champ (term, n, f, d) VALUES (?, ?, ?, ?)",
                             [(term, n, f, d) for n, f, d in built.kept])  # fmt: skip
@@ -272,6 +339,12 @@ class Champions:
         self.db.execute("DELETE FROM hitmap WHERE term = ?", (term,))
         self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
                             [(term, c, b) for c, b in bitmap(built.matches).items()])  # fmt: skip
+        for j, (edge, rows) in enumerate(built.bands):
+            self.db.execute("INSERT INTO band (term, j, edge) VALUES (?, ?, ?)", (term, j, edge))
+            self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
+                                [(band_name(term, j), c, b) for c, b in bitmap(rows).items()])  # fmt: skip
+            self.bands.setdefault(term, []).append(edge)
+            self.band_terms[band_name(term, j)] = term
         self.tiers.pop(term, None)
         self.tiers[term] = (built.cutoff, built.a0)
         self.warm.discard(term)
@@ -286,9 +359,31 @@ class Champions:
         its row while the row lives, and a fold skips terms with no list)."""
         for table in ("champ", "tier", "hitmap"):
             self.db.execute(f"DELETE FROM {table} WHERE term = ?", (term,))
+        self._drop_bands(term)
         self.tiers.pop(term, None)
         self.warm.discard(term)
         self.delta.pop(term, None)
+
+    def _drop_bands(self, term: str) -> None:
+        for name in self._band_names(term):
+            self.db.execute("DELETE FROM hitmap WHERE term = ?", (name,))
+            self.delta.pop(name, None)
+            del self.band_terms[name]
+        self.db.execute("DELETE FROM band WHERE term = ?", (term,))
+        self.bands.pop(term, None)
+
+    def _band_names(self, term: str) -> list[str]:
+        return [band_name(term, j) for j in range(len(self.bands.get(term, ())))]
+
+    def _band_of(self, term: str, f: float, length: int) -> list[str]:
+        """The band of a row that holds ``term`` ``f`` times (column-weighted) and is
+        ``length`` tokens long, as ``[its name]`` ([]: no band, or the term has none): the
+        first whose edge its ``g`` at the list's ``a0`` reaches."""
+        edges = self.bands.get(term)
+        if not f or not edges:
+            return []
+        g = factor(f, length, self.tiers[term][1])
+        return [band_name(term, j) for j, edge in enumerate(edges) if g >= edge][:1]
 
     def ranked(self, term: str, hits: int, matching) -> tuple[list[Row], float] | None:
         """The listed rows that ``matching`` accepts, scored as ``bm25()`` would, best first,
@@ -328,7 +423,10 @@ class Champions:
             f = words.get(term, 0.0) if term in self.warm else self.scratch.count(term)
             counts[term] = f
             self._enter(term, n, f, row.length, cutoff, a0)
-        self._pend(n, [t for t, f in counts.items() if f])
+        marks = [t for t, f in counts.items() if f]
+        for term in [t for t in marks if t in self.bands]:
+            marks += self._band_of(term, counts[term], row.length)
+        self._pend(n, marks)
         return counts
 
     def _row_counts(self, row: RowTokens) -> dict[str, float]:
@@ -377,13 +475,14 @@ class Champions:
             f = self.scratch.count(term)
             self._enter(term, n, f, row.length, cutoff, a0)
         if f:
-            self._pend(n, [term])
+            self._pend(n, [term, *self._band_of(term, f, row.length)])
 
     def leave(self, term: str, n: int) -> None:
         """Apply to the list of ``term`` a row that left FTS5 after its snapshot."""
         self.db.execute("DELETE FROM champ WHERE term = ? AND n = ?", (term, n))
-        self._unpend(n, term)
-        self._unmark(term, n)
+        for name in [term, *self._band_names(term)]:
+            self._unpend(n, name)
+            self._unmark(name, n)
 
     def removed(self, n: int) -> None:
         """Row ``n`` left FTS5: out of every list and bitmap (its number may come again)."""
@@ -432,7 +531,7 @@ class Champions:
         taken: dict[int, set[str]] = defaultdict(set)
         for n in sorted(self.pending):
             for term in self.pending[n]:
-                if term not in self.tiers:  # its list went: nothing to set
+                if term not in self.tiers and term not in self.band_terms:  # its list went
                     taken[n].add(term)
                     continue
                 key = (term, n // CHUNK)

@@ -80,8 +80,10 @@ WANTED = 16  # champion lists asked for and not made yet, at most
 DEAD_SHARE = 0.25  # rebuild once this share of the rows belongs to deleted versions
 WARM_LISTS = 1024  # warm lists of words and prefixes made ahead of any search, at most
 WARM_PAIRS = 256  # and of phrases of two words (their own budget: see warm_plan)
-WARM_RULE = 2  # the warm plan's rule: a file planned by another is planned again, every list read
-# again (rule 2: lists of 2,000 rows, phrases on their own budget)
+WARM_RULE = 3  # the warm plan's rule: a file planned by another is planned again, every list read
+# again (rule 2: lists of 2,000 rows, phrases on their own budget; rule 3: frequent words have
+# bands), but the lists of a rule in KEPT_RULES
+KEPT_RULES = (2,)  # (a warm word that should have bands and has none is read again all the same)
 PREFIX_COST = 0.75  # a prefix's first search costs about this per row of its words' sum
 WARM_GROWTH = 1.25  # plan the warm lists again once the index has grown this much
 PAIRS_RATIO = 1.5  # see FullTextIndex._mixed_source (20k versions, tune half)
@@ -667,9 +669,16 @@ class FullTextIndex:
             rule = self.db.execute("SELECT value FROM meta WHERE name = 'warmrule'").fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmed', ?)", (rows,))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('warmrule', ?)", (WARM_RULE,))
-            same = rule is not None and rule[0] == WARM_RULE  # else every list is read again
-            warm = set(self.champions.warm) if same else set()
+            same = rule is not None and rule[0] in (WARM_RULE, *KEPT_RULES)  # else all read again
+            warm = set(self.champions.warm) - self._unbanded(estimate) if same else set()
         return _most_rows(estimate, warm, limit) + _most_rows(phrases, warm, WARM_PAIRS)
+
+    def _unbanded(self, estimate: dict[str, float]) -> set[str]:
+        """The warm words (``estimate``: term → rows) in at least ``BAND_ROWS`` rows whose
+        list has no bands (read before rule 3)."""
+        bands, warm = self.champions.bands, self.champions.warm
+        frequent = {t for t in warm if estimate.get(t, 0) >= champions.BAND_ROWS}
+        return {t for t in frequent if not t.endswith("*") and " " not in t and t not in bands}
 
     def begin_warm(self) -> int:
         """Before :meth:`read_list` takes its snapshot (on the store thread): note the rows
@@ -956,8 +965,18 @@ class FullTextIndex:
         matching = self._unexcluded(query, both)
         rows, avgdl = averages(self.db)
         idfs = [idf(rows, len(h)) for h in hits if h is not None]
-        if max(idfs) < threshold.DOMINANT * (sum(idfs) - max(idfs)):
-            return None  # no term leads the score: the lists' bound certifies too few
+        head = None
+        if max(idfs) >= threshold.DOMINANT * (sum(idfs) - max(idfs)):  # a term leads
+            head = self._leading_head(query, want, (phrases, phrased), matching, idfs, avgdl)
+        return head or self._banded_head(query, want, phrases, matching, idfs, avgdl)
+
+    def _leading_head(
+        self, query, want: int, terms, matching: Hits, idfs: list[float], avgdl: float
+    ) -> Ranking | None:  # fmt: skip
+        """:meth:`_threshold_head` when one term leads the score: the rows of the terms' lists
+        that may score above the most an unlisted row can (``terms``: the phrases, and
+        whether one is a phrase of several words)."""
+        phrases, phrased = terms
         lists = [self.champions.listed(p, avgdl) for p in phrases]
         weights = ", ".join(map(str, WEIGHTS))
 
@@ -974,6 +993,42 @@ class FullTextIndex:
         else:  # words: FTS5 walks their doclists once, and scores the query itself
             found = threshold.together(self.db, self._head_source(query), weights, hopeful)
         return None if found is None else self._certified(found, bound, matching, want)
+
+    def _banded_head(
+        self, query, want: int, phrases, matching: Hits, idfs: list[float], avgdl: float
+    ) -> Ranking | None:  # fmt: skip
+        """The certified head of a query of several words with bands (host/services/
+        champions.py), when no word leads the score or the lists could not certify (an
+        unlisted row's bound from the lists alone is too loose): level by level, FTS5 scores the matching rows in some word's list or bands
+        0 … j not scored yet (:func:`threshold.together`), until ``want`` documents (or all)
+        score above every other row's most (:func:`threshold.bound` of the edges j); None
+        when a word has no bands, or the last level certifies too few."""
+        if not all(p in self.champions.bands for p in phrases):
+            return None
+        banded = [self.champions.banded(p, avgdl) for p in phrases]
+        if any(b is None for b in banded):
+            return None
+        lists = [self.champions.listed(p, avgdl)[0] for p in phrases]
+        reach = Hits(bitmap([n for rows in lists for n in rows]))
+        weights, source = ", ".join(map(str, WEIGHTS)), self._head_source(query)
+        total, scored, found = self.rows.documents(matching)[0], Hits({}), list[champions.Row]()
+        for j in range(min(len(b) for b in banded if b is not None)):
+            reach = _either([reach, *(b[j][0] for b in banded if b is not None)])
+            rows = _both([reach, matching])
+            if self.rows.documents(rows)[0] < min(want, total):
+                continue  # too few documents to certify: the next level, before FTS5 scores
+            fresh = list(_minus(rows, scored))
+            if fresh:
+                more = threshold.together(self.db, source, weights, dict.fromkeys(fresh, 0))
+                if more is None:
+                    return None
+                found = sorted([*found, *more], key=lambda r: (r.rank, r.n))
+                scored = rows
+            edges = [b[j][1] for b in banded if b is not None]
+            head = self._certified(found, threshold.bound(idfs, edges), matching, want, total)
+            if head is not None:
+                return head
+        return None
 
     def _may_certify(self, rows: list[int], matching: Hits, want: int) -> bool:
         """True when ``rows`` (those that may score above the bound) hold ``want``
@@ -1023,7 +1078,12 @@ class FullTextIndex:
         than ``MIN_ROWS`` is fast at any size of index."""
         return df >= MIN_ROWS
 
-    def _certified(self, scored, bound: float, hits, want: int) -> Ranking | None:
+    def _certified(
+        self, scored, bound: float, hits, want: int, total: int | None = None
+    ) -> Ranking | None:
+        """The documents whose best row of ``scored`` (best first) scores better than
+        ``bound`` (every other row scores at least that), if they number ``want`` or all
+        of ``hits`` (``total`` documents, counted when not given); None else."""
         seen_keys, head = set[str](), list[tuple[str, str, float]]()
         for row in scored:
             found = self.rows.get(row.n)
@@ -1033,7 +1093,7 @@ class FullTextIndex:
                 break
             seen_keys.add(found[0])
             head.append((found[0], found[1], row.rank))
-        total = self.rows.documents(hits)[0]
+        total = self.rows.documents(hits)[0] if total is None else total
         if len(head) < min(want, total):
             return None
         head.sort(key=lambda r: (r[2], r[0]))
@@ -1126,6 +1186,19 @@ def _both(hits: list[Hits]) -> Hits:
     return Hits(chunks)
 
 
+def _either(hits: list[Hits]) -> Hits:
+    """The rows any of ``hits`` holds.
+
+    >>> list(_either([Hits({0: bytes([0b001])}), Hits({0: bytes([0b100]), 1: bytes([1])})]))
+    [0, 2, 4096]
+    """
+    chunks: dict[int, bytes] = {}
+    for other in hits:
+        for c, b in other.chunks.items():
+            chunks[c] = _or(chunks[c], b) if c in chunks else b
+    return Hits(chunks)
+
+
 def _minus(hits: Hits, other: Hits) -> Hits:
     """The rows of ``hits`` that ``other`` does not hold.
 
@@ -1138,6 +1211,11 @@ def _minus(hits: Hits, other: Hits) -> Hits:
 def _and_not(a: bytes, b: bytes) -> bytes:
     value = int.from_bytes(a, "little") & ~int.from_bytes(b, "little")
     return value.to_bytes(len(a), "little")
+
+
+def _or(a: bytes, b: bytes) -> bytes:
+    value = int.from_bytes(a, "little") | int.from_bytes(b, "little")
+    return value.to_bytes(max(len(a), len(b)), "little")
 
 
 def _and(a: bytes, b: bytes) -> bytes:

@@ -249,9 +249,14 @@ def lexicon_words() -> tuple[str, ...]:
     return tuple(words[:6000])
 
 
+@lru_cache(maxsize=1)
+def lexicon_set() -> frozenset[str]:
+    return frozenset(lexicon_words())
+
+
 def _word_cut(key: str) -> int | None:
     """Where ``key`` splits into two lexicon words (4+ letters each), or None."""
-    words = set(lexicon_words())
+    words = lexicon_set()
     for i in range(4, len(key) - 3):
         if key[:i] in words and key[i:] in words:
             return i
@@ -279,9 +284,9 @@ def build_cases(
     pools = {
         # the issue's class: 4-5 letter names of the top 2,000
         "short_two_edits": [[d for d in domains[:2000] if 4 <= len(split_host(d)[0]) <= 5]] * 3,
-        # names of two words: found over the whole list, then drawn by rank stratum
-        "segments": _two_word_strata(domains),
     }
+    if "segments" in kinds:  # names of two words: found over the whole list, by rank stratum
+        pools["segments"] = _two_word_strata(domains)
     cases = []
     for kind in kinds:
         made = 0

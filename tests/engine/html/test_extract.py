@@ -6,6 +6,7 @@ import gzip
 import json
 import re
 from copy import copy
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,7 @@ from engine.html.extract import (
     link_index_items,
     linked_paragraph,
     linked_prose,
+    linked_sentence,
     main_text,
     match_degree,
     page_title,
@@ -1041,7 +1043,9 @@ def test_a_linked_paragraph_between_two_plain_ones_stays():
     raw, case = page("edc535c5275d9d17"), CASES["edc535c5275d9d17"]
     quote = case["with"][0]
     assert quote in flat(main_text(raw, case["url"]))
-    off = ExtractOptions(linked_paragraph_min_chars=0, linked_prose_min_chars=0)
+    off = ExtractOptions(
+        linked_paragraph_min_chars=0, linked_prose_min_chars=0, linked_sentence_min_chars=0
+    )
     assert quote not in flat(main_text(raw, case["url"], off))  # these rules alone kept it
     # linked_prose keeps it too (a plain <p> beside it under the same parent): each rule alone.
     assert quote in flat(main_text(raw, case["url"], ExtractOptions(linked_prose_min_chars=0)))
@@ -1276,6 +1280,42 @@ def test_a_sentence_with_links_in_a_list_of_running_text_stays():
     assert "BigQuery Data Transfer Service automates data ingestion." not in main_text(
         html, options=strict
     ).split("\n")
+
+
+def test_a_sentence_with_links_between_plain_blocks_stays():
+    # docs.djangoproject.com (WCXB documentation): each middleware's <dt> is followed by a
+    # one-line description that points to its topic page ("See the session documentation.":
+    # 20 of 49 characters are link text, over the 0.35 link density), then the next heading.
+    html = wide_page("wcxb-0661")
+    line = "Enables session support. See the session documentation."
+    assert line in main_text(html).split("\n")
+    off = ExtractOptions(linked_sentence_min_chars=0)
+    assert line not in main_text(html, options=off).split("\n")
+
+
+def test_a_linked_sentence_needs_plain_neighbours_a_sentence_end_and_no_web_address():
+    def sentence(text: str, links: int) -> Block:
+        return Block(text, len(text), links, "p", links=1)
+
+    plain = Block("SessionMiddleware", 17, 0, "dt")
+    menu = Block("Home", 4, 4, "li")
+    see = sentence("See the sessions docs.", 17)  # 22 characters, 5 outside the link
+    bounds = ExtractOptions(linked_sentence_min_chars=22, linked_sentence_min_plain=5)
+
+    def kept(blocks, k=1, free=None, options=bounds) -> bool:
+        free = free or [True] * len(blocks)
+        return linked_sentence(blocks, k, 0, len(blocks) - 1, free, options)
+
+    assert kept([plain, see, plain])  # each bound is inclusive
+    assert not kept([plain, see, plain], options=replace(bounds, linked_sentence_min_chars=23))
+    assert not kept([plain, see, plain], options=replace(bounds, linked_sentence_min_plain=6))
+    assert not kept([menu, see, plain]) and not kept([plain, see, menu])
+    assert not kept([see, plain], k=0) and not kept([plain, see], k=1)  # at the span's edge
+    # A block outside the body (not free) is no neighbour: the next free one is.
+    assert kept([plain, see, menu, plain], free=[True, True, False, True])
+    assert not kept([plain, sentence("See the sessions docs,", 17), plain])  # no sentence end
+    assert not kept([plain, sentence("More at www.sessions.de.", 15), plain])
+    assert not kept([plain, sentence("More at https://sessions.", 15), plain])
 
 
 def test_link_dense_lines_with_no_plain_item_beside_them_stay_out():

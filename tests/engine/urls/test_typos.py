@@ -99,6 +99,25 @@ def test_two_swaps_cost_two_transpositions():
     assert got["ikea.com"] > got["dias.com"]
 
 
+def test_a_swap_with_a_slip_on_its_second_letter_costs_both():
+    # plantds for planets: e and t swapped, and d typed for e (its neighbour): 0.55 + 0.5.
+    # An OSA alignment cannot edit a swapped letter again: without the rule it pays an
+    # omission and a replacement (1.25)
+    assert typo_cost("plantds", "planets", "qwerty") == approx(C.transposition + C.adjacent)
+    # the rival: k for l (neighbours) and o for a (two vowels), 1.1: between the two
+    assert typo_cost("plantds", "pkontds", "qwerty") == approx(C.adjacent + C.vowel)
+    got = scores("plantds.com", "pkontds.com", "planets.com")
+    assert got["planets.com"] > got["pkontds.com"]
+
+
+def test_a_swap_with_a_slip_on_its_first_letter_costs_both():
+    # planres for planets: e and t swapped, and r typed for t (its neighbour)
+    assert typo_cost("planres", "planets", "qwerty") == approx(C.transposition + C.adjacent)
+    assert typo_cost("planres", "olenres", "qwerty") == approx(C.adjacent + C.vowel)
+    got = scores("planres.com", "olenres.com", "planets.com")
+    assert got["planets.com"] > got["olenres.com"]
+
+
 def test_a_doubled_and_a_dropped_letter_beat_two_replacements():
     # yaaho for yahoo: one a doubled (0.4) and one o dropped (0.45)
     assert typo_cost("yaaho", "yahoo", "qwerty") == approx(C.repetition + C.doubled_omission)

@@ -1249,3 +1249,90 @@ def threshold_answers(index, texts, monkeypatch) -> list[int]:
             assert head.results == every.results[: len(head.results)], (text, want)
         assert answered, text
     return scored
+
+
+def test_two_frequent_words_alike_rank_from_their_bands_exactly_as_fts5(tmp_path, monkeypatch):
+    """Two frequent words with IDFs alike (neither leads the score), each with a list and
+    bands, are answered band by band: FTS5 scores only the rows in some list or band, and
+    head and total are FTS5's full ranking of the query, also with an excluded word, after
+    new rows (some high in a band, their bits in the delta, then folded) moved the average
+    length, after banded rows left FTS5, and with dead rows."""
+    index = filled(tmp_path, monkeypatch, size=10)
+    monkeypatch.setattr(champions, "BAND_ROWS", 100)
+    monkeypatch.setattr(threshold, "WORDS_RATIO", 0.5)
+    rnd = random.Random(7)
+    values: dict[int, tuple[str, str, str]] = {}
+
+    def add(count: int, first: int, most: int = 4, pad: int = 60, fixed=None) -> None:
+        with index._batch():
+            for n in range(first, first + count):
+                alpha, beta = fixed or (rnd.randint(1, most), rnd.randint(1, most))
+                body = ["alpha"] * alpha * (bool(fixed) or rnd.random() < 0.45)
+                body += ["beta"] * beta * (bool(fixed) or rnd.random() < 0.45)
+                body += ["gamma"] * (n % 9 == 0) + ["pad"] * rnd.randint(3, pad)
+                row = ("", " ".join(rnd.sample(body, len(body))), f"https://e.example/{n}")
+                values[index.add_row(f"{n:020d}", f"doc{n // 2}", *row, None)] = row
+        index._load_known()
+
+    add(700, 0)
+    index.db.execute("UPDATE seen SET live = 0 WHERE n % 53 = 3")  # dead: in FTS5, not found
+    index._load_known()
+    for term in ('"beta"', '"gamma"', '"pad"'):
+        assert index.install(index.read_list(term), index.begin_warm())
+    generation = index.begin_warm()
+    built = index.read_list('"alpha"')
+    add(60, 700, pad=22, fixed=(3, 1))  # captured while alpha's list is read: in its bands
+    assert index.install(built, generation)
+    assert len(index.champions.bands['"alpha"']) == len(champions.BAND_SHARES)
+    assert '"gamma"' not in index.champions.bands  # in fewer than BAND_ROWS rows
+    texts = ("alpha beta", "beta alpha", "alpha beta -gamma")
+    scored = banded_answers(index, texts, monkeypatch)
+    add(150, 760, most=4, pad=130)  # longer rows: the average moves, new rows fall in bands
+    assert any("\t" in t for terms in index.champions.pending.values() for t in terms)
+    scored += banded_answers(index, texts, monkeypatch)
+    index.fold()
+    assert not index.champions.pending
+    index.close()
+    index = FullTextIndex(index.path)  # a restart: the bands come from the file
+    scored += banded_answers(index, texts, monkeypatch)
+    assert index.install(index.read_list('"beta"'), index.begin_warm())  # read again
+    scored += banded_answers(index, texts, monkeypatch)
+    banded = [n for n in index.champions._bitmap(champions.band_name('"alpha"', 1)) if n in values]
+    with index._batch():
+        for n in banded[:15]:
+            index._delete_row(n, *values.pop(n))
+    index._load_known()
+    scored += banded_answers(index, texts, monkeypatch)
+    both = index.db.execute("SELECT count(*) FROM docs WHERE docs MATCH 'alpha AND beta'")
+    assert 0 < max(scored) < both.fetchone()[0]  # FTS5 scored some of the matches only
+
+
+def banded_answers(index, texts, monkeypatch) -> list[int]:
+    """Each query's head from the words' bands equals FTS5's full ranking (on docs), for
+    several page sizes, the first two answered without a full scoring; how many rows FTS5
+    scored for each."""
+    scored = []
+    for text in texts:
+        query = textquery.parse(text)
+        every = index.search(query)
+        for want in (1, 5, 20, 40):
+            rows, full = list[int](), list[int]()
+            with monkeypatch.context() as patch:
+                patch.setattr(index, "_want", lambda *a: None)
+                head_of = index._scored_head
+                patch.setattr(
+                    index, "_scored_head", lambda *a, f=head_of, r=full: r.append(1) or f(*a)
+                )
+                together = threshold.together
+                patch.setattr(
+                    threshold,
+                    "together",
+                    lambda *a, f=together, r=rows: r.append(len(a[3])) or f(*a),
+                )
+                head = index.search(query, want)
+            scored.append(sum(rows))
+            assert not full or want > 5, (text, want)
+            assert head.total == every.total, (text, want)
+            assert len(head.results) >= min(want, every.total), (text, want)
+            assert head.results == every.results[: len(head.results)], (text, want)
+    return scored
