@@ -43,7 +43,9 @@ class TypoCosts:
     adjacent_insertion: float = 0.55
     insertion: float = 0.9
     doubled_omission: float = 0.45
-    omission: float = 0.7
+    # a letter left out: one way to drop it, where a slip has several neighbouring keys,
+    # so one given omission is as likely as one given neighbouring insertion
+    omission: float = 0.55
 
 
 DEFAULT_COSTS = TypoCosts()

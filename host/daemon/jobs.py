@@ -16,7 +16,7 @@ import asyncio
 import logging
 
 from engine.archive.addresses import keep_addresses, without_address
-from engine.archive.documents import document_index
+from engine.archive.documents import DocumentIndex, install
 from engine.archive.model import RegisterOptions
 from engine.archive.provider import refresh_similar, stale_similar
 from engine.archive.trash import purge
@@ -99,14 +99,20 @@ async def warm_search_index(app) -> int:
     """Build the viewer's search indexes once, on the store thread; how many documents.
 
     The full-text index opened in a worker thread (a capture meanwhile leaves its row to the
-    catch-up below), the URL index in one go (~0.6 s at 100k versions), then the full-text
+    catch-up below), the URL index in steps of ``STEP_VERSIONS`` versions on the store thread
+    (it was one pass of ~0.6 s at 100k versions: a capture waited for it) and sorted in a
+    worker thread (it is not in use until installed), then the full-text
     index (host/services/fulltext.py, kept on disk: only what it has not seen) caught up in
     steps of 250 versions (its rows checked against the store 5,000 a step), so requests
     typed meanwhile wait behind one short step.
     """
 
     text = await asyncio.to_thread(index_of, app.home)  # its rows read: off the store thread
-    index = await app.run(document_index, app.store)
+    building = DocumentIndex()
+    while not await app.run(building.fold_some, app.store):
+        pass
+    await asyncio.to_thread(building.order)
+    index = await app.run(install, app.store, building)
     text.deferred = True  # champion lists are made by text_index_once, not by a search
     await app.run(text.defer_checkpoints)  # made by text_index_once, off the store thread
     await app.run(text.defer_merges)  # FTS5's segments: merged by merge_text_index

@@ -59,12 +59,8 @@ LISTS = 64  # lists made after a search, kept: a capture checks its row against 
 PREFIX_CHARS = 4  # warm prefixes are at most this long (a capture sums its terms' prefixes)
 BAND_ROWS = 8 * SIZE  # a word in at least this many rows gets bands (see Champions.banded):
 # a query needs both words in WORDS_RATIO·SIZE·2 rows before host/services/threshold.py is tried
-BAND_SHARES = (
-    0.0625,
-    0.125,
-    0.25,
-    0.5,
-)  # a band's lower edge: the g this share of the rows reaches
+BAND_SHARES = (0.08, 0.16, 0.32, 0.64)  # band j's edge: the g its best share j of rows reach
+# (100k versions, tune half: 100 documents of two common words alike certify at 0.04–0.08)
 COLUMNS = ("title", "body", "url")
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS tier (n INTEGER PRIMARY KEY, term TEXT UNIQUE NOT NULL,"
@@ -166,15 +162,16 @@ def band_name(term: str, j: int) -> str:
 @dataclass(frozen=True)
 class Built:
     """A list as read from one snapshot of the index: its term, ``cutoff`` and ``a0``, the
-    kept rows ``(n, F, D)``, every row the term matches, and its bands, ``(edge, rows)``
-    best first (none for a term that is not a word in ``BAND_ROWS`` rows)."""
+    kept rows ``(n, F, D)``, every row the term matches (as bitmap chunks: made by the
+    reader, off the store thread), and its bands, ``(edge, chunks)`` best first (none for a
+    term that is not a word in ``BAND_ROWS`` rows)."""
 
     term: str
     cutoff: float
     a0: float
     kept: list[tuple[int, float, int]]
-    matches: list[int]
-    bands: list[tuple[float, list[int]]] = field(default_factory=list)
+    matches: dict[int, bytes]
+    bands: list[tuple[float, dict[int, bytes]]] = field(default_factory=list)
 
 
 def read(
@@ -197,7 +194,8 @@ def read(
         d = row_length(db, n, "docs")
         kept.append((n, count_of(-rank / weight, K1 * (1 - B + B * d / avgdl)), d))
     cutoff = -top[SIZE][1] / weight if len(top) > SIZE else 0.0
-    return Built(term, cutoff, avgdl, kept, matches, bands(top, weight) if banded else [])
+    found = [(edge, bitmap(rows)) for edge, rows in bands(top, weight)] if banded else []
+    return Built(term, cutoff, avgdl, kept, bitmap(matches), found)
 
 
 def bands(top: list[tuple[int, float]], weight: float) -> list[tuple[float, list[int]]]:
@@ -208,7 +206,7 @@ def bands(top: list[tuple[int, float]], weight: float) -> list[tuple[float, list
 
     >>> found = bands([(n, -1.0 - 1 / (n + 1)) for n in range(SIZE * 20)], 1.0)
     >>> [len(rows) for _edge, rows in found], found[0][0] > found[1][0]
-    ([501, 2500, 5000, 10000], True)
+    ([1201, 3200, 6400, 12800], True)
     """
     found, i = [], SIZE
     for share in BAND_SHARES:
@@ -338,11 +336,11 @@ class Champions:
                         (term, built.cutoff, built.a0, int(warm)))  # fmt: skip
         self.db.execute("DELETE FROM hitmap WHERE term = ?", (term,))
         self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
-                            [(term, c, b) for c, b in bitmap(built.matches).items()])  # fmt: skip
-        for j, (edge, rows) in enumerate(built.bands):
+                            [(term, c, b) for c, b in built.matches.items()])  # fmt: skip
+        for j, (edge, chunks) in enumerate(built.bands):
             self.db.execute("INSERT INTO band (term, j, edge) VALUES (?, ?, ?)", (term, j, edge))
             self.db.executemany("INSERT INTO hitmap (term, chunk, bits) VALUES (?, ?, ?)",
-                                [(band_name(term, j), c, b) for c, b in bitmap(rows).items()])  # fmt: skip
+                                [(band_name(term, j), c, b) for c, b in chunks.items()])  # fmt: skip
             self.bands.setdefault(term, []).append(edge)
             self.band_terms[band_name(term, j)] = term
         self.tiers.pop(term, None)
@@ -408,6 +406,10 @@ class Champions:
         cutoff, a0 = self.tiers[term]
         found = self.db.execute("SELECT n, f, d FROM champ WHERE term = ?", (term,))
         return {n: (f, d) for n, f, d in found}, cutoff / min(1.0, a0 / avgdl)
+
+    def listed_rows(self, term: str) -> list[int]:
+        """The rows the list of ``term`` holds."""
+        return [n for (n,) in self.db.execute("SELECT n FROM champ WHERE term = ?", (term,))]
 
     # -- keeping the lists current as rows come and go ---------------------------------------
     def added(self, n: int, row: RowTokens) -> dict[str, float]:

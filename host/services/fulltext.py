@@ -917,7 +917,8 @@ class FullTextIndex:
 
     def _champion_head(self, query, want: int) -> Ranking | None:
         """The certified head of a one-term query (a word, prefix, phrase or CJK word, plus any
-        ``-excluded`` ones) from the term's champion list, or None."""
+        ``-excluded`` ones) from the term's champion list (then its bands, when the excluded
+        rows leave the list too few), or None."""
         positives = query.positives
         if len(positives) != 1:
             return None
@@ -930,7 +931,11 @@ class FullTextIndex:
             return None  # few matches (left): scoring them all is fast
         matching = self._unexcluded(query, hits)
         listed = self.champions.ranked(term, df, matching.__contains__)
-        return None if listed is None else self._certified(*listed, matching, want)
+        head = None if listed is None else self._certified(*listed, matching, want)
+        if head is None and term in self.champions.bands:  # the list alone: too few (excluded)
+            rows, avgdl = averages(self.db)
+            head = self._banded_head(query, want, (term,), matching, [idf(rows, df)], avgdl)
+        return head
 
     def _conjunction_head(self, query, want: int) -> Ranking | None:
         """The certified head of a query of several terms (plus any ``-excluded`` ones) from
@@ -1008,8 +1013,7 @@ class FullTextIndex:
         banded = [self.champions.banded(p, avgdl) for p in phrases]
         if any(b is None for b in banded):
             return None
-        lists = [self.champions.listed(p, avgdl)[0] for p in phrases]
-        reach = Hits(bitmap([n for rows in lists for n in rows]))
+        reach = Hits(bitmap([n for p in phrases for n in self.champions.listed_rows(p)]))
         weights, source = ", ".join(map(str, WEIGHTS)), self._head_source(query)
         total, scored, found = self.rows.documents(matching)[0], Hits({}), list[champions.Row]()
         for j in range(min(len(b) for b in banded if b is not None)):
@@ -1022,7 +1026,7 @@ class FullTextIndex:
                 more = threshold.together(self.db, source, weights, dict.fromkeys(fresh, 0))
                 if more is None:
                     return None
-                found = sorted([*found, *more], key=lambda r: (r.rank, r.n))
+                found = sorted([*found, *more], key=lambda r: (r.rank, r.n)) if found else more
                 scored = rows
             edges = [b[j][1] for b in banded if b is not None]
             head = self._certified(found, threshold.bound(idfs, edges), matching, want, total)

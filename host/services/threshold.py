@@ -20,6 +20,8 @@ may score up to both limits, and the factors of a list's rows crowd near ``k1 + 
 100k versions (held-out half, seen before this rule was set) 7 of 20 such pairs of common
 words certified fewer than 100 documents from lists of 2,000 rows, and trying cost ~20 ms
 before the full scoring; every pair with one IDF 80 times the other or more certified.
+Words alike are answered from their bands instead (host/services/champions.py: rows in no
+list nor band 0 … j score at most ``Σ idf·edge_j``; :meth:`FullTextIndex._banded_head`).
 And only when the matching rows outnumber the listed rows ``WORDS_RATIO`` times (a query
 with a phrase: ``PHRASE_RATIO``): at 20k versions (tune half) two common words match ~1.6
 times their lists' 4,000 rows and scoring them all cost about half what the lists did.

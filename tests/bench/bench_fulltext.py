@@ -653,6 +653,16 @@ def main() -> None:
             print("the warm lists planned again (the cached home's plan followed another rule):")
             warm(store, index)
             index.checkpoint()
+            if cached:  # kept so: the next run starts from this plan
+                index.close()
+                store.close()
+                shutil.rmtree(cached)
+                shutil.copytree(home, cached)
+                store = ArchiveStore.open(home, fsync=False)
+                index = FullTextIndex(home / "index" / "fulltext.sqlite3")
+                index.deferred = True
+        banded = len(index.champions.bands)
+        print(f"{len(index.champions.tiers)} champion lists, {banded} of them with bands")
         index.defer_checkpoints()  # as in the daemon: a capture never copies the WAL
         index.defer_merges()  # nor merges FTS5's segments
         c, w, _ = timed(lambda: index.sync(store))  # in the daemon: at start, before any capture

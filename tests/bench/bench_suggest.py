@@ -392,14 +392,75 @@ def rate(values) -> float:
 
 
 def held_out(suggester, domains, seeds, per_kind: int, kinds) -> None:
-    """The seeds never tuned on: one table per kind over all of them, with the baseline."""
-    cases = [c for seed in seeds for c in build_cases(domains, per_kind, seed, kinds)]
+    """The seeds never tuned on: one table per kind over all of them, with the baseline,
+    then each kind's top-1 per seed."""
+    by_seed = [build_cases(domains, per_kind, seed, kinds) for seed in seeds]
+    cases = [c for seed_cases in by_seed for c in seed_cases]
     print(f"HELD-OUT typo cases: seeds {', '.join(map(str, seeds))} (never tuned on), together:")
     engine = run_engine(suggester, cases)
     baseline = run_baseline(domains, cases)
     report_latency(cases, engine[2], CPU_TIMES, baseline[2])
     report_accuracy(engine, baseline, kinds)
     report_calibration(engine[3])
+    report_per_seed(seeds, by_seed, engine, baseline, kinds)
+    report_ambiguous(suggester.dictionary, cases, engine, kinds)
+
+
+def report_per_seed(seeds, by_seed, engine, baseline, kinds) -> None:
+    """Top-1 of each kind on each seed alone (engine / baseline): a kind must hold on every
+    seed, not only on their sum."""
+    print("held-out top-1 per seed, engine / baseline:")
+    print(f"  {'kind':<15} " + " ".join(f"{'seed ' + str(seed):>13}" for seed in seeds))
+    for kind in kinds:
+        cells, start = [], 0
+        for seed_cases in by_seed:
+            n = sum(1 for k, _, _ in seed_cases if k == kind)
+            e = engine[0][kind][start : start + n]
+            b = baseline[0][kind][start : start + n]
+            cells.append(f"{rate(e):.3f} / {rate(b):.3f}")
+            start += n
+        print(f"  {kind:<15} " + " ".join(f"{cell:>13}" for cell in cells))
+
+
+def ambiguous(dictionary: DomainDictionary, kind: str, source: str, url: str) -> bool:
+    """Whether the typed text points at another known site as well as at ``source``:
+
+    - tld_swap: a more popular domain has the source's name (``amazon.io`` drawn for
+      amazon.de; amazon.com is as much a TLD swap and more visited);
+    - short_two_edits: the typed name is one edit from another known name under the
+      typed suffix, or is itself a known name (``rorn.com`` drawn for turn.com: torn.com
+      is one slip away, turn.com two).
+    """
+    key, suffix = split_host(read_typed(url).host)
+    if kind == "tld_swap":
+        ids = dictionary.ids_with_key(key)
+        return bool(ids) and dictionary.domain(ids[0]) != source
+    if kind == "short_two_edits":
+        if dictionary.ids_with_key(key):
+            return True
+        return any(
+            dictionary.suffix(i) == suffix
+            for _, _, ids in dictionary.nearest_keys(key, 40, 1)
+            for i in ids
+        )
+    return False
+
+
+def report_ambiguous(dictionary, cases, engine, kinds) -> None:
+    """For the kinds whose cases may be ambiguous by nature: how many are, and top-1 on the
+    rest (the full figure above is the one the goals name)."""
+    for kind in ("tld_swap", "short_two_edits"):
+        if kind not in kinds:
+            continue
+        rows = [(s, u) for k, s, u in cases if k == kind]
+        flags = [ambiguous(dictionary, kind, s, u) for s, u in rows]
+        hits = engine[0][kind]
+        amb = [h for h, f in zip(hits, flags, strict=True) if f]
+        rest = [h for h, f in zip(hits, flags, strict=True) if not f]
+        print(
+            f"  {kind}: {len(amb)} of {len(rows)} ambiguous by nature (top-1 {rate(amb):.3f} on them), "
+            f"top-1 on the other {len(rest)}: {rate(rest):.3f}"
+        )
 
 
 def report_accuracy(engine, baseline, kinds=KINDS) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_suggest import stale_compiled  # noqa: E402
+from bench_suggest import ambiguous, stale_compiled  # noqa: E402
+
+from engine.urls.dictionary import DomainDictionary  # noqa: E402
 
 
 def _tree(tmp_path: Path) -> tuple[Path, Path]:
@@ -31,3 +33,17 @@ def test_an_edited_or_missing_source_is_stale(tmp_path):
     (root / "engine" / "urls" / "typos.py").write_text("COST = 0.5\n")
     (root / "engine" / "urls" / "keyboard.py").write_text("")
     assert stale_compiled(root, compiled) == ["engine/urls/keyboard.py", "engine/urls/typos.py"]
+
+
+def test_ambiguous_cases_are_those_another_known_site_explains():
+    d = DomainDictionary.from_domains(
+        ["amazon.com", "amazon.de", "torn.com", "turn.com", "ikea.com"]
+    )
+    # a TLD swap drawn for the less visited amazon.de is as much one of amazon.com
+    assert ambiguous(d, "tld_swap", "amazon.de", "http://amazon.io/")
+    assert not ambiguous(d, "tld_swap", "amazon.com", "http://amazon.io/")
+    # rorn.com, two edits from turn.com, is one slip from torn.com; kiae two from ikea only
+    assert ambiguous(d, "short_two_edits", "turn.com", "http://rorn.com/")
+    assert not ambiguous(d, "short_two_edits", "ikea.com", "http://kiae.com/")
+    # ...and a name known under another TLD is a TLD swap of it
+    assert ambiguous(d, "short_two_edits", "ikea.com", "http://torn.de/")

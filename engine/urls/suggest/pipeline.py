@@ -418,7 +418,12 @@ class Suggester:
     def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
         o = self.options
         cost = suffix_change_cost(
-            typed, known, is_public_suffix(typed), o.tld_swap_cost, o.tld_part_cost
+            typed,
+            known,
+            is_public_suffix(typed),
+            o.tld_swap_cost,
+            o.tld_part_cost,
+            o.assumed_tld_cost,
         )
         if known == ctx.country or known.endswith("." + ctx.country):
             cost -= 0.4

@@ -58,6 +58,8 @@ class SuggestOptions:
     # a real TLD typed for another (misremembered); 0.9 won one tld_swap case per ~120 but
     # lost omission/transposition ones on held-out bench seeds
     tld_swap_cost: float = 1.0
+    # .com typed for a site under another TLD: the TLD people assume, the commonest swap
+    assumed_tld_cost: float = 0.8
     tld_part_cost: float = 0.35  # the country code left off: .com typed for .com.ar
     known_typed_boost: float = 30.0  # a known typed domain vs a typo for another one
     user_boost: float = 40.0  # the user's own domains (per log visit)
@@ -139,6 +141,7 @@ def siblings(source: DomainDictionary, ids: list[int], suffix: str, keep: int = 
 
 
 SCAN_SIBLINGS = 6  # past this many more domains of a key, look the typed suffix's up
+ASSUMED_TLD = "com"  # typed when the real TLD is not remembered
 
 
 @lru_cache(maxsize=4096)
@@ -149,12 +152,20 @@ def is_public_suffix(suffix: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def suffix_change_cost(
-    typed: str, known: str, typed_is_known: bool, swap: float = 1.0, part: float = 0.35
+    typed: str,
+    known: str,
+    typed_is_known: bool,
+    swap: float = 1.0,
+    part: float = 0.35,
+    assumed: float | None = None,
 ) -> float:
-    """The typo cost of ``typed`` for the suffix ``known`` (SuggestOptions' tld_* costs).
+    """The typo cost of ``typed`` for the suffix ``known`` (SuggestOptions' tld_* costs;
+    ``assumed``: the swap's cost when ``.com`` was typed, ``swap`` when None).
 
     >>> suffix_change_cost("com", "com.br", True), suffix_change_cost("fr", "site", True)
     (0.35, 1.0)
+    >>> suffix_change_cost("com", "org", True, assumed=0.8), suffix_change_cost("org", "com", True, assumed=0.8)
+    (0.8, 1.0)
     """
     if not typed:
         return 0.8
@@ -164,10 +175,11 @@ def suffix_change_cost(
         # or the country code was left off (com for com.ar)
         if country_left_out(typed, known):
             return part
+        far = assumed if assumed is not None and typed == ASSUMED_TLD else swap
         if costs_more_than(typed, known, 1.0):
-            return swap  # most pairs of TLDs: not worth an alignment
+            return far  # most pairs of TLDs: not worth an alignment
         slip = typo_cost(typed, known)
-        return swap - 0.4 + 0.2 * slip if slip <= 1.0 else swap
+        return swap - 0.4 + 0.2 * slip if slip <= 1.0 else far
     return 0.2 + typo_cost(typed, known)
 
 

@@ -35,8 +35,9 @@ def test_on_a_score_and_length_tie_the_likelier_typo_wins():
 
 
 def test_a_word_too_far_as_a_typo_gives_way_to_the_next_best():
-    # travler has every n-gram of 'travle' but is an insertion away (0.7), over max_typo_cost
-    options = SegmentOptions(max_typo_cost=0.6)
+    # travler has every n-gram of 'travle' but is a dropped letter away (0.55), over
+    # max_typo_cost; gravle is a neighbouring key away (0.5)
+    options = SegmentOptions(max_typo_cost=0.52)
     assert ngram_score("travle", "travler") == 1000 and ngram_score("travle", "gravle") == 714
     assert Segmenter(Lexicon(["travler", "gravle"]), options).replace("travle") == ("gravle", 714)
 

@@ -8,7 +8,7 @@ import Levenshtein
 import pytest
 
 from engine.urls.dictionary import DomainDictionary
-from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
 from engine.urls.suggest.ranking import (
     SCAN_SIBLINGS,
     country_left_out,
@@ -16,7 +16,7 @@ from engine.urls.suggest.ranking import (
     suffix_change_cost,
 )
 from engine.urls.suggest.readings import TLD_TYPOS, HostReader
-from engine.urls.typos import typo_cost
+from engine.urls.typos import DEFAULT_COSTS, typo_cost
 from tests.dictionary_cache import shared_bundled_dictionary
 
 
@@ -102,3 +102,24 @@ def test_a_tld_swap_far_from_the_typed_one_costs_the_swap_unaligned():
                 else (0.6 + 0.2 * slip if slip <= 1.0 else 1.0)
             )
             assert suffix_change_cost.__wrapped__(typed, other, True) == want, (typed, other)
+
+
+def flat_ranked(domains, url):
+    """Suggested URLs at equal popularity (alpha 0): only the costs rank them."""
+    options = SuggestOptions(alpha=0.0, segments=False)
+    found = Suggester(DomainDictionary.from_domains(domains), options=options).suggest(
+        SuggestRequest(url, languages=("en",))
+    )
+    return [s.url for s in found]
+
+
+def test_dot_com_typed_for_another_tld_costs_less_than_a_random_letter():
+    # bantam.com for bantam.net: .com is the TLD people assume (0.8); the rival batam.com
+    # is the name with a random letter left in (0.9); any other real TLD swap costs 1.0
+    assert typo_cost("bantam", "batam", "qwerty") == DEFAULT_COSTS.insertion
+    assert flat_ranked(["batam.com", "bantam.net"], "http://bantam.com/")[0] == (
+        "http://bantam.net/"
+    )
+    assert flat_ranked(["batam.org", "bantam.net"], "http://bantam.org/")[0] == (
+        "http://batam.org/"
+    )

@@ -50,21 +50,21 @@ def test_lookalike_zero_for_o_is_cheaper_than_a_neighbouring_key():
 
 
 def test_inserted_letter_next_to_the_previous_key():
-    # 'd' typed after 's' (its neighbour): 0.55; the rival lacks a final 'r': 0.7
+    # 'd' typed after 's' (its neighbour): 0.55; the rival has a for e (two vowels): 0.6
     assert typo_cost("sdale", "sale", "qwerty") == C.adjacent_insertion
-    got = scores("sdale.com", "sdaler.com", "sale.com")
-    assert got["sale.com"] > got["sdaler.com"]
+    got = scores("sdale.com", "sdala.com", "sale.com")
+    assert got["sale.com"] > got["sdala.com"]
 
 
 def test_inserted_letter_next_to_the_following_key():
     # 'q' typed before 'a' (its neighbour on QWERTY; not next to 's')
     assert typo_cost("sqale", "sale", "qwerty") == C.adjacent_insertion
-    got = scores("sqale.com", "sqaler.com", "sale.com")
-    assert got["sale.com"] > got["sqaler.com"]
+    got = scores("sqale.com", "sqala.com", "sale.com")
+    assert got["sale.com"] > got["sqala.com"]
 
 
 def test_inserted_letter_next_to_a_key_two_places_away_is_a_random_insertion():
-    # 'k' neighbours 'l', two places on: not a slip of the fingers around it (0.9 > 0.7)
+    # 'k' neighbours 'l', two places on: not a slip of the fingers around it (0.9 > 0.55)
     assert typo_cost("skale", "sale", "qwerty") == C.insertion
     got = scores("skale.com", "sale.com", "skaler.com")
     assert got["skaler.com"] > got["sale.com"]
@@ -100,22 +100,31 @@ def test_two_swaps_cost_two_transpositions():
 
 
 def test_a_swap_with_a_slip_on_its_second_letter_costs_both():
-    # plantds for planets: e and t swapped, and d typed for e (its neighbour): 0.55 + 0.5.
-    # An OSA alignment cannot edit a swapped letter again: without the rule it pays an
-    # omission and a replacement (1.25)
-    assert typo_cost("plantds", "planets", "qwerty") == approx(C.transposition + C.adjacent)
-    # the rival: k for l (neighbours) and o for a (two vowels), 1.1: between the two
-    assert typo_cost("plantds", "pkontds", "qwerty") == approx(C.adjacent + C.vowel)
-    got = scores("plantds.com", "pkontds.com", "planets.com")
-    assert got["planets.com"] > got["pkontds.com"]
+    # breakfatd for breakfast: s and t swapped, and d typed for s (its neighbour): 0.55 +
+    # 0.5. An OSA alignment cannot edit a swapped letter again: without the rule it pays
+    # an omission and a random insertion (1.45)
+    assert typo_cost("breakfatd", "breakfast", "qwerty") == approx(C.transposition + C.adjacent)
+    # the rival: two vowel swaps (e for a, o for a), 1.2: between the two
+    assert typo_cost("breakfatd", "breekfotd", "qwerty") == approx(2 * C.vowel)
+    got = scores("breakfatd.com", "breekfotd.com", "breakfast.com")
+    assert got["breakfast.com"] > got["breekfotd.com"]
 
 
 def test_a_swap_with_a_slip_on_its_first_letter_costs_both():
-    # planres for planets: e and t swapped, and r typed for t (its neighbour)
-    assert typo_cost("planres", "planets", "qwerty") == approx(C.transposition + C.adjacent)
-    assert typo_cost("planres", "olenres", "qwerty") == approx(C.adjacent + C.vowel)
-    got = scores("planres.com", "olenres.com", "planets.com")
-    assert got["planets.com"] > got["olenres.com"]
+    # breakfags for breakfast: s and t swapped, and g typed for t (its neighbour)
+    assert typo_cost("breakfags", "breakfast", "qwerty") == approx(C.transposition + C.adjacent)
+    assert typo_cost("breakfags", "breekfogs", "qwerty") == approx(2 * C.vowel)
+    got = scores("breakfags.com", "breekfogs.com", "breakfast.com")
+    assert got["breakfast.com"] > got["breekfogs.com"]
+
+
+def test_a_dropped_letter_costs_less_than_two_vowels_confused():
+    # plnet for planet: one way to leave the a out (0.55); the rival plnat has e for a,
+    # two vowels that are not neighbours (0.6); at 0.7 the omission lost
+    assert typo_cost("plnet", "planet", "qwerty") == C.omission < C.vowel
+    assert typo_cost("plnet", "plnat", "qwerty") == C.vowel
+    got = scores("plnet.com", "plnat.com", "planet.com")
+    assert got["planet.com"] > got["plnat.com"]
 
 
 def test_a_doubled_and_a_dropped_letter_beat_two_replacements():

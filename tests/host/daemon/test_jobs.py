@@ -8,10 +8,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.archive import provider, registry, textquery
+from engine.archive import documents, provider, registry, textquery
 from engine.archive import store as store_module
 from engine.archive.addresses import without_address
-from engine.archive.documents import CACHE_NAME
+from engine.archive.documents import CACHE_NAME, DocumentIndex
 from engine.archive.model import Capture, RegisterOptions
 from host.daemon import jobs
 from host.daemon.app import App, Config
@@ -141,6 +141,53 @@ def test_the_search_index_is_warmed_in_the_background(app, monkeypatch):
     assert index.seen == 3
     assert index_of(app.home).count() == 3  # the full-text index too, on disk
     assert opened[0] not in (store_thread, threading.get_ident())  # the loop runs here
+
+
+def test_the_url_index_is_built_in_steps_a_capture_waits_for_one(app, monkeypatch):
+    """At start the URL index is folded ``STEP_VERSIONS`` versions a store-thread step, so a
+    capture waits for one step, not for the whole build, and sorted in a worker thread; it
+    then equals an index built in one go, with the captures and a revisit (which makes the
+    folded entries stale: the build begins again) that came in the middle."""
+    monkeypatch.setattr(documents, "STEP_VERSIONS", 2)
+    pages = [
+        Capture(f"https://u.example/{n}", f"<title>{n}</title><p>url {n}</p>") for n in range(9)
+    ]
+    for page in pages:
+        app.executor.submit(registry.register, app.store, page).result()
+    store_thread = app.executor.submit(threading.get_ident).result()
+    events, fold_some, order = list[str](), DocumentIndex.fold_some, DocumentIndex.order
+    late = {2: Capture("https://u.example/late", "<title>late</title><p>late</p>"), 5: pages[3]}
+
+    def step(index, store, limit=None):
+        assert threading.get_ident() == store_thread
+        events.append(f"step {index.seen}")
+        if len(events) in late:  # queued behind this step: it runs before the next one
+            page = late[len(events)]
+            app.executor.submit(
+                lambda: events.append(f"capture {page.url}") or registry.register(app.store, page)
+            )
+        return fold_some(index, store, limit)
+
+    monkeypatch.setattr(DocumentIndex, "fold_some", step)
+    sorting = Capture("https://u.example/sorting", "<title>s</title><p>while sorting</p>")
+
+    def sort(index):  # a capture while the folded entries are sorted: folded in on install
+        assert threading.get_ident() != store_thread  # sorted in a worker thread
+        app.executor.submit(registry.register, app.store, sorting).result()
+        events.append(threading.get_ident())
+        return order(index)
+
+    monkeypatch.setattr(DocumentIndex, "order", sort)
+    asyncio.run(warm_search_index(app))
+    assert events[2] == "capture https://u.example/late"  # between two steps of the build
+    assert events[5] == "capture https://u.example/3"  # a revisit: the folded entries stale
+    assert events[-1] not in (store_thread, threading.get_ident())  # sorted in a worker
+    steps = [e for e in events if isinstance(e, str) and e.startswith("step")]
+    assert steps.count("step 2") == 2 and app.store.revisit_count() == 1  # begun again
+    _, built = app.store.cache[CACHE_NAME]
+    whole = DocumentIndex().refresh(app.store)
+    assert built.entries == whole.entries and built.seen == whole.seen == 11
+    assert built.by_time == whole.by_time and built.by_url == whole.by_url
 
 
 def test_champion_lists_are_made_in_the_background_not_by_a_search(app, monkeypatch):

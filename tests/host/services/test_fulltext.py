@@ -701,6 +701,29 @@ def test_warm_lists_are_planned_again_after_a_big_import_or_a_rebuild(tmp_path, 
     assert index.warm_due() is True  # a rebuild
 
 
+def test_a_file_planned_before_bands_reads_again_only_its_words_that_should_have_them(
+    tmp_path, monkeypatch
+):
+    """A file whose warm lists were planned by rule 2 (before bands) keeps them, but for its
+    warm words in at least ``BAND_ROWS`` rows, which are read again (with bands)."""
+    index = filled(tmp_path, monkeypatch, size=5)
+    add_rows(index, [warm_body(random.Random(5), n) for n in range(60)], 0)
+    monkeypatch.setattr(champions, "BAND_ROWS", 10**9)  # planned before bands existed
+    for term in index.warm_plan():
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert index.champions.warm and not index.champions.bands
+    index.db.execute("UPDATE meta SET value = 2 WHERE name = 'warmrule'")
+    monkeypatch.setattr(champions, "BAND_ROWS", 40)
+    assert index.warm_due()
+    vocab = "SELECT term FROM temp.instances GROUP BY term HAVING count(DISTINCT doc) >= 40"
+    frequent = {f'"{t}"' for (t,) in index.db.execute(vocab)}
+    again = index.warm_plan()
+    assert set(again) == frequent and len(frequent) == 2  # river and the padding
+    for term in again:
+        assert index.install(index.read_list(term), index.begin_warm())
+    assert set(index.champions.bands) == frequent and not index.warm_due()
+
+
 def test_a_phrase_ranks_on_its_pairs_bit_for_bit_as_fts5_ranks_it(tmp_path):
     """Each token written joined to the next (host/services/pairs.py): ``pairs`` holds docs's
     rows, column sizes and totals, so a query of phrases ranked on their pairs gets docs's
@@ -1253,7 +1276,8 @@ def threshold_answers(index, texts, monkeypatch) -> list[int]:
 
 def test_two_frequent_words_alike_rank_from_their_bands_exactly_as_fts5(tmp_path, monkeypatch):
     """Two frequent words with IDFs alike (neither leads the score), each with a list and
-    bands, are answered band by band: FTS5 scores only the rows in some list or band, and
+    bands, are answered band by band (and a word whose excluded word leaves its list too
+    few): FTS5 scores only the rows in some list or band, and
     head and total are FTS5's full ranking of the query, also with an excluded word, after
     new rows (some high in a band, their bits in the delta, then folded) moved the average
     length, after banded rows left FTS5, and with dead rows."""
@@ -1285,7 +1309,7 @@ def test_two_frequent_words_alike_rank_from_their_bands_exactly_as_fts5(tmp_path
     assert index.install(built, generation)
     assert len(index.champions.bands['"alpha"']) == len(champions.BAND_SHARES)
     assert '"gamma"' not in index.champions.bands  # in fewer than BAND_ROWS rows
-    texts = ("alpha beta", "beta alpha", "alpha beta -gamma")
+    texts = ("alpha beta", "beta alpha", "alpha beta -gamma", "alpha -beta")
     scored = banded_answers(index, texts, monkeypatch)
     add(150, 760, most=4, pad=130)  # longer rows: the average moves, new rows fall in bands
     assert any("\t" in t for terms in index.champions.pending.values() for t in terms)
