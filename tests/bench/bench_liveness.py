@@ -36,7 +36,7 @@ Methods: ours (engine.liveness.judge with body keywords), the seed's title/summa
 (same judge, KeywordOptions(mode="seed")), a status-code-only check, and simhash (64-bit,
 Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
-[--split tune|heldout|both|fresh] [--methods "simhash,status only"] [--misses]`` (tune on ``--split tune``;
+[--split tune|heldout|both|fresh] [--methods "simhash,status only"] [--misses] [--disagree]`` (tune on ``--split tune``;
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed (``--methods
 "ours, one page"``: beside it, and its misses too; ";" separates names that hold a comma); ``--split fresh``:
 the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end).
@@ -585,9 +585,10 @@ def methods(template: bool = True) -> dict:
     }
 
 
-# Which methods run (``--methods``; "ours" always) and whether ours's misses are listed
-# (``--misses``): a quicker round while tuning.
-RUN = {"methods": (), "misses": False}
+# Which methods run (``--methods``; "ours" always), whether ours's misses are listed
+# (``--misses``: a quicker round while tuning) and the cases ours and each other method split on
+# (``--disagree``).
+RUN = {"methods": (), "misses": False, "disagree": False}
 
 
 def outcomes(cases: list[dict]) -> dict[str, tuple[list[bool | None], float, float]]:
@@ -651,6 +652,9 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS, grou
     for name in results if RUN["misses"] else ():
         if name.startswith("ours"):
             misses(cases, results[name][0], name)
+    for name in results if RUN["disagree"] else ():
+        if name != "ours":
+            disagreements(cases, results["ours"][0], results[name][0], name)
 
 
 def misses(cases: list[dict], got: list, name: str) -> None:
@@ -662,6 +666,16 @@ def misses(cases: list[dict], got: list, name: str) -> None:
                   f"{'  (no verdict)' if v is None else ''}")  # fmt: skip
 
 
+def disagreements(cases: list[dict], ours: list, other: list, name: str) -> None:
+    """The cases where ours and another method are not both right or both wrong (kind, site,
+    page, which one is right): where one method wins over the other, case by case."""
+    print(f"\nours vs {name}, cases only one gets right (kind, site, page, right):")
+    for case, mine, theirs in zip(cases, ours, other, strict=True):
+        if (mine is True) != (theirs is True):
+            print(f"  {case['kind']:<28} {getattr(case['page'], 'site', '')} {case['page'].cid}"
+                  f"  {'ours' if mine is True else name}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
@@ -671,10 +685,13 @@ def main() -> None:
                              "held-out sites paired anew, FRESH_SEEDS)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
     parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
+    parser.add_argument("--disagree", action="store_true",
+                        help="list the cases only one of ours and each other method gets right")  # fmt: skip
     args = parser.parse_args()
     # ";" separates names that hold a comma ("ours, one page;simhash"), else ","
     names = args.methods.split(";" if ";" in args.methods or "ours," in args.methods else ",")
-    RUN.update(methods=tuple(filter(None, (n.strip() for n in names))), misses=args.misses)
+    RUN.update(methods=tuple(filter(None, (n.strip() for n in names))), misses=args.misses,
+               disagree=args.disagree)  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     started, cpu = time.perf_counter(), time.process_time()
     if args.family in ("real", "all"):
