@@ -1241,6 +1241,20 @@ def test_several_frequent_terms_rank_from_their_own_lists_exactly_as_fts5(tmp_pa
     assert index.build_lists() and index._conjunction_head(textquery.parse("heron pad"), 1)
 
 
+def watched_search(index, query, want: int, scorer: str, monkeypatch):
+    """``index.search(query, want)`` (no list asked for), and what it scored: whether FTS5
+    scored every match (its full ranking was called), and the rows each call of
+    ``threshold.<scorer>`` had FTS5 score."""
+    full, rows = list[int](), list[int]()
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_want", lambda *a: None)
+        head_of, spied = index._scored_head, getattr(threshold, scorer)
+        patch.setattr(index, "_scored_head", lambda *a: full.append(1) or head_of(*a))
+        patch.setattr(threshold, scorer, lambda *a: rows.append(len(a[3])) or spied(*a))
+        head = index.search(query, want)
+    return head, bool(full), rows
+
+
 def threshold_answers(index, texts, monkeypatch) -> list[int]:
     """Each query's head from the terms' lists equals FTS5's full ranking (on docs), for
     several page sizes, at least one answered without a full scoring; the most rows FTS5
@@ -1251,20 +1265,7 @@ def threshold_answers(index, texts, monkeypatch) -> list[int]:
         every = index.search(query)
         answered = 0
         for want in (1, 5, 20):
-            full, alone = list[int](), list[int]()
-            with monkeypatch.context() as patch:
-                patch.setattr(index, "_want", lambda *a: None)
-                head_of = index._scored_head
-                patch.setattr(
-                    index, "_scored_head", lambda *a, f=head_of, r=full: r.append(1) or f(*a)
-                )
-                counts = threshold.counts_alone
-                patch.setattr(
-                    threshold,
-                    "counts_alone",
-                    lambda *a, f=counts, r=alone: r.append(len(a[3])) or f(*a),
-                )
-                head = index.search(query, want)
+            head, full, alone = watched_search(index, query, want, "counts_alone", monkeypatch)
             answered += not full
             scored.append(sum(alone))
             assert head.total == every.total, (text, want)
@@ -1340,20 +1341,7 @@ def banded_answers(index, texts, monkeypatch) -> list[int]:
         query = textquery.parse(text)
         every = index.search(query)
         for want in (1, 5, 20, 40):
-            rows, full = list[int](), list[int]()
-            with monkeypatch.context() as patch:
-                patch.setattr(index, "_want", lambda *a: None)
-                head_of = index._scored_head
-                patch.setattr(
-                    index, "_scored_head", lambda *a, f=head_of, r=full: r.append(1) or f(*a)
-                )
-                together = threshold.together
-                patch.setattr(
-                    threshold,
-                    "together",
-                    lambda *a, f=together, r=rows: r.append(len(a[3])) or f(*a),
-                )
-                head = index.search(query, want)
+            head, full, rows = watched_search(index, query, want, "together", monkeypatch)
             scored.append(sum(rows))
             assert not full or want > 5, (text, want)
             assert head.total == every.total, (text, want)
