@@ -95,6 +95,10 @@ class BlockOptions:
     # A section of one or two words stays when its heading links to it ("commentary" over
     # "Commentary¶" and its permalink "#commentary", see permalinked_section).
     permalinked_sections: bool = True
+    # A section of three words or more that opens with a heading and that a link of the page
+    # points to ("#SQL-FOR-UPDATE-SHARE" over "The Locking Clause") is cited as a part of
+    # the text: it stays (see cited_section).
+    cited_sections: bool = True
     # A class word that a boilerplate word opens is boilerplate even when a content word
     # follows ("newsletter-widget__text__new-story-page", see named_content).
     noise_opens_label: bool = True
@@ -289,6 +293,7 @@ def drop_labelled(
     hidden_rule, anchors = options.hidden_max_share > 0, options.section_anchors
     permalinks, opened = options.permalinked_sections, options.noise_opens_label
     numbered, reader = options.numbered_posts, options.screen_reader_label_chars
+    cited = options.cited_sections
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -308,6 +313,8 @@ def drop_labelled(
             if tag in _PAGE_TAGS:
                 continue
             if anchors and ident.count("-") >= 2 and section_anchor(node, ident):
+                continue
+            if cited and ident.count("-") >= 2 and cited_section(root, node, ident):
                 continue
             if numbered and numbered_post(ident):
                 continue
@@ -363,6 +370,27 @@ def section_anchor(node: LexborNode, ident: str) -> bool:
     if heading is None:
         return False
     return _NOT_SLUG.sub("-", heading.text().lower()).strip("-") == ident.lower()
+
+
+def cited_section(root: LexborNode, node: LexborNode, ident: str) -> bool:
+    """True when the element opens with a heading and a link of the page points to its id
+    (``#id`` or ``page.html#id``): a cross-reference cites it as a part of the text, as a
+    DocBook manual cites its sections by hand-written anchors whose last word may be a
+    boilerplate hint ("SQL-FOR-UPDATE-SHARE" over "The Locking Clause"). Callers pass ids of
+    three words or more: "#comments" or "#share-bar" links name a role, not a section.
+
+    >>> tree = LexborHTMLParser('<a href="#SQL-FOR-SHARE">see</a><div id="SQL-FOR-SHARE"><h3>Locking</h3></div>')
+    >>> cited_section(tree.root, tree.css_first("div"), "SQL-FOR-SHARE")
+    True
+    """
+    if '"' in ident or "\\" in ident:  # not quotable in a selector: no section id holds these
+        return False
+    first = node.child
+    while first is not None and first.tag == "-text":
+        first = first.next
+    if first is None or first.tag not in HEADINGS:
+        return False
+    return root.css_first(f'a[href$="#{ident}"]') is not None
 
 
 _PAGE_TAGS = frozenset(("body", "html"))  # never a boilerplate container

@@ -19,6 +19,7 @@ from engine.html.blocks import (
     LABELLED_SELECTOR,
     Block,
     BlockOptions,
+    cited_section,
     filter_tree,
     hidden_label,
     label_part,
@@ -1791,8 +1792,11 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
     html = wide_page("readability-mercurial")
     step = "We’ll work through an example with three local repositories"
     assert step in main_text(html)
-    # Its headings also link to their sections: the permalink rule is off to isolate this one.
-    off = ExtractOptions(blocks=BlockOptions(section_anchors=False, permalinked_sections=False))
+    # Its headings and its contents list also link to the sections: the permalink and the
+    # citation rules are off to isolate this one.
+    off = ExtractOptions(
+        blocks=BlockOptions(section_anchors=False, permalinked_sections=False, cited_sections=False)
+    )
     assert step not in main_text(html, options=off)  # the rule alone kept it
 
 
@@ -1828,6 +1832,39 @@ def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it(
     listed = '<ul id="comments"><li><h3>Comments<a href="#comments">¶</a></h3>Nice!</li></ul>'
     text = filter_tree(LexborHTMLParser(kept + heading + listed)).text()
     assert "One." in text and "Authors" in text and "Nice!" not in text
+
+
+def test_a_section_a_link_cites_is_not_boilerplate():
+    # PostgreSQL's SELECT reference (DocBook, WCXB, CC-BY-4.0): <div id="SQL-FOR-UPDATE-SHARE">
+    # opens with "The Locking Clause", and the page links to "sql-select.html#SQL-FOR-UPDATE-SHARE";
+    # "share" is a boilerplate hint.
+    html = wide_page("wcxb-0670")
+    step = "The locking clause has the general form"
+    assert step in flat(main_text(html))
+    off = ExtractOptions(blocks=BlockOptions(cited_sections=False))
+    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
+
+
+def test_a_cited_section_opens_with_a_heading_and_a_link_ends_with_its_id():
+    def cited(html: str, ident: str = "sql-for-update-share") -> bool:
+        tree = LexborHTMLParser(html)
+        return cited_section(tree.root, tree.css_first("div"), ident)
+
+    section = '<div id="sql-for-update-share"><h3>The Locking Clause</h3><p>x</p></div>'
+    assert cited('<a href="select.html#sql-for-update-share">see</a>' + section)
+    assert cited('<a href="#sql-for-update-share">see</a>' + section)
+    assert not cited(section)  # nothing cites it
+    assert not cited('<a href="#sql-for-update-share-x">see</a>' + section)  # another id
+    assert not cited('<a href="#sql-for-update">see</a>' + section)  # a prefix of its id
+    opened = '<div id="sql-for-update-share"><p>Share it</p><h3>Locking</h3></div>'
+    assert not cited('<a href="#sql-for-update-share">see</a>' + opened)  # no opening heading
+    quoted = "<a href='#a\"b-c-d'>x</a><div id='a\"b-c-d'><h3>T</h3></div>"
+    assert not cited(quoted, 'a"b-c-d')  # not quotable in a selector: no error, not cited
+    # Through the filter: an id of three words or more; "#share-bar" names a role.
+    bar = '<a href="#share-bar">Share</a><div id="share-bar"><h3>Share</h3><p>Tweet it</p></div>'
+    assert "Tweet it" not in filter_tree(LexborHTMLParser(bar)).text()
+    text = filter_tree(LexborHTMLParser('<a href="#sql-for-update-share">see</a>' + section)).text()
+    assert "The Locking Clause" in text
 
 
 def test_section_anchor_is_the_slug_of_the_opening_heading():
