@@ -530,10 +530,12 @@ NOTICE = re.compile(
     r"|(?:log ?in|sign in) to (?:save|set|add|see|view|post|reply|comment|vote|follow|like|rate)"
     r"|unlimited (?:digital|online) access|to unlock (?:more|this) articles?"
     r"|follow (?:us|the \w+) on|folgen sie uns|síguenos|siguenos"
-    # ads, affiliate, copyright, captcha, cookies, ad blockers
+    # ads, affiliate, copyright, captcha, cookies, ad blockers; a consent notice speaks of
+    # cookies ("We use cookies", "enable targeting cookies"): a text's "cookie" is a thing it
+    # names (an HTTP cookie's SameSite attribute, a cookie sheet)
     r"|advertis(?:ement|ing disclosure)|anzeige|affiliate|werbung"
     r"|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos"
-    r"|recaptcha|cookies?|adblock|ad blocker|werbeblocker"
+    r"|recaptcha|cookies|adblock|ad blocker|werbeblocker"
     # what a browser without scripts shows: "Please turn on JavaScript", "… requires JavaScript"
     r"|javascript (?:is )?(?:disabled|enabled|required)|(?:enable|turn on) (?:your |browser'?s? )?javascript"
     r"|requires? javascript|relies on javascript"

@@ -627,6 +627,18 @@ def test_short_site_notices_are_not_body_text():
     assert "Mehr zum Thema" in off
 
 
+def test_a_consent_notice_speaks_of_cookies_and_a_text_of_a_cookie():
+    # Django's middleware reference (WCXB, CC-BY-4.0): "Enables cookie- and session-based
+    # message support." describes MessageMiddleware; consent layers say "cookies".
+    assert notice("We use cookies to improve your experience.")
+    assert notice("To see this content please enable targeting cookies.")
+    assert not notice(
+        "Note that if a cookie's SameSite attribute is set to Strict, it is not sent."
+    )
+    line = "Enables cookie- and session-based message support."
+    assert line in flat(main_text(wide_page("wcxb-0661")))
+
+
 # --- the whole pipeline on real pages --------------------------------------------------------------
 
 
