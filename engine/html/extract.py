@@ -520,8 +520,10 @@ NOTICE = re.compile(
     r"|related (?:articles?|posts?|stories)|read more(?! about)|you may also like|more from"
     r"|à lire aussi|lire aussi|leer también|contenido relacionado|leggi anche|veja também"
     r"|zobacz również|lees ook"
-    # share / rate / comment prompts
-    r"|(?:artikel|beitrag|news|seite) teilen|mit freunden teilen|share this|teilen:"
+    # share / rate / comment prompts; a share prompt opens its line ("Share this article",
+    # "Read or Share this story:"), a text's sentence shares in mid-line ("we'd like to
+    # share this logic between …")
+    r"|(?:artikel|beitrag|news|seite) teilen|mit freunden teilen|(?:^|or )share this|teilen:"
     r"|war (?:der|dieser) (?:artikel|beitrag) (?:nützlich|hilfreich)|was this (?:article|page) helpful"
     r"|eingeloggt sein um|logged in to (?:post|comment)"
     # newsletter / subscription / app

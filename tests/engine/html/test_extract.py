@@ -639,6 +639,16 @@ def test_a_consent_notice_speaks_of_cookies_and_a_text_of_a_cookie():
     assert line in flat(main_text(wide_page("wcxb-0661")))
 
 
+def test_a_share_prompt_opens_its_line_and_a_sentence_shares_in_mid_line():
+    # React's legacy docs on custom hooks (WCXB, CC-BY-4.0): a short paragraph of the text
+    # says "we’d like to share this logic"; share bars open with the prompt.
+    assert notice("Share this article")
+    assert notice("Read or Share this story: http://usat.ly/2lppXg7")
+    assert not notice("Instead, we’d like to share this logic between the two components.")
+    line = "Instead, we’d like to share this logic between FriendStatus and FriendListItem."
+    assert line in flat(main_text(wide_page("wcxb-4402")))
+
+
 # --- the whole pipeline on real pages --------------------------------------------------------------
 
 
