@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
 from engine.lru import LRU
 from engine.urls.sites import name_labels
+from engine.urls.substitution import fold
 
 
 @dataclass
@@ -498,14 +498,13 @@ def names_site(part: str, labels: Iterable[str]) -> bool:
 
 
 def folded(text: str) -> str:
-    """Lower-case ASCII letters and digits of a text, accents dropped (as host names spell it).
+    """Lower-case ASCII letters and digits of a text, folded as host names spell it (accents
+    dropped, ß, æ, ø, œ as ss, ae, o, oe: :func:`engine.urls.substitution.fold`).
 
-    >>> folded("Nörd-Republic®")
-    'nordrepublic'
+    >>> folded("Nörd-Republic®"), folded("Lørenskog Straße")
+    ('nordrepublic', 'lorenskogstrasse')
     """
-    return "".join(
-        c for c in unicodedata.normalize("NFKD", text.lower()) if c.isascii() and c.isalnum()
-    )
+    return "".join(c for c in fold(text.lower()) if c.isascii() and c.isalnum())
 
 
 def spelled(label: str, words: tuple[str, ...]) -> int:

@@ -796,6 +796,10 @@ def test_which_title_part_names_the_site():
     assert not names_site("Obama says health act is hard on small businesses", ["osha"])
     assert not names_site("African elections", ["fr"])  # a short label inside a word
     assert names_site("Straight Dope Message Board", ["boards", "straightdope"])
+    # letters a host name spells otherwise: ø as o, ß as ss, æ as ae
+    assert names_site("Nyheter fra Lørenskog", ["lorenskog"])
+    assert names_site("Süddeutsche Straße", ["strasse"])
+    assert names_site("Æblerne i haven", ["aeblerne"])
     # the bombas.com kind: a product's own part is kept, the shop's name is never a headline
     assert headlines("Men's Quarter Socks - Bombas", "https://shop.bombas.com/p") == [
         "Men's Quarter Socks"
