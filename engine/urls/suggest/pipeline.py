@@ -63,6 +63,7 @@ from engine.urls.suggest.ranking import (
     Suggestion,
     SuggestOptions,
     candidate_weight,
+    close_call,
     is_public_suffix,
     merge,
     null_weight,
@@ -502,12 +503,18 @@ class Suggester:
             cand.weight = self._weight(cand, corrections)
         total = sum(c.weight for c in cands) + self._null_weight(ctx)
         out = []
-        for cand in sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]:
+        ranked = sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]
+        close = close_call(self.options, [c.weight for c in ranked[:2]])
+        for cand in ranked:
             score = cand.weight / total
             if cand.unsure or (ctx.domain_known and cand.domain != ctx.typed_domain):
                 # the calibration rule, learned corrections included: a known
                 # domain may just be down; a taken correction still ranks above retry
                 score = min(score, self.options.confident - 0.05)
+            elif close and score >= self.options.confident:
+                # a close call (only the top one can pass the button): under it, still
+                # ranked above its runner-up
+                score = max(min(score, self.options.confident - 0.05), ranked[1].weight / total)
             out.append(
                 Suggestion(
                     self._url(ctx, cand.domain, cand.sub), min(score, 0.99), cand.step, cand.reason

@@ -50,6 +50,9 @@ class SuggestOptions:
 
     limit: int = 5
     confident: float = 0.5  # the error page's big "Did you mean" button
+    # a runner-up this close to the top candidate (weight ratio) makes the top one a
+    # close call: never on the confident button, whatever its share of the total
+    close_call: float = 0.78
     beta: float = 2.6  # how fast a likelier typo wins: weight = exp(-beta * cost)
     alpha: float = 0.45  # popularity prior: (rank + offset) ** -alpha
     offset: float = 50.0
@@ -111,6 +114,17 @@ def candidate_weight(o: SuggestOptions, cand: Candidate, visits: float, counts: 
     if counts.get("taken", 0) > counts.get("rejected", 0):
         weight *= o.taken_boost
     return weight * o.rejected_factor ** counts.get("rejected", 0)
+
+
+def close_call(o: SuggestOptions, weights: list[float]) -> bool:
+    """Whether the runner-up's weight is at least ``o.close_call`` of the top one's
+    (``weights`` highest first): two readings nearly as likely, so neither is confident.
+
+    >>> o = SuggestOptions()
+    >>> close_call(o, [1.0, 0.8]), close_call(o, [1.0, 0.7]), close_call(o, [1.0])
+    (True, False, False)
+    """
+    return len(weights) > 1 and weights[1] >= o.close_call * weights[0]
 
 
 def null_weight(o: SuggestOptions, known: bool, rank: int | None, visits: float) -> float:

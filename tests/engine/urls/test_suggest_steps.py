@@ -12,7 +12,7 @@ from engine.urls.dictionary import DomainDictionary, split_host
 from engine.urls.keyboard import is_adjacent, layout_for_languages
 from engine.urls.segments import Lexicon, Segmenter, ngram_score
 from engine.urls.substitution import host_variants, read_typed
-from engine.urls.suggest import Suggester, SuggestRequest
+from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
 from engine.urls.typos import typo_cost
 from tests.dictionary_cache import shared_bundled_dictionary
 
@@ -290,6 +290,40 @@ def test_known_domain_is_not_corrected_confidently(bundled):
     found = bundled.suggest(SuggestRequest("http://amazon.fr/", "dns"))
     assert found[0].step == "retry"
     assert all(s.score < 0.5 for s in found if "amazon.fr" not in s.url)
+
+
+@pytest.fixture(scope="module")
+def no_close_calls():
+    """The same engine with the close-call rule off (no runner-up weighs 1.01× the top)."""
+    return Suggester(shared_bundled_dictionary(), options=SuggestOptions(close_call=1.01))
+
+
+def test_a_close_call_is_never_confident(bundled, no_close_calls):
+    # comicbooks.com weighs 0.82× comicbook.com: either may be meant
+    url = "http://comicboosk.com/"
+    found, off = (
+        bundled.suggest(SuggestRequest(url, "dns")),
+        no_close_calls.suggest(SuggestRequest(url, "dns")),
+    )
+    assert off[0].score >= 0.5 and [s.url for s in found] == [s.url for s in off]
+    assert found[0].url == "http://comicbook.com/" and 0.45 <= found[0].score < 0.5
+    assert found[1].url == "http://comicbooks.com/" and found[1].score == off[1].score
+    assert top(bundled, "http://gogle.com/", error="dns").score >= 0.5  # a clear winner
+
+
+def test_a_close_call_keeps_its_rank_over_a_nearer_runner_up(bundled, no_close_calls):
+    # epicgames.com scores 0.47: capped at 0.45, epicgames.dev would fall below it
+    found = bundled.suggest(SuggestRequest("http://epicgames.de/", "dns"))
+    off = no_close_calls.suggest(SuggestRequest("http://epicgames.de/", "dns"))
+    assert [s.url for s in found] == [s.url for s in off]
+    assert found[0].url == "http://epicgames.dev/" and found[0].score == found[1].score < 0.5
+
+
+def test_a_close_call_under_the_button_keeps_its_score(bundled, no_close_calls):
+    # psiphon.news weighs 0.87× psiphon.ca, whose 0.49 needs no cap
+    found = top(bundled, "http://psiphon.de/", error="dns")
+    assert found.url == "http://psiphon.ca/" and 0.45 < found.score < 0.5
+    assert found.score == top(no_close_calls, "http://psiphon.de/", error="dns").score
 
 
 def test_credentials_never_echoed(bundled):
