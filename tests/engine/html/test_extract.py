@@ -1822,14 +1822,32 @@ def test_a_section_named_by_its_heading_anchor_is_not_boilerplate():
     assert step not in main_text(html, options=off)  # the rule alone kept it
 
 
-def test_a_section_its_heading_links_to_is_not_boilerplate():
-    # kernel.org's "Submitting patches" (Sphinx, WCXB): <section id="commentary"> opens with
-    # "Commentary" and its "¶" permalink to #commentary; "comment" is a boilerplate hint.
-    html = wide_page("wcxb-2874")
-    step = "marker line serves the essential purpose of marking for patch handling tools"
+@pytest.mark.parametrize(
+    "page, step, off",
+    [
+        # kernel.org's "Submitting patches" (Sphinx, WCXB): <section id="commentary"> opens
+        # with "Commentary" and its "¶" permalink to #commentary; "comment" is a boilerplate hint.
+        pytest.param(
+            "wcxb-2874",
+            "marker line serves the essential purpose of marking for patch handling tools",
+            BlockOptions(permalinked_sections=False),
+            id="its-heading-links-to-it",
+        ),
+        # PostgreSQL's SELECT reference (DocBook, WCXB, CC-BY-4.0): <div id="SQL-FOR-UPDATE-SHARE">
+        # opens with "The Locking Clause", and the page links to
+        # "sql-select.html#SQL-FOR-UPDATE-SHARE"; "share" is a boilerplate hint.
+        pytest.param(
+            "wcxb-0670",
+            "The locking clause has the general form",
+            BlockOptions(cited_sections=False),
+            id="a-link-cites-it",
+        ),
+    ],
+)
+def test_a_section_a_link_names_is_not_boilerplate(page: str, step: str, off: BlockOptions):
+    html = wide_page(page)
     assert step in flat(main_text(html))
-    off = ExtractOptions(blocks=BlockOptions(permalinked_sections=False))
-    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
+    assert step not in flat(main_text(html, options=ExtractOptions(blocks=off)))  # the rule alone
 
 
 def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it():
@@ -1854,17 +1872,6 @@ def test_a_permalinked_section_is_its_headings_slug_and_its_heading_links_to_it(
     listed = '<ul id="comments"><li><h3>Comments<a href="#comments">¶</a></h3>Nice!</li></ul>'
     text = filter_tree(LexborHTMLParser(kept + heading + listed)).text()
     assert "One." in text and "Authors" in text and "Nice!" not in text
-
-
-def test_a_section_a_link_cites_is_not_boilerplate():
-    # PostgreSQL's SELECT reference (DocBook, WCXB, CC-BY-4.0): <div id="SQL-FOR-UPDATE-SHARE">
-    # opens with "The Locking Clause", and the page links to "sql-select.html#SQL-FOR-UPDATE-SHARE";
-    # "share" is a boilerplate hint.
-    html = wide_page("wcxb-0670")
-    step = "The locking clause has the general form"
-    assert step in flat(main_text(html))
-    off = ExtractOptions(blocks=BlockOptions(cited_sections=False))
-    assert step not in flat(main_text(html, options=off))  # the rule alone kept it
 
 
 def test_a_cited_section_opens_with_a_heading_and_a_link_ends_with_its_id():
