@@ -1004,20 +1004,21 @@ class FullTextIndex:
     ) -> Ranking | None:  # fmt: skip
         """The certified head of a query of several words with bands (host/services/
         champions.py), when no word leads the score or the lists could not certify (an
-        unlisted row's bound from the lists alone is too loose): level by level, FTS5 scores the matching rows in some word's list or bands
-        0 … j not scored yet (:func:`threshold.together`), until ``want`` documents (or all)
-        score above every other row's most (:func:`threshold.bound` of the edges j); None
-        when a word has no bands, or the last level certifies too few."""
-        if not all(p in self.champions.bands for p in phrases):
-            return None
-        banded = [self.champions.banded(p, avgdl) for p in phrases]
-        if any(b is None for b in banded):
+        unlisted row's bound from the lists alone is too loose): level by level, FTS5 scores
+        the matching rows in some word's list or bands 0 … j not scored yet
+        (:func:`threshold.together`), until ``want`` documents (or all) score above every
+        other row's most (:func:`threshold.bound` of the edges j); None when a word has no
+        bands, or the last level certifies too few."""
+        found_bands = [self.champions.banded(p, avgdl) for p in phrases]
+        banded = [b for b in found_bands if b is not None]
+        if len(banded) < len(phrases):
             return None
         reach = Hits(bitmap([n for p in phrases for n in self.champions.listed_rows(p)]))
         weights, source = ", ".join(map(str, WEIGHTS)), self._head_source(query)
-        total, scored, found = self.rows.documents(matching)[0], Hits({}), list[champions.Row]()
-        for j in range(min(len(b) for b in banded if b is not None)):
-            reach = _either([reach, *(b[j][0] for b in banded if b is not None)])
+        total, scored = self.rows.documents(matching)[0], Hits({})
+        found: list[champions.Row] = []
+        for j in range(min(len(b) for b in banded)):
+            reach = _either([reach, *(b[j][0] for b in banded)])
             rows = _both([reach, matching])
             if self.rows.documents(rows)[0] < min(want, total):
                 continue  # too few documents to certify: the next level, before FTS5 scores
@@ -1028,7 +1029,7 @@ class FullTextIndex:
                     return None
                 found = sorted([*found, *more], key=lambda r: (r.rank, r.n)) if found else more
                 scored = rows
-            edges = [b[j][1] for b in banded if b is not None]
+            edges = [b[j][1] for b in banded]
             head = self._certified(found, threshold.bound(idfs, edges), matching, want, total)
             if head is not None:
                 return head
