@@ -343,7 +343,9 @@ def drop_labelled(
             hidden.append(node)
         elif reader and screen_reader_label(node, cls, reader):
             hits.append(node)
-        elif story and teaser_card(node, cls, ident, story):
+        elif (
+            story and ("easer" in cls or "easer" in ident) and teaser_card(node, cls, ident, story)
+        ):
             teasers.append(node)
     if teasers and within is not None and beside_story(within, teasers, options):
         hits.extend(teasers)
