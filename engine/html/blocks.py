@@ -113,6 +113,16 @@ class BlockOptions:
     # not text a reader sees (see screen_reader_label). Inline ones (a shop's "Regular price"
     # in a <span>) stay. 0: off.
     screen_reader_label_chars: int = 40
+    # A teaser card inside a story is a pointer to another story, not the story's text (the
+    # "Mehr zu ..." cards of the German broadcasters: a linked headline, a blurb, a kicker, a
+    # duration): an element whose class/id word opens with "teaser" and that holds a linked
+    # heading, inside the page's article container, goes with the class/id hints. Only beside
+    # a story (see beside_story): at least ``story_share`` of the container's text in ``<p>``s
+    # of ``story_paragraph_chars`` or more (extract.is_story's values), the cards less than
+    # that share. On a listing or a service page the cards are the content, and stay.
+    article_teasers: bool = True
+    story_share: float = 0.5
+    story_paragraph_chars: int = 150
 
 
 @dataclass(slots=True)
@@ -276,11 +286,15 @@ def is_dialog(attrs: dict) -> bool:
 
 
 def drop_labelled(
-    root: LexborNode, options: BlockOptions, keep: LexborNode | None = None
+    root: LexborNode,
+    options: BlockOptions,
+    keep: LexborNode | None = None,
+    within: LexborNode | None = None,
 ) -> LexborNode | None:
     """Dialogs (``drop_dialogs``), then boilerplate containers named by class/id
     (``class_hints``, see :func:`drop_hits`), from one selector pass. A container holding
     ``keep`` (the page's article container) stays; ``keep`` is returned unless a dialog held it.
+    Teaser cards go only inside ``within``, the page's article container (``article_teasers``).
 
     >>> tree = LexborHTMLParser('<div role="dialog">a</div><div class="comments">b</div><p>c</p>')
     >>> drop_labelled(tree.body, BlockOptions()); tree.body.text()
@@ -294,6 +308,8 @@ def drop_labelled(
     permalinks, opened = options.permalinked_sections, options.noise_opens_label
     numbered, reader = options.numbered_posts, options.screen_reader_label_chars
     cited = options.cited_sections
+    story = {within.mem_id} if within is not None and options.article_teasers else None
+    teasers: list[LexborNode] = []
     for node in root.css(LABELLED_SELECTOR):
         attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
@@ -327,6 +343,12 @@ def drop_labelled(
             hidden.append(node)
         elif reader and screen_reader_label(node, cls, reader):
             hits.append(node)
+        elif (
+            story and ("easer" in cls or "easer" in ident) and teaser_card(node, cls, ident, story)
+        ):
+            teasers.append(node)
+    if teasers and within is not None and beside_story(within, teasers, options):
+        hits.extend(teasers)
     if dialogs:
         detach(dialogs)
         ids = {node.mem_id for node in dialogs}
@@ -565,6 +587,65 @@ def screen_reader_label(node: LexborNode, cls: str, most: int) -> bool:
     if not SCREEN_READER_CLASS.search(cls):
         return False
     return tag_name(node) in _READER_BLOCKS and len(node.text(strip=True)) <= most
+
+
+def beside_story(box: LexborNode, teasers: list[LexborNode], options: BlockOptions) -> bool:
+    """True when the teaser cards in ``box`` sit beside a story: ``box`` is one
+    (:func:`story_node`) and the cards hold less than ``options.story_share`` of its text.
+
+    >>> tree = LexborHTMLParser("<div><p>" + "word " * 40 + "</p><p class=teaser><a href=/x>x</a></p></div>")
+    >>> beside_story(tree.css_first("div"), tree.css("p.teaser"), BlockOptions())
+    True
+    """
+    total = len(box.text(strip=True))
+    outer = [n for n in teasers if not has_ancestor_in(n, {t.mem_id for t in teasers})]
+    cards = sum(len(n.text(strip=True)) for n in outer)
+    return cards < options.story_share * total and story_node(box, options)
+
+
+def story_node(node: LexborNode, options: BlockOptions) -> bool:
+    """True when at least ``options.story_share`` of an element's text sits in ``<p>``s of
+    ``options.story_paragraph_chars`` or more: a story, not a page of cards.
+
+    >>> story_node(LexborHTMLParser("<div><p>" + "word " * 40 + "</p><a>x</a></div>").css_first("div"), BlockOptions())
+    True
+    >>> story_node(LexborHTMLParser("<div><p>short</p><a>a card</a></div>").css_first("div"), BlockOptions())
+    False
+    """
+    total = len(node.text(strip=True))
+    least = options.story_paragraph_chars
+    long = sum(n for p in node.css("p") if (n := len(p.text(strip=True))) >= least)
+    return total > 0 and long >= options.story_share * total
+
+
+# A card's headline is a heading that links to its story, or a link around a heading.
+LINKED_HEADING = ":is(h1, h2, h3, h4, h5, h6) a[href], a[href] :is(h1, h2, h3, h4, h5, h6)"
+TEASER_WORD = re.compile(r"(?:^|[\s_-])teaser", re.IGNORECASE)
+
+
+def teaser_card(node: LexborNode, cls: str, ident: str, box: set[int]) -> bool:
+    """True for a card pointing to another story inside the article container (mem_id in
+    ``box``): its class/id names a teaser (:func:`teaser_label`) and it holds a linked heading.
+
+    >>> tree = LexborHTMLParser('<article><div class="teaser"><h2><a href="/b">B</a></h2></div></article>')
+    >>> teaser_card(tree.css_first("div"), "teaser", "", {tree.css_first("article").mem_id})
+    True
+    """
+    if not teaser_label(cls, ident) or not has_ancestor_in(node, box):
+        return False
+    return node.css_first(LINKED_HEADING) is not None
+
+
+def teaser_label(cls: str, ident: str) -> bool:
+    """True when a class or id word opens with "teaser" (``teaser``, ``teaserpadding``,
+    ``c-teaser__title``): the name of a card pointing to another page.
+
+    >>> teaser_label("teaser teaser-small", ""), teaser_label("box", "article-teaser"), teaser_label("story", "")
+    (True, True, False)
+    """
+    if "easer" not in cls and "easer" not in ident:  # most labels: no regex
+        return False
+    return TEASER_WORD.search(cls) is not None or TEASER_WORD.search(ident) is not None
 
 
 _NOISE_LOW = re.compile(NOISE_HINT.pattern)

@@ -1807,9 +1807,9 @@ def page_body(
         drop_reviews(root, options.blocks.hint_max_share)
     box, tier = best_box(root, options.article_box_tiers, options.box_refill_tiers)
     if root is not None and tier < options.box_keeps_tiers:
-        box = drop_labelled(root, options.blocks, keep=box)
+        box = drop_labelled(root, options.blocks, keep=box, within=box)
     elif root is not None:
-        drop_labelled(root, options.blocks)
+        drop_labelled(root, options.blocks, within=box)
         if box is not None and not attached(box, root):
             box = best_box(root, options.article_box_tiers, options.box_refill_tiers)[0]
     blocks, span = split_marked(root, box, options.blocks)

@@ -20,6 +20,7 @@ from engine.html.blocks import (
     Block,
     BlockOptions,
     cited_section,
+    drop_labelled,
     filter_tree,
     hidden_label,
     label_part,
@@ -31,6 +32,7 @@ from engine.html.blocks import (
     section_anchor,
     split_blocks,
     split_marked,
+    teaser_label,
     useless_nodes,
 )
 from engine.html.extract import (
@@ -1643,10 +1645,13 @@ def test_a_code_block_is_never_a_photo_credit():
 def test_the_short_parts_of_teaser_cards_beside_a_story_are_not_its_text():
     # mdr.de (the Fundus corpus's test page, MIT): the story's container (id="content") also
     # holds "Mehr zu ..." cards: a linked headline and teaser (dropped as link text) with a
-    # date line and a photo credit beside them, which stayed in the body.
+    # date line and a photo credit beside them, which stayed in the body. (The cards' class
+    # "teaser" drops them whole first, see article_teasers: off here, to test this rule alone.)
     html = wide_page("fundus-de-MDR-V1")
     url = "https://www.mdr.de/nachrichten/thueringen/sued-thueringen/schmalkalden-meiningen/"
-    body, off = main_text(html, url), main_text(html, url, ExtractOptions(teaser_part_max_chars=0))
+    named = ExtractOptions(blocks=BlockOptions(article_teasers=False))
+    body = main_text(html, url, named)
+    off = main_text(html, url, replace(named, teaser_part_max_chars=0))
     for part in ("28.04.2023 | 11:54 Uhr", "Bildrechte: imago images/YAY Images"):
         assert part not in body and part in off
     assert "Noch dampfen die zartrosa Leiber" in body  # the story stays
@@ -1753,6 +1758,82 @@ def test_a_screen_reader_label_is_a_short_block_of_its_own():
     assert not label('<div class="hidden">Article content</div>')  # not screen-reader-only
     assert not label('<div class="not-sr-only">Article content</div>')  # whole class words
     assert not label('<div class="sr-only-when-small">Article content</div>')
+
+
+def test_teaser_cards_inside_a_story_are_not_its_text():
+    # mdr.de (the Fundus corpus's test page, MIT): inside <article>, "Mehr zu ..." cards
+    # (<div class="teaser">: a kicker, a linked <h2> headline, a blurb, a duration) point to
+    # other stories between the story's paragraphs.
+    html = wide_page("fundus-de-MDR-V1")
+    off = ExtractOptions(blocks=BlockOptions(article_teasers=False))
+    body, shown = main_text(html), main_text(html, None, off)
+    card = "Am SRH-Klinikum in Suhl ist die Versorgung von frühgeborenen Kindern in Gefahr"
+    assert card in shown and card not in body
+    assert "Bildrechte: imago images/ari" in shown and "Bildrechte: imago images/ari" not in body
+    story = [line for line in shown.splitlines() if len(line) > 300]
+    assert story and all(line in body for line in story)
+
+
+LONG_STORY = (
+    "<p>" + "The council met on Monday to talk about the new bridge and its cost. " * 4 + "</p>"
+)
+CARD = '<div class="teaser"><h2><a href="/other">Another story</a></h2><p>Its blurb.</p></div>'
+
+
+def teasers_left(markup: str, within: str | None = "article", mark: str = "Its blurb.") -> bool:
+    """Whether the card's text ``mark`` is left after the class/id pass with ``within`` the box."""
+    tree = LexborHTMLParser(markup)
+    box = tree.css_first(within) if within else None
+    drop_labelled(tree.body, BlockOptions(), keep=box, within=box)
+    return mark in tree.body.text()
+
+
+def test_a_teaser_card_goes_only_beside_a_story_in_the_article_container():
+    assert not teasers_left(f"<article>{LONG_STORY}{CARD}</article>")
+    assert not teasers_left(f"<article>{LONG_STORY}{CARD * 2}</article>")
+    named = CARD.replace('"teaser"', '"c-teaser__box"')
+    assert not teasers_left(f"<article>{LONG_STORY}{named}</article>")
+    wrapped = CARD.replace('<h2><a href="/other">', '<a href="/other"><h3>')
+    wrapped = wrapped.replace("</a></h2>", "</h3></a>")  # a link around the heading
+    assert not teasers_left(f"<article>{LONG_STORY}{wrapped}</article>")
+    # a card links its headline: a "teaser" without one (a story's own standfirst) stays
+    unlinked = CARD.replace('<a href="/other">', "<a>")
+    assert teasers_left(f"<article>{LONG_STORY}{unlinked}</article>")
+    bold = CARD.replace("<h2>", "<b>").replace("</h2>", "</b>")
+    assert teasers_left(f"<article>{LONG_STORY}{bold}</article>")
+    # outside the article container, or with no container, cards are a page's content
+    assert teasers_left(f"<article>{LONG_STORY}</article>{CARD}")
+    assert teasers_left(f"<article>{LONG_STORY}{CARD}</article>", within=None)
+    # a container that is no story (short paragraphs), or mostly cards: a listing
+    assert teasers_left(f"<article><p>Short.</p>{CARD}</article>")
+    items = "<ul>" + "<li>One more short line of a list of things</li>" * 8 + "</ul>"
+    assert teasers_left(f"<article>{items}{CARD}</article>")  # the cards a small share
+    blurb = "A long blurb of another story, printed in a paragraph of its own. " * 3
+    long_cards = CARD.replace("Its blurb.", blurb) * 2  # long paragraphs, but in cards
+    assert teasers_left(f"<article>{LONG_STORY}{long_cards}</article>", mark="A long blurb")
+    assert teasers_left(f"<article>{LONG_STORY}{CARD * 12}</article>")
+    assert teasers_left(f"<article>{LONG_STORY}{CARD.replace('teaser', 'teasing')}</article>")
+    off = BlockOptions(article_teasers=False)
+    tree = LexborHTMLParser(f"<article>{LONG_STORY}{CARD}</article>")
+    box = tree.css_first("article")
+    drop_labelled(tree.body, off, keep=box, within=box)
+    assert "Its blurb." in tree.body.text()
+
+
+@pytest.mark.parametrize("box", ["article", 'div class="story-body"'])
+def test_a_page_drops_the_teaser_cards_inside_its_story(box):
+    # the article container is found before the class/id pass in either of its tiers
+    blurb = "A long blurb of another story, printed in a paragraph of its own. " * 3
+    card = CARD.replace("Its blurb.", blurb)
+    html = f"<title>Bridge</title><body><{box}>{LONG_STORY}{card}{LONG_STORY}</{box.split()[0]}>"
+    off = ExtractOptions(blocks=BlockOptions(article_teasers=False))
+    assert "A long blurb" not in main_text(html) and "A long blurb" in main_text(html, None, off)
+
+
+def test_a_teaser_label_opens_a_class_or_id_word():
+    assert teaser_label("teaser", "") and teaser_label("box teaserpadding", "")
+    assert teaser_label("", "article-teaser") and teaser_label("c_teaser__title", "")
+    assert not teaser_label("tease", "") and not teaser_label("bookteaser", "")
 
 
 def test_hidden_label_is_the_whole_hidden_class_without_a_responsive_variant():
