@@ -9,7 +9,9 @@ Run: ``.venv/bin/python tests/bench/bench_merge_stream.py [--rows N] [--gaps 2,1
 Data: the real main texts (and titles) of ../shared/data/extraction-wide, TUNE split only (the
 SHA-1 parity of bench_fulltext.py). The index is filled in ``--segments`` transactions with
 FTS5's automerge off (as the daemon leaves it), so a level of segments waits for ``merge``;
-the writes are real pages too, one row each in a transaction of its own, ``--gap`` ms apart
+each fill transaction one segment (FTS5's ``hashsize`` raised while
+filling), so the segments are equals on one level, as captures of one size leave them; the
+writes are real pages too, one row each in a transaction of its own, ``--gap`` ms apart
 (after the last one ends), each timed from asking for the file's lock to its COMMIT.
 """
 
@@ -40,6 +42,8 @@ NEVER = 10**9  # GIVE_WAY for the old behaviour: no step ever runs whole
 def build(path: Path, chosen: list[dict], rows: int, segments: int, chars: int) -> None:
     index = FullTextIndex(path)
     index.defer_merges()
+    for table in ("docs", "pairs"):  # each fill transaction one segment: one level of equals
+        index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', ?)", (1 << 30,))
     per = rows // segments
     for s in range(segments):
         with index._batch():
@@ -49,6 +53,8 @@ def build(path: Path, chosen: list[dict], rows: int, segments: int, chars: int) 
                 url = f"https://site{n % 997}.example/a/{n}"
                 index.add_row(f"v{n}", url, textquery.index_text(title),
                               textquery.index_text(body), url, None)  # fmt: skip
+    for table in ("docs", "pairs"):  # back to FTS5's default (1 MiB) for the stream's writes
+        index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', ?)", (1 << 20,))
     index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     index.close()
 
@@ -157,7 +163,7 @@ def main() -> None:
         "--chars", type=int, default=300, help="each row's text cut here (long doclists, cheap)"
     )
     parser.add_argument("--segments", type=int, default=8)
-    parser.add_argument("--gaps", default="2,10,25", help="ms between writes, comma-separated")
+    parser.add_argument("--gaps", default="0,2,10", help="ms between writes, comma-separated")
     parser.add_argument("--give-way", default="1,2,4,8", help="values of GIVE_WAY to compare")
     parser.add_argument("--limit", type=float, default=20.0, help="s per run at most")
     args = parser.parse_args()
