@@ -3,8 +3,10 @@ prefixes, exclusions, CJK, deletion and undo, restart, rebuild, and the CLI's ty
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -970,9 +972,6 @@ def test_an_interrupt_left_over_from_a_step_stops_no_merge_for_good(tmp_path):
 
 def page_words(count: int) -> list[str]:
     """Rows of 40 words of a real saved page's text each (tags and scripts dropped)."""
-    import gzip
-    import re
-
     page = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "228917f19c2a4451.html.gz"
     html = gzip.decompress(page.read_bytes()).decode("utf-8", "replace")
     text = re.sub(r"(?s)<(script|style)\b.*?</\1>|<[^>]+>", " ", html)
