@@ -57,8 +57,20 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     what full-text search and the diff between versions read; ``text`` stays the main text.
 
     A version stored before visible text was kept has none: with ``recompute`` it is read
-    from the original page, else the stored main text stands in (cheap, for bulk indexing).
+    from the original page ONCE and kept with the version (:func:`keep_visible_text`), so
+    the next sweep or diff reads the stored text; else the stored main text stands in
+    (cheap, for bulk indexing).
+
+    >>> import tempfile, pathlib
+    >>> from engine.archive.model import Capture
+    >>> from engine.archive.registry import register
+    >>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> reg = register(store, Capture("https://e.com/a", b"<title>A</title><a href=b>Big</a>"))
+    >>> visible_text_of(store, reg.id)
+    'A\\nBig'
+    >>> store.close()
     """
+    reg_id = store.content_id(reg_id)  # a revisit reads (and keeps) its version's
     row = store.row("extracts", reg_id) or {}
     if not row.get("visible_text") and recompute and store.has_version(reg_id):
         content = get(store, reg_id, original=True)
@@ -66,9 +78,28 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
             seen = visible_text(content.body)
         except DecodeError:
             seen = ""
-        if seen:
-            return f"{content.record.get('title') or ''}\n{seen}"
+        if seen:  # none (an empty page) is not kept: the main text stands in, as before
+            seen = f"{content.record.get('title') or ''}\n{seen}"
+            if row:
+                keep_visible_text(store, reg_id, seen)
+            return seen
     return stored_text(store, reg_id)
+
+
+def keep_visible_text(store: ArchiveStore, reg_id: str, seen: str) -> None:
+    """Keep a version's visible text, read from its original, as registration keeps it: the
+    blob written durably first, then the extracts row names it (one journal transaction),
+    so a crash between leaves an unreferenced blob (reclaim removes it) and never a row
+    naming a missing blob; a read-only store keeps nothing.
+
+    >>> keep_visible_text.__name__
+    'keep_visible_text'
+    """
+    if store.readonly:
+        return
+    blob = store.put_blob(seen.encode())
+    with store.transaction():
+        store.update("extracts", reg_id, {"visible_text": blob})
 
 
 def resolve_id(store: ArchiveStore, ref: str) -> str:

@@ -171,6 +171,8 @@ class FullTextIndex:
         self.writing = 0  # writes on ``db`` begun and not ended: no merge step runs meanwhile
         self.stepping = False  # a merge step holds (or is taking) the file's lock
         self.interrupts = 0  # interrupts sent to merge steps (see _merge_in)
+        self.gave_way = 0  # merge steps interrupted in a row (see _step: ``GIVE_WAY``)
+        self.whole = False  # the step under way runs whole: a write waits for it
         self._load_known()
 
     def _load_known(self) -> None:
@@ -249,7 +251,10 @@ class FullTextIndex:
         100k versions a step held the file's one writer up to 33 ms): a write on the index's
         own connection (:meth:`_batch`) does not wait for that, it interrupts the step
         (``sqlite3_interrupt``; the step is rolled back whole and merged again later) and
-        waits for the rollback alone; no step begins while a write waits.
+        waits for the rollback alone; no step begins while a write waits. A step that
+        follows ``GIVE_WAY`` interrupted ones in a row runs whole (a write waits for it), so
+        merging progresses under any rate of writes (captures closer than one step apart
+        would interrupt every step) at the cost of one wait in ``GIVE_WAY + 1`` steps.
 
         >>> import tempfile
         >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3")._step(STEP_PAGES)
@@ -260,11 +265,15 @@ class FullTextIndex:
             with self.writes:  # a step begun now would take the file's lock from the write
                 self.writes.wait_for(lambda: not self.writing)
                 self.stepping, interrupts = True, self.interrupts
+                self.whole = self.gave_way >= GIVE_WAY
+            done = "interrupted"
             try:
-                return self._merge_in(db, pages, interrupts)
+                done = self._merge_in(db, pages, interrupts)
+                return done
             finally:
                 with self.writes:
-                    self.stepping = False
+                    self.stepping = self.whole = False
+                    self.gave_way = self.gave_way + 1 if done == "interrupted" else 0
                     self.writes.notify_all()
 
     def _merge_in(self, db: sqlite3.Connection, pages: int, interrupts: int) -> str:
@@ -560,6 +569,9 @@ class FullTextIndex:
         with self.writes:
             self.writing += 1
             while self.stepping and self.merger is not None:  # sent again: SQLite clears an
+                if self.whole:  # a step that gave way GIVE_WAY times in a row: wait for it
+                    self.writes.wait()
+                    continue
                 self.merger.interrupt()  # interrupt when a statement of the step begins
                 self.interrupts += 1
                 self.writes.wait(RESEND_S)
@@ -1130,6 +1142,7 @@ STEP_PAGES = 32  # pages merged per step of ``merge``
 # (at 20k versions, tune half: a step of 250 pages up to 12.8 ms CPU, of 32 up to 3.0 ms; the
 # merging costs ~20 % more CPU in all, off the captures)
 RESEND_S = 0.001  # a write waiting for a merge step to stop interrupts it again this often
+GIVE_WAY = 4  # merge steps interrupted in a row, after which the next one runs whole
 _UNPURGED = "SELECT 1 FROM meta WHERE name = 'unpurged'"
 
 

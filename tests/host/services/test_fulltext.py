@@ -3,8 +3,10 @@ prefixes, exclusions, CJK, deletion and undo, restart, rebuild, and the CLI's ty
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -966,6 +968,179 @@ def test_an_interrupt_left_over_from_a_step_stops_no_merge_for_good(tmp_path):
     assert index._step(fulltext.STEP_PAGES) in ("idle", "interrupted")
     add_rows(index, ["reed"], 100)  # the file's lock is free
     assert_as_fts5(index)
+
+
+def page_words(count: int) -> list[str]:
+    """Rows of 40 words of a real saved page's text each (tags and scripts dropped)."""
+    page = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "228917f19c2a4451.html.gz"
+    html = gzip.decompress(page.read_bytes()).decode("utf-8", "replace")
+    text = re.sub(r"(?s)<(script|style)\b.*?</\1>|<[^>]+>", " ", html)
+    words = re.findall(r"\w+", text)
+    return [" ".join(words[(i * 40) % len(words) :][:40]) for i in range(count)]
+
+
+def slowed_merges(index, monkeypatch, pause_s: float = 0.0002) -> list[str]:
+    """Every merge step slowed (a progress handler of the test's on each merge connection:
+    the connection is closed after an interrupt) so it outlasts the gap between two writes;
+    each step's result, in order."""
+    opened, merge_in, results = index._merger, index._merge_in, []
+
+    def slowed():
+        db = opened()
+        db.set_progress_handler(lambda: time.sleep(pause_s), 50)
+        return db
+
+    def noted(db, pages, interrupts):
+        results.append(merge_in(db, pages, interrupts))
+        return results[-1]
+
+    monkeypatch.setattr(index, "_merger", slowed)
+    monkeypatch.setattr(index, "_merge_in", noted)
+    return results
+
+
+def test_a_stream_of_writes_closer_than_a_step_never_starves_the_merge(tmp_path, monkeypatch):
+    """Writes closer together than a merge step lasts (an import of many pages, real page
+    text) would interrupt every step, and the eight large segments would never merge: after
+    ``GIVE_WAY`` interrupted steps in a row the next runs whole (the write that comes
+    meanwhile waits for it), so steps complete while the writes go on, and at most
+    ``GIVE_WAY`` are interrupted in a row (no write merges: FTS5's crisis merge is off)."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    with index._batch():  # no level merged in a write (FTS5's crisis merge, at 16 segments)
+        for table in ("docs", "pairs"):
+            index.db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('crisismerge', 1999)")
+    results = slowed_merges(index, monkeypatch)
+    stop, written = threading.Event(), []
+
+    def writes() -> None:
+        for n, body in enumerate(page_words(100_000)):
+            if stop.is_set():
+                return
+            written.extend(add_rows(index, [body], 1000 + n))
+            time.sleep(0.001)
+
+    writer = threading.Thread(target=writes)
+    writer.start()
+    while len(written) < 3:  # the stream is under way
+        time.sleep(0.001)
+    assert fulltext.GIVE_WAY < 10
+    index.merge(20)
+    stop.set()
+    writer.join()
+    runs = "".join({"interrupted": "i", "merged": "m"}.get(r, "d") for r in results)
+    assert "m" in runs and "i" * (fulltext.GIVE_WAY + 1) not in runs, runs
+    assert "i" * fulltext.GIVE_WAY in runs, runs  # the writes did interrupt the steps
+    assert index.count() == 8 + len(written)
+    monkeypatch.undo()
+    assert index.merge() is True
+    assert_as_fts5(index)
+
+
+@pytest.mark.parametrize("gave_way", [fulltext.GIVE_WAY - 1, fulltext.GIVE_WAY])
+def test_a_step_runs_whole_only_after_give_way_interrupted_steps_in_a_row(
+    tmp_path, monkeypatch, gave_way
+):
+    """A step after ``GIVE_WAY - 1`` interrupted ones still gives way to a write; the one
+    after ``GIVE_WAY`` runs whole, the write waiting for it (it lands after the step's
+    commit); a completed step starts the count afresh. The step is held (before its merge,
+    then mid-way in a progress handler of the test's, while it may be interrupted) until
+    the write waits, so the write surely comes during it."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    rows, under_way, merge_step = index.count(), threading.Event(), fulltext._merge_step
+
+    def until_a_write_waits() -> bool:
+        under_way.set()
+        for _ in range(2000):
+            if index.writing:
+                break
+            time.sleep(0.005)
+        return False
+
+    def held(db, pages):
+        until_a_write_waits()
+        return merge_step(db, pages)
+
+    monkeypatch.setattr(fulltext, "_merge_step", held)
+    if gave_way < fulltext.GIVE_WAY:  # (not in a whole step: a Python call per instruction)
+        index._merger().set_progress_handler(until_a_write_waits, 1)
+    index.gave_way = gave_way
+    results: list[str] = []
+    merging = threading.Thread(target=lambda: results.append(index._step(fulltext.STEP_PAGES)))
+    merging.start()
+    assert under_way.wait(10)
+    add_rows(index, ["reed written while a step merged"], 100)
+    merging.join()
+    assert index.count() == rows + 1
+    if gave_way < fulltext.GIVE_WAY:
+        assert results == ["interrupted"] and index.gave_way == gave_way + 1
+        assert segments(index, "docs") == 9  # eight, and the write's
+    else:
+        assert results == ["merged"] and index.gave_way == 0
+        assert segments(index, "docs") == 10  # and the merge's output, under way
+    monkeypatch.undo()
+    assert index.merge() is True
+    assert_as_fts5(index)
+
+
+def test_an_interrupt_stops_a_merge_step_inside_one_frequent_terms_list(tmp_path):
+    """FTS5 checks a ``'merge'``'s page budget only where a term ends, so one frequent term's
+    merged doclist is written whole, however many pages it takes; ``sqlite3_interrupt``
+    stops the step inside that write all the same (FTS5 reads and writes each page with a
+    statement of its own, and SQLite looks at the interrupt as each runs). An index of one
+    term in 100,000 rows, four segments: a step writes about four times ``STEP_PAGES``
+    pages of that one term; interrupted a quarter, half or three quarters of the way, it
+    stops within one more tick of a progress handler (10 VM instructions) and is rolled back
+    whole."""
+    index = FullTextIndex(tmp_path / "f.sqlite3")
+    index.defer_merges()
+    for segment in range(4):
+        with index._batch():
+            index.db.executemany(
+                "INSERT INTO docs (rowid, title, body, url) VALUES (?, '', 'reed', '')",
+                ((segment * 25_000 + n,) for n in range(1, 25_001)),
+            )
+    assert segments(index, "docs") == 4
+    index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    before = structure(index)
+
+    def step(at: int | None, keep: bool) -> tuple[str, int, int]:
+        db = fulltext._connection(index.path)
+        ticks, sent = [0], [0]
+
+        def tick() -> bool:
+            ticks[0] += 1
+            if ticks[0] == at:
+                db.interrupt()
+                sent[0] = ticks[0]
+            return False
+
+        db.set_progress_handler(tick, 10)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            done = fulltext._merge_step(db, fulltext.STEP_PAGES)
+            db.execute("COMMIT" if keep else "ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            done = str(exc)
+        finally:
+            db.close()
+        return done, ticks[0], ticks[0] - sent[0]
+
+    whole = step(None, keep=False)[1]
+    for fraction in (0.25, 0.5, 0.75):
+        done, ticks, after = step(int(whole * fraction), keep=True)
+        assert done == "interrupted" and after <= 1, (fraction, whole, done, ticks, after)
+        assert structure(index) == before and segments(index, "docs") == 4
+    done, ticks, _ = step(None, keep=True)
+    assert done == "merged" and segments(index, "docs") == 1, (done, ticks)
+    (segid,) = index.db.execute("SELECT segid FROM docs_idx").fetchone()
+    written = index.db.execute(  # a leaf page's id: its segment's id << 37, then its number
+        "SELECT count(*) FROM docs_data WHERE id >> 37 = ?", (segid,)
+    ).fetchone()[0]
+    assert written > 2 * fulltext.STEP_PAGES, written  # one term: no budget check stopped it
+    index.db.execute("INSERT INTO docs (docs, rank) VALUES ('integrity-check', 0)")
+    assert index.db.execute("SELECT count(*) FROM docs WHERE docs MATCH 'reed'").fetchone() == (
+        100_000,
+    )
 
 
 def test_no_merge_step_begins_while_a_write_waits(tmp_path):
