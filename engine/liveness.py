@@ -107,6 +107,13 @@ class LivenessOptions:
     # live page shows it under another address, the site moved the page (redirecting the old
     # URL, redesigned or not), and the text decides.
     titled_at: float = 0.3
+    # A site's own words (a footer, a service or privacy notice, an "about" box) name the site:
+    # "The Bombas Customer Happiness Team", "Bombas is a Certified B Corporation". A stored main
+    # text that never names the site it was stored from (:func:`names_its_site`) is the page's
+    # content, whatever its headline says (a section's listing, a home page's feed, a story whose
+    # headline is a pun), so the address rule yields to its text. Off: the rule judges every text
+    # that does not speak of its page.
+    site_named: bool = True
 
 
 @dataclass
@@ -400,6 +407,8 @@ def another_page(
         return ""
     if text.template or titled(stored) >= options.titled_at:
         return ""  # the stored text is the page's own: found under a new address, it moved
+    if options.site_named and not names_its_site(stored):
+        return ""  # not the site's own words either: the page's content, moved
     kept = text_phrases(text.visible_text, text.n)
     if not kept:
         return ""
@@ -428,6 +437,33 @@ def titled(stored: object) -> float:
     return max(
         sum((w for word, w in title_weights(line).items() if has_form(word, words)), 0.0)
         for line in headlines(title, url)
+    )
+
+
+def names_its_site(stored: object) -> bool:
+    """Whether the stored main text names the site it was stored from: the host's own label
+    (the one before the public suffix, :func:`engine.urls.sites.name_labels`; not a subdomain
+    such as "shop" or "news") as a word, or spelled by up to four words in a row ("The
+    Atlantic" for theatlantic.com). True when the URL is not known (the text may be the site's).
+
+    >>> names_its_site({"url": "https://shop.bombas.com/p", "body": "Bombas is a B Corporation"})
+    True
+    >>> names_its_site({"url": "https://www.theatlantic.com/x", "body": "an editor at The Atlantic"})
+    True
+    >>> names_its_site({"url": "https://www.ikea.com/x", "body": "a shelf like a ladder"})
+    False
+    """
+    url = str(stored.get("url") or "") if isinstance(stored, dict) else ""
+    labels = name_labels(urlsplit(WAYBACK.sub("", url)).hostname or "") if url else ()
+    if not labels:
+        return True
+    label = labels[-1]
+    words = re.findall(r"[a-z0-9]+", fold(stored_body(stored).lower()))
+    return any(
+        "".join(words[at : at + size]) == label
+        for at in range(len(words))
+        for size in range(1, 5)
+        if words[at].startswith(label[:1])
     )
 
 

@@ -36,10 +36,11 @@ Methods: ours (engine.liveness.judge with body keywords), the seed's title/summa
 (same judge, KeywordOptions(mode="seed")), a status-code-only check, and simhash (64-bit,
 Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``.venv/bin/python tests/bench/bench_liveness.py [--pages N] [--family real|built|all]
-[--split tune|heldout|both|fresh] [--methods "simhash,status only"] [--misses] [--disagree]`` (tune on ``--split tune``;
+[--split tune|heldout|both|fresh|tune-fresh] [--methods "simhash,status only"] [--misses] [--disagree]`` (tune on ``--split tune``;
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed (``--methods
 "ours, one page"``: beside it, and its misses too; ";" separates names that hold a comma); ``--split fresh``:
-the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end).
+the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end;
+``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on).
 
 ADDRESS OF STORED PAGES (``--family address [--pages N]``): what a sweep pays for the address each
 stored page names, the old path (parse the original page on every check) beside the kept one.
@@ -117,6 +118,7 @@ TEASER_MARK = "<!--teaser-->"
 # The judge before the live main-text share R (S ≥ phrases_alone alone lifted a verdict), and
 # a stored copy without main text was judged gone.
 BEFORE = LivenessOptions(main_alone=0.0, main_lift=1.01)
+NAME_RULE_OFF = LivenessOptions(site_named=False)
 REMOVED = "<p>Dieser Artikel ist leider nicht mehr verfügbar. This article has been removed.</p>"
 
 
@@ -488,17 +490,23 @@ def build_real(pages: list[RealPage], seed: int = 11) -> list[dict]:
 # and reported once, at the round's end, beside the held-out figure (its stored pages are the
 # held-out split's, so a miss caused by a stored page alone recurs in it).
 FRESH_SEEDS = (12, 13)
+# More tuning cases (``--split tune-fresh``): the TUNING sites' pages paired as these seeds pair
+# them, the same way (only the pairs seed 11 never made). A round may tune on them; the stored
+# pages are the tuning split's, so they add pairings, not pages.
+TUNE_FRESH_SEEDS = (12, 13, 14, 15)
 
 
-def fresh_cases(pages: list[RealPage]) -> list[dict]:
-    """Held-out cases of the FRESH_SEEDS constructions whose (kind, page, other page) the
+def fresh_cases(
+    pages: list[RealPage], split: str = "heldout", seeds: tuple[int, ...] = FRESH_SEEDS
+) -> list[dict]:
+    """Cases of ``split`` from the ``seeds`` constructions whose (kind, page, other page) the
     seed-11 construction never built, each once."""
     seen = {(c["kind"], c["page"].cid, c["other"]) for c in build_real(pages)}
     fresh = []
-    for seed in FRESH_SEEDS:
+    for seed in seeds:
         for case in build_real(pages, seed):
             key = (case["kind"], case["page"].cid, case["other"])
-            if case["split"] == "heldout" and key not in seen:
+            if case["split"] == split and key not in seen:
                 seen.add(key)
                 fresh.append(case)
     return fresh
@@ -578,6 +586,10 @@ def methods(template: bool = True) -> dict:
         # The stored page as the only archived page of its site (a user who kept one page of
         # it): its visible text and address, no template. The address rule is judged alone.
         "ours, one page": keyword_method(ours, alone=True),
+        # Both before the rule that a stored text never naming its site is the page's own
+        # (LivenessOptions.site_named): the baselines of that round, in the same run.
+        "ours, name rule off": keyword_method(ours, NAME_RULE_OFF),
+        "one page, name rule off": keyword_method(ours, NAME_RULE_OFF, alone=True),
         "ours, before": keyword_method(ours, BEFORE, unknown_is_gone=True, bare=True),
         "seed keywords": keyword_method(seed_opts),
         "status only": lambda case: case["status"] == 200,
@@ -680,9 +692,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
     parser.add_argument("--family", choices=("real", "built", "all", "address"), default="all")
-    parser.add_argument("--split", choices=("tune", "heldout", "both", "fresh"), default="both",
-                        help="which split to report (tune on 'tune' only; 'fresh': the "
-                             "held-out sites paired anew, FRESH_SEEDS)")  # fmt: skip
+    parser.add_argument("--split", choices=("tune", "heldout", "both", "fresh", "tune-fresh"),
+                        default="both",
+                        help="which split to report (tune on 'tune' and 'tune-fresh' only; "
+                             "'fresh': the held-out sites paired anew, FRESH_SEEDS; "
+                             "'tune-fresh': the tuning sites paired anew, TUNE_FRESH_SEEDS)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
     parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
     parser.add_argument("--disagree", action="store_true",
@@ -718,6 +732,9 @@ def real_main(only: str = "both") -> None:
     if only == "fresh":
         fresh = fresh_cases(pages)
         report(fresh, f"real pairs, fresh held-out pairings ({cases_digest(fresh)})", kinds, groups)
+    if only == "tune-fresh":
+        more = fresh_cases(pages, "tune", TUNE_FRESH_SEEDS)
+        report(more, f"real pairs, tuning sites paired anew ({cases_digest(more)})", kinds, groups)
 
 
 def address_main(n_pages: int) -> None:

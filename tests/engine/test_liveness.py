@@ -32,6 +32,7 @@ from engine.liveness import (
     live_terms,
     main_share,
     match_keywords,
+    names_its_site,
     names_site,
     nothing_to_compare,
     phrase_share,
@@ -729,12 +730,13 @@ def test_the_address_rule_yields_only_to_a_text_about_its_page_or_a_known_templa
     live = redesigns(lines)["site's other page"]
     share = titled(stored_page)
     assert share >= LivenessOptions().titled_at
-    assert judge(stored_page, live, LivenessOptions(titled_at=share)).present
-    over = judge(stored_page, live, LivenessOptions(titled_at=share + 1e-9))
+    # the headline share alone (the article never names dagbladet, which would yield too)
+    assert judge(stored_page, live, LivenessOptions(titled_at=share, site_named=False)).present
+    over = judge(stored_page, live, LivenessOptions(titled_at=share + 1e-9, site_named=False))
     assert over.state == "gone" and "names another address (/a/81348547" in over.reason
     # the site's template known: the text decides, whatever its title
     site = {**stored_page, "site_texts": [shown(html(ARTICLE))]}
-    assert judge(site, live, LivenessOptions(titled_at=2.0)).present
+    assert judge(site, live, LivenessOptions(titled_at=2.0, site_named=False)).present
     # the share of title words: weighted as the title check's (stop words left out)
     assert titled({"title": "The river rose", "body": "The river"}) == 0.5
     # the site's name joined to the title is not the page's headline
@@ -766,6 +768,46 @@ def test_a_title_led_by_the_site_s_name_is_judged_by_the_page_s_own_part(name):
     assert judge(nameless, live).state == "gone"  # read as a footer under another address
     verdict = judge(stored_page, live)
     assert verdict.present and "another address" not in verdict.reason, verdict
+
+
+def test_a_text_that_never_names_its_site_is_judged_by_its_text_under_a_new_address():
+    # bbc.com's technology section (WCXB, CC-BY-4.0), kept as the only page of its site: its
+    # stories never use the section's name ("Technology, Health, Environment, AI") and never
+    # name the BBC, so the text is the page's content, not the site's own words.
+    stored_page = copy_of(wcxb("2962"), "https://www.bbc.com/news/technology")
+    assert titled(stored_page) < LivenessOptions().titled_at
+    assert not names_its_site(stored_page)
+    live = moved_away(stored_page)
+    verdict = judge(stored_page, live)
+    assert verdict.present and "another address" not in verdict.reason, verdict
+    off = judge(stored_page, live, LivenessOptions(site_named=False))
+    assert off.state == "gone" and "names another address (/a/81348547" in off.reason
+    # a shop's footer names the shop: the address rule still judges it
+    stored, page, other = shop_copy()
+    assert names_its_site(stored) and titled(stored) < LivenessOptions().titled_at
+    assert judge(stored, at_new_address(other)).state == "gone"
+
+
+def test_which_texts_name_their_site():
+    def names(url: str, body: str) -> bool:
+        return names_its_site({"url": url, "body": body})
+
+    assert names("https://www.bbc.com/news/x", "a spokesman told the BBC on Monday")
+    assert names("https://www.theatlantic.com/x", "he writes for TheAtlantic.com")
+    assert names("https://www.theatlantic.com/x", "a senior editor at The Atlantic")
+    assert names("http://web.archive.org/web/2019/https://www.zeit.de/a", "Die ZEIT meldet")
+    # a label inside a word, or four words apart, is no name
+    assert not names("https://www.ikea.com/x", "a shelf like a ladder")
+    assert not names("https://www.theatlanticmonthly.com/x", "the atlantic ocean monthly")
+    assert names("https://www.theatlanticmonthly.com/x", "the atlantic monthly")
+    # spelled by four words at most
+    assert names("https://www.newyorkreviewbooks.com/x", "the New York Review Books")
+    assert not names("https://www.thenewyorkreviewbooks.com/x", "The New York Review Books")
+    # the site's own label, not a subdomain's generic word
+    assert not names("https://shop.bombas.com/p", "shop our socks")
+    assert names("https://shop.bombas.com/p", "Bombas gives a pair away")
+    # no URL: the text may be the site's, as before this rule
+    assert names_its_site({"body": "anything at all"})
 
 
 def test_a_headline_s_words_count_in_their_other_forms():
