@@ -635,11 +635,23 @@ def drop_reviews(root: LexborNode, max_share: float = 1.01) -> None:
     >>> drop_reviews(tree.body); tree.body.text()
     'A mug.'
     """
+    drop_named(root, REVIEW_SELECTOR, REVIEW_HINT, max_share)
+
+
+def drop_named(root: LexborNode, selector: str, hint: re.Pattern, max_share: float) -> None:
+    """Remove the containers ``selector`` pre-selects whose lower-cased "class id" label
+    ``hint`` finds, but the page itself; one holding ``max_share`` of the page's text stays
+    (see :func:`drop_hits`).
+
+    >>> tree = LexborHTMLParser('<div class="reviews">Great!</div><p>A mug.</p>')
+    >>> drop_named(tree.body, "[class]", re.compile("review"), 1.01); tree.body.text()
+    'A mug.'
+    """
     hits = []
-    for node in root.css(REVIEW_SELECTOR):
+    for node in root.css(selector):
         attrs = node.attributes
         label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-        if node.tag not in ("body", "html") and REVIEW_HINT.search(label):
+        if node.tag not in _PAGE_TAGS and hint.search(label):
             hits.append(node)
     drop_hits(root, hits, max_share)
 
@@ -665,13 +677,7 @@ def drop_policies(root: LexborNode, max_share: float = 1.01) -> None:
     >>> drop_policies(tree.body); tree.body.text()
     'A mug.'
     """
-    hits = []
-    for node in root.css(POLICY_SELECTOR):
-        attrs = node.attributes
-        label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-        if node.tag not in _PAGE_TAGS and POLICY_HINT.search(label):
-            hits.append(node)
-    drop_hits(root, hits, max_share)
+    drop_named(root, POLICY_SELECTOR, POLICY_HINT, max_share)
 
 
 OVERLAY_HINT = re.compile(r"cookie|popup|modal|consent|dsgvo|gdpr|privacy", re.I)
