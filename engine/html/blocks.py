@@ -716,13 +716,49 @@ def drop_reviews(root: LexborNode, max_share: float = 1.01) -> None:
     >>> drop_reviews(tree.body); tree.body.text()
     'A mug.'
     """
+    drop_named(root, REVIEW_SELECTOR, REVIEW_HINT, max_share)
+
+
+def drop_named(root: LexborNode, selector: str, hint: re.Pattern, max_share: float) -> None:
+    """Remove the containers ``selector`` pre-selects whose lower-cased "class id" label
+    ``hint`` finds, but the page itself; one holding ``max_share`` of the page's text stays
+    (see :func:`drop_hits`).
+
+    >>> tree = LexborHTMLParser('<div class="reviews">Great!</div><p>A mug.</p>')
+    >>> drop_named(tree.body, "[class]", re.compile("review"), 1.01); tree.body.text()
+    'A mug.'
+    """
     hits = []
-    for node in root.css(REVIEW_SELECTOR):
+    for node in root.css(selector):
         attrs = node.attributes
         label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-        if node.tag not in ("body", "html") and REVIEW_HINT.search(label):
+        if node.tag not in _PAGE_TAGS and hint.search(label):
             hits.append(node)
     drop_hits(root, hits, max_share)
+
+
+# A shop's shipping, delivery and returns terms on a product page (class/id words starting
+# "shipping", "delivery" or "return": Etsy's "shipping_and_returns", Amazon's
+# "deliveryBlockContainer" and "returnsInfoFeature_feature_div"): the shop's policy, the same
+# on each of its pages, not the product. WooCommerce's post_class() marks the product's own
+# element "shipping-taxable" (a tax state, not a box): that class is no hint. Only on a
+# product page: a service page's or an article's "delivery" names its subject.
+POLICY_HINT = re.compile(r"(?:^|[\s_-])(?:shipping(?!-taxable)|delivery|return)")
+_POLICY_PARTS = (
+    f"[{attr}*={word} i]" for word in ("shipping", "delivery", "return") for attr in ("class", "id")
+)
+POLICY_SELECTOR = f":is({', '.join(_POLICY_PARTS)})"
+
+
+def drop_policies(root: LexborNode, max_share: float = 1.01) -> None:
+    """Remove the shipping, delivery and returns containers of a product page (see
+    POLICY_HINT); one holding ``max_share`` of the page's text stays (see :func:`drop_hits`).
+
+    >>> tree = LexborHTMLParser('<div id="shipping_and_returns">Ships from Israel</div><p>A mug.</p>')
+    >>> drop_policies(tree.body); tree.body.text()
+    'A mug.'
+    """
+    drop_named(root, POLICY_SELECTOR, POLICY_HINT, max_share)
 
 
 OVERLAY_HINT = re.compile(r"cookie|popup|modal|consent|dsgvo|gdpr|privacy", re.I)

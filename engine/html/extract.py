@@ -33,6 +33,7 @@ from engine.html.blocks import (
     Block,
     BlockOptions,
     drop_labelled,
+    drop_policies,
     drop_reviews,
     drop_useless,
     split_marked,
@@ -142,6 +143,9 @@ class ExtractOptions:
     # On a product page (og:type "product…"), customer-review containers go (see
     # engine.html.blocks.drop_reviews): buyers' reviews are not the product's description.
     product_reviews: bool = True
+    # ... and so do the shop's shipping, delivery and returns containers (see
+    # engine.html.blocks.drop_policies): terms the shop prints on every product.
+    product_policies: bool = True
     # On a product page, a body block (not a list item) repeating an earlier one of this many
     # characters goes (see drop_repeats): a shop prints its description once per screen
     # size. 0: off.
@@ -1805,6 +1809,8 @@ def page_body(
     root = drop_useless(tree, options.blocks)
     if product and root is not None:
         drop_reviews(root, options.blocks.hint_max_share)
+        if options.product_policies:
+            drop_policies(root, options.blocks.hint_max_share)
     box, tier = best_box(root, options.article_box_tiers, options.box_refill_tiers)
     if root is not None and tier < options.box_keeps_tiers:
         box = drop_labelled(root, options.blocks, keep=box, within=box)

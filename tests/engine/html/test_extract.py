@@ -21,6 +21,7 @@ from engine.html.blocks import (
     BlockOptions,
     cited_section,
     drop_labelled,
+    drop_policies,
     filter_tree,
     hidden_label,
     label_part,
@@ -1524,6 +1525,52 @@ def test_a_short_linked_term_over_its_description_stays():
     for tag, titles in (("dt", True), ("td", True), ("li", False), ("p", False)):
         label = Block("Promise.all()", 13, 13, tag, links=1)
         assert titles_content([label, description], 0, 1, ExtractOptions()) is titles, tag
+
+
+def test_a_shops_shipping_and_returns_terms_are_not_the_product():
+    # etsy.com (WCXB): a mug's page (og:type product) with the shop's terms in
+    # <div id="shipping_and_returns">: the delivery estimate, returns, where it ships from.
+    html = wide_page("wcxb-0616")
+    terms = "Buyers are responsible for return shipping costs."
+    body = flat(main_text(html))
+    assert "Capacity: 13.5 fluid ounces" in body and terms not in body
+    assert terms in flat(main_text(html, options=ExtractOptions(product_policies=False)))
+    # Only on a product page: elsewhere "delivery" or "shipping" names the page's subject.
+    website = html.replace(
+        'property="og:type" content="product"', 'property="og:type" content="website"'
+    )
+    assert terms in flat(main_text(website))
+
+
+@pytest.mark.parametrize(
+    ("label", "dropped"),
+    [
+        ('class="shipping-info"', True),
+        ('id="deliveryBlockContainer"', True),
+        ('id="returnsInfoFeature_feature_div"', True),
+        ('class="product-delivery"', True),
+        ('class="product shipping-taxable instock"', False),  # WooCommerce's tax state
+        ('class="freeshipping"', False),  # the word must open a class/id word
+        ('class="noreturn"', False),
+    ],
+)
+def test_only_a_container_named_for_shipping_delivery_or_returns_is_a_policy(label, dropped):
+    tree = LexborHTMLParser(f"<div {label}><p>Ships in 3 days.</p></div><p>A mug.</p>")
+    drop_policies(tree.body)
+    assert ("Ships in 3 days." not in tree.body.text()) is dropped
+
+
+def test_a_policy_container_holding_most_of_the_page_or_the_page_itself_stays():
+    # A florist's page wrapped in one "delivery-page" element: a page-wide wrapper, not a box.
+    text = "We deliver fresh flowers across the city every morning. " * 20
+    tree = LexborHTMLParser(f'<div class="delivery-page"><p>{text}</p></div><p>Call us.</p>')
+    drop_policies(tree.body, 0.8)
+    assert "We deliver fresh flowers" in tree.body.text()
+    drop_policies(tree.body)  # no share bound: the wrapper goes
+    assert tree.body.text() == "Call us."
+    page = LexborHTMLParser('<body class="delivery-page"><p>We deliver flowers.</p></body>')
+    drop_policies(page.body)  # the page itself is never a container
+    assert page.body.text() == "We deliver flowers."
 
 
 def test_a_product_description_printed_twice_is_kept_once():
