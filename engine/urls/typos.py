@@ -46,6 +46,9 @@ class TypoCosts:
     # a letter left out: one way to drop it, where a slip has several neighbouring keys,
     # so one given omission is as likely as one given neighbouring insertion
     omission: float = 0.55
+    # one letter moved over two others (``oonz`` for ozon): one slip of the hand, where
+    # OSA sees two edits (a dropped letter and a stray one, or two overlapping swaps)
+    moved: float = 0.9
 
 
 DEFAULT_COSTS = TypoCosts()
@@ -70,9 +73,13 @@ def costs_more_than(typed: str, meant: str, limit: float, costs: TypoCosts = DEF
 @cache
 def _cheapest(costs: TypoCosts, hyphen: bool) -> float:
     """The cheapest edit (a stray or missing hyphen or dot counts only when ``hyphen``)."""
+    # a moved letter is two edits to OSA: half its cost is the least any one can cost
+    each = [
+        v / 2 if name == "moved" else v for name, v in zip(_FIELDS, astuple(costs), strict=True)
+    ]
     if hyphen:
-        return min(astuple(costs))
-    return min(v for name, v in zip(_FIELDS, astuple(costs), strict=True) if name != "hyphen")
+        return min(each)
+    return min(v for name, v in zip(_FIELDS, each, strict=True) if name != "hyphen")
 
 
 _FIELDS = tuple(TypoCosts.__dataclass_fields__)
@@ -206,7 +213,9 @@ def _aligned(
         missing.append(cost)
         above.append(above[-1] + cost)
     before: list[float] = []
+    third: list[float] = []  # the row three letters back (a moved letter spans three)
     swap: float = costs.transposition
+    shift: float = costs.moved
     previous: str = typed[head - 1] if head else ""
     previous_cost: dict[str, float] = {}
     for i in range(head, len(typed) - tail):
@@ -234,6 +243,17 @@ def _aligned(
                     moved = before[c - 1] + swap + previous_cost[want]
                     if moved < best:
                         best = moved
+                # one letter moved over two: ``oonz`` for ozon (z after "on"), ``puss``
+                # for usps (p before "us")
+                if third and c > 1:
+                    first, second = middle[c - 2], prior
+                    earlier = typed[i - 2]
+                    if (earlier == second and previous == want and ch == first) or (
+                        earlier == want and previous == first and ch == second
+                    ):
+                        moved = third[c - 2] + shift
+                        if moved < best:
+                            best = moved
             down = above[c + 1] + drop
             if down < best:
                 best = down
@@ -241,7 +261,7 @@ def _aligned(
             left = right if right < best else best
             row.append(left)
             prior = want
-        before, above, previous, previous_cost = above, row, ch, row_cost
+        third, before, above, previous, previous_cost = before, above, row, ch, row_cost
     return above[-1]
 
 

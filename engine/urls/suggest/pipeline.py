@@ -361,13 +361,17 @@ class Suggester:
         return [q.key]
 
     def _same_key(self, ctx: _Context, q: Query) -> None:
+        named = q.cost == 0 and not ctx.domain_known and is_public_suffix(q.suffix)
+        discount = self.options.named_swap_discount if named else 0.0
         for source in self._sources():
             for typed_key in self._keys_for(source, q):
                 sub = q.sub if typed_key == q.key else ""  # a whole-host key took the subdomain
                 for ident in siblings(source, source.ids_with_key(typed_key), q.suffix):
                     suffix = source.suffix(ident)
                     if suffix != q.suffix:
-                        cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix)
+                        # the name typed as-is, known under another TLD: the TLD misremembered
+                        swap = max(self._suffix_cost(ctx, q.suffix, suffix) - discount, 0.2)
+                        cost = q.cost + swap
                         why = f".{q.suffix} → .{suffix}"
                         rank = self._rank_in(source, ident)
                         self._add(ctx, source.domain(ident), cost, "tld", why, sub, rank)
@@ -504,7 +508,7 @@ class Suggester:
         total = sum(c.weight for c in cands) + self._null_weight(ctx)
         out = []
         ranked = sorted(cands, key=lambda c: -c.weight)[: self.options.limit * 2]
-        close = close_call(self.options, [c.weight for c in ranked[:2]])
+        close = close_call(self.options, [c.weight for c in ranked[:2]], _tld_siblings(ranked))
         for cand in ranked:
             score = cand.weight / total
             if cand.unsure or (ctx.domain_known and cand.domain != ctx.typed_domain):
@@ -638,6 +642,15 @@ class Suggester:
             )
             for r, p in scored
         ]
+
+
+def _tld_siblings(ranked: list[Candidate]) -> bool:
+    """Whether the top two candidates are one name under two TLDs, both a TLD swap of the
+    typed name (``moegirl.co``: moegirl.org.cn or moegirl.icu): only popularity tells them
+    apart."""
+    if len(ranked) < 2 or ranked[0].step != "tld" or ranked[1].step != "tld":
+        return False
+    return split_host(ranked[0].domain)[0] == split_host(ranked[1].domain)[0]
 
 
 def _other_scheme(typed: TypedURL) -> list[Suggestion]:

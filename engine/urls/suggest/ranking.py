@@ -53,6 +53,9 @@ class SuggestOptions:
     # a runner-up this close to the top candidate (weight ratio) makes the top one a
     # close call: never on the confident button, whatever its share of the total
     close_call: float = 0.78
+    # …or at least this much when the top two are one name under two TLDs, neither typed
+    # (``moegirl.co``: moegirl.org.cn or moegirl.icu), where only popularity tells them apart
+    sibling_close_call: float = 0.6
     beta: float = 2.6  # how fast a likelier typo wins: weight = exp(-beta * cost)
     alpha: float = 0.45  # popularity prior: (rank + offset) ** -alpha
     offset: float = 50.0
@@ -63,6 +66,10 @@ class SuggestOptions:
     tld_swap_cost: float = 1.0
     # .com typed for a site under another TLD: the TLD people assume, the commonest swap
     assumed_tld_cost: float = 0.8
+    # taken off any TLD change of a name typed as-is that is a known name under another
+    # TLD (``sendvid.net`` for sendvid.com): one mistake, the TLD, explains the whole typed
+    # text, where a respelling (sendgrid.net) needs the typo to land on another real name
+    named_swap_discount: float = 0.2
     tld_part_cost: float = 0.35  # the country code left off: .com typed for .com.ar
     known_typed_boost: float = 30.0  # a known typed domain vs a typo for another one
     user_boost: float = 40.0  # the user's own domains (per log visit)
@@ -116,15 +123,22 @@ def candidate_weight(o: SuggestOptions, cand: Candidate, visits: float, counts: 
     return weight * o.rejected_factor ** counts.get("rejected", 0)
 
 
-def close_call(o: SuggestOptions, weights: list[float]) -> bool:
+def close_call(o: SuggestOptions, weights: list[float], siblings: bool = False) -> bool:
     """Whether the runner-up's weight is at least ``o.close_call`` of the top one's
     (``weights`` highest first): two readings nearly as likely, so neither is confident.
+    ``siblings``: the top two are one name under two TLDs, neither typed, where only
+    popularity tells them apart; then ``o.sibling_close_call`` of it is enough.
 
     >>> o = SuggestOptions()
     >>> close_call(o, [1.0, 0.8]), close_call(o, [1.0, 0.7]), close_call(o, [1.0])
     (True, False, False)
+    >>> close_call(o, [1.0, 0.7], siblings=True), close_call(o, [1.0, 0.5], siblings=True)
+    (True, False)
     """
-    return len(weights) > 1 and weights[1] >= o.close_call * weights[0]
+    if len(weights) < 2:
+        return False
+    ratio = min(o.close_call, o.sibling_close_call) if siblings else o.close_call
+    return weights[1] >= ratio * weights[0]
 
 
 def null_weight(o: SuggestOptions, known: bool, rank: int | None, visits: float) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import Levenshtein
 import pytest
@@ -13,6 +14,8 @@ from engine.urls.keyboard import is_adjacent, layout_for_languages
 from engine.urls.segments import Lexicon, Segmenter, ngram_score
 from engine.urls.substitution import host_variants, read_typed
 from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
+from engine.urls.suggest.pipeline import _tld_siblings
+from engine.urls.suggest.ranking import Candidate
 from engine.urls.typos import typo_cost
 from tests.dictionary_cache import shared_bundled_dictionary
 
@@ -295,7 +298,8 @@ def test_known_domain_is_not_corrected_confidently(bundled):
 @pytest.fixture(scope="module")
 def no_close_calls():
     """The same engine with the close-call rule off (no runner-up weighs 1.01× the top)."""
-    return Suggester(shared_bundled_dictionary(), options=SuggestOptions(close_call=1.01))
+    off = SuggestOptions(close_call=1.01, sibling_close_call=1.01)
+    return Suggester(shared_bundled_dictionary(), options=off)
 
 
 def test_a_close_call_is_never_confident(bundled, no_close_calls):
@@ -320,10 +324,37 @@ def test_a_close_call_keeps_its_rank_over_a_nearer_runner_up(bundled, no_close_c
 
 
 def test_a_close_call_under_the_button_keeps_its_score(bundled, no_close_calls):
-    # psiphon.news weighs 0.87× psiphon.ca, whose 0.49 needs no cap
-    found = top(bundled, "http://psiphon.de/", error="dns")
+    # psiphon.news weighs 0.87× psiphon.ca, whose 0.49 needs no cap (at the plain TLD swap
+    # price: the discount of a name typed as-is would lift it over 0.5)
+    plain = SuggestOptions(named_swap_discount=0.0)
+    on = Suggester(bundled.dictionary, options=plain)
+    off = Suggester(
+        bundled.dictionary, options=replace(plain, close_call=1.01, sibling_close_call=1.01)
+    )
+    found = top(on, "http://psiphon.de/", error="dns")
     assert found.url == "http://psiphon.ca/" and 0.45 < found.score < 0.5
-    assert found.score == top(no_close_calls, "http://psiphon.de/", error="dns").score
+    assert found.score == top(off, "http://psiphon.de/", error="dns").score
+
+
+def test_two_tlds_of_the_typed_name_are_a_close_call_sooner(bundled, no_close_calls):
+    # kwai.io: kwai.net or kwai.com (0.72x), both a swap of the typed TLD; only popularity
+    # tells them apart, so the top one is not confident (the ranking is the same)
+    url = "http://kwai.io/"
+    found = bundled.suggest(SuggestRequest(url, "dns"))
+    loose = Suggester(bundled.dictionary, options=SuggestOptions(sibling_close_call=1.0))
+    off = loose.suggest(SuggestRequest(url, "dns"))
+    assert [s.url for s in found] == [s.url for s in off]
+    assert found[0].url == "http://kwai.net/" and off[0].score >= 0.5 > found[0].score
+    # a respelled runner-up is not a sibling: the ordinary ratio holds
+    assert not _tld_siblings(
+        [Candidate("kwai.net", 0.8, "tld", ""), Candidate("kwai.com", 0.5, "spelling", "")]
+    )
+    assert not _tld_siblings(
+        [Candidate("kwai.net", 0.8, "tld", ""), Candidate("kwaii.com", 0.8, "tld", "")]
+    )
+    assert _tld_siblings(
+        [Candidate("kwai.net", 0.8, "tld", ""), Candidate("kwai.co.uk", 0.8, "tld", "")]
+    )
 
 
 def test_credentials_never_echoed(bundled):

@@ -104,9 +104,9 @@ def test_a_tld_swap_far_from_the_typed_one_costs_the_swap_unaligned():
             assert suffix_change_cost.__wrapped__(typed, other, True) == want, (typed, other)
 
 
-def flat_ranked(domains, url):
+def flat_ranked(domains, url, **options):
     """Suggested URLs at equal popularity (alpha 0): only the costs rank them."""
-    options = SuggestOptions(alpha=0.0, segments=False)
+    options = SuggestOptions(alpha=0.0, segments=False, **options)
     found = Suggester(DomainDictionary.from_domains(domains), options=options).suggest(
         SuggestRequest(url, languages=("en",))
     )
@@ -116,10 +116,44 @@ def flat_ranked(domains, url):
 def test_dot_com_typed_for_another_tld_costs_less_than_a_random_letter():
     # bantam.com for bantam.net: .com is the TLD people assume (0.8); the rival batam.com
     # is the name with a random letter left in (0.9); any other real TLD swap costs 1.0
+    # (the discount of a name typed as-is, tested below, is off here)
     assert typo_cost("bantam", "batam", "qwerty") == DEFAULT_COSTS.insertion
-    assert flat_ranked(["batam.com", "bantam.net"], "http://bantam.com/")[0] == (
+    plain = {"named_swap_discount": 0.0}
+    assert flat_ranked(["batam.com", "bantam.net"], "http://bantam.com/", **plain)[0] == (
         "http://bantam.net/"
     )
-    assert flat_ranked(["batam.org", "bantam.net"], "http://bantam.org/")[0] == (
+    assert flat_ranked(["batam.org", "bantam.net"], "http://bantam.org/", **plain)[0] == (
         "http://batam.org/"
     )
+
+
+def test_a_name_typed_as_is_known_under_another_tld_beats_a_random_letter():
+    # bantam.de for bantam.net: the typed name is a known name, so one mistake (the TLD,
+    # 1.0 - 0.2) explains it, against a random letter left in under the typed TLD (batam.de,
+    # 0.9); without the discount the respelling wins
+    domains = ["batam.de", "bantam.net"]
+    assert flat_ranked(domains, "http://bantam.de/")[0] == "http://bantam.net/"
+    assert flat_ranked(domains, "http://bantam.de/", named_swap_discount=0.0)[0] == (
+        "http://batam.de/"
+    )
+    # a reading that rewrote the typed name (4 read as a), or a typed suffix that is no
+    # real TLD (.dex, repaired first), is not the name typed as-is: no discount
+    for url in ("http://b4ntam.de/", "http://bantam.dex/"):
+        assert flat_scored(domains, url) == flat_scored(domains, url, named_swap_discount=0.0)
+
+
+def flat_scored(domains, url, **options):
+    """Suggested URLs with their scores at equal popularity."""
+    options = SuggestOptions(alpha=0.0, segments=False, **options)
+    found = Suggester(DomainDictionary.from_domains(domains), options=options).suggest(
+        SuggestRequest(url, languages=("en",))
+    )
+    return [(s.url, s.score) for s in found]
+
+
+@pytest.mark.parametrize("url", ["http://ww.google.lu/", "http://qww.google.at/"])
+def test_a_known_typed_domain_gets_no_named_swap_discount(url):
+    # the domain is known (only its www is mistyped): its own name under .com is no
+    # better explained than before
+    found = Suggester(shared_bundled_dictionary()).suggest(SuggestRequest(url, "dns"))
+    assert found[0].url.startswith("http://www.google.") and url[-4:] in found[0].url

@@ -14,7 +14,7 @@ from pytest import approx
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestOptions, SuggestRequest
 from engine.urls.typos import DEFAULT_COSTS as C
-from engine.urls.typos import costs_more_than, typo_cost, typo_costs
+from engine.urls.typos import TypoCosts, costs_more_than, typo_cost, typo_costs
 
 FLAT = SuggestOptions(alpha=0.0, segments=False)
 
@@ -118,6 +118,21 @@ def test_a_swap_with_a_slip_on_its_first_letter_costs_both():
     assert got["breakfast.com"] > got["breekfogs.com"]
 
 
+def test_a_letter_moved_over_two_costs_one_slip():
+    # plneats for planets: the a typed two places late (after "ne"); pleants: the e two
+    # places early. Without the rule OSA pays a dropped and a stray letter (1.45); the
+    # rivals have a random letter for the last one (1.0), between the two
+    for typed, rival in (("plneats", "plneatk"), ("pleants", "pleantk")):
+        assert typo_cost(typed, "planets", "qwerty") == approx(C.moved)
+        assert C.moved < C.substitution
+        assert typo_cost(typed, rival, "qwerty") == C.substitution
+        assert typo_cost(typed, "planets", "qwerty", TypoCosts(moved=9.0)) == approx(1.45)
+        got = scores(f"{typed}.com", f"{rival}.com", "planets.com")
+        assert got["planets.com"] > got[f"{rival}.com"]
+    # a letter moved over three is not one slip
+    assert typo_cost("plnetas", "planets", "qwerty") > C.substitution
+
+
 def test_a_dropped_letter_costs_less_than_two_vowels_confused():
     # plnet for planet: one way to leave the a out (0.55); the rival plnat has e for a,
     # two vowels that are not neighbours (0.6); at 0.7 the omission lost
@@ -158,6 +173,11 @@ def test_costs_more_than_never_skips_a_cost_within_the_limit():
                     skipped += 1
                     assert typo_cost(typed, meant) > limit, (typed, meant, limit)
     assert skipped > 600  # most pairs are far apart: the bound must skip them
+    # a moved letter is two OSA edits for one price: half of it bounds each edit
+    cheap = TypoCosts(moved=0.5)
+    for typed, meant in (("abcd", "bcad"), ("abcd", "cabd"), ("planets", "plneats")):
+        assert typo_cost(typed, meant, costs=cheap) == 0.5
+        assert not costs_more_than(typed, meant, 0.5, cheap)
 
 
 def test_costs_more_than_counts_a_dot_as_the_cheapest_edit():
