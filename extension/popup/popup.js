@@ -30,7 +30,9 @@ async function init() {
   watchCapture();
   await showVersions();
   const last = await callBackground('last_archive', { url: tab.url });
-  if (last.ok && last.result && document.getElementById('result').hidden) renderResult(last.result);
+  // The last capture's result, unless a capture runs now: its own result replaces it when it ends.
+  const capturing = archiveButton.disabled;
+  if (last.ok && last.result && document.getElementById('result').hidden && !capturing) renderResult(last.result);
 }
 
 async function targetTab() {

@@ -51,3 +51,32 @@ def test_tag_while_archiving(browser, site, host):
     found = json.loads(pk(host.home, "--json", "archive", "search", "--tag", "rivers").stdout)
     assert [r["url"] for r in found] == [url]
     popup.close()
+
+
+RUNNING = """([key, url]) => chrome.storage.session.set({[key]: {phase: 'sending', url,
+  bytes_sent: 1, bytes_total: 4, updated_at: Date.now()}})"""
+ENDED = "([key, url]) => chrome.storage.session.set({[key]: {phase: 'done', url, updated_at: Date.now()}})"
+
+
+def test_a_popup_opened_during_a_capture_shows_it_not_the_last_result(browser, site, host):
+    """While a capture of the tab runs, the popup shows its progress and never the previous
+    capture's result as if it were this one's; that result comes back when the capture ends."""
+    browser.set_option("allowPrivate", True)
+    site.pages["/notes/running.html"] = (200, ARTICLE.format(title="running", extra="Twice."))
+    url = site.url("/notes/running.html")
+    page = browser.context.new_page()
+    page.goto(url)
+    tab = browser.tab_id(url)
+    archive_with_popup(browser, tab).close()  # the last result, kept by the background
+    key = f"capture:{tab}"
+    browser.worker().evaluate(RUNNING, [key, url])
+    popup = browser.context.new_page()
+    popup.goto(browser.url(f"popup/popup.html?tab={tab}"))
+    expect(popup.locator("#capture")).to_be_visible()
+    expect(popup.locator("#status")).to_contain_text("1 archived version")
+    popup.wait_for_timeout(1000)  # the popup asks for the last result after the versions
+    expect(popup.locator("#result")).to_be_hidden()
+    browser.worker().evaluate(ENDED, [key, url])
+    expect(popup.locator("#result")).to_be_visible()
+    expect(popup.locator("#version-label")).to_contain_text("version 1")
+    popup.close()
