@@ -92,8 +92,15 @@ def keep_visible_text(store: ArchiveStore, reg_id: str, seen: str) -> None:
     so a crash between leaves an unreferenced blob (reclaim removes it) and never a row
     naming a missing blob; a read-only store keeps nothing.
 
-    >>> keep_visible_text.__name__
-    'keep_visible_text'
+    >>> import tempfile, pathlib
+    >>> from engine.archive.model import Capture
+    >>> from engine.archive.registry import register
+    >>> store = ArchiveStore.open(pathlib.Path(tempfile.mkdtemp()))
+    >>> reg = register(store, Capture("https://e.com/a", b"<title>A</title><p>Old words"))
+    >>> keep_visible_text(store, reg.id, "A\\nKept words")
+    >>> visible_text_of(store, reg.id)
+    'A\\nKept words'
+    >>> store.close()
     """
     if store.readonly:
         return
