@@ -60,6 +60,17 @@ def archive_with_popup(browser, tab_id: int):
     return popup
 
 
+def open_article(browser, site, path: str, title: str, extra: str):
+    """Serve one ARTICLE page at ``path`` and open it in a tab (private pages allowed): (page,
+    url, tab ID)."""
+    browser.set_option("allowPrivate", True)
+    site.pages[path] = (200, ARTICLE.format(title=title, extra=extra))
+    url = site.url(path)
+    page = browser.context.new_page()
+    page.goto(url)
+    return page, url, browser.tab_id(url)
+
+
 def test_mistyped_domain_shows_error_page_with_the_right_domain_first(browser):
     page = browser.context.new_page()
     visit_failing(page, "http://gooogle.com/")
@@ -139,12 +150,7 @@ def test_a_stopped_service_worker_keeps_the_referrer_and_back_does_not_loop(brow
 
 
 def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host):
-    browser.set_option("allowPrivate", True)
-    site.pages["/notes/river.html"] = (200, ARTICLE.format(title="the river", extra="First visit."))
-    url = site.url("/notes/river.html")
-    page = browser.context.new_page()
-    page.goto(url)
-    tab = browser.tab_id(url)
+    page, url, tab = open_article(browser, site, "/notes/river.html", "the river", "First visit.")
     assert tab > 0
 
     popup = archive_with_popup(browser, tab)

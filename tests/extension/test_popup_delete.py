@@ -10,18 +10,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.extension.conftest import pk
-from tests.extension.test_chromium import ARTICLE, archive_with_popup
+from tests.extension.test_chromium import ARTICLE, archive_with_popup, open_article
 
 pytestmark = pytest.mark.browser
 
 
 def test_delete_from_the_popup_then_undo(browser, site, host):
-    browser.set_option("allowPrivate", True)
-    site.pages["/notes/delete.html"] = (200, ARTICLE.format(title="a page to drop", extra="Once."))
-    url = site.url("/notes/delete.html")
-    page = browser.context.new_page()
-    page.goto(url)
-    tab = browser.tab_id(url)
+    _page, url, tab = open_article(browser, site, "/notes/delete.html", "a page to drop", "Once.")
     popup = archive_with_popup(browser, tab)
     archive_with_popup(browser, tab).close()  # a second version
     popup.reload()
@@ -61,12 +56,7 @@ ENDED = "([key, url]) => chrome.storage.session.set({[key]: {phase: 'done', url,
 def test_a_popup_opened_during_a_capture_shows_it_not_the_last_result(browser, site, host):
     """While a capture of the tab runs, the popup shows its progress and never the previous
     capture's result as if it were this one's; that result comes back when the capture ends."""
-    browser.set_option("allowPrivate", True)
-    site.pages["/notes/running.html"] = (200, ARTICLE.format(title="running", extra="Twice."))
-    url = site.url("/notes/running.html")
-    page = browser.context.new_page()
-    page.goto(url)
-    tab = browser.tab_id(url)
+    _page, url, tab = open_article(browser, site, "/notes/running.html", "running", "Twice.")
     archive_with_popup(browser, tab).close()  # the last result, kept by the background
     key = f"capture:{tab}"
     browser.worker().evaluate(RUNNING, [key, url])
