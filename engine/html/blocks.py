@@ -69,6 +69,12 @@ NOISE_SELECTOR = ",".join(f"[{a}*={w} i]" for w in NOISE_WORDS for a in ("class"
 CONTENT_HINT = re.compile(r"article|content|main|post-?body|entry|story|text", re.I)
 
 
+# A story: at least STORY_SHARE of its text in paragraphs of STORY_PARAGRAPH_CHARS or more
+# (here story_node, in extract.is_story over blocks); a page of cards has less.
+STORY_SHARE = 0.5
+STORY_PARAGRAPH_CHARS = 150
+
+
 @dataclass
 class BlockOptions:
     """How the page is filtered and cut into blocks.
@@ -121,8 +127,8 @@ class BlockOptions:
     # of ``story_paragraph_chars`` or more (extract.is_story's values), the cards less than
     # that share. On a listing or a service page the cards are the content, and stay.
     article_teasers: bool = True
-    story_share: float = 0.5
-    story_paragraph_chars: int = 150
+    story_share: float = STORY_SHARE
+    story_paragraph_chars: int = STORY_PARAGRAPH_CHARS
 
 
 @dataclass(slots=True)

@@ -30,6 +30,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from engine.errors import DecodeError
 from engine.html.blocks import (
     HEADINGS,
+    STORY_PARAGRAPH_CHARS,
+    STORY_SHARE,
     Block,
     BlockOptions,
     drop_labelled,
@@ -158,8 +160,8 @@ class ExtractOptions:
     # story_paragraph_chars+). 0: off.
     teaser_part_max_chars: int = 120
     teaser_card_density: float = 0.5
-    story_share_min: float = 0.5
-    story_paragraph_chars: int = 150
+    story_share_min: float = STORY_SHARE
+    story_paragraph_chars: int = STORY_PARAGRAPH_CHARS
     # A body under card_grid_body_max_chars (a shop's sale banner or a count of results) beside
     # a grid of card_grid_min_cards+ product cards (see card_titles) takes the cards' titles:
     # they are the listing's own text. 0: off.

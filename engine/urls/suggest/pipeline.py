@@ -369,9 +369,7 @@ class Suggester:
                 for ident in siblings(source, source.ids_with_key(typed_key), q.suffix):
                     suffix = source.suffix(ident)
                     if suffix != q.suffix:
-                        # the name typed as-is, known under another TLD: the TLD misremembered
-                        swap = max(self._suffix_cost(ctx, q.suffix, suffix) - discount, 0.2)
-                        cost = q.cost + swap
+                        cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix, discount)
                         why = f".{q.suffix} → .{suffix}"
                         rank = self._rank_in(source, ident)
                         self._add(ctx, source.domain(ident), cost, "tld", why, sub, rank)
@@ -420,7 +418,9 @@ class Suggester:
                     rank = ident + 1 if mine else 0
                     self._add(ctx, domain, cost, "spelling", why, sub, rank, unsure=far)
 
-    def _suffix_cost(self, ctx: _Context, typed: str, known: str) -> float:
+    def _suffix_cost(self, ctx: _Context, typed: str, known: str, discount: float = 0.0) -> float:
+        """The cost of ``known``'s suffix for a typed ``typed``, less ``discount`` (a name typed
+        as-is that is known under another TLD: the TLD misremembered), never under 0.2."""
         o = self.options
         cost = suffix_change_cost(
             typed,
@@ -432,7 +432,7 @@ class Suggester:
         )
         if known == ctx.country or known.endswith("." + ctx.country):
             cost -= 0.4
-        return max(cost, 0.2)
+        return max(cost - discount, 0.2)
 
     def _sources(self) -> list[DomainDictionary]:
         return [self.dictionary, *self._user_dictionaries()]
