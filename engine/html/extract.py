@@ -42,6 +42,13 @@ from engine.html.blocks import (
 )
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
+from engine.html.product import (
+    DescriptionOptions,
+    declared_descriptions,
+    described_blocks,
+    may_declare_product,
+    with_description,
+)
 from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 
@@ -167,6 +174,10 @@ class ExtractOptions:
     # they are the listing's own text. 0: off.
     card_grid_body_max_chars: int = 600
     card_grid_min_cards: int = 6
+    # A page that declares a product in schema.org data (engine.html.product): a body that
+    # holds none of the blocks of its declared description takes them (see
+    # anchor_description). None: off.
+    product_description: DescriptionOptions | None = field(default_factory=DescriptionOptions)
 
 
 @dataclass
@@ -1893,6 +1904,8 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
     text = decode(html)
     tree = LexborHTMLParser(text)
     title = page_title(tree)
+    described = options.product_description and may_declare_product(text)
+    declared = declared_descriptions(tree) if described else []
     weights = title_weights(article_title(title, site_names(tree, url)))
     blocks, chosen = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
@@ -1915,7 +1928,30 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         chosen = whole_tables(blocks, chosen, options)
     if options.card_grid_min_cards and size < options.card_grid_body_max_chars:
         chosen = with_card_titles(blocks, chosen, options)
+    if declared:
+        chosen = anchor_description(blocks, chosen, declared, options)
     return PageBody(title, weights, blocks, chosen)
+
+
+def anchor_description(
+    blocks: list[Block], body: list[Block], declared: list[str], options: ExtractOptions
+) -> list[Block]:
+    """The body with the blocks of the product's declared description (texts from
+    :func:`engine.html.product.declared_descriptions`) when it holds none of them: a shop's
+    page whose body came from its brand story or a second layout still gives the product's
+    own words. Link text is never the description.
+
+    >>> about = Block("Hand thrown in our studio from speckled clay, glazed white.", 59, 0, "p")
+    >>> story = Block("Our studio opened in 2015 by the sea and sells online.", 54, 0, "p")
+    >>> declared = ["Hand thrown in our studio from speckled clay, glazed white."]
+    >>> [b.text[:11] for b in anchor_description([about, story], [story], declared, ExtractOptions())]
+    ['Hand thrown', 'Our studio ']
+    """
+    if options.product_description is None:
+        return body
+    plain = [b for b in blocks if not _is_linky(b, options)]
+    described = described_blocks(plain, declared, options.product_description)
+    return with_description(blocks, body, described)
 
 
 _CELLS = frozenset(("td", "th"))
