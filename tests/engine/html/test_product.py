@@ -17,6 +17,7 @@ from engine.html.product import (
     declared_descriptions,
     described_blocks,
     json_ld_products,
+    may_declare_product,
     with_description,
 )
 
@@ -93,6 +94,19 @@ def test_only_a_product_at_the_top_of_json_ld_declares_a_description(data, decla
     assert bool(json_ld_products([data])) is declared
 
 
+@pytest.mark.parametrize(
+    ("source", "searched"),
+    [
+        ('{"@type":"Product"}', True),
+        ('{"@type": ["ProductGroup"]}', True),
+        ('<div itemscope itemtype="https://schema.org/Product">', True),
+        ("<h1>Products</h1><p>Our Product range.</p>", False),  # the word alone: not searched
+    ],
+)
+def test_only_a_source_that_can_declare_a_product_is_searched(source, searched):
+    assert may_declare_product(source) is searched
+
+
 def test_the_declared_texts_are_the_products_og_and_microdata_descriptions():
     page = (
         OG
@@ -112,6 +126,9 @@ def test_microdata_alone_declares_a_product_and_og_alone_does_not():
     micro = '<div itemscope itemtype="http://schema.org/Product"><p itemprop="description">A mug.</p></div>'
     assert declared_descriptions(LexborHTMLParser(micro)) == ["A mug."]
     assert declared_descriptions(LexborHTMLParser(OG)) == []
+    # Another item type (a blog post's microdata) declares no product.
+    article = micro.replace("http://schema.org/Product", "https://schema.org/BlogPosting")
+    assert declared_descriptions(LexborHTMLParser(OG + article)) == []
 
 
 # --- which blocks hold it -----------------------------------------------------------------------
