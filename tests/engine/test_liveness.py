@@ -878,3 +878,56 @@ def test_a_shops_card_grid_moved_to_a_new_address_is_present_with_one_page_kept(
     assert judge(kept(ExtractOptions()), live).state == "present"
     banner = judge(kept(ExtractOptions(card_grid_min_cards=0)), live)
     assert banner.state == "gone", banner.reason
+
+
+MENU = (
+    "Fiction bestsellers this week", "Nonfiction picks from our editors", "Children's books by age",
+    "Audiobooks narrated by their authors", "Comics and graphic novels", "Deals on classic novels",
+)  # fmt: skip
+
+
+def menu_copy() -> tuple[dict, str]:
+    """FEED[1]'s article in TEMPLATE's page with a menu of the page's own; the stored extraction
+    took the menu (as amazon.com's listings' did), which the live page's block filter drops.
+    The stored copy (its extraction, visible text and the site's other page) and the page."""
+    menu = "".join(f"<a href='/c{i}'>{escape(item)}</a> " for i, item in enumerate(MENU))
+    page = in_template(as_paragraphs(body_lines(FEED[1])) + f"<nav>{menu}</nav>")
+    body = "\n".join(MENU)
+    words = [(w, 1.0) for w in dict.fromkeys(tokenize(body)) if len(w) > 3]
+    sibling = shown(in_template(as_paragraphs(body_lines(FEED[0]))))
+    return {"title": "", "body": body, "keywords": words, "visible": shown(page),
+            "site_texts": [sibling]}, page  # fmt: skip
+
+
+def test_a_page_still_shown_whole_is_not_gone_whatever_its_extraction_took():
+    # The shown lift off, so this rule alone decides: the live page is the stored page with a
+    # teaser of another page added, and it shows all of the stored page's own visible phrases.
+    site, page = menu_copy()
+    teaser = f"<aside>{as_paragraphs(body_lines(FEED[2])[:1])}</aside>"
+    live = page.replace("</body>", f"{teaser}</body>")
+    alone = LivenessOptions(shown_lift=1.01)
+    assert judge(site, live, LivenessOptions(shown_lift=1.01, shown_whole=1.01)).state == "gone"
+    verdict = judge(site, live, alone)
+    assert verdict.state == "changed" and verdict.present
+    share = StoredText.of(site, 4).shown_live(live)
+    assert share == 1.0  # the menu is dropped from the live blocks, never from the page
+    assert judge(site, live, LivenessOptions(shown_lift=1.01, shown_whole=share)).present
+    assert not judge(site, live, LivenessOptions(shown_lift=1.01, shown_whole=share + 1e-9)).present
+
+
+def test_another_article_in_the_template_is_not_the_page_shown_whole():
+    site, page = menu_copy()
+    live = in_template(as_paragraphs(body_lines(FEED[2])))
+    share = StoredText.of(site, 4).shown_live(live)
+    assert share < 0.2
+    assert judge(site, live, LivenessOptions(shown_lift=1.01)).state == "gone"
+
+
+def test_no_shown_whole_lift_without_the_site_s_template():
+    # A short text gone from a large template leaves most of the page's phrases: without the
+    # site's other pages the rule does not judge, at any threshold.
+    site, page = menu_copy()
+    bare = {k: v for k, v in site.items() if k != "site_texts"}
+    live = in_template(as_paragraphs(body_lines(FEED[1])))  # the menu gone
+    assert judge(bare, live, LivenessOptions(shown_lift=1.01, shown_whole=0.0)).state == "gone"
+    assert judge(site, live, LivenessOptions(shown_lift=1.01, shown_whole=0.0)).state == "changed"
