@@ -94,12 +94,6 @@ class LivenessOptions:
     # still there → changed. Without the template no lift: when the content went, the live
     # page's main text is what is left of its template, which the stored page showed too.
     shown_lift: float = 0.7
-    # A "gone" whose live page still shows at least this share of the stored page's own visible
-    # phrases (its visible text without the site's template, known from ``site_texts``) is that
-    # page, whatever the stored extraction took (a menu the live block filter drops): changed.
-    # Without the template no such lift: a short text gone from a large template leaves most of
-    # the page's phrases in place.
-    shown_whole: float = 0.9
     # The live page names another address for itself (rel=canonical, RFC 6596 §3; else og:url)
     # than the stored copy named, and shows less than this share of the stored page's visible
     # phrases: another page is served under the URL, whatever words the two share (a shop's
@@ -385,8 +379,6 @@ def judge(
         main_of()  # reads the live main text once
         shown = text.share_of(live_main[0], text.shown(), options)
         state = "changed" if (shown or 0.0) >= options.shown_lift else state
-    if state == "gone" and text.template and text.shown():
-        state = "changed" if text.shown_live(live_html) >= options.shown_whole else state
     main = main_of() if live_main else None
     reason = explain(len(matched), len(words), p, share, main, shown)
     elsewhere = (
@@ -615,19 +607,6 @@ class StoredText:
         if self.visible is None:
             self.visible = text_phrases(self.visible_text, self.n) - self.template
         return self.visible
-
-    def shown_live(self, live_html: bytes | str) -> float:
-        """The share of the stored page's own visible phrases (:meth:`shown`) that the live
-        page's visible text holds (0.0 when the stored page showed none of its own).
-
-        >>> t = StoredText(template={("a", "b")}, visible_text="a b c d", n=2)
-        >>> t.shown_live("<p>a b c</p>"), t.shown_live("<p>x b c d</p>")
-        (0.5, 1.0)
-        """
-        own = self.shown()
-        if not own:
-            return 0.0
-        return len(own & text_phrases(visible_text(live_html), self.n)) / len(own)
 
     def own(self, options: LivenessOptions) -> set:
         """The stored main text's phrases that are not the site's template; when too few are

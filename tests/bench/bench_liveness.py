@@ -133,8 +133,6 @@ TEASER_MARK = "<!--teaser-->"
 # a stored copy without main text was judged gone.
 BEFORE = LivenessOptions(main_alone=0.0, main_lift=1.01)
 NAME_RULE_OFF = LivenessOptions(site_named=False)
-# Before the lift of a page still shown whole (LivenessOptions.shown_whole).
-WHOLE_RULE_OFF = LivenessOptions(shown_whole=1.01)
 REMOVED = "<p>Dieser Artikel ist leider nicht mehr verfügbar. This article has been removed.</p>"
 
 
@@ -359,8 +357,6 @@ def methods(template: bool = True) -> dict:
         # (LivenessOptions.site_named): the baselines of that round, in the same run.
         "ours, name rule off": keyword_method(ours, NAME_RULE_OFF),
         "one page, name rule off": keyword_method(ours, NAME_RULE_OFF, alone=True),
-        # Before the lift of a stored page the live page still shows whole (shown_whole).
-        "ours, whole rule off": keyword_method(ours, WHOLE_RULE_OFF),
         "ours, before": keyword_method(ours, BEFORE, unknown_is_gone=True, bare=True),
         "seed keywords": keyword_method(seed_opts),
         "status only": lambda case: case["status"] == 200,
