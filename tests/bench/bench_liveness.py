@@ -40,7 +40,9 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed (``--methods
 "ours, one page"``: beside it, and its misses too; ";" separates names that hold a comma); ``--split fresh``:
 the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end;
-``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on).
+``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on). The real
+pairs' constructions are kept under build/bench-cache/liveness/ and read back while what builds
+them is unchanged (``liveness_pairs.built_cases``); ``--no-cache`` builds them anew.
 
 ADDRESS OF STORED PAGES (``--family address [--pages N]``): what a sweep pays for the address each
 stored page names, the old path (parse the original page on every check) beside the kept one.
@@ -49,10 +51,8 @@ stored page names, the old path (parse the original page on every check) beside 
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import html
-import json
 import os
 import random
 import re
@@ -67,6 +67,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from bench_extract import load, split_of  # noqa: E402
+from liveness_pairs import (  # noqa: E402
+    CACHE_DIR,
+    HELD_OUT_SITES,
+    REAL_GONE,
+    REAL_PRESENT,
+    TUNE_FRESH_SEEDS,
+    built_cases,
+    container,
+    fresh_cases,
+    norm,
+    page_text,
+    real_pages,
+    split_of_site,
+)
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from engine.archive.addresses import address_of, keep_all_addresses, read_address  # noqa: E402
@@ -120,24 +134,6 @@ TEASER_MARK = "<!--teaser-->"
 BEFORE = LivenessOptions(main_alone=0.0, main_lift=1.01)
 NAME_RULE_OFF = LivenessOptions(site_named=False)
 REMOVED = "<p>Dieser Artikel ist leider nicht mehr verfügbar. This article has been removed.</p>"
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def container(tree: LexborHTMLParser, snippets: list[str]):
-    """The deepest element whose text holds every snippet (None when the body does not)."""
-    node = tree.body
-    if node is None or not all(s in norm(node.text()) for s in snippets):
-        return None
-    while True:
-        for child in node.iter():
-            if all(s in norm(child.text()) for s in snippets):
-                node = child
-                break
-        else:
-            return node
 
 
 def content_parts(box) -> list[str]:
@@ -265,12 +261,6 @@ def simhash(text: str) -> int:
     return sum(1 << bit for bit in range(64) if acc[bit] > 0)
 
 
-def page_text(html_text: str) -> str:
-    tree = LexborHTMLParser(html_text)
-    tree.strip_tags(["script", "style", "noscript"])
-    return tree.body.text(separator=" ") if tree.body else ""
-
-
 def build(pages: list[Page], seed: int = 7) -> list[dict]:
     rnd = random.Random(seed)
     cases = []
@@ -287,229 +277,6 @@ def build(pages: list[Page], seed: int = 7) -> list[dict]:
             live = live.replace(TEASER_MARK, teaser(page))  # the teaser is meant to be there
             cases.append({"page": page, "kind": kind, "gone": True, "status": status, "live": live})
     return cases
-
-
-# -- cases from pairs of real pages ---------------------------------------------------------
-
-WIDE = ROOT.parent / "shared" / "data" / "extraction-wide"
-REAL_PRESENT = ("moved_to_sibling_template", "moved_to_new_address", "sibling_teaser_added")
-REAL_GONE = ("other_article_same_site", "same_title_other_same_site", "redirect_other_site")
-HELD_OUT_SITES = 0.3  # share of sites held out (SHA-1 of the site name): never tuned on
-# The archive's other pages of the stored page's site, as the product reads them (the newest
-# few other documents of the host): other real pages of the site, never the page the live URL
-# now serves (the sibling a case is built from), so the template is not known from the answer.
-SITE_PAGES = 8
-
-
-class RealPage:
-    """A real page with its independent main text: the wide set's ground truth, or the dev set's
-    must-keep snippets (with trafilatura's long lines, as above)."""
-
-    def __init__(self, cid: str, url: str, raw: bytes, lines: list[str], full: bool,
-                 source: str = "extraction-dev", page_type: str = "") -> None:  # fmt: skip
-        self.cid, self.url, self.raw, self.text = cid, url, raw, decode(raw)
-        self.source, self.page_type = source, page_type or "(no type)"
-        self.full = full  # lines are the whole main text (ground truth), not a few snippets
-        self.site = site_of(url)
-        self.lines = [n for n in map(norm, lines) if len(n) > 50]
-        self.title = ""
-        self.visible = norm(page_text(self.text))
-
-    @property
-    def paragraphs(self) -> list[str]:
-        return self.lines
-
-
-def site_of(url: str) -> str:
-    """The host without "www."; for a Wayback Machine copy, the archived page's host.
-
-    >>> site_of("http://web.archive.org/web/2019/https://www.zeit.de/a"), site_of("https://www.b.org/")
-    ('zeit.de', 'b.org')
-    """
-    url = re.sub(r"^https?://web\.archive\.org/web/[^/]+/", "", url or "")
-    host = re.sub(r"^(?:https?://)?([^/:?#]+).*$", r"\1", url).lower()
-    return host[4:] if host.startswith("www.") else host
-
-
-def split_of_site(site: str) -> str:
-    """'heldout' for ~30 % of sites (all their pages), 'tune' for the rest."""
-    share = int(hashlib.sha1(site.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-    return "heldout" if share < HELD_OUT_SITES else "tune"
-
-
-def real_pages() -> list[RealPage]:
-    """Wide pages with a URL and a ground-truth body, and dev pages with their snippets."""
-    pages = []
-    for line in (WIDE / "truth.jsonl").read_text("utf-8").split("\n"):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if not row.get("url") or len(row.get("body") or "") < 300:
-            continue
-        raw = gzip.decompress((WIDE / "pages" / f"{row['id']}.html.gz").read_bytes())
-        lines = row["body"].split("\n")
-        pages.append(RealPage(row["id"], row["url"], raw, lines, True, row["source"],
-                              row.get("page_type") or ""))  # fmt: skip
-    for cid, case, raw in load(None):
-        if case.get("url"):
-            pages.append(RealPage(cid, case["url"], raw, case["with"], False))
-    for page in pages:
-        page.title = title_of(page.text)
-    return [p for p in pages if len(p.lines) >= 2 and p.site]
-
-
-def title_of(text: str) -> str:
-    node = LexborHTMLParser(text).css_first("title")
-    return norm(node.text()) if node else ""
-
-
-def holds(live: str, page: RealPage) -> bool:
-    """Whether a live page still shows any of the page's own main-text lines (text-wise)."""
-    text = norm(page_text(live))
-    return any(line in text for line in page.lines)
-
-
-def holds_all(live: str, page: RealPage) -> bool:
-    """Whether a live page shows every one of the page's own main-text lines (text-wise)."""
-    text = norm(page_text(live))
-    return all(line in text for line in page.lines)
-
-
-def sibling_template(page: RealPage, sibling: RealPage) -> str | None:
-    """The sibling's page (same site) with its main text replaced by this page's paragraphs."""
-    tree = LexborHTMLParser(sibling.text)
-    box = container(tree, sibling.lines)
-    if box is None or box.tag in ("body", "html"):
-        return None
-    box.inner_html = "".join(f"<p>{html.escape(line)}</p>" for line in page.lines)
-    own_address(tree, LexborHTMLParser(page.text))
-    return tree.html
-
-
-# Where a page names its own address (RFC 6596 rel=canonical; Open Graph og:url).
-ADDRESSES = (("link[rel~=canonical]", "href"), ('meta[property="og:url"]', "content"))
-
-
-def own_address(tree: LexborHTMLParser, page: LexborHTMLParser) -> None:
-    """The page's own canonical link and og:url in ``tree`` (the sibling's dropped): a page
-    redesigned under its URL names that URL, never the page whose template it took."""
-    for selector, attribute in ADDRESSES:
-        kept = page.css_first(selector)
-        for node in tree.css(selector):
-            if kept is not None and kept.attributes.get(attribute):
-                node.attrs[attribute] = kept.attributes[attribute]
-                kept = None
-            else:
-                node.decompose()
-
-
-def moved_address(page: RealPage, sibling: RealPage) -> str | None:
-    """The page's main text in the sibling's template under a NEW address: a site that moved its
-    URLs (redirecting the old ones) and redesigned at once. Its canonical link and og:url name
-    a path the stored copy never named; None when the stored page names no address (its
-    move is moved_to_sibling_template)."""
-    moved = sibling_template(page, sibling) if page.full else None
-    if moved is None or not declared_address(page.raw):
-        return None
-    tree = LexborHTMLParser(moved)
-    url = f"https://{page.site}/moved/" + hashlib.sha1(page.cid.encode()).hexdigest()[:10]
-    named = [node for selector, _ in ADDRESSES for node in tree.css(selector)]
-    for node in named:
-        node.attrs["href" if node.tag == "link" else "content"] = url
-    if not named and tree.head is not None:
-        tree.head.insert_child(LexborHTMLParser(f'<link rel="canonical" href="{url}">').head.child)
-    return tree.html
-
-
-def retitled(sibling: RealPage, page: RealPage) -> str:
-    """The sibling's page under this page's title (<title> and the first <h1>)."""
-    tree = LexborHTMLParser(sibling.text)
-    heading = tree.css_first("h1")
-    if heading is not None:
-        heading.inner_html = html.escape(page.title)
-    out = tree.html
-    old = tree.css_first("title")
-    if old is not None:
-        out = re.sub(r"<title>.*?</title>", f"<title>{html.escape(page.title)}</title>", out,
-                     count=1, flags=re.S)  # fmt: skip
-    return out
-
-
-def real_case(kind: str, page: RealPage, sibling: RealPage, stranger: RealPage) -> str | None:
-    if kind == "moved_to_sibling_template":  # only the whole main text can be moved
-        return sibling_template(page, sibling) if page.full else None
-    if kind == "moved_to_new_address":
-        return moved_address(page, sibling)
-    if kind == "sibling_teaser_added":
-        teaser_html = (
-            f"<aside class='related'><h3><a href='#'>{html.escape(sibling.title)}</a></h3>"
-            f"<p>{html.escape(' '.join(sibling.lines)[:200])}…</p></aside>"
-        )
-        return page.text.replace("</body>", teaser_html + "</body>", 1)
-    if kind == "other_article_same_site":
-        return sibling.text
-    if kind == "same_title_other_same_site":
-        return retitled(sibling, page)
-    return stranger.text
-
-
-def build_real(pages: list[RealPage], seed: int = 11) -> list[dict]:
-    """Each page of a site with ≥ 2 pages against another real page of the same site (and a page
-    of another site); a gone case is kept only if none of the page's own lines is left in it."""
-    rnd = random.Random(seed)
-    by_site = defaultdict(list)
-    for page in pages:
-        by_site[page.site].append(page)
-    cases = []
-    for page in pages:
-        siblings = [p for p in by_site[page.site] if p is not page and p.title != page.title]
-        if not siblings:
-            continue
-        sibling = rnd.choice(siblings)
-        stranger = rnd.choice(pages)
-        while stranger.site == page.site:
-            stranger = rnd.choice(pages)
-        for kind in REAL_PRESENT + REAL_GONE:
-            live = real_case(kind, page, sibling, stranger)
-            gone = kind in REAL_GONE
-            if live is None or (gone and holds(live, page)):
-                continue
-            if kind.startswith("moved_") and not holds_all(live, page):
-                continue  # the sibling's "container" was not shown (a script's JSON): no move
-            archived = [p for p in by_site[page.site] if p not in (page, sibling)][:SITE_PAGES]
-            other = stranger if kind == "redirect_other_site" else sibling
-            cases.append({"page": page, "kind": kind, "gone": gone, "status": 200, "live": live,
-                          "split": split_of_site(page.site), "archived": archived,
-                          "other": other.cid})  # fmt: skip
-    return cases
-
-
-# The fresh held-out check: held-out sites' pages paired as the constructions of these seeds pair
-# them, keeping only the pairs the reported construction (seed 11) never made: another sibling's
-# template, teaser or article, another stranger. Defined before any rule of its round was tuned
-# and reported once, at the round's end, beside the held-out figure (its stored pages are the
-# held-out split's, so a miss caused by a stored page alone recurs in it).
-FRESH_SEEDS = (12, 13)
-# More tuning cases (``--split tune-fresh``): the TUNING sites' pages paired as these seeds pair
-# them, the same way (only the pairs seed 11 never made). A round may tune on them; the stored
-# pages are the tuning split's, so they add pairings, not pages.
-TUNE_FRESH_SEEDS = (12, 13, 14, 15)
-
-
-def fresh_cases(
-    pages: list[RealPage], split: str = "heldout", seeds: tuple[int, ...] = FRESH_SEEDS
-) -> list[dict]:
-    """Cases of ``split`` from the ``seeds`` constructions whose (kind, page, other page) the
-    seed-11 construction never built, each once."""
-    seen = {(c["kind"], c["page"].cid, c["other"]) for c in build_real(pages)}
-    fresh = []
-    for seed in seeds:
-        for case in build_real(pages, seed):
-            key = (case["kind"], case["page"].cid, case["other"])
-            if case["split"] == split and key not in seen:
-                seen.add(key)
-                fresh.append(case)
-    return fresh
 
 
 def cases_digest(cases: list[dict]) -> str:
@@ -699,6 +466,8 @@ def main() -> None:
                              "'tune-fresh': the tuning sites paired anew, TUNE_FRESH_SEEDS)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
     parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="build the real pairs anew, neither reading nor keeping the cache")  # fmt: skip
     parser.add_argument("--disagree", action="store_true",
                         help="list the cases only one of ours and each other method gets right")  # fmt: skip
     args = parser.parse_args()
@@ -709,7 +478,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     started, cpu = time.perf_counter(), time.process_time()
     if args.family in ("real", "all"):
-        real_main(args.split)
+        real_main(args.split, None if args.no_cache else CACHE_DIR)
     if args.family in ("built", "all"):
         built_main(args.pages, args.split)
     if args.family == "address":
@@ -717,9 +486,11 @@ def main() -> None:
     print(f"\n{time.perf_counter() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU")
 
 
-def real_main(only: str = "both") -> None:
+def real_main(only: str = "both", cache: Path | None = CACHE_DIR) -> None:
+    """The real pairs' report; their constructions are read from ``cache`` when kept there
+    (``liveness_pairs.built_cases``), else built and kept."""
     pages = real_pages()
-    cases = build_real(pages)
+    cases = built_cases(pages, cache=cache)
     sites = {c["page"].site for c in cases}
     print(f"\nREAL PAIRS: {len(pages)} real pages; {len(cases)} cases from {len(sites)} sites "
           f"with ≥ 2 pages; held out: {HELD_OUT_SITES:.0%} of sites by SHA-1")  # fmt: skip
@@ -730,10 +501,10 @@ def real_main(only: str = "both") -> None:
             split_cases = [c for c in cases if c["split"] == split]
             report(split_cases, f"real pairs, {label} ({cases_digest(split_cases)})", kinds, groups)
     if only == "fresh":
-        fresh = fresh_cases(pages)
+        fresh = fresh_cases(pages, cache=cache)
         report(fresh, f"real pairs, fresh held-out pairings ({cases_digest(fresh)})", kinds, groups)
     if only == "tune-fresh":
-        more = fresh_cases(pages, "tune", TUNE_FRESH_SEEDS)
+        more = fresh_cases(pages, "tune", TUNE_FRESH_SEEDS, cache)
         report(more, f"real pairs, tuning sites paired anew ({cases_digest(more)})", kinds, groups)
 
 
