@@ -124,25 +124,30 @@ def story_share(body: list[Block], paragraph_chars: int = STORY_PARAGRAPH_CHARS)
 
 
 def main_container(body: list[Block], share: float = MAIN_SHARE) -> tuple[int, ...]:
-    """The path of the deepest element that holds ``share`` of the body's characters.
+    """The path of the deepest element that holds ``share`` (over a half) of the body's
+    characters. Such an element is inside the one found a level up, so each level looks only
+    at the blocks inside that one.
 
     >>> a = Block("x" * 80, 80, 0, "p", path=(1, 2, 3)); b = Block("y" * 20, 20, 0, "p", path=(1, 4))
     >>> main_container([a, b])
     (1, 2)
     """
-    total = sum(b.chars for b in body) or 1
+    bar = share * (sum(b.chars for b in body) or 1)
     best: tuple[int, ...] = ()
-    depth = 1
+    inside = body
+    depth = 0
     while True:
-        chars: dict[tuple, int] = {}
-        for b in body:
-            if len(b.path) > depth:
-                key = b.path[:depth]
+        chars: dict[int, int] = {}
+        for b in inside:
+            if len(b.path) > depth + 1:
+                key = b.path[depth]
                 chars[key] = chars.get(key, 0) + b.chars
         top = max(chars.items(), key=lambda kv: kv[1], default=None)
-        if top is None or top[1] < share * total:
+        if top is None or top[1] < bar:
             return best
-        best, depth = top[0], depth + 1
+        best += (top[0],)
+        inside = [b for b in inside if len(b.path) > depth + 1 and b.path[depth] == top[0]]
+        depth += 1
 
 
 def _region_words(body: list[Block], regions: list[LexborNode]) -> dict[int, tuple[str, ...]]:
