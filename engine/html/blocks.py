@@ -790,7 +790,7 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
-        "links", "blank", "anchors",
+        "links", "blank", "anchors", "regions",
     )  # fmt: skip
 
     def __init__(self, weights: dict[str, float], anchors: bool = True) -> None:
@@ -806,6 +806,7 @@ class _Cutter:
         self.opened = 0
         self.marked = [-1, -1]  # blocks [start, end) inside the marked element
         self.blank = False  # whitespace was seen since the last block (see flush)
+        self.regions: list[LexborNode] = []  # region element n of a path is regions[n - 1]
 
     def flush(self) -> None:
         """End the current block. Whitespace alone makes no block, but still ends the links
@@ -851,14 +852,29 @@ def split_marked(
     >>> split_marked(tree.body, tree.css_first("article"))[1]
     (1, 3)
     """
+    blocks, span, _ = split_regions(root, mark, options)
+    return blocks, span
+
+
+def split_regions(
+    root: LexborNode | None, mark: LexborNode | None, options: BlockOptions | None = None
+) -> tuple[list[Block], tuple[int, int], list[LexborNode]]:
+    """:func:`split_marked`, plus the region elements the walk opened: the element a
+    block's ``path`` names by ``n`` is ``regions[n - 1]`` (the context a block model reads).
+
+    >>> tree = LexborHTMLParser('<div class="post"><p>a</p></div>')
+    >>> blocks, _, regions = split_regions(tree.body, None)
+    >>> [regions[n - 1].attributes.get("class") for n in blocks[0].path]
+    ['post', None]
+    """
     if root is None:
-        return [], (0, 0)
+        return [], (0, 0), []
     options = options or BlockOptions()
     cutter = _Cutter(options.weights, options.heading_anchors)
     _walk(root, cutter, (mark.mem_id, tag_name(mark)) if mark is not None else None)
     cutter.flush()
     start, end = cutter.marked
-    return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0))
+    return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0)), cutter.regions
 
 
 def own_anchor(link: LexborNode) -> bool:
@@ -901,6 +917,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
     (one call per text block): this loop runs once per node of the page.
     """
     weights, parts, path, names = cut.weights, cut.parts, cut.path, _TAG_NAMES
+    regions = cut.regions
     text_id, br_id = _TEXT_ID, _BR_ID
     mark_id, mark_tag = mark if mark is not None else (None, None)
     stack: list[tuple] = []
@@ -965,6 +982,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
                 cut.tag = region = tag
                 cut.opened += 1
                 path.append(cut.opened)
+                regions.append(node)
             # An <a> without href is a placeholder, not a link; a heading's own anchor neither.
             if (
                 tag == "a"

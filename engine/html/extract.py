@@ -38,8 +38,9 @@ from engine.html.blocks import (
     drop_policies,
     drop_reviews,
     drop_useless,
-    split_marked,
+    split_regions,
 )
+from engine.html.context import ContextModel, bundled_model
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import decode_html, looks_binary
 from engine.html.product import (
@@ -178,6 +179,10 @@ class ExtractOptions:
     # holds none of the blocks of its declared description takes them (see
     # anchor_description). None: off.
     product_description: DescriptionOptions | None = field(default_factory=DescriptionOptions)
+    # A learned keep/drop score of the body's blocks from their context (class/id words and
+    # element names around them, repeated structure; see engine/html/context.py): the
+    # bundled weights, None when absent or off.
+    context_model: ContextModel | None = field(default_factory=bundled_model)
 
 
 @dataclass
@@ -1811,8 +1816,9 @@ def sells_an_item(tree: LexborHTMLParser) -> bool:
 
 def page_body(
     tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
-) -> tuple[list[Block], list[Block]]:
-    """Steps 2-6 on a parsed page: all its blocks and those of the body (filters ``tree``).
+) -> tuple[list[Block], list[Block], list[LexborNode]]:
+    """Steps 2-6 on a parsed page: all its blocks, those of the body, and the region elements
+    the blocks' paths name (filters ``tree``).
 
     >>> tree = LexborHTMLParser("<nav>Menu</nav><p>Cats nap a lot, cats nap all day.</p>")
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
@@ -1831,11 +1837,11 @@ def page_body(
         drop_labelled(root, options.blocks, within=box)
         if box is not None and not attached(box, root):
             box = best_box(root, options.article_box_tiers, options.box_refill_tiers)[0]
-    blocks, span = split_marked(root, box, options.blocks)
+    blocks, span, regions = split_regions(root, box, options.blocks)
     body = cut_comments(body_blocks(blocks, span, weights, options, title), options)
     if product and options.product_repeat_min_chars:
         body = drop_repeats(body, options.product_repeat_min_chars)
-    return blocks, body
+    return blocks, body, regions
 
 
 def drop_repeats(body: list[Block], min_chars: int) -> list[Block]:
@@ -1907,13 +1913,13 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
     described = options.product_description and may_declare_product(text)
     declared = declared_descriptions(tree) if described else []
     weights = title_weights(article_title(title, site_names(tree, url)))
-    blocks, chosen = page_body(tree, weights, title, options)
+    blocks, chosen, regions = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
     if options.blocks.class_hints and size < options.fallback_min_chars:
         bare = replace(options, blocks=bare_blocks(options.blocks))
         again = page_body(LexborHTMLParser(text), weights, title, bare)
         if sum(b.chars for b in again[1]) > options.fallback_factor * size:
-            blocks, chosen = again
+            blocks, chosen, regions = again
             size = sum(b.chars for b in chosen)
     if options.paragraph_fallback and size < options.fallback_min_chars:
         baseline = paragraph_baseline(blocks, options)
@@ -1928,7 +1934,9 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         chosen = whole_tables(blocks, chosen, options)
     if options.card_grid_min_cards and size < options.card_grid_body_max_chars:
         chosen = with_card_titles(blocks, chosen, options)
-    if declared:
+    if options.context_model is not None:
+        chosen = options.context_model.keep(chosen, regions)
+    if declared:  # after the model: a declared description is never dropped by it
         chosen = anchor_description(blocks, chosen, declared, options)
     return PageBody(title, weights, blocks, chosen)
 

@@ -143,6 +143,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no comment-section cut": replace(base, comments_after_share=0.0),
         "ours: lead before the headline": replace(base, lead_after_headline=False),
         "ours: no linked paragraphs": replace(base, linked_paragraph_min_chars=0),
+        "ours: no context model": replace(base, context_model=None),
     }
 
 
@@ -156,6 +157,7 @@ def main() -> None:
     print(f"{len(pages)} pages, load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     engines = {
         "ours": run_ours(),
+        "ours-context": run_ours(replace(ExtractOptions(), context_model=None)),
         "ours+keywords": run_ours_keywords,
         "trafilatura": run_trafilatura,
         "readability": run_readability,

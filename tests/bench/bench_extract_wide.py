@@ -8,7 +8,7 @@ The held-out split is FIXED and was never tuned on: within each stratum (source,
 WCXB), pages are ordered by SHA-1 of their id and the first 30 % (rounded) are held out
 (:func:`held_out_ids`). Every threshold and rule was chosen on the tuning part only; the held-out
 figures are the honest ones. Run: ``.venv/bin/python tests/bench/bench_extract_wide.py
-[--split heldout|tune|all] [--engines ours,trafilatura,readability] [--limit N]
+[--split heldout|tune|all] [--engines ours,ours-context,trafilatura,readability] [--limit N]
 [--per-page out.tsv]``.
 """
 
@@ -23,12 +23,13 @@ import os
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engine.html.extract import extract, main_text  # noqa: E402
+from engine.html.extract import ExtractOptions, extract, main_text  # noqa: E402
 
 try:  # the baselines (the bench extras: `make bench` installs them)
     import lxml.html
@@ -89,6 +90,14 @@ def run_ours(html: str, url: str | None) -> str:
     return main_text(html, url)
 
 
+NO_CONTEXT = replace(ExtractOptions(), context_model=None)
+
+
+def run_ours_without_context(html: str, url: str | None) -> str:
+    """Our main text without the context model of the body's blocks (engine/html/context.py)."""
+    return main_text(html, url, NO_CONTEXT)
+
+
 def run_ours_keywords(html: str, url: str | None) -> str:
     """The whole extraction (main text, summary, keywords), for its time per page."""
     return extract(html, url).body
@@ -105,6 +114,7 @@ def run_readability(html: str, url: str | None) -> str:
 
 ENGINES = {
     "ours": run_ours,
+    "ours-context": run_ours_without_context,
     "ours+keywords": run_ours_keywords,
     "trafilatura": run_trafilatura,
     "readability": run_readability,

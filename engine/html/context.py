@@ -1,0 +1,279 @@
+"""A learned keep/drop score for the body's blocks, read from each block's context: the
+element names and class/id words around it, and whether its structure repeats in the body.
+
+Boilerplate classifiers after boilerpipe (dragnet's CETR and "weninger" features, Web2Text,
+BoilerNet) found that the markup around a block tells main text from boilerplate better than
+its shape alone: a comment's paragraph and a story's paragraph look alike, but one sits in
+``li.comment > div.comment-body`` and the other in ``div.entry-content``. The model is a logistic
+regression over binary features (:func:`block_features`); its weights are a JSON file built from
+the tuning splits only (``tests/bench/train_context_model.py``). Words are lower-cased class/id
+words; only words seen on several sites of the training pages have a weight, so no site's own
+names are learned.
+
+>>> from selectolax.lexbor import LexborHTMLParser
+>>> model = ContextModel(bias=0.0, weights={"near:comment": -4.0}, margin=2.0, floor=0.5)
+>>> story = Block("A long paragraph of the story itself.", 190, 0, "p", path=(1, 2))
+>>> note = Block("Nice post!", 9, 0, "p", path=(1, 3, 4))
+>>> html = '<div class="entry"><p>x</p><div class="comment"><p>y</p></div></div>'
+>>> regions = [n for n in LexborHTMLParser(html).css("div, p")]
+>>> [b.text for b in model.keep([story, note], regions)]
+['A long paragraph of the story itself.']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from importlib import resources
+
+from selectolax.lexbor import LexborNode
+
+from engine.html.blocks import STORY_PARAGRAPH_CHARS, Block
+
+MODEL_FILE = "context_model.json"
+
+# Class/id words: runs of letters (digits split them off: "post-4955" is "post"), 3-24 long
+# (shorter runs are utility classes' and CSS-in-JS hashes' pieces: "mx", "fb", "sm").
+_WORD = re.compile(r"[a-z]{3,24}")
+NEAR = 3  # the block's own region element and the two around it are its near context
+MAIN_SHARE = 0.6  # the element holding this share of the body's characters is its main one
+SENTENCE_END = frozenset(".!?。！？:;\"'”’»)")
+
+
+@lru_cache(maxsize=8192)
+def label_words(tag: str, label: str) -> tuple[str, ...]:
+    """The element's name (``@tag``) and the distinct class/id words of its lower-cased
+    "class id" label.
+
+    >>> label_words("div", "entry-content post-4955 hentry")
+    ('@div', 'entry', 'content', 'post', 'hentry')
+    """
+    return ("@" + tag, *dict.fromkeys(_WORD.findall(label.lower())))
+
+
+def node_words(node: LexborNode) -> tuple[str, ...]:
+    """:func:`label_words` of a region element (one attribute read, a call into lexbor)."""
+    attrs = node.attributes
+    label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return label_words(node.tag, label)
+
+
+def _bucket(value: float, bounds: tuple[float, ...]) -> int:
+    """Index of the first bound ``value`` is under (len(bounds) past the last)."""
+    for k, bound in enumerate(bounds):
+        if value < bound:
+            return k
+    return len(bounds)
+
+
+def shape_features(block: Block, share: float) -> list[str]:
+    """The block's tag, length, link density, sentence end and share of the body, bucketed.
+
+    >>> shape_features(Block("Read more", 8, 8, "a"), 0.01)
+    ['tag:a', 'len:1', 'link:3', 'end:0', 'share:0']
+    """
+    text = block.text
+    return [
+        "tag:" + block.tag,
+        f"len:{_bucket(block.chars, (5, 20, 50, 100, 200, 400))}",
+        f"link:{_bucket(block.link_density, (0.01, 0.2, 0.5))}",
+        f"end:{int(bool(text) and text[-1] in SENTENCE_END)}",
+        f"share:{_bucket(share, (0.02, 0.05, 0.15, 0.4))}",
+    ]
+
+
+def repeat_keys(body: list[Block], words: dict[int, tuple[str, ...]]) -> list[tuple]:
+    """Each block's structure key: the words of its own element and its parent's (not where
+    they are), so two comments, or two cards, of one template share a key."""
+    keys = []
+    for block in body:
+        path = block.path
+        keys.append(tuple(words.get(n, ()) for n in path[-2:]))
+    return keys
+
+
+def repeat_features(body: list[Block], keys: list[tuple]) -> list[str]:
+    """How often a block's structure repeats in the body under other parents: a comment
+    thread or a card list repeats one template (many parents), a story's paragraphs share one
+    parent.
+
+    >>> a = Block("x", 1, 0, "p", path=(1, 2)); b = Block("y", 1, 0, "p", path=(3, 4))
+    >>> repeat_features([a, b], [("k",), ("k",)])
+    ['rep:1', 'rep:1']
+    """
+    parents: dict[tuple, set] = {}
+    for block, key in zip(body, keys, strict=True):
+        parents.setdefault(key, set()).add(block.path[:-1])
+    return [f"rep:{_bucket(len(parents[key]) - 1, (1, 2, 5))}" for key in keys]
+
+
+def story_share(body: list[Block], paragraph_chars: int = STORY_PARAGRAPH_CHARS) -> float:
+    """Share of the body's characters in blocks of ``paragraph_chars``+ that end a sentence.
+
+    >>> story_share([Block("x" * 199 + ".", 200, 0, "p"), Block("Home", 4, 4, "a")])
+    0.9803921568627451
+    """
+    total = sum(b.chars for b in body)
+    if not total:
+        return 0.0
+    long = sum(b.chars for b in body if b.chars >= paragraph_chars and b.text[-1:] in SENTENCE_END)
+    return long / total
+
+
+def main_container(body: list[Block], share: float = MAIN_SHARE) -> tuple[int, ...]:
+    """The path of the deepest element that holds ``share`` (over a half) of the body's
+    characters. Such an element is inside the one found a level up, so each level looks only
+    at the blocks inside that one.
+
+    >>> a = Block("x" * 80, 80, 0, "p", path=(1, 2, 3)); b = Block("y" * 20, 20, 0, "p", path=(1, 4))
+    >>> main_container([a, b])
+    (1, 2)
+    """
+    bar = share * (sum(b.chars for b in body) or 1)
+    best: tuple[int, ...] = ()
+    inside = body
+    depth = 0
+    while True:
+        chars: dict[int, int] = {}
+        for b in inside:
+            if len(b.path) > depth + 1:
+                key = b.path[depth]
+                chars[key] = chars.get(key, 0) + b.chars
+        top = max(chars.items(), key=lambda kv: kv[1], default=None)
+        if top is None or top[1] < bar:
+            return best
+        best += (top[0],)
+        inside = [b for b in inside if len(b.path) > depth + 1 and b.path[depth] == top[0]]
+        depth += 1
+
+
+def _region_words(body: list[Block], regions: list[LexborNode]) -> dict[int, tuple[str, ...]]:
+    """:func:`node_words` of every region element on the body's paths, read once each."""
+    words: dict[int, tuple[str, ...]] = {}
+    count = len(regions)
+    for block in body:
+        for n in block.path:
+            if n not in words and 0 < n <= count:
+                words[n] = node_words(regions[n - 1])
+    return words
+
+
+def _near(block: Block, words: dict[int, tuple[str, ...]]) -> list[str]:
+    """The words of the block's element and the two around it, once each."""
+    near: dict[str, None] = {}
+    for n in block.path[-NEAR:]:
+        for w in words.get(n, ()):
+            near["near:" + w] = None
+    return list(near)
+
+
+def _far(prefix: tuple[int, ...], words: dict[int, tuple[str, ...]]) -> list[str]:
+    """The words of every element above the near ones, once each."""
+    seen: dict[str, None] = {}
+    for n in prefix:
+        for w in words.get(n, ()):
+            seen["far:" + w] = None
+    return list(seen)
+
+
+def block_parts(body: list[Block], regions: list[LexborNode]) -> list[tuple[list[str], list[str]]]:
+    """Each body block's own features (shape, repeats, ``in``: whether it lies in the
+    element that holds most of the body, near words) and its far words; blocks under one
+    path prefix share one far list (the same object)."""
+    words = _region_words(body, regions)
+    total = sum(b.chars for b in body) or 1
+    repeats = repeat_features(body, repeat_keys(body, words))
+    main = main_container(body)
+    far: dict[tuple, list[str]] = {}
+    out = []
+    for block, repeat in zip(body, repeats, strict=True):
+        feats = shape_features(block, block.chars / total)
+        inside = int(block.path[: len(main)] == main)
+        feats += (repeat, f"in:{inside}", f"in{inside}:{feats[0]}", f"in{inside}:{feats[1]}")
+        feats += _near(block, words)
+        prefix = block.path[:-NEAR]
+        above = far.get(prefix)
+        if above is None:
+            above = far[prefix] = _far(prefix, words)
+        out.append((feats, above))
+    return out
+
+
+def block_features(body: list[Block], regions: list[LexborNode]) -> list[list[str]]:
+    """The binary features of each body block (see :func:`block_parts`)."""
+    return [own + far for own, far in block_parts(body, regions)]
+
+
+@dataclass(frozen=True)
+class ContextModel:
+    """Weights of a logistic regression over :func:`block_features`. A block is dropped when
+    its logit is more than ``margin`` under the body's mean (each block weighed by its
+    characters) and its probability is under ``floor``: the score is read against the page's
+    own blocks, as sites differ in how much their markup says. Only a body whose story share
+    is at least ``gate`` is scored, and nothing is dropped when the blocks dropped would hold
+    more than ``max_drop`` of the body's characters."""
+
+    bias: float
+    weights: dict[str, float] = field(default_factory=dict)
+    margin: float = 7.0
+    floor: float = 0.2
+    gate: float = 0.0
+    max_drop: float = 0.5
+
+    def logits(self, body: list[Block], regions: list[LexborNode]) -> list[float]:
+        """bias + the weights of each block's :func:`block_features` (a far list shared by
+        several blocks is summed once)."""
+        get, bias = self.weights.get, self.bias
+        far_sums: dict[int, float] = {}
+        out = []
+        for own, far in block_parts(body, regions):
+            above = far_sums.get(id(far))
+            if above is None:
+                above = far_sums[id(far)] = sum(get(f, 0.0) for f in far)
+            out.append(bias + above + sum(get(f, 0.0) for f in own))
+        return out
+
+    def decide(self, logits: list[float], chars: list[int]) -> list[bool]:
+        """Which blocks stay, from their logits and lengths (see the class).
+
+        >>> ContextModel(0.0, margin=2.0, floor=0.5).decide([3.0, 3.0, -4.0], [100, 100, 10])
+        [True, True, False]
+        """
+        total = sum(chars)
+        mean = sum(z * c for z, c in zip(logits, chars, strict=True)) / (total or 1)
+        bar = min(mean - self.margin, math.log(self.floor / (1.0 - self.floor)))
+        keep = [z >= bar for z in logits]
+        dropped = sum(c for c, k in zip(chars, keep, strict=True) if not k)
+        if dropped > self.max_drop * total:
+            return [True] * len(logits)
+        return keep
+
+    def keep(self, body: list[Block], regions: list[LexborNode]) -> list[Block]:
+        """The body without the blocks the model judges not main text."""
+        if len(body) < 2 or (self.gate > 0 and story_share(body) < self.gate):
+            return body
+        keep = self.decide(self.logits(body, regions), [b.chars for b in body])
+        return body if all(keep) else [b for b, k in zip(body, keep, strict=True) if k]
+
+
+@cache
+def bundled_model() -> ContextModel | None:
+    """The model in ``engine/data/`` (None when the file is absent)."""
+    path = resources.files("engine") / "data" / MODEL_FILE
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text("utf-8"))
+    return ContextModel(
+        bias=data["bias"],
+        weights=data["weights"],
+        margin=data["margin"],
+        floor=data["floor"],
+        gate=data["gate"],
+        max_drop=data["max_drop"],
+    )
+
+
+__all__ = ["ContextModel", "block_features", "bundled_model", "label_words"]
