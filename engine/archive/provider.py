@@ -129,11 +129,15 @@ def keep_visible_texts(store: ArchiveStore, texts: dict[str, str]) -> None:
 
 def without_visible_text(store: ArchiveStore, reg_ids: list[str]) -> list[str]:
     """The versions of ``reg_ids`` whose extracts row has no visible text kept (not even an
-    empty one): stored before it was kept, or not analysed at registration."""
+    empty one), stored before it was kept; not those registration left unanalysed (a page
+    over its limits, noted ``analysis``): a bulk pass does not parse what registration
+    would not (their first check still reads theirs)."""
     return [
         reg_id
         for reg_id in reg_ids
-        if (row := store.row("extracts", reg_id)) is not None and row.get("visible_text") is None
+        if (row := store.row("extracts", reg_id)) is not None
+        and row.get("visible_text") is None
+        and not store.version(reg_id).get("analysis")
     ]
 
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from engine.archive import provider, trash
-from engine.archive.model import Capture
+from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import visible_text_of
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
+from engine.html.limits import PageLimits
 from tests.engine.archive.pages import page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -170,7 +171,8 @@ def test_a_page_that_shows_no_text_is_kept_empty_and_never_parsed_again(tmp_path
 
 def test_the_migration_keeps_each_older_versions_text_once_in_one_step(tmp_path, monkeypatch):
     """A step keeps the texts of the versions of its list still without one: a version kept
-    already, and an ID the store does not hold are left; the same step run again
+    already, one registration left unanalysed (over its limits: no bulk pass parses it), and
+    an ID the store does not hold are left; the same step run again
     reads nothing; the texts are those a check would have kept."""
     with ArchiveStore.open(tmp_path / "home") as store:
         olds = [old_version(store, name) for name in ("partei", "ordnung", "latin1")]
@@ -179,7 +181,11 @@ def test_the_migration_keeps_each_older_versions_text_once_in_one_step(tmp_path,
         fresh = register(store, Capture(*page("modabot"))).id
         kept_fresh = store.row("extracts", fresh)["visible_text"]
         visible_text_of(store, olds[2])  # a check kept this one already
-        step = [*olds, blank, fresh, "99999999999999999999"]
+        over = RegisterOptions(limits=PageLimits(extract_elements=5))
+        unanalysed = register(store, Capture(*page("ordnung")), over).id  # over its limits
+        assert store.version(unanalysed)["analysis"]
+        assert store.row("extracts", unanalysed).get("visible_text") is None
+        step = [*olds, blank, fresh, unanalysed, "99999999999999999999"]
         assert provider.without_visible_text(store, step) == [olds[0], olds[1], blank]
         assert provider.keep_all_visible_texts(store, step) == [olds[0], olds[1], blank]
         assert store.row("extracts", fresh)["visible_text"] == kept_fresh
