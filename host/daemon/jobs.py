@@ -76,8 +76,9 @@ async def keep_all_addresses(app) -> int:
 
 
 async def keep_visible_texts(app) -> int:
-    """Keep the visible text of every version stored before it was kept (or not analysed at
-    registration), and index those versions again with it (the full-text index found them
+    """Keep the visible text of every version stored before it was kept (not of one that
+    registration left unanalysed: its first check reads it), and index those versions again
+    with it (the full-text index found them
     by their main text): the versions without one found ADDRESS_SCAN a step, then read
     from their originals and kept VISIBLE_STEP at a time on the store thread
     (engine/archive/provider.py: ``keep_all_visible_texts``, blobs durable before the one

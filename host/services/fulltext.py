@@ -596,7 +596,14 @@ class FullTextIndex:
     def resource(self, store, ids: list[str]) -> int:
         """Index again, in one transaction, the rows of those of ``ids`` indexed with another
         text than the one they are found by now (:func:`text_source`: the visible text kept
-        after the row was indexed with the main text); how many."""
+        after the row was indexed with the main text); how many.
+
+        >>> import tempfile
+        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3").resource(None, [])
+        0
+        """
+        if not ids:
+            return 0
         with self.lock:
             marks = ",".join("?" * len(ids))
             found = self.db.execute(
