@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import ROOT, static_site
 from tests.dictionary_cache import SHARED_CACHE
+from tests.slowdown import scaled
 
 CLI = Path(sys.executable).with_name("pagekeeper")
 PAGES = ROOT / "tests" / "fixtures" / "pages"
@@ -40,9 +41,11 @@ PARTS = (
 def run(
     home: Path, *args: str, stdin: str | None = None, timeout: float = 30
 ) -> subprocess.CompletedProcess:
-    """``pagekeeper --home HOME ARGS``; e.g. ``run(h, "normalize", "http://A/")``."""
+    """``pagekeeper --home HOME ARGS``; e.g. ``run(h, "normalize", "http://A/")``. ``timeout``
+    is a hang guard for an idle machine, scaled by how loaded it is now (tests/slowdown.py):
+    a crawl took over 30 s at load 20 on two cores."""
     cmd = [str(CLI), "--home", str(home), *args]
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=scaled(timeout))
 
 
 def ok_json(proc: subprocess.CompletedProcess):
@@ -454,7 +457,7 @@ def test_status_honours_env_home(home, daemon):
 
     env = {**os.environ, "PAGEKEEPER_HOME": str(home)}
     proc = subprocess.run(
-        [str(CLI), "status", "--json"], capture_output=True, text=True, env=env, timeout=30
+        [str(CLI), "status", "--json"], capture_output=True, text=True, env=env, timeout=scaled(30)
     )
     assert json.loads(proc.stdout)["port"] == daemon[0]
 
@@ -480,7 +483,7 @@ def test_native_ping_and_get_token(home, daemon):
         [str(CLI), "--home", str(home), "native", "chrome-extension://x/"],
         input=stdin,
         capture_output=True,
-        timeout=30,
+        timeout=scaled(30),
     )
     replies = {r["id"]: r for r in read_frames(proc.stdout)}
     assert replies[1]["ok"] is True and set(replies[1]["result"]) >= {"version", "protocol"}
@@ -492,7 +495,10 @@ def test_native_bad_frame_typed_error_then_ping(home, daemon):
     bad = b"{not json"
     stdin = struct.pack("=I", len(bad)) + bad + frame({"id": 9, "type": "ping", "params": {}})
     proc = subprocess.run(
-        [str(CLI), "--home", str(home), "native"], input=stdin, capture_output=True, timeout=30
+        [str(CLI), "--home", str(home), "native"],
+        input=stdin,
+        capture_output=True,
+        timeout=scaled(30),
     )
     replies = read_frames(proc.stdout)
     assert len(replies) == 2

@@ -56,10 +56,12 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     """The title line and visible text of a version (links, headings and menus included):
     what full-text search and the diff between versions read; ``text`` stays the main text.
 
-    A version stored before visible text was kept has none: with ``recompute`` it is read
-    from the original page ONCE and kept with the version (:func:`keep_visible_text`), so
-    the next sweep or diff reads the stored text; else the stored main text stands in
-    (cheap, for bulk indexing).
+    A version stored before visible text was kept has none (the extracts row's
+    ``visible_text`` is missing or None): with ``recompute`` it is read from the original
+    page ONCE and kept with the version (:func:`keep_visible_text`), so the next sweep or
+    diff reads the stored text; else the stored main text stands in (cheap, for bulk
+    indexing). A page that shows no text is kept as ``""``, so it is not read again
+    either; the main text stands in for it.
 
     >>> import tempfile, pathlib
     >>> from engine.archive.model import Capture
@@ -72,25 +74,32 @@ def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) ->
     """
     reg_id = store.content_id(reg_id)  # a revisit reads (and keeps) its version's
     row = store.row("extracts", reg_id) or {}
-    if not row.get("visible_text") and recompute and store.has_version(reg_id):
-        content = get(store, reg_id, original=True)
-        try:
-            seen = visible_text(content.body)
-        except DecodeError:
-            seen = ""
-        if seen:  # none (an empty page) is not kept: the main text stands in, as before
-            seen = f"{content.record.get('title') or ''}\n{seen}"
-            if row:
-                keep_visible_text(store, reg_id, seen)
+    if row.get("visible_text") is None and recompute and store.has_version(reg_id):
+        seen = read_visible_text(store, reg_id)
+        if row:
+            keep_visible_text(store, reg_id, seen)
+        if seen:
             return seen
     return stored_text(store, reg_id)
+
+
+def read_visible_text(store: ArchiveStore, reg_id: str) -> str:
+    """A version's title line and visible text read from its original page ("" when the
+    page shows no text or cannot be decoded)."""
+    content = get(store, reg_id, original=True)
+    try:
+        seen = visible_text(content.body)
+    except DecodeError:
+        seen = ""
+    return f"{content.record.get('title') or ''}\n{seen}" if seen else ""
 
 
 def keep_visible_text(store: ArchiveStore, reg_id: str, seen: str) -> None:
     """Keep a version's visible text, read from its original, as registration keeps it: the
     blob written durably first, then the extracts row names it (one journal transaction),
     so a crash between leaves an unreferenced blob (reclaim removes it) and never a row
-    naming a missing blob; a read-only store keeps nothing.
+    naming a missing blob; an empty text is kept as ``""`` (no blob); a read-only store
+    keeps nothing.
 
     >>> import tempfile, pathlib
     >>> from engine.archive.model import Capture
@@ -102,11 +111,44 @@ def keep_visible_text(store: ArchiveStore, reg_id: str, seen: str) -> None:
     'A\\nKept words'
     >>> store.close()
     """
-    if store.readonly:
+    keep_visible_texts(store, {reg_id: seen})
+
+
+def keep_visible_texts(store: ArchiveStore, texts: dict[str, str]) -> None:
+    """:func:`keep_visible_text` for several versions: every blob written durably first (one
+    batch, fsynced together), then one journal transaction names them all."""
+    if store.readonly or not texts:
         return
-    blob = store.put_blob(seen.encode())
+    blobs = store.blob_batch()
+    digests = {reg_id: blobs.add(seen.encode()) if seen else "" for reg_id, seen in texts.items()}
+    blobs.commit()
     with store.transaction():
-        store.update("extracts", reg_id, {"visible_text": blob})
+        for reg_id, digest in digests.items():
+            store.update("extracts", reg_id, {"visible_text": digest})
+
+
+def without_visible_text(store: ArchiveStore, reg_ids: list[str]) -> list[str]:
+    """The versions of ``reg_ids`` whose extracts row has no visible text kept (not even an
+    empty one), stored before it was kept; not those registration left unanalysed (a page
+    over its limits, noted ``analysis``): a bulk pass does not parse what registration
+    would not (their first check still reads theirs)."""
+    return [
+        reg_id
+        for reg_id in reg_ids
+        if (row := store.row("extracts", reg_id)) is not None
+        and row.get("visible_text") is None
+        and not store.version(reg_id).get("analysis")
+    ]
+
+
+def keep_all_visible_texts(store: ArchiveStore, reg_ids: list[str]) -> list[str]:
+    """One step of the migration that keeps every older version's visible text: those of
+    ``reg_ids`` still without one (not deleted meanwhile) read from their original and kept
+    (:func:`keep_visible_texts`: a crash loses at most this step, and the next run reads
+    those versions again); the versions kept."""
+    todo = without_visible_text(store, reg_ids)
+    keep_visible_texts(store, {reg_id: read_visible_text(store, reg_id) for reg_id in todo})
+    return todo
 
 
 def resolve_id(store: ArchiveStore, ref: str) -> str:

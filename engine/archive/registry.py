@@ -568,7 +568,8 @@ def _version_doc(prep: Prepared, capture: Capture, orig: str, rewritten: str, ex
 
 def _extract_doc(prep: Prepared, text_blob: str, seen_blob: str | None) -> dict:
     """``text`` is the title and MAIN text (liveness, keywords, content similarity);
-    ``visible_text`` the title and VISIBLE text, links and headings included (search, diff)."""
+    ``visible_text`` the title and VISIBLE text, links and headings included (search, diff);
+    ``""`` when the page was analysed and shows none, missing when it was not analysed."""
     ext = prep.extraction or {}
     doc = {
         "title": prep.title,
@@ -577,7 +578,9 @@ def _extract_doc(prep: Prepared, text_blob: str, seen_blob: str | None) -> dict:
         "text": text_blob,
         "address": prep.address,
     }
-    return {**doc, "visible_text": seen_blob} if seen_blob else doc
+    if seen_blob or prep.extraction is not None:  # "": the page shows no text (not read again)
+        return {**doc, "visible_text": seen_blob or ""}
+    return doc
 
 
 def _previous_similarity(similar: list | None, prev: str | None) -> float | None:

@@ -1,5 +1,5 @@
 """The daemon's background work: schedules, stale similar-page lists, journal compaction,
-the full-text index, and keeping the address older versions name for themselves.
+the full-text index, and keeping the address and the visible text of older versions.
 
 They run as asyncio tasks next to the server. Store work goes through the one
 store thread in small steps (one schedule, one similar list at a time, with a
@@ -18,7 +18,12 @@ import logging
 from engine.archive.addresses import keep_addresses, without_address
 from engine.archive.documents import DocumentIndex, install
 from engine.archive.model import RegisterOptions
-from engine.archive.provider import refresh_similar, stale_similar
+from engine.archive.provider import (
+    keep_all_visible_texts,
+    refresh_similar,
+    stale_similar,
+    without_visible_text,
+)
 from engine.archive.trash import purge
 from host.handlers.archive import run_due_schedules
 from host.services.fulltext import index_of
@@ -33,6 +38,7 @@ RECLAIM_EVERY = 60.0  # deletions are undoable for 10 minutes; their space comes
 SIMILAR_BATCH = 20
 ADDRESS_STEP = 50  # versions whose address is kept per store-thread step (~2 ms each)
 ADDRESS_SCAN = 5000  # versions checked for a kept address per store-thread step (~10 ms at 100k)
+VISIBLE_STEP = 16  # versions whose visible text is read and kept per store-thread step (~2 ms each)
 SIMILAR_BUDGET_S = 0.2
 log = logging.getLogger("pagekeeper.background")
 
@@ -66,6 +72,35 @@ async def keep_all_addresses(app) -> int:
     kept = 0
     for at in range(0, len(pending), ADDRESS_STEP):
         kept += await app.run(keep_addresses, app.store, pending[at : at + ADDRESS_STEP])
+    return kept
+
+
+async def keep_visible_texts(app) -> int:
+    """Keep the visible text of every version stored before it was kept (not of one that
+    registration left unanalysed: its first check reads it), and index those versions again
+    with it (the full-text index found them
+    by their main text): the versions without one found ADDRESS_SCAN a step, then read
+    from their originals and kept VISIBLE_STEP at a time on the store thread
+    (engine/archive/provider.py: ``keep_all_visible_texts``, blobs durable before the one
+    transaction that names them), each step's rows indexed again right after; then the
+    index's own pass over every row (``resource_pass``, RECONCILE_ROWS a step) indexes
+    again any row found by another text than its version's (a kill between a step's two
+    writes, a text kept by a check run without the daemon). Each part finds its work from
+    what is stored, so a run cut short resumes at the next start; how many versions kept."""
+    ids = await app.run(list, app.store.ids)
+    pending: list[str] = []
+    for at in range(0, len(ids), ADDRESS_SCAN):
+        pending += await app.run(without_visible_text, app.store, ids[at : at + ADDRESS_SCAN])
+    text = await asyncio.to_thread(index_of, app.home)  # its rows read: off the store thread
+    kept = 0
+    for at in range(0, len(pending), VISIBLE_STEP):
+        done = await app.run(keep_all_visible_texts, app.store, pending[at : at + VISIBLE_STEP])
+        if done:
+            await app.run(text.resource, app.store, done)
+        kept += len(done)
+    after: int | None = -1
+    while after is not None:
+        after = await app.run(text.resource_pass, app.store, after)
     return kept
 
 
@@ -213,6 +248,7 @@ def start(app) -> list[asyncio.Task]:
         asyncio.create_task(flush_learning(app)),
         asyncio.create_task(once(warm_search_index, app)),  # after readiness, not before
         asyncio.create_task(once(keep_all_addresses, app)),
+        asyncio.create_task(once(keep_visible_texts, app)),
         asyncio.create_task(every(SCHEDULE_EVERY, schedules_once, app)),
         asyncio.create_task(every(SIMILAR_EVERY, similar_once, app)),
         asyncio.create_task(every(COMPACT_EVERY, compact_once, app)),

@@ -593,6 +593,56 @@ class FullTextIndex:
             self.writing += change
             self.writes.notify_all()
 
+    def resource(self, store, ids: list[str]) -> int:
+        """Index again, in one transaction, the rows of those of ``ids`` indexed with another
+        text than the one they are found by now (:func:`text_source`: the visible text kept
+        after the row was indexed with the main text); how many.
+
+        >>> import tempfile
+        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3").resource(None, [])
+        0
+        """
+        if not ids:
+            return 0
+        with self.lock:
+            marks = ",".join("?" * len(ids))
+            found = self.db.execute(
+                f"SELECT n, id, title, url, src FROM seen WHERE live AND id IN ({marks})", ids
+            ).fetchall()
+            return self._resource(store, found)
+
+    def resource_pass(self, store, after: int = -1) -> int | None:
+        """One step of a pass over every live row (``RECONCILE_ROWS`` rows after row number
+        ``after``, one transaction): :meth:`resource` for each; the last row checked, or None
+        once the pass is over. The daemon runs the pass at every start, after keeping the
+        older versions' visible texts: a row left behind (a kill between the store's write
+        and the index's, a text kept by a check without the daemon) is found again."""
+        with self.lock:
+            rows = self.db.execute(_SOURCED, (after, RECONCILE_ROWS)).fetchall()
+            self._resource(store, rows)
+            return rows[-1][0] if len(rows) == RECONCILE_ROWS else None
+
+    def _resource(self, store, rows: list) -> int:
+        versions, stale = store.raw("versions"), []
+        for n, reg_id, title, url, src in rows:
+            if reg_id in versions and text_source(store, reg_id) != src:
+                body = blob_text(store, src) if src else ""
+                if body is not None:  # its old text gone: left to the reclaim (dead rows)
+                    stale.append((n, reg_id, title, textquery.index_text(body), url))
+        if not stale:
+            return 0
+        try:
+            with self._batch():
+                for n, reg_id, title, body, url in stale:
+                    self._delete_row(n, title, body, url)
+                    self.rows.pop(n)
+                    self.known.pop(reg_id, None)
+                    self._add(store, reg_id)
+        except BaseException:
+            self._load_known()  # rolled back: what the file holds
+            raise
+        return len(stale)
+
     def _index(self, store, ids: list[str]) -> None:
         if not ids:
             return
@@ -1124,6 +1174,9 @@ class FullTextIndex:
 
 
 _CHECKED = "SELECT n, id, key, live FROM seen WHERE n > ? ORDER BY n LIMIT ?"  # see _reconcile
+_SOURCED = (  # see resource_pass
+    "SELECT n, id, title, url, src FROM seen WHERE live AND n > ? ORDER BY n LIMIT ?"
+)
 _ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs
 _SCORED = (  # bm25() only runs in the MATCH query itself: materialize it, then group
     "WITH m AS MATERIALIZED (SELECT rowid AS n, bm25({0}, ?, ?, ?) AS r FROM {0}"

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from engine.archive import provider, trash
-from engine.archive.model import Capture
+from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import visible_text_of
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
+from engine.html.limits import PageLimits
 from tests.engine.archive.pages import page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,60 +81,121 @@ def test_a_read_only_store_keeps_nothing(tmp_path):
 CHILD = r"""
 import os, signal, sys
 from pathlib import Path
-from engine.archive import provider, storage, store as store_module
+from engine.archive import provider, storage
 from engine.archive.store import ArchiveStore
 
-home, reg_id, point = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+home, action, point, ids = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 store = ArchiveStore.open(home)
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
-if point == "blob":  # half the blob written under its temporary name
-    def torn(path, data, durable=True):
-        with storage.atomic_file(path, durable) as handle:
-            handle.write(data[: len(data) // 2])
-            handle.flush()
-            die()
-    store_module.write_atomic = torn
-elif point == "between":  # the blob durable, no row names it yet
+if point == "blob":  # the last blob half written under its temporary name
+    added, add = [], storage.AtomicBatch.add
+    def torn(self, path, data):
+        added.append(path)
+        if len(added) < len(ids):
+            return add(self, path, data)
+        add(self, path, data[: len(data) // 2])
+        die()
+    storage.AtomicBatch.add = torn
+elif point == "commit":  # the blobs written under temporary names, none renamed yet
+    storage.AtomicBatch.commit = lambda self: die()
+elif point == "between":  # the blobs durable, no row names them yet
     store.transaction = lambda: die()
 elif point == "journal":  # half the journal line written
     def torn_line(handle, data):
         os.write(handle.fileno(), data[: len(data) // 2])
         die()
     storage._write_all = torn_line
-provider.visible_text_of(store, reg_id)
+if action == "check":
+    provider.visible_text_of(store, ids[0])
+else:  # one step of the migration
+    provider.keep_all_visible_texts(store, ids)
 die()  # "after": the write done
 """
 
 
-@pytest.mark.parametrize("point", ["blob", "between", "journal", "after"])
-def test_a_kill_in_the_middle_of_keeping_the_visible_text_loses_nothing(tmp_path, point):
-    """SIGKILLed while it keeps an old version's visible text (half its blob written, the
-    blob written and no row yet, half the journal line written, or after): opened again,
-    the version has no visible text (as before) or its whole one; every version reads
-    whole; the check then answers the same text; a reclaim leaves no unreferenced blob."""
+@pytest.mark.parametrize("action", ["check", "migrate"])
+@pytest.mark.parametrize("point", ["blob", "commit", "between", "journal", "after"])
+def test_a_kill_in_the_middle_of_keeping_the_visible_text_loses_nothing(tmp_path, point, action):
+    """SIGKILLed while it keeps old versions' visible texts, by a check (one version) or by
+    a step of the migration (two): half the last blob written, the blobs written and not
+    yet renamed, renamed and no row yet, half the journal line written, or after. Opened again, each version has no visible
+    text (as before) or its whole one, all of them or none; every version reads whole; the
+    check then answers the same text; a reclaim leaves no unreferenced blob."""
     home = tmp_path / "home"
-    with ArchiveStore.open(tmp_path / "twin") as twin:  # the text, read in another archive
-        expected = visible_text_of(twin, old_version(twin))
+    names = ["partei"] if action == "check" else ["partei", "ordnung"]
+    with ArchiveStore.open(tmp_path / "twin") as twin:  # the texts, read in another archive
+        expected = [visible_text_of(twin, old_version(twin, name)) for name in names]
     with ArchiveStore.open(home) as store:
-        reg_id, other = old_version(store), old_version(store, "latin1")
+        ids, other = [old_version(store, name) for name in names], old_version(store, "latin1")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(home), reg_id, point],
+        [sys.executable, "-c", CHILD, str(home), action, point, *ids],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == -signal.SIGKILL, done.stderr
     with ArchiveStore.open(home) as store:
-        blob = store.row("extracts", reg_id).get("visible_text")
-        if point in ("blob", "between", "journal"):
-            assert not blob, point  # the row as it was
+        blobs = [store.row("extracts", reg_id).get("visible_text") for reg_id in ids]
+        if point != "after":
+            assert not any(blobs), point  # the rows as they were
         else:
-            assert store.get_blob(blob).decode() == expected
-        for version in (reg_id, other):
+            assert [store.get_blob(blob).decode() for blob in blobs] == expected
+        for version in (*ids, other):
             provider.get(store, version)
             store.get_blob(store.row("extracts", version)["text"])
-        assert visible_text_of(store, reg_id) == expected
+        assert [visible_text_of(store, reg_id) for reg_id in ids] == expected
         trash.purge(store, now=10**10, grace_s=0)
         assert {n for n, _ in store.blob_names()} == trash.referenced_blobs(store)
+
+
+BLANK = b"<html><head><title>Blank</title></head><body><script>draw()</script></body></html>"
+
+
+def test_a_page_that_shows_no_text_is_kept_empty_and_never_parsed_again(tmp_path, monkeypatch):
+    """Registration keeps an analysed page's empty visible text as "" (no blob); an old
+    version's empty text read once is kept the same way. Neither is parsed again at the
+    next check (a parse would fail here); the main text stands in, as before."""
+    with ArchiveStore.open(tmp_path / "home") as store:
+        new = register(store, Capture("https://e.com/blank", BLANK)).id
+        assert store.row("extracts", new)["visible_text"] == ""
+        old = register(store, Capture("https://e.com/blank2", BLANK)).id
+        store.update("extracts", old, {"visible_text": None})  # as stored before
+        stand_in = visible_text_of(store, old)
+        assert store.row("extracts", old)["visible_text"] == ""
+        monkeypatch.setattr(provider, "visible_text", lambda _html: pytest.fail("parsed again"))
+        assert visible_text_of(store, new) == visible_text_of(store, old) == stand_in
+        assert stand_in == store.get_blob(store.row("extracts", old)["text"]).decode()
+
+
+def test_the_migration_keeps_each_older_versions_text_once_in_one_step(tmp_path, monkeypatch):
+    """A step keeps the texts of the versions of its list still without one: a version kept
+    already, one registration left unanalysed (over its limits: no bulk pass parses it), and
+    an ID the store does not hold are left; the same step run again
+    reads nothing; the texts are those a check would have kept."""
+    with ArchiveStore.open(tmp_path / "home") as store:
+        olds = [old_version(store, name) for name in ("partei", "ordnung", "latin1")]
+        blank = register(store, Capture("https://e.com/blank", BLANK)).id
+        store.update("extracts", blank, {"visible_text": None})
+        fresh = register(store, Capture(*page("modabot"))).id
+        kept_fresh = store.row("extracts", fresh)["visible_text"]
+        visible_text_of(store, olds[2])  # a check kept this one already
+        over = RegisterOptions(limits=PageLimits(extract_elements=5))
+        unanalysed = register(store, Capture(*page("ordnung")), over).id  # over its limits
+        assert store.version(unanalysed)["analysis"]
+        assert store.row("extracts", unanalysed).get("visible_text") is None
+        step = [*olds, blank, fresh, unanalysed, "99999999999999999999"]
+        assert provider.without_visible_text(store, step) == [olds[0], olds[1], blank]
+        assert provider.keep_all_visible_texts(store, step) == [olds[0], olds[1], blank]
+        assert store.row("extracts", fresh)["visible_text"] == kept_fresh
+        assert store.row("extracts", blank)["visible_text"] == ""
+        monkeypatch.setattr(provider, "visible_text", lambda _html: pytest.fail("parsed again"))
+        assert provider.keep_all_visible_texts(store, step) == []
+        texts = [visible_text_of(store, reg_id) for reg_id in olds]
+    with ArchiveStore.open(tmp_path / "twin") as twin:
+        monkeypatch.undo()
+        assert texts == [
+            visible_text_of(twin, old_version(twin, name))
+            for name in ("partei", "ordnung", "latin1")
+        ]

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.archive import textquery, trash
+from engine.archive import provider, textquery, trash
 from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
@@ -28,6 +28,7 @@ from host.handlers.collection import archive_delete, archive_reclaim
 from host.home import Home
 from host.services import champions, fulltext, threshold
 from host.services.fulltext import FullTextIndex
+from tests.engine.archive.test_visible_kept import old_version
 
 PAGES = {
     "https://a.example/rivers": (
@@ -1523,3 +1524,45 @@ def banded_answers(index, texts, monkeypatch) -> list[int]:
             assert len(head.results) >= min(want, every.total), (text, want)
             assert head.results == every.results[: len(head.results)], (text, want)
     return scored
+
+
+def test_a_version_indexed_before_its_visible_text_was_kept_is_indexed_again_with_it(
+    tmp_path, monkeypatch
+):
+    """Versions indexed by their main text (stored before the visible text was kept) are
+    found by their visible text once it is kept: ``resource`` (a step's versions) and
+    ``resource_pass`` (every row, in steps) index each again, once; the index then equals
+    one made afresh (terms, counts and totals), and a write that fails midway is rolled
+    back whole and done at the next run."""
+    home = tmp_path / "home"
+    monkeypatch.setattr(fulltext, "RECONCILE_ROWS", 2)
+    with ArchiveStore.open(home) as store:
+        olds = [old_version(store, name) for name in ("partei", "ordnung", "latin1")]
+        register(
+            store, Capture("https://a.example/rivers", html(*PAGES["https://a.example/rivers"]))
+        )
+        index = FullTextIndex(tmp_path / "index.sqlite3")
+        index.sync(store)
+        assert index.search(textquery.parse("steuerdarling")).total == 0  # a linked headline
+        assert provider.keep_all_visible_texts(store, olds[:2]) == olds[:2]
+        assert index.resource(store, olds) == 2
+        assert index.search(textquery.parse("steuerdarling")).total == 1
+        assert index.resource(store, olds) == 0  # once
+        provider.visible_text_of(store, olds[2])  # kept by a check: the pass finds it
+        failing = index._add
+        monkeypatch.setattr(index, "_add", lambda *a: (_ for _ in ()).throw(OSError("disk")))
+        with pytest.raises(OSError):
+            index.resource_pass(store)
+        monkeypatch.setattr(index, "_add", failing)
+        assert index.count() == 4 and sorted(index.known) == store.ids  # as the file holds
+        assert len(index.rows.by_n) == 4
+        after, steps = -1, 0
+        while after is not None:
+            after, steps = index.resource_pass(store, after), steps + 1
+        assert steps >= 2 and index.resource(store, olds) == 0
+        fresh = FullTextIndex(tmp_path / "fresh.sqlite3")
+        fresh.sync(store)
+        for table in ("docs", "pairs"):
+            assert vocabulary(index, table) == vocabulary(fresh, table)
+        assert champions.averages(index.db) == champions.averages(fresh.db)
+        assert sorted(index.known.items()) == sorted(fresh.known.items())
