@@ -95,10 +95,20 @@
     }
   }
 
+  /**
+   * The page's own view of a node. A Firefox content script sees page objects through Xray
+   * wrappers, and Firefox ESR 140's wrapper of adoptedStyleSheets (an ObservableArray) shows
+   * neither its items nor Symbol.iterator ("sheets is not iterable"); `wrappedJSObject` waives
+   * the wrapper (MDN, "Sharing objects with page scripts"). Chromium has no such wrapper.
+   */
+  function pageView(node) {
+    return node.wrappedJSObject ?? node;
+  }
+
   /** Adopted stylesheets (document or shadow root) as <style> elements, in cascade order. */
   function adoptedStyles(root, found) {
-    const sheets = root.adoptedStyleSheets ?? [];
-    return [...sheets].map((sheet) => {
+    const sheets = pageView(root).adoptedStyleSheets ?? [];
+    return Array.from({ length: sheets.length ?? 0 }, (_, i) => sheets[i]).map((sheet) => {
       const text = absoluteCSS(rulesText(sheet) ?? '', document.baseURI, found);
       return `<style data-pagekeeper="adopted">${text}</style>`;
     }).join('');
