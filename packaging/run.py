@@ -105,6 +105,19 @@ def start_browser(home: Path, viewer: str) -> bool:
     return True
 
 
+def open_viewer() -> bool:
+    """`pagekeeper open`: "ok" only when a browser was started (``opened`` in its answer);
+    with none, the user is told to open the address printed below."""
+    done = pk("open", "--json")
+    answer = json.loads(done.stdout or "{}") if done.returncode == 0 else {}
+    if answer.get("opened"):
+        print("- open the archive viewer in your browser: ok")
+        return True
+    why = "no browser could be started" if done.returncode == 0 else done.stderr.strip()
+    print(f"- open the archive viewer in your browser: {why}; open the Viewer address below")
+    return False
+
+
 def main() -> int:
     print("PageKeeper: setting up and starting")
     step("start the archive daemon", "serve", "--detach")
@@ -118,7 +131,7 @@ def main() -> int:
     )
     home = Path(status.get("home") or ".")
     if not start_browser(home, viewer):
-        step("open the archive viewer in your browser", "open")
+        open_viewer()
         print(
             f"\nLoad the extension: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}"
         )
