@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def openable(result: Any, home: Path) -> Any:
-    """Every version address in a result signed (host/security.py ``sign_path``), so each
+    """Every version address in a result signed (host/daemon/security.py ``sign_path``), so each
     address the CLI prints opens in any browser, with the daemon up or down."""
     if isinstance(result, dict | list) and has_version_url(result):
         return sign_version_urls(result, ensure_token(home))

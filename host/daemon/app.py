@@ -197,7 +197,7 @@ class App:
 
     def warm(self, step: Step = no_step) -> None:
         """Open the store and build the Suggester now, so the first request is fast;
-        remove captures abandoned in transfer (host/pending_captures.py). ``step(phase,
+        remove captures abandoned in transfer (host/services/pending_captures.py). ``step(phase,
         count)`` is told of the work as it goes (a waiting client sees the start progress)."""
         try:
             if self._suggester is None:
