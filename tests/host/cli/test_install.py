@@ -3,6 +3,8 @@ that writes it, and following that advice (with the same scope) makes the manife
 
 from __future__ import annotations
 
+import contextlib
+
 from host.cli.entry import main
 from tests.host.daemon_fixtures import make_home
 
@@ -21,8 +23,6 @@ def test_doctor_names_the_fix_for_a_missing_manifest_and_the_fix_works(capsys, t
 
 def test_each_scope_option_says_what_it_does(capsys):
     for command, verb in (("install", "install into"), ("uninstall", "remove it from")):
-        try:
+        with contextlib.suppress(SystemExit):  # argparse's --help exits
             main([command, "--help"])
-        except SystemExit:
-            pass
         assert f"to {verb}" in " ".join(capsys.readouterr().out.split()), command
