@@ -29,6 +29,14 @@ STARTUP_CHECK_S = (
     3.0  # a browser that cannot start (no display, root without --no-sandbox) dies sooner
 )
 LOG_LINES = 8
+# The command as a newcomer types it after `make run` (the venv is not on PATH yet), and the
+# commands the closing lines suggest (tests/packaging/test_run.py parses each one).
+COMMAND = ".venv/bin/pagekeeper"
+NEXT_STEPS = (
+    ("Try:", ("suggest", "http://gooogle.com/")),
+    ("", ("archive", "add", "https://example.com/")),
+    ("Stop:", ("stop",)),
+)
 
 
 def pk(*args: str) -> subprocess.CompletedProcess:
@@ -136,9 +144,11 @@ def main() -> int:
             f"\nLoad the extension: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}"
         )
     print(f"\nViewer: {viewer}")
-    print("Try:    .venv/bin/pagekeeper suggest http://gooogle.com/")
-    print("        .venv/bin/pagekeeper archive add https://example.com/")
-    print("Stop:   .venv/bin/pagekeeper stop")
+    for label, argv in NEXT_STEPS:
+        print(f"{label:<8}{COMMAND} {' '.join(argv)}")
+    print(
+        f"On PATH: . {Path(COMMAND).parent}/activate  (then plain `pagekeeper …`, as in README.md)"
+    )
     return 0
 
 

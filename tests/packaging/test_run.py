@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from host.cli.entry import build_parser
 from tests.chromium import CHROMIUM
 from tests.conftest import ROOT
 
@@ -81,3 +82,12 @@ def test_make_run_says_ok_for_the_viewer_only_when_a_browser_opened(monkeypatch,
     )
     assert run.open_viewer() is True
     assert "in your browser: ok" in capsys.readouterr().out
+
+
+def test_the_commands_make_run_suggests_exist(tmp_path):
+    """The closing lines name the command where `make run` put it and commands it accepts."""
+    assert (ROOT / run.COMMAND).is_file()
+    assert (ROOT / run.COMMAND).parent.joinpath("activate").is_file()
+    for _, argv in run.NEXT_STEPS:
+        args = build_parser().parse_args([*argv, "--home", str(tmp_path)])
+        assert args.run is not None, argv
