@@ -183,12 +183,6 @@ class ExtractOptions:
     # element names around them, repeated structure; see engine/html/context.py): the
     # bundled weights, None when absent or off.
     context_model: ContextModel | None = field(default_factory=bundled_model)
-    # ... and the body grows by the page's blocks (not link text, not site noise, of
-    # min_block_chars+, before its last block) within ``grow_reach`` blocks of one of its own whose logit under the
-    # same model, read beside the body, is at least ``grow_min_logit`` and the body's own
-    # char-weighted mean (see grown_body). 0: off.
-    grow_reach: int = 6
-    grow_min_logit: float = 3.0
 
 
 @dataclass
@@ -1942,76 +1936,9 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         chosen = with_card_titles(blocks, chosen, options)
     if options.context_model is not None:
         chosen = options.context_model.keep(chosen, regions)
-        if options.grow_reach:
-            chosen = grown_body(blocks, chosen, regions, options)
     if declared:  # after the model: a declared description is never dropped by it
         chosen = anchor_description(blocks, chosen, declared, options)
     return PageBody(title, weights, blocks, chosen)
-
-
-def grow_candidates(blocks: list[Block], body: list[Block], options: ExtractOptions) -> list[int]:
-    """Indexes in ``blocks`` of the blocks within ``grow_reach`` of a body block, before the
-    body's last block, that are not in the body, not link text, not site noise and of
-    ``min_block_chars``+. What follows the body's end stays out: the rules end a body at a
-    comment thread, a site's notice or the next story's teaser.
-
-    >>> a, b, c, d = (Block(t * 25, 25, 0, "p") for t in "abcd")
-    >>> menu = Block("Home page of the site here", 26, 26, "a", links=1)
-    >>> grow_candidates([a, menu, b, c, d], [b, d], replace(ExtractOptions(), grow_reach=2))
-    [0, 3]
-    """
-    reach, place = options.grow_reach, {id(b): k for k, b in enumerate(blocks)}
-    own = {place[id(b)] for b in body if id(b) in place}
-    if not own:
-        return []
-    near = {j for k in own for j in range(k - reach, k + reach + 1)} - own
-    end = max(own)
-    return [
-        j
-        for j in sorted(near)
-        if 0 <= j < end
-        and blocks[j].chars >= options.min_block_chars
-        and not _is_linky(blocks[j], options)
-        and not site_noise(blocks[j], options)
-    ]
-
-
-def grown_body(
-    blocks: list[Block], body: list[Block], regions: list[LexborNode], options: ExtractOptions
-) -> list[Block]:
-    """The body with the blocks near it (see :func:`grow_candidates`) that the context model,
-    reading them beside the body's own, scores as main text: a logit of at least
-    ``grow_min_logit`` and of the body's char-weighted mean. The rules' body may stop short of
-    paragraphs of the story a heading, a figure or a link list cut off; the model reads the
-    class/id words around them, which the rules do not.
-
-    >>> story = [Block(f"Paragraph {k} of the story, long enough.", 38, 0, "p", path=(1, 2)) for k in range(3)]
-    >>> model = ContextModel(bias=4.0)
-    >>> grown = grown_body(story, story[1:], [], replace(ExtractOptions(), context_model=model))
-    >>> len(grown)
-    3
-    """
-    model = options.context_model
-    if model is None or not body:
-        return body
-    extra = grow_candidates(blocks, body, options)
-    if not extra:
-        return body
-    own = {id(b) for b in body}
-    wider = sorted(
-        [(k, b) for k, b in enumerate(blocks) if id(b) in own] + [(k, blocks[k]) for k in extra]
-    )
-    scored = [b for _, b in wider]
-    logits = model.logits(scored, regions)
-    chars = sum(b.chars for b in scored if id(b) in own) or 1
-    mean = sum(z * b.chars for z, b in zip(logits, scored, strict=True) if id(b) in own) / chars
-    bar = max(options.grow_min_logit, mean)
-    added = {id(b) for z, b in zip(logits, scored, strict=True) if id(b) not in own and z >= bar}
-    if not added:
-        return body
-    index = {id(b): k for k, b in enumerate(blocks)}
-    extra_blocks = [b for b in scored if id(b) in added]
-    return sorted(body + extra_blocks, key=lambda b: index.get(id(b), -1))
 
 
 def anchor_description(

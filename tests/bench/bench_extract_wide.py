@@ -8,7 +8,7 @@ The held-out split is FIXED and was never tuned on: within each stratum (source,
 WCXB), pages are ordered by SHA-1 of their id and the first 30 % (rounded) are held out
 (:func:`held_out_ids`). Every threshold and rule was chosen on the tuning part only; the held-out
 figures are the honest ones. Run: ``.venv/bin/python tests/bench/bench_extract_wide.py
-[--split heldout|tune|all] [--engines ours,ours-context,ours-growth,trafilatura,readability] [--limit N]
+[--split heldout|tune|all] [--engines ours,ours-context,trafilatura,readability] [--limit N]
 [--per-page out.tsv]``.
 """
 
@@ -98,14 +98,6 @@ def run_ours_without_context(html: str, url: str | None) -> str:
     return main_text(html, url, NO_CONTEXT)
 
 
-NO_GROWTH = replace(ExtractOptions(), grow_reach=0)
-
-
-def run_ours_without_growth(html: str, url: str | None) -> str:
-    """Our main text without the body's growth by the context model (extract.grown_body)."""
-    return main_text(html, url, NO_GROWTH)
-
-
 def run_ours_keywords(html: str, url: str | None) -> str:
     """The whole extraction (main text, summary, keywords), for its time per page."""
     return extract(html, url).body
@@ -123,7 +115,6 @@ def run_readability(html: str, url: str | None) -> str:
 ENGINES = {
     "ours": run_ours,
     "ours-context": run_ours_without_context,
-    "ours-growth": run_ours_without_growth,
     "ours+keywords": run_ours_keywords,
     "trafilatura": run_trafilatura,
     "readability": run_readability,

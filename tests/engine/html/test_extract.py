@@ -591,9 +591,8 @@ def test_a_heading_over_a_heading_of_its_level_goes_unless_it_is_a_lead():
     body = extract(html).body
     assert lead.strip() in body  # a long h2 is a lead, kept
     assert "Lesen" not in body  # a short heading over a heading of its level heads nothing
-    # Over a lower heading it opens a section (see opens_subsection), unless that is off (and
-    # the growth by the context model, which reads the heading as the story's, is off too).
-    strict = ExtractOptions(orphan_max_chars=10**9, section_headings=False, grow_reach=0)
+    # Over a lower heading it opens a section (see opens_subsection), unless that is off.
+    strict = ExtractOptions(orphan_max_chars=10**9, section_headings=False)
     assert lead.strip() not in extract(html, options=strict).body
 
 
