@@ -29,6 +29,14 @@ STARTUP_CHECK_S = (
     3.0  # a browser that cannot start (no display, root without --no-sandbox) dies sooner
 )
 LOG_LINES = 8
+# The command as a newcomer types it after `make run` (the venv is not on PATH yet), and the
+# commands the closing lines suggest (tests/packaging/test_run.py parses each one).
+COMMAND = ".venv/bin/pagekeeper"
+NEXT_STEPS = (
+    ("Try:", ("suggest", "http://gooogle.com/")),
+    ("", ("archive", "add", "https://example.com/")),
+    ("Stop:", ("stop",)),
+)
 
 
 def pk(*args: str) -> subprocess.CompletedProcess:
@@ -105,6 +113,19 @@ def start_browser(home: Path, viewer: str) -> bool:
     return True
 
 
+def open_viewer() -> bool:
+    """`pagekeeper open`: "ok" only when a browser was started (``opened`` in its answer);
+    with none, the user is told to open the address printed below."""
+    done = pk("open", "--json")
+    answer = json.loads(done.stdout or "{}") if done.returncode == 0 else {}
+    if answer.get("opened"):
+        print("- open the archive viewer in your browser: ok")
+        return True
+    why = "no browser could be started" if done.returncode == 0 else done.stderr.strip()
+    print(f"- open the archive viewer in your browser: {why}; open the Viewer address below")
+    return False
+
+
 def main() -> int:
     print("PageKeeper: setting up and starting")
     step("start the archive daemon", "serve", "--detach")
@@ -118,14 +139,16 @@ def main() -> int:
     )
     home = Path(status.get("home") or ".")
     if not start_browser(home, viewer):
-        step("open the archive viewer in your browser", "open")
+        open_viewer()
         print(
             f"\nLoad the extension: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}"
         )
     print(f"\nViewer: {viewer}")
-    print("Try:    .venv/bin/pagekeeper suggest http://gooogle.com/")
-    print("        .venv/bin/pagekeeper archive add https://example.com/")
-    print("Stop:   .venv/bin/pagekeeper stop")
+    for label, argv in NEXT_STEPS:
+        print(f"{label:<8}{COMMAND} {' '.join(argv)}")
+    print(
+        f"On PATH: . {Path(COMMAND).parent}/activate  (then plain `pagekeeper …`, as in README.md)"
+    )
     return 0
 
 

@@ -154,7 +154,7 @@ def set_note(store: ArchiveStore, reg_id: str, text: str, now: float | None = No
     return text
 
 
-# -- WARC export and import (host/warc.py) ---------------------------------------------------
+# -- WARC export and import (host/services/warc.py) ---------------------------------------------------
 
 
 def exported(store: ArchiveStore, reg_id: str, key: str) -> dict:

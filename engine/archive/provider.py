@@ -47,7 +47,7 @@ from engine.archive.search import SearchOptions, stored_text
 from engine.archive.search import search as run
 from engine.archive.similar import VersionFeatures
 from engine.archive.store import ArchiveStore
-from engine.errors import DecodeError, InvalidInput, NotFound
+from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound
 from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, rewrite_tree
 from engine.html.visible import visible_text
 
@@ -187,7 +187,25 @@ def lookup_key(store: ArchiveStore, url_or_id: str) -> str:
     """The document key for a URL, a registration ID or a version URL."""
     if is_reg_id(url_or_id.strip()) or "/v/" in url_or_id:
         return store.version(resolve_id(store, url_or_id))["key"]
-    return document_key(store, url_or_id.strip())
+    return ref_key(store, url_or_id.strip())
+
+
+def ref_key(store: ArchiveStore, ref: str) -> str:
+    """The document key of ``ref``, taken as a URL since it is no ID. A ref that is no URL
+    either (a cut-off ID, a typo) says what was expected, still as ``invalid_url``.
+
+    >>> from engine.archive.store import ArchiveStore; import tempfile
+    >>> ref_key(ArchiveStore.open(tempfile.mkdtemp()), "2026112602")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: '2026112602' is neither a registration ID (20 digits), a version URL nor a URL (no scheme: a relative reference needs a base URL)
+    """
+    try:
+        return document_key(store, ref)
+    except InvalidURL as exc:
+        raise InvalidURL(
+            f"{ref!r} is neither a registration ID (20 digits), a version URL nor a URL ({exc})"
+        ) from None
 
 
 def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:
@@ -483,7 +501,7 @@ def resolve_open(
 def nearest_version(store: ArchiveStore, url: str, ref_id: str | None = None) -> str:
     """The version of ``url`` captured nearest in time to the referring page (the newest
     capture when there is no referrer); capture times, not IDs, since imports reorder them."""
-    key = document_key(store, url)
+    key = ref_key(store, url)
     newest = store.latest_of_key(key)
     if newest is None:
         raise NotFound(f"no stored copy of {url}")

@@ -4,7 +4,7 @@
 //   classifyError('net::ERR_NAME_NOT_RESOLVED').kind === 'dns'
 //   classifyError('net::ERR_ABORTED') === null          // the user stopped it, or we redirected
 //
-// The kinds are the engine's error kinds (engine/urls/suggest.py ERRORS, the one list: dns,
+// The kinds are the engine's error kinds (engine/urls/suggest/pipeline.py ERRORS, the one list: dns,
 // refused, reset, timeout, unreachable, http_404, http_410, soft_404); a test reads this file
 // and fails on a kind the engine does not know.
 //
@@ -49,7 +49,7 @@ const FIREFOX_NAMES = {
 
 /**
  * A soft 404: the server still answers 200 at an archived URL, but the liveness check (`check`)
- * says the archived content is gone. The engine's error kind of the same name (engine/urls/suggest.py).
+ * says the archived content is gone. The engine's error kind of the same name (engine/urls/suggest/pipeline.py).
  */
 export const SOFT_404 = 'soft_404';
 

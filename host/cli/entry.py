@@ -138,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidInput as exc:  # a usage error (Parser.error)
         wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
         return report_error(exc, Context(home=Path("."), json=wants_json))
-    if getattr(args, "run", None) is None:
-        parser.print_help()
+    if getattr(args, "run", None) is None:  # a group without its subcommand: the group's help
+        getattr(args, "usage_of", parser).print_help()
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def openable(result: Any, home: Path) -> Any:
-    """Every version address in a result signed (host/security.py ``sign_path``), so each
+    """Every version address in a result signed (host/daemon/security.py ``sign_path``), so each
     address the CLI prints opens in any browser, with the daemon up or down."""
     if isinstance(result, dict | list) and has_version_url(result):
         return sign_version_urls(result, ensure_token(home))

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine.archive.resources import CaptureLimits
 from engine.archive.store import ArchiveStore
+from engine.errors import InvalidInput
 from engine.liveness import TemplateCache
 from engine.urls.suggest import Suggester
 from host.daemon.changes import ChangeFeed
@@ -94,28 +95,93 @@ class Config:
         >>> Config.chose_port(Path("/nonexistent"), None)
         False
         """
-        path = Home(Path(home)).config
-        return port is not None or (
-            path.is_file() and "port" in json.loads(path.read_text("utf-8"))
-        )
+        return port is not None or "port" in read_config(home)
 
     @staticmethod
     def remember_port(home: Path, port: int) -> None:
         """Write ``port`` into ``<home>/config.json`` (the other settings stay)."""
-        path = Home(Path(home)).config
-        data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        atomic_write(path, json.dumps({**data, "port": port}, indent=2).encode("utf-8"))
+        data = read_config(home)
+        atomic_write(
+            Home(Path(home)).config, json.dumps({**data, "port": port}, indent=2).encode("utf-8")
+        )
 
     @classmethod
     def load(cls, home: Path, **overrides) -> Config:
         """Defaults, then ``<home>/config.json``, then explicit overrides (e.g. ``--port``)."""
-        data = {}
-        path = Home(Path(home)).config
-        if path.is_file():
-            data = json.loads(path.read_text("utf-8"))
+        data = read_config(home)
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        for name, value in known.items():
+            check_setting(home, name, value)
         known.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**known)
+
+
+# What each setting of config.json must hold: a whole number of at least the bound, a list of
+# strings, or a string (``cache_dir``, which may also be null).
+WHOLE_AT_LEAST = {
+    "port": 0,  # 0: the system picks a free port (the test homes use it)
+    "request_cap": 1,
+    "reply_limit": 1,
+    "suggest_limit": 1,
+    "capture_part_bytes": 1,
+    "capture_resource_bytes": 1,
+    "capture_page_bytes": 1,
+}
+STRING_LISTS = ("extension_ids", "firefox_ids")
+HIGHEST_PORT = 65535
+
+
+def read_config(home: Path) -> dict:
+    """``<home>/config.json`` as a dict (``{}`` when there is none). A file the user broke by
+    hand is a typed error naming it and where, never a traceback.
+
+    >>> import tempfile; home = Path(tempfile.mkdtemp()); _ = (home / "config.json").write_text("{")
+    >>> read_config(home)
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: .../config.json is not valid JSON (Expecting property name enclosed in double quotes, line 1 column 2): fix it or remove it
+    """
+    path = Home(Path(home)).config
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path} is not UTF-8 text ({exc.reason}): fix it or remove it"
+        ) from None
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg}, line {exc.lineno} column {exc.colno}"
+        raise InvalidInput(f"{path} is not valid JSON ({where}): fix it or remove it") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f'{path} must hold a JSON object ({{"setting": value, …}})')
+    return data
+
+
+def check_setting(home: Path, name: str, value) -> None:
+    """A setting of config.json of the wrong kind is a typed error naming it.
+
+    >>> check_setting(Path("h"), "port", 70000)
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: h/config.json: "port" must be a whole number from 0 to 65535, not 70000
+    """
+    where = f'{Home(Path(home)).config}: "{name}"'
+    if name in WHOLE_AT_LEAST:
+        top = HIGHEST_PORT if name == "port" else None
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if not whole or value < WHOLE_AT_LEAST[name] or (top is not None and value > top):
+            span = (
+                f"from {WHOLE_AT_LEAST[name]} to {top}"
+                if top
+                else f"of at least {WHOLE_AT_LEAST[name]}"
+            )
+            raise InvalidInput(f"{where} must be a whole number {span}, not {value!r}")
+    elif name in STRING_LISTS:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InvalidInput(f"{where} must be a list of strings, not {value!r}")
+    elif name == "cache_dir" and not (value is None or isinstance(value, str)):
+        raise InvalidInput(f"{where} must be a directory (a string) or null, not {value!r}")
 
 
 @dataclass
@@ -197,7 +263,7 @@ class App:
 
     def warm(self, step: Step = no_step) -> None:
         """Open the store and build the Suggester now, so the first request is fast;
-        remove captures abandoned in transfer (host/pending_captures.py). ``step(phase,
+        remove captures abandoned in transfer (host/services/pending_captures.py). ``step(phase,
         count)`` is told of the work as it goes (a waiting client sees the start progress)."""
         try:
             if self._suggester is None:

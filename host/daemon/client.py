@@ -125,6 +125,8 @@ def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
     if port is not None:
         argv += ["--port", str(port)]
     with open(output, "ab") as log:
+        log.write(START_MARK)
+        log.flush()
         return subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -133,6 +135,35 @@ def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
             close_fds=True,
             **_spawn_kwargs(),
         )
+
+
+# Written to daemon.out before each spawned daemon's own output: what follows it is this start's.
+START_MARK = b"-- pagekeeper: a daemon starts\n"
+LAST_WORDS_BYTES = 16384
+
+
+def last_words(home: Path) -> str | None:
+    """The typed error a spawned daemon printed before it exited (``code: message``, its last
+    ``pagekeeper:`` line since it started), so the caller can say why it did not start.
+
+    >>> import tempfile; home = Path(tempfile.mkdtemp()); out = Home(home).daemon_output
+    >>> out.parent.mkdir(); _ = out.write_bytes(b"pagekeeper: storage: old" + b"\\n" + START_MARK)
+    >>> last_words(home) is None
+    True
+    >>> _ = out.write_bytes(out.read_bytes() + b"pagekeeper: invalid_input: bad port" + b"\\n")
+    >>> last_words(home)
+    'invalid_input: bad port'
+    """
+    try:
+        with open(Home(Path(home)).daemon_output, "rb") as log:
+            log.seek(0, 2)
+            log.seek(max(0, log.tell() - LAST_WORDS_BYTES))
+            tail = log.read()
+    except OSError:
+        return None
+    said = tail.rpartition(START_MARK)[2].decode("utf-8", "replace").splitlines()
+    typed = [line.removeprefix("pagekeeper: ") for line in said if line.startswith("pagekeeper: ")]
+    return typed[-1] if typed else None
 
 
 def wait_ready(
@@ -156,7 +187,9 @@ def wait_ready(
         if held and state is not None and _ready(state):
             return state
         if proc is not None and proc.poll() not in (None, 0):
-            raise Unavailable(f"daemon exited with {proc.returncode}; see {logs}")
+            words = last_words(home)
+            why = f" ({words})" if words else ""
+            raise Unavailable(f"daemon exited with {proc.returncode}{why}; see {logs}")
         if proc is None and not held:
             raise Unavailable(f"no daemon is starting for {home}; see {logs}")
         if state and not state.get("ready") and not _alive(state.get("pid")):

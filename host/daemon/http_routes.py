@@ -213,6 +213,18 @@ def sign_resources(app, body: bytes, version_id: str) -> bytes:
     return pattern.sub(lambda m: m.group(0) + b"?sig=" + sig, body)
 
 
+def openable_copy(app, html: str, version_id: str, produced: set[str]) -> str:
+    """A rewritten copy as ``get`` hands it out, to be opened outside the daemon (a file
+    written by ``archive get -o``): its gc links signed as :func:`sign_links` signs them, and
+    its resource paths made absolute (``<base>/v/<id>/r/<n>``) and signed, so a copy opened
+    from a file, where no cookie is sent and ``/v/…`` would name a local path, still reaches
+    its links and resources."""
+    body = sign_links(app, html, version_id, produced).encode("utf-8")
+    body = sign_resources(app, body, version_id)
+    local = re.compile(rb"(?<![A-Za-z0-9.:/])(/v/" + re.escape(version_id.encode()) + rb"/r/)")
+    return local.sub(app.base_url.encode() + rb"\1", body).decode("utf-8")
+
+
 def _wants_original(request: Request) -> bool:
     return parse_qs(urlsplit(request.path).query).get("original", ["0"])[0] in ("1", "true")
 

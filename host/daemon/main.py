@@ -27,7 +27,7 @@ import time
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from engine.errors import Unavailable
+from engine.errors import InvalidInput, PageKeeperError, Unavailable
 from host.daemon import client, jobs, pause
 from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
@@ -282,9 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         serve(resolve_home(args.home), args.port, announce_stderr)
-    except Unavailable as exc:
+    except PageKeeperError as exc:  # typed, one line: the client quotes it (client.wait_ready)
         sys.stderr.write(f"pagekeeper: {exc.code}: {exc.message}\n")
-        return 6
+        return 6 if isinstance(exc, Unavailable) else 2 if isinstance(exc, InvalidInput) else 1
     return 0
 
 

@@ -28,9 +28,10 @@ from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, NotFound
 from engine.liveness import LivenessOptions
 from host.daemon.app import BIG_PAGE_CHARS
+from host.daemon.http_routes import openable_copy
 from host.daemon.security import strip_credentials
 from host.handlers import choice, flag, integer, text
-from host.services import fulltext
+from host.services import archive_access, fulltext
 from host.services.crawl import (
     MAX_DELAY,
     MAX_DEPTH,
@@ -295,6 +296,10 @@ def get(params: dict, app) -> dict:
     )
     if flag(params, "single_file"):
         content.body, content.charset = single_file(app.store, content.id), "utf-8"
+    elif not content.original and content.content_type.startswith("text/html"):
+        produced = archive_access.produced_links(app, content.id)
+        html = content.body.decode("utf-8", "replace")
+        content.body = openable_copy(app, html, content.id, produced).encode("utf-8")
     doc = content.record
     found = {
         "id": content.id,

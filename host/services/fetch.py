@@ -31,6 +31,7 @@ from engine import __version__
 from engine.archive.model import Capture
 from engine.errors import FetchError, InvalidInput, InvalidURL, TooLarge
 from engine.html.parse import sniff_charset
+from engine.liveness import UNREACHABLE_REASONS
 from host.daemon.security import strip_credentials
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -260,7 +261,10 @@ def _wrap(exc: Exception, url: str) -> Exception:
         return FetchError(f"timed out fetching {url}", kind="timeout")
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return InvalidURL(f"cannot fetch {url!r}: {exc}")
-    return FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}", kind=failure_kind(exc))
+    kind = failure_kind(exc)
+    # The words liveness uses for the same failure; the library's text only when none fits.
+    why = UNREACHABLE_REASONS.get(kind) or f"{type(exc).__name__}: {exc}"
+    return FetchError(f"cannot fetch {url}: {why}", kind=kind)
 
 
 def failure_kind(exc: BaseException) -> str:

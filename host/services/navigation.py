@@ -1,6 +1,6 @@
 """Navigation help in the daemon: the warm Suggester, its learned state, and ``nav_error``.
 
-The Suggester (engine/urls/suggest.py) is built once from the bundled domain
+The Suggester (engine/urls/suggest/) is built once from the bundled domain
 dictionary plus the user's learned state. That state (visited hosts, taken and
 rejected corrections) is plain data owned by the engine; the host persists it in
 the archive store's key/value area (``store.save_state("suggest", …)``) so it

@@ -533,7 +533,7 @@ def _import_wacz(
 
 
 def _import_singlefile(stream: BinaryIO, register: Callable, options: WarcOptions) -> ImportSummary:
-    """Register one SingleFile page (host/singlefile.py); its data: URIs become blobs."""
+    """Register one SingleFile page (host/services/singlefile.py); its data: URIs become blobs."""
     stream.seek(0)
     data = stream.read(options.max_import_bytes + 1)
     if len(data) > options.max_import_bytes:

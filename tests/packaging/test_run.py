@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from host.cli.entry import build_parser
 from tests.chromium import CHROMIUM
 from tests.conftest import ROOT
 
@@ -61,3 +62,32 @@ def test_make_run_reports_a_failed_start(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "failed: it exited at once" in out and "started" not in out
     assert str(tmp_path / "logs" / "chromium.log") in out
+
+
+def _answer(returncode: int, stdout: str, stderr: str = ""):
+    return lambda *args: run.subprocess.CompletedProcess(args, returncode, stdout, stderr)
+
+
+def test_make_run_says_ok_for_the_viewer_only_when_a_browser_opened(monkeypatch, capsys):
+    """`pagekeeper open` exits 0 with ``"opened": false`` when no browser can start: make run
+    must not print "ok" then, and must point at the address it prints."""
+    monkeypatch.setattr(
+        run, "pk", _answer(0, '{"url": "http://127.0.0.1:1/viewer/", "opened": false}\n')
+    )
+    assert run.open_viewer() is False
+    out = capsys.readouterr().out
+    assert ": ok" not in out and "Viewer address below" in out, out
+    monkeypatch.setattr(
+        run, "pk", _answer(0, '{"url": "http://127.0.0.1:1/viewer/", "opened": true}\n')
+    )
+    assert run.open_viewer() is True
+    assert "in your browser: ok" in capsys.readouterr().out
+
+
+def test_the_commands_make_run_suggests_exist(tmp_path):
+    """The closing lines name the command where `make run` put it and commands it accepts."""
+    assert (ROOT / run.COMMAND).is_file()
+    assert (ROOT / run.COMMAND).parent.joinpath("activate").is_file()
+    for _, argv in run.NEXT_STEPS:
+        args = build_parser().parse_args([*argv, "--home", str(tmp_path)])
+        assert args.run is not None, argv

@@ -320,6 +320,7 @@ def run_profile(args, ctx) -> dict:
 def register(sub, common) -> None:
     """Add ``archive`` and its subcommands."""
     top = command(sub, "archive", None, common, "the versioned page archive")
+    top.set_defaults(usage_of=top)  # `pagekeeper archive` alone lists its subcommands
     cmds = top.add_subparsers(dest="archive_command", metavar="SUBCOMMAND")
     _add_parsers(cmds, common)
     _read_parsers(cmds, common)

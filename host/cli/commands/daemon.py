@@ -13,6 +13,7 @@ import webbrowser
 from host.cli.command import command
 from host.daemon import client
 from host.daemon import main as daemon
+from host.daemon.app import HIGHEST_PORT
 from host.daemon.security import read_token
 from host.native import relay
 
@@ -82,10 +83,34 @@ def run_open(args, ctx):
     return {"url": url, "opened": opened}
 
 
+def port_number(text: str) -> int:
+    """``--port``: a TCP port, 0 to 65535 (0: the system picks a free one); argparse turns the
+    refusal into a usage error.
+
+    >>> port_number("8080")
+    8080
+    >>> port_number("99999")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a TCP port is a whole number from 0 to 65535, not '99999'
+    """
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= HIGHEST_PORT:
+        raise argparse.ArgumentTypeError(
+            f"a TCP port is a whole number from 0 to {HIGHEST_PORT}, not {text!r}"
+        )
+    return port
+
+
 def register(sub, common) -> None:
     """Add serve, stop, status, native and open."""
     p = command(sub, "serve", run_serve, common, "run the archive daemon (one per data dir)")
-    p.add_argument("--port", type=int, default=None, help="TCP port on 127.0.0.1 (default 47477)")
+    p.add_argument(
+        "--port", type=port_number, default=None, help="TCP port on 127.0.0.1 (default 47477)"
+    )
     p.add_argument("--detach", action="store_true", help="start in the background and return")
     p.set_defaults(render=render_status)
     p = command(sub, "stop", run_stop, common, "stop the archive daemon")

@@ -63,10 +63,14 @@ def _missing_line(result: dict) -> list[str]:
     return [f"not installed here (skipped): {', '.join(missing)}"] if missing else []
 
 
+# What a missing manifest means and the command that writes it (doctor's scope options apply).
+MISSING = "missing; pagekeeper install writes it"
+
+
 def render_doctor(result: dict) -> str:
     lines = ["all good" if result["ok"] else "problems found"]
     for m in result["manifests"]:
-        state = "missing" if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
+        state = MISSING if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
         lines.append(f"{m['browser']}: {state} ({m['manifest']})")
         if m.get("allowed"):
             lines.append(f"  allows {', '.join(m['allowed'])}")
@@ -81,26 +85,26 @@ def render_doctor(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _scope_options(parser) -> None:
+def _scope_options(parser, verb: str) -> None:
     parser.add_argument("--browser", choices=BROWSER_CHOICES, default="all")
     parser.add_argument("--system", action="store_true", help="for all users (needs admin rights)")
     parser.add_argument(
-        "--profile-dir", help="a browser profile (--user-data-dir) to install into instead"
+        "--profile-dir", help=f"a browser profile (--user-data-dir) to {verb} instead"
     )
 
 
 def register(sub, common) -> None:
     """Add install, uninstall and doctor."""
     p = command(sub, "install", run_install, common, "install the native host for your browsers")
-    _scope_options(p)
+    _scope_options(p, "install into")
     p.set_defaults(render=render_install)
     p = command(sub, "uninstall", run_uninstall, common, "remove the native host manifests")
-    _scope_options(p)
+    _scope_options(p, "remove it from")
     p.set_defaults(
         render=lambda r: (
             "\n".join(f"removed {m['manifest']}" for m in r["removed"]) or "nothing to remove"
         )
     )
     p = command(sub, "doctor", run_doctor, common, "check the native host, daemon and token")
-    _scope_options(p)
+    _scope_options(p, "check")
     p.set_defaults(render=render_doctor, failed=lambda report: not report["ok"])

@@ -1,4 +1,4 @@
-"""``pagekeeper suggest``: repaired URLs for a failed one (engine/urls/suggest.py).
+"""``pagekeeper suggest``: repaired URLs for a failed one (engine/urls/suggest/).
 
     pagekeeper suggest URL [--referrer URL] [--error dns] [--limit N] [--json]
     pagekeeper suggest --batch [--timings]   # JSONL in, JSONL out, same order

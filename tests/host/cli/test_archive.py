@@ -296,3 +296,23 @@ def test_writes_go_through_a_running_daemon(capsys, home, saved):
     finally:
         main(["stop", "--home", str(home), "--json"])
         capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv", [("versions",), ("open",), ("delete",), ("note", "-", "x")])
+def test_a_ref_that_is_neither_id_nor_url_says_what_was_expected(capsys, home, argv):
+    """A cut-off ID is no URL either: the error (still ``invalid_url``, exit 2) says that an ID,
+    a version URL or a URL was expected, not only how URL parsing failed."""
+    name, *rest = argv
+    args = [name, "2026112602", *[a for a in rest if a != "-"]]
+    code, answer = run(capsys, *args, "--home", str(home))
+    assert code == 2 and answer["error"]["code"] == "invalid_url", answer
+    assert "'2026112602' is neither a registration ID (20 digits)" in answer["error"]["message"]
+
+
+def test_archive_alone_lists_its_own_subcommands(capsys, home):
+    """`pagekeeper archive` with no subcommand prints archive's help (its subcommands), exit 2,
+    not the top-level list of commands."""
+    code = main(["archive", "--home", str(home)])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert out.startswith("usage: pagekeeper archive") and "import-bookmarks" in out, out

@@ -226,3 +226,32 @@ def test_check_thresholds_reach_the_daemon(capsys, homes, site):
     default = cli(capsys, served, "check", page)[1]["results"][0]
     loose = cli(capsys, served, "check", page, "--present-at", "0", "--changed-at", "0")
     assert default["state"] != "present" and loose[1]["results"][0]["state"] == "present"
+
+
+DAEMON_ADDRESS = re.compile(r"""http://127\.0\.0\.1:\d+/(?:v/|gc\?)[^"'\s<>)]*""")
+DOT_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415478da63f8cfc00000030101009c3d5e2c0000000049454e44ae426082"
+)
+
+
+def test_a_copy_written_by_get_opens_its_links_and_resources_from_a_file(capsys, homes, site):
+    """``archive get ID -o page.html``: the file is opened with no cookie and no daemon origin,
+    so every daemon address in it is absolute and signed, and each one opens."""
+    url, root = site
+    served, _ = homes
+    (root / "dot.png").write_bytes(DOT_PNG)
+    text = "A page with one picture, kept with its image so its copy needs no network at all."
+    (root / "pic.html").write_bytes(
+        f'<title>pic</title><p>{text}</p><img src="dot.png"><a href="a.html">A</a>'.encode()
+    )
+    code, added = cli(capsys, served, "archive", "add", f"{url}/pic.html")
+    assert code == 0, added
+    code, copy = cli(capsys, served, "archive", "get", added["id"])
+    assert code == 0, copy
+    addresses = [a.replace("&amp;", "&") for a in DAEMON_ADDRESS.findall(copy["html"])]
+    assert any("/r/" in a for a in addresses) and any("/gc?" in a for a in addresses), addresses
+    assert f'"/v/{added["id"]}/' not in copy["html"]  # no path that a file:// page misreads
+    for address in addresses:
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            assert answer.status == 200, address

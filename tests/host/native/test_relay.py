@@ -1,4 +1,4 @@
-"""The relay's paging (host/native.py): every frame it writes fits the browser's limit, whatever
+"""The relay's paging (host/native/relay.py): every frame it writes fits the browser's limit, whatever
 the text costs per character, and the pages join back into the exact reply."""
 
 from __future__ import annotations

@@ -131,6 +131,8 @@ def test_refused_connection_is_fetch_error():
     with pytest.raises(FetchError) as info:
         fetch(f"{dead}/latin", FetchOptions(connect_timeout=2))
     assert info.value.details["kind"] == "refused"  # liveness says why, in plain words
+    assert info.value.message.endswith(": the server refused the connection"), info.value.message
+    assert "ConnectError" not in info.value.message  # `archive add` prints this message
     assert not reachable(f"{dead}/latin")
 
 
@@ -138,6 +140,7 @@ def test_dns_failure_is_fetch_error():
     with pytest.raises(FetchError) as info:
         fetch("http://no-such-host.invalid/", FetchOptions(connect_timeout=2))
     assert info.value.details["kind"] == "dns"
+    assert info.value.message.endswith(": the site's name could not be found (DNS)")
 
 
 def test_too_many_redirects_have_their_kind(base):
