@@ -265,7 +265,7 @@ def _with_snippets(app, page: list[dict]) -> list[dict]:
     out = []
     for item in page:
         result = entry(app.store, item["key"], app.base_url)
-        snippet = fulltext.snippet(app.store, item["best"], item["query"])
+        snippet = fulltext.result_snippet(app.store, result["id"], item["best"], item["query"])
         out.append(
             {**result, "score": round(-item["rank"], 4), "match_id": item["best"], **snippet}
         )

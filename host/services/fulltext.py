@@ -1367,6 +1367,15 @@ def ranked(
     return query, index.search(query, want)
 
 
+def result_snippet(store, opened: str, best: str, query: textquery.Query) -> dict:
+    """The snippet of a result that opens version ``opened`` and ranked by version ``best``:
+    from ``opened`` when its text holds the query (the snippet shows what the result opens),
+    from ``best`` only when the words are in older versions alone."""
+    if opened != best and textquery.holds(stored_text(store, opened), query):
+        return snippet(store, opened, query)
+    return snippet(store, best, query)
+
+
 def snippet(store, reg_id: str, query: textquery.Query) -> dict:
     """``{"snippet": safe HTML with <mark>, "snippet_text", "snippet_marks": [[start, end]]}``."""
     doc = store.raw("versions").get(reg_id) or {}
