@@ -1370,7 +1370,9 @@ def ranked(
 def result_snippet(store, opened: str, best: str, query: textquery.Query) -> dict:
     """The snippet of a result that opens version ``opened`` and ranked by version ``best``:
     from ``opened`` when its text holds the query (the snippet shows what the result opens),
-    from ``best`` only when the words are in older versions alone."""
+    from ``best`` only when the words are in older versions alone. ``opened`` may be a
+    revisit ("seen again"): its text is its version's."""
+    opened = store.version(opened).get("revisit_of") or opened
     if opened != best and textquery.holds(stored_text(store, opened), query):
         return snippet(store, opened, query)
     return snippet(store, best, query)

@@ -1570,8 +1570,8 @@ def test_a_version_indexed_before_its_visible_text_was_kept_is_indexed_again_wit
 
 def test_a_results_snippet_comes_from_the_version_it_opens(tmp_path, capsys):
     """The older version ranks best (it says "forty years" three times); the result opens the
-    newest, which says "forty-one years", so the snippet shows the newest's words; a word only
-    an older version holds gives that version's snippet."""
+    newest capture (a revisit of the version that says "forty-one years"), so the snippet shows
+    that version's words; a word only an older version holds gives that version's snippet."""
     home = tmp_path / "home"
     url = "https://e.example/anniversary"
     old = "The bakery has served the town for forty years. Forty years of bread, forty years."
@@ -1579,10 +1579,12 @@ def test_a_results_snippet_comes_from_the_version_it_opens(tmp_path, capsys):
     with ArchiveStore.open(home) as store:
         first = register(store, Capture(url, html("The bakery", old))).id
         latest = register(store, Capture(url, html("The bakery", new))).id
+        seen_again = register(store, Capture(url, html("The bakery", new))).id  # a revisit
+        assert store.version(seen_again)["revisit_of"] == latest
     assert first != latest
     assert main(["archive", "search", "--text", "forty years", "--home", str(home), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
-    assert row["id"] == latest and row["match_id"] == first  # ranked by the older
+    assert row["id"] == seen_again and row["match_id"] == first  # ranked by the older
     assert "forty-one" in row["snippet_text"] and "bread" not in row["snippet_text"]
     assert main(["archive", "search", "--text", "bread", "--home", str(home), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
