@@ -130,6 +130,11 @@ def run_alerts(args, ctx) -> dict:
 
 
 def render_alerts(result: dict) -> str:
+    """The alerts one a line; none: since when (the viewer's last visit), or none at all.
+
+    >>> render_alerts({"seen_at": None, "default": "tagged", "alerts": []})
+    'no changes recorded yet (alerts by default: tagged)'
+    """
     if "alerts" not in result:
         return (
             f"alerts: {'on' if result.get('alerts') else 'off'} for {result['key']} (default {result['default']})"
@@ -137,7 +142,8 @@ def render_alerts(result: dict) -> str:
             else f"alerts by default: {result['default']}"
         )
     if not result["alerts"]:
-        return f"no changes since {result['seen_at'] or 'ever'} (alerts by default: {result['default']})"
+        since = f"since {result['seen_at']}" if result["seen_at"] else "recorded yet"
+        return f"no changes {since} (alerts by default: {result['default']})"
     return "\n".join(
         f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
     )
