@@ -25,6 +25,7 @@ from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from host.handlers.archive import keep_text_index
 from host.handlers.collection import archive_delete, archive_reclaim
+from host.handlers.viewer import search_page
 from host.home import Home
 from host.services import champions, fulltext, threshold
 from host.services.fulltext import FullTextIndex
@@ -1589,3 +1590,7 @@ def test_a_results_snippet_comes_from_the_version_it_opens(tmp_path, capsys):
     assert main(["archive", "search", "--text", "bread", "--home", str(home), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert "bread" in row["snippet_text"]  # only the older version says it
+    with ArchiveStore.open(home) as store:  # the viewer's search page, the same rule
+        app = SimpleNamespace(home=home, store=store, base_url="http://127.0.0.1:1")
+        (shown,) = search_page({"text": "forty years", "sort": "relevance"}, app)["results"]
+    assert "forty-one" in shown["snippet_text"] and "bread" not in shown["snippet_text"]
