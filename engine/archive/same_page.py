@@ -8,7 +8,7 @@ engine/archive/param_rules.py) merge documents only on this judgement:
   list sorted the other way has the same words, and a page showing a fifth more
   paragraphs keeps ~0.85 of its shingles, so shingles alone would merge both. Pages
   without text compare by fingerprint (``same_structure``). Figures:
-  tests/bench/bench_param_rules.py.
+  tests/bench/bench_same_page.py.
 - **Never on a guess.** A rule holds when at least ``min_pairs`` of its compared pairs
   show the same page and NONE shows another page; pairs that cannot be compared (no
   text, no fingerprint) count for nothing.

@@ -125,6 +125,25 @@ def _cjk_phrase(term: Term) -> str:
     return re.escape(run)
 
 
+def _term_rx(term: Term) -> re.Pattern:
+
+    cjk = all(_CJK_RUN.fullmatch(t) for t in term.tokens)
+    return re.compile(_fold(_cjk_phrase(term) if cjk else _pattern(term)), re.IGNORECASE)
+
+
+def holds(text: str, query: Query) -> bool:
+    """Whether ``text`` holds every word or phrase of ``query`` and none it excludes (the
+    snippet's reading of a match: case and accents folded, words in a row for a phrase).
+
+    >>> holds("It turned forty-one years old.", parse("forty years"))
+    True
+    >>> holds("It turned forty-one years old.", parse("forty -old"))
+    False
+    """
+    folded = _fold(" ".join(text.split()))
+    return all(bool(_term_rx(t).search(folded)) != t.negative for t in query.terms)
+
+
 def highlight(text: str, query: Query, width: int = 200) -> tuple[str, list[list[int]]]:
     """A window of ``text`` around the first match and the [start, end) of every match in it.
 

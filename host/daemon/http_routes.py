@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from engine.archive.resources import is_html
 from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
 from host.daemon.security import (
     presented_token,
@@ -242,7 +243,7 @@ async def serve_version(app, request: Request, rest: str) -> Response:
     original = _wants_original(request)
 
     body, content_type = await app.run(archive_access.copy_bytes, app, version_id, original)
-    if not original and content_type.startswith("text/html"):
+    if not original and is_html(content_type):  # XHTML is rewritten as HTML is
         produced = await app.run(archive_access.produced_links, app, version_id)
         text = body.decode("utf-8", "replace")
         body = sign_links(app, text, version_id, produced).encode("utf-8")
@@ -258,9 +259,9 @@ async def serve_resource(app, request: Request, version_id: str, number: str) ->
     original = _wants_original(request)
     found = await app.run(archive_access.resource_bytes, app, version_id, int(number), original)
     body, content_type = found
-    if not original and (content_type.startswith("text/html") or content_type == "text/css"):
+    if not original and (is_html(content_type) or content_type == "text/css"):
         body = sign_resources(app, body, version_id)
-        if content_type.startswith("text/html"):
+        if is_html(content_type):
             produced = await app.run(archive_access.produced_links, app, version_id)
             text = body.decode("utf-8", "replace")
             body = sign_links(app, text, version_id, produced).encode("utf-8")

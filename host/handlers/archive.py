@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from engine.archive import keys, provider, registry
 from engine.archive.model import Capture, RegisterOptions, make_id
+from engine.archive.resources import is_html
 from engine.archive.search import SearchOptions, entry, matching_keys
 from engine.archive.single_file import single_file
 from engine.errors import InvalidInput, NotFound
@@ -265,7 +266,7 @@ def _with_snippets(app, page: list[dict]) -> list[dict]:
     out = []
     for item in page:
         result = entry(app.store, item["key"], app.base_url)
-        snippet = fulltext.snippet(app.store, item["best"], item["query"])
+        snippet = fulltext.result_snippet(app.store, result["id"], item["best"], item["query"])
         out.append(
             {**result, "score": round(-item["rank"], 4), "match_id": item["best"], **snippet}
         )
@@ -296,7 +297,7 @@ def get(params: dict, app) -> dict:
     )
     if flag(params, "single_file"):
         content.body, content.charset = single_file(app.store, content.id), "utf-8"
-    elif not content.original and content.content_type.startswith("text/html"):
+    elif not content.original and is_html(content.content_type):  # XHTML too
         produced = archive_access.produced_links(app, content.id)
         html = content.body.decode("utf-8", "replace")
         content.body = openable_copy(app, html, content.id, produced).encode("utf-8")

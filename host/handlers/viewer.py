@@ -232,15 +232,17 @@ def text_matches(app, text: str) -> set[str]:
 
 
 def snippets(app, query: SearchQuery, results: list[dict]) -> list[dict]:
-    """The page's results with the snippet of their best-matching version (marks for the
-    viewer to highlight), when the search has a full text."""
+    """The page's results with their snippets (marks for the viewer to highlight), when the
+    search has a full text: from the version a result opens (:func:`fulltext.result_snippet`)."""
 
     held = _BEST.get(id(app.store))
     if not query.text or not held or held[0] != query.text:
         return results
     _text, parsed, best, _order = held
     return [
-        {**r, **fulltext.snippet(app.store, best[r["key"]], parsed)} if r["key"] in best else r
+        {**r, **fulltext.result_snippet(app.store, r["id"], best[r["key"]], parsed)}
+        if r["key"] in best
+        else r
         for r in results
     ]
 

@@ -290,9 +290,32 @@ def _install_one(browser, options, home, launcher, ids, platform) -> dict:
     return {"browser": browser, "manifest": str(path)}
 
 
+def check_profile_dir(profile_dir: Path | None) -> None:
+    """A profile dir to install into is a folder, or a new one inside a folder that exists
+    (Chromium makes its ``--user-data-dir`` at its first start, which may come after the
+    install); a missing parent is a mistyped path: InvalidInput, nothing written.
+
+    >>> check_profile_dir(Path("/nonexistent-pagekeeper/x"))
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: no profile dir /nonexistent-pagekeeper/x: its folder /nonexistent-pagekeeper does not exist (is the path typed right?)
+    """
+    if profile_dir is None:
+        return
+    where = Path(profile_dir).expanduser().absolute()
+    if where.exists() and not where.is_dir():
+        raise InvalidInput(f"profile dir {where} is a file, not a folder")
+    if not where.exists() and not where.parent.is_dir():
+        raise InvalidInput(
+            f"no profile dir {where}: its folder {where.parent} does not exist"
+            " (is the path typed right?)"
+        )
+
+
 def install(home: Path, options: InstallOptions, config=None, platform: str | None = None) -> dict:
     """Write the launcher and one manifest per browser; report what was written."""
 
+    check_profile_dir(options.profile_dir)
     config = config or Config.load(home)
     launcher = write_launcher(home, platform, _shared(options))
     ids = (config.all_extension_ids(), config.firefox_ids)

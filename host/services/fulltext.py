@@ -1367,10 +1367,23 @@ def ranked(
     return query, index.search(query, want)
 
 
-def snippet(store, reg_id: str, query: textquery.Query) -> dict:
-    """``{"snippet": safe HTML with <mark>, "snippet_text", "snippet_marks": [[start, end]]}``."""
+def result_snippet(store, opened: str, best: str, query: textquery.Query) -> dict:
+    """The snippet of a result that opens version ``opened`` and ranked by version ``best``:
+    from ``opened`` when its text holds the query (the snippet shows what the result opens),
+    from ``best`` only when the words are in older versions alone. ``opened`` may be a
+    revisit ("seen again"): its text is its version's."""
+    opened = store.version(opened).get("revisit_of") or opened
+    if opened != best and textquery.holds(text := stored_text(store, opened), query):
+        return snippet(store, opened, query, text)  # its text read once
+    return snippet(store, best, query)
+
+
+def snippet(store, reg_id: str, query: textquery.Query, text: str | None = None) -> dict:
+    """``{"snippet": safe HTML with <mark>, "snippet_text", "snippet_marks": [[start, end]]}``
+    (``text``: the version's :func:`stored_text`, when the caller has it)."""
     doc = store.raw("versions").get(reg_id) or {}
-    window, marks = textquery.highlight(stored_text(store, reg_id) or doc.get("title", ""), query)
+    text = stored_text(store, reg_id) if text is None else text
+    window, marks = textquery.highlight(text or doc.get("title", ""), query)
     return {
         "snippet": textquery.marked_html(window, marks),
         "snippet_text": window,

@@ -22,7 +22,7 @@ from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
 from host.cli.backend import backend, send
 from host.cli.command import command
-from host.cli.commands import bookmarks, collection
+from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.daemon import client
@@ -272,7 +272,7 @@ def _follow(b, job: dict, draw, url: str) -> dict:
 
 
 def run_schedule(args, ctx):
-    type, unwrap = SCHEDULE_MESSAGES[_schedule_action(args)]
+    type, unwrap, args.render = SCHEDULE_MESSAGES[_schedule_action(args)]
     result = send(ctx, type, _schedule_params(args), timeout=JOB_TIMEOUT)
     return result[unwrap] if unwrap else result
 
@@ -294,12 +294,13 @@ def _schedule_params(args) -> dict:
     return {k: v for k, v in params.items() if v is not None}
 
 
-# action -> (message type, result field holding the CLI's answer, or None for the whole result)
+# action -> (message type, result field holding the CLI's answer, or None for the whole result,
+# and how a person reads that answer)
 SCHEDULE_MESSAGES = {
-    "add": ("schedule_add", None),
-    "remove": ("schedule_remove", None),
-    "list": ("schedule_list", "schedules"),
-    "run_due": ("schedule_run_due", "done"),
+    "add": ("schedule_add", None, jobs.render_schedule_add),
+    "remove": ("schedule_remove", None, jobs.render_schedule_remove),
+    "list": ("schedule_list", "schedules", jobs.render_schedule_list),
+    "run_due": ("schedule_run_due", "done", jobs.render_schedule_run),
 }
 
 
@@ -395,6 +396,7 @@ def _auto_parsers(cmds, common) -> None:
     crawl.add_argument("--max-pages", type=int, default=50)
     crawl.add_argument("--delay", type=float, default=1.0, help="seconds between fetches")
     _threshold(crawl)
+    crawl.set_defaults(render=jobs.render_crawl)
     sch = command(cmds, "schedule", run_schedule, common, "register a URL hourly/daily/weekly")
     sch.add_argument("url", nargs="?")
     sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
@@ -402,7 +404,8 @@ def _auto_parsers(cmds, common) -> None:
     sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
     sch.add_argument("--run-due", action="store_true", help="register every due URL now")
     _threshold(sch)
-    command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")
+    dust = command(cmds, "dust", run_dust, common, "learn DUST rules from the archive's URLs")
+    dust.set_defaults(render=jobs.render_dust)
     prof = command(
         cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
     )

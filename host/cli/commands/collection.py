@@ -53,15 +53,23 @@ def run_stats(args, ctx) -> dict:
 
 
 def render_stats(result: dict) -> str:
-    """The figures in one line: what is stored on disk, then what the pages add up to.
+    """The figures in one line: the pages and their resources as captured, then as kept once
+    (like with like: the same bytes before and after deduplication), then the disk, which also
+    holds each version's rewritten copy and extracts, compressed.
 
-    >>> render_stats({"documents": 2, "versions": 3, "blob_bytes": 5800, "original_bytes": 56000,
-    ...               "storage_bytes": 90000})
-    '2 documents, 3 versions: 5.7 KB stored, 55 KB before dedup (88 KB on disk with the records)'
+    >>> print(render_stats({"documents": 2, "versions": 3, "original_bytes": 56000,
+    ...     "dedup_saved_bytes": 20000, "resource_bytes": 8000, "resource_unique_bytes": 5000,
+    ...     "blob_bytes": 30000, "storage_bytes": 90000}))
+    2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB of files with copies and extracts (88 KB on disk with the records)
     """
+    pages = result["original_bytes"]
+    kept_pages = pages - result.get("dedup_saved_bytes", 0)
+    captured = pages + result.get("resource_bytes", 0)
+    kept = kept_pages + result.get("resource_unique_bytes", 0)
     return (
         f"{result['documents']} documents, {result['versions']} versions: "
-        f"{size(result['blob_bytes'])} stored, {size(result['original_bytes'])} before dedup "
+        f"{size(captured)} captured, {size(kept)} after dedup; "
+        f"{size(result['blob_bytes'])} of files with copies and extracts "
         f"({size(result['storage_bytes'])} on disk with the records)"
     )
 
@@ -122,6 +130,11 @@ def run_alerts(args, ctx) -> dict:
 
 
 def render_alerts(result: dict) -> str:
+    """The alerts one a line; none: since when (the viewer's last visit), or none at all.
+
+    >>> render_alerts({"seen_at": None, "default": "tagged", "alerts": []})
+    'no changes recorded yet (alerts by default: tagged)'
+    """
     if "alerts" not in result:
         return (
             f"alerts: {'on' if result.get('alerts') else 'off'} for {result['key']} (default {result['default']})"
@@ -129,7 +142,8 @@ def render_alerts(result: dict) -> str:
             else f"alerts by default: {result['default']}"
         )
     if not result["alerts"]:
-        return f"no changes since {result['seen_at'] or 'ever'} (alerts by default: {result['default']})"
+        since = f"since {result['seen_at']}" if result["seen_at"] else "recorded yet"
+        return f"no changes {since} (alerts by default: {result['default']})"
     return "\n".join(
         f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
     )

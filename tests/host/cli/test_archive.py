@@ -260,7 +260,8 @@ def test_dust_learns_parameters_that_change_nothing_from_real_pages(capsys, home
     assert {v["id"] for v in history} == set(ids[6:9])  # every capture of the page, one document
     assert main(["archive", "dust", "--home", str(home)]) == 0  # the plain-text output
     out = capsys.readouterr().out
-    assert '"params"' in out and '"ascending"' in out
+    assert "shop.example: drop sort=ascending under /display/  (3 pairs)" in out
+    assert "drop fakefoo (any value) under /display/" in out and '"params"' not in out
 
 
 def test_similar_says_when_its_list_is_still_being_finished(capsys, home):

@@ -235,6 +235,36 @@ DOT_PNG = bytes.fromhex(
 )
 
 
+XHTML = (
+    '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+    "<head><title>xhtml</title></head><body><p>{text}</p>"
+    '<img src="dot.png" alt="dot"/><a href="a.html">A</a></body></html>'
+)
+
+
+def test_an_xhtml_copy_has_its_links_signed_served_and_from_get(capsys, homes, site):
+    """A page served as application/xhtml+xml is rewritten like any HTML page, so its copy's
+    gc links are signed as an HTML copy's are: in the copy the daemon serves (a sandboxed
+    frame sends no cookie) and in the one ``archive get`` hands out; each address opens."""
+    url, root = site
+    served, _ = homes
+    (root / "dot.png").write_bytes(DOT_PNG)
+    text = "An XHTML page with one picture and one link, enough words for a main text of its own."
+    (root / "page.xhtml").write_bytes(XHTML.format(text=text).encode())
+    code, added = cli(capsys, served, "archive", "add", f"{url}/page.xhtml")
+    assert code == 0, added
+    code, copy = cli(capsys, served, "archive", "get", added["id"])
+    assert code == 0 and copy["content_type"].startswith("application/xhtml+xml"), copy
+    with urllib.request.urlopen(added["version_url"], timeout=10) as answer:
+        served_copy = answer.read().decode()
+    for html in (copy["html"], served_copy):
+        links = [a.replace("&amp;", "&") for a in DAEMON_ADDRESS.findall(html) if "/gc?" in a]
+        assert links and all("&sig=" in a for a in links), links
+        for address in links:
+            with urllib.request.urlopen(address, timeout=10) as answer:
+                assert answer.status == 200, address
+
+
 def test_a_copy_written_by_get_opens_its_links_and_resources_from_a_file(capsys, homes, site):
     """``archive get ID -o page.html``: the file is opened with no cookie and no daemon origin,
     so every daemon address in it is absolute and signed, and each one opens."""

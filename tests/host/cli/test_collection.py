@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 from engine.archive.store import ArchiveStore
+from host.cli.commands.collection import size
 from host.cli.entry import main
 from tests.engine.archive.pages import page
 from tests.host.daemon_fixtures import make_home
@@ -77,13 +79,21 @@ def test_reclaim_leaves_a_young_orphan_alone(capsys, tmp_path):
     assert blob_bytes(home) > 0
 
 
-def test_stats_reads_stored_before_dedup(tmp_path, capsys):
+def test_stats_compares_captured_with_kept_like_with_like(tmp_path, capsys):
+    """The line's two first figures are the same bytes before and after dedup (pages and their
+    resources as captured, then each kept once): a page captured twice unchanged is kept once,
+    half; the files on disk (copies, extracts, compressed) come after, named as such."""
     home = make_home(tmp_path / "c")
     add(capsys, home, tmp_path, "partei")
+    add(capsys, home, tmp_path, "partei")
+    _, figures = cli(capsys, home, "stats")
     assert main(["archive", "stats", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("1 documents, 1 versions: ") and " stored, " in out
-    assert out.index(" stored, ") < out.index(" before dedup ") < out.index("on disk")
+    line = re.match(r"1 documents, 2 versions: (.+) captured, (.+) after dedup; (.+) of files", out)
+    assert line, out
+    once = figures["original_bytes"] // 2
+    assert (line[1], line[2]) == (size(2 * once), size(once))
+    assert line[3] == size(figures["blob_bytes"]) and "on disk with the records" in out
 
 
 def test_tag_note_and_search_by_tag(capsys, tmp_path):

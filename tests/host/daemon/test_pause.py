@@ -61,3 +61,14 @@ def test_a_marker_of_another_session_is_not_a_pause(tmp_path, monkeypatch):
     assert pause.paused(tmp_path) is not None
     monkeypatch.setattr(pause, "_session", lambda: "another-login")
     assert pause.paused(tmp_path) is None
+
+
+def test_open_starts_the_daemon_and_ends_the_pause(daemon, home):
+    """`pagekeeper open` starts the daemon the viewer needs (a start the user asked for, as
+    serve is), so the pause ends: afterwards the browser's host starts a stopped daemon again."""
+    pk(home, "stop", "--until-login")
+    assert pause.paused(home) is not None
+    opened = json.loads(pk(home, "open", "--no-browser", "--json").stdout)
+    assert opened["opened"] is False and pause.paused(home) is None and running(home)
+    pk(home, "stop")
+    assert ping_through_the_browsers_host(home)["ok"]

@@ -25,6 +25,7 @@ from engine.archive.store import ArchiveStore
 from host.cli.entry import main
 from host.handlers.archive import keep_text_index
 from host.handlers.collection import archive_delete, archive_reclaim
+from host.handlers.viewer import search_page
 from host.home import Home
 from host.services import champions, fulltext, threshold
 from host.services.fulltext import FullTextIndex
@@ -1566,3 +1567,30 @@ def test_a_version_indexed_before_its_visible_text_was_kept_is_indexed_again_wit
             assert vocabulary(index, table) == vocabulary(fresh, table)
         assert champions.averages(index.db) == champions.averages(fresh.db)
         assert sorted(index.known.items()) == sorted(fresh.known.items())
+
+
+def test_a_results_snippet_comes_from_the_version_it_opens(tmp_path, capsys):
+    """The older version ranks best (it says "forty years" three times); the result opens the
+    newest capture (a revisit of the version that says "forty-one years"), so the snippet shows
+    that version's words; a word only an older version holds gives that version's snippet."""
+    home = tmp_path / "home"
+    url = "https://e.example/anniversary"
+    old = "The bakery has served the town for forty years. Forty years of bread, forty years."
+    new = "The bakery has served the town for forty-one years, the mayor said at the party."
+    with ArchiveStore.open(home) as store:
+        first = register(store, Capture(url, html("The bakery", old))).id
+        latest = register(store, Capture(url, html("The bakery", new))).id
+        seen_again = register(store, Capture(url, html("The bakery", new))).id  # a revisit
+        assert store.version(seen_again)["revisit_of"] == latest
+    assert first != latest
+    assert main(["archive", "search", "--text", "forty years", "--home", str(home), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["id"] == seen_again and row["match_id"] == first  # ranked by the older
+    assert "forty-one" in row["snippet_text"] and "bread" not in row["snippet_text"]
+    assert main(["archive", "search", "--text", "bread", "--home", str(home), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert "bread" in row["snippet_text"]  # only the older version says it
+    with ArchiveStore.open(home) as store:  # the viewer's search page, the same rule
+        app = SimpleNamespace(home=home, store=store, base_url="http://127.0.0.1:1")
+        (shown,) = search_page({"text": "forty years", "sort": "relevance"}, app)["results"]
+    assert "forty-one" in shown["snippet_text"] and "bread" not in shown["snippet_text"]
