@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from host.cli.commands.collection import size
+
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -64,14 +66,26 @@ def test_delete_a_document_and_undo_from_the_archive_tab(page, daemon, seeded):
     expect(page.locator(".timeline .version")).to_have_count(1)
 
 
-def test_storage_figure_reads_stored_then_before_dedup(page, daemon):
+def test_storage_figure_compares_captured_with_kept_like_with_like(page, daemon):
+    """The storage card's figure is the pages and resources kept once, and its note the same
+    bytes as captured, before the files on disk (which also hold copies and extracts), as
+    `pagekeeper archive stats` says them."""
+    url = "http://127.0.0.1:9/notes/captured-twice.html"
+    words = " ".join(f"word{i}" for i in range(6000))  # ~50 KB: a saving the card's rounding shows
+    html = f"<html><head><title>Twice</title></head><body><p>{words}</p></body></html>"
+    for _ in range(2):  # the second capture is kept once: dedup saves its bytes
+        daemon.result("archive_page", {"url": url, "html": html})
     open_viewer(page, daemon, "#/stats")
     stats = daemon.result("archive_stats")
-    assert 0 < stats["blob_bytes"] < stats["storage_bytes"]
+    assert 0 < stats["blob_bytes"] < stats["storage_bytes"] and stats["dedup_saved_bytes"] > 0
+    kept = stats["original_bytes"] - stats["dedup_saved_bytes"] + stats["resource_unique_bytes"]
+    captured = stats["original_bytes"] + stats["resource_bytes"]
+    expect(page.locator("#stat-storage")).to_have_text(size(kept))
     card = page.locator(".stat", has=page.locator("#stat-storage"))
-    expect(card).to_contain_text("stored")
-    text = card.inner_text()
-    assert text.index("stored") < text.index("before dedup")
+    expect(card).to_contain_text("kept after dedup")
+    note = card.locator(".stat-share").inner_text()
+    assert note.startswith(f"{size(captured)} of pages and resources captured · "), note
+    assert f"{size(stats['blob_bytes'])} of files with copies and extracts" in note, note
 
 
 def test_deleting_a_version_takes_its_unchanged_recaptures_and_says_so(page, daemon):

@@ -15,15 +15,31 @@ function share(x) {
   return x > 0 && x < 0.005 ? 'under 1%' : pct(x);
 }
 
+/**
+ * The pages and their resources as captured, then each kept once: the same bytes before and
+ * after dedup, as `pagekeeper archive stats` says them. The files on disk (also each version's
+ * rewritten copy and extracts, compressed) are another measure, named as such.
+ *   {original_bytes: 56000, dedup_saved_bytes: 20000, resource_bytes: 8000,
+ *    resource_unique_bytes: 5000} -> {captured: 64000, kept: 41000}
+ */
+function likeForLike(s) {
+  const pages = s.original_bytes ?? 0;
+  return {
+    captured: pages + (s.resource_bytes ?? 0),
+    kept: pages - (s.dedup_saved_bytes ?? 0) + (s.resource_unique_bytes ?? 0),
+  };
+}
+
 function statsGrid(s) {
   const saved = s.dedup_saved_bytes ?? 0;
   const logical = (s.storage_bytes ?? 0) + saved;
+  const { captured, kept } = likeForLike(s);
   return h('div', { class: 'stat-grid' },
     stat(count(s.documents), 'documents', 'stat-documents'),
     stat(count(s.versions), 'versions', 'stat-versions'),
-    // "5.7 KB stored, 55 KB before dedup": the pages as kept, then as captured.
-    stat(bytes(s.blob_bytes ?? s.storage_bytes), 'stored', 'stat-storage',
-      `${bytes(s.original_bytes ?? 0)} before dedup and compression · ${bytes(s.storage_bytes)} on disk with the records`),
+    stat(bytes(kept), 'kept after dedup', 'stat-storage',
+      `${bytes(captured)} of pages and resources captured · ${bytes(s.blob_bytes ?? 0)} of files with copies and extracts` +
+        ` · ${bytes(s.storage_bytes)} on disk with the records`),
     stat(bytes(saved), 'saved by dedup', 'stat-dedup',
       logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null),
     stat(bytes(s.resource_dedup_saved_bytes ?? 0), 'resources saved by dedup', 'stat-resource-dedup',
