@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -266,14 +266,7 @@ def bundled_model() -> ContextModel | None:
     if not path.is_file():
         return None
     data = json.loads(path.read_text("utf-8"))
-    return ContextModel(
-        bias=data["bias"],
-        weights=data["weights"],
-        margin=data["margin"],
-        floor=data["floor"],
-        gate=data["gate"],
-        max_drop=data["max_drop"],
-    )
+    return ContextModel(**{f.name: data[f.name] for f in fields(ContextModel)})
 
 
 __all__ = ["ContextModel", "block_features", "bundled_model", "label_words"]
