@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 
-from tests.extension.capture_site import matching_share
+from tests.extension.capture_site import matching_share, serve
 from tests.extension.conftest import PAGEKEEPER
 from tests.extension.test_capture_replay import FIREFOX_CALL, HIDE_BANNER, SAME
 from tests.extension.test_firefox import WARMUP_HOSTS, FirefoxOptions, running_firefox, wait_for
@@ -125,6 +125,37 @@ def test_firefox_copy_of_a_feature_page_keeps_every_resource_and_looks_live(
         assert replay.requests_since(seq) == []
     finally:
         replay.control("/mode?set=live")
+    compare = chromium.new_page()
+    share = matching_share(compare, live, shot)
+    compare.close()
+    assert share >= SAME, share
+
+
+# A page whose own script redefines the getters a capture reads (as instrumentation and polyfills
+# may): what the page shows comes from the browser's CSSOM, and so must the copy.
+REDEFINED = """<!doctype html><html><head><meta charset="utf-8"><title>redefined</title></head>
+<body><h1>Adopted, with the getters redefined</h1><script>
+const sheet = new CSSStyleSheet();
+sheet.replaceSync('body { background: rgb(200, 30, 30) } h1 { color: rgb(255, 255, 255) }');
+document.adoptedStyleSheets = [sheet];
+Object.defineProperty(CSSStyleSheet.prototype, 'cssRules', { get() { return []; } });
+Object.defineProperty(Document.prototype, 'adoptedStyleSheets', { get() { throw new Error('page'); } });
+</script></body></html>"""
+
+
+def test_firefox_capture_reads_adopted_sheets_the_page_script_cannot_redefine(firefox_site, chromium):  # fmt: skip
+    driver, call, site_tab = firefox_site
+    server = serve({"/": ("text/html", REDEFINED.encode())})
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    driver.switch_to_window(site_tab)
+    driver.navigate(url)
+    live = screenshot(driver)
+    got = call("archive_tab", url=url)
+    server.shutdown()
+    server.server_close()
+    driver.navigate(call("open_copy", version_url=got["version_url"])["url"])
+    driver.execute_script(HIDE_BANNER)
+    shot = screenshot(driver)
     compare = chromium.new_page()
     share = matching_share(compare, live, shot)
     compare.close()
