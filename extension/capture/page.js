@@ -96,19 +96,26 @@
   }
 
   /**
-   * The page's own view of a node. A Firefox content script sees page objects through Xray
-   * wrappers, and Firefox ESR 140's wrapper of adoptedStyleSheets (an ObservableArray) shows
-   * neither its items nor Symbol.iterator ("sheets is not iterable"); `wrappedJSObject` waives
-   * the wrapper (MDN, "Sharing objects with page scripts"). Chromium has no such wrapper.
+   * The sheets adopted by a document or shadow root, as the browser holds them. A Firefox content
+   * script sees page objects through Xray wrappers, and Firefox ESR 140's wrapper of
+   * adoptedStyleSheets (an ObservableArray) shows neither its items nor Symbol.iterator ("sheets
+   * is not iterable"). So the list is read with the browser's own getter (through the wrapper),
+   * unwrapped to read its items, and each sheet is wrapped again (MDN, "Sharing objects with page
+   * scripts": XPCNativeWrapper.unwrap / XPCNativeWrapper): the page's script, which may redefine
+   * getters such as CSSStyleSheet.prototype.cssRules, never runs in the capture. Chromium has no
+   * such wrapper (its content scripts run in an isolated world).
    */
-  function pageView(node) {
-    return node.wrappedJSObject ?? node;
+  function adoptedSheets(root) {
+    const xpc = globalThis.XPCNativeWrapper;
+    const held = root.adoptedStyleSheets;
+    const items = (xpc && held ? xpc.unwrap(held) : held) ?? [];
+    const sheets = Array.from({ length: items.length ?? 0 }, (_, i) => items[i]);
+    return xpc ? sheets.map((sheet) => xpc(sheet)) : sheets;
   }
 
   /** Adopted stylesheets (document or shadow root) as <style> elements, in cascade order. */
   function adoptedStyles(root, found) {
-    const sheets = pageView(root).adoptedStyleSheets ?? [];
-    return Array.from({ length: sheets.length ?? 0 }, (_, i) => sheets[i]).map((sheet) => {
+    return adoptedSheets(root).map((sheet) => {
       const text = absoluteCSS(rulesText(sheet) ?? '', document.baseURI, found);
       return `<style data-pagekeeper="adopted">${text}</style>`;
     }).join('');

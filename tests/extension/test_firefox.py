@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import time
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -47,9 +48,19 @@ def firefox(tmp_path_factory, host):
         yield started
 
 
+@dataclass(frozen=True)
+class FirefoxOptions:
+    """What a test adds to the profile: preferences (values as user.js writes them, strings
+    quoted), and whether Marionette's session accepts any certificate (a test CA's sites)."""
+
+    prefs: dict = field(default_factory=dict)
+    accept_insecure_certs: bool = False
+
+
 @contextlib.contextmanager
-def running_firefox(tmp_path_factory, env: dict):
+def running_firefox(tmp_path_factory, env: dict, options: FirefoxOptions | None = None):
     """Firefox with the built add-on installed, in `env` (whose HOME holds the native manifest)."""
+    options = options or FirefoxOptions()
     if not FIREFOX:
         pytest.skip("firefox-esr is not installed")
     marionette = pytest.importorskip("marionette_driver.marionette")
@@ -57,7 +68,7 @@ def running_firefox(tmp_path_factory, env: dict):
     built = build_extension.build(tmp_path_factory.mktemp("dist-ff"))["firefox"]
     profile = tmp_path_factory.mktemp("ff-profile")
     port = free_port()
-    prefs = {**PREFS, "marionette.port": str(port)}
+    prefs = {**PREFS, **options.prefs, "marionette.port": str(port)}
     uuids = f'{{\\"{build_extension.GECKO_ID}\\":\\"{ADDON_UUID}\\"}}'
     lines = [f'user_pref("{k}", {v});' for k, v in prefs.items()]
     lines.append(f'user_pref("extensions.webextensions.uuids", "{uuids}");')
@@ -67,7 +78,7 @@ def running_firefox(tmp_path_factory, env: dict):
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     driver = marionette.Marionette(host="127.0.0.1", port=port)
     try:
-        driver.start_session(timeout=60)
+        driver.start_session({"acceptInsecureCerts": options.accept_insecure_certs}, timeout=60)
         addons.Addons(driver).install(str(built), temp=True)
         base = f"moz-extension://{ADDON_UUID}/"
         background_ready(driver, base)
@@ -82,13 +93,16 @@ def running_firefox(tmp_path_factory, env: dict):
             proc.kill()
 
 
+WARMUP_HOSTS = [f"warmup{attempt}-typo.com" for attempt in range(10)]  # never resolve
+
+
 def background_ready(driver, base: str) -> None:
     """Wait until the freshly installed add-on's background handles a failed navigation: its
     listeners are registered in its first turn, and a navigation before that meets none
     (Marionette may not open extension pages, so ask by behaviour, with throwaway domains)."""
-    for attempt in range(10):
+    for warmup in WARMUP_HOSTS:
         with contextlib.suppress(Exception):
-            driver.navigate(f"http://warmup{attempt}-typo.com/")
+            driver.navigate(f"http://{warmup}/")
         if wait_for(lambda: driver.get_url().startswith(f"{base}error/"), 3.0):
             return
     raise AssertionError("the add-on's background never showed its error page")
