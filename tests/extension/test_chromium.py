@@ -236,7 +236,7 @@ def test_without_the_host_the_error_page_says_how_to_install_it(bare_browser):
     visit_failing(page, "http://gooogle.con/")
     expect(page).to_have_url(error_page(bare_browser))
     expect(page.locator("#missing")).to_be_visible(timeout=10000)
-    expect(page.locator("#missing")).to_contain_text("pagekeeper install")
+    expect(page.locator("#missing .install")).to_have_text(".venv/bin/pagekeeper install")
     # The local fallback still repairs what needs no dictionary.
     expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
     expect(page.locator("#others-list .url").first).to_have_text("gooogle.com")

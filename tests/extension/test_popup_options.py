@@ -13,6 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.extension.conftest import assert_runs_as_readme_says
+
 pytestmark = pytest.mark.browser
 
 # Every runtime message, tabs.create and storage.sync.set goes to Python (`record`); the
@@ -124,7 +126,7 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("popup/popup.html?tab=4", {"versions": missing})
     expect(page.locator("#missing")).to_be_visible()
-    expect(page.locator("#missing")).to_contain_text("pagekeeper install")
+    assert_runs_as_readme_says(page.locator("#missing .install").inner_text())
     expect(page.locator("#archive")).to_be_disabled()
 
 
@@ -202,7 +204,8 @@ def test_options_without_the_host(open_page):
     page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": missing}})
     expect(page.locator("html")).to_have_attribute("data-host", "missing")
     expect(page.locator("#host-status")).to_have_text("Not installed")
-    expect(page.locator("#host-help")).to_contain_text("pagekeeper install")
+    expect(page.locator("#host-help")).to_be_visible()
+    assert_runs_as_readme_says(page.locator("#host-help .install").inner_text())
 
 
 @pytest.mark.parametrize(
