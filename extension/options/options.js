@@ -100,7 +100,8 @@ async function showHost() {
     ? `Connected · PageKeeper ${s.version ?? '?'} (protocol ${s.protocol ?? '?'}), answered in ${s.round_trip_ms} ms`
       + (s.archived_pages == null ? '' : ` · ${s.archived_pages} page${s.archived_pages === 1 ? '' : 's'} archived`)
     : s.installed ? `Installed, but not answering: ${s.error?.message ?? ''}` : 'Not installed';
-  show('host-help', !ok);
+  // How to install it only when it is not installed: a stopped or paused host says why itself.
+  show('host-help', !ok && !s.installed);
   document.documentElement.dataset.host = ok ? 'connected' : 'missing';
 }
 

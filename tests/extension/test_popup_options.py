@@ -208,6 +208,17 @@ def test_options_without_the_host(open_page):
     assert_runs_as_readme_says(page.locator("#host-help .install").inner_text())
 
 
+def test_options_with_the_host_installed_but_stopped_say_why_not_how_to_install(open_page):
+    paused = {"installed": True, "error": {"code": "unavailable", "message":
+              "PageKeeper is stopped until the next login (pagekeeper stop --until-login)"}}  # fmt: skip
+    page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": paused}})
+    expect(page.locator("html")).to_have_attribute("data-host", "missing")
+    expect(page.locator("#host-status")).to_have_text(
+        re.compile(r"^Installed, but not answering: PageKeeper is stopped until the next login")
+    )
+    expect(page.locator("#host-help")).to_be_hidden()
+
+
 @pytest.mark.parametrize(
     ("state", "says"),
     [
