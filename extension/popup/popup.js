@@ -100,6 +100,7 @@ async function onArchive() {
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
   show('error', false);
+  show('result', false); // the last capture's result is not this one's: never beside its failure
   // No reply at all: the browser stopped the background mid-way; it carries on at its next start,
   // and watchCapture shows how that ends.
   const reply = await callBackground('archive_tab', { tabId: tab.id }).catch(() => null);

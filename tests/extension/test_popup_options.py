@@ -111,6 +111,23 @@ def test_popup_after_archiving_shows_version_time_similarity_similar_and_viewer(
     assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
 
 
+def test_a_failed_archive_again_does_not_show_the_last_result_as_saved(open_page):
+    """The popup opens with the last capture's result; when archiving the page again fails (the
+    helper stopped meanwhile), it says why, and no "Saved as version 2" stays beside the error as
+    if this capture were saved."""
+    stopped = {"ok": False, "error": {"code": "unavailable", "message": "PageKeeper is stopped"}}
+    replies = {
+        "versions": [{"ok": True, "result": VERSIONS}, stopped],
+        "last_archive": {"ok": True, "result": ARCHIVED},
+        "archive_tab": stopped,
+    }
+    page, _ = open_page("popup/popup.html?tab=4", replies)
+    expect(page.locator("#version-label")).to_contain_text("Saved as version 2")
+    page.get_by_role("button", name="Archive this page").click()
+    expect(page.locator("#error")).to_have_text("PageKeeper is stopped")
+    expect(page.locator("#result")).to_be_hidden()
+
+
 def test_a_key_profile_the_host_refuses_is_not_kept(open_page):
     refused = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, sent = open_page("options/options.html", {"key_profile": refused})
