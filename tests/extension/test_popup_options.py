@@ -216,6 +216,24 @@ def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(ope
     assert of_type(sent, "key_profile") == [{}, {"profile": "safe"}]
 
 
+@pytest.mark.parametrize(
+    ("field", "typed", "kept"),
+    [("resourceMB", "-5", 1), ("pageMB", "99999", 20000), ("resourceMB", "2.6", 3)],
+)
+def test_a_number_setting_is_kept_whole_within_its_fields_range(open_page, field, typed, kept):
+    """A size cap out of its field's min..max (or not whole) is saved as the
+    nearest allowed whole number, and the field shows what was saved."""
+    page, sent = open_page("options/options.html", {})
+    page.wait_for_selector("html[data-ready=true]")
+    page.locator(f"#{field}").fill(typed)
+    page.locator(f"#{field}").dispatch_event("change")
+    expect(page.locator("#saved")).to_have_text("Saved.")
+    expect(page.locator(f"#{field}")).to_have_value(str(kept))
+    name = page.locator(f"#{field}").get_attribute("name")
+    group, key = name.split(".")
+    assert of_type(sent, "sync.set")[-1][group][key] == kept
+
+
 def test_options_without_the_host(open_page):
     missing = {"installed": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": missing}})
