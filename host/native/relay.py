@@ -110,7 +110,6 @@ def _cuts(text: str, room: int) -> list[tuple[int, int]]:
     return cuts
 
 
-
 def own_command() -> str:
     """This PageKeeper's command as a user can type it in any folder, whether or not a venv is
     activated: the single-file binary itself, or the ``pagekeeper`` script installed beside this
@@ -119,6 +118,7 @@ def own_command() -> str:
         return shlex.quote(sys.executable)
     beside = Path(sys.executable).with_name("pagekeeper")
     return shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
+
 
 class Relay:
     """Browser stream on one side, the daemon's websocket on the other."""

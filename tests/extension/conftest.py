@@ -78,7 +78,9 @@ def assert_runs_as_readme_says(command: str) -> None:
     `.venv/bin/pagekeeper`, which is not on PATH)."""
     program, *args = command.split()
     path = ROOT / program
-    assert "/" in program and path.is_file(), f"{program!r} is not a command in the PageKeeper folder"
+    assert "/" in program and path.is_file(), (
+        f"{program!r} is not a command in the PageKeeper folder"
+    )
     done = subprocess.run([str(path), *args, "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
