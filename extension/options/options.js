@@ -70,9 +70,22 @@ async function onChange(control) {
 
 function readControl(control) {
   if (control.type === 'checkbox') return control.checked;
-  if (control.type === 'number') return Number(control.value) || 1;
+  if (control.type === 'number') return wholeInRange(control);
   if (LIST_FIELDS.has(control.name)) return control.value.split(/\s+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
   return control.value;
+}
+
+/**
+ * A number field's value as a whole number within its own min and max (a size cap of -5 MB or
+ * 0.5 days is not a setting); shown back in the field, so what is saved is what the user sees.
+ */
+function wholeInRange(control) {
+  const typed = Math.round(Number(control.value));
+  const low = Number(control.min || 1);
+  const high = Number(control.max || Infinity);
+  const value = Number.isFinite(typed) ? Math.min(high, Math.max(low, typed)) : low;
+  control.value = String(value);
+  return value;
 }
 
 function writeControl(control, value) {
@@ -100,7 +113,8 @@ async function showHost() {
     ? `Connected · PageKeeper ${s.version ?? '?'} (protocol ${s.protocol ?? '?'}), answered in ${s.round_trip_ms} ms`
       + (s.archived_pages == null ? '' : ` · ${s.archived_pages} page${s.archived_pages === 1 ? '' : 's'} archived`)
     : s.installed ? `Installed, but not answering: ${s.error?.message ?? ''}` : 'Not installed';
-  show('host-help', !ok);
+  // How to install it only when it is not installed: a stopped or paused host says why itself.
+  show('host-help', !ok && !s.installed);
   document.documentElement.dataset.host = ok ? 'connected' : 'missing';
 }
 

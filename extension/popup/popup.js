@@ -100,6 +100,7 @@ async function onArchive() {
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
   show('error', false);
+  show('result', false); // the last capture's result is not this one's: never beside its failure
   // No reply at all: the browser stopped the background mid-way; it carries on at its next start,
   // and watchCapture shows how that ends.
   const reply = await callBackground('archive_tab', { tabId: tab.id }).catch(() => null);
@@ -201,8 +202,9 @@ function renderResult(r) {
   const again = r.revisit_of ? 'unchanged: seen again (the same page and resources, stored once)' : null;
   fill('similarity', first ? 'none yet' : (again ?? similarityText(r)));
   const similar = r.similar ?? [];
+  // A copy is a daemon address: it opens signed in (open_copy), as "Open this version" does.
   fill('similar-list', similar.slice(0, 5).map((p) => h('li', {},
-    h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url }, displayURL(p.url)),
+    h('a', { href: p.version_url ?? p.url, target: '_blank', title: p.url, onclick: p.version_url ? (e) => openDaemon(e, 'open_copy', { version_url: p.version_url }) : null }, displayURL(p.url)),
     h('span', { class: 'muted' }, percent(p.similarity)))));
   show('similar-block', similar.length > 0);
   const versionLink = document.getElementById('version-link');

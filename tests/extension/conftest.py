@@ -72,6 +72,19 @@ def pk(
     return done
 
 
+def assert_runs_as_readme_says(command: str) -> None:
+    """A command a page tells the user to type runs as README's `make run` leaves the machine:
+    typed in the PageKeeper folder, with no venv activated (`make run` installs
+    `.venv/bin/pagekeeper`, which is not on PATH)."""
+    program, *args = command.split()
+    path = ROOT / program
+    assert "/" in program and path.is_file(), (
+        f"{program!r} is not a command in the PageKeeper folder"
+    )
+    done = subprocess.run([str(path), *args, "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture(scope="session")
 def extension_dir(tmp_path_factory) -> Path:
     """dist/extension-chromium/ as `make extension` builds it (into a temporary folder)."""

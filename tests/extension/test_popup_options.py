@@ -13,6 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.extension.conftest import assert_runs_as_readme_says
+
 pytestmark = pytest.mark.browser
 
 # Every runtime message, tabs.create and storage.sync.set goes to Python (`record`); the
@@ -109,6 +111,23 @@ def test_popup_after_archiving_shows_version_time_similarity_similar_and_viewer(
     assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
 
 
+def test_a_failed_archive_again_does_not_show_the_last_result_as_saved(open_page):
+    """The popup opens with the last capture's result; when archiving the page again fails (the
+    helper stopped meanwhile), it says why, and no "Saved as version 2" stays beside the error as
+    if this capture were saved."""
+    stopped = {"ok": False, "error": {"code": "unavailable", "message": "PageKeeper is stopped"}}
+    replies = {
+        "versions": [{"ok": True, "result": VERSIONS}, stopped],
+        "last_archive": {"ok": True, "result": ARCHIVED},
+        "archive_tab": stopped,
+    }
+    page, _ = open_page("popup/popup.html?tab=4", replies)
+    expect(page.locator("#version-label")).to_contain_text("Saved as version 2")
+    page.get_by_role("button", name="Archive this page").click()
+    expect(page.locator("#error")).to_have_text("PageKeeper is stopped")
+    expect(page.locator("#result")).to_be_hidden()
+
+
 def test_a_key_profile_the_host_refuses_is_not_kept(open_page):
     refused = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, sent = open_page("options/options.html", {"key_profile": refused})
@@ -124,7 +143,7 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("popup/popup.html?tab=4", {"versions": missing})
     expect(page.locator("#missing")).to_be_visible()
-    expect(page.locator("#missing")).to_contain_text("pagekeeper install")
+    assert_runs_as_readme_says(page.locator("#missing .install").inner_text())
     expect(page.locator("#archive")).to_be_disabled()
 
 
@@ -197,12 +216,42 @@ def test_options_show_every_item_with_safe_defaults_and_save_to_storage_sync(ope
     assert of_type(sent, "key_profile") == [{}, {"profile": "safe"}]
 
 
+@pytest.mark.parametrize(
+    ("field", "typed", "kept"),
+    [("resourceMB", "-5", 1), ("pageMB", "99999", 20000), ("resourceMB", "2.6", 3)],
+)
+def test_a_number_setting_is_kept_whole_within_its_fields_range(open_page, field, typed, kept):
+    """A size cap out of its field's min..max (or not whole) is saved as the
+    nearest allowed whole number, and the field shows what was saved."""
+    page, sent = open_page("options/options.html", {})
+    page.wait_for_selector("html[data-ready=true]")
+    page.locator(f"#{field}").fill(typed)
+    page.locator(f"#{field}").dispatch_event("change")
+    expect(page.locator("#saved")).to_have_text("Saved.")
+    expect(page.locator(f"#{field}")).to_have_value(str(kept))
+    name = page.locator(f"#{field}").get_attribute("name")
+    group, key = name.split(".")
+    assert of_type(sent, "sync.set")[-1][group][key] == kept
+
+
 def test_options_without_the_host(open_page):
     missing = {"installed": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": missing}})
     expect(page.locator("html")).to_have_attribute("data-host", "missing")
     expect(page.locator("#host-status")).to_have_text("Not installed")
-    expect(page.locator("#host-help")).to_contain_text("pagekeeper install")
+    expect(page.locator("#host-help")).to_be_visible()
+    assert_runs_as_readme_says(page.locator("#host-help .install").inner_text())
+
+
+def test_options_with_the_host_installed_but_stopped_say_why_not_how_to_install(open_page):
+    paused = {"installed": True, "error": {"code": "unavailable", "message":
+              "PageKeeper is stopped until the next login (pagekeeper stop --until-login)"}}  # fmt: skip
+    page, _ = open_page("options/options.html", {"host_status": {"ok": True, "result": paused}})
+    expect(page.locator("html")).to_have_attribute("data-host", "missing")
+    expect(page.locator("#host-status")).to_have_text(
+        re.compile(r"^Installed, but not answering: PageKeeper is stopped until the next login")
+    )
+    expect(page.locator("#host-help")).to_be_hidden()
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,10 @@ boot, or until `pagekeeper serve`. Real CLI, real native host, real daemon."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+from pathlib import Path
 
 from host.daemon import pause
 from host.home import Home
@@ -39,6 +43,9 @@ def test_stop_until_login_holds_until_the_next_login(daemon, home):
     assert refused["ok"] is False and refused["error"]["code"] == "unavailable"
     assert "--until-login" in refused["error"]["message"]
     assert not running(home)
+    # The command it names runs as typed, in any folder, with no venv activated.
+    program, *args = shlex.split(re.search(r"`([^`]+)`", refused["error"]["message"]).group(1))
+    assert args == ["serve"] and Path(program).is_absolute() and os.access(program, os.X_OK)
     marker = Home(home).paused
     written = json.loads(marker.read_text())
     assert written["boot"] == pause.this_login()["boot"]
