@@ -34,17 +34,22 @@ PREFS = {
 }
 
 
-@pytest.fixture(scope="module")
-def firefox(tmp_path_factory, host):
-    """Headless Firefox with Marionette; yields (driver, extension base URL)."""
-    fake_home = tmp_path_factory.mktemp("ff-home")
+def firefox_env(tmp_path_factory, host, name: str = "ff-home") -> dict:
+    """The environment of a Firefox whose home (a new folder) has the host installed for it."""
+    fake_home = tmp_path_factory.mktemp(name)
     env = {**os.environ, "HOME": str(fake_home), "PAGEKEEPER_HOME": str(host.home)}
     installed = subprocess.run(
         [str(PAGEKEEPER), "--home", str(host.home), "install", "--browser", "firefox"],
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
-    with running_firefox(tmp_path_factory, env) as started:
+    return env
+
+
+@pytest.fixture(scope="module")
+def firefox(tmp_path_factory, host):
+    """Headless Firefox with Marionette; yields (driver, extension base URL)."""
+    with running_firefox(tmp_path_factory, firefox_env(tmp_path_factory, host)) as started:
         yield started
 
 

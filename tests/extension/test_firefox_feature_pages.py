@@ -17,15 +17,18 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import os
-import subprocess
 
 import pytest
 
 from tests.extension.capture_site import matching_share, serve
-from tests.extension.conftest import PAGEKEEPER
 from tests.extension.test_capture_replay import FIREFOX_CALL, HIDE_BANNER, SAME
-from tests.extension.test_firefox import WARMUP_HOSTS, FirefoxOptions, running_firefox, wait_for
+from tests.extension.test_firefox import (
+    WARMUP_HOSTS,
+    FirefoxOptions,
+    firefox_env,
+    running_firefox,
+    wait_for,
+)
 from tests.host.capture_dev import CORPUS, start_replay
 
 pytestmark = pytest.mark.browser
@@ -72,13 +75,7 @@ def proxied_through(replay) -> FirefoxOptions:
 @pytest.fixture(scope="module")
 def firefox_site(tmp_path_factory, host, replay):
     """Firefox with the add-on and the real host; yields (driver, call, site tab)."""
-    fake_home = tmp_path_factory.mktemp("ff-pages-home")
-    env = {**os.environ, "HOME": str(fake_home), "PAGEKEEPER_HOME": str(host.home)}
-    installed = subprocess.run(
-        [str(PAGEKEEPER), "--home", str(host.home), "install", "--browser", "firefox"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
+    env = firefox_env(tmp_path_factory, host, "ff-pages-home")
     with running_firefox(tmp_path_factory, env, proxied_through(replay)) as (driver, base):
         driver.set_window_rect(width=1100, height=800)
         site_tab = driver.current_window_handle
