@@ -13,7 +13,7 @@
 //   const result = await captureTab(7, 'https://a.example/', { keepScripts: false, resourceMB: 50, pageMB: 300 });
 //   const again = await resumeCapture(7, storedState, settings);   // after the service worker restarted
 
-import { runInFrames } from '../lib/browser.js';
+import { hasSiteAccess, runInFrames } from '../lib/browser.js';
 import { HostError, request } from '../background/native.js';
 import { progress } from './progress.js';
 import { sendParts } from './transfer.js';
@@ -37,7 +37,7 @@ export async function captureTab(tabId, url, settings, finish = async (result) =
   await report.update({ phase: 'collecting', key });
   let captureId = null;
   try {
-    const page = await collect(tabId, key, settings);
+    const page = await collect(tabId, key, settings, url);
     const begun = await request('capture_begin', beginParams(url, page, settings), { timeoutMs: BEGIN_TIMEOUT_MS })
       .catch((err) => (err?.code === 'unknown_type' ? null : Promise.reject(err)));
     if (!begun) return await htmlOnly(url, page, report, finish); // a helper app older than capture_begin
@@ -149,12 +149,13 @@ async function heldPage(held, resourceBytes) {
  * Run page.js in every frame and merge what they found:
  * {top, frames: [{url, html}], resources: Map(url → entry), holders: Map(url → {frameId}|{blob})}.
  */
-export async function collect(tabId, key, settings) {
-  await runInFrames(tabId, { files: ['capture/sha256.js', 'capture/page.js'] });
+export async function collect(tabId, key, settings, url) {
   const options = { key, keepScripts: Boolean(settings.keepScripts), resourceBytes: settings.resourceMB * MB };
-  const runs = await runInFrames(tabId, { func: (o) => globalThis.pagekeeperCapture?.run(o), args: [options] });
+  const runs = await runInFrames(tabId, { files: ['capture/sha256.js', 'capture/page.js'] })
+    .then(() => runInFrames(tabId, { func: (o) => globalThis.pagekeeperCapture?.run(o), args: [options] }))
+    .catch(async (err) => Promise.reject(await unreadable(url, err)));
   const top = runs.find((r) => r.frameId === 0)?.result;
-  if (!top?.html) throw new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
+  if (!top?.html) throw await unreadable(url, null);
   const page = { top, frames: [], resources: new Map(), holders: new Map() };
   const cors = new Set();
   for (const { frameId, result } of runs) {
@@ -167,6 +168,19 @@ export async function collect(tabId, key, settings) {
   for (const { entry, blob } of fetched) adopt(page, entry, blob ? { blob } : null);
   capPage(page, settings.pageMB * MB);
   return page;
+}
+
+/**
+ * Why the page could not be read: the user declined or withdrew the add-on's access to its site
+ * (Firefox), else the browser's own error `err`, or it keeps extensions off the page (its own
+ * pages, the add-on store).
+ */
+async function unreadable(url, err) {
+  if (url && !(await hasSiteAccess(url))) {
+    const site = new URL(url).hostname;
+    return new HostError('site_access', `PageKeeper is not allowed to read pages on ${site}: its access to websites was declined or withdrawn in the browser's add-on settings.`);
+  }
+  return err ?? new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
 }
 
 /** Keep the first entry for a URL, unless a later frame holds the bytes the first lacked. */

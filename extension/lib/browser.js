@@ -47,6 +47,39 @@ export function isOwnPage(url) {
   return typeof url === 'string' && url.startsWith(ext.runtime.getURL(''));
 }
 
+/** The match pattern of `url`'s site, as permissions.contains takes it: 'http://127.0.0.1/*'. */
+export function sitePattern(url) {
+  const { protocol, hostname } = new URL(url);
+  return `${protocol}//${hostname}/*`;
+}
+
+/**
+ * False when the user declined or withdrew the add-on's access to `url`'s site: Firefox lets
+ * them (about:addons → Permissions; for MV3 before Firefox 127 it is not granted at install).
+ * Chromium grants host_permissions at install. An API that cannot answer counts as access.
+ */
+export async function hasSiteAccess(url) {
+  try {
+    return await ext.permissions.contains({ origins: [sitePattern(url)] });
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Ask the user for the manifest's host permissions (every site: cross-origin frames and the
+ * background's fetches need more than the page's own). permissions.request needs a user gesture,
+ * which Firefox forgets after the first `await`: call this first thing in a click handler.
+ */
+export async function requestSiteAccess() {
+  const origins = ext.runtime.getManifest().host_permissions ?? [];
+  try {
+    return await ext.permissions.request({ origins });
+  } catch {
+    return false;
+  }
+}
+
 /** Send a message to the background and return its reply (`{ok, result|error}`). */
 export function callBackground(type, params = {}) {
   return ext.runtime.sendMessage({ type, params });

@@ -1,7 +1,7 @@
 // The toolbar popup: what PageKeeper knows about the current page, and "Archive this page".
 // Opened as a tab (tests, keyboard users) it takes the target tab from `?tab=ID`.
 
-import { callBackground, ext, pageURL } from '../lib/browser.js';
+import { callBackground, ext, hasSiteAccess, pageURL, requestSiteAccess } from '../lib/browser.js';
 import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
 import { SOFT_404 } from '../lib/net-errors.js';
@@ -20,6 +20,7 @@ async function init() {
   fill('page-title', tab?.title || displayURL(tab?.url) || 'No page');
   fill('page-url', tab?.url ?? '');
   archiveButton.addEventListener('click', onArchive);
+  document.getElementById('allow').addEventListener('click', onAllow);
   deleteButton.addEventListener('click', onDelete);
   document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, ''));
   if (!tab || !isWebURL(tab.url)) {
@@ -28,6 +29,7 @@ async function init() {
     return;
   }
   watchCapture();
+  if (!(await hasSiteAccess(tab.url))) showAccess();
   await showVersions();
   const last = await callBackground('last_archive', { url: tab.url });
   // The last capture's result, unless a capture runs now: its own result replaces it when it ends.
@@ -111,6 +113,23 @@ async function onArchive() {
   renderResult(reply.result);
   await tagArchived(reply.result);
   await showVersions();
+}
+
+/** Say that the user withdrew or declined the add-on's access to this site, and offer it back. */
+function showAccess() {
+  fill('access-site', new URL(tab.url).hostname);
+  show('access');
+}
+
+/**
+ * Ask for access to websites (permissions.request: first, while the click is a user gesture);
+ * granted, archive the page.
+ */
+async function onAllow() {
+  const granted = await requestSiteAccess();
+  if (!granted) return showError({ message: 'PageKeeper still may not read this site, so the page was not archived.' });
+  show('access', false);
+  await onArchive();
 }
 
 /** Delete every archived version of the page; Undo stays offered (10 minutes in the viewer). */
@@ -243,6 +262,7 @@ function showError(error) {
     fill('status', '');
     return;
   }
+  if (error?.code === 'site_access') showAccess();
   fill('error', error?.message ?? 'Something went wrong.');
   show('error');
 }

@@ -203,3 +203,79 @@ def in_chrome(driver, script: str, *args):
 def tagged(host, tag: str) -> list[str]:
     rows = json.loads(pk(host.home, "--json", "archive", "search", "--tag", tag).stdout)
     return sorted(r["url"] for r in rows)
+
+
+# Firefox lets the user decline or withdraw an add-on's access to websites (about:addons →
+# Permissions); removing the manifest's host permissions from an extension page does the same.
+WITHDRAW = """
+const done = arguments[0];
+const api = window.wrappedJSObject?.browser ?? window.browser;
+const origins = api.runtime.getManifest().host_permissions;
+api.permissions.remove({ origins }).then(() => api.permissions.getAll())
+  .then((all) => done(JSON.stringify(all.origins)), (e) => done(String(e)));
+"""
+
+TAB_OF = """
+const [url, done] = arguments;
+const api = window.wrappedJSObject?.browser ?? window.browser;
+api.tabs.query({}).then((tabs) => done(tabs.find((t) => t.url === url).id), (e) => done(String(e)));
+"""
+
+# The user's "Allow" on Firefox's prompt: with the pref off, permissions.request grants at once.
+PROMPTS = """
+const [on, resolve] = arguments;
+Services.prefs.setBoolPref("extensions.webextOptionalPermissionPrompts", on);
+resolve("ok");
+"""
+
+REGRANT = """
+const [id, resolve] = arguments;
+const { ExtensionPermissions } = ChromeUtils.importESModule(
+  "resource://gre/modules/ExtensionPermissions.sys.mjs");
+const extension = WebExtensionPolicy.getByID(id).extension;
+ExtensionPermissions.add(id, { permissions: [], origins: extension.manifest.host_permissions }, extension)
+  .then(() => resolve("ok"), (e) => resolve(String(e)));
+"""
+
+
+def test_withdrawn_site_access_is_named_and_asked_for_again_from_the_popup(firefox, site):
+    """Without access to websites, the popup says so and "Archive" fails naming the cause, not
+    "blocks extensions"; "Allow access and archive" asks for it (a click) and archives."""
+    driver, base = firefox
+    site.pages["/withdrawn.html"] = (200, ARTICLE.format(title="withdrawn", extra="No access."))
+    url = site.url("/withdrawn.html")
+    site_tab = driver.current_window_handle
+    driver.navigate(url)
+    driver.switch_to_window(driver.open(type="tab")["handle"])
+    with contextlib.suppress(Exception):  # a failed load: the add-on shows its own page
+        driver.navigate("http://access-typo.invalid/")
+    assert wait_for(lambda: driver.get_url().startswith(base)), driver.get_url()
+    try:
+        left = driver.execute_async_script(WITHDRAW, sandbox=None, script_timeout=30000)
+        assert "http://*/*" not in left, left
+        tab_id = driver.execute_async_script(TAB_OF, script_args=[url], sandbox=None, script_timeout=30000)  # fmt: skip
+        driver.execute_script(f"location.href = '{base}popup/popup.html?tab={tab_id}'")
+        assert wait_for(lambda: popup_shows(driver, "#access")), page_text(driver)
+        assert "127.0.0.1" in driver.execute_script("return document.getElementById('access').innerText")  # fmt: skip
+        driver.find_element("css selector", "#archive").click()
+        error = wait_for(lambda: popup_shows(driver, "#error") and page_text(driver, "#error"), 30)
+        assert "not allowed to read pages on 127.0.0.1" in error, page_text(driver)
+        assert "blocks extensions" not in error
+        in_chrome(driver, PROMPTS, False)
+        driver.find_element("css selector", "#allow").click()
+        version = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion"), 60.0)  # fmt: skip
+        assert version == "1", page_text(driver)
+        assert not popup_shows(driver, "#access")
+    finally:
+        in_chrome(driver, PROMPTS, True)
+        in_chrome(driver, REGRANT, build_extension.GECKO_ID)
+        driver.close()
+        driver.switch_to_window(site_tab)
+
+
+def popup_shows(driver, selector: str) -> bool:
+    return driver.execute_script(f"const e = document.querySelector('{selector}'); return Boolean(e) && !e.hidden")  # fmt: skip
+
+
+def page_text(driver, selector: str = "body") -> str:
+    return driver.execute_script(f"return document.querySelector('{selector}')?.innerText ?? ''")
