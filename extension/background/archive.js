@@ -26,6 +26,35 @@ export async function archiveTab(tabId) {
   return captureTab(tabId, tab.url, capture, (result) => summarizeNew(result, tab.url, tabId));
 }
 
+const ACCESS_WAIT_MS = 600000;
+const afterAccess = new Map(); // tabId → the capture started once site access was granted
+
+/**
+ * The popup asks the user for site access for tab `tabId`: the grant (permissions.onAdded)
+ * archives it, also when Firefox's prompt closed the popup. `tabId` null: declined, none waits.
+ */
+export async function archiveOnAccess(tabId) {
+  if (tabId == null) return sessionStore.remove('accessPending');
+  return sessionStore.set({ accessPending: { tabId, at: Date.now() } });
+}
+
+/**
+ * Site access was granted: archive the tab that waited for it (`tabId`, or the one the popup
+ * named in the past ten minutes), once, whoever asks first (the popup or permissions.onAdded):
+ * the note is removed before the capture starts, and whoever comes while it runs joins it.
+ */
+export async function archiveAfterAccess(tabId = null) {
+  const { accessPending } = await sessionStore.get('accessPending');
+  const fresh = accessPending && Date.now() - accessPending.at < ACCESS_WAIT_MS;
+  const id = tabId ?? (fresh ? accessPending.tabId : null);
+  if (id == null) return null;
+  if (!afterAccess.has(id)) {
+    const started = sessionStore.remove('accessPending').then(() => archiveTab(id));
+    afterAccess.set(id, started.finally(() => afterAccess.delete(id)));
+  }
+  return afterAccess.get(id);
+}
+
 /**
  * Finish the captures a stopped background left halfway (run at every start of the background),
  * or end them cleanly; a finished one is summarized as if the popup had waited for it.

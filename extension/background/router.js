@@ -5,7 +5,7 @@
 import { ext } from '../lib/browser.js';
 import { checkAlerts, onNotificationClicked } from './alerts.js';
 import { importBrowserBookmarks } from './bookmarks.js';
-import { archiveLink, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
+import { archiveAfterAccess, archiveLink, archiveOnAccess, archiveTab, deletePage, lastArchiveOf, listVersions, undoDelete } from './archive.js';
 import { lookupResult, retry } from './navigation.js';
 import { HostError, portState, request } from './native.js';
 import { verdictFor } from './liveness.js';
@@ -18,6 +18,8 @@ export const HANDLERS = {
   retry,
   suggestion_taken: relay('suggestion_taken'),
   archive_tab: (params) => archiveTab(params.tabId),
+  archive_on_access: (params) => archiveOnAccess(params.tabId ?? null).then(() => ({ waiting: params.tabId ?? null })),
+  archive_after_access: (params) => archiveAfterAccess(params.tabId),
   archive_link: (params) => archiveLink(params.url),
   versions: (params) => listVersions(params.url),
   last_archive: (params) => lastArchiveOf(params.url),

@@ -3,7 +3,7 @@
 // up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
-import { archiveLink, archiveTab, resumeArchives } from './archive.js';
+import { archiveAfterAccess, archiveLink, archiveTab, resumeArchives } from './archive.js';
 import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
 import { onBookmarkCreated } from './bookmarks.js';
 import { forgetSettings } from './config.js';
@@ -41,6 +41,10 @@ ext.storage.onChanged.addListener((_changes, area) => area === 'sync' && forgetS
 const onBookmarkAdded = quietly(onBookmarkCreated);
 watchBookmarks();
 ext.permissions.onAdded.addListener((added) => added?.permissions?.includes('bookmarks') && watchBookmarks());
+
+// Site access granted again (Firefox lets the user withdraw it): archive the page whose popup
+// asked for it, also when the prompt closed the popup.
+ext.permissions.onAdded.addListener((added) => added?.origins?.length && archiveAfterAccess().catch(() => {}));
 
 function watchBookmarks() {
   const created = ext.bookmarks?.onCreated;

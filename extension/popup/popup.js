@@ -98,14 +98,19 @@ async function showSoft404(event) {
   window.close();
 }
 
-async function onArchive() {
+function onArchive() {
+  return archiveWith('archive_tab');
+}
+
+/** Archive the tab through the background's `type` (archive_tab, or archive_after_access). */
+async function archiveWith(type) {
   archiveButton.disabled = true;
   fill('archive', 'Archiving…');
   show('error', false);
   show('result', false); // the last capture's result is not this one's: never beside its failure
   // No reply at all: the browser stopped the background mid-way; it carries on at its next start,
   // and watchCapture shows how that ends.
-  const reply = await callBackground('archive_tab', { tabId: tab.id }).catch(() => null);
+  const reply = await callBackground(type, { tabId: tab.id }).catch(() => null);
   if (!reply) return;
   archiveButton.disabled = false;
   fill('archive', 'Archive again');
@@ -122,14 +127,20 @@ function showAccess() {
 }
 
 /**
- * Ask for access to websites (permissions.request: first, while the click is a user gesture);
- * granted, archive the page.
+ * Ask for access to websites (permissions.request while the click is a user gesture: before any
+ * `await`), then archive. The background is told first: Firefox's prompt may close the popup,
+ * and the grant then archives the page from the background (permissions.onAdded).
  */
 async function onAllow() {
+  const waiting = callBackground('archive_on_access', { tabId: tab.id }).catch(() => null);
   const granted = await requestSiteAccess();
-  if (!granted) return showError({ message: 'PageKeeper still may not read this site, so the page was not archived.' });
+  await waiting;
+  if (!granted) {
+    await callBackground('archive_on_access', { tabId: null }).catch(() => null);
+    return showError({ message: 'PageKeeper still may not read this site, so the page was not archived.' });
+  }
   show('access', false);
-  await onArchive();
+  await archiveWith('archive_after_access');
 }
 
 /** Delete every archived version of the page; Undo stays offered (10 minutes in the viewer). */

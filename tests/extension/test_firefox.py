@@ -238,25 +238,38 @@ ExtensionPermissions.add(id, { permissions: [], origins: extension.manifest.host
 """
 
 
-def test_withdrawn_site_access_is_named_and_asked_for_again_from_the_popup(firefox, site):
-    """Without access to websites, the popup says so and "Archive" fails naming the cause, not
-    "blocks extensions"; "Allow access and archive" asks for it (a click) and archives."""
-    driver, base = firefox
-    site.pages["/withdrawn.html"] = (200, ARTICLE.format(title="withdrawn", extra="No access."))
-    url = site.url("/withdrawn.html")
+@contextlib.contextmanager
+def without_site_access(driver, base: str, site, name: str):
+    """An article served on 127.0.0.1 in the current tab, the add-on's access to websites
+    withdrawn, and an extension tab (switched to); yields (url, the article's tab ID). Access and
+    the prompt's preference are restored after."""
+    site.pages[f"/{name}.html"] = (200, ARTICLE.format(title=name, extra="No access."))
+    url = site.url(f"/{name}.html")
     site_tab = driver.current_window_handle
     driver.navigate(url)
     driver.switch_to_window(driver.open(type="tab")["handle"])
     with contextlib.suppress(Exception):  # a failed load: the add-on shows its own page
-        driver.navigate("http://access-typo.invalid/")
+        driver.navigate(f"http://{name}-typo.invalid/")
     assert wait_for(lambda: driver.get_url().startswith(base)), driver.get_url()
     try:
         left = driver.execute_async_script(WITHDRAW, sandbox=None, script_timeout=30000)
         assert "http://*/*" not in left, left
-        tab_id = driver.execute_async_script(TAB_OF, script_args=[url], sandbox=None, script_timeout=30000)  # fmt: skip
+        yield url, driver.execute_async_script(TAB_OF, script_args=[url], sandbox=None, script_timeout=30000)  # fmt: skip
+    finally:
+        in_chrome(driver, PROMPTS, True)
+        in_chrome(driver, REGRANT, build_extension.GECKO_ID)
+        driver.close()
+        driver.switch_to_window(site_tab)
+
+
+def test_withdrawn_site_access_is_named_and_asked_for_again_from_the_popup(firefox, site, host):
+    """Without access to websites, the popup says so and "Archive" fails naming the cause, not
+    "blocks extensions"; "Allow access and archive" asks for it (a click) and archives once."""
+    driver, base = firefox
+    with without_site_access(driver, base, site, "withdrawn") as (url, tab_id):
         driver.execute_script(f"location.href = '{base}popup/popup.html?tab={tab_id}'")
         assert wait_for(lambda: popup_shows(driver, "#access")), page_text(driver)
-        assert "127.0.0.1" in driver.execute_script("return document.getElementById('access').innerText")  # fmt: skip
+        assert "127.0.0.1" in page_text(driver, "#access")
         driver.find_element("css selector", "#archive").click()
         error = wait_for(lambda: popup_shows(driver, "#error") and page_text(driver, "#error"), 30)
         assert "not allowed to read pages on 127.0.0.1" in error, page_text(driver)
@@ -266,11 +279,29 @@ def test_withdrawn_site_access_is_named_and_asked_for_again_from_the_popup(firef
         version = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion"), 60.0)  # fmt: skip
         assert version == "1", page_text(driver)
         assert not popup_shows(driver, "#access")
-    finally:
-        in_chrome(driver, PROMPTS, True)
-        in_chrome(driver, REGRANT, build_extension.GECKO_ID)
-        driver.close()
-        driver.switch_to_window(site_tab)
+        time.sleep(2)  # permissions.onAdded reaches the background too: it must not archive again
+        assert host.version_count(url) == 1
+
+
+ARCHIVE_ON_ACCESS = """
+const [tabId, done] = arguments;
+const api = window.wrappedJSObject?.browser ?? window.browser;
+api.runtime.sendMessage({ type: "archive_on_access", params: { tabId } })
+  .then((reply) => done(JSON.stringify(reply)), (e) => done(String(e)));
+"""
+
+
+def test_access_granted_after_the_prompt_closed_the_popup_archives_from_the_background(
+    firefox, site, host
+):
+    """Firefox's permission prompt may close the popup that asked: the popup told the
+    background first, and the grant (permissions.onAdded) archives the page without it."""
+    driver, base = firefox
+    with without_site_access(driver, base, site, "closed") as (url, tab_id):
+        reply = driver.execute_async_script(ARCHIVE_ON_ACCESS, script_args=[tab_id], sandbox=None, script_timeout=30000)  # fmt: skip
+        assert json.loads(reply)["ok"], reply
+        assert in_chrome(driver, REGRANT, build_extension.GECKO_ID) == "ok"
+        assert wait_for(lambda: host.version_count(url), 30.0) == 1
 
 
 def popup_shows(driver, selector: str) -> bool:
