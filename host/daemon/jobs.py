@@ -83,7 +83,7 @@ async def keep_visible_texts(app) -> int:
     from their originals and kept VISIBLE_STEP at a time on the store thread
     (engine/archive/provider.py: ``keep_all_visible_texts``, blobs durable before the one
     transaction that names them), each step's rows indexed again right after; then the
-    index's own pass over every row (``resource_pass``, RECONCILE_ROWS a step) indexes
+    index's own pass over every row (``reindex_sources_pass``, RECONCILE_ROWS a step) indexes
     again any row found by another text than its version's (a kill between a step's two
     writes, a text kept by a check run without the daemon). Each part finds its work from
     what is stored, so a run cut short resumes at the next start; how many versions kept."""
@@ -96,11 +96,11 @@ async def keep_visible_texts(app) -> int:
     for at in range(0, len(pending), VISIBLE_STEP):
         done = await app.run(keep_all_visible_texts, app.store, pending[at : at + VISIBLE_STEP])
         if done:
-            await app.run(text.resource, app.store, done)
+            await app.run(text.reindex_sources, app.store, done)
         kept += len(done)
     after: int | None = -1
     while after is not None:
-        after = await app.run(text.resource_pass, app.store, after)
+        after = await app.run(text.reindex_sources_pass, app.store, after)
     return kept
 
 

@@ -593,13 +593,13 @@ class FullTextIndex:
             self.writing += change
             self.writes.notify_all()
 
-    def resource(self, store, ids: list[str]) -> int:
+    def reindex_sources(self, store, ids: list[str]) -> int:
         """Index again, in one transaction, the rows of those of ``ids`` indexed with another
         text than the one they are found by now (:func:`text_source`: the visible text kept
         after the row was indexed with the main text); how many.
 
         >>> import tempfile
-        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3").resource(None, [])
+        >>> FullTextIndex(Path(tempfile.mkdtemp()) / "f.sqlite3").reindex_sources(None, [])
         0
         """
         if not ids:
@@ -609,20 +609,20 @@ class FullTextIndex:
             found = self.db.execute(
                 f"SELECT n, id, title, url, src FROM seen WHERE live AND id IN ({marks})", ids
             ).fetchall()
-            return self._resource(store, found)
+            return self._reindex_sources(store, found)
 
-    def resource_pass(self, store, after: int = -1) -> int | None:
+    def reindex_sources_pass(self, store, after: int = -1) -> int | None:
         """One step of a pass over every live row (``RECONCILE_ROWS`` rows after row number
-        ``after``, one transaction): :meth:`resource` for each; the last row checked, or None
+        ``after``, one transaction): :meth:`reindex_sources` for each; the last row checked, or None
         once the pass is over. The daemon runs the pass at every start, after keeping the
         older versions' visible texts: a row left behind (a kill between the store's write
         and the index's, a text kept by a check without the daemon) is found again."""
         with self.lock:
             rows = self.db.execute(_SOURCED, (after, RECONCILE_ROWS)).fetchall()
-            self._resource(store, rows)
+            self._reindex_sources(store, rows)
             return rows[-1][0] if len(rows) == RECONCILE_ROWS else None
 
-    def _resource(self, store, rows: list) -> int:
+    def _reindex_sources(self, store, rows: list) -> int:
         versions, stale = store.raw("versions"), []
         for n, reg_id, title, url, src in rows:
             if reg_id in versions and text_source(store, reg_id) != src:
@@ -1174,7 +1174,7 @@ class FullTextIndex:
 
 
 _CHECKED = "SELECT n, id, key, live FROM seen WHERE n > ? ORDER BY n LIMIT ?"  # see _reconcile
-_SOURCED = (  # see resource_pass
+_SOURCED = (  # see reindex_sources_pass
     "SELECT n, id, title, url, src FROM seen WHERE live AND n > ? ORDER BY n LIMIT ?"
 )
 _ROWIDS = "SELECT rowid FROM {0} WHERE {0} MATCH ?"  # {0}: docs, or pairs

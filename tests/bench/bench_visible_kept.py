@@ -4,7 +4,7 @@ beside the old path (the original page read and parsed at every check) in the sa
 
 Then the start job that keeps every older version's text and indexes it again
 (host/daemon/jobs.py: ``keep_visible_texts``): a step of the migration, and the full-text
-index's pass over every row (``resource_pass``), which the daemon runs at every start.
+index's pass over every row (``reindex_sources_pass``), which the daemon runs at every start.
 
 Run: ``.venv/bin/python tests/bench/bench_visible_kept.py [--checks 10] [--rows 20000]``.
 
@@ -145,7 +145,7 @@ def index_pass(home: Path, rows: int) -> None:
         cpu, wall, after = [], [], -1
         while after is not None:
             started, clock = time.thread_time(), time.perf_counter()
-            after = index.resource_pass(store, after)
+            after = index.reindex_sources_pass(store, after)
             cpu.append((time.thread_time() - started) * 1000)
             wall.append((time.perf_counter() - clock) * 1000)
         index.close()

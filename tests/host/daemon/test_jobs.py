@@ -383,10 +383,10 @@ def test_older_versions_have_their_visible_text_kept_and_indexed_again_at_start(
     app.executor.submit(text.sync, app.store).result()
     app.executor.submit(provider.keep_all_visible_texts, app.store, [behind]).result()
     steps, resourced = [], []
-    keep, resource = jobs.keep_all_visible_texts, text.resource
+    keep, resource = jobs.keep_all_visible_texts, text.reindex_sources
     monkeypatch.setattr(jobs, "VISIBLE_STEP", 2)
     monkeypatch.setattr(jobs, "keep_all_visible_texts", lambda *a: steps.append(a[1]) or keep(*a))
-    monkeypatch.setattr(text, "resource", lambda *a: resourced.append(resource(*a)))
+    monkeypatch.setattr(text, "reindex_sources", lambda *a: resourced.append(resource(*a)))
 
     def found(word: str) -> int:
         return app.executor.submit(text.search, textquery.parse(word)).result().total

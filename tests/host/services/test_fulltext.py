@@ -1532,7 +1532,7 @@ def test_a_version_indexed_before_its_visible_text_was_kept_is_indexed_again_wit
 ):
     """Versions indexed by their main text (stored before the visible text was kept) are
     found by their visible text once it is kept: ``resource`` (a step's versions) and
-    ``resource_pass`` (every row, in steps) index each again, once; the index then equals
+    ``reindex_sources_pass`` (every row, in steps) index each again, once; the index then equals
     one made afresh (terms, counts and totals), and a write that fails midway is rolled
     back whole and done at the next run."""
     home = tmp_path / "home"
@@ -1546,21 +1546,21 @@ def test_a_version_indexed_before_its_visible_text_was_kept_is_indexed_again_wit
         index.sync(store)
         assert index.search(textquery.parse("steuerdarling")).total == 0  # a linked headline
         assert provider.keep_all_visible_texts(store, olds[:2]) == olds[:2]
-        assert index.resource(store, olds) == 2
+        assert index.reindex_sources(store, olds) == 2
         assert index.search(textquery.parse("steuerdarling")).total == 1
-        assert index.resource(store, olds) == 0  # once
+        assert index.reindex_sources(store, olds) == 0  # once
         provider.visible_text_of(store, olds[2])  # kept by a check: the pass finds it
         failing = index._add
         monkeypatch.setattr(index, "_add", lambda *a: (_ for _ in ()).throw(OSError("disk")))
         with pytest.raises(OSError):
-            index.resource_pass(store)
+            index.reindex_sources_pass(store)
         monkeypatch.setattr(index, "_add", failing)
         assert index.count() == 4 and sorted(index.known) == store.ids  # as the file holds
         assert len(index.rows.by_n) == 4
         after, steps = -1, 0
         while after is not None:
-            after, steps = index.resource_pass(store, after), steps + 1
-        assert steps >= 2 and index.resource(store, olds) == 0
+            after, steps = index.reindex_sources_pass(store, after), steps + 1
+        assert steps >= 2 and index.reindex_sources(store, olds) == 0
         fresh = FullTextIndex(tmp_path / "fresh.sqlite3")
         fresh.sync(store)
         for table in ("docs", "pairs"):
