@@ -284,3 +284,42 @@ def test_popup_shows_a_check_that_judged_nothing_with_its_reason_never_as_gone(
     expect(notice).not_to_contain_text("no longer on this page")
     expect(page.locator("#soft-404")).to_have_count(0)
     assert of_type(sent, "liveness") == [{"tabId": 4, "url": "https://docs.example/guide"}]
+
+
+INSTALL_LOOK = """() => {
+  const box = document.querySelector('.install');
+  const code = box.matches('code') ? box : box.querySelector('code');
+  const b = getComputedStyle(box), c = getComputedStyle(code);
+  return { display: b.display, background: b.backgroundColor, padding: b.padding, radius: b.borderRadius,
+           select: b.userSelect, whiteSpace: b.whiteSpace, font: c.fontFamily, weight: c.fontWeight,
+           size: c.fontSize, width: box.getBoundingClientRect().width };
+}"""
+
+
+def test_the_install_hint_is_one_command_block_on_every_page(open_page):
+    """The helper's install command looks the same on the error page, the popup and the options
+    page: a block of its own, shaded, in the monospace font, selected whole by a click."""
+    missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
+    pages = {
+        "error": ("error/error.html?url=http%3A%2F%2Fa.example%2F&error=net%3A%3AERR_NAME_NOT_RESOLVED",
+                  {"nav_error_result": {"ok": True, "result": {"host": False, "error": missing["error"]}}},
+                  "#missing"),
+        "popup": ("popup/popup.html?tab=4", {"versions": missing}, "#missing"),
+        "options": ("options/options.html", {"host_status": {"ok": True, "result": {
+            "installed": False, "error": missing["error"]}}}, "#host-help"),
+    }  # fmt: skip
+    looks = {}
+    for name, (path, replies, section) in pages.items():
+        page, _ = open_page(path, replies)
+        expect(page.locator(f"{section} .install")).to_be_visible()
+        looks[name] = page.evaluate(INSTALL_LOOK)
+    for name, look in looks.items():
+        assert look["display"] == "block", (name, look)
+        assert look["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), (name, look)
+        assert look["padding"] == "10px 14px" and look["radius"] == "8px", (name, look)
+        assert look["select"] == "all" and look["whiteSpace"] == "pre", (name, look)
+        assert "mono" in look["font"].lower() and look["weight"] == "600", (name, look)
+        assert look["width"] > 150, (name, look)  # a block, not a word squeezed into a line
+    shared = {k: v for k, v in looks["error"].items() if k != "width"}
+    for name in ("popup", "options"):
+        assert {k: v for k, v in looks[name].items() if k != "width"} == shared, name
