@@ -3,8 +3,11 @@ rewrite for statistics and self-learning"). Plain, JSON-serialisable data; the
 host persists it (``<home>/learning.json`` for the CLI, the daemon's App for
 the extension).
 
-* ``outcomes``: typed domain → suggested domain → {"shown", "taken", "rejected"}.
-  A taken correction ranks first next time; a rejected one is demoted.
+* ``outcomes``: typed domain → suggested domain → {"shown", "taken", "rejected", "retried"}.
+  A taken correction ranks first next time; a rejected one is demoted. ``retried`` counts the
+  times the user pressed "Try again" on the failed address while the suggestion was offered:
+  weak evidence against it (the site may only have been down), weighed by the ranking's
+  ``retry_weight``, never as a rejection.
 * ``visited``: the user's own domains (reported by the extension) with counts.
 * ``archived``: hosts the user archived pages from.
 * ``paths``: host → recently seen paths (for "nearest known URL on this site").
@@ -38,16 +41,18 @@ class LearningState:
 
     def _counts(self, typed: str, suggested: str) -> dict[str, int]:
         per = self.outcomes.setdefault(typed, {})
-        return per.setdefault(suggested, {"shown": 0, "taken": 0, "rejected": 0})
+        return per.setdefault(suggested, {"shown": 0, "taken": 0, "rejected": 0, "retried": 0})
 
     def shown(self, typed: str, suggested: Iterable[str]) -> None:
         """Count that these suggestions were shown for ``typed``."""
         for domain in suggested:
             self._counts(typed, domain)["shown"] += 1
 
-    def record(self, typed: str, suggested: str, taken: bool) -> None:
-        """Count that the user took (or explicitly rejected) a suggestion."""
-        self._counts(typed, suggested)["taken" if taken else "rejected"] += 1
+    def record(self, typed: str, suggested: str, taken: bool, retried: bool = False) -> None:
+        """Count that the user took (or explicitly rejected) a suggestion; ``retried``: passed
+        over it by trying the typed address again (``taken`` is then ignored)."""
+        kind = "retried" if retried else "taken" if taken else "rejected"
+        self._counts(typed, suggested)[kind] += 1
 
     def taken(self, typed: str, suggested: str) -> int:
         return self.outcomes.get(typed, {}).get(suggested, {}).get("taken", 0)
@@ -106,4 +111,4 @@ class LearningState:
 
 
 def _counts(raw: dict) -> dict[str, int]:
-    return {k: int(raw.get(k, 0)) for k in ("shown", "taken", "rejected")}
+    return {k: int(raw.get(k, 0)) for k in ("shown", "taken", "rejected", "retried")}

@@ -159,13 +159,15 @@ async function openCopy(event, copy) {
   location.assign(reply?.ok ? reply.result.url : copy.version_url);
 }
 
+// "Try again" passes over the best suggestion, but the site may only have been down: the host
+// counts it as a retry, weak evidence against the suggestion, never as a rejection.
 async function onRetry() {
-  if (best) report(best, 0, false);
+  if (best) report(best, 0, false, true);
   await callBackground('retry', { url: failure.url, error: failure.error });
 }
 
-function report(suggestion, rank, taken) {
-  const params = { url: failure.url, suggestion: suggestion.url, step: suggestion.step, score: suggestion.score, rank, taken };
+function report(suggestion, rank, taken, retried = false) {
+  const params = { url: failure.url, suggestion: suggestion.url, step: suggestion.step, score: suggestion.score, rank, taken, retried };
   // Never block the user on the report: give it a moment, then move on.
   return Promise.race([callBackground('suggestion_taken', params).catch(() => null), new Promise((r) => setTimeout(r, 300))]);
 }

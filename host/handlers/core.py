@@ -67,11 +67,13 @@ def visited(params: dict, app) -> dict:
 
 
 def suggestion_taken(params: dict, app) -> dict:
-    """The user took (or rejected) a suggestion: the engine learns from it."""
+    """The user took (or rejected, or retried the failed address past) a suggestion: the
+    engine learns from it."""
 
     url = text(params, "url", max_length=8192)
     chosen = text(params, "suggestion", None, max_length=8192)
-    return record_choice(app, url, chosen, params.get("taken", chosen is not None))
+    taken = params.get("taken", chosen is not None)
+    return record_choice(app, url, chosen, taken, params.get("retried", False))
 
 
 def key_profile(params: dict, app) -> dict:

@@ -128,15 +128,19 @@ def record_visit(app, url: str) -> dict:
     return {"host": host}
 
 
-def record_choice(app, url: str, suggestion: str | None, taken: object) -> dict:
-    """A suggestion shown for ``url`` was taken (or rejected): feed the learning."""
-    if not isinstance(taken, bool):
-        raise InvalidInput("parameter 'taken' must be true or false")
+def record_choice(
+    app, url: str, suggestion: str | None, taken: object, retried: object = False
+) -> dict:
+    """A suggestion shown for ``url`` was taken (or rejected, or passed over by a retry of
+    ``url``: weak evidence against it): feed the learning."""
+    for name, value in (("taken", taken), ("retried", retried)):
+        if not isinstance(value, bool):
+            raise InvalidInput(f"parameter '{name}' must be true or false")
     if suggestion is None:
         raise InvalidInput("missing parameter 'suggestion'")
-    app.suggester.record_choice(url, suggestion, taken)
+    app.suggester.record_choice(url, suggestion, taken and not retried, retried)
     _maybe_save(app, now=True)
-    return {"recorded": True, "taken": taken}
+    return {"recorded": True, "taken": taken and not retried, "retried": retried}
 
 
 def _host(url: str) -> str:

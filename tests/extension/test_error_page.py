@@ -70,7 +70,7 @@ def test_a_sure_repair_is_the_big_button_and_taking_it_is_reported(error_page, m
     expect(page).to_have_url(target)
     taken = [m["params"] for m in sent if m["type"] == "suggestion_taken"]
     assert taken == [{"url": "http://gooogle.com/", "suggestion": target, "step": "spelling",
-                      "score": 0.5, "rank": 0, "taken": True}]  # fmt: skip
+                      "score": 0.5, "rank": 0, "taken": True, "retried": False}]  # fmt: skip
     request = next(m["params"] for m in sent if m["type"] == "nav_error_result")
     assert request == {"url": "http://gooogle.com/", "error": "net::ERR_NAME_NOT_RESOLVED",
                        "key": "k1", "time": 1795298400000}  # fmt: skip
@@ -99,6 +99,9 @@ def test_passing_over_the_best_suggestion_is_reported_as_not_taken(error_page):
     page.wait_for_timeout(200)
     kinds = [(m["type"], m["params"].get("taken")) for m in sent if m["type"] != "nav_error_result"]
     assert ("suggestion_taken", False) in kinds and ("retry", None) in kinds
+    # "Try again" is a retry (weak evidence for the host's learning), not a rejection
+    (report,) = [m["params"] for m in sent if m["type"] == "suggestion_taken"]
+    assert report["retried"] is True and report["suggestion"] == "http://google.com/"
 
 
 def test_the_archived_copy_gets_its_own_button(error_page):

@@ -65,6 +65,7 @@ from engine.urls.suggest.ranking import (
     candidate_weight,
     close_call,
     is_public_suffix,
+    learned,
     merge,
     null_weight,
     siblings,
@@ -210,8 +211,11 @@ class Suggester:
         shown = [_domain_of(s.url if isinstance(s, Suggestion) else s) for s in suggestions]
         self.learning.shown(typed, [d for d in shown if d and d != typed])
 
-    def record_outcome(self, url: str, suggestion_url: str, taken: bool) -> None:
-        """The user took (or rejected) ``suggestion_url`` for the failed ``url``.
+    def record_outcome(
+        self, url: str, suggestion_url: str, taken: bool, retried: bool = False
+    ) -> None:
+        """The user took (or rejected) ``suggestion_url`` for the failed ``url``; ``retried``:
+        passed over it by trying ``url`` again (weak evidence against it, not a rejection).
 
         >>> s = Suggester(DomainDictionary.from_domains(["google.com", "goggle.com"]))
         >>> s.record_outcome("http://gogle.com/", "http://goggle.com/", taken=True)
@@ -221,8 +225,8 @@ class Suggester:
         typed, chosen = _domain_of(url), _domain_of(suggestion_url)
         if not typed or not chosen or " " in chosen:
             raise InvalidInput("record_outcome needs two web URLs")
-        self.learning.record(typed, chosen, taken)
-        if taken:
+        self.learning.record(typed, chosen, taken, retried)
+        if taken and not retried:
             host = ascii_host(_host_of(suggestion_url)) or chosen
             self.learning.visit(host)
             self._note_user(host, 1)
@@ -240,9 +244,11 @@ class Suggester:
         """One successful visit of ``host`` (the extension's ``visited``)."""
         self.add_user_domains({host: count})
 
-    def record_choice(self, url: str, suggestion_url: str, taken: bool) -> None:
+    def record_choice(
+        self, url: str, suggestion_url: str, taken: bool, retried: bool = False
+    ) -> None:
         """Alias of :meth:`record_outcome`."""
-        self.record_outcome(url, suggestion_url, taken)
+        self.record_outcome(url, suggestion_url, taken, retried)
 
     def _reset_user(self) -> None:
         """The user's hosts from the learning state; their index is rebuilt lazily."""
@@ -466,7 +472,7 @@ class Suggester:
     # step 8: learning
     def _learned(self, ctx: _Context) -> None:
         for domain, counts in self.learning.corrections(ctx.typed_domain).items():
-            if counts.get("taken", 0) > counts.get("rejected", 0):
+            if learned(self.options, counts):
                 self._add(ctx, domain, 0.0, "learned", "you chose this correction before")
                 ctx.candidates[domain].step = "learned"
 

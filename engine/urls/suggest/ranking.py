@@ -76,6 +76,9 @@ class SuggestOptions:
     referrer_boost: float = 30.0
     taken_boost: float = 1e4
     rejected_factor: float = 0.05
+    # "Try again" on the failed address while a suggestion was offered: the site may only have
+    # been down, so a retry counts as this share of a rejection (4 retries = 1 rejection)
+    retry_weight: float = 0.25
     max_variants: int = 6
     max_near: int = 40  # keys looked at per reading (nearest, then most popular)
     # a reading that already assumes a mistake as costly as a random letter (a connector
@@ -118,9 +121,29 @@ def candidate_weight(o: SuggestOptions, cand: Candidate, visits: float, counts: 
         weight *= 1 + o.user_boost * math.log1p(visits)
     if cand.step == "referrer":
         weight *= o.referrer_boost
-    if counts.get("taken", 0) > counts.get("rejected", 0):
+    if learned(o, counts):
         weight *= o.taken_boost
-    return weight * o.rejected_factor ** counts.get("rejected", 0)
+    return weight * o.rejected_factor ** rejections(o, counts)
+
+
+def rejections(o: SuggestOptions, counts: dict) -> float:
+    """The evidence against a suggestion: its rejections, and each retry as ``o.retry_weight``
+    of one.
+
+    >>> rejections(SuggestOptions(), {"rejected": 1, "retried": 2})
+    1.5
+    """
+    return counts.get("rejected", 0) + o.retry_weight * counts.get("retried", 0)
+
+
+def learned(o: SuggestOptions, counts: dict) -> bool:
+    """Whether a correction the user took stays learned: taken more often than the evidence
+    against it, so one "Try again" does not undo a correction taken once.
+
+    >>> learned(SuggestOptions(), {"taken": 1, "retried": 1}), learned(SuggestOptions(), {"taken": 1, "rejected": 1})
+    (True, False)
+    """
+    return counts.get("taken", 0) > rejections(o, counts)
 
 
 def close_call(o: SuggestOptions, weights: list[float], siblings: bool = False) -> bool:

@@ -247,6 +247,40 @@ def test_taken_correction_ranks_first_and_rejected_is_demoted():
     assert after[0].score < before[0].score
 
 
+def test_one_retry_is_weak_evidence_that_never_outweighs_a_taken_correction():
+    """ "Try again" on the failed address while a suggestion was offered may only mean the site
+    was down: one retry after a correction taken once keeps it learned and first; a rejection
+    (or four retries, one rejection's worth) does not; a retry alone demotes less than a
+    rejection, and both are stored apart."""
+
+    d = DomainDictionary.from_domains(["google.com", "goggle.com"])
+    learned_then = Suggester(d)
+    learned_then.record_outcome("http://gogle.com/", "http://goggle.com/", taken=True)
+    learned_then.record_outcome("http://gogle.com/", "http://goggle.com/", False, retried=True)
+    first = top(learned_then, "http://gogle.com/")
+    assert (first.url, first.step) == ("http://goggle.com/", "learned")
+    counts = learned_then.learning.corrections("gogle.com")["goggle.com"]
+    assert (counts["taken"], counts["rejected"], counts["retried"]) == (1, 0, 1)
+
+    rejected = Suggester(d, learning=learned_then.learning_state())
+    rejected.learning.outcomes["gogle.com"]["goggle.com"].update(retried=0, rejected=1)
+    assert top(rejected, "http://gogle.com/").step != "learned"
+    four = Suggester(d)
+    four.record_outcome("http://gogle.com/", "http://goggle.com/", taken=True)
+    for _ in range(4):
+        four.record_outcome("http://gogle.com/", "http://goggle.com/", False, retried=True)
+    assert top(four, "http://gogle.com/").step != "learned"
+
+    def score_of(s: Suggester) -> float:
+        found = s.suggest(SuggestRequest("http://gogle.com/"))
+        return next(x.score for x in found if x.url == "http://google.com/")
+
+    once, no = Suggester(d), Suggester(d)
+    once.record_outcome("http://gogle.com/", "http://google.com/", False, retried=True)
+    no.record_outcome("http://gogle.com/", "http://google.com/", taken=False)
+    assert score_of(no) < score_of(once) < score_of(Suggester(d))
+
+
 def test_learning_keys_idn_typos_the_way_the_pipeline_reads_them():
     """A taken correction for a typed IDN (goögle.com) is found again next time, and a
     suggestion that names no domain is refused instead of stored."""

@@ -32,13 +32,22 @@ def test_taken_ranks_first_next_time_and_survives_a_restart(home):
     runner_up = before[2]["url"]  # not the best guess: only learning can put it first
     assert call(
         home, "suggestion_taken", {"url": TYPO, "suggestion": runner_up, "taken": True}
-    ) == {
-        "recorded": True,
-        "taken": True,
-    }
+    ) == {"recorded": True, "taken": True, "retried": False}
     after = nav_error(home, TYPO)
     assert (after[0]["url"], after[0]["step"]) == (runner_up, "learned")
     assert after[0]["score"] >= 0.5  # gogle.com is not a known domain: the big button
+
+    # "Try again" once while it was offered (the error page sends taken false, retried true):
+    # weak evidence, so the correction taken once stays learned, first, with the big button
+    retried = {"url": TYPO, "suggestion": runner_up, "taken": False, "retried": True}
+    assert call(home, "suggestion_taken", retried) == {
+        "recorded": True,
+        "taken": False,
+        "retried": True,
+    }
+    again = nav_error(home, TYPO)
+    assert (again[0]["url"], again[0]["step"]) == (runner_up, "learned")
+    assert again[0]["score"] >= 0.5
 
     # the one-shot CLI reads what the running daemon learned (read-only, the daemon writes)
     assert cli_suggestions(home, TYPO)[0]["url"] == runner_up
@@ -48,6 +57,8 @@ def test_taken_ranks_first_next_time_and_survives_a_restart(home):
     counts = learning_file.store_learning(home)["outcomes"]["gogle.com"]
     assert counts["google.com"]["shown"] >= 2 and counts["google.com"]["taken"] == 0
     assert counts[registrable(runner_up)]["taken"] == 1
+    assert counts[registrable(runner_up)]["retried"] == 1
+    assert counts[registrable(runner_up)]["rejected"] == 0
     assert cli_suggestions(home, TYPO)[0]["url"] == runner_up  # no daemon: same answer
     pk(home, "serve", "--detach", "--json")
     assert nav_error(home, TYPO)[0]["url"] == runner_up  # saved in the store, reloaded
@@ -60,7 +71,7 @@ def test_rejected_is_demoted(home):
     best = before[0]
     assert best["url"] == "http://facebook.com/" and best["score"] >= 0.5
     reply = call(home, "suggestion_taken", {"url": typo, "suggestion": best["url"], "taken": False})
-    assert reply == {"recorded": True, "taken": False}
+    assert reply == {"recorded": True, "taken": False, "retried": False}
     after = {s["url"]: s for s in nav_error(home, typo)}
     demoted = after.get(best["url"])
     assert demoted is None or demoted["score"] < 0.5 <= best["score"], after
@@ -82,6 +93,7 @@ def test_bad_suggestion_taken_params_are_typed_errors(home):
     pk(home, "serve", "--detach", "--json")
     for params in (
         {"url": TYPO, "suggestion": "http://google.com/", "taken": "yes"},
+        {"url": TYPO, "suggestion": "http://google.com/", "taken": False, "retried": "once"},
         {"url": TYPO, "taken": True},
         {"url": "not a url", "suggestion": "also not", "taken": True},
     ):
