@@ -8,6 +8,7 @@ import { captureTab, resumeCapture } from '../capture/capture.js';
 import { interruptedCaptures } from '../capture/progress.js';
 import { action, ext, sessionStore } from '../lib/browser.js';
 import { isWebURL } from '../lib/addresses.js';
+import { MESSAGES } from '../lib/messages.js';
 import { badgeText } from '../lib/rules.js';
 import { distinctPages } from '../lib/suggestions.js';
 import { settings } from './config.js';
@@ -21,7 +22,7 @@ const ARCHIVE_TIMEOUT_MS = 30000;
  */
 export async function archiveTab(tabId) {
   const tab = await ext.tabs.get(tabId);
-  if (!isWebURL(tab.url)) throw new HostError('not_archivable', 'Only web pages (http and https addresses) can be archived.');
+  if (!isWebURL(tab.url)) throw new HostError('not_archivable', MESSAGES.not_archivable);
   const { capture } = await settings();
   return captureTab(tabId, tab.url, capture, (result) => summarizeNew(result, tab.url, tabId));
 }
@@ -69,7 +70,7 @@ export async function resumeArchives() {
 
 /** Archive a link target without opening it (the host fetches it). */
 export function archiveLink(url) {
-  if (!isWebURL(url)) throw new HostError('not_archivable', 'Only http and https links can be archived.');
+  if (!isWebURL(url)) throw new HostError('not_archivable', MESSAGES.link_not_archivable);
   return register({ url, captured_at: new Date().toISOString() }, null);
 }
 

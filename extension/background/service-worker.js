@@ -6,6 +6,7 @@ import { clearSessionFallback, ext, menus } from '../lib/browser.js';
 import { archiveAfterAccess, archiveLink, archiveTab, resumeArchives } from './archive.js';
 import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
 import { onBookmarkCreated } from './bookmarks.js';
+import { withFeedback } from './feedback.js';
 import { forgetSettings } from './config.js';
 import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
 import { route } from './router.js';
@@ -63,15 +64,17 @@ async function createMenus() {
   menus.create({ id: 'pk-archive-link', title: 'Archive the linked page', contexts: ['link'] });
 }
 
+// The menus and the shortcut have no window of their own: the badge (and a notification) say
+// how the archive ended (feedback.js).
 async function onMenuClicked(info, tab) {
-  if (info.menuItemId === 'pk-archive-link') await archiveLink(info.linkUrl);
-  else if (info.menuItemId === 'pk-archive-page' && tab?.id != null) await archiveTab(tab.id);
+  if (info.menuItemId === 'pk-archive-link') await withFeedback(tab?.id, 'link', () => archiveLink(info.linkUrl));
+  else if (info.menuItemId === 'pk-archive-page' && tab?.id != null) await withFeedback(tab.id, 'page', () => archiveTab(tab.id));
 }
 
 async function onCommand(command, tab) {
   if (command !== 'archive-page') return;
   const target = tab ?? (await ext.tabs.query({ active: true, currentWindow: true }))[0];
-  if (target?.id != null) await archiveTab(target.id);
+  if (target?.id != null) await withFeedback(target.id, 'page', () => archiveTab(target.id));
 }
 
 /**

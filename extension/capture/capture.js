@@ -14,6 +14,7 @@
 //   const again = await resumeCapture(7, storedState, settings);   // after the service worker restarted
 
 import { hasSiteAccess, runInFrames } from '../lib/browser.js';
+import { siteAccessText } from '../lib/messages.js';
 import { HostError, request } from '../background/native.js';
 import { progress } from './progress.js';
 import { sendParts } from './transfer.js';
@@ -177,8 +178,7 @@ export async function collect(tabId, key, settings, url) {
  */
 async function unreadable(url, err) {
   if (url && !(await hasSiteAccess(url))) {
-    const site = new URL(url).hostname;
-    return new HostError('site_access', `PageKeeper is not allowed to read pages on ${site}: its access to websites was declined or withdrawn in the browser's add-on settings.`);
+    return new HostError('site_access', siteAccessText(new URL(url).hostname));
   }
   return err ?? new HostError('capture_failed', 'The page could not be read (the browser blocks extensions on this page).');
 }

@@ -4,6 +4,7 @@
 import { callBackground, ext, hasSiteAccess, pageURL, requestSiteAccess } from '../lib/browser.js';
 import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
+import { failureText, MESSAGES } from '../lib/messages.js';
 import { SOFT_404 } from '../lib/net-errors.js';
 import { captureText, readProgress } from '../capture/progress.js';
 import { resourcesSummary } from '../lib/capture-summary.js';
@@ -25,7 +26,7 @@ async function init() {
   document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, ''));
   if (!tab || !isWebURL(tab.url)) {
     archiveButton.disabled = true;
-    fill('status', 'Only web pages (http and https) can be archived.');
+    fill('status', MESSAGES.not_archivable);
     return;
   }
   watchCapture();
@@ -137,7 +138,7 @@ async function onAllow() {
   await waiting;
   if (!granted) {
     await callBackground('archive_on_access', { tabId: null }).catch(() => null);
-    return showError({ message: 'PageKeeper still may not read this site, so the page was not archived.' });
+    return showError({ message: MESSAGES.access_declined });
   }
   show('access', false);
   await archiveWith('archive_after_access');
@@ -268,12 +269,13 @@ async function openDaemon(event, type, params) {
 
 function showError(error) {
   if (error?.code === 'host_missing') {
+    fill('missing-title', failureText(error));
     show('missing');
     archiveButton.disabled = true;
     fill('status', '');
     return;
   }
   if (error?.code === 'site_access') showAccess();
-  fill('error', error?.message ?? 'Something went wrong.');
+  fill('error', failureText(error));
   show('error');
 }

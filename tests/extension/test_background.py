@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 # Events record their listeners; the native port answers from `replies` (a value or a function of
 # the params; a missing type is the host's not_found); storage.sync is a plain object.
 FAKE_BROWSER = """
-  const log = { updates: [], sent: [], badges: {}, titles: {}, scripted: [], menus: [] };
+  const log = { updates: [], sent: [], badges: {}, titles: {}, colors: {}, scripted: [], menus: [], notes: [] };
   const event = () => { const fns = [];
     return { addListener: (f) => fns.push(f), hasListeners: () => fns.length > 0,
              fire: (...a) => fns.forEach((f) => f(...a)), count: () => fns.length }; };
@@ -52,6 +52,7 @@ FAKE_BROWSER = """
           const r = replies[m.type];
           const reply = r === undefined
             ? { id: m.id, ok: false, error: { code: 'not_found', message: 'nothing' } }
+            : r instanceof Error ? { id: m.id, ok: false, error: { code: r.code, message: r.message } }
             : { id: m.id, ok: true, result: typeof r === 'function' ? r(m.params) : r };
           setTimeout(() => onMessage.fire(reply), 5);
         } };
@@ -77,7 +78,12 @@ FAKE_BROWSER = """
                async set(v) { Object.assign(localArea, structuredClone(v)); },
                async remove(k) { [].concat(k).forEach((x) => delete localArea[x]); } } },
     action: { async setBadgeText({ tabId, text }) { log.badges[tabId] = text; },
-              async setBadgeBackgroundColor() {}, async setTitle({ tabId, title }) { log.titles[tabId] = title; } },
+              async setBadgeBackgroundColor({ tabId, color }) { log.colors[tabId] = color; },
+              async setTitle({ tabId, title }) { log.titles[tabId] = title; },
+              async getBadgeText({ tabId }) { return log.badges[tabId] ?? ''; },
+              async getTitle({ tabId }) { return log.titles[tabId] ?? 'PageKeeper'; } },
+    notifications: { onClicked: event(), async clear() {},
+                     async create(id, o) { log.notes.push({ id, ...o }); return id; } },
     scripting: { async executeScript({ target, func, files, args }) {
       log.scripted.push({ tabId: target.tabId, files: files ?? null });
       if (files) return [];
@@ -474,3 +480,77 @@ def test_archive_from_the_shortcut_and_both_context_menus(page):
     assert got["similar"] == ["r2"]
     (link,) = [p for p in got["all"] if p["url"] == "https://docs.example/other"]
     assert "html" not in link and link["captured_at"]  # no tab: the host fetches the link
+
+
+def test_the_shortcut_and_the_menus_tell_how_the_archive_ended(page):
+    """They have no window: the tab's badge shows ✓ or ! for a while, its title the sentence, and
+    a notification tells a failure and the linked page's result, in the popup's words
+    (lib/messages.js). Then the tab's own badge (its version count) comes back."""
+    got = background(
+        page,
+        """const { feedbackOptions } = await import('/background/feedback.js');
+           const { failureText, MESSAGES } = await import('/lib/messages.js');
+           feedbackOptions.showMs = 400;
+           setTab(5, 'https://docs.example/guide');
+           log.badges[5] = '2'; log.titles[5] = 'PageKeeper: 2 archived versions of this page';
+           const seen = (tabId) => ({ badge: log.badges[tabId], title: log.titles[tabId], color: log.colors[tabId] });
+           replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
+           browser.commands.onCommand.fire('archive-page', { id: 5 });
+           await wait(250);
+           const done = { ...seen(5), notes: log.notes.length };
+           await wait(500);
+           const after = seen(5);
+           const full = Object.assign(new Error('The archive is full: 2.0 GB of 2.0 GB used.'), { code: 'storage' });
+           replies.capture_begin = full;
+           browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-page' }, { id: 5 });
+           await wait(250);
+           const failed = { ...seen(5), note: log.notes.at(-1), popup: failureText({ code: 'storage', message: full.message }) };
+           await wait(500);
+           const failedAfter = seen(5);
+           setTab(6, 'https://docs.example/list');
+           browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'https://docs.example/other' }, { id: 6 });
+           await wait(250);
+           const link = { ...seen(6), note: log.notes.at(-1) };
+           browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'ftp://docs.example/file' }, { id: 6 });
+           await wait(100);
+           const badLink = { ...seen(6), note: log.notes.at(-1) };
+           return { done, after, failed, failedAfter, link, badLink, MESSAGES };""",
+    )
+    done, failed = got["done"], got["failed"]
+    assert done["badge"] == "✓" and done["notes"] == 0  # the page on screen: the badge says it
+    assert done["title"] == "PageKeeper: This page is archived as version 2."
+    assert got["after"] == {"badge": "2", "title": "PageKeeper: 2 archived versions of this page",
+                            "color": "#1f6f5c"}  # fmt: skip
+    assert failed["badge"] == "!" and failed["color"] == "#b3261e"
+    assert failed["popup"] in failed["title"] and failed["note"]["message"] == failed["popup"]
+    assert failed["note"]["title"] == "This page was not archived"
+    assert got["failedAfter"]["badge"] == "2"
+    link = got["link"]
+    assert link["badge"] == "✓" and "https://docs.example/other" in link["title"]
+    assert link["note"]["title"] == "Linked page archived"
+    assert "https://docs.example/other" in link["note"]["message"]
+    bad = got["badLink"]
+    assert bad["badge"] == "!" and bad["note"]["title"] == "The linked page was not archived"
+    assert bad["note"]["message"] == got["MESSAGES"]["link_not_archivable"]
+
+
+def test_a_missing_helper_is_named_as_the_popup_names_it(page):
+    """The browser's own words for a missing native host ("Specified native messaging host not
+    found.") are not what the user reads: the badge and the notification say what the popup says."""
+    got = background(
+        page,
+        """const { MESSAGES } = await import('/lib/messages.js');
+           runtime.connectNative = () => {
+             const onDisconnect = event();
+             const port = { onMessage: event(), onDisconnect, postMessage() {
+               runtime.lastError = { message: 'Specified native messaging host not found.' };
+               setTimeout(() => { onDisconnect.fire(port); runtime.lastError = null; }, 5); } };
+             return port; };
+           setTab(5, 'https://docs.example/guide');
+           browser.commands.onCommand.fire('archive-page', { id: 5 });
+           await wait(300);
+           return { note: log.notes.at(-1), title: log.titles[5], badge: log.badges[5], MESSAGES };""",
+    )
+    assert got["badge"] == "!"
+    assert got["note"]["message"] == got["MESSAGES"]["host_missing"]
+    assert got["title"].endswith(got["MESSAGES"]["host_missing"])

@@ -143,6 +143,10 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     missing = {"ok": False, "error": {"code": "host_missing", "message": "not found"}}
     page, _ = open_page("popup/popup.html?tab=4", {"versions": missing})
     expect(page.locator("#missing")).to_be_visible()
+    # the words the shortcut's badge and notification use too (lib/messages.js)
+    expect(page.locator("#missing-title")).to_have_text(
+        "The PageKeeper helper app is not installed."
+    )
     assert_runs_as_readme_says(page.locator("#missing .install").inner_text())
     expect(page.locator("#archive")).to_be_disabled()
 

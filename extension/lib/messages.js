@@ -1,0 +1,24 @@
+// What PageKeeper says when something fails, in one place: the popup, the toolbar badge's title
+// and the notifications of the shortcut and the context menus all use these words. Pure.
+//
+//   failureText({ code: 'host_missing', message: 'Specified native messaging host not found.' })
+//   // 'The PageKeeper helper app is not installed.'
+
+export const MESSAGES = {
+  host_missing: 'The PageKeeper helper app is not installed.',
+  not_archivable: 'Only web pages (http and https addresses) can be archived.',
+  link_not_archivable: 'Only http and https links can be archived.',
+  access_declined: 'PageKeeper still may not read this site, so the page was not archived.',
+  unknown: 'Something went wrong.',
+};
+
+/** The site-access failure of `host` (Firefox lets the user decline or withdraw it). */
+export function siteAccessText(host) {
+  return `PageKeeper is not allowed to read pages on ${host}: its access to websites was declined or withdrawn in the browser's add-on settings.`;
+}
+
+/** The sentence that names why an action failed (`error`: {code, message} or an Error). */
+export function failureText(error) {
+  if (error?.code === 'host_missing') return MESSAGES.host_missing;
+  return error?.message || MESSAGES.unknown;
+}
