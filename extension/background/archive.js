@@ -28,32 +28,41 @@ export async function archiveTab(tabId) {
 }
 
 const ACCESS_WAIT_MS = 600000;
+const ACCESS_PREFIX = 'accessPending:'; // + tabId → {at}: one note per tab that waits for access
 const afterAccess = new Map(); // tabId → the capture started once site access was granted
 
 /**
  * The popup asks the user for site access for tab `tabId`: the grant (permissions.onAdded)
- * archives it, also when Firefox's prompt closed the popup. `tabId` null: declined, none waits.
+ * archives it, also when Firefox's prompt closed the popup. `waiting` false: declined, the tab
+ * waits no more. Each tab has its own note, so two tabs waiting are both archived.
  */
-export async function archiveOnAccess(tabId) {
-  if (tabId == null) return sessionStore.remove('accessPending');
-  return sessionStore.set({ accessPending: { tabId, at: Date.now() } });
+export async function archiveOnAccess(tabId, waiting = true) {
+  if (tabId == null) return null;
+  const key = `${ACCESS_PREFIX}${tabId}`;
+  return waiting ? sessionStore.set({ [key]: { at: Date.now() } }) : sessionStore.remove(key);
 }
 
 /**
- * Site access was granted: archive the tab that waited for it (`tabId`, or the one the popup
- * named in the past ten minutes), once, whoever asks first (the popup or permissions.onAdded):
- * the note is removed before the capture starts, and whoever comes while it runs joins it.
+ * Site access was granted: archive tab `tabId` (the popup's own call), or, with `tabId` null
+ * (permissions.onAdded), every tab whose popup asked in the past ten minutes; each once, whoever
+ * asks first: a tab's note is removed before its capture starts, and whoever comes while it
+ * runs joins it. Resolves with the tab's summary, or (null) with every tab's outcome.
  */
 export async function archiveAfterAccess(tabId = null) {
-  const { accessPending } = await sessionStore.get('accessPending');
-  const fresh = accessPending && Date.now() - accessPending.at < ACCESS_WAIT_MS;
-  const id = tabId ?? (fresh ? accessPending.tabId : null);
-  if (id == null) return null;
-  if (!afterAccess.has(id)) {
-    const started = sessionStore.remove('accessPending').then(() => archiveTab(id));
-    afterAccess.set(id, started.finally(() => afterAccess.delete(id)));
+  if (tabId != null) return archiveOnce(tabId);
+  const notes = await sessionStore.get(null);
+  const waiting = Object.entries(notes ?? {})
+    .filter(([key, note]) => key.startsWith(ACCESS_PREFIX) && Date.now() - (note?.at ?? 0) < ACCESS_WAIT_MS)
+    .map(([key]) => Number(key.slice(ACCESS_PREFIX.length)));
+  return Promise.allSettled(waiting.map(archiveOnce));
+}
+
+function archiveOnce(tabId) {
+  if (!afterAccess.has(tabId)) {
+    const started = sessionStore.remove(`${ACCESS_PREFIX}${tabId}`).then(() => archiveTab(tabId));
+    afterAccess.set(tabId, started.finally(() => afterAccess.delete(tabId)));
   }
-  return afterAccess.get(id);
+  return afterAccess.get(tabId);
 }
 
 /**

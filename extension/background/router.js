@@ -18,7 +18,8 @@ export const HANDLERS = {
   retry,
   suggestion_taken: relay('suggestion_taken'),
   archive_tab: (params) => archiveTab(params.tabId),
-  archive_on_access: (params) => archiveOnAccess(params.tabId ?? null).then(() => ({ waiting: params.tabId ?? null })),
+  archive_on_access: (params) => archiveOnAccess(params.tabId ?? null, params.waiting !== false)
+    .then(() => ({ tabId: params.tabId ?? null, waiting: params.waiting !== false })),
   archive_after_access: (params) => archiveAfterAccess(params.tabId),
   archive_link: (params) => archiveLink(params.url),
   versions: (params) => listVersions(params.url),

@@ -137,7 +137,7 @@ async function onAllow() {
   const granted = await requestSiteAccess();
   await waiting;
   if (!granted) {
-    await callBackground('archive_on_access', { tabId: null }).catch(() => null);
+    await callBackground('archive_on_access', { tabId: tab.id, waiting: false }).catch(() => null);
     return showError({ message: MESSAGES.access_declined });
   }
   show('access', false);

@@ -70,7 +70,8 @@ FAKE_BROWSER = """
     storage: { onChanged: event(),
       sync: { async get() { await slow(); return structuredClone(sync); },
               async set(v) { Object.assign(sync, v); } },
-      session: { async get(k) { return k in session ? { [k]: structuredClone(session[k]) } : {}; },
+      session: { async get(k) { if (k === null) return structuredClone(session);
+                                return k in session ? { [k]: structuredClone(session[k]) } : {}; },
                  async set(v) { Object.assign(session, structuredClone(v)); },
                  async remove(k) { [].concat(k).forEach((x) => delete session[x]); } },
       local: { async get(k) { const all = structuredClone(localArea);
@@ -554,3 +555,31 @@ def test_a_missing_helper_is_named_as_the_popup_names_it(page):
     assert got["badge"] == "!"
     assert got["note"]["message"] == got["MESSAGES"]["host_missing"]
     assert got["title"].endswith(got["MESSAGES"]["host_missing"])
+
+
+def test_every_tab_waiting_for_site_access_is_archived_once_when_it_is_granted(page):
+    """Two popups asked for site access (two tabs waiting, Firefox): the grant archives both,
+    each once, though the grant's event comes twice and one popup asks for its own tab at the
+    same time; a tab whose user declined is not archived, and a later grant archives nothing."""
+    got = background(
+        page,
+        """const ask = (type, params) => new Promise((r) => runtime.onMessage.fire({ type, params }, { id: 'pk-test' }, r));
+           setTab(5, 'https://a.example/one'); setTab(6, 'https://b.example/two'); setTab(7, 'https://c.example/three');
+           for (const tabId of [5, 6, 7]) await ask('archive_on_access', { tabId });
+           await ask('archive_on_access', { tabId: 7, waiting: false });  // declined in tab 7
+           const granted = { origins: ['http://*/*', 'https://*/*'] };
+           browser.permissions.onAdded.fire(granted);
+           const popup = ask('archive_after_access', { tabId: 5 });
+           browser.permissions.onAdded.fire(granted);
+           const reply = await popup;
+           await wait(300);
+           const first = sentOf('capture_begin').map((p) => p.url).sort();
+           browser.permissions.onAdded.fire(granted);
+           await wait(300);
+           return { first, later: sentOf('capture_begin').length, reply,
+                    notes: Object.keys(session).filter((k) => k.startsWith('accessPending')) };""",
+    )
+    assert got["first"] == ["https://a.example/one", "https://b.example/two"]
+    assert got["later"] == 2  # nothing waits any more
+    assert got["reply"]["ok"] and got["reply"]["result"]["version_url"]  # the popup's own summary
+    assert got["notes"] == []

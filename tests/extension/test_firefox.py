@@ -310,3 +310,31 @@ def popup_shows(driver, selector: str) -> bool:
 
 def page_text(driver, selector: str = "body") -> str:
     return driver.execute_script(f"return document.querySelector('{selector}')?.innerText ?? ''")
+
+
+def test_two_tabs_waiting_for_site_access_are_both_archived_once(firefox, site, host):
+    """Two pages whose popups asked for access (each prompt may have closed its popup): the
+    grant archives both from the background, each once."""
+    driver, base = firefox
+    site.pages["/second-waiting.html"] = (200, ARTICLE.format(title="second", extra="Also waits."))
+    second_url = site.url("/second-waiting.html")
+    with without_site_access(driver, base, site, "first-waiting") as (url, tab_id):
+        extension_tab = driver.current_window_handle
+        second_tab = driver.open(type="tab")["handle"]
+        driver.switch_to_window(second_tab)
+        driver.navigate(second_url)
+        driver.switch_to_window(extension_tab)
+        try:
+            second_id = driver.execute_async_script(TAB_OF, script_args=[second_url], sandbox=None, script_timeout=30000)  # fmt: skip
+            for waiting in (tab_id, second_id):
+                reply = driver.execute_async_script(ARCHIVE_ON_ACCESS, script_args=[waiting], sandbox=None, script_timeout=30000)  # fmt: skip
+                assert json.loads(reply)["ok"], reply
+            assert in_chrome(driver, REGRANT, build_extension.GECKO_ID) == "ok"
+            both = lambda: (host.version_count(url), host.version_count(second_url)) == (1, 1)  # noqa: E731
+            assert wait_for(both, 30.0), (host.version_count(url), host.version_count(second_url))
+            time.sleep(2)  # and neither again
+            assert (host.version_count(url), host.version_count(second_url)) == (1, 1)
+        finally:
+            driver.switch_to_window(second_tab)
+            driver.close()
+            driver.switch_to_window(extension_tab)
