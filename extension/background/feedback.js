@@ -7,7 +7,7 @@
 //   await withFeedback(5, 'page', () => archiveTab(5));   // badge ✓ "… saved as version 2 …"
 
 import { action, ext } from '../lib/browser.js';
-import { failureText } from '../lib/messages.js';
+import { failureText, framesLostText } from '../lib/messages.js';
 
 /** How long the badge shows a result before the tab's own badge comes back (ms). */
 export const feedbackOptions = { showMs: 8000 };
@@ -36,7 +36,8 @@ async function tellDone(tabId, what, summary) {
   const text = what === 'link'
     ? `The linked page ${summary?.url ?? ''} is archived${version}.`
     : `This page is archived${version}.`;
-  await flash(tabId, '✓', DONE_COLOR, `PageKeeper: ${text}`);
+  const lost = framesLostText(summary?.frames_lost);
+  await flash(tabId, '✓', DONE_COLOR, `PageKeeper: ${text}${lost ? ` ${lost}.` : ''}`);
   if (what === 'link') await notify('Linked page archived', text);
 }
 

@@ -13,8 +13,8 @@
 //   const result = await captureTab(7, 'https://a.example/', { keepScripts: false, resourceMB: 50, pageMB: 300 });
 //   const again = await resumeCapture(7, storedState, settings);   // after the service worker restarted
 
-import { hasSiteAccess, runInFrames } from '../lib/browser.js';
-import { siteAccessText } from '../lib/messages.js';
+import { framesOf, hasSiteAccess, runInFrames } from '../lib/browser.js';
+import { FRAME_REASONS, siteAccessText } from '../lib/messages.js';
 import { HostError, request } from '../background/native.js';
 import { progress } from './progress.js';
 import { sendParts } from './transfer.js';
@@ -41,12 +41,12 @@ export async function captureTab(tabId, url, settings, finish = async (result) =
     const page = await collect(tabId, key, settings, url);
     const begun = await request('capture_begin', beginParams(url, page, settings), { timeoutMs: BEGIN_TIMEOUT_MS })
       .catch((err) => (err?.code === 'unknown_type' ? null : Promise.reject(err)));
-    if (!begun) return await htmlOnly(url, page, report, finish); // a helper app older than capture_begin
+    if (!begun) return await htmlOnly(url, page, report, withLost(finish, page.lost)); // a helper app older than capture_begin
     captureId = begun.capture_id;
     const need = begun.need ?? [];
     await report.update({ capture_id: captureId, limits: begun.limits ?? {}, held: heldList(page, need) });
     await sendParts({ tabId, key, captureId, need, limits: begun.limits ?? {}, page, report });
-    return await commit(captureId, report, finish);
+    return await commit(captureId, report, withLost(finish, page.lost));
   } catch (err) {
     return failed(captureId, report, err);
   } finally {
@@ -157,7 +157,11 @@ export async function collect(tabId, key, settings, url) {
     .catch(async (err) => Promise.reject(await unreadable(url, err)));
   const top = runs.find((r) => r.frameId === 0)?.result;
   if (!top?.html) throw await unreadable(url, null);
-  const page = { top, frames: [], resources: new Map(), holders: new Map() };
+  const page = { top, frames: [], resources: new Map(), holders: new Map(), lost: await lostFrames(tabId, runs) };
+  // listed with the missing resources, so the stored version says what it lacks and why
+  for (const { url: frameUrl, reason } of page.lost) {
+    page.resources.set(frameUrl, { url: frameUrl, type: 'text/html', size: 0, error: `frame not read: ${FRAME_REASONS[reason]}` });
+  }
   const cors = new Set();
   for (const { frameId, result } of runs) {
     if (!result) continue;
@@ -169,6 +173,27 @@ export async function collect(tabId, key, settings, url) {
   for (const { entry, blob } of fetched) adopt(page, entry, blob ? { blob } : null);
   capPage(page, settings.pageMB * MB);
   return page;
+}
+
+/** `finish` with the frames the capture could not read in its result (`frames_lost`). */
+function withLost(finish, lost) {
+  return (result) => finish(lost.length ? { ...result, frames_lost: lost } : result);
+}
+
+/**
+ * The frames of the tab that ran no capture: a cross-origin frame the add-on may not read
+ * (Firefox with activeTab only, or site access declined for the frame's site), or one the
+ * browser kept it out of. Each is named with its reason: [{url, reason}].
+ */
+async function lostFrames(tabId, runs) {
+  const read = new Set(runs.filter((r) => r.result).map((r) => r.frameId));
+  const missed = (await framesOf(tabId)).filter((f) => !read.has(f.frameId) && /^https?:/i.test(f.url ?? ''));
+  const lost = [];
+  for (const { url } of missed) {
+    if (lost.some((f) => f.url === url)) continue;
+    lost.push({ url, reason: (await hasSiteAccess(url)) ? 'unreadable' : 'site_access' });
+  }
+  return lost;
 }
 
 /**

@@ -80,6 +80,18 @@ export async function requestSiteAccess() {
   }
 }
 
+/**
+ * Every frame of a tab the browser knows of: [{frameId, url}] (webNavigation.getAllFrames; it
+ * names frames the add-on may not read too), or [] when it cannot say.
+ */
+export async function framesOf(tabId) {
+  try {
+    return (await ext.webNavigation.getAllFrames({ tabId })) ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /** Send a message to the background and return its reply (`{ok, result|error}`). */
 export function callBackground(type, params = {}) {
   return ext.runtime.sendMessage({ type, params });

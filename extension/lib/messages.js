@@ -22,3 +22,29 @@ export function failureText(error) {
   if (error?.code === 'host_missing') return MESSAGES.host_missing;
   return error?.message || MESSAGES.unknown;
 }
+
+/**
+ * The frames a capture could not read, as the capture result names them: `lost` is
+ * [{url, reason: 'site_access' | 'unreadable'}].
+ *   framesLostText([{ url: 'https://maps.example/embed', reason: 'site_access' }])
+ *   // '1 frame not kept: maps.example (PageKeeper may not read pages on that site)'
+ */
+export function framesLostText(lost) {
+  if (!lost?.length) return '';
+  const named = lost.map(({ url, reason }) => `${hostName(url)} (${FRAME_REASONS[reason] ?? FRAME_REASONS.unreadable})`);
+  return `${lost.length} frame${lost.length === 1 ? '' : 's'} not kept: ${named.join(', ')}`;
+}
+
+/** The short reason a capture lists with a frame it could not read (host/PROTOCOL.md status). */
+export const FRAME_REASONS = {
+  site_access: 'PageKeeper may not read pages on that site',
+  unreadable: 'the browser did not let PageKeeper read it',
+};
+
+function hostName(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -4,7 +4,7 @@
 import { callBackground, ext, hasSiteAccess, pageURL, requestSiteAccess } from '../lib/browser.js';
 import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
 import { isWebURL } from '../lib/addresses.js';
-import { failureText, MESSAGES } from '../lib/messages.js';
+import { failureText, framesLostText, MESSAGES } from '../lib/messages.js';
 import { SOFT_404 } from '../lib/net-errors.js';
 import { captureText, readProgress } from '../capture/progress.js';
 import { resourcesSummary } from '../lib/capture-summary.js';
@@ -22,6 +22,7 @@ async function init() {
   fill('page-url', tab?.url ?? '');
   archiveButton.addEventListener('click', onArchive);
   document.getElementById('allow').addEventListener('click', onAllow);
+  document.getElementById('allow-frames').addEventListener('click', onAllow);
   deleteButton.addEventListener('click', onDelete);
   document.getElementById('open-viewer').addEventListener('click', (e) => openViewer(e, ''));
   if (!tab || !isWebURL(tab.url)) {
@@ -141,6 +142,7 @@ async function onAllow() {
     return showError({ message: MESSAGES.access_declined });
   }
   show('access', false);
+  show('frames-lost', false);
   await archiveWith('archive_after_access');
 }
 
@@ -245,8 +247,19 @@ function renderResult(r) {
   const res = r.resources;
   fill('resources-line', res ? resourcesSummary(res) : '');
   show('resources-line', Boolean(res));
+  showLostFrames(r.frames_lost ?? []);
   show('result');
   document.body.dataset.archivedVersion = String(r.version);
+}
+
+/**
+ * The frames the capture could not read, named with their reason; when the add-on may not read
+ * their site (Firefox: activeTab only, or access declined), the grant the top page's notice offers.
+ */
+function showLostFrames(lost) {
+  fill('frames-lost-text', framesLostText(lost));
+  show('allow-frames', lost.some((f) => f.reason === 'site_access'));
+  show('frames-lost', lost.length > 0);
 }
 
 function similarityText(r) {

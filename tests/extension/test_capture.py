@@ -141,6 +141,7 @@ def test_capture_records_what_the_page_renders_with_every_resource_byte_exact(
     (record,) = host.committed()
     check_capture(record, host, sites)
     assert got["result"]["resources"]["missing"] == [main + "/img/missing.png"]
+    assert "frames_lost" not in got["result"]  # with site access, the cross-origin frame is read
     # Progress for the popup: done, every part counted.
     progress = worker(context).evaluate(
         "(k) => chrome.storage.session.get(k)", f"capture:{got['tab']}"

@@ -338,3 +338,49 @@ def test_two_tabs_waiting_for_site_access_are_both_archived_once(firefox, site, 
             driver.switch_to_window(second_tab)
             driver.close()
             driver.switch_to_window(extension_tab)
+
+
+# Access to one site only: what Firefox's activeTab gives the page the toolbar button was
+# clicked on (its top origin, not the frames other sites embed in it), set as a grant here since
+# Marionette cannot click the toolbar button.
+ONLY_SITE = """
+const [id, origin, resolve] = arguments;
+const { ExtensionPermissions } = ChromeUtils.importESModule(
+  "resource://gre/modules/ExtensionPermissions.sys.mjs");
+const extension = WebExtensionPolicy.getByID(id).extension;
+ExtensionPermissions.add(id, { permissions: [], origins: [origin] }, extension)
+  .then(() => resolve("ok"), (e) => resolve(String(e)));
+"""
+
+
+def test_a_frame_the_add_on_may_not_read_is_named_in_the_capture_result(firefox, site, host):
+    """Access to the page's own site only (activeTab): the capture keeps the page, names the
+    cross-origin frame it could not read and why, lists it missing, and offers the grant; after
+    "Allow access and archive again" the new version keeps the frame."""
+    driver, base = firefox
+    site.pages["/embedded.html"] = (200, ARTICLE.format(title="embedded", extra="From another site."))  # fmt: skip
+    frame_url = site.url("/embedded.html").replace("127.0.0.1", "localhost")
+    with without_site_access(driver, base, site, "framed") as (url, tab_id):
+        site.pages["/framed.html"] = (200, ARTICLE.format(title="framed", extra=f'<iframe src="{frame_url}"></iframe>'))  # fmt: skip
+        extension_tab = driver.current_window_handle
+        driver.switch_to_window(driver.window_handles[0])
+        driver.navigate(url)  # again, now with its frame
+        driver.switch_to_window(extension_tab)
+        assert in_chrome(driver, ONLY_SITE, build_extension.GECKO_ID, "http://127.0.0.1/*") == "ok"
+        driver.execute_script(f"location.href = '{base}popup/popup.html?tab={tab_id}'")
+        assert wait_for(lambda: driver.execute_script("return document.body.dataset.versions")), page_text(driver)  # fmt: skip
+        assert not popup_shows(driver, "#access")  # the page itself may be read
+        driver.find_element("css selector", "#archive").click()
+        version = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion"), 60.0)  # fmt: skip
+        assert version == "1", page_text(driver)
+        lost = page_text(driver, "#frames-lost")
+        assert "1 frame not kept: localhost:" in lost, page_text(driver)
+        assert "PageKeeper may not read pages on that site" in lost
+        assert popup_shows(driver, "#allow-frames")
+        assert "1 missing" in page_text(driver, "#resources-line")
+        in_chrome(driver, PROMPTS, False)
+        driver.find_element("css selector", "#allow-frames").click()
+        again = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion") == "2", 60.0)  # fmt: skip
+        assert again, page_text(driver)
+        assert not popup_shows(driver, "#frames-lost"), page_text(driver)
+        assert host.version_count(url) == 2
