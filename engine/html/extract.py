@@ -50,7 +50,6 @@ from engine.html.product import (
     may_declare_product,
     with_description,
 )
-from engine.html.tabs import may_hold_tabs, with_tab_panels
 from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 
@@ -163,9 +162,6 @@ class ExtractOptions:
     product_repeat_min_chars: int = 20
     # A data table the body holds cells of is taken whole (see whole_tables).
     whole_tables: bool = True
-    # The other panels (role="tabpanel") of a tab set the body holds a panel of join it
-    # (engine/html/tabs.py).
-    tab_panels: bool = True
     # A short block of a teaser card (see teaser_part): a block of up to teaser_part_max_chars
     # whose smallest enclosing element around another block is more than teaser_card_density
     # link text, in a body that is a story (story_share_min of its plain text in paragraphs of
@@ -1936,8 +1932,6 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
             chosen = whole
     if options.whole_tables:
         chosen = whole_tables(blocks, chosen, options)
-    if options.tab_panels and may_hold_tabs(text):
-        chosen = with_tab_panels(blocks, chosen, regions, lambda b: tab_text(b, options))
     if options.card_grid_min_cards and size < options.card_grid_body_max_chars:
         chosen = with_card_titles(blocks, chosen, options)
     if options.context_model is not None:
@@ -1969,15 +1963,6 @@ def anchor_description(
 
 
 _CELLS = frozenset(("td", "th"))
-
-
-def tab_text(block: Block, options: ExtractOptions) -> bool:
-    """A block of a tab's panel that may join the body: not link text, not a site notice.
-
-    >>> tab_text(Block("Water resistant to 50 metres.", 29, 0, "p"), ExtractOptions())
-    True
-    """
-    return not _is_linky(block, options) and not site_noise(block, options)
 
 
 def whole_tables(blocks: list[Block], body: list[Block], options: ExtractOptions) -> list[Block]:
