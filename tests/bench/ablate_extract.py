@@ -95,6 +95,8 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "article_box_min_share=0.5": replace(BASE, article_box_min_share=0.5),
     "title_threshold=0.3": replace(BASE, title_threshold=0.3),
     "title_threshold=0.8": replace(BASE, title_threshold=0.8),
+    "credit_max_chars=200": replace(BASE, credit_max_chars=200),
+    "credit_max_chars=300": replace(BASE, credit_max_chars=300),
 }
 
 
