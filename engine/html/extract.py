@@ -122,9 +122,7 @@ class ExtractOptions:
     # ... and so do sentence-long h2-h6 there (a standfirst set as a heading between the
     # title and the article element). 0: off.
     standfirst_min_chars: int = 50
-    # Blocks this short matching CREDIT are not body (0: off): a caption ending in its photo
-    # credit ("... Bild: Christoph Soeder/dpa") runs to two lines.
-    credit_max_chars: int = 200
+    credit_max_chars: int = 120  # blocks this short matching CREDIT are not body (0: off)
     notice_max_chars: int = 160  # blocks this short matching NOTICE are not body (0: off)
     # Blocks opening with a blog platform's template line or a reprint notice (see
     # template_line) are not body text at any length.
