@@ -5,7 +5,8 @@ Each rule or threshold of the extraction that an option turns off (``ABLATIONS``
 twice over the same pages: as it is, and off. For each rule the script prints
 
 - its gain per group (source and page type): F1 with the rule minus F1 without it, by the set's
-  own scorer;
+  own scorer (for a moved threshold, ``NAME=value``: F1 at the current value minus F1 at
+  that one, so a negative gain means the moved value does better);
 - the sites it moves (a site is ``train_context_model.site_of``: the registered host), up and
   down by page F1, and the share of its page-level gain that its two best sites carry;
 - the gain left without those two sites (``w/o top2``): a rule whose gain is carried by one or
