@@ -374,3 +374,29 @@ def test_captured_resources_panel_lists_sizes_and_missing(page, daemon, seeded):
     expect(card.locator("li.res-missing")).to_have_count(min(manifest["total"], 200))
     first = manifest["resources"][0]
     expect(card.locator("li").first).to_contain_text(f"missing: {first['status']}")
+    # "Show more" only while the list lacks some: a class's display must not undo `hidden`
+    more = card.get_by_role("button", name="Show more")
+    if manifest["total"] > 200:
+        expect(more).to_be_visible()
+    else:
+        expect(more).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [1280, 320])
+def test_a_result_with_a_snippet_still_shows_its_title_and_address(page, daemon, width):
+    """A full-text result's snippet goes on a line of its own under the title, the address and
+    the meta: beside them (a flex row), a long snippet squeezed the title to nothing."""
+    page.set_viewport_size({"width": width, "height": 800})
+    open_viewer(page, daemon)
+    page.get_by_label("Full text").fill("Steak-Himmel")
+    result = page.locator(".results .result")
+    expect(result).to_have_count(1)
+    expect(result.locator(".result-snippet mark").first).to_be_visible()
+    row, title, url, snippet = (
+        result.locator(part).bounding_box()
+        for part in ("xpath=.", ".result-title", ".result-url", ".result-snippet")
+    )
+    for box in (title, url):
+        assert box["width"] >= row["width"] * 0.5, (box, row)
+    assert snippet["y"] >= url["y"] + url["height"], (snippet, url)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
