@@ -88,6 +88,22 @@ def test_malformed_pattern_and_nothing_found(page, daemon):
     expect(result_links(page)).to_have_count(0)
     page.get_by_label("URL pattern").fill("*nowhere.invalid*")
     expect(page.locator(".search-status")).to_contain_text("Nothing found")
+    expect(page.locator(".search-status")).to_contain_text("Try a shorter URL pattern")
+
+
+def test_nothing_found_advises_loosening_only_what_was_set(page, daemon):
+    """Words that no page holds, with the pattern left as it is: "a shorter pattern, * as a
+    wildcard" cannot help; fewer words can."""
+    open_viewer(page, daemon)
+    status = page.locator(".search-status")
+    page.get_by_label("Full text").fill("Steak-Himmel qwertyzzz")
+    expect(status).to_contain_text("Nothing found")
+    expect(status).to_contain_text("Try fewer or other words (a page must hold every word).")
+    expect(status).not_to_contain_text("pattern")
+    page.get_by_label("Full text").fill("Steak-Himmel")  # the first word alone: found
+    expect(result_links(page)).to_have_count(1)
+    page.get_by_label("URL pattern").fill("*nowhere.invalid*")
+    expect(status).to_contain_text("Try fewer or other words (a page must hold every word) or a shorter URL pattern")
 
 
 def test_keyboard_from_search_to_document(page, daemon, seeded):
