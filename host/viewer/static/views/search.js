@@ -237,8 +237,12 @@ export function render(main, ctx, route) {
       : nothingFound(res, values));
     const links = [...list.querySelectorAll('.result-link')];
     const focused = links.indexOf(document.activeElement);
+    // The pager is rebuilt below, and the focus would go with its old button: a new page
+    // starts at its first result.
+    const paged = paging.contains(document.activeElement);
     fill(list, res.results.map(resultRow));
-    if (focused >= 0) list.querySelectorAll('.result-link')[Math.min(focused, res.results.length - 1)]?.focus();
+    if (paged) list.querySelector('.result-link')?.focus();
+    else if (focused >= 0) list.querySelectorAll('.result-link')[Math.min(focused, res.results.length - 1)]?.focus();
     fill(paging, res.total > PAGE_SIZE ? pager(res, page, goPage) : null);
     exportBtn.disabled = !res.total;
   };
