@@ -103,7 +103,9 @@ def test_nothing_found_advises_loosening_only_what_was_set(page, daemon):
     page.get_by_label("Full text").fill("Steak-Himmel")  # the first word alone: found
     expect(result_links(page)).to_have_count(1)
     page.get_by_label("URL pattern").fill("*nowhere.invalid*")
-    expect(status).to_contain_text("Try fewer or other words (a page must hold every word) or a shorter URL pattern")
+    expect(status).to_contain_text(
+        "Try fewer or other words (a page must hold every word) or a shorter URL pattern"
+    )
 
 
 def test_keyboard_from_search_to_document(page, daemon, seeded):
