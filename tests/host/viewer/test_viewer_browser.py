@@ -11,6 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from warcio.archiveiterator import ArchiveIterator
 
 from host.daemon.http_routes import SEALED_CSP
+from tests.extension.conftest import assert_runs_as_readme_says
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
@@ -205,15 +206,26 @@ def test_unknown_id_is_a_clear_message(page, daemon):
     expect(page.get_by_role("heading", name="No such page")).to_be_visible()
 
 
+def assert_commands_run(text: str, count: int = 1) -> None:
+    """Each `command` a message tells the user to type runs as README's `make run` leaves the
+    machine (in the PageKeeper folder, no venv active)."""
+    commands = re.findall(r"`([^`]+)`", text)
+    assert len(commands) == count, text
+    for command in commands:
+        assert_runs_as_readme_says(command)
+
+
 def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
     page.goto(f"{daemon.base}/viewer/?token=not-the-token#/search")
     expect(page.locator("#conn")).to_have_text("token refused")
     expect(page.locator(".search-status")).to_contain_text("the daemon refused the token")
     expect(page.locator("#main")).not_to_contain_text("not reachable")
+    assert_commands_run(page.locator(".search-status").inner_text())
     page.goto(f"{daemon.base}/viewer/#/search")
     page.evaluate("sessionStorage.clear()")
     page.reload()
     expect(page.get_by_role("heading", name="No token")).to_be_visible()
+    assert_commands_run(page.locator("#main").inner_text())
 
 
 def test_warc_export_of_a_version_reads_back(page, daemon, seeded, tmp_path):

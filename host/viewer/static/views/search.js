@@ -120,7 +120,7 @@ export function tagLink(tag) {
 function nothingFound(res, values) {
   if (res.documents === 0) {
     return notice('Your archive is empty',
-      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run “pagekeeper archive add URL” in a terminal. It shows up here at once.');
+      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run `.venv/bin/pagekeeper archive add URL` in a terminal, in the PageKeeper folder. It shows up here at once.');
   }
   return notice('Nothing found', `No stored page matches. Try ${loosening(values)}.`);
 }
