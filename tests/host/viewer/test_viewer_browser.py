@@ -193,6 +193,13 @@ def test_diff_between_versions(page, daemon, seeded):
     expect(page).to_have_url(re.compile(rf"#/diff/{new}/{old}$"))
     expect(table.locator("del", has_text="nun endgültig")).to_have_count(1)
     expect(page.locator(".diff-stats")).to_contain_text("−1 removed")
+    # An identical pair says so, in the words of what is compared: the visible text (headlines
+    # and links too, which main-text extraction drops), not "the extracted text".
+    page.goto(daemon.viewer(f"#/diff/{old}/{old}"))
+    same = page.locator(".notice", has_text="Identical text")
+    expect(same).to_contain_text("visible text")
+    expect(page.locator("#diff-table caption")).to_have_text(re.compile(r"^Visible text"))
+    expect(page.locator(".diff-stats")).to_have_count(0)
 
 
 def test_unknown_id_is_a_clear_message(page, daemon):
