@@ -4,7 +4,7 @@
 
 import { deleteWithUndo } from '../trash.js';
 import { tagLink } from './search.js';
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
+import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, restoreFocus, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
@@ -263,6 +263,7 @@ export function render(main, ctx, route) {
   let busy = false;
   const check = async (btn) => {
     busy = true;
+    focused = focusMark(main);
     btn.disabled = true;
     btn.textContent = 'Checking…';
     try {
@@ -300,9 +301,13 @@ export function render(main, ctx, route) {
     }).then((res) => { if (!res) btn.disabled = false; });
   };
 
+  // The view is rebuilt after every action: the focus stays on the control the user used.
+  let focused = null;
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
+    const mark = focusMark(main) ?? focused;
+    focused = null;
     fill(main,
       header(doc, removeDocument),
       h('div', { class: 'doc-grid' },
@@ -318,6 +323,7 @@ export function render(main, ctx, route) {
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc)),
           resourcesCard(version, ctx)),
         frameBox(version, state.mode, ctx)));
+    restoreFocus(main, mark);
   };
 
   const load = async () => {
