@@ -410,7 +410,19 @@ def test_captured_resources_panel_lists_sizes_and_missing(page, daemon, seeded):
     expect(card).to_contain_text(f"{manifest['missing']} missing")
     expect(card.locator("li.res-missing")).to_have_count(min(manifest["total"], 200))
     first = manifest["resources"][0]
-    expect(card.locator("li").first).to_contain_text(f"missing: {first['status']}")
+    # in words, not the manifest's code ("missing: not_received")
+    assert first["status"] == "not_received"
+    expect(card.locator("li").first).to_contain_text("missing: not captured with the page")
+    expect(card.locator("li").first).to_have_attribute("data-status", "not_received")
+    expect(card).not_to_contain_text("not_received")
+    words = page.evaluate(
+        """async (codes) => {
+             const { missingReason } = await import('/viewer/views/document.js');
+             return codes.map(missingReason); }""",
+        ["http_404", "too_large", "over_page_cap", "timeout", "a_new_code"],
+    )
+    assert words == ["the site answered HTTP 404", "over the size cap for one file",
+                     "over the size cap for the whole page", "took too long to load", "a_new_code"]  # fmt: skip
     # "Show more" only while the list lacks some: a class's display must not undo `hidden`
     more = card.get_by_role("button", name="Show more")
     if manifest["total"] > 200:

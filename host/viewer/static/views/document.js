@@ -202,11 +202,28 @@ function show(hash) {
 // with the reason (version_resources, paged so a reply stays under the 1 MB cap).
 const RESOURCE_PAGE = 200;
 
+// Why a resource is missing, in words (the manifest's statuses: engine/archive/resources.py).
+const MISSING = {
+  not_received: 'not captured with the page',
+  too_large: 'over the size cap for one file',
+  over_page_cap: 'over the size cap for the whole page',
+  truncated: 'cut off while it was sent',
+  digest_mismatch: 'its bytes did not match what the capture announced',
+  timeout: 'took too long to load',
+  failed: 'could not be read',
+};
+
+/** 'http_404' → 'the site answered HTTP 404'; an unknown status is shown as it is. */
+export function missingReason(status) {
+  const http = /^http_(\d{3})$/.exec(status ?? '');
+  return http ? `the site answered HTTP ${http[1]}` : (MISSING[status] ?? String(status));
+}
+
 function resourceItem(r) {
   const label = h('span', { class: 'res-url', title: r.url }, r.url);
-  return h('li', { class: r.status === 'stored' ? 'res-stored' : 'res-missing' },
+  return h('li', { class: r.status === 'stored' ? 'res-stored' : 'res-missing', 'data-status': r.status },
     label, ' ', h('span', { class: 'muted' },
-      r.status === 'stored' ? `${r.type || 'resource'} · ${bytes(r.size)}` : `missing: ${r.status}`));
+      r.status === 'stored' ? `${r.type || 'resource'} · ${bytes(r.size)}` : `missing: ${missingReason(r.status)}`));
 }
 
 function resourcesCard(version, ctx) {
