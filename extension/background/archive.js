@@ -12,19 +12,29 @@ import { MESSAGES } from '../lib/messages.js';
 import { badgeText } from '../lib/rules.js';
 import { distinctPages } from '../lib/suggestions.js';
 import { settings } from './config.js';
+import { withFeedback } from './feedback.js';
 import { HostError, request } from './native.js';
 
 const ARCHIVE_TIMEOUT_MS = 30000;
 
 /**
  * Archive what tab `tabId` shows, with every resource its rendering uses (capture/capture.js);
- * returns the summary the popup displays.
+ * returns the summary the popup displays. `told`: 'page' when the badge tells how it ended
+ * (archiveTabTold), kept with the capture's progress for a restarted worker.
  */
-export async function archiveTab(tabId) {
+export async function archiveTab(tabId, { told = null } = {}) {
   const tab = await ext.tabs.get(tabId);
   if (!isWebURL(tab.url)) throw new HostError('not_archivable', MESSAGES.not_archivable);
   const { capture } = await settings();
-  return captureTab(tabId, tab.url, capture, (result) => summarizeNew(result, tab.url, tabId));
+  return captureTab(tabId, tab.url, capture, (result) => summarizeNew(result, tab.url, tabId), { told });
+}
+
+/**
+ * "Archive this page" from the shortcut or the context menu: archiveTab, its end on the tab's
+ * badge (feedback.js). A capture a restarted worker resumes tells its end the same way.
+ */
+export function archiveTabTold(tabId) {
+  return withFeedback(tabId, 'page', () => archiveTab(tabId, { told: 'page' }));
 }
 
 const ACCESS_WAIT_MS = 600000;
@@ -73,8 +83,10 @@ export async function resumeArchives() {
   const interrupted = await interruptedCaptures();
   if (!interrupted.length) return;
   const { capture } = await settings();
-  await Promise.allSettled(interrupted.map(({ tabId, state }) =>
-    resumeCapture(tabId, state, capture, (result) => summarizeNew(result, state.url, tabId))));
+  await Promise.allSettled(interrupted.map(({ tabId, state }) => {
+    const resume = () => resumeCapture(tabId, state, capture, (result) => summarizeNew(result, state.url, tabId));
+    return state.told ? withFeedback(tabId, state.told, resume) : resume();
+  }));
 }
 
 /** Archive a link target without opening it (the host fetches it). */

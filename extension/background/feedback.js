@@ -6,7 +6,7 @@
 //
 //   await withFeedback(5, 'page', () => archiveTab(5));   // badge ✓ "… saved as version 2 …"
 
-import { action, ext } from '../lib/browser.js';
+import { action, ext, sessionStore } from '../lib/browser.js';
 import { failureText, framesLostText } from '../lib/messages.js';
 
 /** How long the badge shows a result before the tab's own badge comes back (ms). */
@@ -48,19 +48,39 @@ async function tellFailure(tabId, what, err) {
   await notify(title, text);
 }
 
-const shown = new Map(); // tabId → the timer that gives the tab its own badge back
+const BADGE_PREFIX = 'feedback:'; // + tabId → {text, before, until}: a ✓/! badge being shown
+const timers = new Map(); // tabId → the timer that gives the tab its own badge back
 
-/** Show `text` on the tab's badge for feedbackOptions.showMs, then what it showed before. */
+/**
+ * Show `text` on the tab's badge for feedbackOptions.showMs, then what it showed before. What
+ * is shown, and until when, is in storage.session: the browser may stop the worker before the
+ * timer fires, and its next start (restoreBadges) puts the badge back.
+ */
 async function flash(tabId, text, color, title) {
   if (tabId == null || tabId < 0) return;
-  clearTimeout(shown.get(tabId)?.timer);
-  const before = shown.get(tabId)?.before ?? await badgeOf(tabId);
+  clearTimeout(timers.get(tabId));
+  const key = `${BADGE_PREFIX}${tabId}`;
+  const before = (await sessionStore.get(key))[key]?.before ?? await badgeOf(tabId);
   await action.setBadgeBackgroundColor({ tabId, color });
   await action.setBadgeText({ tabId, text });
   await action.setTitle({ tabId, title });
-  // The worker lives 30 s past its last event (MV3 lifecycle), longer than this.
-  const timer = setTimeout(() => restore(tabId, text, before).catch(() => {}), feedbackOptions.showMs);
-  shown.set(tabId, { timer, before });
+  const shown = { text, before, until: Date.now() + feedbackOptions.showMs };
+  await sessionStore.set({ [key]: shown });
+  later(tabId, shown);
+}
+
+/** At the worker's start: the badges its previous run showed get their own back in time. */
+export async function restoreBadges() {
+  const all = await sessionStore.get(null);
+  for (const [key, shown] of Object.entries(all ?? {})) {
+    if (key.startsWith(BADGE_PREFIX)) later(Number(key.slice(BADGE_PREFIX.length)), shown);
+  }
+}
+
+function later(tabId, shown) {
+  clearTimeout(timers.get(tabId));
+  const wait = Math.max(0, shown.until - Date.now());
+  timers.set(tabId, setTimeout(() => restore(tabId, shown).catch(() => {}), wait));
 }
 
 async function badgeOf(tabId) {
@@ -69,8 +89,9 @@ async function badgeOf(tabId) {
 }
 
 /** Put the tab's badge back, unless something else changed it meanwhile (a new page's count). */
-async function restore(tabId, text, before) {
-  shown.delete(tabId);
+async function restore(tabId, { text, before }) {
+  timers.delete(tabId);
+  await sessionStore.remove(`${BADGE_PREFIX}${tabId}`);
   if ((await action.getBadgeText({ tabId }).catch(() => null)) !== text) return;
   await action.setBadgeBackgroundColor({ tabId, color: DONE_COLOR });
   await action.setBadgeText({ tabId, text: before.text ?? '' });

@@ -3,10 +3,10 @@
 // up for an event only gets it if the listener exists in its first turn (MV3 lifecycle docs).
 
 import { clearSessionFallback, ext, menus } from '../lib/browser.js';
-import { archiveAfterAccess, archiveLink, archiveTab, resumeArchives } from './archive.js';
+import { archiveAfterAccess, archiveLink, archiveTabTold, resumeArchives } from './archive.js';
 import { onAlarm, onNotificationClicked, scheduleAlerts } from './alerts.js';
 import { onBookmarkCreated } from './bookmarks.js';
-import { withFeedback } from './feedback.js';
+import { restoreBadges, withFeedback } from './feedback.js';
 import { forgetSettings } from './config.js';
 import { forgetTab, onBeforeNavigate, onCommitted, onHttpCompleted, onNavigationError } from './navigation.js';
 import { route } from './router.js';
@@ -55,8 +55,10 @@ function watchBookmarks() {
 menus.onClicked.addListener(quietly(onMenuClicked));
 ext.commands.onCommand.addListener(quietly(onCommand));
 
-// A capture the previous run of this worker was sending when the browser stopped it.
+// A capture the previous run of this worker was sending when the browser stopped it, and the
+// ✓/! badges it was showing: their time runs on from storage.session.
 quietly(resumeArchives)();
+quietly(restoreBadges)();
 
 async function createMenus() {
   await menus.removeAll(); // promise-based in both families (MV3)
@@ -68,13 +70,13 @@ async function createMenus() {
 // how the archive ended (feedback.js).
 async function onMenuClicked(info, tab) {
   if (info.menuItemId === 'pk-archive-link') await withFeedback(tab?.id, 'link', () => archiveLink(info.linkUrl));
-  else if (info.menuItemId === 'pk-archive-page' && tab?.id != null) await withFeedback(tab.id, 'page', () => archiveTab(tab.id));
+  else if (info.menuItemId === 'pk-archive-page' && tab?.id != null) await archiveTabTold(tab.id);
 }
 
 async function onCommand(command, tab) {
   if (command !== 'archive-page') return;
   const target = tab ?? (await ext.tabs.query({ active: true, currentWindow: true }))[0];
-  if (target?.id != null) await withFeedback(target.id, 'page', () => archiveTab(target.id));
+  if (target?.id != null) await archiveTabTold(target.id);
 }
 
 /**

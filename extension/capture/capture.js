@@ -29,13 +29,14 @@ const CLOCK_SLACK_MS = 1000;
 
 /**
  * Capture tab `tabId` (showing `url`) and register it; resolves with `finish(capture_commit's
- * reply)`. The progress says "done" only after `finish` has run, so whoever watches the progress
+ * reply)`. `kept`: fields stored with the progress for a restarted background (e.g. who tells
+ * the user how it ended). The progress says "done" only after `finish` has run, so whoever watches the progress
  * (the popup) finds what `finish` stored.
  */
-export async function captureTab(tabId, url, settings, finish = async (result) => result) {
+export async function captureTab(tabId, url, settings, finish = async (result) => result, kept = {}) {
   const key = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const report = progress(tabId, url);
-  await report.update({ phase: 'collecting', key });
+  await report.update({ ...kept, phase: 'collecting', key });
   let captureId = null;
   try {
     const page = await collect(tabId, key, settings, url);
@@ -44,7 +45,8 @@ export async function captureTab(tabId, url, settings, finish = async (result) =
     if (!begun) return await htmlOnly(url, page, report, withLost(finish, page.lost)); // a helper app older than capture_begin
     captureId = begun.capture_id;
     const need = begun.need ?? [];
-    await report.update({ capture_id: captureId, limits: begun.limits ?? {}, held: heldList(page, need) });
+    // frames_lost outlives a stopped worker: the resumed capture's result names them too
+    await report.update({ capture_id: captureId, limits: begun.limits ?? {}, held: heldList(page, need), frames_lost: page.lost });
     await sendParts({ tabId, key, captureId, need, limits: begun.limits ?? {}, page, report });
     return await commit(captureId, report, withLost(finish, page.lost));
   } catch (err) {
@@ -71,7 +73,8 @@ export async function resumeCapture(tabId, state, settings, finish = async (resu
       const page = await heldPage(state.held ?? [], settings.resourceMB * MB);
       await sendParts({ tabId, key: state.key, captureId, need: null, limits: state.limits ?? {}, page, report });
     }
-    return await commit(captureId, report, finish).catch((err) => savedMeanwhile(err, state, report, finish));
+    const told = withLost(finish, state.frames_lost ?? []);
+    return await commit(captureId, report, told).catch((err) => savedMeanwhile(err, state, report, told));
   } catch (err) {
     return failed(captureId, report, err);
   } finally {

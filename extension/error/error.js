@@ -150,10 +150,13 @@ async function take(event, suggestion, rank) {
   location.assign(suggestion.url);
 }
 
-/** Open an archived copy through the daemon (the background adds the token it needs). */
+/**
+ * Open an archived copy through the daemon (the background adds the token it needs). Nothing is
+ * reported about the best suggestion: a user who reads their copy (or a similar page's) has not
+ * said the suggestion was wrong, so it is no evidence for the host's learning either way.
+ */
 async function openCopy(event, copy) {
   event.preventDefault();
-  if (best) report(best, 0, false);
   // The user asked for the copy (the live page just failed): straight to it, not via `open`.
   const reply = await callBackground('open_copy', { version_url: copy.version_url }).catch(() => null);
   location.assign(reply?.ok ? reply.result.url : copy.version_url);

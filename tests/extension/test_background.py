@@ -35,7 +35,9 @@ FAKE_BROWSER = """
     capture_commit: () => replies.archive_page(begun),
   };
   let begun = null;
+  const HOLD = Symbol('hold');
   const tabs = new Map();
+  const frames = new Map();  // tabId → [{frameId, url}] as webNavigation.getAllFrames names them
   const sync = {};
   const session = {};
   const localArea = {};
@@ -50,6 +52,7 @@ FAKE_BROWSER = """
         postMessage(m) {
           log.sent.push(m);
           const r = replies[m.type];
+          if (r === HOLD) return;  // a request the host never answers (the worker stops first)
           const reply = r === undefined
             ? { id: m.id, ok: false, error: { code: 'not_found', message: 'nothing' } }
             : r instanceof Error ? { id: m.id, ok: false, error: { code: r.code, message: r.message } }
@@ -61,7 +64,7 @@ FAKE_BROWSER = """
   globalThis.browser = {
     runtime,
     webNavigation: { onBeforeNavigate: event(), onCommitted: event(), onErrorOccurred: event(),
-                     onCompleted: event() },
+                     onCompleted: event(), async getAllFrames({ tabId }) { return frames.get(tabId) ?? []; } },
     webRequest: { onCompleted: event() },
     tabs: { onRemoved: event(),
       async get(id) { if (!tabs.has(id)) throw new Error('no tab ' + id); return { ...tabs.get(id) }; },
@@ -98,6 +101,11 @@ FAKE_BROWSER = """
     permissions: { onAdded: event() },
   };
   const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  // The browser stops the worker: its timers go with it (the modules stay imported here, and
+  // `restart` runs the service worker's first turn again).
+  const stopWorker = () => { const last = setTimeout(() => {}, 0); for (let id = 1; id <= last; id++) clearTimeout(id); };
+  let starts = 1;
+  const restart = () => import(`/background/service-worker.js?restart=${++starts}`);
   const setTab = (id, url) => tabs.set(id, { id, url, title: '' });
   const setOptions = async (v) => { Object.assign(sync, v); browser.storage.onChanged.fire(v, 'sync'); };
   const fail = (tabId, url, error, extra = {}) => browser.webNavigation.onErrorOccurred.fire(
@@ -533,6 +541,71 @@ def test_the_shortcut_and_the_menus_tell_how_the_archive_ended(page):
     bad = got["badLink"]
     assert bad["badge"] == "!" and bad["note"]["title"] == "The linked page was not archived"
     assert bad["note"]["message"] == got["MESSAGES"]["link_not_archivable"]
+
+
+def test_a_badge_shown_when_the_worker_stopped_goes_at_its_next_start(page):
+    """The ✓ is shown for a while; the browser stops the worker before its timer fires. The
+    badge's time is in storage.session, so the next start gives the tab its own badge back."""
+    got = background(
+        page,
+        """const { feedbackOptions } = await import('/background/feedback.js');
+           feedbackOptions.showMs = 400;
+           setTab(5, 'https://docs.example/guide');
+           log.badges[5] = '2'; log.titles[5] = 'PageKeeper: 2 archived versions of this page';
+           replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
+           browser.commands.onCommand.fire('archive-page', { id: 5 });
+           await wait(250);
+           const shown = log.badges[5];
+           stopWorker();
+           await wait(500);
+           const stopped = log.badges[5];
+           await restart();
+           await wait(100);
+           return { shown, stopped, after: log.badges[5], title: log.titles[5],
+                    kept: Object.keys(session).filter((k) => k.startsWith('feedback:')) };""",
+    )
+    assert got["shown"] == "✓" and got["stopped"] == "✓"  # the timer went with the worker
+    assert got["after"] == "2" and got["title"] == "PageKeeper: 2 archived versions of this page"
+    assert got["kept"] == []
+
+
+def test_a_capture_resumed_after_a_restart_tells_its_end_as_one_that_did_not_restart(page):
+    """From the shortcut, a tab with a frame the capture could not read: once straight through,
+    once with the worker stopped while the host commits. The resumed one still names the lost
+    frame (in its result, which the popup shows, and on the badge) and still shows the ✓."""
+    got = background(
+        page,
+        """const { feedbackOptions } = await import('/background/feedback.js');
+           feedbackOptions.showMs = 300;
+           setTab(5, 'https://docs.example/guide');
+           frames.set(5, [{ frameId: 0, url: 'https://docs.example/guide' },
+                          { frameId: 3, url: 'https://maps.example/embed' }]);
+           log.badges[5] = '2';
+           replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
+           const ended = () => ({ badge: log.badges[5], title: log.titles[5], notes: log.notes.length,
+                                  lost: session.lastArchive?.frames_lost ?? null });
+           browser.commands.onCommand.fire('archive-page', { id: 5 });
+           await wait(250);
+           const straight = ended();
+           await wait(400);
+           delete session.lastArchive;
+           log.badges[5] = '2';
+           const commit = replies.capture_commit;
+           replies.capture_commit = HOLD;
+           browser.commands.onCommand.fire('archive-page', { id: 5 });
+           await wait(250);
+           const held = session['capture:5'].phase;
+           stopWorker();
+           replies.capture_commit = commit;
+           await restart();
+           await wait(250);
+           return { straight, held, resumed: ended(), restarts: session['capture:5'].restarts };""",
+    )
+    straight, resumed = got["straight"], got["resumed"]
+    assert got["held"] == "saving" and got["restarts"] == 1
+    assert straight["lost"] == [{"url": "https://maps.example/embed", "reason": "unreadable"}]
+    assert "1 frame not kept: maps.example" in straight["title"] and straight["badge"] == "✓"
+    assert resumed == straight
 
 
 def test_a_missing_helper_is_named_as_the_popup_names_it(page):

@@ -142,6 +142,27 @@ def test_the_archived_copy_gets_its_own_button(error_page):
     expect(page.locator("#retry")).to_have_text("Show the server’s page")
 
 
+def test_opening_the_archived_copy_says_nothing_about_the_suggestion(error_page, modules_url):
+    """A user who opens their copy (or a similar page's) has not said the big button was wrong:
+    no `suggestion_taken` goes to the host's learning, neither a rejection nor a retry."""
+    copy_url = f"{modules_url}/icons/icon.svg?copy"
+    copy = {"id": "a1", "url": "http://gooogle.com/", "registered_at": "2026-11-20T10:00:00Z",
+            "version_url": copy_url}  # fmt: skip
+    similar = [{"id": "s1", "key": "http://gooogle.com/b", "url": "http://gooogle.com/b",
+                "version_url": copy_url + "-similar", "similarity": 0.9}]  # fmt: skip
+    answer = {"host": True, "result": {"confident": 0.5, "archived": [copy], "similar": similar,
+                                       "suggestions": [suggestion("http://google.com/", 0.9)]}}  # fmt: skip
+    for button in ("#open-archived", "#similar-list a"):
+        page, sent = error_page(answer)
+        expect(page.locator(".did-you-mean")).to_be_visible()
+        page.locator(button).click()
+        expect(page).to_have_url(re.compile(r"/icons/icon\.svg"))
+        page.wait_for_timeout(400)  # a report gets 300 ms before the page moves on
+        kinds = [m["type"] for m in sent]
+        assert "open_copy" in kinds and "suggestion_taken" not in kinds, (button, kinds)
+        sent.clear()
+
+
 def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_page):
     answer = {"host": False, "error": {"code": "host_missing",
                                        "message": "Specified native messaging host not found."}}  # fmt: skip

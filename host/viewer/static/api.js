@@ -82,8 +82,8 @@ export class Api {
     this.opened = null; // only now: calls made meanwhile wait for this attempt's verdict
     this.setState(refused ? 'refused' : 'offline');
     reject(new ApiError(refused ? 'forbidden' : 'unavailable', refused
-      ? 'the daemon refused the token: open the viewer again with `pagekeeper open`'
-      : 'the archive daemon is not reachable (is `pagekeeper serve` running?)'));
+      ? 'the daemon refused the token: open the viewer again with `.venv/bin/pagekeeper open`, typed in the PageKeeper folder'
+      : 'the archive daemon is not reachable: `.venv/bin/pagekeeper serve --detach`, typed in the PageKeeper folder, starts it'));
     if (!refused) {
       setTimeout(() => this.connect().catch(() => {}), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 8000);

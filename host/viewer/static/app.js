@@ -82,7 +82,7 @@ function start() {
   };
   window.addEventListener('hashchange', render);
   if (!api.token) {
-    fill(main, notice('No token', "Open the viewer with `pagekeeper open` (or from the extension's popup): it passes the daemon's token.", 'error', 'h1'));
+    fill(main, notice('No token', "Open the viewer with `.venv/bin/pagekeeper open`, typed in the PageKeeper folder (or from the extension's popup): it passes the daemon's token.", 'error', 'h1'));
     return;
   }
   api.connect().catch((err) => toast(err.message));

@@ -30,6 +30,30 @@ export function fill(el, ...children) {
   return el;
 }
 
+/**
+ * Where the focus is inside `root`, to find the same control once `root` is rebuilt: by its id,
+ * else as the nth control of its kind with its text. null when the focus is elsewhere.
+ *   const mark = focusMark(main); fill(main, ...); restoreFocus(main, mark);
+ */
+export function focusMark(root) {
+  const el = document.activeElement;
+  if (!el || el === root || !root.contains(el)) return null;
+  return { id: el.id || null, tag: el.tagName, text: el.textContent, nth: alike(root, el.tagName, el.textContent).indexOf(el) };
+}
+
+/** Focus what `mark` (focusMark) found before `root` was rebuilt; gone, `root` itself (never the body). */
+export function restoreFocus(root, mark) {
+  if (!mark || root.contains(document.activeElement)) return;
+  const byId = mark.id ? document.getElementById(mark.id) : null;
+  const same = alike(root, mark.tag, mark.text);
+  const target = byId && root.contains(byId) ? byId : same[Math.min(mark.nth, same.length - 1)];
+  (target ?? root).focus({ preventScroll: true });
+}
+
+function alike(root, tag, text) {
+  return [...root.querySelectorAll(tag)].filter((e) => e.textContent === text);
+}
+
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 /** 1536 -> "1.5 KB" */

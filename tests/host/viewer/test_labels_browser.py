@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.extension.conftest import assert_runs_as_readme_says
 from tests.host.viewer.conftest import edited_article, free_port, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.browser
@@ -71,6 +72,32 @@ def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
         open_viewer(tab, running)
         expect(tab.locator(".search-status")).to_contain_text("Your archive is empty")
         expect(tab.locator(".search-status")).to_contain_text("Archive this page")
+        commands = re.findall(r"`([^`]+)`", tab.locator(".search-status").inner_text())
+        assert len(commands) == 1
+        assert_runs_as_readme_says(commands[0])
+        context.close()
+    finally:
+        stop_daemon(running.proc)
+
+
+def test_a_stopped_daemon_is_named_with_the_command_that_starts_it(browser, tmp_path):
+    """The daemon stops while the viewer is open: the next search says it is not reachable
+    and names the command that starts it, and that command runs as README leaves the machine."""
+    home = tmp_path / "stopped"
+    home.mkdir()
+    running = start_daemon(home, free_port())
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+        tab = context.new_page()
+        open_viewer(tab, running)
+        stop_daemon(running.proc)
+        expect(tab.locator("#conn")).to_have_text("offline")
+        tab.get_by_label("URL pattern").fill("*example*")
+        status = tab.locator(".search-status")
+        expect(status).to_contain_text("not reachable")
+        commands = re.findall(r"`([^`]+)`", status.inner_text())
+        assert len(commands) == 1
+        assert_runs_as_readme_says(commands[0])
         context.close()
     finally:
         stop_daemon(running.proc)

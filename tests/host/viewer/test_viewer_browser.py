@@ -11,6 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from warcio.archiveiterator import ArchiveIterator
 
 from host.daemon.http_routes import SEALED_CSP
+from tests.extension.conftest import assert_runs_as_readme_says
 from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
@@ -88,6 +89,24 @@ def test_malformed_pattern_and_nothing_found(page, daemon):
     expect(result_links(page)).to_have_count(0)
     page.get_by_label("URL pattern").fill("*nowhere.invalid*")
     expect(page.locator(".search-status")).to_contain_text("Nothing found")
+    expect(page.locator(".search-status")).to_contain_text("Try a shorter URL pattern")
+
+
+def test_nothing_found_advises_loosening_only_what_was_set(page, daemon):
+    """Words that no page holds, with the pattern left as it is: "a shorter pattern, * as a
+    wildcard" cannot help; fewer words can."""
+    open_viewer(page, daemon)
+    status = page.locator(".search-status")
+    page.get_by_label("Full text").fill("Steak-Himmel qwertyzzz")
+    expect(status).to_contain_text("Nothing found")
+    expect(status).to_contain_text("Try fewer or other words (a page must hold every word).")
+    expect(status).not_to_contain_text("pattern")
+    page.get_by_label("Full text").fill("Steak-Himmel")  # the first word alone: found
+    expect(result_links(page)).to_have_count(1)
+    page.get_by_label("URL pattern").fill("*nowhere.invalid*")
+    expect(status).to_contain_text(
+        "Try fewer or other words (a page must hold every word) or a shorter URL pattern"
+    )
 
 
 def test_keyboard_from_search_to_document(page, daemon, seeded):
@@ -174,6 +193,13 @@ def test_diff_between_versions(page, daemon, seeded):
     expect(page).to_have_url(re.compile(rf"#/diff/{new}/{old}$"))
     expect(table.locator("del", has_text="nun endgültig")).to_have_count(1)
     expect(page.locator(".diff-stats")).to_contain_text("−1 removed")
+    # An identical pair says so, in the words of what is compared: the visible text (headlines
+    # and links too, which main-text extraction drops), not "the extracted text".
+    page.goto(daemon.viewer(f"#/diff/{old}/{old}"))
+    same = page.locator(".notice", has_text="Identical text")
+    expect(same).to_contain_text("visible text")
+    expect(page.locator("#diff-table caption")).to_have_text(re.compile(r"^Visible text"))
+    expect(page.locator(".diff-stats")).to_have_count(0)
 
 
 def test_unknown_id_is_a_clear_message(page, daemon):
@@ -187,15 +213,26 @@ def test_unknown_id_is_a_clear_message(page, daemon):
     expect(page.get_by_role("heading", name="No such page")).to_be_visible()
 
 
+def assert_commands_run(text: str, count: int = 1) -> None:
+    """Each `command` a message tells the user to type runs as README's `make run` leaves the
+    machine (in the PageKeeper folder, no venv active)."""
+    commands = re.findall(r"`([^`]+)`", text)
+    assert len(commands) == count, text
+    for command in commands:
+        assert_runs_as_readme_says(command)
+
+
 def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
     page.goto(f"{daemon.base}/viewer/?token=not-the-token#/search")
     expect(page.locator("#conn")).to_have_text("token refused")
     expect(page.locator(".search-status")).to_contain_text("the daemon refused the token")
     expect(page.locator("#main")).not_to_contain_text("not reachable")
+    assert_commands_run(page.locator(".search-status").inner_text())
     page.goto(f"{daemon.base}/viewer/#/search")
     page.evaluate("sessionStorage.clear()")
     page.reload()
     expect(page.get_by_role("heading", name="No token")).to_be_visible()
+    assert_commands_run(page.locator("#main").inner_text())
 
 
 def test_warc_export_of_a_version_reads_back(page, daemon, seeded, tmp_path):
@@ -373,4 +410,42 @@ def test_captured_resources_panel_lists_sizes_and_missing(page, daemon, seeded):
     expect(card).to_contain_text(f"{manifest['missing']} missing")
     expect(card.locator("li.res-missing")).to_have_count(min(manifest["total"], 200))
     first = manifest["resources"][0]
-    expect(card.locator("li").first).to_contain_text(f"missing: {first['status']}")
+    # in words, not the manifest's code ("missing: not_received")
+    assert first["status"] == "not_received"
+    expect(card.locator("li").first).to_contain_text("missing: not captured with the page")
+    expect(card.locator("li").first).to_have_attribute("data-status", "not_received")
+    expect(card).not_to_contain_text("not_received")
+    words = page.evaluate(
+        """async (codes) => {
+             const { missingReason } = await import('/viewer/views/document.js');
+             return codes.map(missingReason); }""",
+        ["http_404", "too_large", "over_page_cap", "timeout", "a_new_code"],
+    )
+    assert words == ["the site answered HTTP 404", "over the size cap for one file",
+                     "over the size cap for the whole page", "took too long to load", "a_new_code"]  # fmt: skip
+    # "Show more" only while the list lacks some: a class's display must not undo `hidden`
+    more = card.get_by_role("button", name="Show more")
+    if manifest["total"] > 200:
+        expect(more).to_be_visible()
+    else:
+        expect(more).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [1280, 320])
+def test_a_result_with_a_snippet_still_shows_its_title_and_address(page, daemon, width):
+    """A full-text result's snippet goes on a line of its own under the title, the address and
+    the meta: beside them (a flex row), a long snippet squeezed the title to nothing."""
+    page.set_viewport_size({"width": width, "height": 800})
+    open_viewer(page, daemon)
+    page.get_by_label("Full text").fill("Steak-Himmel")
+    result = page.locator(".results .result")
+    expect(result).to_have_count(1)
+    expect(result.locator(".result-snippet mark").first).to_be_visible()
+    row, title, url, snippet = (
+        result.locator(part).bounding_box()
+        for part in ("xpath=.", ".result-title", ".result-url", ".result-snippet")
+    )
+    for box in (title, url):
+        assert box["width"] >= row["width"] * 0.5, (box, row)
+    assert snippet["y"] >= url["y"] + url["height"], (snippet, url)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

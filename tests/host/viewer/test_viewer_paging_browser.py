@@ -70,3 +70,19 @@ def test_export_of_a_huge_result_says_how_to_narrow_it(page, daemon, tmp_path):
         if rec.rec_type == "response"
     ]
     assert len(targets) == 52 and all("//site7.example/" in t for t in targets)
+
+
+def test_paging_from_the_keyboard_keeps_the_focus_on_the_results(page, daemon):
+    """Enter on "Next →" rebuilds the pager: the focus went with the old button, to the page's
+    body, and the next Tab started over at the top. It goes to the new page's first result."""
+    open_search(page, daemon)
+    info = page.locator(".pager-info")
+    expect(info).to_have_text("1–50 of 5,200 · page 1 of 104")
+    page.get_by_role("button", name="Next →").focus()
+    page.keyboard.press("Enter")
+    expect(info).to_have_text("51–100 of 5,200 · page 2 of 104")
+    first = page.locator(".result-link").first
+    expect(first).to_contain_text("Article 5149 ")
+    expect(first).to_be_focused()
+    page.keyboard.press("ArrowDown")  # the list's own keys work from there
+    expect(page.locator(".result-link").nth(1)).to_be_focused()

@@ -1,4 +1,4 @@
-// Side-by-side diff of two versions' extracted bodies (computed by the daemon:
+// Side-by-side diff of two versions' visible text, headlines and links included (computed by the daemon:
 // rows of equal / replace / delete / insert / skip, with changed words marked).
 
 import { count, fill, h, notice, safeUrl, sameMinute, timeEl } from '../dom.js';
@@ -53,17 +53,17 @@ export function render(main, ctx, route) {
     const close = sameMinute([res.a.registered_at, res.b.registered_at])(res.a.registered_at); // same minute: seconds
     const table = res.rows.length
       ? h('table', { class: 'diff', id: 'diff-table' },
-        h('caption', { class: 'sr-only' }, 'Extracted text of the two versions, side by side'),
+        h('caption', { class: 'sr-only' }, 'Visible text of the two versions, side by side'),
         h('colgroup', {}, h('col', { class: 'col-ln' }), h('col'), h('col', { class: 'col-ln' }), h('col')),
         h('thead', {}, h('tr', {}, side(res.a, 'A', close), side(res.b, 'B', close))),
         h('tbody', {}, res.rows.map(row)))
-      : notice('No text', 'Neither version has extracted text to compare.');
+      : notice('No text', 'Neither version has visible text to compare.');
     fill(main,
       h('div', { class: 'doc-head' }, back,
         h('h1', {}, 'Changes between two versions'),
         h('p', { class: 'doc-url' }, res.b.title || safeUrl(res.b.url)),
         res.same_document === false ? notice('Different documents', 'These versions belong to different URLs; the diff compares their texts anyway.') : null),
-      res.identical ? notice('Identical text', 'The extracted text of the two versions is the same.') : summary(res.stats),
+      res.identical ? notice('Identical text', 'The visible text of the two versions (headlines and links included) is the same.') : summary(res.stats),
       h('div', { class: 'card diff-card' }, table));
   }).catch((err) => {
     fill(main, h('a', { class: 'back', href: '#/search' }, '← Search'),

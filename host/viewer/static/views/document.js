@@ -4,7 +4,7 @@
 
 import { deleteWithUndo } from '../trash.js';
 import { tagLink } from './search.js';
-import { bar, bytes, count, downloadBase64, fill, h, notice, pct, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
+import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, restoreFocus, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
@@ -202,11 +202,28 @@ function show(hash) {
 // with the reason (version_resources, paged so a reply stays under the 1 MB cap).
 const RESOURCE_PAGE = 200;
 
+// Why a resource is missing, in words (the manifest's statuses: engine/archive/resources.py).
+const MISSING = {
+  not_received: 'not captured with the page',
+  too_large: 'over the size cap for one file',
+  over_page_cap: 'over the size cap for the whole page',
+  truncated: 'cut off while it was sent',
+  digest_mismatch: 'its bytes did not match what the capture announced',
+  timeout: 'took too long to load',
+  failed: 'could not be read',
+};
+
+/** 'http_404' → 'the site answered HTTP 404'; an unknown status is shown as it is. */
+export function missingReason(status) {
+  const http = /^http_(\d{3})$/.exec(status ?? '');
+  return http ? `the site answered HTTP ${http[1]}` : (MISSING[status] ?? String(status));
+}
+
 function resourceItem(r) {
   const label = h('span', { class: 'res-url', title: r.url }, r.url);
-  return h('li', { class: r.status === 'stored' ? 'res-stored' : 'res-missing' },
+  return h('li', { class: r.status === 'stored' ? 'res-stored' : 'res-missing', 'data-status': r.status },
     label, ' ', h('span', { class: 'muted' },
-      r.status === 'stored' ? `${r.type || 'resource'} · ${bytes(r.size)}` : `missing: ${r.status}`));
+      r.status === 'stored' ? `${r.type || 'resource'} · ${bytes(r.size)}` : `missing: ${missingReason(r.status)}`));
 }
 
 function resourcesCard(version, ctx) {
@@ -263,6 +280,7 @@ export function render(main, ctx, route) {
   let busy = false;
   const check = async (btn) => {
     busy = true;
+    focused = focusMark(main);
     btn.disabled = true;
     btn.textContent = 'Checking…';
     try {
@@ -300,9 +318,13 @@ export function render(main, ctx, route) {
     }).then((res) => { if (!res) btn.disabled = false; });
   };
 
+  // The view is rebuilt after every action: the focus stays on the control the user used.
+  let focused = null;
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
+    const mark = focusMark(main) ?? focused;
+    focused = null;
     fill(main,
       header(doc, removeDocument),
       h('div', { class: 'doc-grid' },
@@ -318,6 +340,7 @@ export function render(main, ctx, route) {
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc)),
           resourcesCard(version, ctx)),
         frameBox(version, state.mode, ctx)));
+    restoreFocus(main, mark);
   };
 
   const load = async () => {

@@ -117,12 +117,25 @@ export function tagLink(tag) {
 }
 
 /** What an empty result says: an empty archive says how to fill it. */
-function nothingFound(res) {
+function nothingFound(res, values) {
   if (res.documents === 0) {
     return notice('Your archive is empty',
-      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run “pagekeeper archive add URL” in a terminal. It shows up here at once.');
+      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run `.venv/bin/pagekeeper archive add URL` in a terminal, in the PageKeeper folder. It shows up here at once.');
   }
-  return notice('Nothing found', 'No stored page matches. Try a shorter pattern, * as a wildcard, or fewer filters.');
+  return notice('Nothing found', `No stored page matches. Try ${loosening(values)}.`);
+}
+
+/**
+ * What the user can loosen, of what they set: advice about a field they left empty cannot help.
+ *   loosening({pattern: '', text: 'river flood'}) → 'fewer or other words (a page must hold every word)'
+ */
+export function loosening(values) {
+  const ways = [];
+  if (values.text) ways.push('fewer or other words (a page must hold every word)');
+  if (values.pattern && values.pattern !== '*') ways.push('a shorter URL pattern, with * for any run of characters');
+  if (values.site || values.since || values.until || values.state || values.tag) ways.push('fewer filters');
+  if (!ways.length) return 'another search';
+  return ways.length === 1 ? ways[0] : `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
 }
 
 function pager(res, page, goPage) {
@@ -187,7 +200,7 @@ export function render(main, ctx, route) {
         return;
       }
       last = { params: toParams(v, page), res };
-      show(res, pastEnd);
+      show(res, pastEnd, v);
       pastEnd = null;
     } catch (err) {
       if (mine !== seq) return;
@@ -217,15 +230,19 @@ export function render(main, ctx, route) {
     }
   };
 
-  const show = (res, note) => {
+  const show = (res, note, values) => {
     const took = res.took_ms != null ? ` in ${res.took_ms < 10 ? res.took_ms.toFixed(1) : Math.round(res.took_ms)} ms` : '';
     fill(status, res.total
       ? [`${count(res.total)} ${res.total === 1 ? 'document' : 'documents'}${took}`, note ? ` · ${note}` : '']
-      : nothingFound(res));
+      : nothingFound(res, values));
     const links = [...list.querySelectorAll('.result-link')];
     const focused = links.indexOf(document.activeElement);
+    // The pager is rebuilt below, and the focus would go with its old button: a new page
+    // starts at its first result.
+    const paged = paging.contains(document.activeElement);
     fill(list, res.results.map(resultRow));
-    if (focused >= 0) list.querySelectorAll('.result-link')[Math.min(focused, res.results.length - 1)]?.focus();
+    if (paged) list.querySelector('.result-link')?.focus();
+    else if (focused >= 0) list.querySelectorAll('.result-link')[Math.min(focused, res.results.length - 1)]?.focus();
     fill(paging, res.total > PAGE_SIZE ? pager(res, page, goPage) : null);
     exportBtn.disabled = !res.total;
   };
