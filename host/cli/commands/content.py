@@ -28,12 +28,10 @@ engine.errors.InvalidInput: cannot read /no/such/file.html: No such file or dire
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 from engine.errors import BadRequest, InvalidInput, PageKeeperError
 from engine.html.extract import ExtractOptions, extract
@@ -42,6 +40,7 @@ from engine.liveness import LivenessOptions, judge
 from host.cli.backend import backend, send
 from host.cli.batch import blank_line, error_line, is_blank, numbered
 from host.cli.command import Lines, command
+from host.cli.files import read_input
 
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 
@@ -91,17 +90,9 @@ def liveness_options(args) -> LivenessOptions:
 
 
 def read_page(path: str) -> bytes:
-    """A page file's bytes, gunzipped when it is gzip (by magic number, any suffix)."""
-    try:
-        data = Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise InvalidInput(f"cannot read {path}: {reason}") from exc
-    if len(data) > MAX_PAGE_BYTES:
-        raise InvalidInput(f"{path}: page larger than {MAX_PAGE_BYTES} bytes")
-    return data
+    """A page file's bytes, gunzipped when it is gzip (host/cli/files.py: the errors every
+    command answers a bad file with)."""
+    return read_input(path, MAX_PAGE_BYTES, gunzip=True)
 
 
 def jsonl(stream) -> Iterator[tuple[int, dict | None, PageKeeperError | None]]:
