@@ -96,22 +96,26 @@ def render_doctor(result: dict) -> str:
             lines.append(f"  allows {', '.join(m['allowed'])}")
     lines += _missing_line(result)
     lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
-    daemon = result["daemon"]
-    if daemon.get("running"):
-        lines.append(f"daemon: running at {daemon['url']}")
-    elif daemon.get("problem"):
-        lines.append(f"daemon: not answering: {daemon['problem']}")
-    else:
-        lines.append(f"daemon: {daemon.get('note', 'stopped')}")
-    archive = result.get("archive")
-    if archive:
-        versions = archive.get("versions", 0)
-        lines.append(
-            f"archive: ok ({versions} version{'s' if versions != 1 else ''})"
-            if archive["ok"]
-            else f"archive: cannot be read: {archive['problem']}"
-        )
+    lines.append(_daemon_line(result["daemon"]))
+    if result.get("archive"):
+        lines.append(_archive_line(result["archive"]))
     return "\n".join(lines)
+
+
+def _daemon_line(daemon: dict) -> str:
+    """Running (its address), running and not answering (a fault), or stopped (how to start)."""
+    if daemon.get("running"):
+        return f"daemon: running at {daemon['url']}"
+    if daemon.get("problem"):
+        return f"daemon: not answering: {daemon['problem']}"
+    return f"daemon: {daemon.get('note', 'stopped')}"
+
+
+def _archive_line(archive: dict) -> str:
+    if not archive["ok"]:
+        return f"archive: cannot be read: {archive['problem']}"
+    versions = archive.get("versions", 0)
+    return f"archive: ok ({versions} version{'s' if versions != 1 else ''})"
 
 
 # Every doctor finding and the exit status it leads to (doctor --help shows it).
