@@ -44,6 +44,7 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.html.address import declared_address
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
 from engine.html.extract import Extraction, decode, main_text, nfc, page_title, title_weights
+from engine.html.parse import closed_title
 from engine.html.site_name import host_labels, names_site, spells
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
@@ -266,7 +267,7 @@ def live_read(live_html: bytes | str, options: LivenessOptions | None = None):
     options = options or LivenessOptions()
     if options.scope == "body":
         return [tokenize(main_text(live_html))], ""
-    tree = LexborHTMLParser(decode(live_html))
+    tree = LexborHTMLParser(closed_title(decode(live_html)))
     title, address = page_title(tree), declared_address(tree)
     blocks = split_blocks(filter_tree(tree, options.blocks), options.blocks)
     # Seed step 2: the title is filtered out, headings repeating it too (h1 of a kept title).

@@ -42,7 +42,7 @@ from engine.html.blocks import (
 )
 from engine.html.context import ContextModel, bundled_model
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
-from engine.html.parse import decode_html, looks_binary
+from engine.html.parse import closed_title, decode_html, looks_binary
 from engine.html.product import (
     DescriptionOptions,
     declared_descriptions,
@@ -1895,7 +1895,7 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
     >>> find_body("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger.</p>", None, ExtractOptions()).title
     'Zeiger'
     """
-    text = decode(html)
+    text = closed_title(decode(html))
     tree = LexborHTMLParser(text)
     title = page_title(tree)
     described = options.product_description and may_declare_product(text)

@@ -158,3 +158,32 @@ def is_html_type(content_type: str | None) -> bool:
     """
     media = (content_type or "text/html").split(";")[0].strip().lower()
     return media in {"text/html", "application/xhtml+xml", ""}
+
+
+# A <title> is RCDATA (HTML §13.2.5.2): it ends only at "</title". A saved page with bytes
+# missing from its head has none, so the whole rest of the document is the title and the body
+# is empty (what browsers show: a blank page).
+_TITLE_START = re.compile(r"<title(?:[\t\n\f\r /][^>]*)?>", re.I)
+_TITLE_END = re.compile(r"</title", re.I)
+_TAG_START = re.compile(r"<[A-Za-z/!]")  # a tag, an end tag or a comment/doctype opens here
+
+
+def closed_title(text: str) -> str:
+    """The page's text with an unterminated <title> ended where its first tag starts, so the
+    page's own text is read as the page again, not as its title (used to read text out of a
+    page; the stored copy itself is kept as it came).
+
+    >>> closed_title("<title>News - Inte<meta x></head><body><p>Story</p>")
+    '<title>News - Inte</title><meta x></head><body><p>Story</p>'
+    >>> closed_title("<title>Story</title><p>x")  # a closed title: the text unchanged
+    '<title>Story</title><p>x'
+    >>> closed_title("<p>no title at all</p>")
+    '<p>no title at all</p>'
+    """
+    start = _TITLE_START.search(text)
+    if start is None or _TITLE_END.search(text, start.end()):
+        return text
+    tag = _TAG_START.search(text, start.end())
+    if tag is None:
+        return text
+    return f"{text[: tag.start()]}</title>{text[tag.start() :]}"

@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.blocks import REGION_WEIGHTS, BlockOptions, has_ancestor_in, split_blocks
 from engine.html.extract import decode
+from engine.html.parse import closed_title
 
 # Not rendered (HTML §15.3.1 "hidden elements"), or not text a reader sees on the page.
 UNSEEN_TAGS = (
@@ -70,7 +71,7 @@ def visible_text(html: bytes | str | LexborHTMLParser) -> str:
     """
     if isinstance(html, LexborHTMLParser):  # parsed again from its serialization: lexbor's
         html = html.html or ""  # clone() fails on some real pages ("Can't create a new document")
-    tree = LexborHTMLParser(decode(html))
+    tree = LexborHTMLParser(closed_title(decode(html)))
     drop_hidden(tree)
     tree.strip_tags(list(UNSEEN_TAGS))
     root = tree.body or tree.root

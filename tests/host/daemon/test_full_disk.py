@@ -8,6 +8,7 @@ readable (a failed append must never leave a fragment in front of the next line)
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import subprocess
@@ -64,45 +65,69 @@ def free_pages(path: Path) -> int:
     return os.statvfs(path).f_bavail
 
 
+def blob_pages(home: Path) -> int:
+    """The pages the stored blobs hold (the search index's own files grow apart from them)."""
+    blobs = (blob for blob in (home / "blobs").rglob("*") if blob.is_file())
+    return sum(-(-blob.stat().st_size // PAGE_SIZE) for blob in blobs)
+
+
 URL = "https://full.example/page"
+CAPTURES = itertools.count(1)
+
+
+def new_page(html: Path) -> Path:
+    """Write a page unlike every earlier one: an unchanged page is only a sighting of its
+    version (a WARC revisit, a few bytes), so its journal line would fit in one page."""
+    capture = next(CAPTURES)
+    html.write_text(PAGE.replace("the same words", f"capture {capture}: the same words", 1))
+    return html
 
 
 def add(home: Path, html: Path) -> subprocess.CompletedProcess:
     return pk(home, "archive", "add", URL, "--html", str(html), "--json", check=False)
 
 
+STEP = 3  # pages given back before each try: several tries end inside one journal line
+
+
 def test_full_disk_under_a_running_daemon_loses_no_acknowledged_version(tmpfs, tmp_path):
     home = make_home(tmpfs)
     html = tmp_path / "page.html"
-    html.write_text(PAGE)
     reserve = tmpfs / "reserve"
     reserve.mkdir()
     acked, errors = [], []
     try:
         pk(home, "serve", "--detach", "--json")
         for _ in range(2):
-            acked.append(json.loads(add(home, html).stdout)["id"])
+            acked.append(json.loads(add(home, new_page(html)).stdout)["id"])
         journal = next((home / "db").glob("journal.*.log"))
-        before, journal_before = free_pages(tmpfs), journal.stat().st_size
-        acked.append(json.loads(add(home, html).stdout)["id"])
+        blobs_before, journal_before = blob_pages(home), journal.stat().st_size
+        acked.append(json.loads(add(home, new_page(html)).stdout)["id"])
         line_pages = (journal.stat().st_size - journal_before) // PAGE_SIZE
-        blob_pages = before - free_pages(tmpfs) - line_pages
-        for n in range(60):
+        blobs = blob_pages(home) - blobs_before
+        assert line_pages >= 3 * STEP, "a version's journal line must span several steps"
+        limit = blobs + line_pages + 40  # pages the tries may be given in all
+        for n in range(limit):
             (reserve / str(n)).write_bytes(b"\0" * PAGE_SIZE)
         filler = fill(tmpfs)
-        # Each try gets room for its blobs and part of its journal line: the append fails
-        # half-way, after some of its bytes reached the file.
-        for n in range(4):
-            for page in range(blob_pages + line_pages // 2):
-                (reserve / str(n * 15 + page)).unlink(missing_ok=True)
-            reply = json.loads(add(home, html).stdout)
-            if "error" in reply:
-                errors.append(reply["error"])
-            else:  # the room freed by an earlier failed line was enough
-                acked.append(reply["id"])
+        # The same new page is tried while the room grows a few pages at a time: tries fail
+        # writing its blobs, then half-way through its journal line (after some of its bytes
+        # reached the file), until one fits. The blobs' size is only a starting point.
+        given, page = max(0, blobs - STEP), new_page(html)
+        for n in range(given):
+            (reserve / str(n)).unlink()
+        while "error" in (reply := json.loads(add(home, page).stdout)):
+            errors.append(reply["error"])
+            assert given + STEP <= limit, (
+                f"no try fit in {given} pages: {len(errors)} failed, last {errors[-1]}"
+            )
+            for n in range(given, given + STEP):
+                (reserve / str(n)).unlink()
+            given += STEP
+        acked.append(reply["id"])
         filler.unlink()
         for _ in range(3):
-            done = add(home, html)
+            done = add(home, new_page(html))
             assert done.returncode == 0, done.stderr
             acked.append(json.loads(done.stdout)["id"])
     finally:
