@@ -38,20 +38,17 @@ import threading
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
-from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.html.address import WAYBACK, declared_address
+from engine.html.address import declared_address
 from engine.html.blocks import BlockOptions, filter_tree, split_blocks
 from engine.html.extract import Extraction, decode, main_text, nfc, page_title, title_weights
 from engine.html.parse import closed_title
+from engine.html.site_name import host_labels, names_site, spells
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
 from engine.lru import LRU
-from engine.urls.sites import name_labels
-from engine.urls.substitution import fold
 
 
 @dataclass
@@ -443,9 +440,10 @@ def titled(stored: object) -> float:
 
 def names_its_site(stored: object) -> bool:
     """Whether the stored main text names the site it was stored from: the host's own label
-    (the one before the public suffix, :func:`engine.urls.sites.name_labels`; not a subdomain
+    (the one before the public suffix, :func:`engine.html.site_name.host_labels`; not a subdomain
     such as "shop" or "news") as a word, or spelled by up to four words in a row ("The
-    Atlantic" for theatlantic.com). True when the URL is not known (the text may be the site's).
+    Atlantic" for theatlantic.com: :func:`engine.html.site_name.spells`). True when the URL is
+    not known (the text may be the site's).
 
     >>> names_its_site({"url": "https://shop.bombas.com/p", "body": "Bombas is a B Corporation"})
     True
@@ -455,17 +453,8 @@ def names_its_site(stored: object) -> bool:
     False
     """
     url = str(stored.get("url") or "") if isinstance(stored, dict) else ""
-    labels = name_labels(urlsplit(WAYBACK.sub("", url)).hostname or "") if url else ()
-    if not labels:
-        return True
-    label = labels[-1]
-    words = re.findall(r"[a-z0-9]+", fold(stored_body(stored).lower()))
-    return any(
-        "".join(words[at : at + size]) == label
-        for at in range(len(words))
-        for size in range(1, 5)
-        if words[at].startswith(label[:1])
-    )
+    labels = host_labels(url)
+    return not labels or spells(stored_body(stored), labels[-1])
 
 
 def has_form(word: str, words: list[str]) -> bool:
@@ -499,7 +488,7 @@ def headline(title: str) -> str:
 
 def headlines(title: str, url: str = "") -> list[str]:
     """The title's headline (:func:`headline`) and, when that part names the site the page
-    was stored from (:func:`names_site`: a site's name with its tagline is often longer than
+    was stored from (:func:`engine.html.site_name.names_site`: a site's name with its tagline is often longer than
     the page's own headline), the longest part that does not.
 
     >>> headlines("Cancer and Guilt | Survivorship Partners", "https://survivorshippartners.com/x")
@@ -509,66 +498,11 @@ def headlines(title: str, url: str = "") -> list[str]:
     """
     parts = TITLE_PARTS.split(title)
     first = max(parts, key=len)
-    labels = name_labels(urlsplit(WAYBACK.sub("", url)).hostname or "") if url else ()
+    labels = host_labels(url)
     if not labels or not names_site(first, labels):
         return [first]
     rest = [part for part in parts if not names_site(part, labels)]
     return [first, max(rest, key=len)] if rest else [first]
-
-
-def names_site(part: str, labels: Iterable[str]) -> bool:
-    """Whether a title part names the site: it holds one of its host's labels of 4+ letters,
-    or spells one with the starts of at least half its words, in order (an acronym, a
-    shortened name).
-
-    >>> names_site("Wall Street Oasis", ["wallstreetoasis"]), names_site("Daily Lodging Report", ["dlr"])
-    (True, True)
-    >>> names_site("Conejo Valley Adult Education", ["conejoadulted"]), names_site("Go Vote!", ["shoemoney"])
-    (True, False)
-    """
-    letters = folded(part)
-    words = tuple(w for w in map(folded, part.split()) if w)
-    return any(
-        (len(label) >= 4 and label in letters) or 2 * spelled(label, words) >= len(words) > 0
-        for label in labels
-    )
-
-
-def folded(text: str) -> str:
-    """Lower-case ASCII letters and digits of a text, folded as host names spell it (accents
-    dropped, ß, æ, ø, œ as ss, ae, o, oe: :func:`engine.urls.substitution.fold`).
-
-    >>> folded("Nörd-Republic®"), folded("Lørenskog Straße")
-    ('nordrepublic', 'lorenskogstrasse')
-    """
-    return "".join(c for c in fold(text.lower()) if c.isascii() and c.isalnum())
-
-
-def spelled(label: str, words: tuple[str, ...]) -> int:
-    """The most words whose starts, in order (others skipped), spell ``label``; 0 when none do.
-
-    >>> spelled("osha", ("occupational", "safety", "and", "health", "administration"))
-    4
-    >>> spelled("osha", ("one", "small", "step"))
-    0
-    """
-
-    @cache
-    def most(at: int, word: int) -> int:  # label[at:] from words[word:]; -1: cannot
-        if at == len(label):
-            return 0
-        best = -1
-        for k in range(word, len(words)):
-            size = 0
-            while size < len(words[k]) and at + size < len(label):
-                if words[k][size] != label[at + size]:
-                    break
-                size += 1
-                rest = most(at + size, k + 1)
-                best = max(best, rest + 1 if rest >= 0 else -1)
-        return best
-
-    return max(most(0, 0), 0)
 
 
 @dataclass

@@ -296,9 +296,12 @@ def test_archive_versions_similar_get(home, html_files, tmp_path):
 
 
 def test_archive_get_unknown_id_not_found(home):
-    proc = run(home, "--json", "archive", "get", "nosuchid")
-    assert proc.returncode != 0
+    proc = run(home, "--json", "archive", "get", "20990101000000000000")
+    assert proc.returncode == 3
     assert "not_found" in proc.stdout + proc.stderr
+    proc = run(home, "--json", "archive", "get", "nosuchid")  # no ID at all
+    assert proc.returncode == 2
+    assert "invalid_url" in proc.stdout + proc.stderr
 
 
 def test_archive_open_live_and_stored(home, site, html_files):

@@ -50,6 +50,7 @@ from engine.archive.store import ArchiveStore
 from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound
 from engine.html.rewrite import RewriteOptions, absolute, css_rewrite, rewrite_tree
 from engine.html.visible import visible_text
+from engine.urls.parse import parse_url
 
 
 def visible_text_of(store: ArchiveStore, reg_id: str, recompute: bool = True) -> str:
@@ -152,17 +153,51 @@ def keep_all_visible_texts(store: ArchiveStore, reg_ids: list[str]) -> list[str]
 
 
 def resolve_id(store: ArchiveStore, ref: str) -> str:
-    """A registration ID from an ID or a version URL (``…/v/{id}/…``); NotFound otherwise.
+    """A registration ID from an ID or a version URL (``…/v/{id}/…``). What the error tree
+    says a bad ``ref`` is: a well-formed ID that is not stored is ``not_found``; a ref that is
+    no ID at all is invalid input (:func:`not_a_version`), as every command taking a URL or
+    an ID answers it (:func:`ref_key`).
 
-    >>> resolve_id.__name__
-    'resolve_id'
+    >>> from engine.archive.store import ArchiveStore; import tempfile
+    >>> resolve_id(ArchiveStore.open(tempfile.mkdtemp()), "20990101000000000000")
+    Traceback (most recent call last):
+    ...
+    engine.errors.NotFound: no registration '20990101000000000000'
     """
     ref = ref.strip()
+    reg_id = ref.split("/v/", 1)[1].split("/", 1)[0] if "/v/" in ref else ref
+    if not is_reg_id(reg_id):
+        raise not_a_version(ref, reg_id)
+    if not store.has_capture(reg_id):
+        raise NotFound(f"no registration {reg_id!r}")
+    return reg_id
+
+
+def not_a_version(ref: str, reg_id: str) -> InvalidInput:
+    """The error for a ref that names no version: ``invalid_url`` when it is no URL either
+    (the words :func:`ref_key` uses), ``invalid_input`` for a version URL with a malformed
+    ID or a page's own URL.
+
+    >>> not_a_version("12345", "12345").code, not_a_version("http://a.example/", "").code
+    ('invalid_url', 'invalid_input')
+    """
     if "/v/" in ref:
-        ref = ref.split("/v/", 1)[1].split("/", 1)[0]
-    if not is_reg_id(ref) or not store.has_capture(ref):
-        raise NotFound(f"no registration {ref!r}")
-    return ref
+        return InvalidInput(f"{ref!r}: {reg_id!r} is not a registration ID (20 digits)")
+    try:
+        parse_url(ref)
+    except InvalidURL as exc:
+        return neither_id_nor_url(ref, exc)
+    return InvalidInput(
+        f"{ref!r} is a page's URL, not one of its versions: give a registration ID (20 digits)"
+        " or a version URL (…/v/<id>/…)"
+    )
+
+
+def neither_id_nor_url(ref: str, exc: InvalidURL) -> InvalidURL:
+    """A ref that is no registration ID, no version URL and no URL (a cut-off ID, a typo)."""
+    return InvalidURL(
+        f"{ref!r} is neither a registration ID (20 digits), a version URL nor a URL ({exc})"
+    )
 
 
 def describe(store: ArchiveStore, reg_id: str, base: str) -> dict:
@@ -203,9 +238,7 @@ def ref_key(store: ArchiveStore, ref: str) -> str:
     try:
         return document_key(store, ref)
     except InvalidURL as exc:
-        raise InvalidURL(
-            f"{ref!r} is neither a registration ID (20 digits), a version URL nor a URL ({exc})"
-        ) from None
+        raise neither_id_nor_url(ref, exc) from None
 
 
 def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> list[dict]:

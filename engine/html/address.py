@@ -8,15 +8,14 @@ documents whatever their words.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from engine.html.extract import decode
+from engine.html.site_name import WAYBACK
 
 # A Web Archive copy names the archived page's address behind its own prefix.
-WAYBACK = re.compile(r"^(?:https?:)?//web\.archive\.org/web/[^/]+/", re.I)
 
 
 def declared_address(page: LexborHTMLParser | bytes | str) -> str:

@@ -50,6 +50,7 @@ from engine.html.product import (
     may_declare_product,
     with_description,
 )
+from engine.html.site_name import site_words
 from engine.html.tokens import count_tokens, is_cjk, tokenize
 
 
@@ -333,19 +334,6 @@ def title_weights(title: str) -> dict[str, float]:
     words = terms(title, stopwords(detect_language(tokenize(title))), 2)
     unique = list(dict.fromkeys(words))
     return {w: 1.0 / len(unique) for w in unique}
-
-
-def site_names(tree: LexborHTMLParser, url: str | None) -> set[str]:
-    """Words naming the site: og:site_name and the labels of the URL's host.
-
-    >>> sorted(site_names(LexborHTMLParser(""), "https://www.gnaddrig.de/x"))
-    ['de', 'gnaddrig', 'www']
-    """
-    names = set(tokenize(_meta_content(tree, 'meta[property="og:site_name"]')))
-    if url:
-        host = re.sub(r"^[a-z][a-z0-9+.-]*://([^/:?#]*).*$", r"\1", url, flags=re.I | re.S)
-        names.update(tokenize(host))
-    return names
 
 
 def article_title(title: str, site: set[str]) -> str:
@@ -1912,7 +1900,8 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
     title = page_title(tree)
     described = options.product_description and may_declare_product(text)
     declared = declared_descriptions(tree) if described else []
-    weights = title_weights(article_title(title, site_names(tree, url)))
+    site = site_words(_meta_content(tree, 'meta[property="og:site_name"]'), url)
+    weights = title_weights(article_title(title, site))
     blocks, chosen, regions = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
     if options.blocks.class_hints and size < options.fallback_min_chars:

@@ -37,6 +37,7 @@ from typing import Any
 from engine.errors import InvalidInput
 from host.daemon import client
 from host.daemon.app import Config
+from host.daemon.pause import paused
 from host.daemon.security import read_token
 from host.home import Home, atomic_write
 
@@ -393,8 +394,28 @@ def _allowed(data: dict, browser: str) -> list[str]:
     return data.get("allowed_extensions" if browser in FIREFOX else "allowed_origins", [])
 
 
-def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> dict:
-    """Manifests present and executable, daemon reachable, token readable, IDs allowed."""
+# What a stopped daemon means: information, not a fault (every operation has one path,
+# daemon or not: host/cli/backend.py), and how to start it.
+DAEMON_STOPPED = (
+    "stopped: PageKeeper works without it (the browser's helper starts it when needed); "
+    "to start it now: pagekeeper serve --detach"
+)
+DAEMON_PAUSED = (
+    "stopped until the next login (pagekeeper stop --until-login): the browser's helper "
+    "starts none until then; to start it now: pagekeeper serve --detach"
+)
+
+
+def doctor(
+    home: Path, options: InstallOptions, platform: str | None = None, archive: dict | None = None
+) -> dict:
+    """Manifests present and executable, token readable, IDs allowed, the daemon when it runs,
+    and the ``archive`` check the caller made (it opens the store: not this module's part).
+
+    ``ok`` is False only for a fault: no manifest installed, a manifest that is wrong, no
+    token, a daemon that runs but does not answer, an archive that cannot be read. A stopped
+    daemon is not one (``daemon.note`` says how to start it).
+    """
 
     config = Config.load(home)
     ids = (config.all_extension_ids(), config.firefox_ids)
@@ -411,23 +432,15 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
         for b in browsers
     ]
     token = read_token(home)
-    daemon: dict[str, object] = {"running": False}
-    try:
-        state = client.running(home)
-        if state:
-            daemon = {
-                "running": True,
-                "url": state["url"],
-                "ping": client.call(home, "ping", timeout=5),
-            }
-    except Exception as exc:
-        daemon = {"running": False, "problem": str(exc)}
+    daemon = daemon_state(home)
     installed = [m for m in manifests if m["present"]]
+    archive = archive or {"ok": True}
     ok = (
         bool(installed)
         and all(m.get("ok") for m in installed)
         and bool(token)
-        and daemon["running"]
+        and "problem" not in daemon
+        and archive["ok"]
     )
     return {
         "ok": ok,
@@ -435,5 +448,18 @@ def doctor(home: Path, options: InstallOptions, platform: str | None = None) -> 
         "missing": missing,
         "token_readable": bool(token),
         "daemon": daemon,
+        "archive": archive,
         "home": str(home),
     }
+
+
+def daemon_state(home: Path) -> dict:
+    """``{"running": True, "url", "ping"}``; ``{"running": False, "note"}`` when it is stopped;
+    ``{"running": False, "problem"}`` when it runs (or says it does) and does not answer."""
+    try:
+        state = client.running(home)
+        if not state:
+            return {"running": False, "note": DAEMON_PAUSED if paused(home) else DAEMON_STOPPED}
+        return {"running": True, "url": state["url"], "ping": client.call(home, "ping", timeout=5)}
+    except Exception as exc:
+        return {"running": False, "problem": str(exc)}

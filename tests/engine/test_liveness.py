@@ -14,6 +14,7 @@ from engine.errors import DecodeError
 from engine.html.address import declared_address
 from engine.html.extract import ExtractOptions, decode, extract
 from engine.html.keywords import KeywordOptions
+from engine.html.site_name import names_site
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
 from engine.liveness import (
@@ -33,7 +34,6 @@ from engine.liveness import (
     main_share,
     match_keywords,
     names_its_site,
-    names_site,
     nothing_to_compare,
     phrase_share,
     stored_keywords,

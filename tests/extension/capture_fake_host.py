@@ -21,7 +21,17 @@ import sys
 import time
 from pathlib import Path
 
-STATE = Path(os.environ["PK_FAKE_STATE"])
+
+def state_dir() -> Path:
+    """The folder of its state, ``$PK_FAKE_STATE``, read where it is used (importing this
+    module, e.g. to collect its doctests, needs no environment)."""
+    folder = os.environ.get("PK_FAKE_STATE")
+    if not folder:
+        raise RuntimeError(
+            "PK_FAKE_STATE is not set: it names the folder of the stand-in host's state"
+            " (tests/extension/capture_site.py's launcher sets it)"
+        )
+    return Path(folder)
 
 
 def read_message(stream):
@@ -39,12 +49,12 @@ def write_message(stream, obj) -> None:
 
 
 def config() -> dict:
-    path = STATE / "config.json"
+    path = state_dir() / "config.json"
     return json.loads(path.read_text()) if path.exists() else {}
 
 
 def capture_dir(capture_id: str) -> Path:
-    return STATE / "captures" / capture_id
+    return state_dir() / "captures" / capture_id
 
 
 def part_path(capture_id: str, url: str, index: int) -> Path:
@@ -53,12 +63,12 @@ def part_path(capture_id: str, url: str, index: int) -> Path:
 
 
 def begin(params: dict) -> dict:
-    captures = STATE / "captures"
+    captures = state_dir() / "captures"
     captures.mkdir(parents=True, exist_ok=True)
     capture_id = f"c{len(list(captures.iterdir())) + 1}"
     capture_dir(capture_id).mkdir()
     (capture_dir(capture_id) / "begin.json").write_text(json.dumps(params))
-    held = {p.name for p in (STATE / "blobs").glob("*")}
+    held = {p.name for p in (state_dir() / "blobs").glob("*")}
     need = [r["url"] for r in params["resources"] if r.get("sha256") and r["sha256"] not in held]
     limits = {"part_bytes": config().get("part_bytes", 1 << 20), "resource_bytes": 1 << 30,
               "page_bytes": 1 << 32}  # fmt: skip
@@ -73,9 +83,9 @@ def part(params: dict) -> dict:
     (path.parent / "count").write_text(str(params["count"]))
     path.write_bytes(base64.b64decode(params["data"]))
     limit = config().get("die_after_parts")
-    received = len(list((STATE / "captures").glob("*/parts/*/[0-9]*"))) if limit else 0
-    if limit and received >= limit and not (STATE / "died").exists():
-        (STATE / "died").write_text("1")
+    received = len(list((state_dir() / "captures").glob("*/parts/*/[0-9]*"))) if limit else 0
+    if limit and received >= limit and not (state_dir() / "died").exists():
+        (state_dir() / "died").write_text("1")
         os._exit(3)  # killed halfway: no reply
     return {
         "received": True,
@@ -105,7 +115,7 @@ def commit(params: dict) -> dict:
     if missing_of(capture_id):
         raise ValueError(f"incomplete: {missing_of(capture_id)}")
     begun = json.loads((capture_dir(capture_id) / "begin.json").read_text())
-    blobs = STATE / "blobs"
+    blobs = state_dir() / "blobs"
     blobs.mkdir(exist_ok=True)
     stored, missing, bytes_new = [], [], 0
     for r in begun["resources"]:
@@ -123,7 +133,7 @@ def commit(params: dict) -> dict:
         (blobs / r["sha256"]).write_bytes(data)
         stored.append(r["url"])
         bytes_new += len(data)
-    committed = STATE / "committed.jsonl"
+    committed = state_dir() / "committed.jsonl"
     with committed.open("a") as out:
         out.write(json.dumps({"capture_id": capture_id, **begun}) + "\n")
     n = len(committed.read_text().splitlines())
@@ -135,7 +145,7 @@ def commit(params: dict) -> dict:
 
 
 def versions(params: dict) -> dict:
-    committed = STATE / "committed.jsonl"
+    committed = state_dir() / "committed.jsonl"
     rows = [json.loads(x) for x in committed.read_text().splitlines()] if committed.exists() else []
     mine = [r for r in rows if r["url"] == params["url"]]
     return {"url": params["url"], "versions": [{"id": f"v{i}"} for i in range(len(mine), 0, -1)]}
@@ -154,12 +164,15 @@ HANDLERS = {
 
 
 def main() -> None:
-    STATE.mkdir(parents=True, exist_ok=True)
+    try:
+        state_dir().mkdir(parents=True, exist_ok=True)
+    except RuntimeError as err:
+        sys.exit(f"capture_fake_host: {err}")
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while (message := read_message(stdin)) is not None:
         kind, params = message.get("type"), message.get("params") or {}
         logged = {k: v for k, v in params.items() if k not in ("data", "html")}
-        with (STATE / "log.jsonl").open("a") as log:
+        with (state_dir() / "log.jsonl").open("a") as log:
             log.write(json.dumps({"type": kind, "params": logged, "pid": os.getpid()}) + "\n")
         try:
             result = HANDLERS[kind](params)

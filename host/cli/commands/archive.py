@@ -25,6 +25,7 @@ from host.cli.command import command
 from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
+from host.cli.files import read_input
 from host.daemon import client
 
 # -- add -----------------------------------------------------------------------------------
@@ -35,12 +36,7 @@ def _read_html(path: str, cap: int) -> bytes:
     if path == "-":
         data = sys.stdin.buffer.read(cap + 1)
     else:
-        try:
-            if Path(path).stat().st_size > cap:
-                raise TooLarge(f"{path} is larger than the cap of {cap} bytes")
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+        data = read_input(path, cap)
     if len(data) > cap:
         raise TooLarge(f"the page is larger than the cap of {cap} bytes")
     return data

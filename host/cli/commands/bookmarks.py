@@ -16,13 +16,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine.archive.bookmarks import Bookmark, parse_bookmarks
-from engine.errors import InvalidInput, PageKeeperError, error_payload
+from engine.errors import PageKeeperError, error_payload
 from host.cli.backend import backend, send
 from host.cli.command import command
+from host.cli.files import read_input
 
 MAX_FILE = 64 * 1024 * 1024
 
@@ -47,14 +47,7 @@ class Polite:
 
 
 def _read(path: str) -> list[Bookmark]:
-    try:
-        file = Path(path)
-        if file.stat().st_size > MAX_FILE:
-            raise InvalidInput(f"{path} is larger than {MAX_FILE} bytes")
-        data = file.read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return parse_bookmarks(data)
+    return parse_bookmarks(read_input(path, MAX_FILE))
 
 
 def _todo(ctx, marks: list[Bookmark]) -> list[Bookmark]:

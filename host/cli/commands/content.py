@@ -2,12 +2,14 @@
 
 ``extract FILE.html [--url URL]`` prints ``{"title","body","summary","keywords":[[w, weight]…]}``.
 ``extract --batch`` reads stdin JSONL ``{"id","path","url"?}`` (``.gz`` files accepted) and writes
-one JSONL line per input: ``{"id", …the same fields}`` or ``{"id", "error": {"code","message"}}``
-for a page that cannot be read or decoded; the batch goes on.
+one JSONL line per input line: ``{"id", …the same fields}`` or ``{"id", "error": {"code","message"},
+"line"}`` for a page that cannot be read or decoded, or a malformed or blank line; the batch goes on
+(host/cli/batch.py).
 
 ``liveness --stored A.html --live B.html`` prints ``{"present","state","match"}`` (``--details``
 adds the matched/missing keywords and the reason); ``liveness --batch`` reads JSONL
-``{"id","stored","live"}`` (paths, ``.gz`` accepted) and writes the same fields plus ``id``.
+``{"id","stored","live"}`` (paths, ``.gz`` accepted) and writes the same fields plus ``id``, one
+line per input line as ``extract --batch`` does.
 
 ``check URL_OR_ID`` / ``check --all`` fetch the live URLs of archived versions (bounded
 concurrency, a progress bar on stderr), judge them against the stored keywords, store each
@@ -26,19 +28,19 @@ engine.errors.InvalidInput: cannot read /no/such/file.html: No such file or dire
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
-from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_payload
+from engine.errors import BadRequest, InvalidInput, PageKeeperError
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
 from engine.liveness import LivenessOptions, judge
 from host.cli.backend import backend, send
+from host.cli.batch import blank_line, error_line, is_blank, numbered
 from host.cli.command import Lines, command
+from host.cli.files import read_input
 
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 
@@ -88,33 +90,27 @@ def liveness_options(args) -> LivenessOptions:
 
 
 def read_page(path: str) -> bytes:
-    """A page file's bytes, gunzipped when it is gzip (by magic number, any suffix)."""
-    try:
-        data = Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise InvalidInput(f"cannot read {path}: {reason}") from exc
-    if len(data) > MAX_PAGE_BYTES:
-        raise InvalidInput(f"{path}: page larger than {MAX_PAGE_BYTES} bytes")
-    return data
+    """A page file's bytes, gunzipped when it is gzip (host/cli/files.py: the errors every
+    command answers a bad file with)."""
+    return read_input(path, MAX_PAGE_BYTES, gunzip=True)
 
 
-def jsonl(stream: Iterable[str]) -> Iterator[tuple[dict | None, PageKeeperError | None]]:
-    """Parsed JSONL objects (blank lines skipped); a bad line yields its typed error."""
-    for line in stream:
-        if not line.strip():
+def jsonl(stream) -> Iterator[tuple[int, dict | None, PageKeeperError | None]]:
+    """``(line number, object, None)`` per line of JSONL; a malformed or blank line yields its
+    typed error instead of the object."""
+    for number, line in numbered(stream):
+        if is_blank(line):
+            yield number, None, blank_line()
             continue
         try:
             item = json.loads(line)
         except ValueError as exc:
-            yield None, BadRequest(f"not JSON: {exc}")
+            yield number, None, BadRequest(f"not JSON: {exc}")
             continue
         if not isinstance(item, dict):
-            yield None, BadRequest("each line must be a JSON object")
+            yield number, None, BadRequest("each line must be a JSON object")
         else:
-            yield item, None
+            yield number, item, None
 
 
 def _field(item: dict, name: str) -> str:
@@ -125,16 +121,14 @@ def _field(item: dict, name: str) -> str:
 
 
 def _batch(stdin, one) -> Iterator[dict]:
-    for item, error in jsonl(stdin):
+    for number, item, error in jsonl(stdin):
         ident = item.get("id") if item else None
         try:
             if error:
                 raise error
             yield {"id": ident, **one(item)}
-        except PageKeeperError as exc:
-            yield {"id": ident, "error": error_payload(exc)}
         except Exception as exc:  # one bad page never stops the batch
-            yield {"id": ident, "error": error_payload(exc)}
+            yield error_line(number, exc, id=ident)
 
 
 # -- extract ---------------------------------------------------------------------------------

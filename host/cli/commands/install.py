@@ -1,5 +1,9 @@
 """``pagekeeper install | uninstall | doctor``: the native-messaging host for the browsers.
 
+``doctor`` exits 0 when nothing is wrong, a stopped daemon included (PageKeeper works without
+it; the report says how to start it), 1 when it finds a fault, 2 for a usage error or a
+config.json it cannot read (:data:`DOCTOR_EXIT`, shown by ``doctor --help``).
+
 >>> render_doctor({"ok": True, "manifests": [], "token_readable": True,
 ...                "daemon": {"running": True, "url": "http://127.0.0.1:1"}, "home": "/h"})
 'all good\\ntoken: readable\\ndaemon: running at http://127.0.0.1:1'
@@ -7,11 +11,15 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
+from engine.errors import PageKeeperError
+from host.cli.backend import reading
 from host.cli.command import command
 from host.daemon.app import Config
 from host.daemon.security import ensure_token
+from host.home import Home
 from host.native.installer import InstallOptions, choose_browsers, doctor, install, uninstall
 from host.services.learning_file import bundled_cache_path, bundled_dictionary
 
@@ -48,7 +56,19 @@ def run_uninstall(args, ctx):
 
 def run_doctor(args, ctx):
 
-    return doctor(ctx.home, _options(args))
+    return doctor(ctx.home, _options(args), archive=check_archive(ctx.home))
+
+
+def check_archive(home: Path) -> dict:
+    """The archive opened read-only (safe beside a running daemon): ``{"ok", "versions"}``;
+    none yet is fine; one that cannot be read is a fault with the store's own reason."""
+    if not Home(home).db.exists():
+        return {"ok": True, "versions": 0}
+    try:
+        with reading(home) as store:
+            return {"ok": True, "versions": len(store.ids)}
+    except (PageKeeperError, OSError) as exc:
+        return {"ok": False, "problem": str(exc)}
 
 
 def render_install(result: dict) -> str:
@@ -76,13 +96,37 @@ def render_doctor(result: dict) -> str:
             lines.append(f"  allows {', '.join(m['allowed'])}")
     lines += _missing_line(result)
     lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
-    daemon = result["daemon"]
-    lines.append(
-        f"daemon: running at {daemon['url']}"
-        if daemon.get("running")
-        else f"daemon: not running {daemon.get('problem', '(pagekeeper serve --detach)')}"
-    )
+    lines.append(_daemon_line(result["daemon"]))
+    if result.get("archive"):
+        lines.append(_archive_line(result["archive"]))
     return "\n".join(lines)
+
+
+def _daemon_line(daemon: dict) -> str:
+    """Running (its address), running and not answering (a fault), or stopped (how to start)."""
+    if daemon.get("running"):
+        return f"daemon: running at {daemon['url']}"
+    if daemon.get("problem"):
+        return f"daemon: not answering: {daemon['problem']}"
+    return f"daemon: {daemon.get('note', 'stopped')}"
+
+
+def _archive_line(archive: dict) -> str:
+    if not archive["ok"]:
+        return f"archive: cannot be read: {archive['problem']}"
+    versions = archive.get("versions", 0)
+    return f"archive: ok ({versions} version{'s' if versions != 1 else ''})"
+
+
+# Every doctor finding and the exit status it leads to (doctor --help shows it).
+DOCTOR_EXIT = """exit status:
+  0  nothing wrong; a stopped daemon is no fault (PageKeeper works without it;
+     the report says how to start it), nor are browsers not installed here
+  1  a fault: no manifest installed for any browser checked; a manifest that is
+     unreadable, names another host, points at no executable or does not allow
+     the extension; the token file missing; a daemon that runs but does not
+     answer; an archive that cannot be read
+  2  a usage error, or a config.json that cannot be read"""
 
 
 def _scope_options(parser, verb: str) -> None:
@@ -105,6 +149,14 @@ def register(sub, common) -> None:
             "\n".join(f"removed {m['manifest']}" for m in r["removed"]) or "nothing to remove"
         )
     )
-    p = command(sub, "doctor", run_doctor, common, "check the native host, daemon and token")
+    p = command(
+        sub,
+        "doctor",
+        run_doctor,
+        common,
+        "check the native host, token, daemon and archive",
+        epilog=DOCTOR_EXIT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _scope_options(p, "check")
     p.set_defaults(render=render_doctor, failed=lambda report: not report["ok"])

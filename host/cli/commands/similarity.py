@@ -8,15 +8,13 @@ the extractor (or of all visible text when the extractor finds no main text).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.errors import NotFound, StorageError, TooLarge
 from engine.html.extract import decode, extract
 from engine.html.fingerprint import fingerprint
 from engine.html.similarity import content_similarity, similarity
 from host.cli.command import command
+from host.cli.files import read_input
 
 # A page above this is refused (the archive's own cap is larger; this command holds two in memory).
 MAX_PAGE_BYTES = 50 * 1024 * 1024
@@ -29,8 +27,8 @@ def register(sub, common) -> None:
     parser = command(
         sub, "similarity", run, common, help="structural and content similarity of two HTML files"
     )
-    parser.add_argument("a", metavar="A.html", help="first page (HTML file)")
-    parser.add_argument("b", metavar="B.html", help="second page (HTML file)")
+    parser.add_argument("a", metavar="A.html", help="first page (HTML file, .gz accepted)")
+    parser.add_argument("b", metavar="B.html", help="second page (HTML file, .gz accepted)")
     parser.set_defaults(render=render)
 
 
@@ -51,20 +49,10 @@ def render(result: dict) -> str:
 
 
 def read_page(name: str) -> str:
-    """The decoded text of an HTML file; typed errors for a missing, huge or binary file."""
-    path = Path(name)
-    try:
-        size = path.stat().st_size
-        if size > MAX_PAGE_BYTES:
-            raise TooLarge(f"{name}: {size} bytes, the limit is {MAX_PAGE_BYTES}")
-        data = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise NotFound(f"{name}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise NotFound(f"{name}: is a directory, not a file") from exc
-    except PermissionError as exc:
-        raise StorageError(f"{name}: permission denied") from exc
-    return decode(data)  # raises DecodeError for binary data
+    """The decoded text of an HTML file (``.gz`` accepted); a file that cannot be read or is
+    too large is answered as every command answers it (host/cli/files.py), binary data is a
+    ``decode_error``."""
+    return decode(read_input(name, MAX_PAGE_BYTES, gunzip=True))
 
 
 def main_text(html: str) -> str:

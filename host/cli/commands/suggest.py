@@ -6,7 +6,8 @@
 
 A batch line is ``{"url", "referrer"?, "error"?, "languages"?}``; the answer
 ``{"url", "suggestions": [{"url", "score", "step", "reason"}, ...]}`` or, for a
-bad line, ``{"url", "error": {"code", "message"}}`` — the batch goes on.
+bad or blank line, ``{"url", "error": {"code", "message"}, "line"}`` — the batch goes on, one
+output line per input line (host/cli/batch.py).
 ``--timings`` adds ``elapsed_ms``, the engine time for that line.
 """
 
@@ -20,6 +21,7 @@ import time
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import ERRORS, Suggester, SuggestOptions, SuggestRequest
+from host.cli.batch import blank_line, error_line, is_blank, numbered, with_line
 from host.cli.command import Lines, command
 from host.daemon.app import Config
 from host.services import learning_file
@@ -93,10 +95,12 @@ def parse_rows(source: bytes):
 
 
 def batch(suggester: Suggester, stdin, args):
-    """One output line per non-blank input line, in order; errors stay per line."""
-    for line in stdin:
-        if line.strip():
-            yield batch_line(suggester, line, args)
+    """One output line per input line, in order; errors stay per line, with its number."""
+    for number, line in numbered(stdin):
+        if is_blank(line):
+            yield error_line(number, blank_line(), url=None)
+        else:
+            yield with_line(batch_line(suggester, line, args), number)
 
 
 def batch_line(suggester: Suggester, line: str, args) -> dict:

@@ -1,16 +1,17 @@
 """``pagekeeper normalize`` and ``pagekeeper parse``: the URL commands.
 
 ``normalize [--profile P] [--rules +x,-y] [URL ...]`` reads URLs from the
-arguments, or one per line from stdin, and writes one normalized URL per line,
-in order. An invalid URL never stops the batch: with ``--json`` each line is
-``{"input", "url"}`` or ``{"input", "url": null, "error": {"code", "message"}}``
+arguments, or one per line from stdin, and writes one line per input line,
+in order (host/cli/batch.py). An invalid URL never stops the batch: with ``--json`` each line is
+``{"input", "url"}`` or ``{"input", "url": null, "error": {"code", "message"}, "line"}``
 (exit 0); without it the line is left empty, the error goes to stderr, and
-the exit code is 2 once the batch is done. ``--list-rules`` prints the
-profile's ``{rule: on?}`` as JSON.
+the exit code is 2 once the batch is done. A blank line is ``invalid_input``.
+``--list-rules`` prints the profile's ``{rule: on?}`` as JSON.
 
 ``parse URL [--base B]`` prints the WHATWG components; ``parse --batch`` reads
 JSONL ``{"input", "base"}`` and writes the components or ``{"failure": true}``
-per line (the format of the WPT URL tests).
+per line (the format of the WPT URL tests), plus ``error`` and ``line`` when the
+line itself is malformed or blank.
 
 >>> from engine.urls.normalize import NormalizeOptions
 >>> next(json_lines(normalize_all(["HTTP://Example.com"], NormalizeOptions.from_profile("safe"))))
@@ -27,6 +28,7 @@ from engine.errors import BadRequest, InvalidInput, PageKeeperError, error_paylo
 from engine.urls.normalize import NormalizeOptions, normalize
 from engine.urls.parse import parse_url
 from engine.urls.rules import PROFILES
+from host.cli.batch import blank_line, error_line, is_blank, numbered, read_lines, with_line
 from host.cli.command import Lines, command
 
 
@@ -73,24 +75,27 @@ def run_normalize(args, ctx):
 
 
 def normalize_all(inputs: Iterable[str], options: NormalizeOptions) -> Iterator[tuple]:
-    """``(input, url or None, error payload or None)`` per input, never stopping."""
+    """``(input, url or None, error payload or None)`` per input, never stopping; a blank
+    input is ``invalid_input`` (not a URL to be judged)."""
     for text in inputs:
         try:
+            if is_blank(text):
+                raise blank_line()
             yield text, normalize(text, options), None
         except PageKeeperError as exc:
             yield text, None, error_payload(exc)
 
 
 def json_lines(results: Iterable[tuple]) -> Iterator[str]:
-    """``{"input", "url"}`` per result, plus ``error`` for an invalid one.
+    """``{"input", "url"}`` per result, plus ``error`` and ``line`` for an invalid one.
 
     >>> list(json_lines([("x", None, {"code": "invalid_url", "message": "no scheme"})]))
-    ['{"input": "x", "url": null, "error": {"code": "invalid_url", "message": "no scheme"}}']
+    ['{"input": "x", "url": null, "error": {"code": "invalid_url", "message": "no scheme"}, "line": 1}']
     """
-    for text, url, error in results:
+    for number, (text, url, error) in enumerate(results, 1):
         record = {"input": text, "url": url}
         if error is not None:
-            record["error"] = error
+            record.update(error=error, line=number)
         yield json_line(record)
 
 
@@ -109,10 +114,22 @@ def plain_lines(results: Iterable[tuple], stderr) -> Iterator[str]:
 
 def run_parse(args, ctx):
     if args.batch:
-        return Lines(json_line(parse_record(line)) for line in read_lines(ctx.stdin))
+        return Lines(json_line(parse_line(number, line)) for number, line in numbered(ctx.stdin))
     if args.url is None:
         raise InvalidInput("give a URL, or --batch to read JSONL from stdin")
     return parse_url(args.url, args.base).to_dict()
+
+
+def parse_line(number: int, line: str) -> dict:
+    """``parse --batch``'s answer to line ``number``: :func:`parse_record`, ``line`` added to
+    an error line; a blank line is ``invalid_input``.
+
+    >>> parse_line(4, " ")["error"]["code"], parse_line(4, " ")["line"]
+    ('invalid_input', 4)
+    """
+    if is_blank(line):
+        return error_line(number, blank_line(), failure=True)
+    return with_line(parse_record(line), number)
 
 
 def parse_record(line: str) -> dict:
@@ -145,20 +162,6 @@ def usv(text: str) -> str:
     if text.isascii():
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def read_lines(stream) -> Iterator[str]:
-    """Lines of ``stream`` without their terminator. Bytes that are not UTF-8
-    become lone surrogates (so they reach the normalizer and get a typed error
-    instead of stopping the batch).
-    """
-    source = getattr(stream, "buffer", None)
-    for line in source if source is not None else stream:
-        if isinstance(line, bytes):
-            line = line.decode("utf-8", "surrogateescape")
-        if line.endswith("\n"):
-            line = line[:-2] if line.endswith("\r\n") else line[:-1]
-        yield line
 
 
 def json_line(record: dict) -> str:

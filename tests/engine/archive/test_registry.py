@@ -26,7 +26,7 @@ from engine.archive.registry import register
 from engine.archive.search import text_keys
 from engine.archive.similar import SimilarOptions, sketch
 from engine.archive.store import ArchiveStore
-from engine.errors import DecodeError, InvalidInput, NotFound, TooLarge
+from engine.errors import DecodeError, InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.extract import TITLE_CHARS, extract, tab_title
 from engine.html.fingerprint import fingerprint
 from tests.engine.archive.pages import page
@@ -173,8 +173,10 @@ def test_bad_input_is_typed(store):
     with pytest.raises(NotFound) as missing:
         get(store, "20990101000000000000")
     assert missing.value.code == "not_found"
-    with pytest.raises(NotFound):
+    with pytest.raises(InvalidURL):  # no ID, no version URL, no URL: not a missing one
         get(store, "not-an-id")
+    with pytest.raises(InvalidInput, match="not one of its versions"):
+        get(store, "https://example.org/a")
     assert store.ids == []  # nothing half-registered
 
 

@@ -19,8 +19,47 @@ def test_doctor_names_the_fix_for_a_missing_manifest_and_the_fix_works(capsys, t
     assert "chromium: missing; pagekeeper install writes it" in said, said
     assert main(["install", *scope]) == 0
     capsys.readouterr()
-    main(["doctor", *scope])  # exit 1 still: no daemon runs in this home (doctor counts that)
+    assert main(["doctor", *scope]) == 0  # no daemon runs in this home: no fault
     assert "chromium: ok" in capsys.readouterr().out
+
+
+def test_doctor_exits_0_with_the_daemon_stopped_and_1_only_for_a_fault(capsys, tmp_path):
+    """A stopped daemon is information (PageKeeper works without it): exit 0 and a line that
+    says how to start it. A fault exits 1: no manifest, an archive that cannot be read."""
+    home, profile = make_home(tmp_path), tmp_path / "profile"
+    scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
+    assert main(["doctor", *scope]) == 1  # no manifest
+    assert "problems found" in capsys.readouterr().out
+    assert main(["install", *scope]) == 0
+    capsys.readouterr()
+    assert main(["doctor", *scope]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("all good") and "to start it now: pagekeeper serve --detach" in said
+    assert main(["doctor", *scope, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and report["daemon"]["running"] is False and report["archive"]["ok"]
+    (home / "db").mkdir(exist_ok=True)
+    (home / "db" / "MANIFEST").write_text("not json")  # a damaged archive
+    assert main(["doctor", *scope, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert not report["ok"] and "corrupt manifest" in report["archive"]["problem"]
+    assert main(["doctor", *scope]) == 1
+    assert "archive: cannot be read: corrupt manifest" in capsys.readouterr().out
+
+
+def test_doctor_help_states_the_exit_status_of_every_finding(capsys):
+    with contextlib.suppress(SystemExit):
+        main(["doctor", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    for finding in (
+        "0 nothing wrong; a stopped daemon is no fault",
+        "no manifest installed",
+        "the token file missing",
+        "a daemon that runs but does not answer",
+        "an archive that cannot be read",
+        "2 a usage error, or a config.json",
+    ):
+        assert finding in said, finding
 
 
 def test_each_scope_option_says_what_it_does(capsys):

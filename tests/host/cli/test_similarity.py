@@ -63,10 +63,11 @@ def test_argument_order_does_not_matter(tmp_path, capsys):
     assert run(capsys, a, b)[1] == run(capsys, b, a)[1]
 
 
-def test_missing_file_is_not_found(tmp_path, capsys):
+def test_missing_file_is_invalid_input_as_for_extract(tmp_path, capsys):
+    """A file is no registration, version or document: never not_found (host/cli/files.py)."""
     code, result, err = run(capsys, saved(tmp_path, ARTICLE), tmp_path / "nope.html")
-    assert code == 3
-    assert result["error"]["code"] == "not_found"
+    assert code == 2
+    assert result["error"]["code"] == "invalid_input"
     assert "nope.html" in err
 
 

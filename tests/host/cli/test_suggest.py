@@ -94,6 +94,7 @@ def test_batch_survives_lines_the_output_cannot_carry(tmp_path):
     assert out[0] == {
         "url": "http://g\ufffdogle.com/",
         "error": {"code": "invalid_url", "message": out[0]["error"]["message"]},
+        "line": 1,
     }
     assert "error" in out[1] or out[1]["suggestions"][0]["url"] == "http://google.com/"
     assert out[2]["suggestions"][0]["url"] == "http://google.com/"

@@ -37,9 +37,9 @@ def test_normalize_json_batch_keeps_order_and_types_errors(tmp_path):
     assert [r["input"] for r in records] == BATCH
     assert records[0] == {"input": BATCH[0], "url": "http://example.com/a/?a=1&b=2"}
     assert records[4]["url"] == "https://example.com/docs/#/intro"
-    for record in records[1:4]:
-        assert record["url"] is None
-        assert record["error"]["code"] == "invalid_url"
+    for number, record in enumerate(records[1:4], 2):
+        assert record["url"] is None and record["line"] == number
+        assert record["error"]["code"] == ("invalid_input" if number == 2 else "invalid_url")
         assert record["error"]["message"]
     assert "IPv4" in records[3]["error"]["message"]
 
@@ -55,7 +55,7 @@ def test_normalize_plain_output_one_line_per_input_and_exit_code(tmp_path):
     ]
     assert done.returncode == 2
     stderr = done.stderr.decode()
-    assert "line 2: invalid_url: empty URL" in stderr and "line 4" in stderr
+    assert "line 2: invalid_input: blank line" in stderr and "line 4" in stderr
 
 
 def test_normalize_arguments_profile_and_rules(tmp_path):
@@ -169,7 +169,10 @@ def test_every_kind_of_bad_input_gets_a_typed_error_line(tmp_path):
     assert done.returncode == 0
     records = [json.loads(line) for line in done.stdout.decode().splitlines()]
     codes = [r.get("error", {}).get("code") for r in records]
-    assert codes == ["invalid_url"] * 4 + ["too_large"] + ["invalid_url"] * 2 + [None]
+    assert codes == ["invalid_input"] * 2 + ["invalid_url"] * 2 + ["too_large"] + [
+        "invalid_url"
+    ] * 2 + [None]
+    assert [r.get("line") for r in records] == [1, 2, 3, 4, 5, 6, 7, None]
     assert records[-1]["url"] == "https://example.com/fine/"
     assert all(r["url"] is None for r in records[:-1])
 

@@ -1,0 +1,73 @@
+"""Every command answers the same bad input with the same code, as the error tree says
+(engine/errors.py): a well-formed ID that is not stored is ``not_found``; input that is no
+ID, no version URL and no URL is ``invalid_url``; a page's URL where a version is asked for,
+or a file that cannot be read, is ``invalid_input``. One reader of page files
+(host/cli/files.py), one resolver of refs (engine/archive/provider.py: ``resolve_id``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from host.cli.entry import main
+from tests.host.daemon_fixtures import make_home
+
+
+def answer(capsys, *args: str) -> tuple[int, str]:
+    code = main([*args, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)["error"]["code"] if code else ""
+
+
+def file_commands(bad: str, good: str) -> dict[str, list[str]]:
+    return {
+        "similarity": ["similarity", good, bad],
+        "extract": ["extract", bad],
+        "liveness": ["liveness", "--stored", bad, "--live", good],
+        "archive add --html": ["archive", "add", "http://a.example/", "--html", bad],
+        "import-bookmarks": ["archive", "import-bookmarks", bad],
+    }
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_a_file_that_cannot_be_read_is_invalid_input_for_every_command(capsys, tmp_path, kind):
+    home = make_home(tmp_path)
+    good = tmp_path / "good.html"
+    good.write_text("<title>x</title><p>hello there</p>")
+    bad = tmp_path / ("nope.html" if kind == "missing" else "a-folder")
+    if kind == "folder":
+        bad.mkdir()
+    for name, args in file_commands(str(bad), str(good)).items():
+        assert answer(capsys, *args, "--home", str(home)) == (2, "invalid_input"), name
+
+
+def ref_commands(ref: str) -> dict[str, list[str]]:
+    return {
+        "get": ["archive", "get", ref],
+        "similar": ["archive", "similar", ref],
+        "export --id": ["archive", "export", "--id", ref, "-o", "x.warc.gz"],
+        "check": ["check", ref],
+        "versions": ["archive", "versions", ref],
+        "delete": ["archive", "delete", ref],
+        "note": ["archive", "note", ref, "hi"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected", "commands"),
+    [
+        ("12345", (2, "invalid_url"), None),  # no ID, no version URL, no URL
+        ("nosuchid", (2, "invalid_url"), None),
+        ("20990101000000000000", (3, "not_found"), None),  # well formed, not stored
+        ("http://127.0.0.1:47477/v/20990101000000000000/x", (3, "not_found"), None),
+        ("http://127.0.0.1:47477/v/123/x", (2, "invalid_input"), ("get", "similar")),
+        ("http://a.example/", (2, "invalid_input"), ("get", "similar", "export --id")),
+    ],
+)
+def test_every_command_answers_a_ref_alike(capsys, tmp_path, monkeypatch, ref, expected, commands):
+    home = make_home(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name, args in ref_commands(ref).items():
+        if commands is None or name in commands:
+            assert answer(capsys, *args, "--home", str(home)) == expected, name
