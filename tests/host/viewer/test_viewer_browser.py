@@ -474,8 +474,8 @@ def test_the_viewer_follows_a_dark_system_with_the_extensions_palette(page, daem
     beside dark extension pages; the light colours stay for a light system."""
     theme = dark_palette()
     page.emulate_media(color_scheme="dark")
-    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
-    expect(page.locator(".timeline .version").first).to_be_visible()
+    open_viewer(page, daemon, "#/stats")
+    expect(page.locator("#stat-versions")).to_be_visible()
 
     def css(selector: str, prop: str) -> str:
         return page.locator(selector).first.evaluate(f"e => getComputedStyle(e).{prop}")
