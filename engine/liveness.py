@@ -644,18 +644,24 @@ def explain(
     found: int, total: int, p: float, share: float | None, main: float | None, shown=None
 ) -> str:
     """The verdict's reason: the keywords, S, R and the share of the live main text the stored
-    page showed (when they were measured).
+    page showed (when they were measured). S and R are read in opposite directions (S: how much
+    of the stored text the live page holds; R: how much of the live page's main text is the
+    stored text), so each clause names its whole: a live page cut short to a part of the stored
+    text has a low S and a full R, and the reason reads as that one story.
 
     >>> explain(3, 4, 0.8, 0.5, None)
-    "3/4 keywords found, P=0.80; 50% of the stored text's phrases found"
+    "3/4 keywords found, P=0.80; 50% of the stored text's phrases found on the live page"
+    >>> explain(9, 20, 0.41, 0.3, 1.0)  # doctest: +NORMALIZE_WHITESPACE
+    "9/20 keywords found, P=0.41; 30% of the stored text's phrases found on the live page;
+    100% of the live page's main text comes from the stored text"
     """
     reason = f"{found}/{total} keywords found, P={p:.2f}"
     if share is not None:
-        reason += f"; {share:.0%} of the stored text's phrases found"
+        reason += f"; {share:.0%} of the stored text's phrases found on the live page"
     if main is not None:
-        reason += f"; the live main text is {main:.0%} the stored text"
+        reason += f"; {main:.0%} of the live page's main text comes from the stored text"
     if shown is not None:
-        reason += f", {shown:.0%} text the stored page showed"
+        reason += f", {shown:.0%} from the text the stored page showed"
     return reason
 
 

@@ -297,6 +297,10 @@ def keywords(store: ArchiveStore, url_or_id: str) -> dict:
 def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     """The pages similar to a version, with structural and content similarity.
 
+    Other versions of the same document (its key) are left out: they are its versions, listed
+    as such, and one unchanged would head the list at 1.0. The stored list keeps them (the
+    similarity to the previous version is read from it).
+
     ``complete`` is False while some candidate of the site is still to be compared (the
     registration's budget ran out, or newer versions arrived): the daemon's background
     sweep (:func:`refresh_similar`) finishes the list, so a later request gets it whole.
@@ -305,9 +309,12 @@ def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     reg_id = resolve_id(store, ref)
     row = store.row("fingerprints", reg_id) or {}
     pages = []
+    key = store.version(reg_id)["key"]
     for other, sim, content, *_ in row.get("similar", []):
         if other != reg_id and store.has_version(other):
             entry = describe(store, other, base)
+            if entry["key"] == key:
+                continue
             entry.update(similarity=sim, content_similarity=content)
             pages.append(entry)
     computed = row.get("computed_at")

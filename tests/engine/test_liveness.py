@@ -395,7 +395,10 @@ def test_the_stored_text_as_the_live_main_text_is_changed_not_gone():
     verdict = judge(kept, moved)
     assert verdict.match < options.changed_at  # keywords alone: gone
     assert verdict.state == "changed" and verdict.present
-    assert "the live main text is 100% the stored text" in verdict.reason
+    assert "100% of the live page's main text comes from the stored text" in verdict.reason
+    # S and R each name their whole: a low S beside a full R reads as a live page cut short,
+    # not as a page that is "100% the stored text".
+    assert f"{share:.0%} of the stored text's phrases found on the live page" in verdict.reason
     assert judge(kept, moved, LivenessOptions(main_lift=1.01)).state == "gone"
     assert judge(kept, moved, LivenessOptions(main_lift_phrases=share + 0.01)).state == "gone"
 
@@ -444,7 +447,7 @@ def test_keywords_partly_found_around_another_text_are_gone():
     assert main_share(kept.body, live, options) < options.main_keep
     verdict = judge(kept, live)
     assert verdict.state == "gone" and not verdict.present
-    assert "the live main text is 16% the stored text" in verdict.reason
+    assert "16% of the live page's main text comes from the stored text" in verdict.reason
     assert judge(kept, live, LivenessOptions(main_keep=0.0)).state == "changed"
     assert judge(kept, live, LivenessOptions(main_keep_phrases=0.0)).state == "changed"
 
@@ -493,7 +496,7 @@ def test_the_site_box_beside_another_article_is_gone_once_the_site_is_known():
     # the live main text is read without the template too (R: the new article, none of it stored)
     live_main = text.live_main(live, LivenessOptions())
     assert live_main and not live_main & text.template
-    assert "the live main text is 0% the stored text" in verdict.reason
+    assert "0% of the live page's main text comes from the stored text" in verdict.reason
     # the article of the stored copy moved under another template keeps the box: present
     assert judge(site, in_template(as_paragraphs(body_lines(FEED[1])))).present
 
@@ -540,7 +543,7 @@ def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
     assert judge(kept, live).state == "gone"  # the main text alone: not there
     verdict = judge(stored_page, live)
     assert verdict.state == "changed" and verdict.present
-    assert "97% text the stored page showed" in verdict.reason
+    assert "97% from the text the stored page showed" in verdict.reason
     text = StoredText.of(stored_page, 4)
     share = text.share_of(text.live_main(live, options), text.shown(), options)
     assert judge(stored_page, live, LivenessOptions(shown_lift=share)).state == "changed"
@@ -552,7 +555,7 @@ def test_the_content_the_extraction_missed_still_shown_is_changed_not_gone():
     assert options.phrases_at <= phrase_share(kept.body, live_blocks(part), 4)
     assert judge(kept, part).state == "gone" and judge(stored_page, part).state == "changed"
     gone = judge(stored_page, html(ARTICLE))  # another site's page: none of it shown
-    assert gone.state == "gone" and "0% text the stored page showed" in gone.reason
+    assert gone.state == "gone" and "0% from the text the stored page showed" in gone.reason
 
 
 def test_no_shown_lift_without_the_site_s_template():

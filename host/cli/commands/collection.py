@@ -54,13 +54,14 @@ def run_stats(args, ctx) -> dict:
 
 def render_stats(result: dict) -> str:
     """The figures in one line: the pages and their resources as captured, then as kept once
-    (like with like: the same bytes before and after deduplication), then the disk, which also
-    holds each version's rewritten copy and extracts, compressed.
+    (like with like: the same bytes before and after deduplication), then the files on disk,
+    which also hold each version's rewritten copy and extracts, and are compressed: so they may
+    be fewer bytes than those kept after dedup, and the line says why.
 
     >>> print(render_stats({"documents": 2, "versions": 3, "original_bytes": 56000,
     ...     "dedup_saved_bytes": 20000, "resource_bytes": 8000, "resource_unique_bytes": 5000,
     ...     "blob_bytes": 30000, "storage_bytes": 90000}))
-    2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB of files with copies and extracts (88 KB on disk with the records)
+    2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB on disk, compressed, with copies and extracts (88 KB with the records)
     """
     pages = result["original_bytes"]
     kept_pages = pages - result.get("dedup_saved_bytes", 0)
@@ -69,8 +70,8 @@ def render_stats(result: dict) -> str:
     return (
         f"{result['documents']} documents, {result['versions']} versions: "
         f"{size(captured)} captured, {size(kept)} after dedup; "
-        f"{size(result['blob_bytes'])} of files with copies and extracts "
-        f"({size(result['storage_bytes'])} on disk with the records)"
+        f"{size(result['blob_bytes'])} on disk, compressed, with copies and extracts "
+        f"({size(result['storage_bytes'])} with the records)"
     )
 
 

@@ -136,6 +136,19 @@ def test_similar_pages_of_one_host_and_content_measure(store):
     assert similar(store, second.id)["computed_at"] is not None
 
 
+def test_similar_pages_leave_out_the_versions_of_the_same_document(store):
+    """Another version of the page is one of its versions, not a similar page, even at 1.0;
+    the stored list keeps it (the similarity to the previous version is read from it)."""
+    url, body = page("ordnung")
+    first = register(store, Capture(url, body), at(0))
+    sibling = register(store, Capture(url + "?v=2", body), at(1))
+    again = register(store, Capture(url, body.replace(b"<p>", b"<p>Neu: ", 3)), at(2))
+    assert store.version(first.id)["key"] == store.version(again.id)["key"]
+    assert [p["id"] for p in similar(store, again.id)["similar"]] == [sibling.id]
+    assert first.id in [row[0] for row in store.row("fingerprints", again.id)["similar"]]
+    assert [v["similarity_to_previous"] is not None for v in versions(store, url)] == [True, False]
+
+
 def test_only_if_different_skips_a_near_identical_version(store):
     url, body = page("ordnung")
     first = register(store, Capture(url, body), at(0))
@@ -230,7 +243,8 @@ def test_everything_survives_reopen(tmp_path):
     with ArchiveStore.open(tmp_path, readonly=True) as store:
         assert len(versions(store, url)) == 2
         assert get(store, reg.id, original=True).body == body
-        assert similar(store, versions(store, url)[0]["id"])["similar"][0]["id"] == reg.id
+        newest = versions(store, url)[0]["id"]
+        assert store.row("fingerprints", newest)["similar"][0][0] == reg.id
 
 
 def test_keywords_by_url_and_by_id(store):
@@ -266,7 +280,8 @@ def test_a_page_too_big_for_the_budget_is_left_to_the_daemon(store):
     url, body = page("ordnung")
     first = register(store, Capture(url, body), at(0))
     small = RegisterOptions(similar_max_fingerprint=100, similar_budget_s=1.0)
-    second = register(store, Capture(url, body + b"<!-- 2 -->"), small)
+    # another document: a version of the same one is never a similar page
+    second = register(store, Capture(url + "?v=2", body + b"<!-- 2 -->"), small)
     assert second.similar == [] and similar(store, second.id)["computed_at"] is None
     assert second.id in stale_similar(store)
     assert [p["id"] for p in refresh_similar(store, second.id)["similar"]] == [first.id]

@@ -35,3 +35,27 @@ def test_the_focus_stays_on_the_control_the_user_used(page, daemon, seeded, live
     page.keyboard.press("Enter")
     expect(page.locator("#live-state")).to_have_text("present")
     expect(page.locator("#check-now")).to_be_focused()
+
+
+def test_the_sweep_keeps_the_focus_while_its_button_is_disabled(page, daemon, live_site):
+    """A disabled button loses the focus: while the sweep runs the progress holds it (read out
+    as it changes), and the button has it back when the sweep is over."""
+    if not live_site.running:  # a test that took it down failed before bringing it back
+        live_site.start()
+    live_site.delay_s = 1.5  # slow enough to see where the focus is during the sweep
+    try:
+        page.goto(daemon.viewer("#/liveness"))
+        expect(page.locator("#conn")).to_have_text("live")
+        start = page.get_by_role("button", name="Check every document")
+        start.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator(".sweep label")).to_have_text(re.compile(r"^Checking \d+ of \d+…$"))
+        expect(start).to_be_disabled()
+        expect(page.locator("#sweep-status")).to_be_focused()
+        expect(page.locator(".sweep label")).to_have_text(
+            re.compile(r"^Last sweep: "), timeout=30_000
+        )
+    finally:
+        live_site.delay_s = 0.0
+    expect(start).to_be_enabled()
+    expect(start).to_be_focused()

@@ -186,6 +186,8 @@ def test_document_timeline_and_similar(daemon, seeded):
     assert 0 < newest["similarity_prev"] <= 1
     assert doc["versions"][-1]["similarity_prev"] is None
     assert seeded.sibling_id in [s["id"] for s in doc["similar"]]
+    # its own versions are under versions, never similar pages
+    assert not set(seeded.article_ids) & {s["id"] for s in doc["similar"]}
     assert doc["liveness"] is None or doc["liveness"]["state"] == "present"  # tests above check it
     assert daemon.result("document", {"id": seeded.sibling_id})["liveness"] is None  # never
 

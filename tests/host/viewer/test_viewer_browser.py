@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -16,6 +17,7 @@ from tests.host.viewer.conftest import ARTICLE, edited_article, page_bytes
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
+REPO = Path(__file__).resolve().parents[3]
 expect = sync_api.expect
 
 
@@ -165,6 +167,8 @@ def test_similar_pages_are_listed_and_open(page, daemon, seeded):
     open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
     sibling = page.locator(".similar a", has_text="ministerium-2.html")
     expect(sibling).to_have_count(1)
+    for other in seeded.article_ids[:-1]:  # the page's own versions are under Versions only
+        expect(page.locator(f'.similar a[href="#/doc/{other}"]')).to_have_count(0)
     row = page.locator(".similar li", has=page.locator("a", has_text="ministerium-2.html"))
     bars = row.locator("[role=meter]")
     expect(bars).to_have_count(2)
@@ -318,12 +322,14 @@ def views(seeded) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.parametrize("width", [1280, 320])
-def test_every_view_passes_axe_and_fits_the_window(page, daemon, seeded, width):
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (320, "light"), (1280, "dark")])
+def test_every_view_passes_axe_and_fits_the_window(page, daemon, seeded, width, scheme):
     """axe-core (WCAG 2 A/AA rules: contrast, labels, names, landmarks, headings) finds
-    nothing, and no view scrolls sideways, at 1280x800 and 320 px wide (WCAG 1.4.10 reflow)."""
+    nothing, and no view scrolls sideways, at 1280x800 and 320 px wide (WCAG 1.4.10 reflow),
+    in the light colours and in the dark ones a system set to dark gets."""
 
     axe = Axe()
+    page.emulate_media(color_scheme=scheme)
     page.set_viewport_size({"width": width, "height": 800})
     for hash_, ready in views(seeded):
         open_viewer(page, daemon, hash_)
@@ -449,3 +455,35 @@ def test_a_result_with_a_snippet_still_shows_its_title_and_address(page, daemon,
         assert box["width"] >= row["width"] * 0.5, (box, row)
     assert snippet["y"] >= url["y"] + url["height"], (snippet, url)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def dark_palette() -> dict[str, str]:
+    """The extension's dark colours, read from its theme (extension/styles/theme.css)."""
+    css = (REPO / "extension" / "styles" / "theme.css").read_text()
+    block = css[css.index("@media (prefers-color-scheme: dark)") :]
+    block = block[: block.index("}")]
+    return dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-f]{6})", block))
+
+
+def rgb(hex_: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(hex_[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+def test_the_viewer_follows_a_dark_system_with_the_extensions_palette(page, daemon, seeded):
+    """A system set to dark gets the viewer in the extension's dark colours, not a light page
+    beside dark extension pages; the light colours stay for a light system."""
+    theme = dark_palette()
+    page.emulate_media(color_scheme="dark")
+    open_viewer(page, daemon, "#/stats")
+    expect(page.locator("#stat-versions")).to_be_visible()
+
+    def css(selector: str, prop: str) -> str:
+        return page.locator(selector).first.evaluate(f"e => getComputedStyle(e).{prop}")
+
+    assert css("body", "backgroundColor") == rgb(theme["--bg"])
+    assert css("body", "color") == rgb(theme["--text"])
+    assert css(".panel", "backgroundColor") == rgb(theme["--surface"])
+    assert css(".panel", "borderTopColor") == rgb(theme["--line"])
+    assert css(".brand-mark", "backgroundColor") == rgb(theme["--accent"])
+    page.emulate_media(color_scheme="light")
+    assert css("body", "backgroundColor") != rgb(theme["--bg"])

@@ -133,14 +133,14 @@ function revisitsOf(versions, id) {
   return versions.filter((v) => v.revisit_of === id);
 }
 
-function similarList(items, doc) {
+// Other pages only: the daemon leaves this document's own versions out (they are under Versions).
+function similarList(items) {
   if (!items?.length) return h('p', { class: 'muted' }, 'No similar pages on this site yet.');
   return h('ol', { class: 'similar', 'aria-label': 'Similar pages' }, items.map((s) =>
     h('li', {},
       h('a', { href: `#/doc/${encodeURIComponent(s.id)}`, class: 'similar-link' },
         h('span', { class: 'result-title' }, s.title || safeUrl(s.url)),
-        h('span', { class: 'result-url' }, safeUrl(s.url)),
-        s.key === doc.key ? h('span', { class: 'muted similar-note' }, 'another version of this page, ', when(s.registered_at)) : null),
+        h('span', { class: 'result-url' }, safeUrl(s.url))),
       h('div', { class: 'similar-bars' },
         h('span', { class: 'bar-label' }, 'structure'), bar(s.similarity, `Structure similarity to ${safeUrl(s.url)}`),
         h('span', { class: 'bar-label' }, 'content'), bar(s.content_similarity, `Content similarity to ${safeUrl(s.url)}`)))));
@@ -337,7 +337,7 @@ export function render(main, ctx, route) {
               doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion, ctx, load))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
-            h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar, doc)),
+            h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar)),
           resourcesCard(version, ctx)),
         frameBox(version, state.mode, ctx)));
     restoreFocus(main, mark);

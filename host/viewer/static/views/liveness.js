@@ -54,7 +54,9 @@ function recentTable(rows) {
 
 export function render(main, ctx) {
   const countsBox = h('div');
-  const sweepBox = h('div', { role: 'status', 'aria-live': 'polite' });
+  // Focusable by script only: the disabled button cannot keep the focus while a sweep runs
+  // (WCAG 2.4.3 focus order), so the progress takes it and gives it back at the end.
+  const sweepBox = h('div', { role: 'status', 'aria-live': 'polite', id: 'sweep-status', tabindex: '-1' });
   const recentBox = h('div');
   const startBtn = h('button', { type: 'button', class: 'btn btn-primary', id: 'start-sweep' }, 'Check every document');
   let timer = null;
@@ -63,12 +65,21 @@ export function render(main, ctx) {
   let again = false; // asked for while one was in flight
   let lastLoad = 0;
   let soonTimer = null;
+  let holding = false; // the progress holds the focus the button had
+
+  // The button again when the sweep is over, if the focus is still where the click put it.
+  const giveBack = () => {
+    if (!holding) return;
+    holding = false;
+    if (document.activeElement === sweepBox || document.activeElement === document.body) startBtn.focus();
+  };
 
   const paint = (rep) => {
     fill(countsBox, counts(rep.counts || {}));
     fill(sweepBox, progress(rep.sweep));
     fill(recentBox, recentTable(rep.recent));
     startBtn.disabled = Boolean(rep.sweep?.running);
+    if (!startBtn.disabled) giveBack();
     clearTimeout(timer);
     if (rep.sweep?.running && alive) timer = setTimeout(load, 1000);
   };
@@ -103,6 +114,10 @@ export function render(main, ctx) {
   };
 
   startBtn.addEventListener('click', async () => {
+    if (document.activeElement === startBtn) {
+      holding = true;
+      sweepBox.focus();
+    }
     startBtn.disabled = true;
     try {
       await ctx.api.call('liveness_sweep', {});
@@ -110,6 +125,7 @@ export function render(main, ctx) {
     } catch (err) {
       toast(`Sweep not started: ${err.message}`);
       startBtn.disabled = false;
+      giveBack();
     }
   });
 

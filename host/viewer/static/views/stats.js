@@ -18,7 +18,8 @@ function share(x) {
 /**
  * The pages and their resources as captured, then each kept once: the same bytes before and
  * after dedup, as `pagekeeper archive stats` says them. The files on disk (also each version's
- * rewritten copy and extracts, compressed) are another measure, named as such.
+ * rewritten copy and extracts) are another measure, compressed, and the note says so: without
+ * it, fewer bytes on disk than kept after dedup read as a contradiction.
  *   {original_bytes: 56000, dedup_saved_bytes: 20000, resource_bytes: 8000,
  *    resource_unique_bytes: 5000} -> {captured: 64000, kept: 41000}
  */
@@ -38,8 +39,8 @@ function statsGrid(s) {
     stat(count(s.documents), 'documents', 'stat-documents'),
     stat(count(s.versions), 'versions', 'stat-versions'),
     stat(bytes(kept), 'kept after dedup', 'stat-storage',
-      `${bytes(captured)} of pages and resources captured · ${bytes(s.blob_bytes ?? 0)} of files with copies and extracts` +
-        ` · ${bytes(s.storage_bytes)} on disk with the records`),
+      `${bytes(captured)} of pages and resources captured · ${bytes(s.blob_bytes ?? 0)} on disk, compressed, with copies and extracts` +
+        ` · ${bytes(s.storage_bytes)} with the records`),
     stat(bytes(saved), 'saved by dedup', 'stat-dedup',
       logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null),
     stat(bytes(s.resource_dedup_saved_bytes ?? 0), 'resources saved by dedup', 'stat-resource-dedup',
