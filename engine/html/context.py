@@ -22,9 +22,11 @@ names are learned.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field, fields
 from functools import cache, lru_cache
 from importlib import resources
@@ -62,11 +64,13 @@ def node_words(node: LexborNode) -> tuple[str, ...]:
 
 
 def _bucket(value: float, bounds: tuple[float, ...]) -> int:
-    """Index of the first bound ``value`` is under (len(bounds) past the last)."""
-    for k, bound in enumerate(bounds):
-        if value < bound:
-            return k
-    return len(bounds)
+    """Index of the first bound ``value`` is under (len(bounds) past the last): the number of
+    bounds at or under it, as the bounds ascend.
+
+    >>> _bucket(5, (5, 20, 50)), _bucket(4.9, (5, 20, 50)), _bucket(50, (5, 20, 50))
+    (1, 0, 3)
+    """
+    return bisect_right(bounds, value)
 
 
 def shape_features(block: Block, share: float) -> list[str]:
@@ -226,14 +230,14 @@ class ContextModel:
     def logits(self, body: list[Block], regions: list[LexborNode]) -> list[float]:
         """bias + the weights of each block's :func:`block_features` (a far list shared by
         several blocks is summed once)."""
-        get, bias = self.weights.get, self.bias
+        get, bias, zeros = self.weights.get, self.bias, itertools.repeat(0.0)
         far_sums: dict[int, float] = {}
         out = []
         for own, far in block_parts(body, regions):
             above = far_sums.get(id(far))
             if above is None:
-                above = far_sums[id(far)] = sum(get(f, 0.0) for f in far)
-            out.append(bias + above + sum(get(f, 0.0) for f in own))
+                above = far_sums[id(far)] = sum(map(get, far, zeros))
+            out.append(bias + above + sum(map(get, own, zeros)))
         return out
 
     def decide(self, logits: list[float], chars: list[int]) -> list[bool]:

@@ -273,6 +273,13 @@ def _node_text(tree: LexborHTMLParser, selector: str) -> str:
     return " ".join(node.text().split()) if node else ""
 
 
+_TITLE_SOURCES = (
+    (_node_text, "title"),
+    (_meta_content, 'meta[property="og:title"]'),
+    (_node_text, "h1"),
+)
+
+
 def is_generic(title: str) -> bool:
     """True for an empty title or one that names no content ("Home", "Startseite").
 
@@ -289,11 +296,8 @@ def page_title(tree: LexborHTMLParser) -> str:
     >>> page_title(LexborHTMLParser("<title>Home</title><h1>Real news</h1>"))
     'Real news'
     """
-    for title in (
-        _node_text(tree, "title"),
-        _meta_content(tree, 'meta[property="og:title"]'),
-        _node_text(tree, "h1"),
-    ):
+    for read, selector in _TITLE_SOURCES:  # each searched only when the one before is generic
+        title = read(tree, selector)
         if not is_generic(title):
             return title
     return ""

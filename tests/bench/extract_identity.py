@@ -1,5 +1,6 @@
 """Identical outputs check for speed work on the extractor: SHA-1 of every page's extraction
-(title, body, summary, keywords, language) on all of extraction-wide and extraction-dev.
+(title, body, summary, keywords, language) and of its visible text on all of extraction-wide and
+extraction-dev.
 
 Write the fingerprints of one tree, then compare another against them::
 
@@ -44,14 +45,20 @@ def fingerprint(extraction) -> str:
 
 
 def fingerprints() -> dict[str, str]:
-    """Each page's fingerprint, by the ``engine`` first on ``sys.path`` (see ``--root``)."""
+    """Each page's fingerprints (its extraction's, and its visible text's under
+    ``<id>#visible``), by the ``engine`` first on ``sys.path`` (see ``--root``)."""
     extract = importlib.import_module("engine.html.extract").extract
+    visible_text = importlib.import_module("engine.html.visible").visible_text
     out = {}
     for page_id, html, url in pages():
         try:
             out[page_id] = fingerprint(extract(html, url))
         except Exception as error:  # a typed error is an output too
             out[page_id] = f"error {type(error).__name__}"
+        try:
+            out[page_id + "#visible"] = hashlib.sha1(visible_text(html).encode()).hexdigest()
+        except Exception as error:
+            out[page_id + "#visible"] = f"error {type(error).__name__}"
     return out
 
 

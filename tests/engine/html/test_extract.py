@@ -130,6 +130,20 @@ def test_generic_title_falls_back_to_og_title_then_h1():
     assert is_generic("Home") and not is_generic("Das Ministerium informiert")
 
 
+def test_each_title_source_is_read_in_its_order_until_one_is_not_generic():
+    def title(head: str) -> str:
+        return page_title(LexborHTMLParser(head + "<h1>The headline</h1><p>Text.</p>"))
+
+    og = '<meta property="og:title" content="The social title">'
+    assert title("<title>The page title</title>" + og) == "The page title"
+    assert title("<title>Home</title>" + og) == "The social title"
+    assert (
+        title('<title>Home</title><meta property="og:title" content="Startseite">')
+        == "The headline"
+    )
+    assert title("") == "The headline"
+
+
 def test_no_title_means_no_title_check():
     assert page_title(LexborHTMLParser("<p>no title here</p>")) == ""
     assert title_weights("") == {}
