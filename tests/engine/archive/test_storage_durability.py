@@ -310,3 +310,43 @@ def test_a_forked_child_commits_a_batch_with_its_own_fsync_threads(tmp_path):
         child.kill()
     assert child.exitcode == 0
     assert all((tmp_path / f"child-{n}").read_bytes() == b"x" for n in range(40))
+
+
+def test_a_transaction_whose_line_cannot_be_written_is_undone_in_memory(written, monkeypatch):
+    def write(fd, data):
+        if is_journal(fd):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return REAL_WRITE(fd, data)
+
+    table = open_tinydb(written).table("t")
+    monkeypatch.setattr(os, "write", write)
+    with pytest.raises(StorageError, match="cannot write the journal"), written.transaction():
+        table.insert({"x": 2})
+        table.update({"x": 5}, doc_ids=[1])
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    assert xs(written) == [1]
+    table.insert({"x": 3})  # the transaction left no state behind
+    assert xs(written) == [1, 3]
+
+
+def test_a_batch_whose_rename_fails_keeps_the_first_error_and_leaves_no_temporary_file(
+    tmp_path, monkeypatch
+):
+    """A rename that fails after others succeeded: the files already renamed have no
+    temporary file left, and discarding must not stop on them."""
+    batch = AtomicBatch()
+    for name in "abc":
+        batch.add(tmp_path / name, name.encode())
+    real_replace, renamed = os.replace, []
+
+    def replace(src, dst):
+        if len(renamed) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        renamed.append(dst)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError) as info:
+        batch.commit()
+    assert info.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
