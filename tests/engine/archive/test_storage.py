@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import zlib
 
@@ -367,3 +368,39 @@ def test_an_archive_in_a_folder_that_does_not_exist_yet_is_created(tmp_path):
     open_tinydb(storage).table("t").insert({"x": 1})
     storage.close()
     assert (tmp_path / "a" / "b" / "db" / "journal.0.log").exists()
+
+
+def test_an_archive_that_cannot_be_read_is_a_typed_error_and_leaves_no_lock(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.compact()
+    storage.close()
+    (tmp_path / "t.1.json").unlink()  # a snapshot the MANIFEST names is gone
+    storage = JournalStorage(tmp_path)  # tables load lazily: the read fails, typed
+    with pytest.raises(StorageError, match="cannot read table snapshot"):
+        open_tinydb(storage).table("t").all()
+    storage.close()
+    (tmp_path / "MANIFEST").write_bytes(b'{"gen": 1, "tab')
+    failures = []  # kept: a failed open releases its lock itself, not by being collected
+    for _ in range(2):  # the second open fails the same way, not on the first one's lock
+        with pytest.raises(StorageError, match="corrupt manifest") as info:
+            JournalStorage(tmp_path)
+        failures.append(info)
+
+
+def test_an_archive_where_a_file_is_is_a_typed_error(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(StorageError, match="cannot create the archive"):
+        JournalStorage(tmp_path / "file" / "db")
+
+
+def test_loading_a_snapshot_leaves_the_cyclic_gc_as_it_was(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.compact()
+    storage.close()
+    assert gc.isenabled()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]  # the snapshot is read here
+    assert gc.isenabled()
+    storage.close()

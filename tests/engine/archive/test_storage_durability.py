@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.archive.storage import AtomicBatch, JournalStorage, encode_line, open_tinydb
+from engine.archive.storage import (
+    AtomicBatch,
+    JournalStorage,
+    encode_line,
+    open_tinydb,
+    write_atomic,
+)
 from engine.archive.store import ArchiveStore
 from engine.errors import StorageError
 
@@ -350,3 +356,50 @@ def test_a_batch_whose_rename_fails_keeps_the_first_error_and_leaves_no_temporar
         batch.commit()
     assert info.value.errno == errno.ENOSPC
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_an_atomic_file_is_flushed_before_its_fsync(tmp_path, monkeypatch):
+    """The bytes still in the file object's buffer are not on the disk: the fsync must see
+    the whole file."""
+    sizes = []
+
+    def fsync(fd):
+        sizes.append(os.fstat(fd).st_size)
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_atomic(tmp_path / "x", b"x" * 100)
+    assert sizes[0] == 100
+
+
+def test_a_batch_file_that_cannot_be_written_raises_and_leaves_no_temporary_file(tmp_path):
+    batch = AtomicBatch()
+    with pytest.raises(TypeError):
+        batch.add(tmp_path / "a", "text, not bytes")  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == [] and batch.temps == []
+
+
+def test_a_torn_tail_is_cut_fsynced_and_the_next_write_starts_at_the_cut(tmp_path, monkeypatch):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.close()
+    journal = tmp_path / "journal.0.log"
+    good = journal.stat().st_size
+    with open(journal, "ab") as handle:
+        handle.write(encode_line([["put", "t", "2", {"x": 2}]])[:-7])  # a crash mid-write
+    synced = []
+
+    def fsync(fd):
+        if is_journal(fd):
+            synced.append(os.fstat(fd).st_size)
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    storage = JournalStorage(tmp_path)
+    assert synced == [good]  # the cut is made durable before anything is written after it
+    assert storage.journal_bytes() == good  # a failed write would rewind to here
+    open_tinydb(storage).table("t").insert({"x": 3})
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert xs(storage) == [1, 3] and storage.skipped_lines == []
+    storage.close()
