@@ -404,3 +404,50 @@ def test_loading_a_snapshot_leaves_the_cyclic_gc_as_it_was(tmp_path):
     assert open_tinydb(storage).table("t").all() == [{"x": 1}]  # the snapshot is read here
     assert gc.isenabled()
     storage.close()
+
+
+def test_dropping_a_table_is_journaled_and_survives_reopen(tmp_path):
+    """TinyDB's whole-database write (drop_table) becomes clear + puts in the journal."""
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 2})
+    storage.compact()
+    storage.close()
+    storage = JournalStorage(tmp_path)  # both tables still on disk (lazy)
+    db = open_tinydb(storage)
+    db.drop_table("a")
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()
+
+
+def test_a_blind_put_is_durable_whether_its_table_is_loaded_or_still_on_disk(tmp_path):
+    storage = JournalStorage(tmp_path)
+    storage.put_blind("links", "1", {"to": "a"})
+    storage.compact()
+    storage.close()
+    storage = JournalStorage(tmp_path)  # "links" is still on disk: the put waits for its load
+    storage.put_blind("links", "2", {"to": "b"})
+    assert storage.journal_lines == 1
+    assert storage.table("links") == {"1": {"to": "a"}, "2": {"to": "b"}}
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert storage.table("links") == {"1": {"to": "a"}, "2": {"to": "b"}}
+    storage.close()
+
+
+def test_dropping_a_table_known_only_from_the_journal_survives_reopen(tmp_path):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 2})
+    db.drop_table("a")
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()
