@@ -403,3 +403,14 @@ def test_a_torn_tail_is_cut_fsynced_and_the_next_write_starts_at_the_cut(tmp_pat
     storage = JournalStorage(tmp_path)
     assert xs(storage) == [1, 3] and storage.skipped_lines == []
     storage.close()
+
+
+def test_a_batch_of_one_file_is_fsynced_before_its_rename_and_its_folder_after(tmp_path, syscalls):
+    """One file takes the batch's path without its thread pool: the same order holds."""
+    batch = AtomicBatch()
+    batch.add(tmp_path / "a", b"1")
+    batch.commit()
+    renamed = next(i for i, e in enumerate(syscalls) if e[0] == "replace")
+    assert syscalls[renamed][2] == str(tmp_path / "a")
+    assert syscalls[:renamed] == [("fsync", syscalls[renamed][1])]
+    assert syscalls[renamed + 1 :] == [("fsync", str(tmp_path))]
