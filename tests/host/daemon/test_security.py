@@ -246,6 +246,7 @@ def test_token_file_created_private(tmp_path):
     token = ensure_token(tmp_path)
     assert (tmp_path / "token").stat().st_mode & 0o777 == 0o600
     assert ensure_token(tmp_path) == token and len(token) >= 40
+    assert ensure_token(tmp_path / "a" / "home")  # a home folder not made yet is made
 
 
 def test_credentials_never_echoed():
@@ -486,6 +487,7 @@ def test_origins_our_extension_firefox_add_ons_and_the_daemon_itself():
     ):
         assert not allowed_origin(origin, 47477, [EXT_ID]), origin
     check_origin(None, 47477, [EXT_ID])  # the CLI and the relay send none
+    check_origin("http://localhost:47477", 47477, [])  # the viewer, on the daemon's own port
     with pytest.raises(Forbidden):
         check_origin("https://evil.example", 47477, [EXT_ID])
 
@@ -497,6 +499,7 @@ def test_the_token_is_read_from_the_bearer_header_then_the_query_then_the_cookie
         presented_token("/ws?token=q", {"Authorization": "Basic h", "Cookie": "pk_token=c"}) == "q"
     )
     assert presented_token("/ws", {"Cookie": "a=1; pk_token=c; b=2"}) == "c"
+    assert presented_token("/ws", {"Cookie": "pk_token=c=d"}) == "c=d"  # split at the first =
     assert presented_token("/ws", {"Cookie": "xpk_token=c; pk_tokens=d"}) is None
     assert presented_token("/ws", {}) is None
 
