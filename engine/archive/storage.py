@@ -828,6 +828,18 @@ class JournalDB(TinyDB):
 
     table_class = JournalTable
 
+    def drop_table(self, name: str) -> None:
+        """Drop one table durably. TinyDB's own drop deletes the name from the dict
+        ``read()`` returns (our live tables) before it calls ``write()``, so the journal
+        never heard of it, and a table still on disk was not in that dict at all: both
+        came back on the next open. Here every table is loaded and the rest written
+        (``write`` journals a clear of every table it knew, the dropped one included)."""
+        self._tables.pop(name, None)  # TinyDB's cache of Table objects
+        storage = self.storage
+        assert isinstance(storage, JournalStorage)
+        storage.load_all()
+        storage.write({key: table for key, table in storage.read().items() if key != name})
+
 
 def open_tinydb(storage: JournalStorage) -> TinyDB:
     """A TinyDB over an already constructed JournalStorage.

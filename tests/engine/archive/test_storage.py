@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import zlib
 
 import pytest
+from tinydb.table import Document
 
 import engine.archive.store as store_module
-from engine.archive.storage import JournalStorage, decode_line, encode_line, open_tinydb
+from engine.archive.storage import (
+    JournalStorage,
+    decode_line,
+    encode_line,
+    open_tinydb,
+    salvage_line,
+)
 from engine.archive.store import ArchiveStore, blob_hash
 from engine.errors import NotFound, StorageError
 
@@ -253,3 +261,193 @@ def test_store_passes_on_write_to_its_journal(tmp_path):
     store.put_blob(b"blobs alone are not a change of the records")
     assert calls == [1]
     store.close()
+
+
+def test_a_journal_replayed_twice_keeps_every_line(tmp_path):
+    """Open measures the good length of the journal as the sum of every good line: a second
+    open (after the first cut nothing) still finds every write."""
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    for x in range(3):
+        table.insert({"x": x})
+    size = (tmp_path / "journal.0.log").stat().st_size
+    storage.close()
+    for _ in range(2):
+        storage = JournalStorage(tmp_path)
+        assert storage.journal_lines == 3
+        assert sorted(d["x"] for d in open_tinydb(storage).table("t").all()) == [0, 1, 2]
+        storage.close()
+        assert (tmp_path / "journal.0.log").stat().st_size == size
+
+
+def test_journal_lines_counts_each_line_written_and_replayed(tmp_path):
+    storage = JournalStorage(tmp_path)
+    assert storage.journal_lines == 0 and storage.journal_bytes() == 0
+    table = open_tinydb(storage).table("t")
+    table.insert({"x": 1})
+    table.insert({"x": 2})
+    assert storage.journal_lines == 2
+    assert storage.journal_bytes() == (tmp_path / "journal.0.log").stat().st_size > 0
+    storage.compact()
+    assert storage.journal_lines == 0 and storage.journal_bytes() == 0
+    table.insert({"x": 3})
+    assert storage.journal_lines == 1
+    storage.close()
+    reader = JournalStorage(tmp_path, readonly=True)
+    assert reader.journal_lines == 1 and reader.journal_bytes() == 0
+    reader.close()
+
+
+def test_a_cleared_table_stays_cleared_after_reopen(tmp_path):
+    """``clear`` is journaled and replayed: the rows before it never come back."""
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    table.insert_multiple({"x": x} for x in range(3))
+    table.truncate()
+    table.insert({"x": 9})
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 9}]
+    storage.close()
+
+
+def test_a_delete_of_a_row_the_table_does_not_hold_replays(tmp_path):
+    (tmp_path / "journal.0.log").write_bytes(
+        encode_line([["del", "t", "7"]]) + encode_line([["put", "t", "1", {"x": 1}]])
+    )
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]
+    storage.close()
+
+
+def test_a_one_byte_torn_fragment_glued_to_a_good_line_gives_the_line_back():
+    good = encode_line([["del", "t", "1"]])
+    assert salvage_line(good[:1] + good) == [["del", "t", "1"]]
+
+
+def test_an_update_that_fails_half_way_leaves_the_table_as_it_was(tmp_path):
+    storage = JournalStorage(tmp_path)
+    table = open_tinydb(storage).table("t")
+    table.insert({"x": 1})
+    with pytest.raises(ValueError):  # TinyDB refuses a document ID that exists
+        table.insert_multiple([{"x": 2}, Document({"x": 3}, doc_id=1)])
+    assert table.all() == [{"x": 1}] and "None" not in storage.read()
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]
+    storage.close()
+
+
+def test_a_reader_never_compacts(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.close()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    reader = JournalStorage(tmp_path, readonly=True)
+    reader.compact()
+    reader.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == files
+
+
+def test_close_and_compaction_close_the_journals_they_leave_and_release_the_lock(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    first = storage._journal
+    storage.compact()
+    assert first.closed and not storage._journal.closed
+    second, lock = storage._journal, storage._lock  # held, so only release() can free it
+    storage.close()
+    assert second.closed and lock.handle is None
+    again = JournalStorage(tmp_path)  # the lock went with close(), in this process too
+    assert open_tinydb(again).table("t").all() == [{"x": 1}]
+    again.close()
+
+
+def test_an_archive_in_a_folder_that_does_not_exist_yet_is_created(tmp_path):
+    storage = JournalStorage(tmp_path / "a" / "b" / "db")
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.close()
+    assert (tmp_path / "a" / "b" / "db" / "journal.0.log").exists()
+
+
+def test_an_archive_that_cannot_be_read_is_a_typed_error_and_leaves_no_lock(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.compact()
+    storage.close()
+    (tmp_path / "t.1.json").unlink()  # a snapshot the MANIFEST names is gone
+    storage = JournalStorage(tmp_path)  # tables load lazily: the read fails, typed
+    with pytest.raises(StorageError, match="cannot read table snapshot"):
+        open_tinydb(storage).table("t").all()
+    storage.close()
+    (tmp_path / "MANIFEST").write_bytes(b'{"gen": 1, "tab')
+    failures = []  # kept: a failed open releases its lock itself, not by being collected
+    for _ in range(2):  # the second open fails the same way, not on the first one's lock
+        with pytest.raises(StorageError, match="corrupt manifest") as info:
+            JournalStorage(tmp_path)
+        failures.append(info)
+
+
+def test_an_archive_where_a_file_is_is_a_typed_error(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(StorageError, match="cannot create the archive"):
+        JournalStorage(tmp_path / "file" / "db")
+
+
+def test_loading_a_snapshot_leaves_the_cyclic_gc_as_it_was(tmp_path):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.compact()
+    storage.close()
+    assert gc.isenabled()
+    storage = JournalStorage(tmp_path)
+    assert open_tinydb(storage).table("t").all() == [{"x": 1}]  # the snapshot is read here
+    assert gc.isenabled()
+    storage.close()
+
+
+def test_dropping_a_table_is_journaled_and_survives_reopen(tmp_path):
+    """TinyDB's whole-database write (drop_table) becomes clear + puts in the journal."""
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 2})
+    storage.compact()
+    storage.close()
+    storage = JournalStorage(tmp_path)  # both tables still on disk (lazy)
+    db = open_tinydb(storage)
+    db.drop_table("a")
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()
+
+
+def test_a_blind_put_is_durable_whether_its_table_is_loaded_or_still_on_disk(tmp_path):
+    storage = JournalStorage(tmp_path)
+    storage.put_blind("links", "1", {"to": "a"})
+    storage.compact()
+    storage.close()
+    storage = JournalStorage(tmp_path)  # "links" is still on disk: the put waits for its load
+    storage.put_blind("links", "2", {"to": "b"})
+    assert storage.journal_lines == 1
+    assert storage.table("links") == {"1": {"to": "a"}, "2": {"to": "b"}}
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert storage.table("links") == {"1": {"to": "a"}, "2": {"to": "b"}}
+    storage.close()
+
+
+def test_dropping_a_table_known_only_from_the_journal_survives_reopen(tmp_path):
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    db.table("a").insert({"x": 1})
+    db.table("b").insert({"y": 2})
+    db.drop_table("a")
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    db = open_tinydb(storage)
+    assert db.table("a").all() == [] and db.table("b").all() == [{"y": 2}]
+    storage.close()

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.archive.storage import AtomicBatch, JournalStorage, encode_line, open_tinydb
+from engine.archive.storage import (
+    AtomicBatch,
+    JournalStorage,
+    encode_line,
+    open_tinydb,
+    write_atomic,
+)
 from engine.archive.store import ArchiveStore
 from engine.errors import StorageError
 
@@ -310,3 +316,101 @@ def test_a_forked_child_commits_a_batch_with_its_own_fsync_threads(tmp_path):
         child.kill()
     assert child.exitcode == 0
     assert all((tmp_path / f"child-{n}").read_bytes() == b"x" for n in range(40))
+
+
+def test_a_transaction_whose_line_cannot_be_written_is_undone_in_memory(written, monkeypatch):
+    def write(fd, data):
+        if is_journal(fd):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return REAL_WRITE(fd, data)
+
+    table = open_tinydb(written).table("t")
+    monkeypatch.setattr(os, "write", write)
+    with pytest.raises(StorageError, match="cannot write the journal"), written.transaction():
+        table.insert({"x": 2})
+        table.update({"x": 5}, doc_ids=[1])
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    assert xs(written) == [1]
+    table.insert({"x": 3})  # the transaction left no state behind
+    assert xs(written) == [1, 3]
+
+
+def test_a_batch_whose_rename_fails_keeps_the_first_error_and_leaves_no_temporary_file(
+    tmp_path, monkeypatch
+):
+    """A rename that fails after others succeeded: the files already renamed have no
+    temporary file left, and discarding must not stop on them."""
+    batch = AtomicBatch()
+    for name in "abc":
+        batch.add(tmp_path / name, name.encode())
+    real_replace, renamed = os.replace, []
+
+    def replace(src, dst):
+        if len(renamed) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        renamed.append(dst)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError) as info:
+        batch.commit()
+    assert info.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_an_atomic_file_is_flushed_before_its_fsync(tmp_path, monkeypatch):
+    """The bytes still in the file object's buffer are not on the disk: the fsync must see
+    the whole file."""
+    sizes = []
+
+    def fsync(fd):
+        sizes.append(os.fstat(fd).st_size)
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_atomic(tmp_path / "x", b"x" * 100)
+    assert sizes[0] == 100
+
+
+def test_a_batch_file_that_cannot_be_written_raises_and_leaves_no_temporary_file(tmp_path):
+    batch = AtomicBatch()
+    with pytest.raises(TypeError):
+        batch.add(tmp_path / "a", "text, not bytes")  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == [] and batch.temps == []
+
+
+def test_a_torn_tail_is_cut_fsynced_and_the_next_write_starts_at_the_cut(tmp_path, monkeypatch):
+    storage = JournalStorage(tmp_path)
+    open_tinydb(storage).table("t").insert({"x": 1})
+    storage.close()
+    journal = tmp_path / "journal.0.log"
+    good = journal.stat().st_size
+    with open(journal, "ab") as handle:
+        handle.write(encode_line([["put", "t", "2", {"x": 2}]])[:-7])  # a crash mid-write
+    synced = []
+
+    def fsync(fd):
+        if is_journal(fd):
+            synced.append(os.fstat(fd).st_size)
+        return REAL_FSYNC(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    storage = JournalStorage(tmp_path)
+    assert synced == [good]  # the cut is made durable before anything is written after it
+    assert storage.journal_bytes() == good  # a failed write would rewind to here
+    open_tinydb(storage).table("t").insert({"x": 3})
+    storage.close()
+    storage = JournalStorage(tmp_path)
+    assert xs(storage) == [1, 3] and storage.skipped_lines == []
+    storage.close()
+
+
+def test_a_batch_of_one_file_is_fsynced_before_its_rename_and_its_folder_after(tmp_path, syscalls):
+    """One file takes the batch's path without its thread pool: the same order holds."""
+    batch = AtomicBatch()
+    batch.add(tmp_path / "a", b"1")
+    batch.commit()
+    renamed = next(i for i, e in enumerate(syscalls) if e[0] == "replace")
+    assert syscalls[renamed][2] == str(tmp_path / "a")
+    assert syscalls[:renamed] == [("fsync", syscalls[renamed][1])]
+    assert syscalls[renamed + 1 :] == [("fsync", str(tmp_path))]

@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import socket
+import sys
 from urllib.parse import quote, urlsplit
 
 import pytest
@@ -18,15 +19,25 @@ from websockets.sync.client import connect
 from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
+from engine.errors import Forbidden
 from host.daemon.app import bundled_extension_ids
 from host.daemon.http_routes import SEALED_CSP
 from host.daemon.main import setup_logging
 from host.daemon.security import (
+    CredentialFilter,
     allowed_origin,
+    check_host,
+    check_origin,
     ensure_token,
+    has_version_url,
+    presented_token,
     same_token,
     sign,
     sign_path,
+    sign_version_urls,
+    signed_version_url,
+    strip_credentials_deep,
+    valid_signature,
     verify_path,
 )
 from host.services.navigation import strip_credentials
@@ -235,6 +246,7 @@ def test_token_file_created_private(tmp_path):
     token = ensure_token(tmp_path)
     assert (tmp_path / "token").stat().st_mode & 0o777 == 0o600
     assert ensure_token(tmp_path) == token and len(token) >= 40
+    assert ensure_token(tmp_path / "a" / "home")  # a home folder not made yet is made
 
 
 def test_credentials_never_echoed():
@@ -433,3 +445,103 @@ def test_every_version_url_the_cli_prints_opens_without_a_cookie(tmp_path):
             assert raw_get(port, f"{urlsplit(bare).path}?sig={sig[:-1]}", {})[0] == 403
     finally:
         stop_daemon(home)
+
+
+# The rules themselves, without a daemon: each check refuses the near miss of what it accepts.
+
+
+def test_a_token_is_accepted_only_whole_and_never_empty():
+    token = "s3cret-token"
+    assert same_token(token, token)
+    for near in (token[:-1], token + "x", "", None, token.upper()):
+        assert not same_token(near, token)
+    assert not same_token("", "")  # an empty token file never opens the door
+
+
+def test_the_host_must_be_this_daemon_on_its_own_port():
+    for host in ("127.0.0.1:47477", "localhost:47477", " LOCALHOST:47477 "):
+        check_host(host, 47477)
+    for host in ("127.0.0.1:47478", "127.0.0.1", "evil.example:47477", "", None):
+        with pytest.raises(Forbidden):
+            check_host(host, 47477)
+
+
+def test_origins_our_extension_firefox_add_ons_and_the_daemon_itself():
+    uuid = "moz-extension://0123abcd-0123-0123-0123-0123456789ab"
+    for origin in (
+        f"chrome-extension://{EXT_ID}",
+        f"chrome-extension://{EXT_ID}/",
+        uuid,
+        "http://127.0.0.1:47477",
+        "HTTP://LOCALHOST:47477",
+    ):
+        assert allowed_origin(origin, 47477, [EXT_ID]), origin
+    for origin in (
+        f"chrome-extension://{EXT_ID}x",
+        "chrome-extension://other",
+        uuid + "0",
+        "http://127.0.0.1:47478",
+        "https://127.0.0.1:47477",
+        "null",
+        "",
+    ):
+        assert not allowed_origin(origin, 47477, [EXT_ID]), origin
+    check_origin(None, 47477, [EXT_ID])  # the CLI and the relay send none
+    check_origin("http://localhost:47477", 47477, [])  # the viewer, on the daemon's own port
+    with pytest.raises(Forbidden):
+        check_origin("https://evil.example", 47477, [EXT_ID])
+
+
+def test_the_token_is_read_from_the_bearer_header_then_the_query_then_the_cookie():
+    assert presented_token("/ws?token=q", {"Authorization": "Bearer  h "}) == "h"
+    assert presented_token("/ws?token=q", {"Authorization": "bearer h"}) == "h"
+    assert (
+        presented_token("/ws?token=q", {"Authorization": "Basic h", "Cookie": "pk_token=c"}) == "q"
+    )
+    assert presented_token("/ws", {"Cookie": "a=1; pk_token=c; b=2"}) == "c"
+    assert presented_token("/ws", {"Cookie": "pk_token=c=d"}) == "c=d"  # split at the first =
+    assert presented_token("/ws", {"Cookie": "xpk_token=c; pk_tokens=d"}) is None
+    assert presented_token("/ws", {}) is None
+
+
+def test_a_link_signature_is_accepted_only_whole_for_its_own_target():
+    sig = sign("t", "gc", "https://a.example/", "7")
+    assert len(sig) == 32 and valid_signature("t", sig, "gc", "https://a.example/", "7")
+    for near in (sig[:-1], sig + "0", "", None, sig.upper()):
+        assert not valid_signature("t", near, "gc", "https://a.example/", "7")
+    assert not valid_signature("t", sig, "gc", "https://a.example/", "8")
+    assert not valid_signature("u", sig, "gc", "https://a.example/", "7")
+    # parts are escaped before they are joined: no two targets share a message
+    assert sign("t", "a\nb") != sign("t", "a", "b")
+    assert sign("t", "a%0Ab") != sign("t", "a\nb")
+
+
+def test_a_signed_version_address_is_signed_once_and_only_for_the_daemon():
+    url = "http://127.0.0.1:1/v/7/https://a.example/x?q=1#f"
+    signed = signed_version_url("s", url)
+    assert signed == (
+        "http://127.0.0.1:1/v/7/https://a.example/x%3Fq=1%23f?sig=" + sign_path("s", "/v/7/")
+    )
+    assert signed_version_url("s", signed) == signed
+    assert signed_version_url("s", "https://evil.example:1/v/7/x") == "https://evil.example:1/v/7/x"
+    assert verify_path("s", "/v/7/", signed.rsplit("=", 1)[1])
+    assert not verify_path("s", "/v/70/", signed.rsplit("=", 1)[1])
+    assert sign_version_urls({"a": [url, 3], "b": (url,)}, "s") == {"a": [signed, 3], "b": [signed]}
+    assert has_version_url({"a": [3, (url,)]}) and not has_version_url({"a": ["x", 3]})
+
+
+def test_credentials_are_cut_from_every_string_of_a_reply_and_from_log_records():
+    value = {"a": ["http://u:p@h.example/"], "b": ("ftp://x@f.example/",), "n": 3}
+    assert strip_credentials_deep(value) == {
+        "a": ["http://h.example/"],
+        "b": ["ftp://f.example/"],
+        "n": 3,
+    }
+    assert strip_credentials_deep(None) is None and strip_credentials(None) is None
+    try:
+        raise ValueError("fetch https://u:pw@bank.example/")
+    except ValueError:
+        record = logging.LogRecord("x", 40, "f", 1, "at %s", ("http://u:p@h/",), sys.exc_info())
+    assert CredentialFilter().filter(record) is True
+    assert record.getMessage() == "at http://h/" and "pw@" not in record.exc_text
+    assert "bank.example" in record.exc_text
