@@ -15,7 +15,7 @@ engine.errors.InvalidInput: cannot read /no/such/file.html: No such file or dire
 
 from __future__ import annotations
 
-import gzip
+import zlib
 from pathlib import Path
 
 from engine.errors import InvalidInput, TooLarge
@@ -30,10 +30,34 @@ def read_input(path: str, cap: int, gunzip: bool = False) -> bytes:
             raise TooLarge(f"{path} is larger than the cap of {cap} bytes")
         data = Path(path).read_bytes()
         if gunzip and data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            data = gunzip_capped(data, cap, path)
+    except (OSError, EOFError, zlib.error) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise InvalidInput(f"cannot read {path}: {reason}") from exc
-    if len(data) > cap:
-        raise TooLarge(f"{path} is larger than the cap of {cap} bytes once gunzipped")
     return data
+
+
+def gunzip_capped(data: bytes, cap: int, path: str = "the file") -> bytes:
+    """Every gzip member of ``data`` (RFC 1952 §2.2: members may follow one another),
+    decompressed no further than ``cap`` bytes: a small file that inflates to gigabytes is
+    refused after ``cap + 1`` bytes, never held whole. Zero bytes after the last member are
+    padding (as :func:`gzip.decompress` allows).
+
+    >>> import gzip
+    >>> gunzip_capped(gzip.compress(b"ab") + gzip.compress(b"c"), 3)
+    b'abc'
+    >>> gunzip_capped(gzip.compress(b"x" * 10), 9)
+    Traceback (most recent call last):
+    ...
+    engine.errors.TooLarge: the file is larger than the cap of 9 bytes once gunzipped
+    """
+    out = bytearray()
+    while data.count(0) < len(data):  # what is left is more than zero padding
+        member = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+        out += member.decompress(data, cap + 1 - len(out))
+        if len(out) > cap:
+            raise TooLarge(f"{path} is larger than the cap of {cap} bytes once gunzipped")
+        if not member.eof:
+            raise EOFError("compressed file ended before the end-of-stream marker was reached")
+        data = member.unused_data
+    return bytes(out)
