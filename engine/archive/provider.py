@@ -311,10 +311,8 @@ def similar(store: ArchiveStore, ref: str, base: str | None = None) -> dict:
     pages = []
     key = store.version(reg_id)["key"]
     for other, sim, content, *_ in row.get("similar", []):
-        if other != reg_id and store.has_version(other):
+        if store.has_version(other) and store.version(other)["key"] != key:
             entry = describe(store, other, base)
-            if entry["key"] == key:
-                continue
             entry.update(similarity=sim, content_similarity=content)
             pages.append(entry)
     computed = row.get("computed_at")
