@@ -209,7 +209,9 @@ def test_diff_between_versions(page, daemon, seeded):
 def test_unknown_id_is_a_clear_message(page, daemon):
     open_viewer(page, daemon, "#/doc/20990101000000000000")
     expect(page.get_by_role("alert").filter(has_text="No such document")).to_be_visible()
-    page.goto(daemon.viewer("#/diff/1/2"))
+    page.goto(daemon.viewer("#/diff/1/2"))  # no IDs at all (invalid_url)
+    expect(page.locator(".notice-error")).to_contain_text("No such version")
+    page.goto(daemon.viewer("#/diff/20990101000000000000/20990101000000000001"))  # not stored
     expect(page.locator(".notice-error")).to_contain_text("No such version")
     page.goto(daemon.viewer("#/doc/%zz"))  # a malformed escape: a message, not a script error
     expect(page.get_by_role("alert").filter(has_text="No such document")).to_contain_text("%zz")

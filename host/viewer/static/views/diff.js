@@ -3,6 +3,10 @@
 
 import { count, fill, h, notice, safeUrl, sameMinute, timeEl } from '../dom.js';
 
+// The host's codes for a ref that names no stored version: an ID not stored (not_found), a ref
+// that is no ID or URL (invalid_url), a page's URL where a version is asked (invalid_input).
+const NO_VERSION = new Set(['not_found', 'invalid_url', 'invalid_input']);
+
 const SIGN = { delete: '−', insert: '+', replace: '~', equal: '' };
 
 /** [[text, changed], ...] or a plain string -> inline nodes with <mark>/<del>/<ins>. */
@@ -67,6 +71,6 @@ export function render(main, ctx, route) {
       h('div', { class: 'card diff-card' }, table));
   }).catch((err) => {
     fill(main, h('a', { class: 'back', href: '#/search' }, '← Search'),
-      notice(err.code === 'not_found' ? 'No such version' : 'Could not compute the diff', err.message, 'error', 'h1'));
+      notice(NO_VERSION.has(err.code) ? 'No such version' : 'Could not compute the diff', err.message, 'error', 'h1'));
   });
 }
