@@ -16,12 +16,11 @@ claims identical outputs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+
+from bench_suggest_ab import run_in  # a sibling script (tests/bench is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,12 +55,7 @@ print(json.dumps(out))
 
 
 def run(tree: Path, split: str, every: int, passes: int) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, split, str(every), str(passes)],
-        cwd=tree, capture_output=True, text=True, check=True,
-        env={**os.environ, "PYTHONPATH": str(tree)},
-    )  # fmt: skip
-    return json.loads(done.stdout.splitlines()[-1])
+    return run_in(tree, CHILD, split, str(every), str(passes))
 
 
 def main() -> None:

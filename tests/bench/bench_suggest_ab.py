@@ -53,13 +53,18 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def run(tree: Path, seed: int) -> dict:
+def run_in(tree: Path, child: str, *args: str) -> dict:
+    """The last line ``child`` prints, as JSON, run in a fresh process on ``tree``'s code."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(seed)],
+        [sys.executable, "-c", child, *args],
         cwd=tree, capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(tree)},
     )  # fmt: skip
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def run(tree: Path, seed: int) -> dict:
+    return run_in(tree, CHILD, str(seed))
 
 
 def main() -> None:

@@ -4,6 +4,8 @@ seeded archive's fixtures are module-scoped and these tests change it)."""
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -61,46 +63,44 @@ def test_note_on_a_version(page, daemon, seeded):
     }
 
 
-def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
-
-    home = tmp_path / "empty"
+@contextmanager
+def viewer_on_a_new_home(browser, home: Path):
+    """A daemon of its own on an empty ``home``, and a viewer tab open on it."""
     home.mkdir()
     running = start_daemon(home, free_port())
     try:
         context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
         tab = context.new_page()
         open_viewer(tab, running)
-        expect(tab.locator(".search-status")).to_contain_text("Your archive is empty")
-        expect(tab.locator(".search-status")).to_contain_text("Archive this page")
-        commands = re.findall(r"`([^`]+)`", tab.locator(".search-status").inner_text())
-        assert len(commands) == 1
-        assert_runs_as_readme_says(commands[0])
+        yield running, tab
         context.close()
     finally:
         stop_daemon(running.proc)
+
+
+def assert_one_command_that_runs(status) -> None:
+    """The status names one `command`, and it runs as README leaves the machine."""
+    commands = re.findall(r"`([^`]+)`", status.inner_text())
+    assert len(commands) == 1
+    assert_runs_as_readme_says(commands[0])
+
+
+def test_an_empty_archive_says_how_to_archive_a_page(browser, tmp_path):
+    with viewer_on_a_new_home(browser, tmp_path / "empty") as (_, tab):
+        expect(tab.locator(".search-status")).to_contain_text("Your archive is empty")
+        expect(tab.locator(".search-status")).to_contain_text("Archive this page")
+        assert_one_command_that_runs(tab.locator(".search-status"))
 
 
 def test_a_stopped_daemon_is_named_with_the_command_that_starts_it(browser, tmp_path):
     """The daemon stops while the viewer is open: the next search says it is not reachable
     and names the command that starts it, and that command runs as README leaves the machine."""
-    home = tmp_path / "stopped"
-    home.mkdir()
-    running = start_daemon(home, free_port())
-    try:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
-        tab = context.new_page()
-        open_viewer(tab, running)
+    with viewer_on_a_new_home(browser, tmp_path / "stopped") as (running, tab):
         stop_daemon(running.proc)
         expect(tab.locator("#conn")).to_have_text("offline")
         tab.get_by_label("URL pattern").fill("*example*")
-        status = tab.locator(".search-status")
-        expect(status).to_contain_text("not reachable")
-        commands = re.findall(r"`([^`]+)`", status.inner_text())
-        assert len(commands) == 1
-        assert_runs_as_readme_says(commands[0])
-        context.close()
-    finally:
-        stop_daemon(running.proc)
+        expect(tab.locator(".search-status")).to_contain_text("not reachable")
+        assert_one_command_that_runs(tab.locator(".search-status"))
 
 
 def test_full_text_matches_are_highlighted(page, daemon):
