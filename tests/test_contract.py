@@ -108,10 +108,13 @@ def site(tmp_path: Path):
 
 @pytest.fixture
 def daemon(home: Path):
-    """A daemon on a free port for ``home``; always stopped afterwards."""
-    port = free_port()
-    proc = run(home, "serve", "--port", str(port), "--detach", timeout=30)
-    yield port, proc
+    """A daemon for ``home`` on a port the OS picks (``port: 0``; daemon.json tells which): a
+    port found free here first can be taken by another test before the daemon binds it.
+    Always stopped afterwards."""
+    config = json.loads((home / "config.json").read_text())
+    (home / "config.json").write_text(json.dumps({**config, "port": 0}))
+    proc = run(home, "serve", "--detach", timeout=30)
+    yield json.loads((home / "daemon.json").read_text())["port"], proc
     run(home, "stop", timeout=30)
 
 

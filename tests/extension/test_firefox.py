@@ -276,7 +276,7 @@ def test_withdrawn_site_access_is_named_and_asked_for_again_from_the_popup(firef
         assert "blocks extensions" not in error
         in_chrome(driver, PROMPTS, False)
         driver.find_element("css selector", "#allow").click()
-        version = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion"), 60.0)  # fmt: skip
+        version = wait_for(lambda: driver.execute_script("return document.body?.dataset.archivedVersion"), 60.0)  # fmt: skip
         assert version == "1", page_text(driver)
         assert not popup_shows(driver, "#access")
         time.sleep(2)  # permissions.onAdded reaches the background too: it must not archive again
@@ -368,10 +368,10 @@ def test_a_frame_the_add_on_may_not_read_is_named_in_the_capture_result(firefox,
         driver.switch_to_window(extension_tab)
         assert in_chrome(driver, ONLY_SITE, build_extension.GECKO_ID, "http://127.0.0.1/*") == "ok"
         driver.execute_script(f"location.href = '{base}popup/popup.html?tab={tab_id}'")
-        assert wait_for(lambda: driver.execute_script("return document.body.dataset.versions")), page_text(driver)  # fmt: skip
+        assert wait_for(lambda: driver.execute_script("return document.body?.dataset.versions")), page_text(driver)  # fmt: skip
         assert not popup_shows(driver, "#access")  # the page itself may be read
         driver.find_element("css selector", "#archive").click()
-        version = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion"), 60.0)  # fmt: skip
+        version = wait_for(lambda: driver.execute_script("return document.body?.dataset.archivedVersion"), 60.0)  # fmt: skip
         assert version == "1", page_text(driver)
         lost = page_text(driver, "#frames-lost")
         assert "1 frame not kept: localhost:" in lost, page_text(driver)
@@ -380,7 +380,7 @@ def test_a_frame_the_add_on_may_not_read_is_named_in_the_capture_result(firefox,
         assert "1 missing" in page_text(driver, "#resources-line")
         in_chrome(driver, PROMPTS, False)
         driver.find_element("css selector", "#allow-frames").click()
-        again = wait_for(lambda: driver.execute_script("return document.body.dataset.archivedVersion") == "2", 60.0)  # fmt: skip
+        again = wait_for(lambda: driver.execute_script("return document.body?.dataset.archivedVersion") == "2", 60.0)  # fmt: skip
         assert again, page_text(driver)
         assert not popup_shows(driver, "#frames-lost"), page_text(driver)
         assert host.version_count(url) == 2
