@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import socket
 import struct
 import subprocess
 import sys
@@ -62,12 +61,6 @@ def jsonl(proc: subprocess.CompletedProcess) -> list[dict]:
 def page_html(name: str) -> bytes:
     """A real saved page from tests/fixtures/pages, decompressed."""
     return gzip.decompress((PAGES / name).read_bytes())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
