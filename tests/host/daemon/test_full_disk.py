@@ -11,6 +11,7 @@ import errno
 import itertools
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -125,7 +126,10 @@ def test_full_disk_under_a_running_daemon_loses_no_acknowledged_version(tmpfs, t
                 (reserve / str(n)).unlink()
             given += STEP
         acked.append(reply["id"])
+        # Space is back: all of it, not only what the filler took (the filler is as small as
+        # whatever the reserve left, and the next versions need more than that).
         filler.unlink()
+        shutil.rmtree(reserve)
         for _ in range(3):
             done = add(home, new_page(html))
             assert done.returncode == 0, done.stderr
