@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -237,12 +238,22 @@ def error_from(payload: dict) -> PageKeeperError:
     return exc
 
 
+def own_command() -> str:
+    """This PageKeeper's command as a user can type it in any folder, whether or not a venv is
+    activated: the single-file binary itself, or the ``pagekeeper`` script installed beside this
+    environment's Python (``make run`` puts it in .venv/bin/, which is not on PATH)."""
+    if getattr(sys, "frozen", False):
+        return shlex.quote(sys.executable)
+    beside = Path(sys.executable).with_name("pagekeeper")
+    return shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
+
+
 def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
     """An open websocket to the daemon (sync client), authenticated with the token."""
 
     state = state or running(home)
     if state is None:
-        raise Unavailable("no daemon is running (start it with `pagekeeper serve --detach`)")
+        raise Unavailable(f"no daemon is running (start it with `{own_command()} serve --detach`)")
     token = read_token(home) or ""
     try:
         return ws_connect(

@@ -396,14 +396,18 @@ def _allowed(data: dict, browser: str) -> list[str]:
 
 # What a stopped daemon means: information, not a fault (every operation has one path,
 # daemon or not: host/cli/backend.py), and how to start it.
-DAEMON_STOPPED = (
-    "stopped: PageKeeper works without it (the browser's helper starts it when needed); "
-    "to start it now: pagekeeper serve --detach"
-)
-DAEMON_PAUSED = (
-    "stopped until the next login (pagekeeper stop --until-login): the browser's helper "
-    "starts none until then; to start it now: pagekeeper serve --detach"
-)
+def daemon_stopped() -> str:
+    return (
+        "stopped: PageKeeper works without it (the browser's helper starts it when needed); "
+        f"to start it now: {client.own_command()} serve --detach"
+    )
+
+
+def daemon_paused() -> str:
+    return (
+        "stopped until the next login (pagekeeper stop --until-login): the browser's helper "
+        f"starts none until then; to start it now: {client.own_command()} serve --detach"
+    )
 
 
 def doctor(
@@ -459,7 +463,7 @@ def daemon_state(home: Path) -> dict:
     try:
         state = client.running(home)
         if not state:
-            return {"running": False, "note": DAEMON_PAUSED if paused(home) else DAEMON_STOPPED}
+            return {"running": False, "note": daemon_paused() if paused(home) else daemon_stopped()}
         return {"running": True, "url": state["url"], "ping": client.call(home, "ping", timeout=5)}
     except Exception as exc:
         return {"running": False, "problem": str(exc)}

@@ -31,7 +31,6 @@ import json
 import logging
 import os
 import re
-import shlex
 import sys
 import threading
 from pathlib import Path
@@ -110,16 +109,6 @@ def _cuts(text: str, room: int) -> list[tuple[int, int]]:
     return cuts
 
 
-def own_command() -> str:
-    """This PageKeeper's command as a user can type it in any folder, whether or not a venv is
-    activated: the single-file binary itself, or the ``pagekeeper`` script installed beside this
-    environment's Python (``make run`` puts it in .venv/bin/, which is not on PATH)."""
-    if getattr(sys, "frozen", False):
-        return shlex.quote(sys.executable)
-    beside = Path(sys.executable).with_name("pagekeeper")
-    return shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
-
-
 class Relay:
     """Browser stream on one side, the daemon's websocket on the other."""
 
@@ -165,7 +154,7 @@ class Relay:
         if not (running and running.get("ready")) and pause.paused(self.home):
             raise Unavailable(
                 "PageKeeper is stopped until the next login (pagekeeper stop --until-login); "
-                f"`{own_command()} serve` starts it again"
+                f"`{client.own_command()} serve` starts it again"
             )
 
     def receive(self, ws) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
+import shlex
+from pathlib import Path
 
 from host.cli.entry import main
 from tests.host.daemon_fixtures import make_home
@@ -34,7 +38,11 @@ def test_doctor_exits_0_with_the_daemon_stopped_and_1_only_for_a_fault(capsys, t
     capsys.readouterr()
     assert main(["doctor", *scope]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("all good") and "to start it now: pagekeeper serve --detach" in said
+    assert said.startswith("all good")
+    # The command it names runs as typed, in any folder, with no venv activated.
+    program, *args = shlex.split(re.search(r"to start it now: (.+)", said).group(1))
+    assert args == ["serve", "--detach"] and Path(program).is_absolute()
+    assert os.access(program, os.X_OK)
     assert main(["doctor", *scope, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["daemon"]["running"] is False and report["archive"]["ok"]
