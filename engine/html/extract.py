@@ -764,7 +764,7 @@ STORY_BREAK = re.compile(
     r"|(?:la noticia|el artículo|el texto) (?:continúa|sigue) (?:abajo|debajo|tras|después)"
     r"|sigue leyendo (?:abajo|debajo)"
     r"|(?:l'articolo |la notizia )?continua (?:a leggere )?(?:sotto|dopo la pubblicità)"
-    r"|(?:o artigo |a matéria |a notícia )?continua (?:após|depois d)[ao] (?:publicidade|anúncio)"
+    r"|(?:o artigo |a matéria |a notícia )?continua (?:após [ao]|depois d[ao]) (?:publicidade|anúncio)"
     r"|(?:het )?artikel gaat (?:verder )?(?:onder|na) (?:de |deze )?advertentie"
 )
 STORY_BREAK_MAX_CHARS = 160

@@ -2164,3 +2164,82 @@ def test_card_titles_join_only_a_body_shorter_than_they_are():
         banner = Block("s" * size, size, 0, "p", path=(0, 1))
         body = with_card_titles([banner, *page], [banner], ExtractOptions())
         assert (len(body) == 7) is joins and body[0] is banner
+
+
+def test_a_video_widgets_label_inside_the_story_is_not_its_text():
+    # cbc.ca (the Fundus corpus's test page, MIT): two video players inside the story, each
+    # labelled "WATCH | <the clip's title>:" over its blurb and "Duration 1:30".
+    html = wide_page("fundus-ca-CBCNews-V1")
+    body, shown = main_text(html), main_text(html, None, ExtractOptions(media_labels=False))
+    for label in ("WATCH | Palestinians react to Sinwar", "Duration 1:30", "Duration 12:38"):
+        assert label in shown and label not in body
+    story = [line for line in shown.splitlines() if len(line) > 200]
+    assert story and all(line in body for line in story)
+
+
+@pytest.mark.parametrize(
+    ("line", "label"),
+    [
+        ("Duration 1:30", True),
+        ("VIDEO4:4204:42", True),  # CNBC: the word, the running time twice, no space
+        ("Dauer: 02:15", True),
+        ("Video | US-Truppen nehmen russischen Tanker ein", True),
+        ("VIDEO: Meals on robot wheels: pizza by driverless van", True),
+        ("Audio: VIA VT1708A High Definition Audio Codec", False),  # a spec line
+        ("Video: 4K at 60 frames a second", False),
+        ("Watch", False),  # a heading over the story's own section
+        ("Duration: 8 Min", False),  # a course's length
+        ("Watch how Misha moved from research to consulting in a year.", False),
+        ("Video games sold well in the quarter | sales 12:30 report", False),
+    ],
+)
+def test_a_media_label_is_a_media_word_then_a_running_time_or_a_clips_title(line, label):
+    page = f"<html><body><article><p>{STORY_LINE}</p><p>{line}</p><p>{STORY_LINE}</p></article></body></html>"
+    assert (line in main_text(page)) is not label
+    assert line in main_text(page, None, ExtractOptions(media_labels=False))
+
+
+STORY_LINE = (
+    "The council met on Monday to talk about the new bridge and what it would cost the town. " * 3
+)
+
+
+def test_a_line_that_breaks_the_story_for_an_ad_or_a_paywall_is_not_its_text():
+    # nationalpost.com and lemonde.fr (the Fundus corpus's test pages, MIT): "Story continues
+    # below" over each ad slot inside the story; Le Monde's subscribers' label and the
+    # paywall's "Il vous reste 57.09% de cet article à lire."
+    for page_id, lines in (
+        ("fundus-ca-NationalPost-V1", ("Story continues below",)),
+        (
+            "fundus-fr-LeMonde-V1",
+            ("Article réservé aux abonnés", "Il vous reste 57.09% de cet article"),
+        ),
+    ):
+        html = wide_page(page_id)
+        body, shown = main_text(html), main_text(html, None, ExtractOptions(story_breaks=False))
+        for line in lines:
+            assert line in shown and line not in body, (page_id, line)
+        story = [line for line in shown.splitlines() if len(line) > 200]
+        assert story and all(line in body for line in story)
+
+
+@pytest.mark.parametrize(
+    ("line", "breaks"),
+    [
+        ("Story continues below", True),
+        ("Article continues after this ad", True),
+        ("Enjoy additional articles per month.", True),
+        ("Der Artikel geht unten weiter", True),
+        ("La noticia continúa debajo", True),
+        ("L'articolo continua sotto", True),
+        ("A matéria continua após o anúncio", True),
+        ("Het artikel gaat verder onder de advertentie", True),
+        ("The story continues to unfold in Ottawa, where the council met again.", False),
+        ("Readers said the story continues below the fold of every paper in town.", False),
+        ("We publish more articles per month than ever, the editor said.", False),
+    ],
+)
+def test_a_story_break_opens_its_short_line(line, breaks):
+    page = f"<html><body><article><p>{STORY_LINE}</p><p>{line}</p><p>{STORY_LINE}</p></article></body></html>"
+    assert (line in main_text(page)) is not breaks
+    assert line in main_text(page, None, ExtractOptions(story_breaks=False))
