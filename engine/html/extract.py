@@ -128,12 +128,6 @@ class ExtractOptions:
     # Blocks opening with a blog platform's template line or a reprint notice (see
     # template_line) are not body text at any length.
     template_lines: bool = True
-    # A video or audio widget's label inside the story ("Duration 1:30", "VIDEO4:42", "WATCH |
-    # …") is not body text (see media_label).
-    media_labels: bool = True
-    # A line that breaks the story for an ad or a paywall ("Story continues below", "Il vous
-    # reste 57% de cet article à lire") is not body text (see story_break).
-    story_breaks: bool = True
     # After trafilatura's compare_extraction: a later sample that also passes the title check
     # and is this many times larger joins the first one (page-builder layouts and tables cut
     # the article into parts far apart; the largest block's sample is then one part). 0: off.
@@ -717,74 +711,6 @@ def template_line(block: Block, low: str | None = None) -> bool:
     return TEMPLATE_LINE.match(head) is not None
 
 
-# A media widget's label (lower-cased, at the start of a block of up to MEDIA_MAX_CHARS): a
-# media word then a running time ("Duration 1:30", "VIDEO4:42", "Dauer 02:15") or " | " and
-# the clip's title ("WATCH | …", "Video | …"). A media word alone or with a colon and text is
-# also a spec line or a heading ("Audio: HD codec", "Watch"), so it needs one of the two.
-MEDIA_LABEL = re.compile(
-    r"(?:videos?|vidéos?|vídeos?|watch|listen|audio|podcast|duration|dauer|länge|durée|duración"
-    r"|durata|duração|gallery|galerie|bildergalerie|fotogalerie|photos)"
-    r"(?: ?:? ?\d{1,2}:\d{2}| \| \S)"
-)
-# ... or the word in capitals before a colon and the clip's title ("VIDEO: Meals on wheels").
-MEDIA_CAPS = re.compile(r"(?:VIDEO|VIDÉO|VÍDEO|WATCH|LISTEN|AUDIO|PODCAST|GALLERY|PHOTOS) ?: \S")
-MEDIA_MAX_CHARS = 200
-
-
-def media_label(block: Block, low: str | None = None) -> bool:
-    """True for a video or audio widget's label left in the story: a running time or a clip's
-    title after a media word (``low``: the block's text lower-cased, when the caller has it).
-
-    >>> media_label(Block("Duration 1:30", 13, 0, "p")), media_label(Block("WATCH | Hezbollah vows retaliation:", 34, 0, "p"))
-    (True, True)
-    >>> media_label(Block("Audio: VIA High Definition Audio Codec", 37, 0, "li")), media_label(Block("Watch", 5, 0, "h3"))
-    (False, False)
-    """
-    if block.chars > MEDIA_MAX_CHARS:
-        return False
-    text = block.text
-    low = text.lower() if low is None else low
-    return MEDIA_LABEL.match(low) is not None or MEDIA_CAPS.match(text) is not None
-
-
-# A line that breaks the story for an ad or a paywall, lower-cased, at the start of a block of
-# up to ``notice_max_chars``: "Story continues below", "Enjoy additional articles per month.",
-# "Article réservé aux abonnés", "Il vous reste 57% de cet article à lire", "Weiterlesen nach
-# der Anzeige", "La noticia continúa debajo", "L'articolo continua sotto", "O artigo continua
-# após a publicidade", "Het artikel gaat verder onder de advertentie".
-STORY_BREAK = re.compile(
-    r"(?:the )?(?:story|article|text|report) continues (?:below|after|under)"
-    r"|continue reading (?:below|after|the (?:main )?(?:story|article))"
-    r"|(?:enjoy )?(?:additional|more|unlimited) articles? (?:per|a|each) month"
-    r"|you(?:'ve| have) (?:\d+|one|two|three) (?:free )?articles? (?:left|remaining)"
-    r"|(?:la )?suite (?:de l'article )?(?:ci-dessous|après (?:cette|la) publicité)"
-    r"|article réservé aux abonnés|il vous reste \d+(?:[.,]\d+)? ?% de cet article"
-    r"|(?:der )?(?:artikel|text|beitrag) (?:geht|wird) (?:unten|nach der (?:anzeige|werbung)) weiter"
-    r"|weiterlesen nach der (?:anzeige|werbung)"
-    r"|(?:la noticia|el artículo|el texto) (?:continúa|sigue) (?:abajo|debajo|tras|después)"
-    r"|sigue leyendo (?:abajo|debajo)"
-    r"|(?:l'articolo |la notizia )?continua (?:a leggere )?(?:sotto|dopo la pubblicità)"
-    r"|(?:o artigo |a matéria |a notícia )?continua (?:após [ao]|depois d[ao]) (?:publicidade|anúncio)"
-    r"|(?:het )?artikel gaat (?:verder )?(?:onder|na) (?:de |deze )?advertentie"
-)
-STORY_BREAK_MAX_CHARS = 160
-
-
-def story_break(block: Block, max_chars: int, low: str | None = None) -> bool:
-    """True for a short line that breaks the story for an ad or a paywall (``low``: the
-    block's text lower-cased, when the caller has it).
-
-    >>> story_break(Block("Story continues below", 21, 0, "p"), 160)
-    True
-    >>> story_break(Block("The story continues to unfold in Ottawa.", 40, 0, "p"), 160)
-    False
-    """
-    if block.chars > max_chars:
-        return False
-    low = block.text.lower() if low is None else low
-    return STORY_BREAK.match(low) is not None
-
-
 def is_notice(block: Block, max_chars: int, low: str | None = None) -> bool:
     """True for a short block that is a site notice ("Mehr zum Thema", "© … All rights reserved"),
     or a block of any length opening with a PHP error (``low``: the block's text lower-cased,
@@ -880,8 +806,6 @@ def site_noise(block: Block, options: ExtractOptions) -> bool:
             (notice and is_notice(block, notice, low))
             or (credit and is_credit(block, credit, low))
             or (options.template_lines and template_line(block, low))
-            or (options.media_labels and media_label(block, low))
-            or (options.story_breaks and story_break(block, STORY_BREAK_MAX_CHARS, low))
         )
         block.noise = 1 if noisy else 0
     return block.noise == 1

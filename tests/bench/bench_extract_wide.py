@@ -98,16 +98,6 @@ def run_ours_without_context(html: str, url: str | None) -> str:
     return main_text(html, url, NO_CONTEXT)
 
 
-# Main's rules before the sixteenth round: no media labels, no story breaks (the round's A/B
-# column, scored in the same run).
-BEFORE_ROUND = replace(ExtractOptions(), media_labels=False, story_breaks=False)
-
-
-def run_ours_before_round(html: str, url: str | None) -> str:
-    """Our main text with the sixteenth round's changes off (main's behaviour)."""
-    return main_text(html, url, BEFORE_ROUND)
-
-
 def run_ours_keywords(html: str, url: str | None) -> str:
     """The whole extraction (main text, summary, keywords), for its time per page."""
     return extract(html, url).body
@@ -125,7 +115,6 @@ def run_readability(html: str, url: str | None) -> str:
 ENGINES = {
     "ours": run_ours,
     "ours-context": run_ours_without_context,
-    "ours-before": run_ours_before_round,
     "ours+keywords": run_ours_keywords,
     "trafilatura": run_trafilatura,
     "readability": run_readability,
