@@ -52,6 +52,7 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "linked_prose": replace(BASE, linked_prose_min_chars=0),
     "linked_sentence": replace(BASE, linked_sentence_min_chars=0),
     "link_index": replace(BASE, link_index_min_lists=0),
+    "link_index_min_lists=1": replace(BASE, link_index_min_lists=1),
     "container": replace(BASE, container=False),
     "drop_title": replace(BASE, drop_title=False),
     "orphan_headings": replace(BASE, orphan_headings=False),
