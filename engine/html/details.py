@@ -31,6 +31,8 @@ class DetailOptions:
     # (Sweetwater's "store-detail" around its whole page): chosen by 5-fold cross-validation
     # by site on the wide tuning split among 35, 50, 80 and no bound.
     max_blocks: int = 80
+    # A block shorter than this (a carousel's "Image 1 of 5", "sold out") does not join.
+    min_chars: int = 0
 
 
 def is_details(node: LexborNode) -> bool:
@@ -95,7 +97,7 @@ def with_details(
         for group in members.values()
         if len(group) <= options.max_blocks
         for b in group
-        if id(b) not in chosen and keep(b)
+        if id(b) not in chosen and b.chars >= options.min_chars and keep(b)
     ]
     if not extra:
         return body

@@ -135,17 +135,19 @@ def test_the_outermost_details_container_is_the_box():
     assert body == [title, feature]
 
 
-def test_what_the_keep_test_refuses_stays_out():
+def test_what_the_keep_test_refuses_or_a_short_line_stays_out():
     regions = regions_of("<div class='details'></div>")
     about = Block("A mug thrown by hand.", 21, 0, "p", path=(1,))
     link = Block("Ask an Expert", 13, 13, "p", path=(1,))
-    feature = Block("Dishwasher safe", 15, 0, "li", path=(1,))
+    short = Block("sold out", 8, 0, "p", path=(1,))
 
     def keep(block: Block) -> bool:
         return block.link_chars == 0
 
-    body = with_details([about, link, feature], [about], regions, keep, DetailOptions())
-    assert body == [about, feature]
+    body = with_details([about, link, short], [about], regions, keep, DetailOptions(min_chars=10))
+    assert body == [about]
+    body = with_details([about, link, short], [about], regions, keep, DetailOptions(min_chars=0))
+    assert body == [about, short]
 
 
 def test_a_details_container_is_named_by_its_class_or_id():
