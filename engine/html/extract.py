@@ -41,7 +41,6 @@ from engine.html.blocks import (
     split_regions,
 )
 from engine.html.context import ContextModel, bundled_model
-from engine.html.details import DetailOptions, with_details
 from engine.html.keywords import KeywordOptions, detect_language, keywords, stopwords, terms
 from engine.html.parse import closed_title, decode_html, looks_binary
 from engine.html.product import (
@@ -181,9 +180,6 @@ class ExtractOptions:
     # holds none of the blocks of its declared description takes them (see
     # anchor_description). None: off.
     product_description: DescriptionOptions | None = field(default_factory=DescriptionOptions)
-    # On a product page (see is_product_page), a details container (class/id "…detail…") the
-    # body holds a block of is taken whole (see engine.html.details). None: off.
-    product_details: DetailOptions | None = field(default_factory=DetailOptions)
     # A learned keep/drop score of the body's blocks from their context (class/id words and
     # element names around them, repeated structure; see engine/html/context.py): the
     # bundled weights, None when absent or off.
@@ -783,20 +779,6 @@ def linked_paragraph(
         b.tag == "p" and b.chars >= options.teaser_min_chars and not _is_linky(b, options)
         for b in (blocks[k - 1], blocks[k + 1])
     )
-
-
-def product_details(
-    blocks: list[Block], body: list[Block], regions: list[LexborNode], options: ExtractOptions
-) -> list[Block]:
-    """The body with the other blocks of the product's details container it holds a part of
-    (see :func:`engine.html.details.with_details`), link text and site notices left out."""
-    if options.product_details is None:
-        return body
-
-    def keep(block: Block) -> bool:
-        return not (_is_linky(block, options) or site_noise(block, options) or is_price(block))
-
-    return with_details(blocks, body, regions, keep, options.product_details)
 
 
 _CELLS = frozenset(("td", "th"))
@@ -1922,7 +1904,6 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
     title = page_title(tree)
     described = options.product_description and may_declare_product(text)
     declared = declared_descriptions(tree) if described else []
-    details = options.product_details is not None and (bool(declared) or is_product_page(tree))
     site = site_words(_meta_content(tree, 'meta[property="og:site_name"]'), url)
     weights = title_weights(article_title(title, site))
     blocks, chosen, regions = page_body(tree, weights, title, options)
@@ -1950,8 +1931,6 @@ def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> Pa
         chosen = options.context_model.keep(chosen, regions)
     if declared:  # after the model: a declared description is never dropped by it
         chosen = anchor_description(blocks, chosen, declared, options)
-    if details:  # after the model and the description: the box grows from what they kept
-        chosen = product_details(blocks, chosen, regions, options)
     return PageBody(title, weights, blocks, chosen)
 
 

@@ -77,7 +77,6 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "teaser_part": replace(BASE, teaser_part_max_chars=0),
     "card_grid": replace(BASE, card_grid_min_cards=0),
     "context_model": replace(BASE, context_model=None),
-    "product_details": replace(BASE, product_details=None),
     "class_hints": _blocks(class_hints=False),
     "dialogs": _blocks(drop_dialogs=False),
     "hidden_label": _blocks(hidden_max_share=0),
