@@ -1,5 +1,5 @@
 """The files the user-facing documents name exist: README.md, ARCHITECTURE.md and
-host/protocol/PROTOCOL.md point a reader at source files, and each such path opens; so does
+host/PROTOCOL.md point a reader at source files, and each such path opens; so does
 every path a module of engine/ or host/ cites (a figure's bench, a rule's source).
 Paths under ``../shared`` (the shared data, outside the repository) are not checked."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-DOCUMENTS = ("README.md", "ARCHITECTURE.md", "host/protocol/PROTOCOL.md")
+DOCUMENTS = ("README.md", "ARCHITECTURE.md", "host/PROTOCOL.md")
 # A repository path: one of the top folders, then a file with an extension; not preceded by
 # another path segment (``../shared/docs/x.md``) or a word character.
 REPO_PATH = re.compile(
@@ -23,8 +23,8 @@ REPO_PATH = re.compile(
 def named_paths(text: str) -> set[str]:
     """The repository paths a document names.
 
-    >>> sorted(named_paths("see host/protocol/PROTOCOL.md and ../shared/docs/b.md"))
-    ['host/protocol/PROTOCOL.md']
+    >>> sorted(named_paths("see host/PROTOCOL.md and ../shared/docs/b.md"))
+    ['host/PROTOCOL.md']
     >>> sorted(named_paths("in engine/data/domains.txt.gz; figures: tests/bench/b.py."))
     ['tests/bench/b.py']
     """

@@ -168,7 +168,7 @@ function summarize(result, versions, similar) {
 
 /**
  * Delete the page's archived versions (all of them), undoable for 10 minutes: the host
- * keeps the deletion in its trash (host/protocol/PROTOCOL.md, archive_delete). The popup's last
+ * keeps the deletion in its trash (host/PROTOCOL.md, archive_delete). The popup's last
  * result and the tab's badge count go with it.
  *   deletePage('https://a.example/', 7) → {deleted: {documents: 1, versions: 2}, undo: '3', expires_at}
  */

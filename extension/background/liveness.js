@@ -1,6 +1,6 @@
 // Is the archived content still on the page the tab shows? The tab already holds the page as the
 // user sees it (logged in, built by scripts), so the host judges that page and fetches nothing
-// (`check` with `page`, host/protocol/PROTOCOL.md). Only for URLs with archived versions, with
+// (`check` with `page`, host/PROTOCOL.md). Only for URLs with archived versions, with
 // the liveness option on; once the page has settled (SETTLE_MS after its last load, so a
 // reload storm sends one page); at most once per RECHECK_MS for the same URL and newest version.
 // The page travels only over native messaging to the local host, which keeps the verdict, never

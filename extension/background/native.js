@@ -1,6 +1,6 @@
 // The one owner of the native-messaging port to the PageKeeper host (`pagekeeper native`).
 // Requests carry an id; replies are matched by id; every request has a timeout; the port is
-// reopened on the next request after it closes. Protocol: host/protocol/PROTOCOL.md
+// reopened on the next request after it closes. Protocol: host/PROTOCOL.md
 //   → {"id", "type", "params"}   ← {"id", "ok": true, "result"} | {"id", "ok": false, "error": {"code", "message"}}
 //
 //   const result = await request('ping');          // {version, protocol}
@@ -76,7 +76,7 @@ function onReply(frame) {
 
 /**
  * Replies over Chromium's 1 MB host→browser limit arrive as pages
- * {"id", "page", "pages", "chunk"} (host/protocol/PROTOCOL.md); the chunks joined are the reply's JSON.
+ * {"id", "page", "pages", "chunk"} (host/PROTOCOL.md); the chunks joined are the reply's JSON.
  */
 function assemble(frame) {
   if (!frame || typeof frame.chunk !== 'string' || typeof frame.pages !== 'number') return frame;

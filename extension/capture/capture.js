@@ -1,5 +1,5 @@
 // The background half of "Archive this page": capture every frame of a tab (page.js, in the
-// page), gather the resources, and hand the page to the host in bounded parts (host/protocol/PROTOCOL.md):
+// page), gather the resources, and hand the page to the host in bounded parts (host/PROTOCOL.md):
 //   capture_begin {url, html, frames, resources, options} → {capture_id, need, limits}
 //   capture_part {capture_id, url, index, count, data}      (base64 of ≤ limits.part_bytes)
 //   capture_status {capture_id} → {missing}                  (after the host restarted)

@@ -7,7 +7,7 @@
 /**
  * Split a `nav_error` answer into {best, rest}. The top suggestion becomes the large button only
  * when the engine is sure: at or above the answer's `confident` bar (the engine's own, sent by the
- * host; host/protocol/PROTOCOL.md), so an answer without the bar has no large button. The failed URL itself is dropped, and so is the
+ * host; host/PROTOCOL.md), so an answer without the bar has no large button. The failed URL itself is dropped, and so is the
  * archived copy offered as a suggestion (step "archive", a daemon /v/ address that needs the
  * token): the page has its own button for it. When the engine ranks that copy first (a 404 of a
  * page the user archived), the copy's button is the answer and no runner-up is promoted to the

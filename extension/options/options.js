@@ -126,7 +126,7 @@ async function openViewer(event) {
 }
 
 // The key profile lives in the host, one per archive (a second browser shares it): the select
-// shows the host's, and a change re-keys the archive there (host/protocol/PROTOCOL.md, `key_profile`).
+// shows the host's, and a change re-keys the archive there (host/PROTOCOL.md, `key_profile`).
 async function showProfile() {
   const reply = await callBackground('key_profile', {});
   if (!reply.ok) return;

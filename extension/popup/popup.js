@@ -231,7 +231,7 @@ function renderResult(r) {
   fill('registered-at', formatTime(r.registered_at));
   const first = r.version <= 1;
   fill('similarity-term', first ? 'Earlier versions' : `Similarity to v${r.version - 1}`);
-  // a re-capture with the same page and resources is recorded as "seen again" (host/protocol/PROTOCOL.md)
+  // a re-capture with the same page and resources is recorded as "seen again" (host/PROTOCOL.md)
   const again = r.revisit_of ? 'unchanged: seen again (the same page and resources, stored once)' : null;
   fill('similarity', first ? 'none yet' : (again ?? similarityText(r)));
   const similar = r.similar ?? [];

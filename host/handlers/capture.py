@@ -3,7 +3,7 @@
 ``capture_begin`` (page + resource manifest) -> ``capture_part`` (any order) ->
 ``capture_commit``; ``capture_status`` tells what is missing (parts are kept on disk, so
 this survives a restart), ``capture_abort`` drops it; ``version_resources`` lists a stored
-version's manifest, paged. See host/protocol/PROTOCOL.md. Commit stores the blobs first (each
+version's manifest, paged. See host/PROTOCOL.md. Commit stores the blobs first (each
 fsynced), then registers the version with its manifest in one journal transaction.
 
 >>> sorted(HANDLERS)

@@ -9,7 +9,7 @@ the manifest path and the add-on ID) and talks framed JSON on stdin/stdout
 * forwards good requests to the daemon's ``/ws`` (starting the daemon, detached,
   if none runs) and writes its replies back as they come (out of order is
   fine: replies carry the request's id);
-* pages replies over the browser's 1 MB host→browser limit (host/protocol/PROTOCOL.md);
+* pages replies over the browser's 1 MB host→browser limit (host/PROTOCOL.md);
 * writes nothing but frames to stdout: at start the frames get a private copy
   of file descriptor 1 and fd 1 itself is pointed at stderr, so a stray print
   from any library cannot corrupt the stream; logs go to ``<home>/logs/native.log``.

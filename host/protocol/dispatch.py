@@ -8,7 +8,7 @@ at import). A handler is ``handler(params: dict, app: App) -> result`` (plain or
 ``{"ok": true}`` replies and exceptions are mapped by
 ``engine.errors.error_payload`` (via :func:`host.protocol.envelope.error_reply`).
 Plain handlers run on the app's single store thread (one writer), async ones
-on the event loop. Documented in host/protocol/PROTOCOL.md (a test checks every type).
+on the event loop. Documented in host/PROTOCOL.md (a test checks every type).
 
 >>> HANDLERS["ping"].__module__, HANDLERS["archive_page"].__module__
 ('host.handlers.core', 'host.handlers.archive')

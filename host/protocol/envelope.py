@@ -1,7 +1,7 @@
 """The protocol's message envelope, shared by the daemon and the light native relay.
 
 Request ``{"id", "type", "params"}``; reply ``{"id", "ok": true, "result"}`` or
-``{"id", "ok": false, "error": {"code", "message"}}`` (host/protocol/PROTOCOL.md).
+``{"id", "ok": false, "error": {"code", "message"}}`` (host/PROTOCOL.md).
 This module imports nothing heavy: the native relay validates envelopes with
 it before anything reaches the daemon.
 

@@ -1,5 +1,5 @@
 """A stand-in native host for the extension's capture tests: the five capture messages of
-host/protocol/PROTOCOL.md (capture_begin, capture_part, capture_status, capture_commit, capture_abort) plus
+host/PROTOCOL.md (capture_begin, capture_part, capture_status, capture_commit, capture_abort) plus
 the ``versions`` and ``similar`` the popup's summary asks for, over real native-messaging framing.
 
 Its state lives in files under ``$PK_FAKE_STATE`` (so a new process, after the browser restarts

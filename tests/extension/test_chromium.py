@@ -197,7 +197,7 @@ def test_archive_this_page_twice_gives_version_two_and_badge(browser, site, host
             break
         page.wait_for_timeout(100)
     assert browser.badge(tab) == "2"
-    # Archived again, unchanged: a third capture, "seen again" (host/protocol/PROTOCOL.md), said so.
+    # Archived again, unchanged: a third capture, "seen again" (host/PROTOCOL.md), said so.
     popup = archive_with_popup(browser, tab)
     expect(popup.locator("#version-label")).to_contain_text("version 3")
     expect(popup.locator("#similarity")).to_have_text(re.compile(r"^unchanged: seen again"))

@@ -1,5 +1,5 @@
 // The one connection to the daemon: JSON requests over /ws with the token
-// ({"id","type","params"} -> {"id","ok","result"|"error"}, host/protocol/PROTOCOL.md).
+// ({"id","type","params"} -> {"id","ok","result"|"error"}, host/PROTOCOL.md).
 // Messages without a pending id are events (live updates) and go to listeners.
 
 const TOKEN_KEY = 'pagekeeper.token';
@@ -64,7 +64,7 @@ export class Api {
   }
 
   /** A handshake that failed shows the page only code 1006: is the daemon there and
-   * refusing this token? /auth answers 403 to a wrong token (host/protocol/PROTOCOL.md). */
+   * refusing this token? /auth answers 403 to a wrong token (host/PROTOCOL.md). */
   async tokenRefused() {
     try {
       const res = await fetch(`/auth?token=${encodeURIComponent(this.token)}&next=/viewer/`, { redirect: 'manual', cache: 'no-store' });

@@ -1,4 +1,4 @@
-// Live updates, pushed. The protocol answers each request once (host/protocol/PROTOCOL.md), so
+// Live updates, pushed. The protocol answers each request once (host/PROTOCOL.md), so
 // the viewer keeps ONE long-poll outstanding over the websocket: viewer_watch
 // {since: <seq of the last answer>} is answered by the daemon as soon as the archive
 // changed (the store tells it after each durable write; a sweep's progress too), or

@@ -1,5 +1,5 @@
 // Deleting from the viewer, with an undo: archive_delete keeps a deletion undoable for
-// 10 minutes (host/protocol/PROTOCOL.md); the toast offers Undo at once, the Archive tab's
+// 10 minutes (host/PROTOCOL.md); the toast offers Undo at once, the Archive tab's
 // "Recently deleted" list until the deletion expires.
 
 import { count, h, toast, when } from './dom.js';

@@ -1,4 +1,4 @@
-"""host/protocol/PROTOCOL.md documents every message type and every error code, and nothing that does not exist."""
+"""host/PROTOCOL.md documents every message type and every error code, and nothing that does not exist."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engine.errors import all_codes
 from host.protocol.dispatch import HANDLERS, merge_handlers
 from host.protocol.envelope import PROTOCOL_VERSION
 
-DOC = (Path(__file__).resolve().parents[3] / "host" / "protocol" / "PROTOCOL.md").read_text("utf-8")
+DOC = (Path(__file__).resolve().parents[3] / "host" / "PROTOCOL.md").read_text("utf-8")
 
 
 def documented_types() -> set[str]:
@@ -21,7 +21,7 @@ def documented_types() -> set[str]:
 def test_every_handler_is_documented():
     missing = set(HANDLERS) - documented_types()
     assert not missing, (
-        f"document these message types in host/protocol/PROTOCOL.md: {sorted(missing)}"
+        f"document these message types in host/PROTOCOL.md: {sorted(missing)}"
     )
 
 

@@ -1,5 +1,5 @@
 // "Changes since your last visit": pages whose alerts are on that changed or went away
-// (alerts_list, host/protocol/PROTOCOL.md); "Mark as seen" starts the next list (alerts_seen).
+// (alerts_list, host/PROTOCOL.md); "Mark as seen" starts the next list (alerts_seen).
 // Shown above the search when there is something to show.
 
 import { count, fill, h, safeUrl, timeEl, toast } from '../dom.js';
