@@ -20,9 +20,7 @@ def documented_types() -> set[str]:
 
 def test_every_handler_is_documented():
     missing = set(HANDLERS) - documented_types()
-    assert not missing, (
-        f"document these message types in host/PROTOCOL.md: {sorted(missing)}"
-    )
+    assert not missing, f"document these message types in host/PROTOCOL.md: {sorted(missing)}"
 
 
 def test_no_documented_type_without_handler():
