@@ -796,8 +796,8 @@ class _Cutter:
     def __init__(self, weights: dict[str, float], anchors: bool = True) -> None:
         self.weights = weights
         # A negative weight marks a tag the walk checks before it enters (see split_shown):
-        # NOT_SHOWN never, CHECKED unless the element is ``hidden`` or shows no child; an
-        # element it enters weighs its ``shown`` weight.
+        # NOT_SHOWN never, CHECKED unless the element shows no child, HIDDEN_TAG unless it
+        # is also ``hidden``; an element it enters weighs its ``shown`` weight.
         self.shown = weights
         self.hidden: set[int] = set()
         self.hidden_br = False  # a hidden <br> (no children) ends no line
@@ -886,6 +886,7 @@ def split_regions(
 
 NOT_SHOWN = -1.0
 CHECKED = -2.0
+HIDDEN_TAG = -3.0
 
 
 def split_shown(
@@ -910,12 +911,12 @@ def split_shown(
         return []
     marked = dict.fromkeys(options.weights, CHECKED)
     marked["a"] = CHECKED
-    marked.update(dict.fromkeys((tag_name(node) for node in hidden), CHECKED))
+    marked.update(dict.fromkeys((tag_name(node) for node in hidden), HIDDEN_TAG))
     marked.update(dict.fromkeys(options.useless_tags, NOT_SHOWN))
     cutter = _Cutter(marked, options.heading_anchors)
     cutter.shown = options.weights
     cutter.hidden = {node.mem_id for node in hidden}
-    cutter.hidden_br = marked.get("br") == CHECKED
+    cutter.hidden_br = marked.get("br") == HIDDEN_TAG
     cutter.useless = useless_set(options.useless_tags)
     _walk(root, cutter)
     cutter.flush()
@@ -1028,7 +1029,11 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
         ):
             weight = weights.get(tag)
             if weight is not None and weight < 0.0:  # see split_shown
-                if weight == NOT_SHOWN or node.mem_id in hidden or not shows_child(child, cut):
+                if (
+                    weight == NOT_SHOWN
+                    or (weight == HIDDEN_TAG and node.mem_id in hidden)
+                    or (child.tag_id != text_id and not shows_child(child, cut))
+                ):
                     node = node.next
                     continue
                 weight = shown.get(tag)
