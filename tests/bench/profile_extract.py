@@ -37,7 +37,7 @@ STEPS = (
     (extract, "page_title", "page_title"),
     (extract, "may_declare_product", "may_declare_product"),
     (extract, "declared_descriptions", "declared_descriptions"),
-    (extract, "site_names", "site_names"),
+    (extract, "site_words", "site_words"),
     (extract, "title_weights", "title_weights"),
     (extract, "page_body", "page_body (all below)"),
     (extract, "is_product_page", "  is_product_page"),
