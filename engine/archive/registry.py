@@ -50,7 +50,7 @@ from engine.archive.similar import SimilarIndex, SimilarOptions, VersionFeatures
 from engine.archive.store import ArchiveStore, blob_hash
 from engine.errors import DecodeError, InvalidInput, InvalidURL, TooLarge
 from engine.html.address import declared_address
-from engine.html.extract import extract, tab_title
+from engine.html.extract import ParsedPage, extract, parse_page, tab_title
 from engine.html.fingerprint import fingerprint_tree
 from engine.html.limits import cut_reason, measure
 from engine.html.parse import Decoded, decode_html, is_html_type
@@ -61,7 +61,7 @@ from engine.html.similarity import (
     shingle_similarity,
     shingles,
 )
-from engine.html.visible import visible_text
+from engine.html.visible import shown_text
 
 
 @dataclass
@@ -177,7 +177,14 @@ def _scalar(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
-def _extract(text: str, url: str) -> dict | None:
+def _read_text(text: str, url: str) -> tuple[str, dict | None]:
+    """The page's visible text and its extraction (:func:`_extract`), from one parse: the
+    visible text is read first, as the extraction changes the tree."""
+    page = parse_page(text)
+    return shown_text(page.tree), _extract(page, url)
+
+
+def _extract(text: str | ParsedPage, url: str) -> dict | None:
 
     try:
         found = extract(text, url)
@@ -232,14 +239,13 @@ def analyse(capture: Capture, reg_id: str, options: RegisterOptions) -> Prepared
     title_node = tree.css_first("title")
     address = declared_address(tree)  # before the rewrite makes the page's links absolute
     extract = options.extract and size.elements <= options.limits.extract_elements
-    seen = visible_text(decoded.text) if extract else ""
     # The stored copy names its version by ID_SLOT (filled in by get()), so an unchanged
     # page's re-capture stores the same rewritten blob: content addressing keeps it once.
     resmap = ResourceMap(ID_SLOT, capture.resources)
     sealing = RewriteOptions(options.base, ID_SLOT, resmap, capture.keep_scripts)
     rewritten = rewrite_tree(tree, url, sealing)
     del tree
-    extraction = _extract(decoded.text, url) if extract else None
+    seen, extraction = _read_text(decoded.text, url) if extract else ("", None)
     title = capture.title or (title_node.text() if title_node else "")
     title = tab_title(title) or tab_title((extraction or {}).get("title", ""))
     return Prepared(

@@ -790,11 +790,18 @@ class _Cutter:
 
     __slots__ = (
         "weights", "blocks", "parts", "link_chars", "pending", "tag", "path", "opened", "marked",
-        "links", "blank", "anchors", "regions",
+        "links", "blank", "anchors", "regions", "shown", "hidden", "hidden_br", "useless",
     )  # fmt: skip
 
     def __init__(self, weights: dict[str, float], anchors: bool = True) -> None:
         self.weights = weights
+        # A negative weight marks a tag the walk checks before it enters (see split_shown):
+        # NOT_SHOWN never, CHECKED unless the element shows no child, HIDDEN_TAG unless it
+        # is also ``hidden``; an element it enters weighs its ``shown`` weight.
+        self.shown = weights
+        self.hidden: set[int] = set()
+        self.hidden_br = False  # a hidden <br> (no children) ends no line
+        self.useless: frozenset[str] = frozenset()
         self.anchors = anchors  # see own_anchor
         self.blocks: list[Block] = []
         self.parts: list[str] = []
@@ -877,6 +884,60 @@ def split_regions(
     return cutter.blocks, ((start, end) if start >= 0 and end >= 0 else (0, 0)), cutter.regions
 
 
+NOT_SHOWN = -1.0
+CHECKED = -2.0
+HIDDEN_TAG = -3.0
+
+
+def split_shown(
+    root: LexborNode | None, options: BlockOptions, hidden: list[LexborNode]
+) -> list[Block]:
+    """:func:`split_blocks` of what is left once the ``options.useless_tags`` elements and
+    the ``hidden`` nodes go with their content, read without changing the tree (so another
+    reader can take the same parse afterwards): the walk does not enter them, nor a region
+    element or link that would have no child left (``<div><img></div>``: it ends no line).
+
+    >>> tree = LexborHTMLParser("<p>a<script>x</script>b</p><div hidden><p>c</p></div><p>d<br hidden>e</p>")
+    >>> options = BlockOptions(useless_tags=("script",))
+    >>> [b.text for b in split_shown(tree.body, options, tree.css("[hidden]"))]
+    ['ab', 'de']
+    >>> tree.body.css_first("script") is not None
+    True
+    >>> tree = LexborHTMLParser("<a href=/a><div><img></div>Car</a> <a href=/b><div><img></div>Rental</a>")
+    >>> [b.text for b in split_shown(tree.body, BlockOptions(useless_tags=("img",)), [])]
+    ['Car Rental']
+    """
+    if root is None:
+        return []
+    marked = dict.fromkeys(options.weights, CHECKED)
+    marked["a"] = CHECKED
+    marked.update(dict.fromkeys((tag_name(node) for node in hidden), HIDDEN_TAG))
+    marked.update(dict.fromkeys(options.useless_tags, NOT_SHOWN))
+    cutter = _Cutter(marked, options.heading_anchors)
+    cutter.shown = options.weights
+    cutter.hidden = {node.mem_id for node in hidden}
+    cutter.hidden_br = marked.get("br") == HIDDEN_TAG
+    cutter.useless = useless_set(options.useless_tags)
+    _walk(root, cutter)
+    cutter.flush()
+    return cutter.blocks
+
+
+def shows_child(child: LexborNode | None, cut: _Cutter) -> bool:
+    """Whether ``child`` or a sibling after it is shown: a text or comment node, or an
+    element that is neither a useless tag nor hidden (see :func:`split_shown`)."""
+    useless, hidden, names = cut.useless, cut.hidden, _TAG_NAMES
+    while child is not None:
+        tid = child.tag_id
+        if tid == _TEXT_ID:
+            return True
+        name = names.get(tid) or tag_name(child)
+        if name not in useless and child.mem_id not in hidden:
+            return True
+        child = child.next
+    return False
+
+
 def own_anchor(link: LexborNode) -> bool:
     """A link to a place on its own page (``href="#…"``): in a heading, the heading's anchor
     or permalink, which docs generators put on every section heading, not a link away.
@@ -917,7 +978,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
     (one call per text block): this loop runs once per node of the page.
     """
     weights, parts, path, names = cut.weights, cut.parts, cut.path, _TAG_NAMES
-    regions = cut.regions
+    regions, shown, hidden, hidden_br = cut.regions, cut.shown, cut.hidden, cut.hidden_br
     text_id, br_id = _TEXT_ID, _BR_ID
     mark_id, mark_tag = mark if mark is not None else (None, None)
     stack: list[tuple] = []
@@ -938,7 +999,7 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
             if closing is _MARK_END:
                 cut.marked[1] = len(cut.blocks)
             else:  # the region element ``closing`` ends; the text after it is in ``region``
-                cut.pending += weights[closing]
+                cut.pending += shown[closing]
                 cut.tag = region
                 if path:
                     path.pop()
@@ -954,6 +1015,9 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
                 else:
                     cut.blank = True
         elif tid == br_id:
+            if hidden_br and node.mem_id in hidden:
+                node = node.next
+                continue
             if parts:
                 parts.append("\n")
             else:
@@ -963,6 +1027,16 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
             and tag[0] != "-"
             and (child := node.child) is not None
         ):
+            weight = weights.get(tag)
+            if weight is not None and weight < 0.0:  # see split_shown
+                if (
+                    weight == NOT_SHOWN
+                    or (weight == HIDDEN_TAG and node.mem_id in hidden)
+                    or (child.tag_id != text_id and not shows_child(child, cut))
+                ):
+                    node = node.next
+                    continue
+                weight = shown.get(tag)
             push((node.next, None, in_link, region))
             if tag == mark_tag and node.mem_id == mark_id:
                 if parts:
@@ -971,7 +1045,6 @@ def _walk(root: LexborNode, cut: _Cutter, mark: tuple[int, str] | None = None) -
                     cut.blank, cut.link_chars, cut.links = False, 0, 0
                 cut.marked[0] = len(cut.blocks)
                 push((None, _MARK_END, in_link, region))
-            weight = weights.get(tag)
             if weight is not None:  # a region element opens; its end restores ``region``
                 if parts:
                     cut.flush()

@@ -228,6 +228,26 @@ def decode(html: bytes | str) -> str:
     return decode_html(html).text
 
 
+@dataclass(slots=True)
+class ParsedPage:
+    """A page decoded and parsed once (an unclosed ``<title>`` ended, see
+    :func:`closed_title`): its text and its tree. The extraction changes the tree: whatever
+    else reads the same parse (:func:`engine.html.visible.shown_text`) reads it first."""
+
+    text: str
+    tree: LexborHTMLParser
+
+
+def parse_page(html: bytes | str) -> ParsedPage:
+    """Decode a page, end an unclosed title, and parse it with lexbor.
+
+    >>> parse_page("<title>T<p>x</p>").tree.body.text()
+    'x'
+    """
+    text = closed_title(decode(html))
+    return ParsedPage(text, LexborHTMLParser(text))
+
+
 def parse(html: bytes | str) -> LexborHTMLParser:
     """Decode and parse a page with lexbor.
 
@@ -1892,15 +1912,15 @@ class PageBody:
         return [nfc(b.text) for b in self.chosen]
 
 
-def find_body(html: bytes | str, url: str | None, options: ExtractOptions) -> PageBody:
+def find_body(html: bytes | str | ParsedPage, url: str | None, options: ExtractOptions) -> PageBody:
     """The title and the body's blocks, with the fallbacks for a too-short body (the one
     path of :func:`extract` and :func:`main_text`).
 
     >>> find_body("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger.</p>", None, ExtractOptions()).title
     'Zeiger'
     """
-    text = closed_title(decode(html))
-    tree = LexborHTMLParser(text)
+    page = html if isinstance(html, ParsedPage) else parse_page(html)
+    text, tree = page.text, page.tree
     title = page_title(tree)
     described = options.product_description and may_declare_product(text)
     declared = declared_descriptions(tree) if described else []
@@ -2097,12 +2117,13 @@ def main_text(
 
 
 def extract(
-    html: bytes | str, url: str | None = None, options: ExtractOptions | None = None
+    html: bytes | str | ParsedPage, url: str | None = None, options: ExtractOptions | None = None
 ) -> Extraction:
     """Title, body, summary and weighted keywords of a page.
 
     ``url`` is accepted for callers that have it (future site-specific hints); the
-    extraction itself uses the page only. Raises DecodeError for binary data.
+    extraction itself uses the page only. A :class:`ParsedPage` is taken as parsed (and its
+    tree changed). Raises DecodeError for binary data.
 
     >>> extract("<title>Zeiger</title><p>Die GEMA dreht völlig am Zeiger, sagt man.</p>").body
     'Die GEMA dreht völlig am Zeiger, sagt man.'

@@ -17,18 +17,10 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from engine.html.blocks import (
-    REGION_WEIGHTS,
-    BlockOptions,
-    detach,
-    has_ancestor_in,
-    split_blocks,
-    useless_nodes,
-)
-from engine.html.extract import decode
-from engine.html.parse import closed_title
+from engine.html.blocks import REGION_WEIGHTS, BlockOptions, has_ancestor_in, split_shown
+from engine.html.extract import parse_page
 
 # Not rendered (HTML §15.3.1 "hidden elements"), or not text a reader sees on the page.
 UNSEEN_TAGS = (
@@ -43,31 +35,27 @@ LINE_TAGS = (
     "nav", "aside", "footer", "header", "figcaption", "button", "label", "menu", "legend",
     "dialog", "output", "main", "hgroup", "search",
 )  # fmt: skip
-_UNSEEN = frozenset(UNSEEN_TAGS)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_OPTIONS = BlockOptions(
+VISIBLE_OPTIONS = BlockOptions(
     useless_tags=UNSEEN_TAGS,
     weights={**REGION_WEIGHTS, **dict.fromkeys(LINE_TAGS, 1.0)},
     class_hints=False,
 )
 
 
-def drop_hidden(tree: LexborHTMLParser) -> None:
-    """Remove elements hidden by the ``hidden`` attribute or an inline style.
+def hidden_nodes(tree: LexborHTMLParser) -> list[LexborNode]:
+    """The elements hidden by the ``hidden`` attribute or an inline style (those inside
+    another one too).
 
     >>> tree = LexborHTMLParser('<p hidden>a</p><p style="display: none">b</p><p>c</p>')
-    >>> drop_hidden(tree); tree.body.text()
-    'c'
+    >>> [node.text() for node in hidden_nodes(tree)]
+    ['a', 'b']
     """
-    doomed = [
+    return [
         node
         for node in tree.css("[hidden], [style]")
         if "hidden" in node.attributes or _HIDDEN_STYLE.search(node.attributes.get("style") or "")
     ]
-    kept_ids = {node.mem_id for node in doomed}
-    for node in doomed:  # outermost only: decomposing a node frees its subtree
-        if not has_ancestor_in(node, kept_ids):
-            node.decompose()
 
 
 def visible_text(html: bytes | str | LexborHTMLParser) -> str:
@@ -79,9 +67,23 @@ def visible_text(html: bytes | str | LexborHTMLParser) -> str:
     """
     if isinstance(html, LexborHTMLParser):  # parsed again from its serialization: lexbor's
         html = html.html or ""  # clone() fails on some real pages ("Can't create a new document")
-    tree = LexborHTMLParser(closed_title(decode(html)))
-    drop_hidden(tree)
-    if tree.root is not None:  # one walk, not lexbor's tag search once per tag
-        detach(useless_nodes(tree.root, _UNSEEN))
+    return shown_text(parse_page(html).tree)
+
+
+def shown_text(tree: LexborHTMLParser) -> str:
+    """:func:`visible_text` of a page parsed by :func:`engine.html.extract.parse_page`, read
+    without changing the tree, so the extraction can take the same parse afterwards. What a
+    browser does not render is not walked into; a hidden ``<body>`` or root shows nothing.
+
+    >>> page = parse_page("<title>T</title><p>a<script>x</script></p><p hidden>b</p>")
+    >>> shown_text(page.tree), page.tree.css_first("script") is not None
+    ('a', True)
+    >>> shown_text(parse_page("<html hidden><p>a</p>").tree)
+    ''
+    """
+    hidden = hidden_nodes(tree)
+    ids = {node.mem_id for node in hidden}
     root = tree.body or tree.root
-    return "\n".join(block.text for block in split_blocks(root, _OPTIONS))
+    if root is None or root.mem_id in ids or has_ancestor_in(root, ids):
+        return ""
+    return "\n".join(block.text for block in split_shown(root, VISIBLE_OPTIONS, hidden))

@@ -1,6 +1,6 @@
 """Identical outputs check for speed work on the extractor: SHA-1 of every page's extraction
 (title, body, summary, keywords, language) and of its visible text on all of extraction-wide and
-extraction-dev.
+extraction-dev, and of both read from one parse, as a capture reads them.
 
 Write the fingerprints of one tree, then compare another against them::
 
@@ -44,22 +44,42 @@ def fingerprint(extraction) -> str:
     return hashlib.sha1("\x00".join(fields).encode()).hexdigest()
 
 
-def fingerprints() -> dict[str, str]:
+def outcome(fn, *args) -> str:
+    """``fn(*args)``'s fingerprint (an extraction's, or a text's SHA-1), or its error's type:
+    a typed error is an output too."""
+    try:
+        found = fn(*args)
+    except Exception as error:
+        return f"error {type(error).__name__}"
+    return (
+        hashlib.sha1(found.encode()).hexdigest() if isinstance(found, str) else fingerprint(found)
+    )
+
+
+def fingerprints() -> tuple[dict[str, str], list[str]]:
     """Each page's fingerprints (its extraction's, and its visible text's under
-    ``<id>#visible``), by the ``engine`` first on ``sys.path`` (see ``--root``)."""
-    extract = importlib.import_module("engine.html.extract").extract
-    visible_text = importlib.import_module("engine.html.visible").visible_text
-    out = {}
+    ``<id>#visible``), by the ``engine`` first on ``sys.path`` (see ``--root``); and the pages
+    whose visible text and extraction read from ONE parse (``parse_page``, then ``shown_text``
+    and ``extract`` on it, as a capture does) differ from the two read apart (none when the
+    tree has no shared parse)."""
+    extraction = importlib.import_module("engine.html.extract")
+    visible = importlib.import_module("engine.html.visible")
+    shared = getattr(visible, "shown_text", None)
+    out, apart = {}, []
     for page_id, html, url in pages():
-        try:
-            out[page_id] = fingerprint(extract(html, url))
-        except Exception as error:  # a typed error is an output too
-            out[page_id] = f"error {type(error).__name__}"
-        try:
-            out[page_id + "#visible"] = hashlib.sha1(visible_text(html).encode()).hexdigest()
-        except Exception as error:
-            out[page_id + "#visible"] = f"error {type(error).__name__}"
-    return out
+        out[page_id] = outcome(extraction.extract, html, url)
+        out[page_id + "#visible"] = outcome(visible.visible_text, html)
+        if shared is not None:
+            try:
+                page = extraction.parse_page(html)
+            except Exception as error:
+                seen = found = f"error {type(error).__name__}"
+            else:
+                seen = outcome(shared, page.tree)
+                found = outcome(extraction.extract, page, url)
+            if (found, seen) != (out[page_id], out[page_id + "#visible"]):
+                apart.append(page_id)
+    return out, apart
 
 
 def main() -> int:
@@ -69,17 +89,18 @@ def main() -> int:
     parser.add_argument("--check", type=Path)
     args = parser.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
-    prints = fingerprints()
+    prints, apart = fingerprints()
     print("engine from", sys.modules["engine"].__path__[0])
+    print(f"{len(apart)} pages differ read from one parse", *apart[:20], sep="\n")
     if args.write:
         args.write.write_text(json.dumps(prints, indent=0, sort_keys=True))
     if args.check:
         base = json.loads(args.check.read_text())
         differ = sorted(k for k in base.keys() | prints.keys() if base.get(k) != prints.get(k))
         print(f"{len(prints)} pages, {len(differ)} differ", *differ[:20], sep="\n")
-        return 1 if differ else 0
+        return 1 if differ or apart else 0
     print(f"{len(prints)} pages fingerprinted")
-    return 0
+    return 1 if apart else 0
 
 
 if __name__ == "__main__":

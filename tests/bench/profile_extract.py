@@ -30,13 +30,14 @@ from engine.html import blocks, context, extract, visible  # noqa: E402
 
 # (module, function name, label): each is timed where its callers look it up.
 STEPS = (
-    (extract, "decode", "decode"),
-    (extract, "closed_title", "closed_title"),
-    (extract, "LexborHTMLParser", "parse"),  # extract never tests isinstance with it
+    # visible_text parses with extract's parse_page: these three count both parses
+    (extract, "decode", "decode (both)"),
+    (extract, "closed_title", "closed_title (both)"),
+    (extract, "LexborHTMLParser", "parse (both)"),  # extract never tests isinstance with it
     (extract, "page_title", "page_title"),
     (extract, "may_declare_product", "may_declare_product"),
     (extract, "declared_descriptions", "declared_descriptions"),
-    (extract, "site_names", "site_names"),
+    (extract, "site_words", "site_words"),
     (extract, "title_weights", "title_weights"),
     (extract, "page_body", "page_body (all below)"),
     (extract, "is_product_page", "  is_product_page"),
@@ -55,12 +56,9 @@ STEPS = (
     (extract, "with_card_titles", "with_card_titles"),
     (extract, "anchor_description", "anchor_description"),
     (extract, "nfc", "nfc"),
-    (visible, "decode", "visible: decode"),
-    (visible, "closed_title", "visible: closed_title"),
-    (visible, "drop_hidden", "visible: drop_hidden"),
-    (visible, "useless_nodes", "visible: useless_nodes"),
-    (visible, "detach", "visible: detach"),
-    (visible, "split_blocks", "visible: split_blocks"),
+    (visible, "parse_page", "visible: parse_page"),
+    (visible, "hidden_nodes", "visible: hidden_nodes"),
+    (visible, "split_shown", "visible: split_shown"),
 )
 
 

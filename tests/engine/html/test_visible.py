@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
-from engine.html.extract import extract
-from engine.html.visible import visible_text
+from engine.html.blocks import BlockOptions, split_blocks, split_shown
+from engine.html.extract import extract, parse_page
+from engine.html.visible import UNSEEN_TAGS, VISIBLE_OPTIONS, hidden_nodes, shown_text, visible_text
 from tests.engine.archive.pages import page
 
 HOME = (
@@ -49,3 +50,50 @@ def test_real_page_visible_text_holds_the_linked_headline_main_text_drops():
     assert "Das Ministerium für Club-Kultur informiert" in seen  # the headline
     for line in main.splitlines():  # the main text is part of what is visible
         assert line[:40] in seen
+
+
+SHAPES = (
+    "<body><div class=a><p>One <a href=/x>link</a></p><section hidden><p>gone</p></section>"
+    "<ul><li>two</li><li style='visibility: hidden'>no</li></ul><svg><text>chart</text></svg>"
+    "<table><tr><td>cell</td><td hidden>x</td></tr></table><span hidden>inline</span>"
+    "<p>three<br hidden>four<br>five</p><div><select><option>opt</option></select>six</div>"
+    "<aside><h2>side</h2></aside><a href=/c><div><img></div>Car</a> <a href=/d><div><img>"
+    "</div>Rental</a><div><div hidden>x</div></div>seven</div></body>"
+)
+
+
+def test_one_parse_gives_the_visible_text_and_the_extraction_of_two():
+    for html in (HOME, SHAPES, page("partei")[1]):
+        parsed = parse_page(html)
+        assert shown_text(parsed.tree) == visible_text(html)
+        assert extract(parsed, "https://example.org/") == extract(html, "https://example.org/")
+
+
+def test_an_element_left_with_nothing_shown_ends_no_line():
+    assert (
+        visible_text("<a href=/c><div><img></div>Car</a> <a href=/d><div><img></div>Rental</a>")
+        == "Car Rental"
+    )
+
+
+def test_a_hidden_line_break_ends_no_line():
+    assert visible_text("<p>three<br hidden>four<br>five</p>") == "threefour five"
+
+
+def test_the_blocks_around_what_is_not_shown_are_those_of_the_page_without_it():
+    """The walk that skips hidden and unseen elements cuts the same blocks, with the same
+    gaps and region paths, as the walk over the tree they were taken out of."""
+    shown = parse_page(SHAPES).tree
+    cut = parse_page(SHAPES).tree
+    for node in hidden_nodes(cut) + cut.css(",".join(UNSEEN_TAGS)):
+        node.decompose(False)
+    options = BlockOptions(useless_tags=UNSEEN_TAGS, weights=VISIBLE_OPTIONS.weights)
+    walked = split_shown(shown.body, options, hidden_nodes(shown))
+    assert [(b.text, b.gap, b.path, b.tag) for b in walked] == [
+        (b.text, b.gap, b.path, b.tag) for b in split_blocks(cut.body, options)
+    ]
+
+
+def test_a_hidden_body_or_root_shows_nothing():
+    assert visible_text("<body hidden><p>a</p></body>") == ""
+    assert visible_text("<html style='display:none'><p>a</p></html>") == ""
