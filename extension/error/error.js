@@ -5,7 +5,7 @@
 //   error.html?url=http%3A%2F%2Fgooogle.com%2F&error=net%3A%3AERR_NAME_NOT_RESOLVED&key=…&t=…
 
 import { callBackground } from '../lib/browser.js';
-import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
+import { displayURL, fill, formatTimes, h, percent, show } from '../lib/dom.js';
 import { localFallbacks } from '../lib/fallback.js';
 import { hostOf } from '../lib/addresses.js';
 import { classifyError, describe } from '../lib/net-errors.js';
@@ -97,15 +97,16 @@ function renderOthers(suggestions, offset, heading) {
 
 function renderArchived(copies) {
   if (!copies.length) return;
-  const [newest, ...older] = copies;
-  const when = formatTime(newest.registered_at ?? newest.time);
+  const shown = copies.slice(0, 6);
+  const [when, ...olderWhen] = formatTimes(shown.map((v) => v.registered_at ?? v.time));
+  const [newest, ...older] = shown;
   fill('archived-body',
     h('div', { class: 'archived-row' },
       h('a', { class: 'button primary', id: 'open-archived', href: newest.version_url ?? '#', onclick: (e) => openCopy(e, newest) },
         `Open my archived copy (${when})`),
       h('span', { class: 'muted small' }, copies.length === 1 ? 'the only version you saved' : `newest of ${copies.length} versions`)),
     older.length ? h('div', { class: 'archived-more' }, 'Older: ',
-      older.slice(0, 5).map((v, i) => [i ? ' · ' : '', h('a', { href: v.version_url ?? '#', onclick: (e) => openCopy(e, v) }, formatTime(v.registered_at ?? v.time))])) : null);
+      older.map((v, i) => [i ? ' · ' : '', h('a', { href: v.version_url ?? '#', onclick: (e) => openCopy(e, v) }, olderWhen[i])])) : null);
   show('archived');
 }
 

@@ -142,6 +142,31 @@ def test_the_archived_copy_gets_its_own_button(error_page):
     expect(page.locator("#retry")).to_have_text("Show the server’s page")
 
 
+def test_older_copies_are_links_named_by_their_time(error_page):
+    """Each older copy is one link whose text is its time: no raw daemon address, no stray
+    comma from a list turned into text, and copies saved within one minute told apart."""
+
+    def copy(ident: str, at: str) -> dict:
+        return {"id": ident, "url": "http://s.example/gone", "registered_at": at,
+                "version_url": f"http://127.0.0.1:1/v/{ident}/http://s.example/gone"}  # fmt: skip
+
+    copies = [copy("c3", "2026-11-20T10:00:40Z"), copy("c2", "2026-11-20T10:00:20Z"),
+              copy("c1", "2026-11-19T08:00:00Z")]  # fmt: skip
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [], "archived": copies}}
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    older = page.locator(".archived-more a")
+    expect(older).to_have_count(2)
+    assert older.evaluate_all("(as) => as.map((a) => a.href)") == [
+        c["version_url"] for c in copies[1:]
+    ]
+    line = page.locator(".archived-more").inner_text()
+    assert "http" not in line, line
+    assert re.fullmatch(r"Older: [^·,][^·]* · [^·,][^·]*", line), line  # no stray comma
+    # the newest and the older copy of the same minute are told apart (seconds shown)
+    newest = page.locator("#open-archived").inner_text()
+    assert older.first.inner_text() not in newest, (newest, older.first.inner_text())
+
+
 def test_opening_the_archived_copy_says_nothing_about_the_suggestion(error_page, modules_url):
     """A user who opens their copy (or a similar page's) has not said the big button was wrong:
     no `suggestion_taken` goes to the host's learning, neither a rejection nor a retry."""
