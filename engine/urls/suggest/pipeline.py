@@ -298,8 +298,9 @@ class Suggester:
     def _suggest(self, request: SuggestRequest) -> list[Suggestion]:
         typed = read_typed(request.url)
         ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
-        if _is_local(typed.host):
-            # an address or localhost names no domain to repair: scheme/archive/paths only
+        if _is_local(typed.host) or request.error in PAGE_ERRORS:
+            # an address or localhost names no domain to repair, and a 404, 410 or soft 404
+            # came from a server that answered under this very name: scheme/archive/paths only
             return merge(self._extras(ctx, []), self.options.limit)
         queries = self._queries(ctx)
         self._collect(ctx, queries)
