@@ -123,8 +123,17 @@ function renderSimilar(pages) {
 function targetParts(url) {
   const shown = shownURL(url);
   const cut = shown.indexOf('/', shown.indexOf('://') >= 0 ? shown.indexOf('://') + 3 : 0);
-  if (cut < 0) return [h('span', { class: 'target' }, shown)];
-  return [h('span', { class: 'target' }, shown.slice(0, cut)), h('span', { class: 'target-path' }, shown.slice(cut))];
+  if (cut < 0) return [h('span', { class: 'target' }, breakableHost(shown))];
+  return [h('span', { class: 'target' }, breakableHost(shown.slice(0, cut))), h('span', { class: 'target-path' }, shown.slice(cut))];
+}
+
+/**
+ * A host name that may wrap after each dot (a narrow window: "books.toscrape." / "com"), not
+ * inside a name as `word-break: break-all` did ("books.toscrape.c" / "om"); the CSS breaks
+ * inside a name only when one name alone is wider than the button.
+ */
+function breakableHost(text) {
+  return text.split(/(?<=\.)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 }
 
 /** A URL as shown in a list: without its scheme, unless the scheme is what changed. */

@@ -167,6 +167,35 @@ def test_older_copies_are_links_named_by_their_time(error_page):
     assert older.first.inner_text() not in newest, (newest, older.first.inner_text())
 
 
+# The text of each line an element's text is laid out in (by the top of each character's box).
+LINES = """(el) => {
+  const text = el.textContent, range = document.createRange(), lines = [];
+  let node = el, offset = 0, top = null;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  while ((node = walker.nextNode())) {
+    for (offset = 0; offset < node.length; offset++) {
+      range.setStart(node, offset); range.setEnd(node, offset + 1);
+      const y = Math.round(range.getBoundingClientRect().top);
+      if (y !== top) { lines.push(''); top = y; }
+      lines[lines.length - 1] += node.data[offset];
+    }
+  }
+  return lines;
+}"""
+
+
+def test_a_long_name_on_the_big_button_breaks_only_after_a_dot_in_a_narrow_window(error_page):
+    """At 360 px "books.toscrape.com" does not fit on one line: it wraps after a dot
+    ("books.toscrape." / "com"), never inside a name ("books.toscrape.c" / "om")."""
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [
+        suggestion("http://books.toscrape.com/", 0.99)]}}  # fmt: skip
+    page, _ = error_page(answer, "http://bookz.toscrape.com/")
+    page.set_viewport_size({"width": 360, "height": 700})
+    lines = page.locator(".did-you-mean .target").evaluate(LINES)
+    assert "".join(lines) == "books.toscrape.com" and len(lines) > 1, lines
+    assert all(line.endswith(".") for line in lines[:-1]), lines
+
+
 def test_opening_the_archived_copy_says_nothing_about_the_suggestion(error_page, modules_url):
     """A user who opens their copy (or a similar page's) has not said the big button was wrong:
     no `suggestion_taken` goes to the host's learning, neither a rejection nor a retry."""
