@@ -241,5 +241,7 @@ def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     }
     page, _ = error_page(answer, "http://s.example/kept", "soft_404")
     expect(page.locator("#title")).to_have_text("The page you archived is gone")
+    # no browser said "soft_404": that is PageKeeper's own name, not a code to show a user
+    expect(page.locator("#error-code")).to_be_empty()
     expect(page.locator("#open-archived")).to_be_visible()
     expect(page.locator("#retry")).to_have_text("Show the server’s page")
