@@ -191,6 +191,7 @@ def test_a_name_two_edits_away_brings_its_top_domain_and_the_typed_suffixs():
     [
         ("harvard.edu.com", "harvard.edu", ".edu.com → .edu"),
         ("lil.law.harvard.edu.com", "lil.law.harvard.edu", ".edu.com → .edu"),
+        ("harvrd.edu.com", "harvard.edu", "harvrd → harvard, .edu.com → .edu"),
     ],
 )
 def test_a_repaired_suffix_is_named_as_it_was_typed(bundled, typed, meant, why):
