@@ -19,6 +19,7 @@ const failure = {
   time: Number(query.get('t')) || Date.now(),
 };
 let best = null;
+const SLOW_HELPER = 'It may still be starting, or the computer is busy: press “Try again” in a moment.';
 
 renderProblem();
 markShown();
@@ -71,7 +72,8 @@ function renderWithoutHost(error) {
     fill('missing-detail', error.message ? `The browser said: ${error.message}` : '');
   } else {
     show('trouble');
-    fill('trouble-detail', error.message ?? '');
+    // a timeout's own message names the request ("no answer to nav_error in 4000 ms"): say what to do
+    fill('trouble-detail', error.code === 'timeout' ? SLOW_HELPER : (error.message ?? ''));
   }
   const fallbacks = localFallbacks(failure.url);
   renderOthers(fallbacks, 0, 'Quick fixes to try');

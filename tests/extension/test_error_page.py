@@ -232,6 +232,19 @@ def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_pa
     expect(page.locator(".did-you-mean")).to_have_count(0)
 
 
+def test_a_helper_that_did_not_answer_in_time_is_said_in_words_with_what_to_do(error_page):
+    """A lookup that timed out (the helper starting on a busy machine) says so in words and
+    what to do, not the request's internals ("no answer to nav_error in 4000 ms")."""
+    answer = {"host": False, "error": {"code": "timeout",
+                                       "message": "no answer to nav_error in 4000 ms"}}  # fmt: skip
+    page, _ = error_page(answer, "http://gooogle.com/")
+    expect(page.locator("#trouble")).to_be_visible()
+    text = page.locator("#trouble").inner_text()
+    assert "nav_error" not in text and " ms" not in text, text
+    assert "did not answer" in text and "Try again" in text, text
+    expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
+
+
 def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     copy = {"id": "a1", "url": "http://s.example/kept", "registered_at": "2026-11-20T10:00:00Z",
             "version_url": "http://127.0.0.1:1/v/a1/http://s.example/kept"}  # fmt: skip

@@ -175,6 +175,18 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     expect(page.locator("#archive")).to_be_disabled()
 
 
+def test_a_helper_too_slow_to_answer_is_said_in_words(open_page):
+    """A request's own timeout names the request ("no answer to archive_tab in 120000 ms"):
+    the popup (and the badge, which share lib/messages.js) says what happened and what to do."""
+    slow = {"ok": False, "error": {"code": "timeout", "message": "no answer to archive_tab in 120000 ms"}}  # fmt: skip
+    replies = {"versions": {"ok": True, "result": VERSIONS}, "archive_tab": slow}
+    page, _ = open_page("popup/popup.html?tab=4", replies)
+    page.get_by_role("button", name="Archive this page").click()
+    expect(page.locator("#error")).to_have_text(
+        "The PageKeeper helper did not answer in time (it may still be starting). Try again in a moment."
+    )
+
+
 def test_popup_warns_of_a_soft_404_and_opens_our_page_for_it(open_page):
     gone = {"url": "https://docs.example/guide", "state": "gone", "reason": "text missing"}
     replies = {
