@@ -8,7 +8,7 @@ import { callBackground } from '../lib/browser.js';
 import { displayURL, fill, formatTimes, h, percent, show } from '../lib/dom.js';
 import { localFallbacks } from '../lib/fallback.js';
 import { hostOf } from '../lib/addresses.js';
-import { classifyError, describe, SOFT_404 } from '../lib/net-errors.js';
+import { classifyError, describe, shownCode, SOFT_404 } from '../lib/net-errors.js';
 import { distinctPages, rankForPage } from '../lib/suggestions.js';
 
 const query = new URLSearchParams(location.search);
@@ -33,9 +33,7 @@ function renderProblem() {
   fill('title', text.title);
   fill('detail', text.detail);
   fill('failed-url', failure.url);
-  // What the browser or the server said (net::ERR_…, HTTP 404); a soft 404 is our own verdict,
-  // which the detail line says in words.
-  fill('error-code', kind === SOFT_404 ? '' : failure.error);
+  fill('error-code', shownCode(failure.error));
   if (kind?.startsWith('http_') || kind === SOFT_404) fill('retry', 'Show the server’s page');
 }
 

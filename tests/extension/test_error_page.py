@@ -245,6 +245,16 @@ def test_a_helper_that_did_not_answer_in_time_is_said_in_words_with_what_to_do(e
     expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
 
 
+def test_firefox_s_error_number_is_shown_by_its_name(error_page):
+    """Firefox reports a DNS failure as "Error code 2152398878": the page shows its name."""
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": []}}
+    page, _ = error_page(answer, "http://gooogle.com/", "Error code 2152398878")
+    expect(page.locator("#title")).to_have_text("This address does not exist")
+    expect(page.locator("#error-code")).to_have_text("NS_ERROR_UNKNOWN_HOST")
+    page, _ = error_page(answer, "http://gooogle.com/", "net::ERR_NAME_NOT_RESOLVED")
+    expect(page.locator("#error-code")).to_have_text("net::ERR_NAME_NOT_RESOLVED")
+
+
 def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     copy = {"id": "a1", "url": "http://s.example/kept", "registered_at": "2026-11-20T10:00:00Z",
             "version_url": "http://127.0.0.1:1/v/a1/http://s.example/kept"}  # fmt: skip
