@@ -127,11 +127,13 @@ async function showErrorPage(tabId, pageUrl, failedUrl) {
  */
 export async function lookupResult(params, sender) {
   let entry = lookups.get(params.key);
-  if (!entry) {
+  // A lookup that failed (the helper still starting, or stopped) is asked again: a reload of our
+  // page must not show the same failure for as long as the answer would have been kept.
+  if (!entry || entry.failed) {
     const info = classifyError(params.error) ?? { kind: 'unknown', error: params.error };
     const tabId = sender?.tab?.id ?? -1;
     const referrer = tabId >= 0 ? referrerOf(await readTab(tabId), params.url) : null;
-    entry = lookups.get(startLookup(referrer, params.url, info, params.time));
+    entry = lookups.get(startLookup(referrer, params.url, info, params.time, params.key || undefined));
   }
   try {
     return { host: true, request: entry.params, result: await entry.promise };
@@ -169,8 +171,9 @@ function startLookup(referrer, url, info, time, key = crypto.randomUUID()) {
     languages: [...(navigator.languages ?? [])],
   };
   const promise = request('nav_error', params, { timeoutMs: LOOKUP_TIMEOUT_MS });
-  promise.catch(() => {}); // read by the error page; an unread failure is not an error
-  lookups.set(key, { params, promise });
+  const entry = { params, promise, failed: false };
+  promise.catch(() => { entry.failed = true; }); // read by the error page; unread, no error
+  lookups.set(key, entry);
   setTimeout(() => lookups.delete(key), LOOKUP_KEEP_MS);
   return key;
 }

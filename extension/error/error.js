@@ -5,10 +5,10 @@
 //   error.html?url=http%3A%2F%2Fgooogle.com%2F&error=net%3A%3AERR_NAME_NOT_RESOLVED&key=…&t=…
 
 import { callBackground } from '../lib/browser.js';
-import { displayURL, fill, formatTime, h, percent, show } from '../lib/dom.js';
+import { displayURL, fill, formatTimes, h, percent, show } from '../lib/dom.js';
 import { localFallbacks } from '../lib/fallback.js';
 import { hostOf } from '../lib/addresses.js';
-import { classifyError, describe } from '../lib/net-errors.js';
+import { classifyError, describe, shownCode, SOFT_404 } from '../lib/net-errors.js';
 import { distinctPages, rankForPage } from '../lib/suggestions.js';
 
 const query = new URLSearchParams(location.search);
@@ -19,6 +19,7 @@ const failure = {
   time: Number(query.get('t')) || Date.now(),
 };
 let best = null;
+const SLOW_HELPER = 'It may still be starting, or the computer is busy: press “Try again” in a moment.';
 
 renderProblem();
 markShown();
@@ -32,8 +33,8 @@ function renderProblem() {
   fill('title', text.title);
   fill('detail', text.detail);
   fill('failed-url', failure.url);
-  fill('error-code', failure.error);
-  if (kind?.startsWith('http_') || kind === 'soft_404') fill('retry', 'Show the server’s page');
+  fill('error-code', shownCode(failure.error));
+  if (kind?.startsWith('http_') || kind === SOFT_404) fill('retry', 'Show the server’s page');
 }
 
 /** How long after the error event the page was on screen (ms), for the tests and the curious. */
@@ -69,7 +70,8 @@ function renderWithoutHost(error) {
     fill('missing-detail', error.message ? `The browser said: ${error.message}` : '');
   } else {
     show('trouble');
-    fill('trouble-detail', error.message ?? '');
+    // a timeout's own message names the request ("no answer to nav_error in 4000 ms"): say what to do
+    fill('trouble-detail', error.code === 'timeout' ? SLOW_HELPER : (error.message ?? ''));
   }
   const fallbacks = localFallbacks(failure.url);
   renderOthers(fallbacks, 0, 'Quick fixes to try');
@@ -97,15 +99,16 @@ function renderOthers(suggestions, offset, heading) {
 
 function renderArchived(copies) {
   if (!copies.length) return;
-  const [newest, ...older] = copies;
-  const when = formatTime(newest.registered_at ?? newest.time);
+  const shown = copies.slice(0, 6);
+  const [when, ...olderWhen] = formatTimes(shown.map((v) => v.registered_at ?? v.time));
+  const [newest, ...older] = shown;
   fill('archived-body',
     h('div', { class: 'archived-row' },
       h('a', { class: 'button primary', id: 'open-archived', href: newest.version_url ?? '#', onclick: (e) => openCopy(e, newest) },
         `Open my archived copy (${when})`),
       h('span', { class: 'muted small' }, copies.length === 1 ? 'the only version you saved' : `newest of ${copies.length} versions`)),
     older.length ? h('div', { class: 'archived-more' }, 'Older: ',
-      older.slice(0, 5).map((v, i) => [i ? ' · ' : '', h('a', { href: v.version_url ?? '#', onclick: (e) => openCopy(e, v) }, formatTime(v.registered_at ?? v.time))])) : null);
+      older.map((v, i) => [i ? ' · ' : '', h('a', { href: v.version_url ?? '#', onclick: (e) => openCopy(e, v) }, olderWhen[i])])) : null);
   show('archived');
 }
 
@@ -122,8 +125,17 @@ function renderSimilar(pages) {
 function targetParts(url) {
   const shown = shownURL(url);
   const cut = shown.indexOf('/', shown.indexOf('://') >= 0 ? shown.indexOf('://') + 3 : 0);
-  if (cut < 0) return [h('span', { class: 'target' }, shown)];
-  return [h('span', { class: 'target' }, shown.slice(0, cut)), h('span', { class: 'target-path' }, shown.slice(cut))];
+  if (cut < 0) return [h('span', { class: 'target' }, breakableHost(shown))];
+  return [h('span', { class: 'target' }, breakableHost(shown.slice(0, cut))), h('span', { class: 'target-path' }, shown.slice(cut))];
+}
+
+/**
+ * A host name that may wrap after each dot (a narrow window: "books.toscrape." / "com"), not
+ * inside a name as `word-break: break-all` did ("books.toscrape.c" / "om"); the CSS breaks
+ * inside a name only when one name alone is wider than the button.
+ */
+function breakableHost(text) {
+  return text.split(/(?<=\.)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 }
 
 /** A URL as shown in a list: without its scheme, unless the scheme is what changed. */

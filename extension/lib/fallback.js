@@ -48,8 +48,16 @@ function* candidates(url) {
     yield [withProtocol(url, other), `try ${other.slice(0, -1).toUpperCase()}`];
   }
   const toggled = url.hostname.startsWith('www.') ? url.hostname.slice(4) : `www.${url.hostname}`;
-  if (toggled.includes('.')) yield [withHost(url, toggled), url.hostname.startsWith('www.') ? 'without "www."' : 'with "www."'];
+  if (toggled.includes('.') && !isLoopbackName(url.hostname)) yield [withHost(url, toggled), url.hostname.startsWith('www.') ? 'without "www."' : 'with "www."'];
   if (url.pathname !== '/' || url.search) yield [`${url.origin}/`, 'the site\'s home page'];
+}
+
+/**
+ * localhost and its subdomains are this computer (RFC 6761 §6.3): "www.localhost" is the same
+ * refused port again, not another site. (An IP address takes no "www." at all: URL refuses it.)
+ */
+function isLoopbackName(hostname) {
+  return hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 function fixTld(hostname) {

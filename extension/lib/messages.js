@@ -6,6 +6,8 @@
 
 export const MESSAGES = {
   host_missing: 'The PageKeeper helper app is not installed.',
+  // a request's own timeout (background/native.js): its message names the request, not the cause
+  timeout: 'The PageKeeper helper did not answer in time (it may still be starting). Try again in a moment.',
   not_archivable: 'Only web pages (http and https addresses) can be archived.',
   link_not_archivable: 'Only http and https links can be archived.',
   access_declined: 'PageKeeper still may not read this site, so the page was not archived.',
@@ -20,6 +22,7 @@ export function siteAccessText(host) {
 /** The sentence that names why an action failed (`error`: {code, message} or an Error). */
 export function failureText(error) {
   if (error?.code === 'host_missing') return MESSAGES.host_missing;
+  if (error?.code === 'timeout') return MESSAGES.timeout;
   return error?.message || MESSAGES.unknown;
 }
 

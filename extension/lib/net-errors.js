@@ -39,6 +39,16 @@ const FIREFOX = {
   2152398862: 'timeout', // NS_ERROR_NET_TIMEOUT
   2152398933: 'timeout', // NS_ERROR_NET_TIMEOUT_EXTERNAL
 };
+// The names of those codes, to show a user a word rather than "Error code 2152398878".
+const FIREFOX_CODE_NAMES = {
+  2152398878: 'NS_ERROR_UNKNOWN_HOST',
+  2152398890: 'NS_ERROR_UNKNOWN_PROXY_HOST',
+  2152398861: 'NS_ERROR_CONNECTION_REFUSED',
+  2152398868: 'NS_ERROR_NET_RESET',
+  2152398919: 'NS_ERROR_NET_INTERRUPT',
+  2152398862: 'NS_ERROR_NET_TIMEOUT',
+  2152398933: 'NS_ERROR_NET_TIMEOUT_EXTERNAL',
+};
 const FIREFOX_NAMES = {
   NS_ERROR_UNKNOWN_HOST: 'dns',
   NS_ERROR_CONNECTION_REFUSED: 'refused',
@@ -82,6 +92,18 @@ export function classifyError(error) {
   const http = /^HTTP (\d{3})$/.exec(text);
   if (http && GONE_STATUSES.has(Number(http[1]))) return { kind: `http_${http[1]}`, error: text };
   return null;
+}
+
+/**
+ * The error as shown beside the address: the browser's own name for it ("net::ERR_NAME_NOT_RESOLVED",
+ * "NS_ERROR_UNKNOWN_HOST" for Firefox's "Error code 2152398878", "HTTP 404"); a soft 404 is
+ * PageKeeper's own verdict, which the page says in words, so nothing.
+ */
+export function shownCode(error) {
+  const text = String(error ?? '').trim();
+  if (text === SOFT_404) return '';
+  const code = /^Error code (\d+)$/.exec(text);
+  return (code && FIREFOX_CODE_NAMES[code[1]]) ?? text;
 }
 
 /** Headline and explanation of an error kind, e.g. describe('dns', 'gooogle.com'). */

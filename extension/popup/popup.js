@@ -54,9 +54,21 @@ async function showVersions() {
     ? `${versions.length} archived version${versions.length === 1 ? '' : 's'} · last saved ${formatTime(versions[0].registered_at)}`
     : 'Not archived yet.');
   document.body.dataset.versions = String(versions.length);
+  showCopies(versions[0]);
   show('delete', versions.length > 0);
   deleteButton.textContent = versions.length > 1 ? `Delete all ${versions.length} versions from archive` : 'Delete from archive';
   if (versions.length) await showLiveness(versions[0]);
+}
+
+/**
+ * A page archived earlier (in another session: no capture result to show) opens its newest
+ * copy and its versions in the viewer from here, signed in as the result's links are.
+ */
+function showCopies(newest) {
+  show('copies', Boolean(newest) && document.getElementById('result').hidden);
+  if (!newest) return;
+  document.getElementById('open-newest').onclick = (e) => openDaemon(e, 'open_copy', { version_url: newest.version_url });
+  document.getElementById('versions-link').onclick = (e) => openViewer(e, `#/doc/${encodeURIComponent(newest.id)}`);
 }
 
 // A check that judged no content says so, with its reason, and is never shown as gone.
@@ -248,6 +260,7 @@ function renderResult(r) {
   fill('resources-line', res ? resourcesSummary(res) : '');
   show('resources-line', Boolean(res));
   showLostFrames(r.frames_lost ?? []);
+  show('copies', false); // the result's own links open this version and the viewer
   show('result');
   document.body.dataset.archivedVersion = String(r.version);
 }

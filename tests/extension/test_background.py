@@ -320,6 +320,31 @@ def test_a_soft_404_page_asks_the_host_with_soft_404(page):
     assert sent["referrer"] == "https://s.example/"
 
 
+def test_a_reload_of_our_page_asks_the_host_again_after_a_failed_lookup(page):
+    """The lookup started at the error failed (the helper was still starting): reloading our page
+    asks the host again, not the failure kept for two minutes under the page's key."""
+    got = background(
+        page,
+        """replies.nav_error = Object.assign(new Error('no answer to nav_error in 4000 ms'), { code: 'timeout' });
+           setTab(3, 'http://gooogle.com/');
+           fail(3, 'http://gooogle.com/', 'net::ERR_NAME_NOT_RESOLVED');
+           await wait(100);
+           const key = new URL(log.updates[0].url).searchParams.get('key');
+           const ask = () => new Promise((r) => runtime.onMessage.fire({ type: 'nav_error_result',
+             params: { url: 'http://gooogle.com/', error: 'net::ERR_NAME_NOT_RESOLVED', key, time: 1795298400000 } },
+             { id: 'pk-test', tab: { id: 3 } }, r));
+           const first = await ask();
+           replies.nav_error = (p) => ({ url: p.url, suggestions: [{ url: 'http://google.com/', score: 0.9 }] });
+           const again = await ask();
+           return { first: first.result, again: again.result, asked: sentOf('nav_error').length };""",
+    )
+    assert got["first"]["host"] is False and got["first"]["error"]["code"] == "timeout"
+    assert got["again"]["host"] is True, got["again"]
+    assert got["again"]["result"]["suggestions"][0]["url"] == "http://google.com/"
+    # the error event's lookup, then each request of the page after it failed: asked again
+    assert got["asked"] == 3
+
+
 def test_visited_reports_the_origin_only_and_obeys_its_switch(page):
     got = background(
         page,

@@ -142,6 +142,60 @@ def test_the_archived_copy_gets_its_own_button(error_page):
     expect(page.locator("#retry")).to_have_text("Show the server’s page")
 
 
+def test_older_copies_are_links_named_by_their_time(error_page):
+    """Each older copy is one link whose text is its time: no raw daemon address, no stray
+    comma from a list turned into text, and copies saved within one minute told apart."""
+
+    def copy(ident: str, at: str) -> dict:
+        return {"id": ident, "url": "http://s.example/gone", "registered_at": at,
+                "version_url": f"http://127.0.0.1:1/v/{ident}/http://s.example/gone"}  # fmt: skip
+
+    copies = [copy("c3", "2026-11-20T10:00:40Z"), copy("c2", "2026-11-20T10:00:20Z"),
+              copy("c1", "2026-11-19T08:00:00Z")]  # fmt: skip
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [], "archived": copies}}
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    older = page.locator(".archived-more a")
+    expect(older).to_have_count(2)
+    assert older.evaluate_all("(as) => as.map((a) => a.href)") == [
+        c["version_url"] for c in copies[1:]
+    ]
+    line = page.locator(".archived-more").inner_text()
+    assert "http" not in line, line
+    assert re.fullmatch(r"Older: [^·,][^·]* · [^·,][^·]*", line), line  # no stray comma
+    # the newest and the older copy of the same minute are told apart (seconds shown)
+    newest = page.locator("#open-archived").inner_text()
+    assert older.first.inner_text() not in newest, (newest, older.first.inner_text())
+
+
+# The text of each line an element's text is laid out in (by the top of each character's box).
+LINES = """(el) => {
+  const text = el.textContent, range = document.createRange(), lines = [];
+  let node = el, offset = 0, top = null;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  while ((node = walker.nextNode())) {
+    for (offset = 0; offset < node.length; offset++) {
+      range.setStart(node, offset); range.setEnd(node, offset + 1);
+      const y = Math.round(range.getBoundingClientRect().top);
+      if (y !== top) { lines.push(''); top = y; }
+      lines[lines.length - 1] += node.data[offset];
+    }
+  }
+  return lines;
+}"""
+
+
+def test_a_long_name_on_the_big_button_breaks_only_after_a_dot_in_a_narrow_window(error_page):
+    """At 360 px "books.toscrape.com" does not fit on one line: it wraps after a dot
+    ("books.toscrape." / "com"), never inside a name ("books.toscrape.c" / "om")."""
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [
+        suggestion("http://books.toscrape.com/", 0.99)]}}  # fmt: skip
+    page, _ = error_page(answer, "http://bookz.toscrape.com/")
+    page.set_viewport_size({"width": 360, "height": 700})
+    lines = page.locator(".did-you-mean .target").evaluate(LINES)
+    assert "".join(lines) == "books.toscrape.com" and len(lines) > 1, lines
+    assert all(line.endswith(".") for line in lines[:-1]), lines
+
+
 def test_opening_the_archived_copy_says_nothing_about_the_suggestion(error_page, modules_url):
     """A user who opens their copy (or a similar page's) has not said the big button was wrong:
     no `suggestion_taken` goes to the host's learning, neither a rejection nor a retry."""
@@ -178,6 +232,29 @@ def test_without_the_host_it_says_how_to_install_and_offers_local_fixes(error_pa
     expect(page.locator(".did-you-mean")).to_have_count(0)
 
 
+def test_a_helper_that_did_not_answer_in_time_is_said_in_words_with_what_to_do(error_page):
+    """A lookup that timed out (the helper starting on a busy machine) says so in words and
+    what to do, not the request's internals ("no answer to nav_error in 4000 ms")."""
+    answer = {"host": False, "error": {"code": "timeout",
+                                       "message": "no answer to nav_error in 4000 ms"}}  # fmt: skip
+    page, _ = error_page(answer, "http://gooogle.com/")
+    expect(page.locator("#trouble")).to_be_visible()
+    text = page.locator("#trouble").inner_text()
+    assert "nav_error" not in text and " ms" not in text, text
+    assert "did not answer" in text and "Try again" in text, text
+    expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
+
+
+def test_firefox_s_error_number_is_shown_by_its_name(error_page):
+    """Firefox reports a DNS failure as "Error code 2152398878": the page shows its name."""
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": []}}
+    page, _ = error_page(answer, "http://gooogle.com/", "Error code 2152398878")
+    expect(page.locator("#title")).to_have_text("This address does not exist")
+    expect(page.locator("#error-code")).to_have_text("NS_ERROR_UNKNOWN_HOST")
+    page, _ = error_page(answer, "http://gooogle.com/", "net::ERR_NAME_NOT_RESOLVED")
+    expect(page.locator("#error-code")).to_have_text("net::ERR_NAME_NOT_RESOLVED")
+
+
 def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     copy = {"id": "a1", "url": "http://s.example/kept", "registered_at": "2026-11-20T10:00:00Z",
             "version_url": "http://127.0.0.1:1/v/a1/http://s.example/kept"}  # fmt: skip
@@ -187,5 +264,7 @@ def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     }
     page, _ = error_page(answer, "http://s.example/kept", "soft_404")
     expect(page.locator("#title")).to_have_text("The page you archived is gone")
+    # no browser said "soft_404": that is PageKeeper's own name, not a code to show a user
+    expect(page.locator("#error-code")).to_be_empty()
     expect(page.locator("#open-archived")).to_be_visible()
     expect(page.locator("#retry")).to_have_text("Show the server’s page")

@@ -116,6 +116,13 @@ def test_local_fallbacks_fix_what_needs_no_dictionary(page):
     )
     # a port that refused http refuses https too: no scheme swap on an explicit port
     assert ported and not any(u.startswith("https:") for u in ported)
+    # localhost is this computer: "www.localhost" is not another site to try
+    assert ported == ["http://localhost:8080/"], ported
+    for local in ("http://localhost:8080/", "http://127.0.0.1:8080/", "http://app.localhost:3000/"):
+        fixes = run(
+            page, "lib/fallback.js", "return m.localFallbacks(arg).map((c) => c.url);", local
+        )
+        assert not any("www." in u for u in fixes), (local, fixes)
 
 
 def test_repeats_within_the_window_are_ignored_and_retry_releases(page):

@@ -111,6 +111,30 @@ def test_popup_after_archiving_shows_version_time_similarity_similar_and_viewer(
     assert of_type(sent, "tabs.create") == [{"url": VIEWER["result"]["url"]}]
 
 
+def test_a_page_archived_earlier_opens_its_newest_copy_from_the_popup(open_page):
+    """Opened on a page archived in an earlier session (no capture result to show), the popup
+    says "2 archived versions" and offers the newest copy and the page's versions in the viewer,
+    each signed in through the background, as the capture result's links are."""
+    copy = {"ok": True, "result": {"url": "http://127.0.0.1:1/auth?next=/v/v2/x"}}
+    replies = {"versions": {"ok": True, "result": VERSIONS}, "open_copy": copy, "viewer": VIEWER}
+    page, sent = open_page("popup/popup.html?tab=4", replies)
+    expect(page.locator("#status")).to_contain_text("2 archived versions")
+    expect(page.locator("#result")).to_be_hidden()
+    page.get_by_role("link", name="Open the newest copy").click()
+    page.get_by_role("link", name="All versions in the viewer").click()
+    page.wait_for_timeout(200)
+    assert of_type(sent, "open_copy") == [{"version_url": VERSIONS[0]["version_url"]}]
+    assert of_type(sent, "viewer") == [{"hash": "#/doc/v2"}]
+    assert of_type(sent, "tabs.create") == [copy["result"], {"url": VIEWER["result"]["url"]}]
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_page_not_archived_offers_no_copy(open_page):
+    page, _ = open_page("popup/popup.html?tab=4", {"versions": {"ok": True, "result": []}})
+    expect(page.locator("#status")).to_have_text("Not archived yet.")
+    expect(page.get_by_role("link", name="Open the newest copy")).to_be_hidden()
+
+
 def test_a_failed_archive_again_does_not_show_the_last_result_as_saved(open_page):
     """The popup opens with the last capture's result; when archiving the page again fails (the
     helper stopped meanwhile), it says why, and no "Saved as version 2" stays beside the error as
@@ -149,6 +173,18 @@ def test_popup_without_the_host_says_how_to_install_it(open_page):
     )
     assert_runs_as_readme_says(page.locator("#missing .install").inner_text())
     expect(page.locator("#archive")).to_be_disabled()
+
+
+def test_a_helper_too_slow_to_answer_is_said_in_words(open_page):
+    """A request's own timeout names the request ("no answer to archive_tab in 120000 ms"):
+    the popup (and the badge, which share lib/messages.js) says what happened and what to do."""
+    slow = {"ok": False, "error": {"code": "timeout", "message": "no answer to archive_tab in 120000 ms"}}  # fmt: skip
+    replies = {"versions": {"ok": True, "result": VERSIONS}, "archive_tab": slow}
+    page, _ = open_page("popup/popup.html?tab=4", replies)
+    page.get_by_role("button", name="Archive this page").click()
+    expect(page.locator("#error")).to_have_text(
+        "The PageKeeper helper did not answer in time (it may still be starting). Try again in a moment."
+    )
 
 
 def test_popup_warns_of_a_soft_404_and_opens_our_page_for_it(open_page):

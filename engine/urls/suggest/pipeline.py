@@ -298,8 +298,9 @@ class Suggester:
     def _suggest(self, request: SuggestRequest) -> list[Suggestion]:
         typed = read_typed(request.url)
         ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
-        if _is_local(typed.host):
-            # an address or localhost names no domain to repair: scheme/archive/paths only
+        if _is_local(typed.host) or request.error in PAGE_ERRORS:
+            # an address or localhost names no domain to repair, and a 404, 410 or soft 404
+            # came from a server that answered under this very name: scheme/archive/paths only
             return merge(self._extras(ctx, []), self.options.limit)
         queries = self._queries(ctx)
         self._collect(ctx, queries)
@@ -376,7 +377,7 @@ class Suggester:
                     suffix = source.suffix(ident)
                     if suffix != q.suffix:
                         cost = q.cost + self._suffix_cost(ctx, q.suffix, suffix, discount)
-                        why = f".{q.suffix} → .{suffix}"
+                        why = f".{q.shown_suffix} → .{suffix}"
                         rank = self._rank_in(source, ident)
                         self._add(ctx, source.domain(ident), cost, "tld", why, sub, rank)
 
@@ -418,8 +419,9 @@ class Suggester:
                 cost = base + extra
                 found = candidates.get(domain)
                 if found is None or cost <= found.cost:  # else _add keeps what it has
+                    typed = q.shown_suffix
                     why = f"{typed_key} → {key}" + (
-                        f", .{q.suffix} → .{suffix}" if suffix != q.suffix else ""
+                        f", .{typed} → .{suffix}" if suffix != typed else ""
                     )
                     rank = ident + 1 if mine else 0
                     self._add(ctx, domain, cost, "spelling", why, sub, rank, unsure=far)

@@ -45,6 +45,13 @@ class Query:
     step: str
     reason: str
     stray: bool = False  # a dot typed inside a name: its DNS failure is evidence of the typo
+    typed_suffix: str = ""  # a repaired suffix's typed one (edu.com read as edu.co); else suffix
+
+    @property
+    def shown_suffix(self) -> str:
+        """The suffix a reason names as typed: what the user typed, not a repaired reading
+        of it (harvard.edu.com → harvard.edu is ".edu.com → .edu", not ".edu.co → .edu")."""
+        return self.typed_suffix or self.suffix
 
 
 # What each reading costs (the units of engine/urls/typos.py: 1.0 is a random letter)
@@ -142,7 +149,8 @@ class HostReader:
     def _tld_repairs(self, sub: str, name: str, suffix: str) -> list[Query]:
         """Step 2/4: extraneous characters in the TLD and known TLD typos."""
         return [
-            Query(sub, name, known, cost, "tld", why) for known, cost, why in self.tld_fixes(suffix)
+            Query(sub, name, known, cost, "tld", why, typed_suffix=suffix)
+            for known, cost, why in self.tld_fixes(suffix)
         ]
 
     def tld_fixes(self, suffix: str) -> list[tuple[str, float, str]]:

@@ -184,3 +184,18 @@ def test_a_name_two_edits_away_brings_its_top_domain_and_the_typed_suffixs():
     assert sorted(urls(s, "http://yaaho.de/")) == ["http://yahoo.com/", "http://yahoo.de/"]
     # one edit away: the most popular few as well
     assert "http://yahoo.fr/" in urls(s, "http://yaho.de/")
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant", "why"),
+    [
+        ("harvard.edu.com", "harvard.edu", ".edu.com → .edu"),
+        ("lil.law.harvard.edu.com", "lil.law.harvard.edu", ".edu.com → .edu"),
+        ("harvrd.edu.com", "harvard.edu", "harvrd → harvard, .edu.com → .edu"),
+    ],
+)
+def test_a_repaired_suffix_is_named_as_it_was_typed(bundled, typed, meant, why):
+    """The reason names what the user typed: ".edu.com → .edu", not the reading in between
+    (".edu.co → .edu": no one typed .edu.co)."""
+    top = suggest(bundled, f"https://{typed}/a")[0]
+    assert (top.url, top.reason) == (f"https://{meant}/a", why)
