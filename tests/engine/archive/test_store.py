@@ -6,13 +6,14 @@ links, state, blobs and blob batches, and when the journal is compacted."""
 from __future__ import annotations
 
 import os
+import time
 import zlib
 from collections import ChainMap
 
 import pytest
 
 from engine.archive import store as store_module
-from engine.archive.model import seen_entry
+from engine.archive.model import id_time, seen_entry
 from engine.archive.store import (
     LINK_SHARDS,
     SAMPLE_BYTES,
@@ -525,3 +526,102 @@ def test_every_table_is_read_whole_for_a_full_scan(store):
     tables = store.all_tables()
     assert tables["versions"][str(int(rid(1)))]["key"] == "a.example/x"
     assert tables[store.shard("extracts", rid(1))] == {str(int(rid(1))): {"title": "T"}}
+
+
+# -- found by mutation testing: rules no test above held --------------------------------------
+
+
+def same_folder_pair(head: bytes = b"") -> tuple[bytes, bytes]:
+    """Two blobs whose hashes start alike: they share a blob folder."""
+    seen: dict[str, bytes] = {}
+    for n in range(1000):
+        data = head + str(n).encode()
+        if (prefix := blob_hash(data)[:2]) in seen:
+            return seen[prefix], data
+        seen[prefix] = data
+    raise AssertionError("no pair")
+
+
+def test_a_new_store_counts_nothing_and_lays_out_its_folders(tmp_path):
+    home = tmp_path / "a" / "b" / "home"  # parents made too
+    with ArchiveStore.open(home) as store:
+        assert store.rekeyed == 0 and store.reclaims == 0 and store.storage.fsync is True
+        add(store, rid(1))
+        digest = store.put_blob(b"x")
+        assert [p.name for p in (home / "db").glob("journal.*.log")] == ["journal.0.log"]
+        assert (home / "blobs" / digest[:2] / digest[2:]).is_file()
+        store.reindex()
+        store.reindex()
+        assert store.rekeyed == 2
+
+
+def test_each_durable_journal_line_is_reported(tmp_path):
+    lines = []
+    with ArchiveStore.open(
+        tmp_path / "home", fsync=False, on_write=lambda: lines.append(1)
+    ) as store:
+        assert store.storage.fsync is False
+        add(store, rid(1))
+        add(store, rid(2))
+    assert len(lines) == 2
+
+
+def test_blobs_that_share_a_folder_are_both_written(store):
+    first, second = same_folder_pair()
+    assert store.get_blob(store.put_blob(first)) == first
+    assert store.get_blob(store.put_blob(second)) == second
+    batch = store.blob_batch()
+    third, fourth = same_folder_pair(b"batch ")
+    digests = [batch.add(third), batch.add(fourth)]
+    batch.commit()
+    assert [store.get_blob(d) for d in digests] == [third, fourth]
+
+
+def test_a_new_id_without_a_time_is_now(store):
+    before = time.time()
+    assert id_time(store.new_id()) == pytest.approx(before, abs=5)
+
+
+def test_a_revisit_has_no_transfer_id_of_its_versions(store):
+    with store.transaction():
+        store.add_version(rid(1), doc(capture_id="v" * 32))
+    revisit(store, rid(1), rid(2), T0 + 2)
+    assert "capture_id" not in store.version(rid(2))
+
+
+def test_a_revisit_written_changes_only_its_own_versions_list(store):
+    add(store, rid(1))
+    add(store, rid(5))
+    revisit(store, rid(1), rid(2), T0 + 2, capture_id="a" * 32)
+    revisit(store, rid(5), rid(6), T0 + 6, capture_id="b" * 32)
+    with store.transaction():
+        store.forget_capture_id(rid(2))
+    assert store.raw("versions")[rid(5)]["seen"] == [seen_entry(rid(6), T0 + 6, "b" * 32)]
+    with store.transaction():
+        held, entry, at = store.remove_revisit(rid(2))
+    assert store.raw("versions")[rid(5)]["seen"] == [seen_entry(rid(6), T0 + 6, "b" * 32)]
+    with store.transaction():
+        store.restore_revisit(held, entry, at)
+    assert list(store.seen_of(rid(5))) == [rid(6)] and list(store.seen_of(rid(1))) == [rid(2)]
+
+
+def test_a_row_updated_leaves_the_other_rows_of_its_shard(store):
+    add(store, rid(1))
+    add(store, rid(2))  # the same host: the same shard
+    with store.transaction():
+        store.update("extracts", rid(1), {"title": "one"})
+        store.update("extracts", rid(2), {"title": "two"})
+    with store.transaction():
+        store.update("extracts", rid(1), {"title": "uno"})
+    assert store.row("extracts", rid(2)) == {"title": "two"}
+
+
+def test_the_newest_of_a_host_is_its_highest_id(store):
+    for n in (1, 2, 3):
+        add(store, rid(n))
+    assert store.newest_of_host("a.example") == rid(3)
+
+
+def test_link_ids_use_all_63_bits():
+    ids = [link_id(f"https://a.example/{n}") for n in range(64)]
+    assert max(ids) >= 2**62 and max(ids) < 2**63
