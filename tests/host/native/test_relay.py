@@ -408,3 +408,29 @@ def test_the_command_named_to_a_user_is_the_binary_or_the_script_beside_python(
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert own_command() == shlex.quote(str(tmp_path / "my python"))
     assert own_command().startswith("'")  # a path with a space, quoted for a shell
+
+
+class SlowOut(io.BytesIO):
+    """A browser that reads its stdin slowly: each frame takes a while to be written."""
+
+    def write(self, data) -> int:
+        time.sleep(0.2)
+        return super().write(data)
+
+
+def test_the_last_reply_is_written_before_the_relay_ends(tmp_path, daemons):
+    made, _, _ = daemons
+    out = SlowOut()
+    relay = Relay(tmp_path, out, cap=1 << 20, reply_limit=4096)
+    threading.Timer(0.2, lambda: made[0].answer('{"id":1,"ok":true,"result":1}')).start()
+    relay.run(native(b'{"id": 1, "type": "ping"}'))  # then the process exits
+    assert replies(out) == [{"id": 1, "ok": True, "result": 1}]
+
+
+def test_a_request_stranded_by_a_lost_daemon_is_answered_before_the_relay_ends(tmp_path, daemons):
+    made, _, _ = daemons
+    out = SlowOut()
+    relay = Relay(tmp_path, out, cap=1 << 20, reply_limit=4096)
+    threading.Timer(0.2, lambda: made[0].close()).start()
+    relay.run(native(b'{"id": 1, "type": "ping"}'))
+    assert [(r["id"], r["error"]["code"]) for r in replies(out)] == [(1, "unavailable")]
