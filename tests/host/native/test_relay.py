@@ -384,10 +384,12 @@ def test_run_relays_until_the_input_ends_and_logs_without_credentials(
     root = logging.getLogger()
     monkeypatch.setattr(root, "handlers", [])  # as in a fresh process: basicConfig applies
     out = io.BytesIO()
-    threading.Timer(0.2, lambda: made[0].close()).start()
+    threading.Timer(0.2, lambda: made[0].answer('{"id":1,"ok":true,"result":1}')).start()
     try:
         stdin = native(b'{"id": 1, "type": "ping"}')
         assert run(tmp_path, ["chrome-extension://abc/"], stdin, out) == 0
+        assert replies(out) == [{"id": 1, "ok": True, "result": 1}]
+        assert run(tmp_path, [], native(), io.BytesIO()) == 0  # the logs folder is there now
         logging.getLogger("pagekeeper.native").warning("at http://u:pw@h.example/")
     finally:
         for handler in root.handlers:
@@ -434,3 +436,36 @@ def test_a_request_stranded_by_a_lost_daemon_is_answered_before_the_relay_ends(t
     threading.Timer(0.2, lambda: made[0].close()).start()
     relay.run(native(b'{"id": 1, "type": "ping"}'))
     assert [(r["id"], r["error"]["code"]) for r in replies(out)] == [(1, "unavailable")]
+
+
+def test_a_paged_reply_carries_its_requests_id_on_every_page(tmp_path, daemons):
+    made, _, _ = daemons
+    out = io.BytesIO()
+    relay = Relay(tmp_path, out, cap=1 << 20, reply_limit=256)
+    relay.handle_frame(b'{"id": "big", "type": "ping"}')
+    made[0].answer(json.dumps({"id": "big", "ok": True, "result": "x" * 1000}))
+    until(lambda: not relay.pending)
+    pages = replies(out)
+    assert len(pages) > 1 and {p["id"] for p in pages} == {"big"}
+
+
+def test_a_reply_for_no_request_in_flight_is_still_written(tmp_path, daemons):
+    made, _, _ = daemons
+    out = io.BytesIO()
+    relay = Relay(tmp_path, out, cap=1 << 20, reply_limit=4096)
+    relay.handle_frame(b'{"id": 1, "type": "ping"}')
+    made[0].answer('{"id":7,"ok":true,"result":7}')  # answered already, or never asked
+    made[0].answer('{"id":1,"ok":true,"result":1}')
+    until(lambda: not relay.pending)
+    assert replies(out) == [{"id": 7, "ok": True, "result": 7}, {"id": 1, "ok": True, "result": 1}]
+    assert relay.ws is made[0]  # the connection is kept
+
+
+def test_a_stream_cut_inside_a_frame_still_waits_for_the_replies_in_flight(tmp_path, daemons):
+    made, _, _ = daemons
+    out = io.BytesIO()
+    relay = Relay(tmp_path, out, cap=1 << 20, reply_limit=4096)
+    threading.Timer(0.2, lambda: made[0].answer('{"id":1,"ok":true,"result":1}')).start()
+    cut = native(b'{"id": 1, "type": "ping"}').getvalue() + (50).to_bytes(4, sys.byteorder) + b"{"
+    relay.run(io.BytesIO(cut))
+    assert replies(out) == [{"id": 1, "ok": True, "result": 1}] and made[0].closed
