@@ -175,8 +175,10 @@ class Relay:
         except ValueError:
             log.error("daemon sent a non-JSON reply")
             return
-        self.done(req_id)
+        # Written before it stops being pending: drain() returns, and the process exits,
+        # once nothing is pending, so a reply still unwritten then would be lost.
         self.write_reply_text(req_id, text)
+        self.done(req_id)
 
     def done(self, req_id) -> None:
         with self.idle:
@@ -184,12 +186,12 @@ class Relay:
             self.idle.notify_all()
 
     def fail_pending(self, exc: PageKeeperError) -> None:
+        """Answer every request in flight with ``exc``, each before it stops being pending."""
         with self.idle:
             stranded = list(self.pending.values())
-            self.pending.clear()
-            self.idle.notify_all()
         for req_id in stranded:
             self.reply(error_reply(req_id, exc))
+            self.done(req_id)
 
     def forward(self, req_id, body: bytes) -> None:
         with self.idle:

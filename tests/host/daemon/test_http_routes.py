@@ -1,0 +1,85 @@
+"""The HTTP side's locks in this process (no socket): which requests the token, a cookie or a
+signature lets through (host/daemon/http_routes.py), and where ``/auth`` may send the browser."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from websockets.datastructures import Headers
+from websockets.http11 import Request
+
+from engine.errors import Forbidden, InvalidInput, NotFound
+from host.daemon.http_routes import auth, authorized, local_path, serve_static
+from host.daemon.security import sign
+
+APP = SimpleNamespace(token="s3cret-token")
+
+
+def request(path: str, **headers: str) -> Request:
+    return Request(path, Headers(headers))
+
+
+def test_a_request_is_authorized_by_the_whole_token_from_any_of_its_three_places():
+    assert authorized(APP, request("/v/1/", Authorization="Bearer s3cret-token"))
+    assert authorized(APP, request("/v/1/?token=s3cret-token"))
+    assert authorized(APP, request("/v/1/", Cookie="pk_token=s3cret-token"))
+    for near in (
+        request("/v/1/"),
+        request("/v/1/?token=s3cret-toke"),
+        request("/v/1/?token=s3cret-tokenx"),
+        request("/v/1/", Cookie="pk_token="),
+        request("/v/1/", Authorization="Bearer "),
+    ):
+        assert not authorized(APP, near)
+
+
+def test_a_signature_authorizes_exactly_its_own_target_and_only_when_one_is_named():
+    sig = sign(APP.token, "gc", "https://a.example/", "7")
+    path = f"/gc?url=x&sig={sig}"
+    assert authorized(APP, request(path), "gc", "https://a.example/", "7")
+    assert not authorized(APP, request(path), "gc", "https://a.example/", "8")
+    assert not authorized(APP, request(f"/gc?sig={sig[:-1]}"), "gc", "https://a.example/", "7")
+    assert not authorized(APP, request("/gc"), "gc", "https://a.example/", "7")
+    # a route that names no target takes no signature at all, even one of no parts
+    assert not authorized(APP, request(f"/v/1/?sig={sign(APP.token)}"))
+
+
+def test_auth_sets_the_cookie_only_for_the_whole_token_and_a_local_next():
+    reply = auth(APP, request("/auth?token=s3cret-token&next=/viewer/%23/doc/1"))
+    assert reply.status_code == 303
+    assert reply.headers["Location"] == "/viewer/#/doc/1"
+    assert reply.headers["Set-Cookie"].startswith("pk_token=s3cret-token; HttpOnly")
+    assert auth(APP, request("/auth?token=s3cret-token")).headers["Location"] == "/viewer/"
+    for path in ("/auth", "/auth?token=s3cret-toke", "/auth?token=&next=/viewer/"):
+        with pytest.raises(Forbidden):
+            auth(APP, request(path))
+    for target in ("//evil.example/", "/%5Cevil.example/", "https://evil.example/", "/%09/evil"):
+        with pytest.raises(InvalidInput):
+            auth(APP, request(f"/auth?token=s3cret-token&next={target}"))
+
+
+def test_a_local_path_is_one_a_browser_reads_as_this_origin():
+    for target in ("/", "/viewer/?q=1", "/v/1/https://a.example/"):
+        assert local_path(target), target
+    for target in (
+        "",
+        "viewer/",
+        "//evil.example",
+        "/\\evil.example",
+        "/\t/evil.example",
+        "/\n/x",
+        "/\x7f",
+        "/ x",
+        "https://evil.example/",
+    ):
+        assert not local_path(target), repr(target)
+
+
+def test_the_viewer_sets_the_cookie_only_when_opened_with_the_whole_token():
+    opened = serve_static(APP, request("/viewer/?token=s3cret-token"), "index.html")
+    assert opened.status_code == 200 and "pk_token=s3cret-token" in opened.headers["Set-Cookie"]
+    for path in ("/viewer/", "/viewer/?token=s3cret-toke"):
+        assert "Set-Cookie" not in serve_static(APP, request(path), "index.html").headers
+    with pytest.raises(NotFound):
+        serve_static(APP, request("/viewer/../token"), "../token")
