@@ -180,16 +180,19 @@ def _part_probes(query: str) -> list[int]:
 
 
 @cache
-def _probe_plan(q: int) -> dict[tuple[int, int], tuple[int, ...]]:
+def _probe_plan(q: int, reach: int = 2) -> dict[tuple[int, int], tuple[int, ...]]:
     """For a query of ``q`` letters: each substring (start, size) to probe, with the
-    low entry bits (key length and part) it is probed under; the same for every query
-    of that length, so it is worked out once.
+    low entry bits (key length and part) it is probed under, for keys up to ``reach``
+    letters longer or shorter (a key one edit away is at most one letter longer or
+    shorter: the one-edit search asks for reach 1); the same for every query of that
+    length, so it is worked out once. A key's hits come only from probes under its own
+    length, so a narrower reach leaves the hits of the lengths it keeps unchanged.
 
-    >>> _probe_plan(9) == {}, len(_probe_plan(12))
-    (False, 27)
+    >>> _probe_plan(9) == {}, len(_probe_plan(12)), len(_probe_plan(12, 1))
+    (False, 27, 20)
     """
     plan: dict[tuple[int, int], list[int]] = {}
-    for n in range(max(DELETE_MAX_LENGTH + 1, q - 2), q + 3):
+    for n in range(max(DELETE_MAX_LENGTH + 1, q - reach), q + reach + 1):
         delta = q - n
         for p, parts in enumerate(partitions(n)):
             for i, (start, size) in enumerate(parts):
@@ -496,21 +499,33 @@ class DomainDictionary:
         whose key is at most one letter longer, and its one-letter deletions' whose key is
         at most as long as the query; and the deletion probes' other ids (two edits away
         or more: candidates for the walk)."""
-        hits = Counter(chain.from_iterable(self._part_matches(query)))
-        first = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
         if most < 2:
-            first = {i for i in first if hits[i] >= ONE_EDIT_HITS}
-        if len(query) > DELETE_MAX_LENGTH + 2:
-            return first, []
+            first = self._one_edit_parts(query)
+        else:
+            hits = Counter(chain.from_iterable(self._part_matches(query)))
+            first = set(hits) if len(hits) <= CROWDED else _most_hit(hits)
+        q, found = len(query), self._deletion_matches
+        if q > DELETE_MAX_LENGTH + 1:
+            return first, []  # no deletion-indexed key is one or two letters shorter
         # deletion entries carry their key's length: each probe asks for the lengths it needs
         own, one = _deletion_texts(query, 0), _deletion_texts(query, 1)
-        q, found = len(query), self._deletion_matches
         first.update(chain.from_iterable(found(own, _key_lengths(q, q + 1))))
         first.update(chain.from_iterable(found(one, _key_lengths(q - 1, q))))
+        if most < 2:
+            return first, []  # the walk over two-edit keys never runs
         # keys two letters longer than the text: never one under 4 letters (those hold their
         # one-letter deletions only), so the walk sees none of them
         longer = found(own, _key_lengths(q + 2, q + 2)) + found(one, _key_lengths(q + 1, q + 1))
         return first, list(chain.from_iterable(longer))
+
+    def _one_edit_parts(self, query: str) -> set[int]:
+        """Long keys the part index names as maybe one edit from ``query``: hit by
+        ONE_EDIT_HITS of their 6 part probes (one edit breaks at most two parts), among
+        keys at most one letter longer or shorter (those hits are all the one-edit search
+        reads). Past CROWDED such keys, only the most hit ones (:func:`_most_hit`)."""
+        hits = Counter(chain.from_iterable(self._part_matches(query, 1)))
+        strong = {i for i, n in hits.items() if n >= ONE_EDIT_HITS}
+        return strong if len(strong) <= CROWDED else _most_hit(hits)
 
     def _first_twos(
         self, query: str, walk: list[int], groups: dict, need: int, skip: set[int]
@@ -593,11 +608,12 @@ class DomainDictionary:
             k: g for k, g in groups.items() if 0 < g[1] <= 2 and (g[1] == 1 or len(k) >= TINY_KEY)
         }
 
-    def _part_matches(self, query: str) -> list[array]:
-        """The ids under each of :func:`_part_probes` that has entries. A part's probes
-        differ only in their low bits (key length, part): one bisect tells whether its
-        letters are in the index at all (most are not), before each probe is looked up."""
-        plan = _probe_plan(len(query))
+    def _part_matches(self, query: str, reach: int = 2) -> list[array]:
+        """The ids under each of :func:`_part_probes` that has entries (keys up to
+        ``reach`` letters longer or shorter). A part's probes differ only in their low
+        bits (key length, part): one bisect tells whether its letters are in the index at
+        all (most are not), before each probe is looked up."""
+        plan = _probe_plan(len(query), reach)
         hashes, ids, starts, shift, out = self.hashes, self.ids, self.starts, self.shift, []
         crc = zlib.crc32
         for (at, size), lows in plan.items():

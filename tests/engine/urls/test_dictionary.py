@@ -102,6 +102,21 @@ def test_nearest_keys_is_the_brute_force_search_on_the_bundled_list():
         assert d.nearest_keys(query, 40, most=1) == ones, query
 
 
+def test_one_edit_search_of_connector_readings_is_the_brute_force_search():
+    # a name typed with a connector (clear&bleibt.com) is read joined, hyphenated and with
+    # "and", each searched at one edit only: the part index's hits (hundreds of ids, none
+    # one edit away) are read for keys one letter longer or shorter only, and a 10-letter
+    # query still finds 9-letter keys through its one-letter deletions (wikipediaa)
+    d = shared_bundled_dictionary()
+    queries = ["clearbleibt", "clear-bleibt", "clearandbleibt", "dearbleibt", "livrosseria"]
+    queries += ["tristemine", "triste-mine", "wikipediaa", "facebooook", "stackoverflw"]
+    queries += ["instagramm", "crashlytics", "youtubecom", "amazoncomm"]
+    for query in queries:
+        ones = [g for g in _brute_force(d, query, 999) if g[1] == 1][:40]
+        assert d.nearest_keys(query, 40, most=1) == ones, query
+    assert [k for k, _, _ in d.nearest_keys("wikipediaa", 40, most=1)][:1] == ["wikipedia"]
+
+
 def test_nearest_keys_of_three_letter_names_on_the_bundled_list():
     # a 3-letter query's one-letter deletions hit every 4-letter key holding two of its
     # letters (~550 candidates for "nic"): only those at most as long as the query can be
