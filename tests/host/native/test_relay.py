@@ -7,7 +7,6 @@ import io
 import json
 import logging
 import queue
-import shlex
 import struct
 import sys
 import threading
@@ -24,7 +23,6 @@ from host.native.relay import (
     Relay,
     char_cost,
     limits,
-    own_command,
     parse_args,
     run,
     split_pages,
@@ -398,18 +396,6 @@ def test_run_relays_until_the_input_ends_and_logs_without_credentials(
     assert "native host started by chrome-extension://abc/" in log_text
     assert "native host done" in log_text
     assert "at http://h.example/" in log_text and "pw@" not in log_text
-
-
-def test_the_command_named_to_a_user_is_the_binary_or_the_script_beside_python(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "my python"))
-    assert own_command() == "pagekeeper"  # nothing beside it: whatever is on PATH
-    (tmp_path / "pagekeeper").write_text("")
-    assert own_command() == shlex.quote(str(tmp_path / "pagekeeper"))
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    assert own_command() == shlex.quote(str(tmp_path / "my python"))
-    assert own_command().startswith("'")  # a path with a space, quoted for a shell
 
 
 class SlowOut(io.BytesIO):
