@@ -116,6 +116,12 @@ def test_a_404_lists_each_page_of_the_site_once_as_its_archived_copy(app):
     live = [s["url"] for s in answer["suggestions"]]
     assert not set(live) & set(similar), live
     assert len(similar) == len(set(similar))
+    # the pages dropped leave their room to others: two pages known from visits alone fill a
+    # limit of two
+    visited = [f"https://news.example.org/story/{n}" for n in (100, 101)]
+    app.suggester.add_user_urls(visited, source="visited")
+    two = navigation_help(app, missing, {"error": "http_404"}, 2)["suggestions"]
+    assert sorted(s["url"] for s in two) == visited
 
 
 def test_a_live_address_with_no_archived_copy_listed_is_still_suggested(app):

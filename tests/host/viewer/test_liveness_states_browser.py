@@ -92,3 +92,29 @@ def test_the_card_shows_the_figure_that_decided_the_verdict(page, daemon, seeded
     expect(card).to_contain_text(
         "of the stored text's phrases found within one block of the live page"
     )
+
+
+def test_the_figure_shown_is_the_deciding_one_for_every_decider(page, daemon, seeded):
+    """The viewer's own module on each kind of verdict: a state the phrases, the shown text or the
+    address decided shows their figure, not P; a status has no figure; a check stored before
+    ``decided_by`` existed shows P, named as P."""
+    page.goto(daemon.viewer("#/"))
+    expect(page.locator("#conn")).to_have_text("live")
+    cases = [
+        {"decided_by": "keywords", "figure": 1.0, "match": 1.0},
+        {"decided_by": "phrases", "figure": 0.05, "match": 1.0},
+        {"decided_by": "shown", "figure": 0.97, "match": 0.54},
+        {"decided_by": "address", "figure": 0.2, "match": 0.9},
+        {"decided_by": "status", "figure": None, "match": 0.0},
+        {"match": 0.7},
+    ]
+    got = page.evaluate(
+        """async (cases) => {
+          const m = await import(new URL('views/document.js', document.baseURI).href);
+          return cases.map((c) => m.decidingFigure(c));
+        }""",
+        cases,
+    )
+    assert [g and g["value"] for g in got] == [1.0, 0.05, 0.97, 0.2, None, 0.7]
+    assert got[0]["label"] == got[5]["label"] == "Keywords found (P)"
+    assert len({g["label"] for g in got[:4]}) == 4
