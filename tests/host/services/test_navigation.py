@@ -116,12 +116,22 @@ def test_a_404_lists_each_page_of_the_site_once_as_its_archived_copy(app):
     live = [s["url"] for s in answer["suggestions"]]
     assert not set(live) & set(similar), live
     assert len(similar) == len(set(similar))
-    # the pages dropped leave their room to others: two pages known from visits alone fill a
-    # limit of two
-    visited = [f"https://news.example.org/story/{n}" for n in (100, 101)]
-    app.suggester.add_user_urls(visited, source="visited")
-    two = navigation_help(app, missing, {"error": "http_404"}, 2)["suggestions"]
-    assert sorted(s["url"] for s in two) == visited
+
+
+def test_the_pages_dropped_leave_their_room_to_the_next_suggestion(app):
+    # The two nearest paths are archived (shown as copies); the third, known from a visit only,
+    # fills a limit of one.
+    html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
+    archived = ["https://news.example.org/story-10", "https://news.example.org/story/100"]
+    for url in archived:
+        register(app.store, Capture(url, html))
+    app.suggester.add_user_urls(archived, source="archived")
+    app.suggester.add_user_urls(["https://news.example.org/stories/10"], source="visited")
+    missing = "https://news.example.org/story/10"
+    ranked = [s.url for s in app.suggester.suggest(SuggestRequest(url=missing, error="http_404"))]
+    assert ranked[:3] == [*archived, "https://news.example.org/stories/10"]
+    answer = navigation_help(app, missing, {"error": "http_404"}, 1)
+    assert [s["url"] for s in answer["suggestions"]] == ["https://news.example.org/stories/10"]
 
 
 def test_a_live_address_with_no_archived_copy_listed_is_still_suggested(app):
