@@ -92,6 +92,10 @@ def test_the_card_shows_the_figure_that_decided_the_verdict(page, daemon, seeded
     expect(card).to_contain_text(
         "of the stored text's phrases found within one block of the live page"
     )
+    page.get_by_role("link", name="Liveness").click()  # the report's row: the same figure, named
+    row = page.locator(".grid-checks tbody tr", has_text="books.html")
+    expect(row.locator("td.num")).to_have_text("P 100%")
+    expect(row.locator("td.num abbr")).to_have_attribute("title", "Keywords found (P)")
 
 
 def test_the_figure_shown_is_the_deciding_one_for_every_decider(page, daemon, seeded):
@@ -117,4 +121,5 @@ def test_the_figure_shown_is_the_deciding_one_for_every_decider(page, daemon, se
     )
     assert [g and g["value"] for g in got] == [1.0, 0.05, 0.97, 0.2, None, 0.7]
     assert got[0]["label"] == got[5]["label"] == "Keywords found (P)"
+    assert [g["short"] for g in got[:4]] == ["P", "S", "shown", "address"]
     assert len({g["label"] for g in got[:4]}) == 4

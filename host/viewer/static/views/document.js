@@ -11,17 +11,19 @@ const MODES = ['rewritten', 'original'];
 // What decided a verdict (the engine's `decided_by`), named where its figure is shown: the state
 // stands beside the figure that decided it, never beside one that did not.
 const DECIDED_BY = {
-  keywords: 'Keywords found (P)',
-  phrases: "Stored text's phrases found",
-  shown: 'Live text the stored page showed',
-  address: 'Stored page shown at the new address',
+  keywords: ['Keywords found (P)', 'P'],
+  phrases: ["Stored text's phrases found", 'S'],
+  shown: ['Live text the stored page showed', 'shown'],
+  address: ['Stored page shown at the new address', 'address'],
 };
 
-/** The figure that decided a check, with its name; null when none did (a status, an old check). */
+/** The figure that decided a check, with its name (and a short one for a table); null when none
+ * did (a status): a check stored before `decided_by` existed was decided by P. */
 export function decidingFigure(l) {
-  if (l?.decided_by in DECIDED_BY && typeof l.figure === 'number') return { label: DECIDED_BY[l.decided_by], value: l.figure };
-  if (!l?.decided_by && typeof l?.match === 'number') return { label: DECIDED_BY.keywords, value: l.match }; // checked before decided_by
-  return null;
+  const [by, value] = l?.decided_by ? [l.decided_by, l.figure] : ['keywords', l?.match];
+  if (!(by in DECIDED_BY) || typeof value !== 'number') return null;
+  const [label, short] = DECIDED_BY[by];
+  return { label, short, value };
 }
 
 const figureText = (figure) => (figure ? ` (${figure.label}: ${pct(figure.value)})` : '');
