@@ -128,6 +128,12 @@ class Verdict:
     matched: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     reason: str = ""
+    # What decided the state (:data:`DECIDERS`) and its figure: P for "keywords", S for
+    # "phrases", the shown share for "shown", the stored page's share shown for "address"; a
+    # status or an unjudged check has no figure. A screen shows this figure beside the state,
+    # never a figure that did not decide it.
+    decided_by: str = ""
+    figure: float | None = None
 
     def to_dict(self) -> dict:
         """JSON form (the CLI's fields plus details)."""
@@ -138,7 +144,16 @@ class Verdict:
             "matched": self.matched,
             "missing": self.missing,
             "reason": self.reason,
+            "decided_by": self.decided_by,
+            "figure": None if self.figure is None else round(self.figure, 4),
         }
+
+
+# What can decide a judged verdict: the keywords' P (the thresholds), the stored text's
+# phrases found (S, with R where it counts: a text under another text's words, or one
+# still there when its keywords weigh too little), the live main text the stored page showed,
+# the address the live page names for itself, or the HTTP status.
+DECIDERS = ("keywords", "phrases", "shown", "address", "status")
 
 
 # Why a server did not answer, in words a user can act on (never the raw exception text).
@@ -210,7 +225,7 @@ def from_status(status: int, stored: object = None) -> Verdict:
     if status >= 500 or status in RETRY_STATUSES:
         return unreachable(status=status)
     missing = [w for w, _ in stored_keywords(stored)] if stored is not None else []
-    return Verdict("gone", 0.0, False, [], missing, f"HTTP {status}")
+    return Verdict("gone", 0.0, False, [], missing, f"HTTP {status}", "status")
 
 
 def stored_body(stored: object) -> str:
@@ -372,48 +387,53 @@ def judge(
         held = found_share(own, [], options.phrase_words, live_main[0])
         share = held if (held or 0.0) >= options.main_holds else share
     state = by_phrases(keyed, share, options, main_of)
+    decided_by, figure = ("keywords", p) if state == keyed else ("phrases", share)
     shown = None
     if state == "gone" and text.template and text.shown():
         main_of()  # reads the live main text once
         shown = text.share_of(live_main[0], text.shown(), options)
-        state = "changed" if (shown or 0.0) >= options.shown_lift else state
+        if (shown or 0.0) >= options.shown_lift:
+            state, decided_by, figure = "changed", "shown", shown
     main = main_of() if live_main else None
-    reason = explain(len(matched), len(words), p, share, main, shown)
+    clauses = explain(len(matched), len(words), p, share, main, shown)
     elsewhere = (
         None if state == "gone" else another_page(stored, text, live_address, live_html, options)
     )
     if elsewhere:
-        state, reason = "gone", f"{reason}; {elsewhere}"
-    return Verdict(state, p, state != "gone", matched, missing, reason)
+        clauses = {"address": elsewhere[0], **clauses}
+        state, decided_by, figure = "gone", "address", elsewhere[1]
+    reason = reason_of(decided_by, clauses)
+    return Verdict(state, p, state != "gone", matched, missing, reason, decided_by, figure)
 
 
 def another_page(
     stored: object, text: StoredText, live_address: str, live_html: bytes | str, options
-) -> str:
-    """Why the live page is another page than the stored one ("" when it is not): it names
-    another address for itself than the stored copy did (``address``, :func:`declared_address`)
-    and shows less than ``other_address_shows`` of the stored page's visible phrases.
+) -> tuple[str, float] | None:
+    """Why the live page is another page than the stored one, with the share of the stored
+    page it shows (None when it is not): it names another address for itself than the stored
+    copy did (``address``, :func:`declared_address`) and shows less than
+    ``other_address_shows`` of the stored page's visible phrases.
 
     >>> stored = {"address": "/a", "visible": "one two three four five"}
     >>> another_page(stored, StoredText.of(stored, 4), "/b", "<p>six seven eight nine</p>", LivenessOptions())
-    'the live page names another address (/b, not /a) and shows 0% of the stored page'
+    ('the live page names another address (/b, not /a) and shows 0% of the stored page', 0.0)
     >>> another_page(stored, StoredText.of(stored, 4), "/b", "<p>one two three four five</p>", LivenessOptions())
-    ''
     """
     address = str(stored.get("address") or "") if isinstance(stored, dict) else ""
     if not address or not live_address or address == live_address:
-        return ""
+        return None
     if text.template or titled(stored) >= options.titled_at:
-        return ""  # the stored text is the page's own: found under a new address, it moved
+        return None  # the stored text is the page's own: found under a new address, it moved
     if options.site_named and not names_its_site(stored):
-        return ""  # not the site's own words either: the page's content, moved
+        return None  # not the site's own words either: the page's content, moved
     kept = text_phrases(text.visible_text, text.n)
     if not kept:
-        return ""
+        return None
     shows = len(kept & text_phrases(visible_text(live_html), text.n)) / len(kept)
     if shows >= options.other_address_shows:
-        return ""
-    return f"the live page names another address ({live_address}, not {address}) and shows {shows:.0%} of the stored page"
+        return None
+    said = f"the live page names another address ({live_address}, not {address}) and shows {shows:.0%} of the stored page"
+    return said, shows
 
 
 def titled(stored: object) -> float:
@@ -642,27 +662,65 @@ def text_phrases(text: str, n: int) -> set[tuple[str, ...]]:
 
 def explain(
     found: int, total: int, p: float, share: float | None, main: float | None, shown=None
-) -> str:
-    """The verdict's reason: the keywords, S, R and the share of the live main text the stored
+) -> dict[str, str]:
+    """The reason's clauses: the keywords, S, R and the share of the live main text the stored
     page showed (when they were measured). S and R are read in opposite directions (S: how much
     of the stored text the live page holds; R: how much of the live page's main text is the
-    stored text), so each clause names its whole: a live page cut short to a part of the stored
-    text has a low S and a full R, and the reason reads as that one story.
+    stored text), so each clause names its whole. S counts a phrase only inside one block of the
+    live page, as the verdict does: a listing's short lines (a price, "In stock") split most of
+    a text's phrases even on the same page, so the clause says where it looked.
 
-    >>> explain(3, 4, 0.8, 0.5, None)
-    "3/4 keywords found, P=0.80; 50% of the stored text's phrases found on the live page"
-    >>> explain(9, 20, 0.41, 0.3, 1.0)  # doctest: +NORMALIZE_WHITESPACE
-    "9/20 keywords found, P=0.41; 30% of the stored text's phrases found on the live page;
-    100% of the live page's main text comes from the stored text"
+    >>> explain(3, 4, 0.8, 0.5, None)["phrases"]
+    "50% of the stored text's phrases found within one block of the live page"
+    >>> explain(9, 20, 0.41, 0.3, 1.0, 0.5)["shown"]
+    '50% of the live main text is text the stored page showed'
     """
-    reason = f"{found}/{total} keywords found, P={p:.2f}"
+    clauses = {"keywords": f"{found}/{total} keywords found, P={p:.0%}"}
     if share is not None:
-        reason += f"; {share:.0%} of the stored text's phrases found on the live page"
+        clauses["phrases"] = (
+            f"{share:.0%} of the stored text's phrases found within one block of the live page"
+        )
     if main is not None:
-        reason += f"; {main:.0%} of the live page's main text comes from the stored text"
+        clauses["main"] = f"{main:.0%} of the live page's main text comes from the stored text"
     if shown is not None:
-        reason += f", {shown:.0%} from the text the stored page showed"
-    return reason
+        clauses["shown"] = f"{shown:.0%} of the live main text is text the stored page showed"
+    return clauses
+
+
+# Which clauses name the figure that decided, for each decider; the rest are checks that did
+# not change the state, said as such.
+DECIDING_CLAUSES = {
+    "keywords": ("keywords",),
+    "phrases": ("phrases", "main"),
+    "shown": ("shown",),
+    "address": ("address",),
+}
+DECIDER_NAMES = {
+    "keywords": "the keywords",
+    "phrases": "the stored text's phrases",
+    "shown": "the text the stored page showed",
+    "address": "the page's address",
+}
+
+
+def reason_of(decided_by: str, clauses: dict[str, str]) -> str:
+    """The verdict's reason: the clauses of the figure that decided first, then the figures
+    measured that did not decide it, named as such (a figure beside the verdict that did not
+    decide it must not read as if it had).
+
+    >>> c = explain(13, 13, 1.0, 0.19, None)
+    >>> reason_of("keywords", c)  # doctest: +NORMALIZE_WHITESPACE
+    "decided by the keywords: 13/13 keywords found, P=100%; not decisive: 19% of the stored
+    text's phrases found within one block of the live page"
+    >>> reason_of("phrases", explain(13, 13, 1.0, 0.05, None))  # doctest: +NORMALIZE_WHITESPACE
+    "decided by the stored text's phrases: 5% of the stored text's phrases found within one
+    block of the live page; not decisive: 13/13 keywords found, P=100%"
+    """
+    deciding = DECIDING_CLAUSES[decided_by]
+    first = [text for name, text in clauses.items() if name in deciding]
+    rest = [text for name, text in clauses.items() if name not in deciding]
+    reason = f"decided by {DECIDER_NAMES[decided_by]}: " + "; ".join(first)
+    return reason + (f"; not decisive: {'; '.join(rest)}" if rest else "")
 
 
 def main_share(body: str, live_html: bytes | str, options: LivenessOptions) -> float | None:

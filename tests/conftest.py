@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import subprocess
 import sys
 import threading
@@ -28,6 +29,16 @@ def shared_dir() -> Path:
     if not SHARED_DIR.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DIR}")
     return SHARED_DIR
+
+
+def capture_dev_body(url: str) -> bytes | None:
+    """A page's recorded body in the shared capture-dev corpus (what its replay.py serves),
+    None when the corpus is not there."""
+    corpus = SHARED_DIR / "data" / "capture-dev" / "corpus"
+    if not corpus.is_dir():
+        return None
+    digest = json.loads((corpus / "index.json").read_text())[url][0]["body"]
+    return (corpus / "bodies" / digest[:2] / digest).read_bytes()
 
 
 def run_pagekeeper(home, *args: str, stdin: bytes = b"", timeout: float = 120):

@@ -341,6 +341,8 @@ def _public_check(row: dict) -> dict:
     return {
         "state": row.get("state"),
         "match": row.get("match"),
+        "decided_by": row.get("decided_by"),  # what decided the state, and its figure
+        "figure": row.get("figure"),
         "reason": row.get("reason"),
         "matched": row.get("matched") or [],
         "missing": row.get("missing") or [],

@@ -156,8 +156,11 @@ def _host(url: str) -> str:
 # -- nav_error -------------------------------------------------------------------------
 
 
-def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) -> list[dict]:
-
+def _suggestions(
+    app, url: str, params: dict, limit: int, archived: list[dict], copied: frozenset = frozenset()
+) -> list[dict]:
+    """The suggestions the error page shows, without a live address of a page whose archived
+    copy the page lists (``copied``: their document keys): each page is shown once."""
     request = SuggestRequest(
         url=url,
         error=error_kind(params),
@@ -166,10 +169,18 @@ def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) 
         languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
         archived=tuple(v["version_url"] for v in archived),
     )
-    shown = app.suggester.suggest(request)[:limit]
+    shown = [s for s in app.suggester.suggest(request) if _key(app, s.url) not in copied][:limit]
     app.suggester.record_shown(url, shown)
     _maybe_save(app)
     return [s.to_dict() for s in shown]
+
+
+def _key(app, url: str) -> str | None:
+    """The document key ``url`` is archived under (None for what is not a page's URL)."""
+    try:
+        return provider.ref_key(app.store, url)
+    except InvalidInput:
+        return None
 
 
 def epoch(value) -> float | None:
@@ -260,11 +271,14 @@ def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     # cut here, not only in the reply: version URLs become suggestions the learner records
     archived = strip_credentials_deep(_archived(app, clean))
     answer = {"url": clean, "suggestions": [], "archived": archived, "confident": confident_bar()}
+    # A page of the site listed as an archived copy is not offered again as a live address:
+    # the copy is known to open, the live address may be gone too (the site just gave a 404).
+    answer["similar"] = _similar(app, clean, archived)
+    copied = frozenset(page["key"] for page in answer["similar"] if page.get("key"))
     try:
-        answer["suggestions"] = _suggestions(app, url, params, limit, archived)
+        answer["suggestions"] = _suggestions(app, url, params, limit, archived, copied)
         answer["confident"] = app.suggester.options.confident
     except Exception as exc:  # the archived copies must still reach the error page
         log.exception("suggestions failed for a nav_error")
         answer["suggest_error"] = error_payload(exc)
-    answer["similar"] = _similar(app, clean, archived)
     return answer

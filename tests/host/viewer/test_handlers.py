@@ -91,6 +91,12 @@ def test_a_partly_changed_live_page_is_changed_everywhere(daemon, seeded, live_s
     assert 0.65 <= verdict["match"] < 0.8
     doc = daemon.result("document", {"id": seeded.article_url})
     assert doc["liveness"]["state"] == "changed" and doc["liveness"]["checked_at"]
+    # what decided it, and its figure, reach the viewer as the check gave them
+    assert (verdict["decided_by"], verdict["figure"]) == ("keywords", verdict["match"])
+    assert (doc["liveness"]["decided_by"], doc["liveness"]["figure"]) == (
+        "keywords",
+        verdict["match"],
+    )
     found = daemon.result("search_page", {"pattern": "*", "state": "changed"})
     assert urls(found) == [seeded.article_url]
     assert daemon.result("liveness_report")["counts"]["changed"] == 1
@@ -107,6 +113,7 @@ def test_a_server_that_is_down_is_unreachable_not_gone(daemon, seeded, live_site
         live_site.start()
     assert verdict["state"] == "unreachable" and verdict["present"] is False
     assert verdict["missing"] == [] and verdict["matched"] == []
+    assert (verdict["decided_by"], verdict["figure"]) == ("", None)  # nothing judged
     assert verdict["reason"].startswith("the server refused the connection")
     assert "Error" not in verdict["reason"] and "127.0.0.1" not in verdict["reason"]
     doc = daemon.result("document", {"id": seeded.article_url})

@@ -278,7 +278,9 @@ def test_check_now_follows_the_live_site(page, daemon, seeded, live_site):
     finally:
         live_site.pages["/ministerium.html"] = kept
     expect(card.locator(".keywords")).to_contain_text("Missing: ")
-    expect(card.locator(".bar")).to_have_count(1)
+    # the status decided it, no figure: no "0%" beside "gone" as if a share had been measured
+    expect(card).to_contain_text("HTTP 404")
+    expect(card.locator(".bar")).to_have_count(0)
     page.get_by_role("link", name="Liveness").click()
     expect(page.locator('#live-counts [data-state="gone"]')).to_have_text("1")
     expect(page.locator('#live-counts [data-state="unreachable"]')).to_have_text("0")

@@ -8,18 +8,39 @@ import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, res
 
 const MODES = ['rewritten', 'original'];
 
+// What decided a verdict (the engine's `decided_by`), named where its figure is shown: the state
+// stands beside the figure that decided it, never beside one that did not.
+const DECIDED_BY = {
+  keywords: ['Keywords found (P)', 'P'],
+  phrases: ["Stored text's phrases found", 'S'],
+  shown: ['Live text the stored page showed', 'shown'],
+  address: ['Stored page shown at the new address', 'address'],
+};
+
+/** The figure that decided a check, with its name (and a short one for a table); null when none
+ * did (a status): a check stored before `decided_by` existed was decided by P. */
+export function decidingFigure(l) {
+  const [by, value] = l?.decided_by ? [l.decided_by, l.figure] : ['keywords', l?.match];
+  if (!(by in DECIDED_BY) || typeof value !== 'number') return null;
+  const [label, short] = DECIDED_BY[by];
+  return { label, short, value };
+}
+
+const figureText = (figure) => (figure ? ` (${figure.label}: ${pct(figure.value)})` : '');
+
 // An unreachable server (refused, timeout, DNS, 5xx), a live page over the size cap, or a stored copy
 // with no main text judged no keyword: no P, no keyword list.
 function livenessCard(doc, onCheck) {
   const l = doc.liveness;
   const judged = l && !['unreachable', 'too_large', 'unknown'].includes(l.state);
+  const figure = judged ? decidingFigure(l) : null;
   const btn = h('button', { type: 'button', class: 'btn btn-primary', id: 'check-now' }, 'Check now');
   btn.addEventListener('click', () => onCheck(btn));
   return h('section', { class: 'card liveness-card', 'aria-labelledby': 'live-h' },
     h('h2', { id: 'live-h' }, 'Is it still there?'),
     h('div', { class: 'live-row' },
       h('span', { class: 'live-state', id: 'live-state' }, stateBadge(l?.state)),
-      judged ? bar(l.match, 'Match degree P') : null,
+      figure ? h('span', { class: 'live-figure', id: 'live-figure' }, h('span', { class: 'muted small' }, `${figure.label} `), bar(figure.value, figure.label)) : null,
       btn),
     h('p', { class: 'muted' },
       l ? ['Last checked ', timeEl(l.checked_at), l.reason ? ` · ${l.reason}` : ''] : "Never checked: “Check now” fetches the live page and looks for this page's keywords."),
@@ -288,7 +309,7 @@ export function render(main, ctx, route) {
       const unjudged = { unreachable: 'Live page unreachable', too_large: 'Live page too large to check', unknown: 'Nothing to compare' }[verdict.state];
       toast(unjudged
         ? `${unjudged}: ${verdict.reason}`
-        : `Live page: ${verdict.state ?? 'checked'}${verdict.match != null ? ` (P = ${pct(verdict.match)})` : ''}`, 'ok');
+        : `Live page: ${verdict.state ?? 'checked'}${figureText(decidingFigure(verdict))}`, 'ok');
       await load();
     } catch (err) {
       toast(`Check failed: ${err.message}`);

@@ -6,6 +6,7 @@
 // bar itself follows each "sweep" event at once.
 
 import { count, fill, h, notice, pct, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
+import { decidingFigure } from './document.js';
 
 const STATES = ['present', 'changed', 'gone', 'unreachable', 'too_large', 'unknown', 'unchecked'];
 // States in which no content was judged: no P to show.
@@ -38,17 +39,23 @@ function shortReason(r) {
   return r.reason.split(r.url).join('').replace(/\s+:/g, ':').replace(/\s+/g, ' ').trim();
 }
 
+/** The figure that decided a check, named on hover and for screen readers; '–' when none did. */
+function figureCell(figure) {
+  if (!figure) return h('td', { class: 'num' }, '–');
+  return h('td', { class: 'num' }, h('abbr', { title: figure.label }, figure.short), ` ${pct(figure.value)}`);
+}
+
 function recentTable(rows) {
   if (!rows?.length) return notice('Nothing checked yet', 'Start a sweep, or use “Check now” on a document.');
   return h('table', { class: 'grid grid-checks' },
     h('caption', { class: 'sr-only' }, 'Latest liveness checks'),
     h('colgroup', {}, h('col'), h('col', { class: 'col-state' }), h('col', { class: 'col-p' }), h('col', { class: 'col-when' })),
-    h('thead', {}, h('tr', {}, ['Page', 'State', 'P', 'Checked'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('thead', {}, h('tr', {}, ['Page', 'State', 'Deciding figure', 'Checked'].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {}, rows.map((r) => h('tr', {},
       h('td', {}, h('a', { href: `#/doc/${encodeURIComponent(r.id)}` }, r.title || safeUrl(r.url)),
         h('div', { class: 'result-url' }, safeUrl(r.url))),
       h('td', {}, stateBadge(r.state), r.reason ? h('div', { class: 'muted reason', title: r.reason }, shortReason(r)) : null),
-      h('td', { class: 'num' }, UNJUDGED.includes(r.state) ? '–' : pct(r.match)),
+      figureCell(UNJUDGED.includes(r.state) ? null : decidingFigure(r)),
       h('td', { class: 'nowrap' }, timeEl(r.checked_at))))));
 }
 
