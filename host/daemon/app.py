@@ -184,6 +184,28 @@ def check_setting(home: Path, name: str, value) -> None:
         raise InvalidInput(f"{where} must be a directory (a string) or null, not {value!r}")
 
 
+class Pool(ThreadPoolExecutor):
+    """A thread pool that counts the work it has under way and the work it finished, so a
+    stopping daemon can tell a long step that ends from a stuck one (:meth:`App.close`)."""
+
+    def __init__(self, workers: int | None = None, thread_name_prefix: str = "") -> None:
+        super().__init__(workers, thread_name_prefix=thread_name_prefix)
+        self.pending, self.finished = 0, 0
+        self._count = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        with self._count:
+            self.pending += 1
+        future.add_done_callback(self._done)  # also when cancelled before it ran
+        return future
+
+    def _done(self, _future) -> None:
+        with self._count:
+            self.pending -= 1
+            self.finished += 1
+
+
 @dataclass
 class Jobs:
     """Work the daemon runs beside requests: crawls by job ID (oldest first), the one liveness
@@ -221,7 +243,10 @@ class App:
         self.base_url = config.base_url
         self.token = ensure_token(self.home)
         self.started = time.time()
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix="pagekeeper-store")
+        self.executor = Pool(1, thread_name_prefix="pagekeeper-store")
+        # The event loop's own pool (asyncio.to_thread: the full-text index's steps), counted
+        # too: a stop waits for a step under way there, which nothing can cut.
+        self.threads = Pool(thread_name_prefix="pagekeeper-worker")
         # Page analysis (parse, fingerprint, rewrite, extract) runs off the store thread,
         # one page at a time (two huge pages never double the peak memory): a small page
         # on a thread, a big one in a worker process, since lexbor's serializer and CSS
@@ -231,6 +256,7 @@ class App:
         self.reserved_id: str | None = None  # the last registration ID handed out
         self.counters: dict[str, int] = {"requests": 0}
         self.shutdown_event: asyncio.Event | None = None
+        self.stopping: Step | None = None  # told of each part of a stop done (main.Stopping)
         self.changes = ChangeFeed()  # bumped after each durable write (viewer_watch)
         self.jobs = Jobs()
         self.learning = Learning()
@@ -298,18 +324,24 @@ class App:
                 )
         return await loop.run_in_executor(self._analysis_process, fn, *args)
 
-    def close(self) -> None:
-        """Flush learned state and close the store (on the store thread)."""
+    def close(self, step: Step = no_step) -> None:
+        """Flush learned state and close the store, on the store thread once the step under
+        way there has ended (a write is never cut; work not begun was cancelled with the
+        request or job that wanted it). No deadline here: ``step(phase, count)`` tells of
+        each part done, and the one who asked for the stop judges a stall (client.wait_stopped)."""
         self.analysis.shutdown(wait=False, cancel_futures=True)
         if self._analysis_process is not None:
             self._analysis_process.shutdown(wait=False, cancel_futures=True)
-        self.executor.submit(self._close).result(timeout=30)
+        step("closing the archive", 1)
+        self.executor.submit(self._close, step).result()
         self.executor.shutdown(wait=True)
 
-    def _close(self) -> None:
+    def _close(self, step: Step = no_step) -> None:
 
         if self._suggester is not None and self.learning.dirty:
             save_learning(self)
+            step("saving the learned state", 1)
         close = getattr(self._store, "close", None)
         if close:
             close()
+            step("closing the archive", 1)

@@ -202,9 +202,40 @@ def wait_ready(
                 notify(state)
         elif now - moved > (stall if mark is not None else max(stall, SPAWN_S)):
             doing = f" ({state['phase']})" if state and state.get("phase") else ""
+            while_ = "stopping" if state and state.get("stopping") else "starting"
             raise Unavailable(
-                f"the daemon stopped making progress while starting{doing}: nothing for "
+                f"the daemon stopped making progress while {while_}{doing}: nothing for "
                 f"{stall:.0f}s; see {logs}"
+            )
+        time.sleep(0.02)
+
+
+def wait_stopped(home: Path, pid: int, stall: float | None = None) -> None:
+    """Poll until the daemon of ``home`` has released its lock (``stop``).
+
+    No fixed deadline, as for a start: a stop that waits for a step under way on a loaded
+    machine takes what it takes. It fails (``Unavailable``) when the progress the stopping
+    daemon publishes (``"stopping": true``, ``phase``, ``progress`` in daemon.json:
+    host/daemon/main.py ``Stopping``) stays the same for ``stall`` seconds (default
+    :data:`STALL_S`), or when it has published none that long after it was asked to stop.
+    """
+    stall = STALL_S if stall is None else stall
+    mark, moved = None, time.monotonic()
+    while lock_held(home):
+        state = read_state(home)
+        seen = _progress(state) if state and state.get("stopping") else None
+        now = time.monotonic()
+        if seen != mark:
+            mark, moved = seen, now
+        elif now - moved > stall:
+            logs = Home(Path(home)).logs
+            if state is None or not state.get("stopping"):
+                raise Unavailable(
+                    f"daemon pid {pid} did not begin to stop in {stall:.0f}s; see {logs}"
+                )
+            raise Unavailable(
+                f"daemon pid {pid} stopped making progress while stopping ({state.get('phase')}): "
+                f"nothing for {stall:.0f}s; it may be stuck, see {logs}"
             )
         time.sleep(0.02)
 

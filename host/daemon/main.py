@@ -106,11 +106,35 @@ class Startup:
             "pid": os.getpid(),
             "home": str(self.home),
             "ready": False,
+            **self.KIND,
             "phase": self.phase,
             "progress": self.progress,
         }
         # Not durable: a crash loses only a progress note (the lock tells whether we live).
         atomic_write(client.state_path(self.home), json.dumps(state).encode("utf-8"), False)
+
+    KIND: dict = {}
+
+
+class Stopping(Startup):
+    """What a stopping daemon publishes in ``daemon.json`` (``"stopping": true``, no longer
+    ready): each part of its stop as it ends (a background task, a connection, a step of a
+    worker thread, the archive closed), so ``stop`` waits as long as that grows
+    (client.wait_stopped) and calls only a stop that no longer moves stuck. Each new phase
+    is logged, so the log says where a slow stop spent its time.
+
+    >>> import tempfile; home = Path(tempfile.mkdtemp())
+    >>> s = Stopping(home); s.step("closing connections", 2)
+    >>> {k: client.read_state(home)[k] for k in ("ready", "stopping", "phase", "progress")}
+    {'ready': False, 'stopping': True, 'phase': 'closing connections', 'progress': 2}
+    """
+
+    KIND = {"stopping": True}
+
+    def step(self, phase: str, count: int = 1) -> None:
+        if phase != self.phase:
+            log.info("stopping: %s", phase)
+        super().step(phase, count)
 
 
 def _install_signals(app) -> None:
@@ -134,10 +158,37 @@ async def _serve(app, port: int, announce, remember: bool = False) -> None:
         log.info("serving on %s (pid %d)", app.base_url, os.getpid())
         announce(status(app.home))
         tasks = jobs.start(app)
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(app.threads)  # asyncio.to_thread's steps, counted
         await app.shutdown_event.wait()
-        for task in tasks:
-            task.cancel()
-        server.close()
+        await stop_serving(app, server, [*tasks, *app.jobs.tasks])
+
+
+async def stop_serving(app, server, tasks: list[asyncio.Task]) -> None:
+    """The stop, in the order nothing waits on work it can cancel: background tasks and
+    crawls cancelled, then the connections closed (requests under way cancelled:
+    server.session), then the worker threads' steps under way waited for (a step of the
+    full-text index in SQLite cannot be cut; steps not begun are dropped). Each part that
+    ends is a progress note in ``app.stopping``."""
+    note = app.stopping = Stopping(app.home).step
+    note("stopping background work", 0)
+    for task in tasks:
+        task.cancel()
+    pending = set(tasks)
+    while pending:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        note("stopping background work", len(done))
+    note("closing connections", 0)
+    server.close()
+    await server.wait_closed()
+    note("waiting for worker threads", 0)
+    app.threads.shutdown(wait=False, cancel_futures=True)
+    seen = app.threads.finished
+    while app.threads.pending:
+        await asyncio.sleep(0.05)
+        if app.threads.finished != seen:
+            note("waiting for worker threads", app.threads.finished - seen)
+            seen = app.threads.finished
 
 
 def serve(home: Path, port: int | None = None, announce=lambda state: None) -> dict:
@@ -158,7 +209,8 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
         try:
             _serve_somewhere(app, announce, Config.chose_port(home, port))
         finally:
-            app.close()
+            app.close(app.stopping or Stopping(home).step)
+            log.info("stopped")
     finally:
         client.state_path(home).unlink(missing_ok=True)
         lock.release()
@@ -231,9 +283,11 @@ def starting_note(stream, after: float = 1.0):
     return note
 
 
-def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
-    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it.
-    ``until_login``: and keep it stopped until the next login (host/daemon/pause.py)."""
+def stop(home: Path, until_login: bool = False, stall: float | None = None) -> dict:
+    """Ask the daemon to shut down (over /ws; SIGTERM if it does not answer); wait for it
+    as long as its stop makes progress (client.wait_stopped: ``stall`` seconds without any
+    is a typed error). ``until_login``: and keep it stopped until the next login
+    (host/daemon/pause.py)."""
     if until_login:
         pause.pause(home)
     restarts = {"restarts": "next_login" if until_login else "on_demand"}
@@ -241,19 +295,17 @@ def stop(home: Path, timeout: float = 15.0, until_login: bool = False) -> dict:
     pid = state["pid"] if state else _starting_pid(home)
     if pid is None:
         return {**status(home), "stopped": False, **restarts}
-    if state is None:  # still warming (not listening yet): the signal ends it
-        os.kill(pid, signal.SIGTERM)
+    if state is None:
+        if not (client.read_state(home) or {}).get("stopping"):
+            os.kill(pid, signal.SIGTERM)  # still warming (not listening yet): the signal ends it
+        # else already stopping: a signal once its loop has ended would cut the archive's close
     else:
         try:
             client.call(home, "shutdown", timeout=5)
         except Exception:
             log.info("shutdown request failed; sending SIGTERM to %s", pid)
             os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while client.lock_held(home) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    if client.lock_held(home):
-        raise Unavailable(f"daemon pid {pid} did not stop within {timeout:.0f}s")
+    client.wait_stopped(home, pid, stall)
     return {**status(home), "stopped": True, "pid": pid, **restarts}
 
 

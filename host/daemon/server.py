@@ -162,7 +162,10 @@ async def answer(app, ws: ServerConnection, message: bytes) -> None:
 
 async def session(app, ws: ServerConnection) -> None:
     """One websocket: every message gets its own task; wait for them on close (a
-    ``viewer_watch`` long-poll ends at once: ``CONNECTION_CLOSED``, host/daemon/changes.py)."""
+    ``viewer_watch`` long-poll ends at once: ``CONNECTION_CLOSED``, host/daemon/changes.py).
+    When the daemon stops they are cancelled instead: no reply can be sent on a connection
+    the stop closed, and a stop must not wait for a fetch's timeout. A store-thread step
+    one of them began still ends whole (the store closes after it: App.close)."""
     tasks: set[asyncio.Task] = set()
     closed = asyncio.Event()
     CONNECTION_CLOSED.set(closed)  # this connection's tasks copy this context
@@ -173,8 +176,13 @@ async def session(app, ws: ServerConnection) -> None:
             task.add_done_callback(tasks.discard)
     finally:
         closed.set()
+        if app.stopping is not None:
+            for task in tasks:
+                task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=30)
+        if app.stopping is not None:
+            app.stopping("closing connections", 1)
 
 
 def make_server(app, port: int):
