@@ -66,6 +66,21 @@ def free_pages(path: Path) -> int:
     return os.statvfs(path).f_bavail
 
 
+def hold(folder: Path, pages: int) -> list[Path]:
+    """Take ``pages`` pages of the file system, one file each, to give back later."""
+    held = [folder / str(n) for n in range(pages)]
+    for path in held:
+        path.write_bytes(b"\0" * PAGE_SIZE)
+    return held
+
+
+def release(held: list[Path], mount: Path, room: int) -> None:
+    """Give back held pages until ``room`` pages are free."""
+    while free_pages(mount) < room:
+        assert held, f"nothing left to give back for a room of {room} pages"
+        held.pop().unlink()
+
+
 def blob_pages(home: Path) -> int:
     """The pages the stored blobs hold (the search index's own files grow apart from them)."""
     blobs = (blob for blob in (home / "blobs").rglob("*") if blob.is_file())
@@ -107,24 +122,25 @@ def test_full_disk_under_a_running_daemon_loses_no_acknowledged_version(tmpfs, t
         line_pages = (journal.stat().st_size - journal_before) // PAGE_SIZE
         blobs = blob_pages(home) - blobs_before
         assert line_pages >= 3 * STEP, "a version's journal line must span several steps"
-        limit = blobs + line_pages + 40  # pages the tries may be given in all
-        for n in range(limit):
-            (reserve / str(n)).write_bytes(b"\0" * PAGE_SIZE)
+        limit = blobs + line_pages + 40  # the room a try may be given at most
+        # Held back beyond the limit: what the daemon's other files (the search index's WAL,
+        # its log) take between tries is given back too, so each try starts with its room.
+        held = hold(reserve, limit + 96)
         filler = fill(tmpfs)
         # The same new page is tried while the room grows a few pages at a time: tries fail
         # writing its blobs, then half-way through its journal line (after some of its bytes
         # reached the file), until one fits. The blobs' size is only a starting point.
-        given, page = max(0, blobs - STEP), new_page(html)
-        for n in range(given):
-            (reserve / str(n)).unlink()
-        while "error" in (reply := json.loads(add(home, page).stdout)):
+        room, page = max(0, blobs - STEP), new_page(html)
+        while True:
+            release(held, tmpfs, room)
+            reply = json.loads(add(home, page).stdout)
+            if "error" not in reply:
+                break
             errors.append(reply["error"])
-            assert given + STEP <= limit, (
-                f"no try fit in {given} pages: {len(errors)} failed, last {errors[-1]}"
+            assert room + STEP <= limit, (
+                f"no try fit in {room} pages: {len(errors)} failed, last {errors[-1]}"
             )
-            for n in range(given, given + STEP):
-                (reserve / str(n)).unlink()
-            given += STEP
+            room += STEP
         acked.append(reply["id"])
         # Space is back: all of it, not only what the filler took (the filler is as small as
         # whatever the reserve left, and the next versions need more than that).
