@@ -33,6 +33,7 @@ live main text is text the stored page showed (its extraction took a side story)
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from bisect import bisect_left
@@ -140,12 +141,12 @@ class Verdict:
         return {
             "present": self.present,
             "state": self.state,
-            "match": round(self.match, 4),
+            "match": round(self.match, FIGURE_DIGITS),
             "matched": self.matched,
             "missing": self.missing,
             "reason": self.reason,
             "decided_by": self.decided_by,
-            "figure": None if self.figure is None else round(self.figure, 4),
+            "figure": None if self.figure is None else round(self.figure, FIGURE_DIGITS),
         }
 
 
@@ -154,6 +155,23 @@ class Verdict:
 # still there when its keywords weigh too little), the live main text the stored page showed,
 # the address the live page names for itself, or the HTTP status.
 DECIDERS = ("keywords", "phrases", "shown", "address", "status")
+
+# Digits a verdict's figures keep on the wire (``Verdict.to_dict``): a share is written from this
+# value, so the reason and every screen that reads the figure say the same percentage.
+FIGURE_DIGITS = 4
+
+
+def percent(share: float) -> str:
+    """A share (0–1) as the user reads it everywhere: whole percent, a tie rounded up, from the
+    value the JSON carries (the viewer's and the popup's ``Math.round(x * 100)``, ECMA-262
+    §21.3.2.28, on the same number; Python's own rounding sends a tie to the even digit).
+
+    >>> percent(0.625), percent(1.0), percent(0.004999), percent(0.19)
+    ('63%', '100%', '1%', '19%')
+    """
+    value = round(share, FIGURE_DIGITS) * 100
+    whole = math.floor(value)
+    return f"{whole + 1 if value - whole >= 0.5 else whole}%"
 
 
 # Why a server did not answer, in words a user can act on (never the raw exception text).
@@ -170,6 +188,11 @@ RETRY_NOTE = "the site may only be down; the next check tries again"
 # States in which no content was judged: never counted as gone, and alerts compare with the
 # last state that was judged on content.
 UNJUDGED = ("unreachable", "too_large", "unknown")
+NOT_READ = "so no page was read and no keyword looked for"
+CANNOT_FETCH = (
+    "the address cannot be fetched (only a well-formed http or https address can be), "
+    "so the live page was not checked"
+)
 NOTHING_TO_COMPARE = "the stored copy has no main text to compare with, so it was not judged"
 
 
@@ -216,16 +239,30 @@ def nothing_to_compare() -> Verdict:
     return Verdict("unknown", 0.0, False, [], [], NOTHING_TO_COMPARE)
 
 
-def from_status(status: int, stored: object = None) -> Verdict:
-    """The verdict for a non-200 answer: unreachable for 5xx/408/429, else gone.
+def from_status(status: int) -> Verdict:
+    """The verdict for a non-200 answer: unreachable for 5xx/408/429, else gone, decided by
+    the status. No page was read, so no keyword was looked for: none is listed as missing.
 
-    >>> from_status(404).state, from_status(502).state
-    ('gone', 'unreachable')
+    >>> from_status(404).state, from_status(502).state, from_status(404).missing
+    ('gone', 'unreachable', [])
+    >>> from_status(410).reason
+    'decided by the status: the server answered HTTP 410, so no page was read and no keyword looked for'
     """
     if status >= 500 or status in RETRY_STATUSES:
         return unreachable(status=status)
-    missing = [w for w, _ in stored_keywords(stored)] if stored is not None else []
-    return Verdict("gone", 0.0, False, [], missing, f"HTTP {status}", "status")
+    reason = f"decided by the status: the server answered HTTP {status}, {NOT_READ}"
+    return Verdict("gone", 0.0, False, [], [], reason, "status")
+
+
+def cannot_fetch() -> Verdict:
+    """The verdict when the address cannot be fetched at all (not an http(s) URL, a host
+    no request can name, a redirect to another scheme): no server was asked, so nothing says
+    the content is gone; unreachable, judged on nothing, like a server that does not answer.
+
+    >>> cannot_fetch().state, cannot_fetch().present, cannot_fetch().decided_by
+    ('unreachable', False, '')
+    """
+    return Verdict("unreachable", 0.0, False, [], [], CANNOT_FETCH)
 
 
 def stored_body(stored: object) -> str:
@@ -432,7 +469,7 @@ def another_page(
     shows = len(kept & text_phrases(visible_text(live_html), text.n)) / len(kept)
     if shows >= options.other_address_shows:
         return None
-    said = f"the live page names another address ({live_address}, not {address}) and shows {shows:.0%} of the stored page"
+    said = f"the live page names another address ({live_address}, not {address}) and shows {percent(shows)} of the stored page"
     return said, shows
 
 
@@ -675,15 +712,15 @@ def explain(
     >>> explain(9, 20, 0.41, 0.3, 1.0, 0.5)["shown"]
     '50% of the live main text is text the stored page showed'
     """
-    clauses = {"keywords": f"{found}/{total} keywords found, P={p:.0%}"}
+    clauses = {"keywords": f"{found}/{total} keywords found, P={percent(p)}"}
     if share is not None:
         clauses["phrases"] = (
-            f"{share:.0%} of the stored text's phrases found within one block of the live page"
+            f"{percent(share)} of the stored text's phrases found within one block of the live page"
         )
     if main is not None:
-        clauses["main"] = f"{main:.0%} of the live page's main text comes from the stored text"
+        clauses["main"] = f"{percent(main)} of the live page's main text comes from the stored text"
     if shown is not None:
-        clauses["shown"] = f"{shown:.0%} of the live main text is text the stored page showed"
+        clauses["shown"] = f"{percent(shown)} of the live main text is text the stored page showed"
     return clauses
 
 
@@ -701,6 +738,23 @@ DECIDER_NAMES = {
     "shown": "the text the stored page showed",
     "address": "the page's address",
 }
+
+
+# The deciding figure's short name, as a screen's narrow column writes it beside the state
+# (the viewer's report table, the CLI's ``check`` lines).
+FIGURE_NAMES = {"keywords": "P", "phrases": "S", "shown": "shown", "address": "address"}
+
+
+def deciding_figure(verdict: dict) -> str:
+    """The figure that decided a verdict (its JSON form), with its short name; "–" when none
+    did (a status, an unjudged check).
+
+    >>> deciding_figure({"decided_by": "phrases", "figure": 0.05}), deciding_figure({"decided_by": "status"})
+    ('S 5%', '–')
+    """
+    name = FIGURE_NAMES.get(str(verdict.get("decided_by")))
+    figure = verdict.get("figure")
+    return f"{name} {percent(figure)}" if name and isinstance(figure, int | float) else "–"
 
 
 def reason_of(decided_by: str, clauses: dict[str, str]) -> str:

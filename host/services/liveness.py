@@ -6,7 +6,8 @@ is fetched. Otherwise (sweeps, ``pagekeeper check``) fetch the live URL
 (host/services/fetch.py, on the event loop). Then let the engine
 decide (engine/liveness.py ``judge`` with the version's stored keywords, ``unreachable``
 when the server did not answer, with the failure's kind (dns, refused, timeout…, never
-the raw exception text), or ``from_status`` for a non-200 answer: 5xx is unreachable,
+the raw exception text), ``cannot_fetch`` when the address cannot be fetched at all (also
+unreachable: no server was asked), or ``from_status`` for a non-200 answer: 5xx is unreachable,
 404 gone; over the size cap ``too_large``). The verdict is stored with its time and its
 ``source`` ("tab" or "fetch"; the tab's HTML itself is never stored) in the store's ``liveness`` table (the viewer shows it).
 
@@ -25,6 +26,7 @@ from engine.liveness import (
     UNJUDGED,
     LivenessOptions,
     Verdict,
+    cannot_fetch,
     from_status,
     judge,
     too_large,
@@ -105,10 +107,10 @@ def _verdict(extract: dict, status, body, failure, options: LivenessOptions) -> 
     if isinstance(failure, TooLarge):  # not read, so not judged: never "gone"
         limit = failure.details.get("limit")
         return too_large(limit if isinstance(limit, int) else None)
-    if failure is not None:  # the URL cannot be fetched at all
-        return Verdict("gone", 0.0, False, [], [], failure.message)
+    if failure is not None:  # the address cannot be fetched at all: no evidence of anything
+        return cannot_fetch()
     if status != 200:
-        return from_status(status, extract.get("keywords"))
+        return from_status(status)
     return judge(extract, body or b"", options)
 
 

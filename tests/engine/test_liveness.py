@@ -18,6 +18,7 @@ from engine.html.site_name import names_site
 from engine.html.tokens import tokenize
 from engine.html.visible import visible_text
 from engine.liveness import (
+    FIGURE_NAMES,
     NOTHING_TO_COMPARE,
     UNJUDGED,
     LivenessOptions,
@@ -25,6 +26,7 @@ from engine.liveness import (
     TemplateCache,
     by_phrases,
     decide,
+    deciding_figure,
     from_status,
     has_form,
     headlines,
@@ -35,6 +37,7 @@ from engine.liveness import (
     match_keywords,
     names_its_site,
     nothing_to_compare,
+    percent,
     phrase_share,
     stored_keywords,
     text_phrases,
@@ -131,16 +134,37 @@ def test_stored_keywords_accepts_extraction_dict_and_pairs():
     assert stored_keywords([["x", 1]]) == [("x", 1.0)]
 
 
-def test_a_missing_page_status_is_gone_with_the_reason():
+def test_a_missing_page_status_is_gone_decided_by_the_status_with_no_keyword_list():
+    # No page was read: the status decided, and no stored keyword is listed as missing (a
+    # list would say the content was read and lacked them).
     for status in (404, 410, 403):
-        verdict = from_status(status, stored())
-        assert verdict.state == "gone" and verdict.reason == f"HTTP {status}"
-        assert verdict.missing and verdict.match == 0.0 and not verdict.present
+        verdict = from_status(status)
+        assert (verdict.state, verdict.decided_by, verdict.figure) == ("gone", "status", None)
+        assert verdict.reason.startswith(
+            f"decided by the status: the server answered HTTP {status}"
+        )
+        assert verdict.missing == verdict.matched == [] and verdict.match == 0.0
+        assert not verdict.present and verdict.to_dict()["missing"] == []
+
+
+def test_a_share_reads_the_same_in_the_reason_and_on_every_screen():
+    # 5 of 8 equal keywords: P = 0.625, a tie. The viewer and the popup write a share with
+    # Math.round(x * 100), a tie up: 63%. The reason must say 63% too, not Python's 62%.
+    words = [
+        (w, 1.0) for w in ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    ]
+    verdict = judge(words, "<p>alpha beta gamma delta epsilon</p>")
+    assert verdict.match == verdict.to_dict()["match"] == 0.625
+    assert "5/8 keywords found, P=63%" in verdict.reason
+    # A screen reads the 4-digit figure the JSON carries: 0.004999 arrives as 0.005, so 1%.
+    written = {0.625: "63%", 0.015: "2%", 0.004999: "1%", 0.0049: "0%", 1.0: "100%", 0.0: "0%"}
+    assert {x: percent(x) for x in written} == written
+    assert deciding_figure(verdict.to_dict()) == f"{FIGURE_NAMES[verdict.decided_by]} 63%"
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504, 408, 429])
 def test_a_server_error_is_unreachable_not_gone(status):
-    verdict = from_status(status, stored())
+    verdict = from_status(status)
     assert verdict.state == "unreachable" and not verdict.present
     assert verdict.missing == [] and verdict.matched == []  # no keyword was judged
     assert f"HTTP {status}" in verdict.reason and "next check" in verdict.reason
@@ -179,7 +203,7 @@ def test_a_stored_copy_without_main_text_is_unknown_not_gone():
         assert verdict.reason == NOTHING_TO_COMPARE == nothing_to_compare().reason
     assert "unknown" in UNJUDGED  # alerts compare with the last state judged on content
     assert judge([], html(ARTICLE)).state == "unknown"
-    assert from_status(404, kept).state == "gone"  # a missing page is gone, text or not
+    assert from_status(404).state == "gone"  # a missing page is gone, text or not
 
 
 WIDE_FIXTURES = FIXTURES.parent / "extract-wide"

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from engine.errors import BadRequest, InvalidInput, PageKeeperError
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
-from engine.liveness import LivenessOptions, judge
+from engine.liveness import LivenessOptions, deciding_figure, judge
 from host.cli.backend import backend, send
 from host.cli.batch import blank_line, error_line, is_blank, numbered
 from host.cli.command import Lines, command
@@ -249,9 +249,10 @@ def run_check(args, ctx):
 
 
 def render_check(result: dict) -> str:
-    """Human form: one line per page, then the summary."""
+    """Human form: one line per page (its state, the figure that decided it, written as the
+    reason and the viewer write it), then the summary."""
     lines = [
-        f"{r.get('state', '?'):<11} P={r.get('match', 0):.2f}  {r.get('url', '')}  {r.get('reason', '')}"
+        f"{r.get('state', '?'):<11} {deciding_figure(r):<12} {r.get('url', '')}  {r.get('reason', '')}"
         for r in result["results"]
     ]
     lines.append(

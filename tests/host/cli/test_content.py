@@ -135,6 +135,7 @@ class Site:
 
     def __init__(self) -> None:
         self.pages: dict[str, tuple[int, bytes]] = {}
+        self.headers: dict[str, dict[str, str]] = {}  # more headers of a path's answer
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -144,6 +145,8 @@ class Site:
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 # A third item declares another length (a page over the fetch cap, unsent).
                 self.send_header("Content-Length", str(declared[0] if declared else len(body)))
+                for name, value in site.headers.get(self.path, {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -194,10 +197,83 @@ def test_check_fetches_judges_and_stores(tmp_path, site):
     summary = json.loads(run.stdout)
     assert (summary["checked"], summary["present"], summary["gone"]) == (2, 0, 2)
     reasons = {r["url"].rsplit("/", 1)[1]: r["reason"] for r in summary["results"]}
-    assert reasons["b"] == "HTTP 404" and "keywords found" in reasons["a"]
+    assert reasons["b"].startswith("decided by the status: the server answered HTTP 404")
+    assert "keywords found" in reasons["a"]
 
     human = pk("check", "--all", home=home).stdout
     assert human.rstrip().endswith("2 checked: 0 present, 0 changed, 2 gone, 0 unreachable")
+
+
+def test_a_missing_page_lists_no_keyword_as_missing(tmp_path, site):
+    """A 404 and a 410 read no page: each verdict names the status as what decided it, lists no
+    keyword (the JSON keeps the field, empty), and the text line shows no figure."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/410"] = (410, b"<h1>Gone</h1>")  # /404: the server's own 404
+    for path in ("/404", "/410"):
+        add = pk(
+            "archive", "add", site.base + path, "--html", str(article), "--no-fetch", home=home
+        )
+        assert add.returncode == 0, add.stderr
+    summary = json.loads(pk("check", "--all", "--json", home=home).stdout)
+    assert (summary["checked"], summary["gone"]) == (2, 2)
+    for r in summary["results"]:
+        status = r["url"].rsplit("/", 1)[1]
+        assert (r["decided_by"], r["figure"], r["match"]) == ("status", None, 0.0)
+        assert r["missing"] == [] and r["matched"] == []
+        assert r["reason"].startswith(f"decided by the status: the server answered HTTP {status}")
+    lines = pk("check", "--all", home=home).stdout.splitlines()[:-1]
+    assert len(lines) == 2 and all(re.match(r"gone +– +http", line) for line in lines)
+
+
+def test_the_check_line_writes_the_deciding_share_as_its_reason_does(tmp_path, site):
+    """The text line shows the figure that decided each verdict the way its reason and the
+    viewer write it ("P 100%" beside "P=100%"), never "P=1.00"; none for a status."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/a"] = (200, article.read_bytes())
+    url = site.base + "/a"
+    assert (
+        pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home).returncode == 0
+    )
+    run = pk("check", url, home=home)
+    line = run.stdout.splitlines()[0]
+    assert re.match(rf"present +P 100% +{re.escape(url)}  decided by the keywords: ", line), line
+    assert "P=100%" in line and "P=1.00" not in line and "1.00" not in line
+    (verdict,) = json.loads(pk("check", url, "--json", home=home).stdout)["results"]
+    assert (verdict["decided_by"], verdict["figure"], verdict["match"]) == ("keywords", 1.0, 1.0)
+
+
+def test_an_address_that_cannot_be_fetched_is_unreachable_not_gone(tmp_path, site):
+    """The live URL redirects to an ftp:// address, which no fetch can follow: no server gave
+    an answer about the page, so the check is unreachable (not judged, no decider, no figure,
+    no keyword list), counted apart, and the last judged state is kept for alerts."""
+    home = tmp_path / "home"
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/a"] = (200, article.read_bytes())
+    url = site.base + "/a"
+    assert (
+        pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home).returncode == 0
+    )
+    assert json.loads(pk("check", url, "--json", home=home).stdout)["present"] == 1
+    site.pages["/a"] = (301, b"")
+    site.headers["/a"] = {"Location": "ftp://127.0.0.1/a"}
+    summary = json.loads(pk("check", url, "--json", home=home).stdout)
+    (verdict,) = summary["results"]
+    assert (summary["gone"], summary["unreachable"]) == (0, 1)
+    assert (verdict["state"], verdict["present"], verdict["judged"]) == (
+        "unreachable",
+        False,
+        "present",
+    )
+    assert (verdict["decided_by"], verdict["figure"]) == ("", None)
+    assert verdict["missing"] == [] and verdict["matched"] == [] and verdict["match"] == 0.0
+    assert verdict["reason"] == (
+        "the address cannot be fetched (only a well-formed http or https address can be), "
+        "so the live page was not checked"
+    )
+    line = pk("check", url, home=home).stdout.splitlines()[0]
+    assert re.match(r"unreachable +– +http", line) and "ftp" not in line
 
 
 def test_checking_a_page_seen_again_checks_its_version(tmp_path, site):

@@ -277,9 +277,10 @@ def test_check_now_follows_the_live_site(page, daemon, seeded, live_site):
         expect(state).to_have_text("gone")
     finally:
         live_site.pages["/ministerium.html"] = kept
-    expect(card.locator(".keywords")).to_contain_text("Missing: ")
-    # the status decided it, no figure: no "0%" beside "gone" as if a share had been measured
-    expect(card).to_contain_text("HTTP 404")
+    # the status decided it, no figure: no "0%" beside "gone" as if a share had been measured,
+    # and no "Missing:" keyword list, as if the page had been read and lacked them
+    expect(card).to_contain_text("decided by the status: the server answered HTTP 404")
+    expect(card.locator(".keywords")).to_have_count(0)
     expect(card.locator(".bar")).to_have_count(0)
     page.get_by_role("link", name="Liveness").click()
     expect(page.locator('#live-counts [data-state="gone"]')).to_have_text("1")
