@@ -4,8 +4,9 @@ The host fetches the live page. A server that does not answer (refused, timeout,
 DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a state
 of its own, never counted as gone, checked again by the next sweep
 (:func:`unreachable`). A page over the fetch's size cap was not read, so it is
-``too_large`` (:func:`too_large`), never gone either. Any other non-200 answer (404, 410, …) is ``gone``
-(:func:`from_status`). A stored copy with no main text has no words to look for: its check is
+``too_large`` (:func:`too_large`), never gone either; an address that cannot be fetched at all is
+unreachable too (:func:`cannot_fetch`). Any other non-200 answer (404, 410, …) is ``gone``, decided by
+the status, with no keyword listed as missing: no page was read (:func:`from_status`). A stored copy with no main text has no words to look for: its check is
 ``unknown`` (:func:`nothing_to_compare`), never gone. Otherwise the live page is filtered with the same
 useless-tag library as extraction, *and without its title* (the page-detection method: a deleted page
 often keeps its title), and the stored keywords are matched against what is
