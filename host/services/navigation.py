@@ -156,11 +156,8 @@ def _host(url: str) -> str:
 # -- nav_error -------------------------------------------------------------------------
 
 
-def _suggestions(
-    app, url: str, params: dict, limit: int, archived: list[dict], copied: frozenset = frozenset()
-) -> list[dict]:
-    """The suggestions the error page shows, without a live address of a page whose archived
-    copy the page lists (``copied``: their document keys): each page is shown once."""
+def _suggestions(app, url: str, params: dict, limit: int, archived: list[dict]) -> list[dict]:
+    """The suggestions the error page shows, best first, at most ``limit``."""
     request = SuggestRequest(
         url=url,
         error=error_kind(params),
@@ -169,7 +166,7 @@ def _suggestions(
         languages=tuple(x for x in params.get("languages") or () if isinstance(x, str)),
         archived=tuple(v["version_url"] for v in archived),
     )
-    shown = [s for s in app.suggester.suggest(request) if _key(app, s.url) not in copied][:limit]
+    shown = app.suggester.suggest(request)[:limit]
     app.suggester.record_shown(url, shown)
     _maybe_save(app)
     return [s.to_dict() for s in shown]
@@ -221,17 +218,17 @@ def _archived(app, url: str) -> list[dict]:
         return []
 
 
-def _similar(app, url: str, archived: list[dict]) -> list[dict]:
-    """Pages similar to the newest version; without one, same-site pages nearest in path."""
+def _similar(app, url: str, archived: list[dict], offered: frozenset = frozenset()) -> list[dict]:
+    """Pages similar to the newest version; without one, same-site pages nearest in path.
+    A page whose live address is a suggestion (``offered``: document keys) is left out."""
 
     if archived:
-        return provider.similar(app.store, archived[0]["id"], app.base_url)["similar"][
-            :SIMILAR_LIMIT
-        ]
-    return nearest_on_site(app, url)
+        pages = provider.similar(app.store, archived[0]["id"], app.base_url)["similar"]
+        return [page for page in pages if page.get("key") not in offered][:SIMILAR_LIMIT]
+    return nearest_on_site(app, url, offered)
 
 
-def nearest_on_site(app, url: str) -> list[dict]:
+def nearest_on_site(app, url: str, offered: frozenset = frozenset()) -> list[dict]:
     """Archived pages of the same host whose path is nearest to the failed one (a 404 on a live host)."""
 
     try:
@@ -242,7 +239,7 @@ def nearest_on_site(app, url: str) -> list[dict]:
     seen, ranked = set(), []
     for reg_id in ids:
         doc = app.store.version(reg_id)
-        if doc["key"] in seen:
+        if doc["key"] in seen or doc["key"] in offered:
             continue
         seen.add(doc["key"])
         ratio = Levenshtein.ratio(urlsplit(doc["url"]).path, path)
@@ -271,14 +268,14 @@ def navigation_help(app, url: str, params: dict, limit: int) -> dict:
     # cut here, not only in the reply: version URLs become suggestions the learner records
     archived = strip_credentials_deep(_archived(app, clean))
     answer = {"url": clean, "suggestions": [], "archived": archived, "confident": confident_bar()}
-    # A page of the site listed as an archived copy is not offered again as a live address:
-    # the copy is known to open, the live address may be gone too (the site just gave a 404).
-    answer["similar"] = _similar(app, clean, archived)
-    copied = frozenset(page["key"] for page in answer["similar"] if page.get("key"))
     try:
-        answer["suggestions"] = _suggestions(app, url, params, limit, archived, copied)
+        answer["suggestions"] = _suggestions(app, url, params, limit, archived)
         answer["confident"] = app.suggester.options.confident
     except Exception as exc:  # the archived copies must still reach the error page
         log.exception("suggestions failed for a nav_error")
         answer["suggest_error"] = error_payload(exc)
+    # Each page once: a page the suggestions repair to (the site answered, so its live address
+    # is the repair, "Did you mean") is not listed again among the archived similar pages.
+    offered = frozenset(_key(app, s["url"]) for s in answer["suggestions"]) - {None}
+    answer["similar"] = _similar(app, clean, archived, offered)
     return answer

@@ -97,46 +97,45 @@ def test_reset_and_unreachable_reach_the_engine_as_themselves(app, kind):
     assert "down for a moment" not in retry[0]["reason"]  # not the generic (unknown) reason
 
 
-def test_a_404_lists_each_page_of_the_site_once_as_its_archived_copy(app):
+def test_a_404_lists_each_page_of_the_site_once_as_the_repair(app):
     # Three other pages of the site archived (and so known to the suggester's paths): a 404 on
     # a page never archived finds them twice, as live addresses ("site") and as archived pages
-    # nearest in path. Each is listed once, as its copy, which is known to open.
+    # nearest in path. The site answered, so each is listed once, as the live repair.
     html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
     siblings = [f"https://news.example.org/story/{n}" for n in (2, 11, 12)]
     for url in siblings:
         register(app.store, Capture(url, html))
     app.suggester.add_user_urls([URL, *siblings], source="archived")
     missing = "https://news.example.org/story/10"
-    # what the suggester alone offers: the live addresses of the archived siblings
-    offered = {s.url for s in app.suggester.suggest(SuggestRequest(url=missing, error="http_404"))}
-    assert offered & set(siblings)
     answer = navigation_help(app, missing, {"error": "http_404"}, 10)
-    similar = [page["url"] for page in answer["similar"]]
-    assert set(siblings) <= set(similar)
     live = [s["url"] for s in answer["suggestions"]]
-    assert not set(live) & set(similar), live
+    assert set(siblings) <= set(live)
+    similar = [page["url"] for page in answer["similar"]]
+    assert not set(live) & set(similar), similar
     assert len(similar) == len(set(similar))
+    # with fewer suggestions shown, the pages left out of them are listed as copies again
+    one = navigation_help(app, missing, {"error": "http_404"}, 1)
+    shown = [s["url"] for s in one["suggestions"]]
+    assert shown and set(siblings) - set(shown) <= {page["url"] for page in one["similar"]}
+    assert not set(shown) & {page["url"] for page in one["similar"]}
 
 
-def test_the_pages_dropped_leave_their_room_to_the_next_suggestion(app):
-    # The two nearest paths are archived (shown as copies); the third, known from a visit only,
-    # fills a limit of one.
+def test_the_pages_left_out_leave_their_room_to_the_next_similar_page(app, monkeypatch):
+    # A similar list of one: the nearest archived page is the repair, so the next one fills it.
+    monkeypatch.setattr("host.services.navigation.SIMILAR_LIMIT", 1)
     html = gzip.decompress((PAGES / "228917f19c2a4451.html.gz").read_bytes())
-    archived = ["https://news.example.org/story-10", "https://news.example.org/story/100"]
+    archived = ["https://news.example.org/story/11", "https://news.example.org/stories/99"]
     for url in archived:
         register(app.store, Capture(url, html))
-    app.suggester.add_user_urls(archived, source="archived")
-    app.suggester.add_user_urls(["https://news.example.org/stories/10"], source="visited")
+    app.suggester.add_user_urls(archived[:1], source="archived")
     missing = "https://news.example.org/story/10"
-    ranked = [s.url for s in app.suggester.suggest(SuggestRequest(url=missing, error="http_404"))]
-    assert ranked[:3] == [*archived, "https://news.example.org/stories/10"]
-    answer = navigation_help(app, missing, {"error": "http_404"}, 1)
-    assert [s["url"] for s in answer["suggestions"]] == ["https://news.example.org/stories/10"]
+    answer = navigation_help(app, missing, {"error": "http_404"}, 10)
+    assert archived[0] in [s["url"] for s in answer["suggestions"]]
+    assert [page["url"] for page in answer["similar"]] == [archived[1]]
 
 
 def test_a_live_address_with_no_archived_copy_listed_is_still_suggested(app):
-    # Only what the similar list shows is dropped: a site page known from a visit alone, with no
-    # copy, stays a suggestion.
+    # A site page known from a visit alone, with no copy, is a suggestion too.
     app.suggester.add_user_urls(["https://news.example.org/story/100"], source="visited")
     answer = navigation_help(app, "https://news.example.org/story/10", {"error": "http_404"}, 10)
     assert "https://news.example.org/story/100" in [s["url"] for s in answer["suggestions"]]
