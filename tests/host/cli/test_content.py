@@ -226,16 +226,21 @@ def test_a_missing_page_lists_no_keyword_as_missing(tmp_path, site):
     assert len(lines) == 2 and all(re.match(r"gone +– +http", line) for line in lines)
 
 
+def archive_the_live_article(tmp_path: Path, site, home: Path) -> str:
+    """Serve the article at ``/a`` and archive it as served; its URL."""
+    article = plain(tmp_path, ARTICLE)
+    site.pages["/a"] = (200, article.read_bytes())
+    url = site.base + "/a"
+    added = pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home)
+    assert added.returncode == 0, added.stderr
+    return url
+
+
 def test_the_check_line_writes_the_deciding_share_as_its_reason_does(tmp_path, site):
     """The text line shows the figure that decided each verdict the way its reason and the
     viewer write it ("P 100%" beside "P=100%"), never "P=1.00"; none for a status."""
     home = tmp_path / "home"
-    article = plain(tmp_path, ARTICLE)
-    site.pages["/a"] = (200, article.read_bytes())
-    url = site.base + "/a"
-    assert (
-        pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home).returncode == 0
-    )
+    url = archive_the_live_article(tmp_path, site, home)
     run = pk("check", url, home=home)
     line = run.stdout.splitlines()[0]
     assert re.match(rf"present +P 100% +{re.escape(url)}  decided by the keywords: ", line), line
@@ -249,12 +254,7 @@ def test_an_address_that_cannot_be_fetched_is_unreachable_not_gone(tmp_path, sit
     an answer about the page, so the check is unreachable (not judged, no decider, no figure,
     no keyword list), counted apart, and the last judged state is kept for alerts."""
     home = tmp_path / "home"
-    article = plain(tmp_path, ARTICLE)
-    site.pages["/a"] = (200, article.read_bytes())
-    url = site.base + "/a"
-    assert (
-        pk("archive", "add", url, "--html", str(article), "--no-fetch", home=home).returncode == 0
-    )
+    url = archive_the_live_article(tmp_path, site, home)
     assert json.loads(pk("check", url, "--json", home=home).stdout)["present"] == 1
     site.pages["/a"] = (301, b"")
     site.headers["/a"] = {"Location": "ftp://127.0.0.1/a"}
