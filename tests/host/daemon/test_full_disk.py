@@ -28,11 +28,11 @@ PAGE = f"<html><head><title>Full disk</title></head><body><p>{'the same words ' 
 
 @pytest.fixture
 def tmpfs(tmp_path):
-    """A 4 MB tmpfs (real ENOSPC); skipped when this user may not mount."""
+    """A 16 MB tmpfs (real ENOSPC; room for the versions written once space is back, whatever the search index took meanwhile); skipped when this user may not mount."""
     mount = tmp_path / "tmpfs"
     mount.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
         capture_output=True,
         text=True,
     )
