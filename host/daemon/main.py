@@ -198,7 +198,9 @@ def serve(home: Path, port: int | None = None, announce=lambda state: None) -> d
     pause.resume(home)  # a started daemon ends a `stop --until-login` pause
     lock = Home(Path(home)).lock()
     if not acquire(lock):
-        return {**status_when_ready(home), "already_running": True}
+        wait_out_stop(home)  # a daemon on its way out is not one that runs
+        if not acquire(lock):
+            return {**status_when_ready(home), "already_running": True}
     client.state_path(home).unlink(missing_ok=True)  # a killed daemon's stale address
     try:
         setup_logging(home)
@@ -245,6 +247,15 @@ def _serve_somewhere(app, announce, chosen: bool) -> None:
         raise Unavailable(f"cannot listen on 127.0.0.1: {exc}") from None
 
 
+def wait_out_stop(home: Path) -> None:
+    """If the daemon of ``home`` is stopping, wait until it has (as ``stop`` waits: while it
+    makes progress), so a start asked for meanwhile starts a daemon after it instead of
+    taking the leaving one for a running one and failing when it is gone."""
+    state = client.read_state(home) or {}
+    if state.get("stopping") and client.lock_held(home):
+        client.wait_stopped(home, state.get("pid"))
+
+
 def status_when_ready(home: Path) -> dict:
     """The other daemon's status once it is listening (it may be starting right now)."""
     client.wait_ready(home, None)
@@ -259,6 +270,7 @@ def start_detached(home: Path, port: int | None = None, notify=None) -> dict:
     state = client.running(home, wait=False)
     if state and state.get("ready"):
         return {**status(home), "already_running": True}
+    wait_out_stop(home)
     if client.lock_held(home):  # one is starting: wait for it rather than spawn another
         client.wait_ready(home, None, notify=notify)
         return {**status(home), "already_running": True}

@@ -150,3 +150,35 @@ def home_with_daemon(tmp_path):
     serve(home)
     yield home
     stop_daemon(home)
+
+
+def stopping_in_background(home: Path) -> threading.Thread:
+    """``stop`` in a thread, returned once the daemon has published that it is stopping."""
+    stopper = threading.Thread(target=stop, args=(home,), daemon=True)
+    stopper.start()
+    while not (client.read_state(home) or {}).get("stopping"):
+        assert stopper.is_alive(), "the daemon stopped before it said it was stopping"
+        time.sleep(0.01)
+    return stopper
+
+
+def start_its_own_entry(home: Path) -> dict:
+    """The daemon's own entry (``serve`` in the foreground of a detached process)."""
+    return client.wait_ready(home, client.spawn_daemon(home))
+
+
+@pytest.mark.parametrize("start", [serve, start_its_own_entry])
+def test_a_start_asked_for_while_a_daemon_stops_starts_a_new_one_after_it(
+    hooked_home, monkeypatch, stall_s, start
+):
+    """``serve --detach`` and a daemon spawned directly, each asked for while another stops,
+    wait for it to be gone and then serve (before: "no daemon is starting", exit 6)."""
+    monkeypatch.setenv("PAGEKEEPER_TEST_STOP", f"slow:{SLOW_S * stall_s / 3:.3f}")
+    leaving = serve(hooked_home)["pid"]
+    stopper = stopping_in_background(hooked_home)
+    state = start(hooked_home)
+    stopper.join(10 * stall_s)
+    assert not stopper.is_alive()
+    assert (
+        state["pid"] != leaving and client.running(hooked_home, wait=False)["pid"] == state["pid"]
+    )
