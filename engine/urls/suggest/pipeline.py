@@ -629,9 +629,18 @@ class Suggester:
         if ctx.typed_known and req.error in NETWORK_ERRORS:
             reason = RETRY_REASONS.get(req.error, RETRY_REASON)
             out.append(Suggestion(plain, 0.4, "retry", reason))
+        if ctx.typed_known and req.error == "dns" and self._unknown_subdomain(ctx):
+            out.append(_home_page(typed, ctx.typed_domain))
         if req.error in PAGE_ERRORS:
             out += self._nearest_paths(ctx)
         return out
+
+    def _unknown_subdomain(self, ctx: _Context) -> bool:
+        """The host is a subdomain (not ``www``) of a known site, and not itself known."""
+        host = ascii_host(ctx.typed.host)
+        if host in (ctx.typed_domain, "www." + ctx.typed_domain) or not ctx.typed_domain:
+            return False
+        return not self._known(host)
 
     def _nearest_paths(self, ctx: _Context) -> list[Suggestion]:
         typed = ctx.typed
@@ -659,6 +668,18 @@ def _tld_siblings(ranked: list[Candidate]) -> bool:
     if len(ranked) < 2 or ranked[0].step != "tld" or ranked[1].step != "tld":
         return False
     return split_host(ranked[0].domain)[0] == split_host(ranked[1].domain)[0]
+
+
+def _home_page(typed: TypedURL, domain: str) -> Suggestion:
+    """The known site's home page, for a subdomain of it that no name server knows: the
+    subdomain may be new, retired or mistyped; the site is a place to look from. Below the
+    retry (the user's network may be what failed), never a confident repair.
+
+    >>> _home_page(read_typed("https://shop.example.com/cart"), "example.com").url
+    'https://example.com/'
+    """
+    home = TypedURL(typed.scheme, domain, typed.port, "/")
+    return Suggestion(home.with_host(domain), 0.3, "site", f"the home page of {domain}")
 
 
 def _other_scheme(typed: TypedURL) -> list[Suggestion]:

@@ -199,3 +199,33 @@ def test_a_repaired_suffix_is_named_as_it_was_typed(bundled, typed, meant, why):
     (".edu.co → .edu": no one typed .edu.co)."""
     top = suggest(bundled, f"https://{typed}/a")[0]
     assert (top.url, top.reason) == (f"https://{meant}/a", why)
+
+
+def home_pages(found):
+    return [s for s in found if s.step == "site"]
+
+
+def test_an_unknown_subdomain_of_a_known_site_offers_its_home_page_below_the_retry():
+    s = Suggester(DomainDictionary.from_domains(["example.com", "example.org", "google.com"]))
+    found = suggest(s, "https://shop.example.com:8443/cart?id=3")
+    retry = next(f for f in found if f.step == "retry")
+    assert [(h.url, h.reason) for h in home_pages(found)] == [
+        ("https://example.com:8443/", "the home page of example.com")
+    ]
+    assert home_pages(found)[0].score < retry.score < 0.5  # the network may be what failed
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("https://shop.example.com/cart", "refused"),  # the name resolved: the site answered no
+        ("https://www.example.com/cart", "dns"),  # www is the site itself
+        ("https://example.com/cart", "dns"),
+        ("https://shop.unknown-site.net/cart", "dns"),  # no known site to offer
+        ("https://intranet.example.com/", "dns"),  # a subdomain the user has visited
+    ],
+)
+def test_the_home_page_is_offered_only_for_an_unknown_subdomain_that_did_not_resolve(url, error):
+    s = Suggester(DomainDictionary.from_domains(["example.com", "example.org", "google.com"]))
+    s.add_user_domains(["intranet.example.com"])
+    assert home_pages(suggest(s, url, error)) == []
