@@ -1,8 +1,8 @@
 """Is the stored content still at the live URL? (the page-detection method's detection, step 2–3)
 
 The host fetches the live page. A server that does not answer (refused, timeout,
-DNS failure) or answers a server error (5xx, 408, 429) is ``unreachable``: a state
-of its own, never counted as gone, checked again by the next sweep
+DNS failure), answers a server error (5xx, 408, 429) or will not show the page to the
+check (401, 403, 407: a sign-in, a bot check) is ``unreachable``: a state of its own, never counted as gone, checked again by the next sweep
 (:func:`unreachable`). A page over the fetch's size cap was not read, so it is
 ``too_large`` (:func:`too_large`), never gone either; an address that cannot be fetched at all is
 unreachable too (:func:`cannot_fetch`). Any other non-200 answer (404, 410, …) is ``gone``, decided by
@@ -186,6 +186,10 @@ UNREACHABLE_REASONS = {
 }
 RETRY_STATUSES = (408, 429)  # RFC 9110 §15.5.9, RFC 6585 §4: try again later, not gone
 RETRY_NOTE = "the site may only be down; the next check tries again"
+# RFC 9110 §15.5.2, §15.5.4, §15.5.8: the server will not show the page to this request (it
+# wants a sign-in, or turns automated checks away); the content may well be there.
+REFUSED_STATUSES = (401, 403, 407)
+REFUSED_NOTE = "open it in your browser to see it; the next check tries again"
 # States in which no content was judged: never counted as gone, and alerts compare with the
 # last state that was judged on content.
 UNJUDGED = ("unreachable", "too_large", "unknown")
@@ -205,6 +209,9 @@ def unreachable(kind: str = "network", status: int | None = None) -> Verdict:
     >>> unreachable(status=503).state, unreachable(status=503).missing
     ('unreachable', [])
     """
+    if status in REFUSED_STATUSES:
+        cause = f"the server would not show the page to the check (HTTP {status}: it may want a sign-in)"
+        return Verdict("unreachable", 0.0, False, [], [], f"{cause}; {REFUSED_NOTE}")
     if status is not None:
         cause = f"the server answered HTTP {status} (a server error or overload)"
     else:
@@ -241,15 +248,15 @@ def nothing_to_compare() -> Verdict:
 
 
 def from_status(status: int) -> Verdict:
-    """The verdict for a non-200 answer: unreachable for 5xx/408/429, else gone, decided by
-    the status. No page was read, so no keyword was looked for: none is listed as missing.
+    """The verdict for a non-200 answer: unreachable for 5xx/408/429 and for 401/403/407 (the
+    page was not shown to us), else gone, decided by the status. No page was read, so no keyword was looked for: none is listed as missing.
 
     >>> from_status(404).state, from_status(502).state, from_status(404).missing
     ('gone', 'unreachable', [])
     >>> from_status(410).reason
     'decided by the status: the server answered HTTP 410, so no page was read and no keyword looked for'
     """
-    if status >= 500 or status in RETRY_STATUSES:
+    if status >= 500 or status in RETRY_STATUSES or status in REFUSED_STATUSES:
         return unreachable(status=status)
     reason = f"decided by the status: the server answered HTTP {status}, {NOT_READ}"
     return Verdict("gone", 0.0, False, [], [], reason, "status")

@@ -137,7 +137,7 @@ def test_stored_keywords_accepts_extraction_dict_and_pairs():
 def test_a_missing_page_status_is_gone_decided_by_the_status_with_no_keyword_list():
     # No page was read: the status decided, and no stored keyword is listed as missing (a
     # list would say the content was read and lacked them).
-    for status in (404, 410, 403):
+    for status in (404, 410, 451):
         verdict = from_status(status)
         assert (verdict.state, verdict.decided_by, verdict.figure) == ("gone", "status", None)
         assert verdict.reason.startswith(
@@ -145,6 +145,16 @@ def test_a_missing_page_status_is_gone_decided_by_the_status_with_no_keyword_lis
         )
         assert verdict.missing == verdict.matched == [] and verdict.match == 0.0
         assert not verdict.present and verdict.to_dict()["missing"] == []
+
+
+@pytest.mark.parametrize("status", [401, 403, 407])
+def test_a_page_the_server_will_not_show_the_check_is_unreachable_not_gone(status):
+    # A sign-in or a bot check answers 401/403 to a sweep while the page is there for the
+    # user: no content was read, so nothing says it is gone (and no alert fires on it).
+    verdict = from_status(status)
+    assert (verdict.state, verdict.present, verdict.missing) == ("unreachable", False, [])
+    assert f"would not show the page to the check (HTTP {status}" in verdict.reason
+    assert "open it in your browser" in verdict.reason and "down" not in verdict.reason
 
 
 def test_a_share_reads_the_same_in_the_reason_and_on_every_screen():
