@@ -126,6 +126,10 @@ async function archiveWith(type) {
   // and watchCapture shows how that ends.
   const reply = await callBackground(type, { tabId: tab.id }).catch(() => null);
   if (!reply) return;
+  // The answer ends the transfer line now, not at the next progress read (WATCH_MS later); this
+  // popup renders the answer itself, so the capture's end is not handled twice.
+  watched = false;
+  renderCapture(await readProgress(tab.id));
   archiveButton.disabled = false;
   fill('archive', 'Archive again');
   if (!reply.ok) return showError(reply.error);

@@ -274,3 +274,40 @@ def test_a_capture_stopped_while_reading_the_page_fails_cleanly_and_can_be_archi
     for p in (page, popup):
         p.close()
     server.shutdown()
+
+
+# Records whether the transfer line (#capture) was on screen when the result ("Saved as version")
+# was rendered: a MutationObserver's callback runs at the next microtask checkpoint, before the
+# popup's next await and long before its next read of the progress.
+SEEN_AT_RESULT = """() => {
+  window.transferShownAtResult = null;
+  const label = document.getElementById('version-label');
+  new MutationObserver(() => {
+    if (window.transferShownAtResult === null && label.textContent.startsWith('Saved as version')) {
+      window.transferShownAtResult = !document.getElementById('capture').hidden;
+    }
+  }).observe(label, { childList: true, subtree: true, characterData: true });
+}"""
+
+
+def test_the_transfer_line_goes_with_the_answer_not_a_progress_read_later(browser, host):
+    """Archive from the popup while the transfer line shows: when the host's answer arrives, the
+    result replaces the line at once (it said "Sending …" beside "Saved as version 1" until the
+    popup's next read of the progress, up to a quarter of a second later)."""
+    images = {f"/t{i}.png": ("image/png", png(300, 0, (i, 7, 9), noise=200)) for i in range(8)}
+    tags = "".join(f'<img src="{path}" width="20" height="20">' for path in images)
+    table = {"/": ("text/html", f"<!doctype html><title>line</title>{tags}".encode())}
+    server = serve(table | images)
+    url, page, tab, popup = open_with_popup(browser, server)
+    (host.home / "test-part-delay").write_text("0.05")  # the line is on screen for a while
+    try:
+        popup.evaluate(SEEN_AT_RESULT)
+        popup.locator("#archive").click()
+        expect(popup.locator("#capture")).to_be_visible(timeout=30000)
+        expect(popup.locator("#version-label")).to_have_text("Saved as version 1", timeout=60000)
+        assert popup.evaluate("window.transferShownAtResult") is False
+        assert popup.locator("#capture").is_hidden()
+    finally:
+        (host.home / "test-part-delay").unlink()
+        for p in (page, popup):
+            p.close()
