@@ -252,8 +252,9 @@ def wait_out_stop(home: Path) -> None:
     makes progress), so a start asked for meanwhile starts a daemon after it instead of
     taking the leaving one for a running one and failing when it is gone."""
     state = client.read_state(home) or {}
-    if state.get("stopping") and client.lock_held(home):
-        client.wait_stopped(home, state.get("pid"))
+    pid = state.get("pid")
+    if state.get("stopping") and isinstance(pid, int) and client.lock_held(home):
+        client.wait_stopped(home, pid)
 
 
 def status_when_ready(home: Path) -> dict:
