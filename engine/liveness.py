@@ -247,6 +247,36 @@ def nothing_to_compare() -> Verdict:
     return Verdict("unknown", 0.0, False, [], [], NOTHING_TO_COMPARE)
 
 
+# The reason a status verdict was stored with before it said what decided it ("HTTP 404").
+_BARE_STATUS = re.compile(r"HTTP (\d{3})")
+
+
+def as_stored_now(check: dict) -> dict:
+    """A stored check read as a check made today: a status verdict stored when it still
+    listed every keyword as missing (and said only "HTTP 404") lists none and names its
+    decider, as :func:`from_status` does now; any other check is returned as it is.
+
+    >>> old = {"state": "gone", "reason": "HTTP 404", "missing": ["alpha"], "matched": []}
+    >>> now = as_stored_now(old)
+    >>> now["missing"], now["decided_by"], now["reason"].startswith("decided by the status")
+    ([], 'status', True)
+    """
+    bare = _BARE_STATUS.fullmatch(str(check.get("reason") or ""))
+    if check.get("state") != "gone" or not (bare or check.get("decided_by") == "status"):
+        return check
+    reason = (
+        f"decided by the status: the server answered HTTP {bare[1]}, {NOT_READ}" if bare else None
+    )
+    return {
+        **check,
+        "decided_by": "status",
+        "figure": None,
+        "matched": [],
+        "missing": [],
+        "reason": reason or check.get("reason"),
+    }
+
+
 def from_status(status: int) -> Verdict:
     """The verdict for a non-200 answer: unreachable for 5xx/408/429 and for 401/403/407 (the
     page was not shown to us), else gone, decided by the status. No page was read, so no keyword was looked for: none is listed as missing.

@@ -27,6 +27,7 @@ from engine.archive.model import RegisterOptions, iso
 from engine.archive.resources import manifest_of
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
+from engine.liveness import as_stored_now
 from host.daemon.changes import CONNECTION_CLOSED
 from host.daemon.http_routes import signed_version_path
 from host.handlers import choice, flag, integer, text
@@ -335,8 +336,8 @@ def diff(params: dict, app) -> dict:
 # -- liveness -----------------------------------------------------------------------------
 
 
-def _public_check(row: dict) -> dict:
-
+def _public_check(stored: dict) -> dict:
+    row = as_stored_now(stored)
     when = row.get("checked_at")
     return {
         "state": row.get("state"),

@@ -24,6 +24,7 @@ from engine.liveness import (
     LivenessOptions,
     StoredText,
     TemplateCache,
+    as_stored_now,
     by_phrases,
     decide,
     deciding_figure,
@@ -145,6 +146,31 @@ def test_a_missing_page_status_is_gone_decided_by_the_status_with_no_keyword_lis
         )
         assert verdict.missing == verdict.matched == [] and verdict.match == 0.0
         assert not verdict.present and verdict.to_dict()["missing"] == []
+
+
+def test_a_status_check_stored_with_every_keyword_missing_reads_as_one_made_now():
+    words = ["alpha", "beta"]
+    for old in (
+        {"state": "gone", "reason": "HTTP 410", "missing": words, "matched": [], "match": 0.0},
+        {"state": "gone", "reason": "HTTP 410", "missing": words, "decided_by": "status"},
+    ):
+        now = as_stored_now({**old, "checked_at": 5.0})
+        assert (now["missing"], now["matched"], now["decided_by"]) == ([], [], "status")
+        assert now["reason"] == from_status(410).reason and now["checked_at"] == 5.0
+    # checks judged on content keep their lists, whatever their reason says
+    judged = {
+        "state": "gone",
+        "reason": "decided by P=20%",
+        "missing": words,
+        "decided_by": "keywords",
+    }
+    assert as_stored_now(judged) == judged
+    kept = {"state": "present", "reason": "HTTP 404", "missing": ["beta"], "matched": ["alpha"]}
+    assert as_stored_now(kept) == kept
+    assert (
+        as_stored_now({"state": "gone", "reason": "HTTP 4044", "missing": words})["missing"]
+        == words
+    )
 
 
 @pytest.mark.parametrize("status", [401, 403, 407])

@@ -15,7 +15,7 @@ from engine.archive.model import Capture
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.diff import diff_rows, word_parts
-from host.handlers.viewer import diff
+from host.handlers.viewer import check_of, diff, liveness_states
 from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
 
@@ -327,3 +327,18 @@ def test_diff_between_a_version_and_its_revisit_is_no_change(tmp_path):
     assert {r["op"] for r in res["rows"]} <= {"equal", "skip"}  # unchanged runs are folded
     assert res["stats"]["added"] == res["stats"]["changed"] == 0 and res["stats"]["equal"] > 0
     assert res["b"]["revisit_of"] == a and res["a"]["revisit_of"] is None
+
+
+def test_a_404_check_stored_with_its_keywords_missing_is_shown_as_a_status_verdict(tmp_path):
+    """A 404 checked before a status verdict dropped its keyword list still lists every
+    keyword as missing in the store; the viewer, the popup and the report read it as made now."""
+    page = page_bytes(CHIP[0])
+    with ArchiveStore.open(tmp_path / "home") as store:
+        version = register(store, Capture("http://127.0.0.1/a", page))
+        old = {"state": "gone", "match": 0.0, "reason": "HTTP 404", "checked_at": 7.0}
+        store.update("liveness", version.id, {**old, "missing": ["chip", "makers"], "matched": []})
+        shown = check_of(store, version.key)
+        states = liveness_states(SimpleNamespace(store=store))
+    assert shown == states[version.key]
+    assert (shown["missing"], shown["decided_by"], shown["state"]) == ([], "status", "gone")
+    assert shown["reason"].startswith("decided by the status: the server answered HTTP 404")
