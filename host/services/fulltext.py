@@ -282,10 +282,17 @@ class FullTextIndex:
         interrupt left over from a step that ended first would stop the next one); the next
         step opens another. An interrupt may surface as another error (FTS5 opening its
         table: "vtable constructor failed"): a failure after a write interrupted the step is
-        its interruption."""
+        its interruption. SQLite drops an interrupt that no statement of the step looks at (one
+        sent between two of them, or while BEGIN ends, is cleared as the next one starts), so
+        the step also gives way before its COMMIT if a write asked it to meanwhile: a step a
+        write asked to give way is rolled back, however late the write's resent interrupt
+        (its thread may wait for a core longer than the step lasts)."""
         try:
             db.execute("BEGIN IMMEDIATE")
             done = _merge_step(db, pages)
+            with self.writes:  # a write that asked since the step began: give way to it
+                if self.interrupts != interrupts:
+                    raise sqlite3.OperationalError("interrupted")
             db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             with self.writes:  # a write interrupts ``self.merger`` under this lock

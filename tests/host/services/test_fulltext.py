@@ -1044,9 +1044,13 @@ def test_a_step_runs_whole_only_after_give_way_interrupted_steps_in_a_row(
 ):
     """A step after ``GIVE_WAY - 1`` interrupted ones still gives way to a write; the one
     after ``GIVE_WAY`` runs whole, the write waiting for it (it lands after the step's
-    commit); a completed step starts the count afresh. The step is held (before its merge,
-    then mid-way in a progress handler of the test's, while it may be interrupted) until
-    the write waits, so the write surely comes during it."""
+    commit); a completed step starts the count afresh. The step is held (in a progress
+    handler of the test's as its BEGIN ends, then before its merge) until the write waits,
+    so the write surely comes during it; the write's interrupt lands where SQLite drops it
+    (no statement of the step looks at it again) and is not sent again during the step, as
+    when the write's thread waits for a core longer than the step lasts: the step gives way
+    all the same."""
+    monkeypatch.setattr(fulltext, "RESEND_S", 60.0)  # the step's end wakes the write
     index = merge_work(tmp_path / "f.sqlite3")
     rows, under_way, merge_step = index.count(), threading.Event(), fulltext._merge_step
 
