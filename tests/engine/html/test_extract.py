@@ -2165,3 +2165,59 @@ def test_card_titles_join_only_a_body_shorter_than_they_are():
         banner = Block("s" * size, size, 0, "p", path=(0, 1))
         body = with_card_titles([banner, *page], [banner], ExtractOptions())
         assert (len(body) == 7) is joins and body[0] is banner
+
+
+def test_a_heading_over_a_linked_photo_credit_heads_the_text_under_it():
+    # wired.com (Fundus, MIT): a pick's <h2>, its photo credit as a link ("Photograph: Zenbivy"),
+    # then the pick's text: the heading heads that text, it is no orphan over a link list.
+    url = "https://www.wired.com/story/the-best-sleeping-bags-for-every-adventure/"
+    page = wide_page("fundus-us-Wired-V1")
+    assert "Best All-in-One Sleep System" in main_text(page, url).split("\n")
+    off = ExtractOptions(orphan_line_stays=False)
+    assert "Best All-in-One Sleep System" not in main_text(page, url, off).split("\n")
+
+
+def test_a_list_between_two_paragraphs_with_words_of_its_own_is_story_text():
+    # homeenergy.pseg.com (WCXB, CC-BY-4.0): "Ventilation Fans – $25 instant discount", the
+    # appliance linked, its discount plain, in a list between two paragraphs of the page's text.
+    url = "https://homeenergy.pseg.com/smart-thermostats"
+    page = wide_page("wcxb-4242")
+    items = [
+        "Ventilation Fans – $25 instant discount",
+        "Electric Hedge Trimmers – $25 instant discount",
+    ]
+    assert all(item in main_text(page, url).split("\n") for item in items)
+    off = ExtractOptions(story_list_min_plain=0)
+    assert not any(item in main_text(page, url, off).split("\n") for item in items)
+
+
+def test_a_list_of_the_story_is_no_teaser_card():
+    # A blog post's list of dates, each with its event linked, between two of its paragraphs
+    # (the paths of a real WordPress post): the list element with its links reads as a teaser
+    # card, but it is a list of the story.
+    def para(text: str, n: int) -> Block:
+        return Block(text, len(text), 0, "p", path=(6, 7, 10, 11, 26, n))
+
+    def item(date: str, link: str, n: int) -> Block:
+        text = f"{date}: {link}"
+        return Block(text, len(text), len(link), "li", path=(6, 7, 10, 11, 26, 28, n), links=1)
+
+    lead = para(
+        "The festival runs over the next four weekends around the valley, with guided walks, talks,"
+        " a craft market and boat tours on the river for every age and every kind of visitor.",
+        27,
+    )
+    items = [
+        item("November 17th to 18th", "Launch and Main Event in Harrison Mills", 29),
+        item("November 23rd to 25th", "Featured Region: Harrison Hot Springs", 30),
+        item("November 30th to 2nd", "Featured Region: Harrison Mills", 31),
+    ]
+    after = para(
+        "Stop in at the chamber of commerce on your way to the hatchery, or visit the heritage"
+        " site, where volunteers show the eagles feeding on the salmon run every morning.",
+        33,
+    )
+    blocks = [lead, *items, after]
+    assert _span_blocks(blocks, 0, 4, [True] * 5, ExtractOptions()) == blocks
+    off = ExtractOptions(story_list_min_plain=0)
+    assert _span_blocks(blocks, 0, 4, [True] * 5, off) == [lead, after]
