@@ -94,10 +94,6 @@ class ExtractOptions:
     # hub's or a tutorial index's sections, each a heading and its pages. 0: off.
     link_index_min_lists: int = 2
     link_index_intro_chars: int = 80  # a plain <p> this long introduces a list too (0: no)
-    # ... or an item of a list set between two paragraphs of the running text, in their own
-    # element, whose every item holds this many characters outside its links (see
-    # story_list_items): "Title by Author", "November 17th to 18th: Featured Region". 0: off.
-    story_list_min_plain: int = 8
     title_reach: int = 3  # blocks after the title, in its item (same parent element), searched
     # Seed: no sample passes the title check → no body. Off by default: generic or
     # site-heavy titles then cost the whole body; the best-matching sample is used instead.
@@ -108,9 +104,6 @@ class ExtractOptions:
     drop_title: bool = True  # the title heading is not body text (it is the title)
     orphan_headings: bool = True  # a heading over a dropped link list ("Related") goes too
     orphan_max_chars: int = 80  # a longer "heading" is a lead set in h2/h3, never an orphan
-    # ... nor one over a single linked line (a photo credit, a price's shop link, a "Main
-    # article:" note) that a paragraph of running text follows (see over_linked_line)
-    orphan_line_stays: bool = True
     section_headings: bool = True  # ... nor one right over its first subheading (opens_subsection)
     trim_chars: int = 40  # short blocks at either end of the body (dates, "Related") are cut
     trim_plain_stays: bool = True  # ... unless a plain <p> (no digits, no links): see edge_noise
@@ -522,46 +515,8 @@ def _orphan_heading(
         return False
     nxt = blocks[k + 1]
     if _is_linky(nxt, options):
-        return not (options.orphan_line_stays and over_linked_line(blocks, k, hi, options))
+        return True
     return nxt.tag in HEADINGS and not opens_subsection(blocks, k, hi, options, title)
-
-
-def over_linked_line(blocks: list[Block], k: int, hi: int, options: ExtractOptions) -> bool:
-    """Whether the heading ``k`` stands over one linked line (not a list item, not a linked
-    heading) with a paragraph of running text after it (``teaser_min_chars``+, not
-    link-dense, no heading or item) whose element does not hold the heading's deeper down:
-    the line is the section's photo credit ("Photograph: REI"), its product's shop link
-    ("£79.99, Lakeland") or a "Main article:" note, and the heading heads the text under
-    it. A "Related" heading heads a link list, and a gallery widget set inside the story's
-    element ("Aktuelle Farbdesigns …" over "Galerie") has the story's text after it.
-
-    >>> head = Block("The Best Sleeping Bag for Backpackers", 37, 0, "h2")
-    >>> credit = Block("Photograph: Scott Gilbertson", 28, 28, "p")
-    >>> text = Block("This bag packs down small and kept me warm below freezing.", 58, 0, "p")
-    >>> over_linked_line([head, credit, text], 0, 2, ExtractOptions())
-    True
-    >>> item = Block("Camping stoves, tested", 22, 22, "li")
-    >>> over_linked_line([head, item, text], 0, 2, ExtractOptions())
-    False
-    >>> links = Block("Our sleeping bag guide and our tent guide", 41, 30, "p")
-    >>> over_linked_line([head, credit, links], 0, 2, ExtractOptions())
-    False
-    >>> widget = replace(head, path=(1, 7, 8, 9))
-    >>> story = replace(text, path=(1, 10))
-    >>> over_linked_line([widget, credit, story], 0, 2, ExtractOptions())
-    False
-    """
-    if k + 2 > hi or blocks[k + 1].tag == "li" or blocks[k + 1].tag in HEADINGS:
-        return False  # an item of a list, or a teaser's linked headline
-    after = blocks[k + 2]
-    holder, own = after.path[:-1], blocks[k].path[:-1]
-    return (
-        not (len(holder) < len(own) and own[: len(holder)] == holder)  # no widget in the text
-        and after.tag not in HEADINGS
-        and after.tag != "li"
-        and after.chars >= options.teaser_min_chars
-        and not _is_linky(after, options)
-    )
 
 
 def opens_subsection(
@@ -1132,89 +1087,9 @@ def link_index_items(blocks, lo, hi, free, options: ExtractOptions) -> set[int]:
     return {j for items in lists for j in items}
 
 
-def running_paragraph(block: Block, holder: tuple[int, ...], options: ExtractOptions) -> bool:
-    """A <p> of the running text held by ``holder``: ``teaser_min_chars``+, not link-dense.
-
-    >>> running_paragraph(Block("x" * 50, 50, 0, "p", path=(1, 5)), (1,), ExtractOptions())
-    True
-    """
-    return (
-        block.tag == "p"
-        and block.path[:-1] == holder
-        and block.chars >= options.teaser_min_chars
-        and not _is_linky(block, options)
-    )
-
-
-def story_list(blocks, k, end, lo, hi, free, options: ExtractOptions) -> bool:
-    """Whether the list of blocks ``k``..``end`` is a list of the story: the nearest blocks
-    before and after it are paragraphs of the running text in the list's own element (see
-    :func:`running_paragraph`), and every item holds ``story_list_min_plain``+ characters
-    outside its links (its own words: "… by Deborah Shane", "November 17th to 18th, 2012:
-    …"). A story links the posts or dates it lists in its own sentences; a "More stories"
-    box is links alone, and it ends the story or stands beside it.
-
-    >>> text = Block("x" * 50, 50, 0, "p", path=(1, 5))
-    >>> item = Block("Where Success is Really Hidden by Nance Rosen", 45, 30, "li", path=(1, 3, 4))
-    >>> story_list([text, item, text], 1, 1, 0, 2, [True] * 3, ExtractOptions())
-    True
-    >>> bare = Block("Where Success is Really Hidden", 30, 30, "li", path=(1, 3, 4))
-    >>> story_list([text, bare, text], 1, 1, 0, 2, [True] * 3, ExtractOptions())
-    False
-    >>> more = Block("More stories", 12, 0, "h3", path=(1, 2))  # a box's heading over it
-    >>> story_list([more, item, text], 1, 1, 0, 2, [True] * 3, ExtractOptions())
-    False
-    >>> aside = Block("x" * 50, 50, 0, "p", path=(9, 5))  # text of another element after it
-    >>> story_list([text, item, aside], 1, 1, 0, 2, [True] * 3, ExtractOptions())
-    False
-    """
-    least, holder = options.story_list_min_plain, blocks[k].path[:-2]
-    if any(
-        not free[j] or blocks[j].chars - blocks[j].link_chars < least for j in range(k, end + 1)
-    ):
-        return False
-    before, after = _free_neighbour(free, k, lo, -1), _free_neighbour(free, end, hi, 1)
-    return (
-        before is not None
-        and after is not None
-        and running_paragraph(blocks[before], holder, options)
-        and running_paragraph(blocks[after], holder, options)
-    )
-
-
-def story_list_items(blocks, lo, hi, free, options: ExtractOptions) -> set[int]:
-    """The items of the span's lists of the story (see :func:`story_list`).
-
-    >>> text = Block("x" * 50, 50, 0, "p", path=(1, 5))
-    >>> item = Block("Where Success is Really Hidden by Nance Rosen", 45, 30, "li", path=(1, 3, 4))
-    >>> sorted(story_list_items([text, item, item, text], 0, 3, [True] * 4, ExtractOptions()))
-    [1, 2]
-    """
-    items: set[int] = set()
-    k = lo + 1  # the span's first and last blocks have no paragraph on both sides
-    while k < hi:
-        if blocks[k].tag != "li" or not free[k]:
-            k += 1
-            continue
-        end = list_end(blocks, k, hi)
-        if story_list(blocks, k, end, lo, hi, free, options):
-            items.update(range(k, end + 1))
-        k = end + 1
-    return items
-
-
 def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
     plain: set[tuple] | None = None
     index: set[int] | None = None
-    lists: set[int] | None = None
-
-    def story_item(k: int) -> bool:
-        nonlocal lists
-        if not options.story_list_min_plain or blocks[k].tag != "li":
-            return False
-        if lists is None:
-            lists = story_list_items(blocks, lo, hi, free, options)
-        return k in lists
 
     def listed(k: int) -> bool:
         nonlocal index
@@ -1259,7 +1134,6 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not linked_paragraph(blocks, k, lo, hi, options)
             and not prose(k)
             and not listed(k)
-            and not story_item(k)
         ):
             continue
         if site_noise(block, options) or (
@@ -1268,9 +1142,7 @@ def _span_blocks(blocks, lo, hi, free, options, title: str = "") -> list[Block]:
             and not (k < hi and listed(k + 1))  # it introduces an index's link list
         ):
             continue
-        if (in_title and block.text in title) or (
-            chars <= short and teaser(k) and not story_item(k)  # a story's list is no card
-        ):
+        if (in_title and block.text in title) or (chars <= short and teaser(k)):
             continue
         kept.append(block)
     return trim_edges(kept, options.trim_chars, options.trim_plain_stays)

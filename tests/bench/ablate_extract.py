@@ -57,14 +57,10 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "linked_sentence": replace(BASE, linked_sentence_min_chars=0),
     "link_index": replace(BASE, link_index_min_lists=0),
     "link_index_min_lists=1": replace(BASE, link_index_min_lists=1),
-    "story_lists": replace(BASE, story_list_min_plain=0),
-    "story_list_min_plain=5": replace(BASE, story_list_min_plain=5),
-    "story_list_min_plain=15": replace(BASE, story_list_min_plain=15),
     "container": replace(BASE, container=False),
     "drop_title": replace(BASE, drop_title=False),
     "orphan_headings": replace(BASE, orphan_headings=False),
     "section_headings": replace(BASE, section_headings=False),
-    "orphan_line_stays": replace(BASE, orphan_line_stays=False),
     "trim_edges": replace(BASE, trim_chars=0),
     "trim_plain_stays": replace(BASE, trim_plain_stays=False),
     "article_box": replace(BASE, article_box_tiers=0),
@@ -219,12 +215,8 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated rule names (default: every one)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--per-page", action="store_true", help="list each moved page")
-    parser.add_argument(
-        "--set",
-        choices=("wide", "dev"),
-        default="wide",
-        help="the wide set's tuning split, or extraction-dev's",
-    )
+    parser.add_argument("--set", choices=("wide", "dev"), default="wide",
+                        help="the wide set's tuning split, or extraction-dev's")
     args = parser.parse_args()
     if args.set == "dev":
         score, rows, pages = DevScorer(), *dev_tuning(args.limit)
