@@ -139,10 +139,7 @@ class ExtractOptions:
     # 0: off.
     fallback_min_chars: int = 250
     fallback_factor: float = 2.0
-    # The baseline step of the fallback above (every plain <p> of the page). Off: on the wide
-    # set it took a shop's or an event page's scattered lines for the body more often than it
-    # found one, and it moves no extraction-dev page.
-    paragraph_fallback: bool = False
+    paragraph_fallback: bool = True  # the baseline step of the fallback above
     # A body still under this (no sentence or two: a page made of links) gives way to the page's
     # text without menu items (see page_text_blocks) when that is twice as long. 0: off.
     text_fallback_max_chars: int = 100

@@ -74,7 +74,7 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "template_lines": replace(BASE, template_lines=False),
     "rival": replace(BASE, rival_factor=0),
     "fallback_bare": replace(BASE, fallback_min_chars=0),
-    "paragraph_fallback=on": replace(BASE, paragraph_fallback=True),
+    "paragraph_fallback": replace(BASE, paragraph_fallback=False),
     "text_fallback": replace(BASE, text_fallback_max_chars=0),
     "cut_comments": replace(BASE, comments_after_share=0),
     "counted_thread": replace(BASE, comments_count_min_chars=0),

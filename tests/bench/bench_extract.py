@@ -149,7 +149,7 @@ def ablations() -> dict[str, ExtractOptions]:
         "ours: no rival sample": replace(base, rival_factor=0.0),
         "ours: no hint-free fallback": replace(base, fallback_min_chars=0),
         "ours: no heading standfirst": replace(base, standfirst_min_chars=0),
-        "ours: paragraph fallback on": replace(base, paragraph_fallback=True),
+        "ours: no paragraph fallback": replace(base, paragraph_fallback=False),
         "ours: no comment-section cut": replace(base, comments_after_share=0.0),
         "ours: lead before the headline": replace(base, lead_after_headline=False),
         "ours: no linked paragraphs": replace(base, linked_paragraph_min_chars=0),
