@@ -215,8 +215,12 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated rule names (default: every one)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--per-page", action="store_true", help="list each moved page")
-    parser.add_argument("--set", choices=("wide", "dev"), default="wide",
-                        help="the wide set's tuning split, or extraction-dev's")
+    parser.add_argument(
+        "--set",
+        choices=("wide", "dev"),
+        default="wide",
+        help="the wide set's tuning split, or extraction-dev's",
+    )
     args = parser.parse_args()
     if args.set == "dev":
         score, rows, pages = DevScorer(), *dev_tuning(args.limit)
