@@ -18,6 +18,9 @@ twice over the same pages: as it is, and off. For each rule the script prints
 
 Run: ``.venv/bin/python tests/bench/ablate_extract.py [--only NAME,...] [--limit N]`` (about
 10 s of CPU per rule on 1,882 pages). ``--per-page NAME`` lists that rule's pages by gain.
+``--set dev`` measures the same on extraction-dev's tuning split (``bench_extract.split_of``),
+scored by its snippets (``bench_extract.score``): one group, ``extraction-dev``, whose F1 is
+the micro F1 over the snippets of the pages counted, and sites and folds as above.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+import bench_extract  # noqa: E402
 from bench_extract_wide import load_page, scorer, select, truth  # noqa: E402
 from train_context_model import FOLDS, fold_of, groups_of, site_of  # noqa: E402
 
@@ -100,6 +104,29 @@ ABLATIONS: dict[str, ExtractOptions] = {
     "credit_max_chars=200": replace(BASE, credit_max_chars=200),
     "credit_max_chars=300": replace(BASE, credit_max_chars=300),
 }
+
+
+class DevScorer:
+    """extraction-dev's snippet scoring behind the wide scorer's two calls: a page's counts
+    are (tp, fn, fp, tn) of its snippets; a group's F1 is the micro F1 over its pages'."""
+
+    @staticmethod
+    def tp_fp_fn(case: dict, text: str) -> tuple[int, int, int, int]:
+        return bench_extract.score(text, case)
+
+    @staticmethod
+    def aggregate(counts: list) -> tuple[float, float, float]:
+        return bench_extract.prf(tuple(sum(c[k] for c in counts) for k in range(4)))
+
+
+def dev_tuning(limit: int | None) -> tuple[list[dict], dict[str, bytes]]:
+    """extraction-dev's tuning pages as rows (``body`` is the case with its snippets)."""
+    cases = [c for c in bench_extract.load(None) if bench_extract.split_of(c[0]) == "tune"]
+    rows = [
+        {"id": cid, "url": case["url"], "body": case, "source": "extraction-dev"}
+        for cid, case, _ in cases[:limit]
+    ]
+    return rows, {cid: raw for cid, _, raw in cases[:limit]}
 
 
 def page_f1s(score, rows: list[dict], pages: dict[str, str], options: ExtractOptions) -> list:
@@ -188,13 +215,22 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated rule names (default: every one)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--per-page", action="store_true", help="list each moved page")
+    parser.add_argument(
+        "--set",
+        choices=("wide", "dev"),
+        default="wide",
+        help="the wide set's tuning split, or extraction-dev's",
+    )
     args = parser.parse_args()
-    score, rows = scorer(), select(truth(), "tune", args.limit)
-    pages = {row["id"]: load_page(row["id"]) for row in rows}
+    if args.set == "dev":
+        score, rows, pages = DevScorer(), *dev_tuning(args.limit)
+    else:
+        score, rows = scorer(), select(truth(), "tune", args.limit)
+        pages = {row["id"]: load_page(row["id"]) for row in rows}
     sites = [site_of(row) for row in rows]
     folds = [fold_of(s) for s in sites]
     names = args.only.split(",") if args.only else list(ABLATIONS)
-    print(f"{len(rows)} tuning pages, load average {os.getloadavg()[0]:.2f}")
+    print(f"{len(rows)} tuning pages ({args.set}), load average {os.getloadavg()[0]:.2f}")
     print("gain of each rule = F1 with it minus F1 without it (tuning split)")
     base = page_f1s(score, rows, pages, BASE)
     for name in names:

@@ -14,6 +14,7 @@ the honest figure. Run: ``.venv/bin/python tests/bench/bench_extract.py [--engin
 from __future__ import annotations
 
 import argparse
+import ast
 import gzip
 import hashlib
 import json
@@ -127,6 +128,15 @@ def show(row: dict) -> None:
     )
 
 
+def options_of(name: str) -> ExtractOptions:
+    """The options an engine named ``ours@key=value;key=value`` sets (Python literals)."""
+    changes = {}
+    for pair in filter(None, name.removeprefix("ours@").split(";")):
+        key, _, value = pair.partition("=")
+        changes[key] = ast.literal_eval(value)
+    return replace(ExtractOptions(), **changes)
+
+
 def ablations() -> dict[str, ExtractOptions]:
     base = ExtractOptions()
     return {
@@ -162,7 +172,10 @@ def main() -> None:
         "trafilatura": run_trafilatura,
         "readability": run_readability,
     }
-    rows = [evaluate(n, engines[n], pages) for n in args.engines.split(",")]
+    rows = [
+        evaluate(n, engines[n] if n in engines else run_ours(options_of(n)), pages)
+        for n in args.engines.split(",")
+    ]
     if args.ablate:
         rows += [evaluate(n, run_ours(o), pages) for n, o in ablations().items()]
     for row in rows:

@@ -29,6 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+from bench_extract import options_of  # noqa: E402
+
 from engine.html.extract import ExtractOptions, extract, main_text  # noqa: E402
 
 try:  # the baselines (the bench extras: `make bench` installs them)
@@ -121,6 +125,20 @@ ENGINES = {
 }
 
 
+def engine(name: str):
+    """An engine by name; ``ours@key=value;key=value`` is ours with those options set (a
+    value is a Python literal: ``ours@paragraph_fallback=True;story_list_min_plain=0``), to
+    score a change and the tree without it in one run."""
+    if name in ENGINES:
+        return ENGINES[name]
+    options = options_of(name)
+
+    def run(html: str, url: str | None) -> str:
+        return main_text(html, url, options)
+
+    return run
+
+
 def predict(fn, rows: list[dict], pages: dict[str, str]) -> tuple[dict[str, str], tuple, int]:
     """Outputs by id, (wall, CPU) ms per page, and the number of pages that raised."""
     out, errors, elapsed, cpu = {}, 0, 0.0, 0.0
@@ -186,7 +204,7 @@ def main() -> None:
     names = args.engines.split(",")
     tables, speeds, outputs = {}, {}, {}
     for name in names:
-        outputs[name], ms, errors = predict(ENGINES[name], rows, pages)
+        outputs[name], ms, errors = predict(engine(name), rows, pages)
         tables[name], speeds[name] = breakdown(score, rows, outputs[name]), (ms, errors)
     show(names, tables, speeds)
     if args.per_page:

@@ -5,13 +5,15 @@ is not credited to that fold."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from ablate_extract import ABLATIONS, BASE, cross_validated, mean_of_groups  # noqa: E402
+from ablate_extract import ABLATIONS, BASE, DevScorer, cross_validated, mean_of_groups  # noqa: E402
+from bench_extract import options_of  # noqa: E402
 
 
 class MeanScore:
@@ -50,3 +52,23 @@ def test_the_mean_of_groups_leaves_the_whole_set_out():
 
 def test_every_ablation_changes_the_options():
     assert all(options != BASE for options in ABLATIONS.values())
+
+
+def test_extraction_dev_counts_its_snippets_over_the_pages_of_a_group():
+    # Two pages: one keeps its snippet and drops the other's boilerplate, one misses both.
+    kept = {"with": ["Die Brücke ist offen."], "without": ["Mehr zum Thema"]}
+    missed = {"with": ["Der Zug fährt wieder."], "without": ["Newsletter bestellen"]}
+    counts = [
+        DevScorer.tp_fp_fn(kept, "Die  Brücke ist offen.\nImpressum"),
+        DevScorer.tp_fp_fn(missed, "Newsletter bestellen"),
+    ]
+    assert counts == [(1, 0, 0, 1), (0, 1, 1, 0)]
+    p, r, f = DevScorer.aggregate(counts)  # micro: tp 1, fn 1, fp 1
+    assert (p, r, f) == (0.5, 0.5, 0.5)
+    assert DevScorer.aggregate(counts[:1]) == (1.0, 1.0, 1.0)
+
+
+def test_an_engine_name_sets_the_options_it_names():
+    options = options_of("ours@paragraph_fallback=False;max_link_density=0.3")
+    assert options == replace(BASE, paragraph_fallback=False, max_link_density=0.3)
+    assert options_of("ours@") == BASE

@@ -213,7 +213,8 @@ def test_a_too_short_body_falls_back_to_every_paragraph_of_the_page():
     html = "<title>Tagebuch</title>" + "".join(
         "<div>" * 12 + f"<p>{post}</p>" + "</div>" * 12 for post in posts
     )
-    body = extract(html).body
+    on = ExtractOptions(paragraph_fallback=True, text_fallback_max_chars=0)
+    body = extract(html, options=on).body
     assert all(post in body for post in posts)
     alone = ExtractOptions(paragraph_fallback=False, text_fallback_max_chars=0)
     only_sample = extract(html, options=alone).body
