@@ -31,7 +31,8 @@ FAKE_API = """
             async create(o) { await globalThis.record({ type: 'tabs.create', params: o }); return o; },
             async update(id, o) { await globalThis.record({ type: 'tabs.update', params: { id, ...o } }); return o; } },
     storage: { sync: { async get() { return { ...stored }; },
-                       async set(v) { Object.assign(stored, v); await globalThis.record({ type: 'sync.set', params: v }); } } },
+                       async set(v) { Object.assign(stored, v); await globalThis.record({ type: 'sync.set', params: v }); } },
+               session: { async get() { return {}; } } },  // no capture under way in these tests
   };
 """
 
