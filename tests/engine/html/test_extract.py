@@ -1739,6 +1739,21 @@ def test_only_a_product_the_page_is_about_is_a_sign():
     offer = '<div itemscope itemtype="https://schema.org/Offer"><p>Cup</p></div>'
     for page, declared in ((about, True), (nested, False), (micro, True), (offer, False)):
         assert declares_product(page, LexborHTMLParser(page)) is declared, page
+    # In the extraction: an article with a cart control and a review of a product keeps
+    # its shipping section; the same page about the product drops it.
+    paras = [
+        f"<p>{f'The cup number {n} keeps coffee warm for an hour and a half. ' * 6}</p>"
+        for n in range(4)
+    ]
+    terms = "We send every cup to Australia within three days of your order, by post."
+    page = (
+        '<head><meta property="og:type" content="article"></head><body><article><h1>Cup</h1>'
+        f'{paras[0]}{paras[1]}<div class="shipping-terms"><p>{terms}</p></div>{paras[2]}{paras[3]}'
+        "</article>"
+        '<form action="/add-to-cart"></form>{}</body>'
+    )
+    assert terms in main_text(page.replace("{}", nested))
+    assert terms not in main_text(page.replace("{}", about))
 
 
 def test_a_preformatted_block_whose_names_are_links_is_not_a_link_list():
