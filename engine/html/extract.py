@@ -45,8 +45,8 @@ from engine.html.keywords import KeywordOptions, detect_language, keywords, stop
 from engine.html.parse import closed_title, decode_html, looks_binary
 from engine.html.product import (
     DescriptionOptions,
+    declarations,
     declared_descriptions,
-    declares_product,
     described_blocks,
     may_declare_product,
     with_description,
@@ -1966,9 +1966,9 @@ def find_body(html: bytes | str | ParsedPage, url: str | None, options: ExtractO
     page = html if isinstance(html, ParsedPage) else parse_page(html)
     text, tree = page.text, page.tree
     title = page_title(tree)
-    described = options.product_description and may_declare_product(text)
-    declared = declared_descriptions(tree) if described else []
-    declares = bool(options.product_signals) and declares_product(text, tree)
+    found = declarations(tree) if may_declare_product(text) else ([], False)
+    declared = declared_descriptions(tree, found) if options.product_description else []
+    declares = bool(options.product_signals) and (bool(found[0]) or found[1])
     site = site_words(_meta_content(tree, 'meta[property="og:site_name"]'), url)
     weights = title_weights(article_title(title, site))
     blocks, chosen, regions = page_body(tree, weights, title, options, declares)

@@ -112,11 +112,13 @@ def may_declare_product(html: str) -> bool:
     return "Product" in html and any(mark in html for mark in PRODUCT_MARKS)
 
 
-def declared_descriptions(tree: LexborHTMLParser) -> list[str]:
+def declared_descriptions(
+    tree: LexborHTMLParser, found: tuple[list[dict], bool] | None = None
+) -> list[str]:
     """The texts the page declares as its product's description: the ``description`` of each
     top-level JSON-LD Product, the microdata ``itemprop="description"`` elements, and
     ``og:description``; [] when the page declares no product (read before the scripts and
-    the head are filtered out).
+    the head are filtered out; ``found``: the page's :func:`declarations`, when read already).
 
     >>> page = ('<head><meta property="og:description" content="A mug."></head>'
     ...         '<script type="application/ld+json">{"@type": "Product", "description": "A <b>mug</b>."}</script>')
@@ -125,7 +127,7 @@ def declared_descriptions(tree: LexborHTMLParser) -> list[str]:
     >>> declared_descriptions(LexborHTMLParser('<meta property="og:description" content="News.">'))
     []
     """
-    products, microdata = declarations(tree)
+    products, microdata = declarations(tree) if found is None else found
     if not (products or microdata):
         return []
     texts = [
