@@ -1754,6 +1754,8 @@ def test_only_a_product_the_page_is_about_is_a_sign():
     )
     assert terms in main_text(page.replace("{}", nested))
     assert terms not in main_text(page.replace("{}", about))
+    assert terms not in main_text(page.replace("{}", micro))
+    assert terms in main_text(page.replace("{}", offer))
 
 
 def test_a_preformatted_block_whose_names_are_links_is_not_a_link_list():
