@@ -45,7 +45,6 @@ from engine.html.keywords import KeywordOptions, detect_language, keywords, stop
 from engine.html.parse import closed_title, decode_html, looks_binary
 from engine.html.product import (
     DescriptionOptions,
-    declarations,
     declared_descriptions,
     described_blocks,
     may_declare_product,
@@ -162,11 +161,6 @@ class ExtractOptions:
     # characters goes (see drop_repeats): a shop prints its description once per screen
     # size. 0: off.
     product_repeat_min_chars: int = 20
-    # A page is a product page for the rules above also when it gives this many of three
-    # independent signs (see product_signs): a cart control, a price in its Open Graph
-    # head, a schema.org Product it is about; a shop's theme that calls every page an
-    # "article" still gives them. 0: off (og:type "product…" or a cart control only).
-    product_signals: int = 2
     # A data table the body holds cells of is taken whole (see whole_tables).
     whole_tables: bool = True
     # A short block of a teaser card (see teaser_part): a block of up to teaser_part_max_chars
@@ -1792,13 +1786,11 @@ def bare_blocks(options: BlockOptions) -> BlockOptions:
     return replace(options, class_hints=False, useless_tags=kept)
 
 
-def is_product_page(tree: LexborHTMLParser, declares: bool = False, signals: int = 0) -> bool:
+def is_product_page(tree: LexborHTMLParser) -> bool:
     """True when the page says it is a product's page (Open Graph ``og:type`` "product",
     "product.item", …, in the head) or, unless it declares itself an article (the search
     for a cart costs a walk of the page), holds a control that adds an item to a cart (see
-    :func:`sells_an_item`), or, with ``signals`` > 0, gives that many of the signs of
-    :func:`product_signs` whatever its ``og:type`` (``declares``: the page declares a
-    schema.org Product, see engine.html.product.declares_product).
+    :func:`sells_an_item`).
 
     >>> is_product_page(LexborHTMLParser('<meta property="og:type" content="Product">'))
     True
@@ -1806,35 +1798,7 @@ def is_product_page(tree: LexborHTMLParser, declares: bool = False, signals: int
     head = tree.head
     kind = _meta_content(head, 'meta[property="og:type"]') if head is not None else ""
     kind = kind.lower()
-    if kind.startswith("product"):
-        return True
-    if kind != "article" and sells_an_item(tree):
-        return True
-    return signals > 0 and product_signs(tree, declares, kind == "article") >= signals
-
-
-# Open Graph's product price (https://ogp.me/ "product" object; Shopify's and WooCommerce's
-# themes write og:price:amount), in the head.
-_PRICE_META = 'meta[property="product:price:amount" i], meta[property="og:price:amount" i]'
-
-
-def product_signs(tree: LexborHTMLParser, declares: bool, cart_unknown: bool) -> int:
-    """How many of three independent signs of a product page the page gives: a schema.org
-    Product it is about (``declares``), a price in its Open Graph head, a cart control (see
-    :func:`sells_an_item`; searched only when ``cart_unknown`` and the other two give one).
-
-    >>> page = '<meta property="product:price:amount" content="12.00"><form action="/cart/add-to-cart">'
-    >>> product_signs(LexborHTMLParser(page), False, True), product_signs(LexborHTMLParser(page), True, True)
-    (2, 3)
-    >>> product_signs(LexborHTMLParser(page), False, False)
-    1
-    """
-    head = tree.head
-    priced = head is not None and head.css_first(_PRICE_META) is not None
-    count = int(declares) + int(priced)
-    if cart_unknown and count and sells_an_item(tree):
-        count += 1
-    return count
+    return kind.startswith("product") or (kind != "article" and sells_an_item(tree))
 
 
 # The id, name or action of a form or control that puts the item in a cart: "add-to-cart",
@@ -1863,11 +1827,7 @@ def sells_an_item(tree: LexborHTMLParser) -> bool:
 
 
 def page_body(
-    tree: LexborHTMLParser,
-    weights: dict[str, float],
-    title: str,
-    options: ExtractOptions,
-    declares: bool = False,
+    tree: LexborHTMLParser, weights: dict[str, float], title: str, options: ExtractOptions
 ) -> tuple[list[Block], list[Block], list[LexborNode]]:
     """Steps 2-6 on a parsed page: all its blocks, those of the body, and the region elements
     the blocks' paths name (filters ``tree``).
@@ -1876,11 +1836,7 @@ def page_body(
     >>> [b.text for b in page_body(tree, {}, "", ExtractOptions())[1]]
     ['Cats nap a lot, cats nap all day.']
     """
-    product = (
-        options.product_reviews
-        and options.blocks.class_hints
-        and is_product_page(tree, declares, options.product_signals)
-    )
+    product = options.product_reviews and options.blocks.class_hints and is_product_page(tree)
     root = drop_useless(tree, options.blocks)
     if product and root is not None:
         drop_reviews(root, options.blocks.hint_max_share)
@@ -1966,16 +1922,15 @@ def find_body(html: bytes | str | ParsedPage, url: str | None, options: ExtractO
     page = html if isinstance(html, ParsedPage) else parse_page(html)
     text, tree = page.text, page.tree
     title = page_title(tree)
-    found = declarations(tree) if may_declare_product(text) else ([], False)
-    declared = declared_descriptions(tree, found) if options.product_description else []
-    declares = bool(options.product_signals) and (bool(found[0]) or found[1])
+    described = options.product_description and may_declare_product(text)
+    declared = declared_descriptions(tree) if described else []
     site = site_words(_meta_content(tree, 'meta[property="og:site_name"]'), url)
     weights = title_weights(article_title(title, site))
-    blocks, chosen, regions = page_body(tree, weights, title, options, declares)
+    blocks, chosen, regions = page_body(tree, weights, title, options)
     size = sum(b.chars for b in chosen)
     if options.blocks.class_hints and size < options.fallback_min_chars:
         bare = replace(options, blocks=bare_blocks(options.blocks))
-        again = page_body(LexborHTMLParser(text), weights, title, bare, declares)
+        again = page_body(LexborHTMLParser(text), weights, title, bare)
         if sum(b.chars for b in again[1]) > options.fallback_factor * size:
             blocks, chosen, regions = again
             size = sum(b.chars for b in chosen)

@@ -112,13 +112,11 @@ def may_declare_product(html: str) -> bool:
     return "Product" in html and any(mark in html for mark in PRODUCT_MARKS)
 
 
-def declared_descriptions(
-    tree: LexborHTMLParser, found: tuple[list[dict], bool] | None = None
-) -> list[str]:
+def declared_descriptions(tree: LexborHTMLParser) -> list[str]:
     """The texts the page declares as its product's description: the ``description`` of each
     top-level JSON-LD Product, the microdata ``itemprop="description"`` elements, and
     ``og:description``; [] when the page declares no product (read before the scripts and
-    the head are filtered out; ``found``: the page's :func:`declarations`, when read already).
+    the head are filtered out).
 
     >>> page = ('<head><meta property="og:description" content="A mug."></head>'
     ...         '<script type="application/ld+json">{"@type": "Product", "description": "A <b>mug</b>."}</script>')
@@ -127,7 +125,13 @@ def declared_descriptions(
     >>> declared_descriptions(LexborHTMLParser('<meta property="og:description" content="News.">'))
     []
     """
-    products, microdata = declarations(tree) if found is None else found
+    scripts, microdata = [], False
+    for node in tree.css(_DECLARATIONS):  # one pass over the page for both kinds
+        if node.tag == "script":
+            scripts.append(node.text())
+        elif not microdata:
+            microdata = microdata_product(node.attributes.get("itemtype") or "")
+    products = json_ld_products(scripts)
     if not (products or microdata):
         return []
     texts = [
@@ -138,39 +142,6 @@ def declared_descriptions(
     for node in tree.css('meta[property="og:description" i]'):
         texts.append(node.attributes.get("content") or "")
     return [t for t in texts if t and t.strip()]
-
-
-def declarations(tree: LexborHTMLParser) -> tuple[list[dict], bool]:
-    """The page's top-level JSON-LD Products, and whether a microdata item is a Product (one
-    pass over the page for both kinds).
-
-    >>> declarations(LexborHTMLParser('<div itemscope itemtype="https://schema.org/Product"></div>'))
-    ([], True)
-    """
-    scripts, microdata = [], False
-    for node in tree.css(_DECLARATIONS):
-        if node.tag == "script":
-            scripts.append(node.text())
-        elif not microdata:
-            microdata = microdata_product(node.attributes.get("itemtype") or "")
-    return json_ld_products(scripts), microdata
-
-
-def declares_product(html: str, tree: LexborHTMLParser) -> bool:
-    """True when the page declares a product it is about (see :func:`declarations`); the
-    source is searched first (see :func:`may_declare_product`).
-
-    >>> declares_product('{"@type": "Product"}', LexborHTMLParser(
-    ...     '<script type="application/ld+json">{"@type": "Product"}</script>'))
-    True
-    >>> page = '<script type="application/ld+json">{"@type": "Review", "itemReviewed": {"@type": "Product"}}</script>'
-    >>> declares_product(page, LexborHTMLParser(page))
-    False
-    """
-    if not may_declare_product(html):
-        return False
-    products, microdata = declarations(tree)
-    return bool(products) or microdata
 
 
 def microdata_product(itemtype: str) -> bool:

@@ -86,7 +86,6 @@ from engine.html.extract import (
     page_title,
     pick_summary,
     plain_items,
-    product_signs,
     sample_degree,
     sells_an_item,
     site_noise,
@@ -100,7 +99,6 @@ from engine.html.extract import (
     whole_tables,
     with_card_titles,
 )
-from engine.html.product import declares_product
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
 CASES = json.loads((FIXTURES / "cases.json").read_text("utf-8"))
@@ -1558,8 +1556,7 @@ def test_a_shops_shipping_and_returns_terms_are_not_the_product():
     website = html.replace(
         'property="og:type" content="product"', 'property="og:type" content="website"'
     )
-    # (Its price meta and JSON-LD Product are two more signs of one: those are off here.)
-    assert terms in flat(main_text(website, options=replace(alone, product_signals=0)))
+    assert terms in flat(main_text(website, options=alone))
 
 
 @pytest.mark.parametrize(
@@ -1686,76 +1683,6 @@ def test_only_a_form_or_control_named_for_the_cart_sells_an_item():
     assert not is_product_page(
         LexborHTMLParser('<meta property="og:type" content="article">' + form)
     )
-
-
-def test_a_shop_page_its_theme_calls_an_article_is_a_product_page_by_two_signs():
-    # jococups.com (WCXB product): a WooCommerce cup's page whose SEO plugin writes og:type
-    # "article", with the cart's <input name="add-to-cart"> and a JSON-LD Product. Two
-    # signs make it a product page, so the shop's shipping terms go as on any product page.
-    html = wide_page("wcxb-0593")
-    tree = LexborHTMLParser(html)
-    assert _meta_content(tree.head, 'meta[property="og:type"]') == "article"
-    assert not is_product_page(tree)  # the og:type and a cart control alone: an article
-    assert is_product_page(tree, declares_product(html, tree), 2)
-    terms = "Australia Shipping: Standard $8.80, Express $12"
-    assert terms not in main_text(html)
-    assert terms in main_text(html, options=ExtractOptions(product_signals=0))
-    # One sign is not enough: without the cart control the page stays an article.
-    unsold = html.replace('name="add-to-cart"', 'name="quantity-note"')
-    assert terms in main_text(unsold)
-
-
-def test_a_product_page_needs_two_of_its_three_signs():
-    cart = '<form action="/cart/add-to-cart"></form>'
-    price = '<head><meta property="product:price:amount" content="12.00"></head>'
-    og_price = '<head><meta property="og:price:amount" content="12.00"></head>'
-
-    def signs(markup: str, declares: bool = False, cart_unknown: bool = True) -> int:
-        return product_signs(LexborHTMLParser(markup), declares, cart_unknown)
-
-    assert signs(price + cart) == 2 and signs(og_price + cart) == 2
-    assert signs(price, declares=True) == 2 and signs(cart, declares=True) == 2
-    assert signs(price + cart, declares=True) == 3
-    assert signs(cart) == 0  # the cart is searched only beside another sign
-    assert signs(price + cart, cart_unknown=False) == 1  # already searched, not found
-    assert signs('<meta property="og:price:currency" content="EUR">' + cart) == 0
-    article = '<head><meta property="og:type" content="article"></head>'
-
-    def product(markup: str, declares: bool = False) -> bool:
-        return is_product_page(LexborHTMLParser(markup), declares, 2)
-
-    assert product(article.replace("</head>", price[6:-7] + "</head>") + cart)
-    assert product(article + cart, declares=True)
-    assert not product(article + cart) and not product(article, declares=True)
-    # Off: an article stays an article whatever it gives.
-    assert not is_product_page(LexborHTMLParser(article + cart), True, 0)
-
-
-def test_only_a_product_the_page_is_about_is_a_sign():
-    ld = '<script type="application/ld+json">{}</script>'
-    about = ld.replace("{}", '{"@type": "Product", "name": "Cup"}')
-    nested = ld.replace("{}", '{"@type": "Review", "itemReviewed": {"@type": "Product"}}')
-    micro = '<div itemscope itemtype="https://schema.org/Product"><p>Cup</p></div>'
-    offer = '<div itemscope itemtype="https://schema.org/Offer"><p>Cup</p></div>'
-    for page, declared in ((about, True), (nested, False), (micro, True), (offer, False)):
-        assert declares_product(page, LexborHTMLParser(page)) is declared, page
-    # In the extraction: an article with a cart control and a review of a product keeps
-    # its shipping section; the same page about the product drops it.
-    paras = [
-        f"<p>{f'The cup number {n} keeps coffee warm for an hour and a half. ' * 6}</p>"
-        for n in range(4)
-    ]
-    terms = "We send every cup to Australia within three days of your order, by post."
-    page = (
-        '<head><meta property="og:type" content="article"></head><body><article><h1>Cup</h1>'
-        f'{paras[0]}{paras[1]}<div class="shipping-terms"><p>{terms}</p></div>{paras[2]}{paras[3]}'
-        "</article>"
-        '<form action="/add-to-cart"></form>{}</body>'
-    )
-    assert terms in main_text(page.replace("{}", nested))
-    assert terms not in main_text(page.replace("{}", about))
-    assert terms not in main_text(page.replace("{}", micro))
-    assert terms in main_text(page.replace("{}", offer))
 
 
 def test_a_preformatted_block_whose_names_are_links_is_not_a_link_list():
