@@ -468,8 +468,9 @@ def install_command(home: Path, options: InstallOptions) -> str:
     """The ``install`` that writes what ``doctor`` checked with these options: the same home,
     browser, scope and profile folder, as a command a user can type.
 
-    >>> install_command(Path("/h"), InstallOptions(("chromium",), profile_dir=Path("/p q")))
-    "pagekeeper --home /h install --browser chromium --profile-dir '/p q'"
+    >>> said = install_command(Path("/h"), InstallOptions(("chromium",), profile_dir=Path("/p q")))
+    >>> said.removeprefix(client.own_command())
+    " --home /h install --browser chromium --profile-dir '/p q'"
     """
     words = [client.own_command(home), "install"]
     if len(options.browsers) == 1:

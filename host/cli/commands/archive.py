@@ -26,6 +26,7 @@ from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.cli.files import read_input
+from host.cli.shown import local_time
 from host.daemon import client
 
 # -- add -----------------------------------------------------------------------------------
@@ -99,7 +100,8 @@ def render_versions(rows: list) -> str:
     if not rows:
         return "no versions"
     return "\n".join(
-        f"{r['registered_at']}  {r['id']}  sim={_num(r['similarity_to_previous'])}  {r['version_url']}"
+        f"{local_time(r['registered_at'])}  {r['id']}  "
+        f"sim={_num(r['similarity_to_previous']):<5}  {r['version_url']}"
         + (f"  (seen again, unchanged since {r['revisit_of']})" if r.get("revisit_of") else "")
         for r in rows
     )
@@ -115,7 +117,7 @@ def run_similar(args, ctx) -> dict:
 
 def render_similar(result: dict) -> str:
     rows = result["similar"]
-    head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    head = f"similar to {result['id']} (computed {local_time(result['computed_at'], 'not yet')}):"
     if not result.get("complete", True):
         head += "\n  (incomplete: the daemon is still comparing this site's pages; ask again later)"
     body = [
@@ -193,7 +195,9 @@ def render_search(rows: list) -> str:
         return "no matches"
     lines = []
     for r in rows:
-        lines.append(f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}")
+        lines.append(
+            f"{local_time(r['registered_at'])}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}"
+        )
         if r.get("snippet_text"):
             lines.append(f"    {_marked_text(r['snippet_text'], r['snippet_marks'])}")
     return "\n".join(lines)

@@ -9,10 +9,15 @@ both paths answer the same (host/handlers/collection.py).
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from engine.archive.labels import parse_changes
 from engine.errors import InvalidInput
 from host.cli.backend import send
 from host.cli.command import command
+from host.cli.shown import local_time
+from host.daemon.client import own_command
 
 
 def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
@@ -22,17 +27,23 @@ def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.
 
 
 def run_delete(args, ctx) -> dict:
+    args.render = functools.partial(render_delete, home=ctx.home)  # the undo names this home
     return call(ctx, "archive_delete", {"ref": args.ref, "undo": args.undo})
 
 
-def render_delete(result: dict) -> str:
+def render_delete(result: dict, home: Path | None = None) -> str:
+    """What went, and how to bring it back (a command to run as printed, for this home) or
+    the space it freed.
+
+    >>> print(render_delete({"deleted": {"versions": 2, "documents": 1}, "freed_bytes": 5800}))
+    deleted 2 version(s), 1 document(s); freed 5.7 KB
+    """
     gone = result["deleted"]
     line = f"deleted {gone['versions']} version(s), {gone['documents']} document(s)"
     if result.get("undo"):
-        return (
-            f"{line}; undo until {result['expires_at']}: pagekeeper archive undo {result['undo']}"
-        )
-    return f"{line}; freed {result['freed_bytes']} bytes"
+        undo = f"{own_command(home)} archive undo {result['undo']}"
+        return f"{line}; undo until {local_time(result['expires_at'])}: {undo}"
+    return f"{line}; freed {size(result['freed_bytes'])}"
 
 
 def run_undo(args, ctx) -> dict:
@@ -143,10 +154,11 @@ def render_alerts(result: dict) -> str:
             else f"alerts by default: {result['default']}"
         )
     if not result["alerts"]:
-        since = f"since {result['seen_at']}" if result["seen_at"] else "recorded yet"
+        since = f"since {local_time(result['seen_at'])}" if result["seen_at"] else "recorded yet"
         return f"no changes {since} (alerts by default: {result['default']})"
     return "\n".join(
-        f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
+        f"{local_time(a['at'])}  {a['kind']:<8} {a['url']}  {a['title'][:50]}"
+        for a in result["alerts"]
     )
 
 

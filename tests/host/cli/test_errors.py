@@ -6,11 +6,13 @@ or a file that cannot be read, is ``invalid_input``. One reader of page files
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 
 import pytest
 
-from host.cli.entry import main
+from host.cli.entry import EXIT_CODES, error_classes, exit_code, main
 from tests.host.daemon_fixtures import make_home
 
 
@@ -71,3 +73,25 @@ def test_every_command_answers_a_ref_alike(capsys, tmp_path, monkeypatch, ref, e
     for name, args in ref_commands(ref).items():
         if commands is None or name in commands:
             assert answer(capsys, *args, "--home", str(home)) == expected, name
+
+
+def test_help_lists_every_exit_status_with_the_codes_that_lead_to_it(capsys, tmp_path):
+    """``pagekeeper --help`` documents each status main returns, and the error codes of each,
+    as the mapper computes them; then two real errors exit as the table says."""
+    with contextlib.suppress(SystemExit):
+        main(["--help"])
+    said = capsys.readouterr().out
+    table = said.split("exit status", 1)[1]
+    for status in {*EXIT_CODES.values(), 0, 130}:
+        assert re.search(rf"^  {status}\s", table, re.M), (status, table)
+    listed = {
+        status: re.sub(r"\s+", " ", text)
+        for status, text in re.findall(r"^  (\d+)\s+(.+?)(?=^  \d|\Z)", table, re.M | re.S)
+    }
+    for cls in error_classes():
+        assert re.search(rf"\b{cls.code}\b", listed[str(exit_code(cls()))]), cls
+    home = str(make_home(tmp_path))
+    assert main(["archive", "get", "12345678901234567890", "--home", home]) == 3
+    assert re.search(r"\bnot_found\b", listed["3"])
+    assert main(["archive", "get", "abc", "--home", home]) == 2
+    assert re.search(r"\binvalid_url\b", listed["2"])

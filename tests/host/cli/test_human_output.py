@@ -1,5 +1,5 @@
 """The human-readable lines of ``archive crawl | schedule | dust | alerts`` (real pages on a
-local site, the real CLI without a daemon): words and UTC times, never the protocol's JSON or
+local site, the real CLI without a daemon): words and times in the user's zone, never the protocol's JSON or
 Unix seconds, which ``--json`` still prints unchanged."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from engine.archive.model import iso
 from host.cli.entry import main
+from host.cli.shown import local_time
 from tests.conftest import static_site
 from tests.host.cli.test_alerts import ARTICLE, BIRDS, RIVER
 from tests.host.daemon_fixtures import make_home
@@ -51,9 +51,9 @@ def test_crawl_schedule_dust_and_alerts_speak_to_people(capsys, tmp_path, site):
     added = said(capsys, home, "schedule", river, "--every", "weekly")
     row = as_json(capsys, home, "schedule", "--list")[0]  # --json: the row, Unix seconds
     assert isinstance(row["next_run"], float)
-    assert added == f"scheduled {river} weekly, first run {iso(row['next_run'])}\n"
+    assert added == f"scheduled {river} weekly, first run {local_time(row['next_run'])}\n"
     listed = said(capsys, home, "schedule", "--list")
-    assert listed.startswith(f"weekly  next {iso(row['next_run'])}  last never  {river}")
+    assert listed.startswith(f"weekly  next {local_time(row['next_run'])}  last never  {river}")
     assert said(capsys, home, "schedule", "--run-due").startswith("registered ")
     assert " last 20" in said(capsys, home, "schedule", "--list")
     assert said(capsys, home, "schedule", "--run-due") == "nothing was due\n"
