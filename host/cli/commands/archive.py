@@ -26,7 +26,7 @@ from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.cli.files import read_input
-from host.cli.shown import local_time
+from host.cli.shown import local_time, size
 from host.daemon import client
 
 # -- add -----------------------------------------------------------------------------------
@@ -308,6 +308,35 @@ def run_dust(args, ctx) -> dict:
     return send(ctx, "dust_learn", {}, timeout=JOB_TIMEOUT)
 
 
+def render_get(result: dict) -> str:
+    """``get -o FILE`` (the copy itself goes to the file): which version went where.
+
+    >>> print(render_get({"id": "20261126000000000001", "url": "http://a.test/",
+    ...     "original": False, "size": 5800, "file": "/tmp/a.html"}))
+    wrote 20261126000000000001 (http://a.test/, links rewritten), 5.7 KB, to /tmp/a.html
+    """
+    copy = "the original" if result.get("original") else "links rewritten"
+    return (
+        f"wrote {result['id']} ({result['url']}, {copy}), {size(result['size'])}, "
+        f"to {result['file']}"
+    )
+
+
+def render_profile(result: dict) -> str:
+    """The profile that keys the archive, the others, and what setting one re-keyed.
+
+    >>> print(render_profile({"profile": "archive", "profiles": ["safe", "archive"]}))
+    archive (profiles: safe, archive)
+    >>> print(render_profile({"profile": "safe", "rekeyed": 2, "documents": 5,
+    ...     "profiles": ["safe", "archive"]}))
+    safe (profiles: safe, archive); re-keyed 2 versions, 5 documents now
+    """
+    line = f"{result['profile']} (profiles: {', '.join(result['profiles'])})"
+    if "rekeyed" in result:
+        line += f"; re-keyed {result['rekeyed']} versions, {result['documents']} documents now"
+    return line
+
+
 def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
@@ -358,6 +387,7 @@ def _read_parsers(cmds, common) -> None:
     sim.add_argument("id", help="registration ID or version URL")
     sim.set_defaults(render=render_similar)
     get = command(cmds, "get", run_get, common, "a version's rewritten (or original) copy")
+    get.set_defaults(render=render_get)
     get.add_argument("id", help="registration ID or version URL")
     get.add_argument("--original", action="store_true", help="the byte-identical original")
     get.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -410,3 +440,4 @@ def _auto_parsers(cmds, common) -> None:
         cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
     )
     prof.add_argument("profile", nargs="?", choices=("safe", "archive", "aggressive"))
+    prof.set_defaults(render=render_profile)

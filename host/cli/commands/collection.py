@@ -16,7 +16,7 @@ from engine.archive.labels import parse_changes
 from engine.errors import InvalidInput
 from host.cli.backend import send
 from host.cli.command import command
-from host.cli.shown import local_time
+from host.cli.shown import local_time, size
 from host.daemon.client import own_command
 
 
@@ -59,6 +59,18 @@ def run_reclaim(args, ctx) -> dict:
     return call(ctx, "archive_reclaim", {})
 
 
+def render_reclaim(result: dict) -> str:
+    """What ``reclaim`` freed, in units, and from what.
+
+    >>> print(render_reclaim({"expired": 1, "blobs": 3, "freed_bytes": 5800}))
+    freed 5.7 KB: 1 expired deletion(s), 3 stored file(s)
+    """
+    return (
+        f"freed {size(result['freed_bytes'])}: {result['expired']} expired deletion(s), "
+        f"{result['blobs']} stored file(s)"
+    )
+
+
 def run_stats(args, ctx) -> dict:
     return call(ctx, "archive_stats", {}, write=False)
 
@@ -84,22 +96,6 @@ def render_stats(result: dict) -> str:
         f"{size(result['blob_bytes'])} on disk, compressed, with copies and extracts "
         f"({size(result['storage_bytes'])} with the records)"
     )
-
-
-def size(count: int) -> str:
-    """Bytes for people (1024-based, as file managers show them).
-
-    >>> size(512), size(5800), size(56000), size(3 * 1024**3)
-    ('512 B', '5.7 KB', '55 KB', '3.0 GB')
-    """
-    value, unit = float(count), "B"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1024 or unit == "TB":
-            break
-        value /= 1024
-    if unit == "B":
-        return f"{count} B"
-    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
 def run_tag(args, ctx) -> dict:
@@ -228,6 +224,9 @@ def add_parsers(cmds, common) -> None:
     undo = command(cmds, "undo", run_undo, common, "undo a deletion made with --undo")
     undo.add_argument("undo_id", metavar="UNDO", help="the undo number the deletion printed")
     undo.set_defaults(render=render_undo)
-    command(cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now")
+    reclaim = command(
+        cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now"
+    )
+    reclaim.set_defaults(render=render_reclaim)
     stats = command(cmds, "stats", run_stats, common, "documents, versions and disk space")
     stats.set_defaults(render=render_stats)
