@@ -63,7 +63,7 @@ EXIT_MEANING = {
     2: "bad input or usage",
     3: "not in the archive",
     4: "over a size cap",
-    5: "the home or archive cannot be written or read",
+    5: "a file cannot be written or read: the home, the archive, an output file",
     6: "a daemon or a site that cannot be reached",
     7: "refused",
     130: "interrupted (Ctrl-C)",
