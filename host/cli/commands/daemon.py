@@ -53,7 +53,7 @@ def render_stop(result: dict) -> str:
     if result.get("restarts") == "next_login":
         return (
             f"{done}; it stays stopped until you log in again or restart the computer "
-            f"({program} serve starts it now)"
+            f"({program} serve --detach starts it now)"
         )
     return (
         f"{done}. The next page load that needs PageKeeper (a failed address, the popup) starts "

@@ -32,3 +32,25 @@ def test_stop_names_commands_that_act_on_the_home_it_stopped(capsys, tmp_path):
     program, *args = shlex.split(hint)
     assert Path(program).is_absolute() and os.access(program, os.X_OK)
     assert args == ["--home", str(home), "stop", "--until-login"]
+
+
+def test_a_pause_names_the_start_doctor_names(capsys, tmp_path):
+    """``stop --until-login`` and ``doctor`` name one command that starts the daemon now, in
+    the background (a bare ``serve`` holds the terminal)."""
+    home = tmp_path / "home"
+    assert main(["stop", "--until-login", "--home", str(home)]) == 0
+    said = capsys.readouterr().out
+    start = re.search(r"\((.+) starts it now\)", said).group(1)
+    main(
+        [
+            "doctor",
+            "--browser",
+            "chromium",
+            "--profile-dir",
+            str(tmp_path / "p"),
+            "--home",
+            str(home),
+        ]
+    )
+    assert f"to start it now: {start}\n" in capsys.readouterr().out
+    assert shlex.split(start)[-2:] == ["serve", "--detach"]
