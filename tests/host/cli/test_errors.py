@@ -95,3 +95,22 @@ def test_help_lists_every_exit_status_with_the_codes_that_lead_to_it(capsys, tmp
     assert re.search(r"\bnot_found\b", listed["3"])
     assert main(["archive", "get", "abc", "--home", home]) == 2
     assert re.search(r"\binvalid_url\b", listed["2"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["archive", "add", "notaurl"],
+        ["archive", "crawl", "notaurl", "--depth", "1"],
+        ["archive", "schedule", "notaurl"],
+        ["archive", "versions", "notaurl"],
+        ["check", "notaurl"],
+    ],
+)
+def test_a_text_that_is_no_url_is_named_in_the_error(capsys, tmp_path, argv):
+    """``invalid_url`` (exit 2) says which input it refused, as typed: the parser's own
+    reason ("no scheme …") names none."""
+    code = main([*argv, "--home", str(make_home(tmp_path)), "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 2 and error["code"] == "invalid_url"
+    assert "'notaurl'" in error["message"], error
