@@ -380,7 +380,11 @@ def check_manifest(
     target = Path(data.get("path", ""))
     executable = target.is_absolute() and target.is_file() and os.access(target, os.X_OK)
     allowed = _allowed(data, browser)
-    problem = None if executable else f"path {str(target)!r} is not an executable file"
+    problem = (
+        None
+        if executable
+        else f"path {str(target)!r} is not an executable file (run {again} again)"
+    )
     missing = [ext for ext in expected if ext not in allowed]
     if missing:
         problem = f"does not allow {', '.join(missing)} (run {again} again)"

@@ -104,3 +104,18 @@ def test_install_into_a_mistyped_profile_dir_is_a_typed_error_and_writes_nothing
     fresh = tmp_path / "fresh-profile"
     assert main(["install", *scope, "--profile-dir", str(fresh)]) == 0
     assert (fresh / "NativeMessagingHosts").is_dir()
+
+
+def test_a_launcher_that_cannot_run_names_the_fix_and_the_fix_works(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # a fix that misses writes only there
+    home, profile = make_home(tmp_path), tmp_path / "profile"
+    scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
+    assert main(["install", *scope]) == 0
+    (home / "bin" / "pagekeeper-native").chmod(0o644)
+    capsys.readouterr()
+    assert main(["doctor", *scope]) == 1
+    said = capsys.readouterr().out
+    fix = re.search(r"is not an executable file \(run (.+) again\)", said).group(1)
+    assert main(shlex.split(fix)[1:]) == 0  # followed as printed
+    capsys.readouterr()
+    assert main(["doctor", *scope]) == 0
