@@ -179,7 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
         return report_error(exc, Context(home=Path("."), json=wants_json))
     if getattr(args, "run", None) is None:  # a group without its subcommand: the group's help
-        getattr(args, "usage_of", parser).print_help()
+        group = getattr(args, "usage_of", parser)
+        if args.json:  # a usage error like any other: typed, on stdout too
+            missing = InvalidInput(f"{group.prog}: give a command (see {group.prog} --help)")
+            return report_error(missing, Context(home=Path("."), json=True))
+        group.print_help()
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:

@@ -114,3 +114,12 @@ def test_a_text_that_is_no_url_is_named_in_the_error(capsys, tmp_path, argv):
     error = json.loads(capsys.readouterr().out)["error"]
     assert code == 2 and error["code"] == "invalid_url"
     assert "'notaurl'" in error["message"], error
+
+
+@pytest.mark.parametrize("argv", [[], ["archive"]])
+def test_a_missing_command_with_json_is_a_typed_usage_error(capsys, argv):
+    assert main([*argv, "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "invalid_input" and "give a command" in error["message"]
+    assert main(argv) == 2  # for people: the help itself
+    assert capsys.readouterr().out.startswith("usage: pagekeeper")
