@@ -371,7 +371,7 @@ def _threshold(parser) -> None:
 
 def _add_parsers(cmds, common) -> None:
     add = command(cmds, "add", run_add, common, "register a page (fetched, or from --html FILE)")
-    add.add_argument("url")
+    add.add_argument("url", help="the page's http(s) URL")
     add.add_argument("--html", metavar="FILE", help="the page as saved (- for stdin)")
     add.add_argument("--no-fetch", action="store_true", help="never fetch; requires --html")
     add.add_argument("--content-type", help="content type of --html FILE (default text/html)")
@@ -397,11 +397,17 @@ def _read_parsers(cmds, common) -> None:
         help="one self-contained HTML file: every stored resource inlined as data: URIs",
     )
     opn = command(cmds, "open", run_open, common, "live page if reachable, else the stored copy")
-    opn.add_argument("ref", metavar="URL_OR_ID", help="registration ID or version URL")
+    opn.add_argument(
+        "ref",
+        metavar="URL_OR_ID",
+        help="an archived URL (its newest version), registration ID or version URL",
+    )
     opn.set_defaults(render=render_open)
     find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
-    find.add_argument("pattern", nargs="?", default="*")
-    find.add_argument("--case-sensitive", action="store_true")
+    find.add_argument("pattern", nargs="?", default="*", help="URL wildcard (* ?); default *")
+    find.add_argument(
+        "--case-sensitive", action="store_true", help="the pattern's letters as typed"
+    )
     find.add_argument(
         "--sort",
         choices=("relevance", "url", "time"),
@@ -418,18 +424,30 @@ def _read_parsers(cmds, common) -> None:
 
 def _auto_parsers(cmds, common) -> None:
     crawl = command(cmds, "crawl", run_crawl, common, "register a page and the pages it links to")
-    crawl.add_argument("url")
-    crawl.add_argument("--depth", type=int, default=1)
+    crawl.add_argument("url", help="the http(s) URL the crawl starts at")
+    crawl.add_argument(
+        "--depth",
+        type=int,
+        default=1,
+        help="links followed from the start page, 0 to 10 (default 1)",
+    )
     crawl.add_argument(
         "--same-site", action="store_true", help="follow links on the same site only"
     )
-    crawl.add_argument("--max-pages", type=int, default=50)
+    crawl.add_argument(
+        "--max-pages", type=int, default=50, help="stop after this many pages (default 50)"
+    )
     crawl.add_argument("--delay", type=float, default=1.0, help="seconds between fetches")
     _threshold(crawl)
     crawl.set_defaults(render=jobs.render_crawl)
     sch = command(cmds, "schedule", run_schedule, common, "register a URL hourly/daily/weekly")
-    sch.add_argument("url", nargs="?")
-    sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
+    sch.add_argument("url", nargs="?", help="the http(s) URL to register on schedule")
+    sch.add_argument(
+        "--every",
+        choices=("hourly", "daily", "weekly"),
+        default="daily",
+        help="how often (default daily)",
+    )
     sch.add_argument("--list", action="store_true", help="list schedules")
     sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
     sch.add_argument("--run-due", action="store_true", help="register every due URL now")
@@ -439,5 +457,10 @@ def _auto_parsers(cmds, common) -> None:
     prof = command(
         cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
     )
-    prof.add_argument("profile", nargs="?", choices=("safe", "archive", "aggressive"))
+    prof.add_argument(
+        "profile",
+        nargs="?",
+        choices=("safe", "archive", "aggressive"),
+        help="the profile to set (re-keys every version); none: show the current one",
+    )
     prof.set_defaults(render=render_profile)

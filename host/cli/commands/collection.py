@@ -180,13 +180,15 @@ def _labels_parsers(cmds, common) -> None:
     finally:
         cmds._parser_class = held
     tag.add_argument("ref", metavar="ID|URL", help="a URL, or an ID or version URL of any version")
-    tag.add_argument("changes", nargs="*", metavar="+TAG|-TAG")
+    tag.add_argument(
+        "changes", nargs="*", metavar="+TAG|-TAG", help="+tag adds a tag, -tag removes one"
+    )
     tag.set_defaults(render=render_tag)
     note = command(cmds, "note", run_note, common, 'set a version\'s note ("" removes it)')
     note.add_argument(
         "ref", metavar="ID|URL", help="an ID or version URL; a URL: its newest version"
     )
-    note.add_argument("text")
+    note.add_argument("text", help='the note ("" removes it)')
     note.set_defaults(render=render_note)
     tags = command(cmds, "tags", run_tags, common, "every tag in use, with its document count")
     tags.set_defaults(render=render_tags)

@@ -73,10 +73,16 @@ def register(sub, common) -> None:
 def _thresholds(parser) -> None:
     defaults = LivenessOptions()
     parser.add_argument(
-        "--present-at", type=float, default=defaults.present_at, help="P ≥ → present"
+        "--present-at",
+        type=float,
+        default=defaults.present_at,
+        help="present when P (the share of the stored keywords found) is at least this (default %(default)s)",
     )
     parser.add_argument(
-        "--changed-at", type=float, default=defaults.changed_at, help="P ≥ → changed"
+        "--changed-at",
+        type=float,
+        default=defaults.changed_at,
+        help="changed when P is at least this and below --present-at, else gone (default %(default)s)",
     )
 
 

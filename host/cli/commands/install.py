@@ -132,7 +132,12 @@ DOCTOR_EXIT = """exit status:
 
 
 def _scope_options(parser, verb: str) -> None:
-    parser.add_argument("--browser", choices=BROWSER_CHOICES, default="all")
+    parser.add_argument(
+        "--browser",
+        choices=BROWSER_CHOICES,
+        default="all",
+        help="one browser, or all (default): the browsers found on this machine",
+    )
     parser.add_argument("--system", action="store_true", help="for all users (needs admin rights)")
     parser.add_argument(
         "--profile-dir", help=f"a browser profile (--user-data-dir) to {verb} instead"

@@ -103,3 +103,18 @@ def test_get_profile_reclaim_and_liveness_speak_to_people(capsys, tmp_path):
     assert said(capsys, home, "reclaim").startswith("freed 0 B: 0 expired deletion(s)")
     assert main(["liveness", "--stored", str(stored), "--live", str(live)]) == 0
     assert capsys.readouterr().out == "present  P 100%\n"
+
+
+def arguments_without_help(parser, path=()) -> list[str]:
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += arguments_without_help(sub, (*path, name))
+        elif not action.help and not isinstance(action, argparse._HelpAction):
+            found.append(f"{' '.join(path)} {action.option_strings or action.dest}")
+    return found
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    assert arguments_without_help(build_parser()) == []
