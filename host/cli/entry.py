@@ -70,9 +70,12 @@ EXIT_MEANING = {
 }
 
 
-def error_classes(root: type = PageKeeperError) -> list[type]:
+def error_classes(root: type[PageKeeperError] = PageKeeperError) -> list[type[PageKeeperError]]:
     """Every error class of the tree under ``root`` (``root`` first)."""
-    return [root, *(c for sub in root.__subclasses__() for c in error_classes(sub))]
+    found = [root]
+    for sub in root.__subclasses__():
+        found += error_classes(sub)
+    return found
 
 
 def exit_status_help() -> str:

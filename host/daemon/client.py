@@ -28,7 +28,7 @@ from websockets.sync.client import connect as ws_connect
 
 from engine.errors import PageKeeperError, Unavailable
 from host.daemon.security import read_token
-from host.home import Home, resolve_home
+from host.home import Home, default_home
 
 # A starting daemon is waited for as long as the progress it publishes in daemon.json
 # (host/daemon/main.py, Startup) keeps growing; this long without any is a stuck start.
@@ -193,7 +193,7 @@ def wait_ready(
             raise Unavailable(f"daemon exited with {proc.returncode}{why}; see {logs}")
         if proc is None and not held:
             raise Unavailable(f"no daemon is starting for {home}; see {logs}")
-        if _died_starting(state, proc):
+        if state is not None and _died_starting(state, proc):
             raise Unavailable(f"daemon pid {state.get('pid')} died while starting; see {logs}")
         now, seen = time.monotonic(), _progress(state)
         if seen != mark:
@@ -283,15 +283,16 @@ def own_command(home: Path | None = None) -> str:
     activated: the single-file binary itself, or the ``pagekeeper`` script installed beside this
     environment's Python (``make run`` puts it in .venv/bin/, which is not on PATH).
 
-    With ``home``, the command also names that home (``--home``) unless it is the one a bare
-    command finds (``$PAGEKEEPER_HOME`` or the platform's folder): a hint followed as printed
-    acts on the archive it was printed about."""
+    With ``home``, the command also names that home (``--home``) unless it is the platform's
+    default folder: a hint followed as printed acts on the archive it was printed about, in a
+    shell without ``$PAGEKEEPER_HOME`` too (the browser's helper has it from its launcher, the
+    user's shell may not)."""
     if getattr(sys, "frozen", False):
         program = shlex.quote(sys.executable)
     else:
         beside = Path(sys.executable).with_name("pagekeeper")
         program = shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
-    if home is None or Path(home) == resolve_home():
+    if home is None or Path(home) == default_home():
         return program
     return f"{program} --home {shlex.quote(str(home))}"
 

@@ -14,7 +14,7 @@ import pytest
 
 from engine.errors import Unavailable
 from host.daemon import client
-from host.home import HOME_ENV
+from host.home import HOME_ENV, default_home
 from tests.host.daemon_fixtures import make_home, pk, stop_daemon
 
 
@@ -39,9 +39,12 @@ def test_no_daemon_names_a_start_command_that_runs_as_typed(tmp_path):
 
 
 def test_the_default_home_is_not_named_and_any_other_is(tmp_path, monkeypatch):
-    monkeypatch.setenv(HOME_ENV, str(tmp_path / "mine"))
-    assert "--home" not in client.own_command(tmp_path / "mine")  # what a bare command finds
+    """Only the platform's folder goes unnamed: a home from ``$PAGEKEEPER_HOME`` (the browser's
+    helper has it from its launcher) is named, since the user's shell may not set it."""
+    assert "--home" not in client.own_command(default_home())
     assert "--home" not in client.own_command()
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "mine"))
+    assert client.own_command(tmp_path / "mine").endswith(f" --home {tmp_path / 'mine'}")
     other = tmp_path / "an other"
     assert client.own_command(other).endswith(f" --home {shlex.quote(str(other))}")
 
