@@ -23,7 +23,15 @@ import platformdirs
 
 from engine.archive.storage import FileLock, atomic_file, write_atomic
 
-__all__ = ["HOME_ENV", "FileLock", "Home", "atomic_file", "atomic_write", "resolve_home"]
+__all__ = [
+    "HOME_ENV",
+    "FileLock",
+    "Home",
+    "atomic_file",
+    "atomic_write",
+    "default_home",
+    "resolve_home",
+]
 
 HOME_ENV = "PAGEKEEPER_HOME"
 
@@ -36,6 +44,12 @@ def resolve_home(arg: str | None = None) -> Path:
     """
     chosen = arg or os.environ.get(HOME_ENV) or platformdirs.user_data_dir("pagekeeper", False)
     return Path(chosen).expanduser().absolute()
+
+
+def default_home() -> Path:
+    """The platform's user data dir: the home of a command given neither ``--home`` nor
+    ``$PAGEKEEPER_HOME``."""
+    return Path(platformdirs.user_data_dir("pagekeeper", False)).expanduser().absolute()
 
 
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PK = str(Path(sys.executable).with_name("pagekeeper"))
 EXTENSION = ROOT / "dist" / "extension-chromium"
+FIREFOX_EXTENSION = ROOT / "dist" / "extension-firefox"
 CHROMIUM_CANDIDATES = (
     "/usr/lib/chromium/chromium",
     "chromium",
@@ -126,6 +127,17 @@ def open_viewer() -> bool:
     return False
 
 
+def load_extension() -> str:
+    """How to load the built extension by hand, in each browser ``install`` registers the
+    helper with (Firefox loads an unsigned add-on only as a temporary one, from its manifest)."""
+    return (
+        "Load the extension:\n"
+        f"  Chromium: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}\n"
+        "  Firefox:  about:debugging#/runtime/this-firefox → 'Load Temporary Add-on…' → "
+        f"{FIREFOX_EXTENSION / 'manifest.json'}"
+    )
+
+
 def main() -> int:
     print("PageKeeper: setting up and starting")
     step("start the archive daemon", "serve", "--detach")
@@ -133,16 +145,17 @@ def main() -> int:
     if status.get("running"):
         print(f"  daemon pid {status['pid']} on {status['url']}, data in {status['home']}")
     subprocess.run([sys.executable, str(ROOT / "packaging" / "build_extension.py")], check=False)
-    step("install the native-messaging host for your browsers", "install", "--browser", "all")
+    installed = step(
+        "install the native-messaging host for your browsers", "install", "--browser", "all"
+    )
+    print("".join(f"  {line}\n" for line in installed.splitlines()), end="")  # what it wrote
     viewer = json.loads(step("viewer address", "open", "--no-browser", "--json") or "{}").get(
         "url", ""
     )
     home = Path(status.get("home") or ".")
     if not start_browser(home, viewer):
         open_viewer()
-        print(
-            f"\nLoad the extension: chrome://extensions → developer mode → 'Load unpacked' → {EXTENSION}"
-        )
+        print("\n" + load_extension())
     print(f"\nViewer: {viewer}")
     for label, argv in NEXT_STEPS:
         print(f"{label:<8}{COMMAND} {' '.join(argv)}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,46 @@ EXIT_CODES = {
     "unavailable": 6,
     "forbidden": 7,
 }
+
+
+# What each exit status means (``pagekeeper --help`` and README.md show it).
+EXIT_MEANING = {
+    0: "done",
+    1: "a report that found a fault (doctor), or an internal error",
+    2: "bad input or usage",
+    3: "not in the archive",
+    4: "over a size cap",
+    5: "a file cannot be written or read: the home, the archive, an output file",
+    6: "a daemon or a site that cannot be reached",
+    7: "refused",
+    130: "interrupted (Ctrl-C)",
+}
+
+
+def error_classes(root: type[PageKeeperError] = PageKeeperError) -> list[type[PageKeeperError]]:
+    """Every error class of the tree under ``root`` (``root`` first)."""
+    found = [root]
+    for sub in root.__subclasses__():
+        found += error_classes(sub)
+    return found
+
+
+def exit_status_help() -> str:
+    """``--help``'s epilog: each exit status, its meaning and the error codes that lead to it
+    (from :data:`EXIT_CODES` and the error tree, so it cannot drift from what main returns)."""
+    codes: dict[int, set[str]] = {}
+    for cls in error_classes():
+        codes.setdefault(exit_code(cls()), set()).add(cls.code)
+    lines = [
+        "exit status (errors print 'pagekeeper: CODE: message'; with --json also",
+        '  {"ok": false, "error": {"code", "message"}} on stdout):',
+    ]
+    for status, meaning in EXIT_MEANING.items():
+        named = f": {', '.join(sorted(codes[status]))}" if status in codes else ""
+        lines += textwrap.wrap(
+            f"{status:<3} {meaning}{named}", 88, initial_indent="  ", subsequent_indent="      "
+        )
+    return "\n".join(lines)
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -89,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pagekeeper",
         parents=[top],
         description="Repair broken links and keep a personal, versioned archive of pages.",
+        epilog=exit_status_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pagekeeper {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -139,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
         return report_error(exc, Context(home=Path("."), json=wants_json))
     if getattr(args, "run", None) is None:  # a group without its subcommand: the group's help
-        getattr(args, "usage_of", parser).print_help()
+        group = getattr(args, "usage_of", parser)
+        if args.json:  # a usage error like any other: typed, on stdout too
+            missing = InvalidInput(f"{group.prog}: give a command (see {group.prog} --help)")
+            return report_error(missing, Context(home=Path("."), json=True))
+        group.print_help()
         return 2
     ctx = Context(home=resolve_home(args.home), json=args.json)
     try:

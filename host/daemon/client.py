@@ -28,7 +28,7 @@ from websockets.sync.client import connect as ws_connect
 
 from engine.errors import PageKeeperError, Unavailable
 from host.daemon.security import read_token
-from host.home import Home
+from host.home import Home, default_home
 
 # A starting daemon is waited for as long as the progress it publishes in daemon.json
 # (host/daemon/main.py, Startup) keeps growing; this long without any is a stuck start.
@@ -193,7 +193,7 @@ def wait_ready(
             raise Unavailable(f"daemon exited with {proc.returncode}{why}; see {logs}")
         if proc is None and not held:
             raise Unavailable(f"no daemon is starting for {home}; see {logs}")
-        if state and not state.get("ready") and not _alive(state.get("pid")):
+        if state is not None and _died_starting(state, proc):
             raise Unavailable(f"daemon pid {state.get('pid')} died while starting; see {logs}")
         now, seen = time.monotonic(), _progress(state)
         if seen != mark:
@@ -208,6 +208,15 @@ def wait_ready(
                 f"{stall:.0f}s; see {logs}"
             )
         time.sleep(0.02)
+
+
+def _died_starting(state: dict | None, proc: subprocess.Popen | None) -> bool:
+    """A daemon.json that was never ready, of a process gone: the start we wait for failed.
+    Not when we spawned the daemon and the file names another pid: that is a leftover of an
+    earlier start killed half-way (our own daemon's exit is ``proc``'s), which ours replaces."""
+    if not state or state.get("ready") or _alive(state.get("pid")):
+        return False
+    return proc is None or state.get("pid") == proc.pid
 
 
 def wait_stopped(home: Path, pid: int, stall: float | None = None) -> None:
@@ -269,14 +278,23 @@ def error_from(payload: dict) -> PageKeeperError:
     return exc
 
 
-def own_command() -> str:
+def own_command(home: Path | None = None) -> str:
     """This PageKeeper's command as a user can type it in any folder, whether or not a venv is
     activated: the single-file binary itself, or the ``pagekeeper`` script installed beside this
-    environment's Python (``make run`` puts it in .venv/bin/, which is not on PATH)."""
+    environment's Python (``make run`` puts it in .venv/bin/, which is not on PATH).
+
+    With ``home``, the command also names that home (``--home``) unless it is the platform's
+    default folder: a hint followed as printed acts on the archive it was printed about, in a
+    shell without ``$PAGEKEEPER_HOME`` too (the browser's helper has it from its launcher, the
+    user's shell may not)."""
     if getattr(sys, "frozen", False):
-        return shlex.quote(sys.executable)
-    beside = Path(sys.executable).with_name("pagekeeper")
-    return shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
+        program = shlex.quote(sys.executable)
+    else:
+        beside = Path(sys.executable).with_name("pagekeeper")
+        program = shlex.quote(str(beside)) if beside.is_file() else "pagekeeper"
+    if home is None or Path(home) == default_home():
+        return program
+    return f"{program} --home {shlex.quote(str(home))}"
 
 
 def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
@@ -284,7 +302,9 @@ def connect(home: Path, state: dict | None = None, timeout: float = 10.0):
 
     state = state or running(home)
     if state is None:
-        raise Unavailable(f"no daemon is running (start it with `{own_command()} serve --detach`)")
+        raise Unavailable(
+            f"no daemon is running (start it with `{own_command(home)} serve --detach`)"
+        )
     token = read_token(home) or ""
     try:
         return ws_connect(

@@ -354,7 +354,12 @@ def uninstall(home: Path, options: InstallOptions, platform: str | None = None) 
 
 
 def check_manifest(
-    browser: str, path: Path, windows: bool = False, registered=None, expected=()
+    browser: str,
+    path: Path,
+    windows: bool = False,
+    registered=None,
+    expected=(),
+    again: str = "pagekeeper install",
 ) -> dict:
     """One doctor line: present, valid, pointing at an executable, which IDs it allows.
 
@@ -375,10 +380,14 @@ def check_manifest(
     target = Path(data.get("path", ""))
     executable = target.is_absolute() and target.is_file() and os.access(target, os.X_OK)
     allowed = _allowed(data, browser)
-    problem = None if executable else f"path {str(target)!r} is not an executable file"
+    problem = (
+        None
+        if executable
+        else f"path {str(target)!r} is not an executable file (run {again} again)"
+    )
     missing = [ext for ext in expected if ext not in allowed]
     if missing:
-        problem = f"does not allow {', '.join(missing)} (run pagekeeper install again)"
+        problem = f"does not allow {', '.join(missing)} (run {again} again)"
     if data.get("name") != HOST_NAME:
         problem = f"name is {data.get('name')!r}, not {HOST_NAME}"
     return {
@@ -396,17 +405,17 @@ def _allowed(data: dict, browser: str) -> list[str]:
 
 # What a stopped daemon means: information, not a fault (every operation has one path,
 # daemon or not: host/cli/backend.py), and how to start it.
-def daemon_stopped() -> str:
+def daemon_stopped(home: Path | None = None) -> str:
     return (
         "stopped: PageKeeper works without it (the browser's helper starts it when needed); "
-        f"to start it now: {client.own_command()} serve --detach"
+        f"to start it now: {client.own_command(home)} serve --detach"
     )
 
 
-def daemon_paused() -> str:
+def daemon_paused(home: Path | None = None) -> str:
     return (
         "stopped until the next login (pagekeeper stop --until-login): the browser's helper "
-        f"starts none until then; to start it now: {client.own_command()} serve --detach"
+        f"starts none until then; to start it now: {client.own_command(home)} serve --detach"
     )
 
 
@@ -432,6 +441,7 @@ def doctor(
             windows,
             registered_manifest(b, options, platform) if windows else None,
             _allowed(manifest(b, Path(), *ids), b),
+            install_command(home, options),
         )
         for b in browsers
     ]
@@ -454,7 +464,26 @@ def doctor(
         "daemon": daemon,
         "archive": archive,
         "home": str(home),
+        "install_command": install_command(home, options),
     }
+
+
+def install_command(home: Path, options: InstallOptions) -> str:
+    """The ``install`` that writes what ``doctor`` checked with these options: the same home,
+    browser, scope and profile folder, as a command a user can type.
+
+    >>> said = install_command(Path("/h"), InstallOptions(("chromium",), profile_dir=Path("/p q")))
+    >>> said.removeprefix(client.own_command())
+    " --home /h install --browser chromium --profile-dir '/p q'"
+    """
+    words = [client.own_command(home), "install"]
+    if len(options.browsers) == 1:
+        words += ["--browser", options.browsers[0]]
+    if options.system:
+        words.append("--system")
+    if options.profile_dir is not None:
+        words += ["--profile-dir", shlex.quote(str(options.profile_dir))]
+    return " ".join(words)
 
 
 def daemon_state(home: Path) -> dict:
@@ -463,7 +492,8 @@ def daemon_state(home: Path) -> dict:
     try:
         state = client.running(home)
         if not state:
-            return {"running": False, "note": daemon_paused() if paused(home) else daemon_stopped()}
+            note = daemon_paused(home) if paused(home) else daemon_stopped(home)
+            return {"running": False, "note": note}
         return {"running": True, "url": state["url"], "ping": client.call(home, "ping", timeout=5)}
     except Exception as exc:
         return {"running": False, "problem": str(exc)}

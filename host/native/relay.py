@@ -154,7 +154,7 @@ class Relay:
         if not (running and running.get("ready")) and pause.paused(self.home):
             raise Unavailable(
                 "PageKeeper is stopped until the next login (pagekeeper stop --until-login); "
-                f"`{client.own_command()} serve` starts it again"
+                f"`{client.own_command(self.home)} serve --detach` starts it again"
             )
 
     def receive(self, ws) -> None:

@@ -31,9 +31,8 @@ from engine.archive.model import Capture, RegisterOptions, Registration, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, PageKeeperError, error_payload
-from engine.urls.parse import parse_url
 from engine.urls.sites import registrable_domain
-from host.services.fetch import FetchOptions, afetch, fetch
+from host.services.fetch import FetchOptions, afetch, fetch, http_url
 from host.services.resource_fetch import ResourceFetchOptions, awith_resources, with_resources
 
 MAX_DEPTH = 10
@@ -60,7 +59,7 @@ def check_start(url: str) -> str:
     engine.errors.InvalidURL: a crawl starts at an http(s) URL, not 'ftp://example.com/'
     """
 
-    parsed = parse_url(url)  # raises InvalidURL with the reason
+    parsed = http_url(url, "crawled")  # no URL at all: InvalidURL naming it, with the reason
     if parsed.protocol not in ("http:", "https:"):
         raise InvalidURL(f"a crawl starts at an http(s) URL, not {url!r}")
     return url

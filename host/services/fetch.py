@@ -32,6 +32,7 @@ from engine.archive.model import Capture
 from engine.errors import FetchError, InvalidInput, InvalidURL, TooLarge
 from engine.html.parse import sniff_charset
 from engine.liveness import UNREACHABLE_REASONS
+from engine.urls.parse import parse_url
 from host.daemon.security import strip_credentials
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -217,6 +218,21 @@ def _layers(content_encoding: str, url: str) -> list[_ZlibLayer | _BrotliLayer]:
             f"{url} is encoded {len(layers)} times ({content_encoding!r}); refused", kind="decode"
         )
     return layers
+
+
+def http_url(url: str, done: str):
+    """``url`` parsed; a text that is no URL at all is ``InvalidURL`` naming it as typed, the
+    reason after (the parser's own message names no input).
+
+    >>> http_url("notaurl", "crawled")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: only http(s) URLs can be crawled, not 'notaurl' (no scheme: a relative reference needs a base URL)
+    """
+    try:
+        return parse_url(url)
+    except InvalidURL as exc:
+        raise InvalidURL(f"only http(s) URLs can be {done}, not {url!r} ({exc.message})") from exc
 
 
 def _check_url(url: str) -> None:

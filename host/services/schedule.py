@@ -19,8 +19,7 @@ from engine.archive import alerts
 from engine.archive.model import Capture, RegisterOptions, Registration
 from engine.archive.store import ArchiveStore
 from engine.errors import InvalidInput, InvalidURL, NotFound, PageKeeperError
-from engine.urls.parse import parse_url
-from host.services.fetch import afetch
+from host.services.fetch import afetch, http_url
 from host.services.resource_fetch import awith_resources
 
 PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
@@ -42,7 +41,7 @@ def check_url(url: str) -> str:
     engine.errors.InvalidURL: only http(s) URLs can be scheduled, not 'mailto:a@b.c'
     """
 
-    if parse_url(url).protocol not in ("http:", "https:"):  # parse_url raises on a non-URL
+    if http_url(url, "scheduled").protocol not in ("http:", "https:"):
         raise InvalidURL(f"only http(s) URLs can be scheduled, not {url!r}")
     return url
 

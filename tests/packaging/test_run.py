@@ -5,6 +5,7 @@ reason it printed."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tests.chromium import CHROMIUM
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "packaging"))
+import build_extension  # noqa: E402
 import run  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no {CHROMIUM}")
@@ -91,3 +93,27 @@ def test_the_commands_make_run_suggests_exist(tmp_path):
     for _, argv in run.NEXT_STEPS:
         args = build_parser().parse_args([*argv, "--home", str(tmp_path)])
         assert args.run is not None, argv
+
+
+def test_make_run_says_where_the_helper_went_and_how_to_load_each_extension(
+    tmp_path, monkeypatch, capsys
+):
+    """Without a browser to start, ``make run`` prints the files ``install`` wrote (a user
+    checks them with ``doctor``) and how to load the extension in both browsers it registered
+    the helper with; each path it names is what the build writes."""
+    wrote = "launcher: /h/bin/pagekeeper-native\nfirefox: /u/.mozilla/x.json"
+    answers = {"install": wrote, "status": '{"running": false}', "open": '{"url": "u"}'}
+    monkeypatch.setattr(run, "pk", lambda *a: _answer(0, answers.get(a[0], ""))(*a))
+    monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: None)  # the build
+    monkeypatch.setattr(run, "start_browser", lambda *a: False)
+    monkeypatch.setattr(run, "open_viewer", lambda: False)
+    assert run.main() == 0
+    out = capsys.readouterr().out
+    assert "\n  launcher: /h/bin/pagekeeper-native\n  firefox: /u/.mozilla/x.json\n" in out
+    chromium = re.search(r"Chromium: chrome://extensions .* → (\S+)$", out, re.M).group(1)
+    firefox = re.search(r"Firefox: +about:debugging\S* .* → (\S+)$", out, re.M).group(1)
+    build = tmp_path / "dist"
+    build_extension.main(["--out", str(build)])
+    dist = ROOT / "dist"
+    assert (build / Path(chromium).relative_to(dist) / "manifest.json").is_file()
+    assert (build / Path(firefox).relative_to(dist)).is_file()

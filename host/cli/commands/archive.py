@@ -26,6 +26,7 @@ from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
 from host.cli.files import read_input
+from host.cli.shown import local_time, size
 from host.daemon import client
 
 # -- add -----------------------------------------------------------------------------------
@@ -99,7 +100,8 @@ def render_versions(rows: list) -> str:
     if not rows:
         return "no versions"
     return "\n".join(
-        f"{r['registered_at']}  {r['id']}  sim={_num(r['similarity_to_previous'])}  {r['version_url']}"
+        f"{local_time(r['registered_at'])}  {r['id']}  "
+        f"sim={_num(r['similarity_to_previous']):<5}  {r['version_url']}"
         + (f"  (seen again, unchanged since {r['revisit_of']})" if r.get("revisit_of") else "")
         for r in rows
     )
@@ -115,7 +117,7 @@ def run_similar(args, ctx) -> dict:
 
 def render_similar(result: dict) -> str:
     rows = result["similar"]
-    head = f"similar to {result['id']} (computed {result['computed_at'] or 'not yet'}):"
+    head = f"similar to {result['id']} (computed {local_time(result['computed_at'], 'not yet')}):"
     if not result.get("complete", True):
         head += "\n  (incomplete: the daemon is still comparing this site's pages; ask again later)"
     body = [
@@ -193,7 +195,9 @@ def render_search(rows: list) -> str:
         return "no matches"
     lines = []
     for r in rows:
-        lines.append(f"{r['registered_at']}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}")
+        lines.append(
+            f"{local_time(r['registered_at'])}  {r['versions']:>3}v  {r['url']}  {r['title'][:60]}"
+        )
         if r.get("snippet_text"):
             lines.append(f"    {_marked_text(r['snippet_text'], r['snippet_marks'])}")
     return "\n".join(lines)
@@ -304,6 +308,35 @@ def run_dust(args, ctx) -> dict:
     return send(ctx, "dust_learn", {}, timeout=JOB_TIMEOUT)
 
 
+def render_get(result: dict) -> str:
+    """``get -o FILE`` (the copy itself goes to the file): which version went where.
+
+    >>> print(render_get({"id": "20261126000000000001", "url": "http://a.test/",
+    ...     "original": False, "size": 5800, "file": "/tmp/a.html"}))
+    wrote 20261126000000000001 (http://a.test/, links rewritten), 5.7 KB, to /tmp/a.html
+    """
+    copy = "the original" if result.get("original") else "links rewritten"
+    return (
+        f"wrote {result['id']} ({result['url']}, {copy}), {size(result['size'])}, "
+        f"to {result['file']}"
+    )
+
+
+def render_profile(result: dict) -> str:
+    """The profile that keys the archive, the others, and what setting one re-keyed.
+
+    >>> print(render_profile({"profile": "archive", "profiles": ["safe", "archive"]}))
+    archive (profiles: safe, archive)
+    >>> print(render_profile({"profile": "safe", "rekeyed": 2, "documents": 5,
+    ...     "profiles": ["safe", "archive"]}))
+    safe (profiles: safe, archive); re-keyed 2 versions, 5 documents now
+    """
+    line = f"{result['profile']} (profiles: {', '.join(result['profiles'])})"
+    if "rekeyed" in result:
+        line += f"; re-keyed {result['rekeyed']} versions, {result['documents']} documents now"
+    return line
+
+
 def run_profile(args, ctx) -> dict:
     """Show the archive's key profile, or set it (every version re-keyed)."""
     if args.profile is None:
@@ -338,7 +371,7 @@ def _threshold(parser) -> None:
 
 def _add_parsers(cmds, common) -> None:
     add = command(cmds, "add", run_add, common, "register a page (fetched, or from --html FILE)")
-    add.add_argument("url")
+    add.add_argument("url", help="the page's http(s) URL")
     add.add_argument("--html", metavar="FILE", help="the page as saved (- for stdin)")
     add.add_argument("--no-fetch", action="store_true", help="never fetch; requires --html")
     add.add_argument("--content-type", help="content type of --html FILE (default text/html)")
@@ -354,6 +387,7 @@ def _read_parsers(cmds, common) -> None:
     sim.add_argument("id", help="registration ID or version URL")
     sim.set_defaults(render=render_similar)
     get = command(cmds, "get", run_get, common, "a version's rewritten (or original) copy")
+    get.set_defaults(render=render_get)
     get.add_argument("id", help="registration ID or version URL")
     get.add_argument("--original", action="store_true", help="the byte-identical original")
     get.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -363,11 +397,17 @@ def _read_parsers(cmds, common) -> None:
         help="one self-contained HTML file: every stored resource inlined as data: URIs",
     )
     opn = command(cmds, "open", run_open, common, "live page if reachable, else the stored copy")
-    opn.add_argument("ref", metavar="URL_OR_ID", help="registration ID or version URL")
+    opn.add_argument(
+        "ref",
+        metavar="URL_OR_ID",
+        help="an archived URL (its newest version), registration ID or version URL",
+    )
     opn.set_defaults(render=render_open)
     find = command(cmds, "search", run_search, common, "URL wildcard (* ?) and full-text search")
-    find.add_argument("pattern", nargs="?", default="*")
-    find.add_argument("--case-sensitive", action="store_true")
+    find.add_argument("pattern", nargs="?", default="*", help="URL wildcard (* ?); default *")
+    find.add_argument(
+        "--case-sensitive", action="store_true", help="the pattern's letters as typed"
+    )
     find.add_argument(
         "--sort",
         choices=("relevance", "url", "time"),
@@ -384,18 +424,30 @@ def _read_parsers(cmds, common) -> None:
 
 def _auto_parsers(cmds, common) -> None:
     crawl = command(cmds, "crawl", run_crawl, common, "register a page and the pages it links to")
-    crawl.add_argument("url")
-    crawl.add_argument("--depth", type=int, default=1)
+    crawl.add_argument("url", help="the http(s) URL the crawl starts at")
+    crawl.add_argument(
+        "--depth",
+        type=int,
+        default=1,
+        help="links followed from the start page, 0 to 10 (default 1)",
+    )
     crawl.add_argument(
         "--same-site", action="store_true", help="follow links on the same site only"
     )
-    crawl.add_argument("--max-pages", type=int, default=50)
+    crawl.add_argument(
+        "--max-pages", type=int, default=50, help="stop after this many pages (default 50)"
+    )
     crawl.add_argument("--delay", type=float, default=1.0, help="seconds between fetches")
     _threshold(crawl)
     crawl.set_defaults(render=jobs.render_crawl)
     sch = command(cmds, "schedule", run_schedule, common, "register a URL hourly/daily/weekly")
-    sch.add_argument("url", nargs="?")
-    sch.add_argument("--every", choices=("hourly", "daily", "weekly"), default="daily")
+    sch.add_argument("url", nargs="?", help="the http(s) URL to register on schedule")
+    sch.add_argument(
+        "--every",
+        choices=("hourly", "daily", "weekly"),
+        default="daily",
+        help="how often (default daily)",
+    )
     sch.add_argument("--list", action="store_true", help="list schedules")
     sch.add_argument("--remove", action="store_true", help="remove the URL's schedule")
     sch.add_argument("--run-due", action="store_true", help="register every due URL now")
@@ -405,4 +457,10 @@ def _auto_parsers(cmds, common) -> None:
     prof = command(
         cmds, "profile", run_profile, common, "show or set the URL profile that keys the archive"
     )
-    prof.add_argument("profile", nargs="?", choices=("safe", "archive", "aggressive"))
+    prof.add_argument(
+        "profile",
+        nargs="?",
+        choices=("safe", "archive", "aggressive"),
+        help="the profile to set (re-keys every version); none: show the current one",
+    )
+    prof.set_defaults(render=render_profile)

@@ -9,10 +9,15 @@ both paths answer the same (host/handlers/collection.py).
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from engine.archive.labels import parse_changes
 from engine.errors import InvalidInput
 from host.cli.backend import send
 from host.cli.command import command
+from host.cli.shown import local_time, size
+from host.daemon.client import own_command
 
 
 def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.0):
@@ -22,17 +27,23 @@ def call(ctx, kind: str, params: dict, write: bool = True, timeout: float = 120.
 
 
 def run_delete(args, ctx) -> dict:
+    args.render = functools.partial(render_delete, home=ctx.home)  # the undo names this home
     return call(ctx, "archive_delete", {"ref": args.ref, "undo": args.undo})
 
 
-def render_delete(result: dict) -> str:
+def render_delete(result: dict, home: Path | None = None) -> str:
+    """What went, and how to bring it back (a command to run as printed, for this home) or
+    the space it freed.
+
+    >>> print(render_delete({"deleted": {"versions": 2, "documents": 1}, "freed_bytes": 5800}))
+    deleted 2 version(s), 1 document(s); freed 5.7 KB
+    """
     gone = result["deleted"]
     line = f"deleted {gone['versions']} version(s), {gone['documents']} document(s)"
     if result.get("undo"):
-        return (
-            f"{line}; undo until {result['expires_at']}: pagekeeper archive undo {result['undo']}"
-        )
-    return f"{line}; freed {result['freed_bytes']} bytes"
+        undo = f"{own_command(home)} archive undo {result['undo']}"
+        return f"{line}; undo until {local_time(result['expires_at'])}: {undo}"
+    return f"{line}; freed {size(result['freed_bytes'])}"
 
 
 def run_undo(args, ctx) -> dict:
@@ -46,6 +57,18 @@ def render_undo(result: dict) -> str:
 
 def run_reclaim(args, ctx) -> dict:
     return call(ctx, "archive_reclaim", {})
+
+
+def render_reclaim(result: dict) -> str:
+    """What ``reclaim`` freed, in units, and from what.
+
+    >>> print(render_reclaim({"expired": 1, "blobs": 3, "freed_bytes": 5800}))
+    freed 5.7 KB: 1 expired deletion(s), 3 stored file(s)
+    """
+    return (
+        f"freed {size(result['freed_bytes'])}: {result['expired']} expired deletion(s), "
+        f"{result['blobs']} stored file(s)"
+    )
 
 
 def run_stats(args, ctx) -> dict:
@@ -73,22 +96,6 @@ def render_stats(result: dict) -> str:
         f"{size(result['blob_bytes'])} on disk, compressed, with copies and extracts "
         f"({size(result['storage_bytes'])} with the records)"
     )
-
-
-def size(count: int) -> str:
-    """Bytes for people (1024-based, as file managers show them).
-
-    >>> size(512), size(5800), size(56000), size(3 * 1024**3)
-    ('512 B', '5.7 KB', '55 KB', '3.0 GB')
-    """
-    value, unit = float(count), "B"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1024 or unit == "TB":
-            break
-        value /= 1024
-    if unit == "B":
-        return f"{count} B"
-    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
 def run_tag(args, ctx) -> dict:
@@ -143,10 +150,11 @@ def render_alerts(result: dict) -> str:
             else f"alerts by default: {result['default']}"
         )
     if not result["alerts"]:
-        since = f"since {result['seen_at']}" if result["seen_at"] else "recorded yet"
+        since = f"since {local_time(result['seen_at'])}" if result["seen_at"] else "recorded yet"
         return f"no changes {since} (alerts by default: {result['default']})"
     return "\n".join(
-        f"{a['at']}  {a['kind']:<8} {a['url']}  {a['title'][:50]}" for a in result["alerts"]
+        f"{local_time(a['at'])}  {a['kind']:<8} {a['url']}  {a['title'][:50]}"
+        for a in result["alerts"]
     )
 
 
@@ -172,13 +180,15 @@ def _labels_parsers(cmds, common) -> None:
     finally:
         cmds._parser_class = held
     tag.add_argument("ref", metavar="ID|URL", help="a URL, or an ID or version URL of any version")
-    tag.add_argument("changes", nargs="*", metavar="+TAG|-TAG")
+    tag.add_argument(
+        "changes", nargs="*", metavar="+TAG|-TAG", help="+tag adds a tag, -tag removes one"
+    )
     tag.set_defaults(render=render_tag)
     note = command(cmds, "note", run_note, common, 'set a version\'s note ("" removes it)')
     note.add_argument(
         "ref", metavar="ID|URL", help="an ID or version URL; a URL: its newest version"
     )
-    note.add_argument("text")
+    note.add_argument("text", help='the note ("" removes it)')
     note.set_defaults(render=render_note)
     tags = command(cmds, "tags", run_tags, common, "every tag in use, with its document count")
     tags.set_defaults(render=render_tags)
@@ -216,6 +226,9 @@ def add_parsers(cmds, common) -> None:
     undo = command(cmds, "undo", run_undo, common, "undo a deletion made with --undo")
     undo.add_argument("undo_id", metavar="UNDO", help="the undo number the deletion printed")
     undo.set_defaults(render=render_undo)
-    command(cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now")
+    reclaim = command(
+        cmds, "reclaim", run_reclaim, common, "free the space of expired deletions now"
+    )
+    reclaim.set_defaults(render=render_reclaim)
     stats = command(cmds, "stats", run_stats, common, "documents, versions and disk space")
     stats.set_defaults(render=render_stats)

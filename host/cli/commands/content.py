@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from engine.errors import BadRequest, InvalidInput, PageKeeperError
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
-from engine.liveness import LivenessOptions, deciding_figure, judge
+from engine.liveness import LivenessOptions, deciding_figure, judge, percent
 from host.cli.backend import backend, send
 from host.cli.batch import blank_line, error_line, is_blank, numbered
 from host.cli.command import Lines, command
@@ -61,6 +61,7 @@ def register(sub, common) -> None:
     live.add_argument("--batch", action="store_true", help='stdin JSONL {"id","stored","live"}')
     live.add_argument("--details", action="store_true", help="add matched/missing/reason")
     _thresholds(live)
+    live.set_defaults(render=render_liveness)
     check = command(sub, "check", run_check, common, "check archived pages against the live web")
     check.add_argument("ref", nargs="?", metavar="URL_OR_ID", help="an archived URL or version id")
     check.add_argument("--all", action="store_true", help="check the newest version of every URL")
@@ -72,10 +73,16 @@ def register(sub, common) -> None:
 def _thresholds(parser) -> None:
     defaults = LivenessOptions()
     parser.add_argument(
-        "--present-at", type=float, default=defaults.present_at, help="P ≥ → present"
+        "--present-at",
+        type=float,
+        default=defaults.present_at,
+        help="present when P (the share of the stored keywords found) is at least this (default %(default)s)",
     )
     parser.add_argument(
-        "--changed-at", type=float, default=defaults.changed_at, help="P ≥ → changed"
+        "--changed-at",
+        type=float,
+        default=defaults.changed_at,
+        help="changed when P is at least this and below --present-at, else gone (default %(default)s)",
     )
 
 
@@ -174,6 +181,22 @@ def compare_files(stored: str, live: str, options: LivenessOptions, details: boo
     """Extract the stored page, judge the live one."""
     kept = extract(read_page(stored))
     return _verdict_fields(judge(kept, read_page(live), options), details)
+
+
+def render_liveness(result: dict) -> str:
+    """The verdict and its share (``P``, the stored keywords found, in percent as every screen
+    writes it), then with ``--details`` the reason and the keywords.
+
+    >>> print(render_liveness({"present": True, "state": "present", "match": 0.9595}))
+    present  P 96%
+    """
+    lines = [f"{result['state']}  P {percent(result['match'])}"]
+    if result.get("reason"):
+        lines.append(f"  {result['reason']}")
+    for name in ("matched", "missing"):
+        if result.get(name):
+            lines.append(f"  {name}: {', '.join(result[name])}")
+    return "\n".join(lines)
 
 
 def run_liveness(args, ctx):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import webbrowser
+from pathlib import Path
 
 from host.cli.command import command
 from host.daemon import client
@@ -39,21 +40,24 @@ def run_stop(args, ctx):
 
 
 def render_stop(result: dict) -> str:
-    """What stopping means: a plain stop lasts until the browser needs the daemon again.
+    """What stopping means: a plain stop lasts until the browser needs the daemon again. The
+    commands it names run as printed (this PageKeeper, for the home it stopped).
 
-    >>> print(render_stop({"stopped": True, "restarts": "on_demand"}))
+    >>> said = render_stop({"stopped": True, "restarts": "on_demand"})
+    >>> print(said.replace(client.own_command(), "PK"))
     stopped. The next page load that needs PageKeeper (a failed address, the popup) starts it again;
-    to keep it stopped until you log in again: pagekeeper stop --until-login
+    to keep it stopped until you log in again: PK stop --until-login
     """
     done = "stopped" if result.get("stopped") else "daemon not running"
+    program = client.own_command(Path(result["home"]) if result.get("home") else None)
     if result.get("restarts") == "next_login":
         return (
             f"{done}; it stays stopped until you log in again or restart the computer "
-            "(pagekeeper serve starts it now)"
+            f"({program} serve --detach starts it now)"
         )
     return (
         f"{done}. The next page load that needs PageKeeper (a failed address, the popup) starts "
-        "it again;\nto keep it stopped until you log in again: pagekeeper stop --until-login"
+        f"it again;\nto keep it stopped until you log in again: {program} stop --until-login"
     )
 
 

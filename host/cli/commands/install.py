@@ -83,19 +83,21 @@ def _missing_line(result: dict) -> list[str]:
     return [f"not installed here (skipped): {', '.join(missing)}"] if missing else []
 
 
-# What a missing manifest means and the command that writes it (doctor's scope options apply).
-MISSING = "missing; pagekeeper install writes it"
+# What a missing manifest or token means: the command that writes it, with doctor's own home
+# and scope options (``install_command``), so the hint followed as printed fixes what was checked.
+MISSING = "missing; {command} writes it"
 
 
 def render_doctor(result: dict) -> str:
     lines = ["all good" if result["ok"] else "problems found"]
+    missing = MISSING.format(command=result.get("install_command", "pagekeeper install"))
     for m in result["manifests"]:
-        state = MISSING if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
+        state = missing if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
         lines.append(f"{m['browser']}: {state} ({m['manifest']})")
         if m.get("allowed"):
             lines.append(f"  allows {', '.join(m['allowed'])}")
     lines += _missing_line(result)
-    lines.append(f"token: {'readable' if result['token_readable'] else 'missing'}")
+    lines.append(f"token: {'readable' if result['token_readable'] else missing}")
     lines.append(_daemon_line(result["daemon"]))
     if result.get("archive"):
         lines.append(_archive_line(result["archive"]))
@@ -130,7 +132,12 @@ DOCTOR_EXIT = """exit status:
 
 
 def _scope_options(parser, verb: str) -> None:
-    parser.add_argument("--browser", choices=BROWSER_CHOICES, default="all")
+    parser.add_argument(
+        "--browser",
+        choices=BROWSER_CHOICES,
+        default="all",
+        help="one browser, or all (default): the browsers found on this machine",
+    )
     parser.add_argument("--system", action="store_true", help="for all users (needs admin rights)")
     parser.add_argument(
         "--profile-dir", help=f"a browser profile (--user-data-dir) to {verb} instead"

@@ -1,5 +1,5 @@
 """What ``archive crawl | schedule | dust`` print for people: one line a page, rule or
-schedule, times as UTC ISO-8601 (``--json`` prints the protocol's result unchanged).
+schedule, times in the user's zone (``--json`` prints the protocol's result unchanged, in UTC).
 
 >>> print(render_crawl({"registered": [{"id": "20261126000000000001", "url": "http://a.test/"}],
 ...     "skipped": [], "failed": [{"url": "http://a.test/x", "error": {"code": "fetch_failed",
@@ -11,7 +11,7 @@ registered 1 page, skipped 0 (similar to their last version), failed 1
 
 from __future__ import annotations
 
-from engine.archive.model import iso
+from host.cli.shown import local_time
 
 
 def _plural(count: int, word: str) -> str:
@@ -31,15 +31,16 @@ def render_crawl(report: dict) -> str:
 
 
 def _when(ts: float | None, never: str = "never") -> str:
-    return iso(ts) if ts is not None else never
+    return local_time(ts, never)
 
 
 def schedule_line(row: dict) -> str:
     """One schedule: its period, next run, last run (and what it gave), URL.
 
-    >>> schedule_line({"url": "http://a.test/", "every": "daily", "only_if_different": 0.9,
-    ...     "created": 0.0, "last_run": None, "next_run": 86400.0})
-    'daily   next 1970-01-02T00:00:00Z  last never  http://a.test/  (skipped when >= 0.9 similar)'
+    >>> line = schedule_line({"url": "http://a.test/", "every": "daily",
+    ...     "only_if_different": 0.9, "created": 0.0, "last_run": None, "next_run": 86400.0})
+    >>> line.replace(local_time(86400.0), "TIME")
+    'daily   next TIME  last never  http://a.test/  (skipped when >= 0.9 similar)'
     """
     last = _when(row["last_run"])
     if row.get("last_result"):

@@ -31,10 +31,10 @@ IMPORT_TIMEOUT = 600.0  # seconds the daemon may take to register a large WARC
 
 def add_parsers(cmds, common) -> None:
     """Add ``archive export`` and ``archive import``."""
-    out = command(cmds, "export", run_export, common, "write versions to a WARC file")
+    out = command(cmds, "export", run_export, common, "write versions to a WARC (or WACZ) file")
     out.add_argument("pattern", nargs="?", default="*", help="URL wildcard (* ?) of documents")
     out.add_argument("--text", metavar="QUERY", help="only documents whose text holds QUERY")
-    out.add_argument("--case-sensitive", action="store_true")
+    out.add_argument("--case-sensitive", action="store_true", help="the pattern's letters as typed")
     out.add_argument("--id", action="append", metavar="ID", help="one version (repeatable)")
     out.add_argument(
         "-o",

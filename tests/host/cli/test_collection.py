@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+from pathlib import Path
 
 from engine.archive.store import ArchiveStore
 from host.cli.commands.collection import size
@@ -162,3 +165,26 @@ def test_a_revisit_has_its_own_note_and_delete(capsys, tmp_path):
     assert [r["id"] for r in rows] == [first["id"]]
     with ArchiveStore.open(home, readonly=True) as store:
         assert store.row("notes", again["id"]) is None  # its note went with it
+
+
+def test_the_undo_a_delete_names_runs_as_printed_for_its_own_home(capsys, tmp_path):
+    """The hint is this PageKeeper with ``--home`` (a bare ``pagekeeper archive undo N`` looks
+    in another archive, or is not on PATH after ``make run``); followed, it restores."""
+    home = make_home(tmp_path)
+    added = add(capsys, home, tmp_path, "partei")
+    assert main(["archive", "delete", "--undo", added["url"], "--home", str(home)]) == 0
+    hint = re.search(r"undo until [^:]+:\d\d:\d\d \w+: (.+)", capsys.readouterr().out).group(1)
+    program, *args = shlex.split(hint)
+    assert Path(program).is_absolute() and os.access(program, os.X_OK)
+    assert main(args) == 0  # followed as printed
+    assert "restored 1 version(s)" in capsys.readouterr().out
+    code, versions = cli(capsys, home, "versions", added["url"])
+    assert code == 0 and [v["id"] for v in versions] == [added["id"]]
+
+
+def test_what_a_delete_freed_is_said_in_units(capsys, tmp_path):
+    home = make_home(tmp_path)
+    added = add(capsys, home, tmp_path, "partei")
+    assert main(["archive", "delete", added["url"], "--home", str(home)]) == 0
+    said = capsys.readouterr().out
+    assert re.search(r"; freed \d+(\.\d)? (B|KB|MB)$", said.strip()), said

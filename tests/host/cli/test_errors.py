@@ -6,11 +6,13 @@ or a file that cannot be read, is ``invalid_input``. One reader of page files
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 
 import pytest
 
-from host.cli.entry import main
+from host.cli.entry import EXIT_CODES, error_classes, exit_code, main
 from tests.host.daemon_fixtures import make_home
 
 
@@ -71,3 +73,53 @@ def test_every_command_answers_a_ref_alike(capsys, tmp_path, monkeypatch, ref, e
     for name, args in ref_commands(ref).items():
         if commands is None or name in commands:
             assert answer(capsys, *args, "--home", str(home)) == expected, name
+
+
+def test_help_lists_every_exit_status_with_the_codes_that_lead_to_it(capsys, tmp_path):
+    """``pagekeeper --help`` documents each status main returns, and the error codes of each,
+    as the mapper computes them; then two real errors exit as the table says."""
+    with contextlib.suppress(SystemExit):
+        main(["--help"])
+    said = capsys.readouterr().out
+    table = said.split("exit status", 1)[1]
+    for status in {*EXIT_CODES.values(), 0, 130}:
+        assert re.search(rf"^  {status}\s", table, re.M), (status, table)
+    listed = {
+        status: re.sub(r"\s+", " ", text)
+        for status, text in re.findall(r"^  (\d+)\s+(.+?)(?=^  \d|\Z)", table, re.M | re.S)
+    }
+    for cls in error_classes():
+        assert re.search(rf"\b{cls.code}\b", listed[str(exit_code(cls()))]), cls
+    home = str(make_home(tmp_path))
+    assert main(["archive", "get", "12345678901234567890", "--home", home]) == 3
+    assert re.search(r"\bnot_found\b", listed["3"])
+    assert main(["archive", "get", "abc", "--home", home]) == 2
+    assert re.search(r"\binvalid_url\b", listed["2"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["archive", "add", "notaurl"],
+        ["archive", "crawl", "notaurl", "--depth", "1"],
+        ["archive", "schedule", "notaurl"],
+        ["archive", "versions", "notaurl"],
+        ["check", "notaurl"],
+    ],
+)
+def test_a_text_that_is_no_url_is_named_in_the_error(capsys, tmp_path, argv):
+    """``invalid_url`` (exit 2) says which input it refused, as typed: the parser's own
+    reason ("no scheme …") names none."""
+    code = main([*argv, "--home", str(make_home(tmp_path)), "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 2 and error["code"] == "invalid_url"
+    assert "'notaurl'" in error["message"], error
+
+
+@pytest.mark.parametrize("argv", [[], ["archive"]])
+def test_a_missing_command_with_json_is_a_typed_usage_error(capsys, argv):
+    assert main([*argv, "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "invalid_input" and "give a command" in error["message"]
+    assert main(argv) == 2  # for people: the help itself
+    assert capsys.readouterr().out.startswith("usage: pagekeeper")

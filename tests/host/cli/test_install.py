@@ -15,13 +15,22 @@ from host.cli.entry import main
 from tests.host.daemon_fixtures import make_home
 
 
-def test_doctor_names_the_fix_for_a_missing_manifest_and_the_fix_works(capsys, tmp_path):
+def test_doctor_names_the_fix_for_a_missing_manifest_and_the_fix_works(
+    capsys, tmp_path, monkeypatch
+):
+    """The fix is named as a command to run as printed: this PageKeeper, the home and the
+    scope doctor checked (a bare ``pagekeeper install`` writes another home's launcher into
+    the default browser folders, and doctor would still find the manifest missing)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # a fix that misses writes only there
     home, profile = make_home(tmp_path), tmp_path / "profile"
     scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
     assert main(["doctor", *scope]) == 1
     said = capsys.readouterr().out
-    assert "chromium: missing; pagekeeper install writes it" in said, said
-    assert main(["install", *scope]) == 0
+    fix = re.search(r"chromium: missing; (.+) writes it \(", said).group(1)
+    assert f"token: missing; {fix} writes it" in said, said
+    program, *args = shlex.split(fix)
+    assert Path(program).is_absolute() and os.access(program, os.X_OK)
+    assert main(args) == 0  # followed as printed
     capsys.readouterr()
     assert main(["doctor", *scope]) == 0  # no daemon runs in this home: no fault
     assert "chromium: ok" in capsys.readouterr().out
@@ -41,7 +50,7 @@ def test_doctor_exits_0_with_the_daemon_stopped_and_1_only_for_a_fault(capsys, t
     assert said.startswith("all good")
     # The command it names runs as typed, in any folder, with no venv activated.
     program, *args = shlex.split(re.search(r"to start it now: (.+)", said).group(1))
-    assert args == ["serve", "--detach"] and Path(program).is_absolute()
+    assert args == ["--home", str(home), "serve", "--detach"] and Path(program).is_absolute()
     assert os.access(program, os.X_OK)
     assert main(["doctor", *scope, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -95,3 +104,18 @@ def test_install_into_a_mistyped_profile_dir_is_a_typed_error_and_writes_nothing
     fresh = tmp_path / "fresh-profile"
     assert main(["install", *scope, "--profile-dir", str(fresh)]) == 0
     assert (fresh / "NativeMessagingHosts").is_dir()
+
+
+def test_a_launcher_that_cannot_run_names_the_fix_and_the_fix_works(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # a fix that misses writes only there
+    home, profile = make_home(tmp_path), tmp_path / "profile"
+    scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
+    assert main(["install", *scope]) == 0
+    (home / "bin" / "pagekeeper-native").chmod(0o644)
+    capsys.readouterr()
+    assert main(["doctor", *scope]) == 1
+    said = capsys.readouterr().out
+    fix = re.search(r"is not an executable file \(run (.+) again\)", said).group(1)
+    assert main(shlex.split(fix)[1:]) == 0  # followed as printed
+    capsys.readouterr()
+    assert main(["doctor", *scope]) == 0

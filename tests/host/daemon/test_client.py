@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,17 +14,50 @@ import pytest
 
 from engine.errors import Unavailable
 from host.daemon import client
-from tests.host.daemon_fixtures import make_home
+from host.home import HOME_ENV, default_home
+from tests.host.daemon_fixtures import make_home, pk, stop_daemon
+
+
+@pytest.fixture
+def spawn_home(tmp_path):
+    """A tmp home whose daemon, if a test starts one, is stopped afterwards."""
+    path = make_home(tmp_path)
+    yield path
+    stop_daemon(path)
 
 
 def test_no_daemon_names_a_start_command_that_runs_as_typed(tmp_path):
     """``make run`` installs ``pagekeeper`` in .venv/bin/, which is not on PATH: the message
-    names the command by the path a user can type in any folder."""
+    names the command by the path a user can type in any folder, and the home it was about
+    (a bare ``serve`` would start the daemon of another archive)."""
+    home = make_home(tmp_path)
     with pytest.raises(Unavailable) as raised:
-        client.connect(make_home(tmp_path))
+        client.connect(home)
     program, *args = shlex.split(re.search(r"`([^`]+)`", str(raised.value)).group(1))
-    assert args == ["serve", "--detach"] and Path(program).is_absolute()
+    assert args == ["--home", str(home), "serve", "--detach"] and Path(program).is_absolute()
     assert os.access(program, os.X_OK)
+
+
+def test_the_default_home_is_not_named_and_any_other_is(tmp_path, monkeypatch):
+    """Only the platform's folder goes unnamed: a home from ``$PAGEKEEPER_HOME`` (the browser's
+    helper has it from its launcher) is named, since the user's shell may not set it."""
+    assert "--home" not in client.own_command(default_home())
+    assert "--home" not in client.own_command()
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "mine"))
+    assert client.own_command(tmp_path / "mine").endswith(f" --home {tmp_path / 'mine'}")
+    other = tmp_path / "an other"
+    assert client.own_command(other).endswith(f" --home {shlex.quote(str(other))}")
+
+
+def test_a_start_killed_half_way_does_not_fail_the_next_one(spawn_home):
+    """A daemon.json left by a start that was killed before it was ready (its pid gone) is
+    not the daemon ``serve --detach`` spawns: that one starts, and the command says so."""
+    home = spawn_home
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (home / "daemon.json").write_text(json.dumps({"pid": dead.pid, "port": 1, "home": str(home)}))
+    started = json.loads(pk(home, "serve", "--detach", "--json").stdout)
+    assert started["running"] and started["pid"] != dead.pid
 
 
 def test_the_command_named_to_a_user_is_the_binary_or_the_script_beside_python(

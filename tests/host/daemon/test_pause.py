@@ -29,7 +29,7 @@ def running(home) -> bool:
 
 def test_a_plain_stop_says_the_browser_starts_it_again_and_it_does(daemon, home):
     said = pk(home, "stop").stdout
-    assert "starts it again" in said and "pagekeeper stop --until-login" in said
+    assert "starts it again" in said and " stop --until-login" in said
     assert not running(home)
     assert ping_through_the_browsers_host(home)["ok"]  # what the message promised
     assert running(home)
@@ -45,7 +45,8 @@ def test_stop_until_login_holds_until_the_next_login(daemon, home):
     assert not running(home)
     # The command it names runs as typed, in any folder, with no venv activated.
     program, *args = shlex.split(re.search(r"`([^`]+)`", refused["error"]["message"]).group(1))
-    assert args == ["serve"] and Path(program).is_absolute() and os.access(program, os.X_OK)
+    assert args == ["--home", str(home), "serve", "--detach"]  # this home, in the background
+    assert Path(program).is_absolute() and os.access(program, os.X_OK)
     marker = Home(home).paused
     written = json.loads(marker.read_text())
     assert written["boot"] == pause.this_login()["boot"]

@@ -113,7 +113,7 @@ def test_install_doctor_uninstall_with_a_profile_dir(home, tmp_path):
     assert report["manifests"][0]["ok"] and report["token_readable"]
     assert not report["daemon"]["running"] and report["ok"]
     assert code == 0  # a stopped daemon is no fault: PageKeeper works without it
-    assert report["daemon"]["note"].endswith(f"{own_command()} serve --detach")
+    assert report["daemon"]["note"].endswith(f"{own_command(home)} serve --detach")
 
     # The launcher really is a native host: what Chromium would run, with what Chromium passes.
     proc = subprocess.Popen(
