@@ -54,6 +54,29 @@ function alike(root, tag, text) {
   return [...root.querySelectorAll(tag)].filter((e) => e.textContent === text);
 }
 
+const TEXT_FIELDS = 'textarea[id], input[id]:not([type]), input[id][type=text], input[id][type=search], input[id][type=url]';
+
+/**
+ * What the user has typed into the text fields inside `root` and not sent yet (a value other than
+ * the one the field was built with), by field id, with the caret: a rebuild keeps it.
+ *   const typed = typedText(main); fill(main, ...); retype(main, typed);
+ */
+export function typedText(root) {
+  return [...root.querySelectorAll(TEXT_FIELDS)].filter((el) => el.value !== el.defaultValue)
+    .map((el) => ({ id: el.id, value: el.value, start: el.selectionStart, end: el.selectionEnd }));
+}
+
+/** Put back into the rebuilt `root` what `typed` (typedText) kept, in each field of the same id
+ * still as it was built (one the rebuild filled in itself keeps that). */
+export function retype(root, typed) {
+  for (const { id, value, start, end } of typed) {
+    const el = document.getElementById(id);
+    if (!el || !root.contains(el) || !el.matches(TEXT_FIELDS) || el.value !== el.defaultValue) continue;
+    el.value = value;
+    if (start != null) el.setSelectionRange(start, end);
+  }
+}
+
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 /** 1536 -> "1.5 KB" */

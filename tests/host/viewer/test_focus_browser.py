@@ -4,9 +4,13 @@ not fall to the page's body (WCAG 2.4.3 focus order). Its own daemon: it tags an
 
 from __future__ import annotations
 
+import json
 import re
+import time
 
 import pytest
+
+from tests.slowdown import scaled
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -20,12 +24,16 @@ def test_the_focus_stays_on_the_control_the_user_used(page, daemon, seeded, live
     original.first.focus()
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"mode=original"))
+    # The address changes at once, the view when the version's data comes: the focus is
+    # looked at once it is rebuilt (the chosen button says so), not before.
+    expect(original.first).to_have_attribute("aria-pressed", "true")
     expect(original.first).to_be_focused()
     older = page.get_by_role("button", name="Rewritten").nth(1)  # the older version's
     older.focus()
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"v={seeded.article_ids[0]}&mode=rewritten"))
-    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_be_focused()
+    expect(older).to_have_attribute("aria-pressed", "true")
+    expect(older).to_be_focused()
     tag = page.get_by_placeholder("add a tag")
     tag.fill("kept")
     tag.press("Enter")
@@ -35,6 +43,67 @@ def test_the_focus_stays_on_the_control_the_user_used(page, daemon, seeded, live
     page.keyboard.press("Enter")
     expect(page.locator("#live-state")).to_have_text("present")
     expect(page.locator("#check-now")).to_be_focused()
+
+
+class HeldDocument:
+    """Routes the viewer's /ws through the test, which may hold the page's next ``document``
+    request (the data of the version the user chose) until it lets it go."""
+
+    def __init__(self, page) -> None:
+        self.page, self.hold, self.held, self.server = page, False, [], None
+        page.route_web_socket(re.compile(r"/ws(\?|$)"), self.route)
+
+    def route(self, ws) -> None:
+        self.server = ws.connect_to_server()
+
+        def from_page(message) -> None:
+            if self.hold and json.loads(message).get("type") == "document":
+                self.held.append(message)
+            else:
+                self.server.send(message)
+
+        ws.on_message(from_page)
+
+    def wait_held(self) -> None:
+        """Until the page has sent the request held (the route sees it while Playwright runs)."""
+        deadline = time.monotonic() + scaled(10)
+        while not self.held:
+            assert time.monotonic() < deadline, "the page sent no document request"
+            self.page.wait_for_timeout(10)
+
+    def release(self) -> None:
+        self.hold = False
+        for message in self.held:
+            self.server.send(message)
+        self.held.clear()
+
+
+def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded):
+    """The view is rebuilt when the chosen version's data arrives: a tag the user began to
+    type meanwhile stays in the rebuilt field, with the focus and the caret, and Enter adds
+    it; once added, the field is empty for the next one. The data is held until the tag is
+    typed, so the rebuild surely comes after it."""
+    held = HeldDocument(page)
+    page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
+    expect(page.locator("#conn")).to_have_text("live")
+    older = page.get_by_role("button", name="Rewritten").nth(1)  # the older version's
+    expect(older).to_have_attribute("aria-pressed", "false")
+    held.hold = True
+    older.click()
+    held.wait_held()
+    tag = page.get_by_placeholder("add a tag")
+    tag.fill("typed while it loaded")
+    tag.press("ArrowLeft")  # the caret one letter before the end
+    held.release()
+    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
+        "aria-pressed", "true"
+    )  # rebuilt with the older version's data
+    expect(tag).to_have_value("typed while it loaded")
+    expect(tag).to_be_focused()
+    assert tag.evaluate("el => [el.selectionStart, el.selectionEnd]") == [20, 20]
+    tag.press("Enter")
+    expect(page.locator(".tag-list")).to_contain_text("typed while it loaded")
+    expect(page.get_by_placeholder("add a tag")).to_have_value("")
 
 
 def test_the_sweep_keeps_the_focus_while_its_button_is_disabled(page, daemon, live_site):

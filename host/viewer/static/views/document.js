@@ -4,7 +4,7 @@
 
 import { deleteWithUndo } from '../trash.js';
 import { tagLink } from './search.js';
-import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, restoreFocus, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, when } from '../dom.js';
+import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, restoreFocus, retype, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, typedText, when } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
@@ -55,6 +55,8 @@ function tagsCard(doc, ctx, reload) {
   const change = async (params) => {
     try {
       await ctx.api.call('archive_tag', { ref: doc.versions[0].id, ...params });
+      const field = document.getElementById('tag-input');  // the rebuilt one, if a paint came
+      if (field && params.add?.includes(field.value)) field.value = '';  // saved: empty for the next
       await reload();
       document.getElementById('tag-input')?.focus();
     } catch (err) {
@@ -339,12 +341,14 @@ export function render(main, ctx, route) {
     }).then((res) => { if (!res) btn.disabled = false; });
   };
 
-  // The view is rebuilt after every action: the focus stays on the control the user used.
+  // The view is rebuilt after every action, and when a version's data arrives: the focus stays
+  // on the control the user used, and what they typed meanwhile (a tag) stays typed.
   let focused = null;
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
     const mark = focusMark(main) ?? focused;
+    const typed = typedText(main);
     focused = null;
     fill(main,
       header(doc, removeDocument),
@@ -361,6 +365,7 @@ export function render(main, ctx, route) {
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar)),
           resourcesCard(version, ctx)),
         frameBox(version, state.mode, ctx)));
+    retype(main, typed);
     restoreFocus(main, mark);
   };
 
