@@ -276,29 +276,6 @@ DIALOG_ROLES = frozenset(("dialog", "alertdialog"))
 # One :is(): lexbor returns a node once per selector of a list it matches (a div with a class
 # and an id twice: 418 nodes a page for 377).
 LABELLED_SELECTOR = ":is([class], [id], [role], [aria-modal])"
-# The article-container candidates (extract.best_box) and the labelled elements (drop_labelled)
-# of one tree, from one query: one :is() of both marks costs lexbor what the labelled query
-# alone did, and each element's attributes are read once for both steps.
-SHARED_SELECTOR = ":is(article, main, [class], [id], [role], [aria-modal], [itemprop])"
-
-
-def labelled_nodes(root: LexborNode) -> list[tuple[LexborNode, str, dict]]:
-    """Each element :data:`SHARED_SELECTOR` finds, in document order, with its tag name and
-    attributes (for :func:`drop_labelled` and ``extract.best_box``: pass ``found``).
-
-    >>> [(tag, attrs) for _, tag, attrs in labelled_nodes(LexborHTMLParser("<main><p id=a>x</p></main>").body)]
-    [('main', {}), ('p', {'id': 'a'})]
-    """
-    return [(node, tag_name(node), node.attributes) for node in root.css(SHARED_SELECTOR)]
-
-
-def is_labelled(attrs: dict) -> bool:
-    """True for the attributes of an element :data:`LABELLED_SELECTOR` finds.
-
-    >>> is_labelled({"aria-modal": "true"}), is_labelled({"itemprop": "articleBody"})
-    (True, False)
-    """
-    return "class" in attrs or "id" in attrs or "role" in attrs or "aria-modal" in attrs
 
 
 def is_dialog(attrs: dict) -> bool:
@@ -319,13 +296,11 @@ def drop_labelled(
     options: BlockOptions,
     keep: LexborNode | None = None,
     within: LexborNode | None = None,
-    found: list[tuple[LexborNode, str, dict]] | None = None,
 ) -> LexborNode | None:
     """Dialogs (``drop_dialogs``), then boilerplate containers named by class/id
     (``class_hints``, see :func:`drop_hits`), from one selector pass. A container holding
     ``keep`` (the page's article container) stays; ``keep`` is returned unless a dialog held it.
     Teaser cards go only inside ``within``, the page's article container (``article_teasers``).
-    ``found`` is :func:`labelled_nodes` of ``root`` when the caller has read it.
 
     >>> tree = LexborHTMLParser('<div role="dialog">a</div><div class="comments">b</div><p>c</p>')
     >>> drop_labelled(tree.body, BlockOptions()); tree.body.text()
@@ -341,11 +316,8 @@ def drop_labelled(
     cited = options.cited_sections
     story = {within.mem_id} if within is not None and options.article_teasers else None
     teasers: list[LexborNode] = []
-    if found is None:
-        labelled = [(node, node.attributes) for node in root.css(LABELLED_SELECTOR)]
-    else:
-        labelled = [(node, attrs) for node, _, attrs in found if is_labelled(attrs)]
-    for node, attrs in labelled:
+    for node in root.css(LABELLED_SELECTOR):
+        attrs = node.attributes
         if dialog_rule and ("role" in attrs or "aria-modal" in attrs) and is_dialog(attrs):
             dialogs.append(node)
             continue

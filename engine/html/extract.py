@@ -38,7 +38,6 @@ from engine.html.blocks import (
     drop_policies,
     drop_reviews,
     drop_useless,
-    labelled_nodes,
     split_regions,
 )
 from engine.html.context import ContextModel, bundled_model
@@ -1523,23 +1522,6 @@ BOX_TIERS = 5
 _BOX_SELECTOR = "article, main, :is(div, section):is([class], [id], [itemprop], [role])"
 
 
-def is_box_candidate(tag: str, attrs: dict) -> bool:
-    """True for an element :data:`_BOX_SELECTOR` finds, from its tag name and attributes.
-
-    >>> is_box_candidate("main", {}), is_box_candidate("div", {"role": "x"}), is_box_candidate("div", {})
-    (True, True, False)
-    """
-    if tag in _OPEN_BOX_TAGS:
-        return True
-    return tag in _MARKED_BOX_TAGS and (
-        "class" in attrs or "id" in attrs or "itemprop" in attrs or "role" in attrs
-    )
-
-
-_OPEN_BOX_TAGS = frozenset(("article", "main"))
-_MARKED_BOX_TAGS = frozenset(("div", "section"))
-
-
 def box_tier(tag: str, attrs: dict) -> int:
     """The tier (0 = most specific) of an article-container candidate, BOX_TIERS if none.
 
@@ -1611,18 +1593,14 @@ def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode |
 
 
 def best_box(
-    root: LexborNode | None,
-    tiers: int = BOX_TIERS,
-    refill: int = 0,
-    found: list[tuple[LexborNode, str, dict]] | None = None,
+    root: LexborNode | None, tiers: int = BOX_TIERS, refill: int = 0
 ) -> tuple[LexborNode | None, int]:
     """:func:`article_box` and its tier (``tiers`` when there is none).
 
     An empty candidate (no text: a slot a script fills, a widget's mount point inside the
     story) gives way to a candidate holding text of a tier under ``refill`` (an article
     container, not the page's generic content area); with none, or ``refill`` 0, it stands,
-    and holding no blocks it leaves the body to the page-wide sample. ``found`` is
-    ``blocks.labelled_nodes`` of ``root`` when the caller has read it.
+    and holding no blocks it leaves the body to the page-wide sample.
 
     >>> best_box(LexborHTMLParser("<main>m</main><article>x</article>").body)[1]
     1
@@ -1634,12 +1612,8 @@ def best_box(
         return None, tiers
     best, best_tier = None, tiers  # the best candidate, empty or not (the old rule)
     full, full_tier = None, tiers  # the best candidate holding text
-    if found is None:
-        found = [(node, node.tag or "", node.attributes) for node in root.css(_BOX_SELECTOR)]
-    else:
-        found = [item for item in found if is_box_candidate(item[1], item[2])]
-    for node, tag, attrs in found:
-        tier = box_tier(tag, attrs)
+    for node in root.css(_BOX_SELECTOR):
+        tier = box_tier(node.tag or "", node.attributes)
         if tier >= best_tier and (tier >= full_tier or tier >= refill):
             continue
         holds = holds_text(node) if refill else True
@@ -1868,12 +1842,11 @@ def page_body(
         drop_reviews(root, options.blocks.hint_max_share)
         if options.product_policies:
             drop_policies(root, options.blocks.hint_max_share)
-    found = labelled_nodes(root) if root is not None else None  # one query for the next two
-    box, tier = best_box(root, options.article_box_tiers, options.box_refill_tiers, found)
+    box, tier = best_box(root, options.article_box_tiers, options.box_refill_tiers)
     if root is not None and tier < options.box_keeps_tiers:
-        box = drop_labelled(root, options.blocks, keep=box, within=box, found=found)
+        box = drop_labelled(root, options.blocks, keep=box, within=box)
     elif root is not None:
-        drop_labelled(root, options.blocks, within=box, found=found)
+        drop_labelled(root, options.blocks, within=box)
         if box is not None and not attached(box, root):
             box = best_box(root, options.article_box_tiers, options.box_refill_tiers)[0]
     blocks, span, regions = split_regions(root, box, options.blocks)

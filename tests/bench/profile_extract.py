@@ -44,7 +44,6 @@ STEPS = (
     (extract, "drop_useless", "  drop_useless"),
     (extract, "drop_reviews", "  drop_reviews"),
     (extract, "drop_policies", "  drop_policies"),
-    (extract, "labelled_nodes", "  labelled_nodes"),
     (extract, "best_box", "  best_box"),
     (extract, "drop_labelled", "  drop_labelled"),
     (extract, "split_regions", "  split_regions"),
