@@ -73,6 +73,9 @@ def test_the_box_is_the_same_from_the_narrowed_query():
             assert tier == min(wide_tier, BOX_TIERS), html[:80]
             if wide_tier < BOX_TIERS:
                 assert box is not None and wide is not None and box.mem_id == wide.mem_id
+    # A caller that lets tier BOX_TIERS count reads every candidate: a bare labelled <div>.
+    plain = LexborHTMLParser("<div class='row'>Only a row here.</div>").body
+    assert best_box(plain, BOX_TIERS + 1)[1] == BOX_TIERS
 
 
 def test_the_logits_add_each_blocks_weights_in_the_order_of_its_features():
