@@ -33,7 +33,7 @@ from importlib import resources
 
 from selectolax.lexbor import LexborNode
 
-from engine.html.blocks import STORY_PARAGRAPH_CHARS, Block
+from engine.html.blocks import STORY_PARAGRAPH_CHARS, Block, tag_name
 
 MODEL_FILE = "context_model.json"
 
@@ -57,10 +57,11 @@ def label_words(tag: str, label: str) -> tuple[str, ...]:
 
 
 def node_words(node: LexborNode) -> tuple[str, ...]:
-    """:func:`label_words` of a region element (one attribute read, a call into lexbor)."""
+    """:func:`label_words` of a region element (one attribute read, a call into lexbor; the
+    tag name by its id, see :func:`engine.html.blocks.tag_name`)."""
     attrs = node.attributes
     label = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return label_words(node.tag, label)
+    return label_words(tag_name(node), label)
 
 
 def _bucket(value: float, bounds: tuple[float, ...]) -> int:
@@ -73,6 +74,24 @@ def _bucket(value: float, bounds: tuple[float, ...]) -> int:
     return bisect_right(bounds, value)
 
 
+def _names(prefix: str, bounds: tuple[float, ...]) -> tuple[str, ...]:
+    """The feature names of a bucketed value: ``prefix:0`` to ``prefix:len(bounds)``.
+
+    >>> _names("end", (1,))
+    ('end:0', 'end:1')
+    """
+    return tuple(f"{prefix}:{n}" for n in range(len(bounds) + 1))
+
+
+_LEN_BOUNDS = (5, 20, 50, 100, 200, 400)
+_LINK_BOUNDS = (0.01, 0.2, 0.5)
+_SHARE_BOUNDS = (0.02, 0.05, 0.15, 0.4)
+_LEN_NAMES = _names("len", _LEN_BOUNDS)
+_LINK_NAMES = _names("link", _LINK_BOUNDS)
+_END_NAMES = _names("end", (1,))
+_SHARE_NAMES = _names("share", _SHARE_BOUNDS)
+
+
 def shape_features(block: Block, share: float) -> list[str]:
     """The block's tag, length, link density, sentence end and share of the body, bucketed.
 
@@ -82,11 +101,21 @@ def shape_features(block: Block, share: float) -> list[str]:
     text = block.text
     return [
         "tag:" + block.tag,
-        f"len:{_bucket(block.chars, (5, 20, 50, 100, 200, 400))}",
-        f"link:{_bucket(block.link_density, (0.01, 0.2, 0.5))}",
-        f"end:{int(bool(text) and text[-1] in SENTENCE_END)}",
-        f"share:{_bucket(share, (0.02, 0.05, 0.15, 0.4))}",
+        _LEN_NAMES[_bucket(block.chars, _LEN_BOUNDS)],
+        _LINK_NAMES[_bucket(block.link_density, _LINK_BOUNDS)],
+        _END_NAMES[bool(text) and text[-1] in SENTENCE_END],
+        _SHARE_NAMES[_bucket(share, _SHARE_BOUNDS)],
     ]
+
+
+def inside_features(inside: int, shape: list[str]) -> tuple[str, str, str]:
+    """Whether the block lies in the body's main element (``in:``), and its tag and length
+    features joined to it.
+
+    >>> inside_features(1, ["tag:p", "len:3"])
+    ('in:1', 'in1:tag:p', 'in1:len:3')
+    """
+    return f"in:{inside}", f"in{inside}:{shape[0]}", f"in{inside}:{shape[1]}"
 
 
 def repeat_keys(body: list[Block], words: dict[int, tuple[str, ...]]) -> list[tuple]:
@@ -196,7 +225,7 @@ def block_parts(body: list[Block], regions: list[LexborNode]) -> list[tuple[list
     for block, repeat in zip(body, repeats, strict=True):
         feats = shape_features(block, block.chars / total)
         inside = int(block.path[: len(main)] == main)
-        feats += (repeat, f"in:{inside}", f"in{inside}:{feats[0]}", f"in{inside}:{feats[1]}")
+        feats += (repeat, *inside_features(inside, feats))
         feats += _near(block, words)
         prefix = block.path[:-NEAR]
         above = far.get(prefix)
@@ -228,16 +257,43 @@ class ContextModel:
     max_drop: float = 0.5
 
     def logits(self, body: list[Block], regions: list[LexborNode]) -> list[float]:
-        """bias + the weights of each block's :func:`block_features` (a far list shared by
-        several blocks is summed once)."""
+        """bias + the weights of each block's :func:`block_features`, added in their order
+        (a far list shared by several blocks is summed once). The features are those of
+        :func:`block_parts`, but each name's weight is looked up once a page and a near
+        word's name is built once: the same sums, in the same order, without the lists."""
         get, bias, zeros = self.weights.get, self.bias, itertools.repeat(0.0)
-        far_sums: dict[int, float] = {}
+        words = _region_words(body, regions)
+        total = sum(b.chars for b in body) or 1
+        repeats = repeat_features(body, repeat_keys(body, words))
+        main = main_container(body)
+        depth = len(main)
+        named: dict[str, float] = {}  # a feature's weight, by its name
+        near_weights: dict[str, float] = {}  # a near word's weight, by the word
+        far_sums: dict[tuple, float] = {}
         out = []
-        for own, far in block_parts(body, regions):
-            above = far_sums.get(id(far))
+        for block, repeat in zip(body, repeats, strict=True):
+            path = block.path
+            shape = shape_features(block, block.chars / total)
+            sums: float = 0  # an int, as sum() starts: the same additions
+            for name in (*shape, repeat, *inside_features(int(path[:depth] == main), shape)):
+                weight = named.get(name)
+                if weight is None:
+                    weight = named[name] = get(name, 0.0)
+                sums += weight
+            near: dict[str, None] = {}
+            for n in path[-NEAR:]:
+                for w in words.get(n, ()):
+                    near[w] = None
+            for w in near:
+                weight = near_weights.get(w)
+                if weight is None:
+                    weight = near_weights[w] = get("near:" + w, 0.0)
+                sums += weight
+            prefix = path[:-NEAR]
+            above = far_sums.get(prefix)
             if above is None:
-                above = far_sums[id(far)] = sum(map(get, far, zeros))
-            out.append(bias + above + sum(map(get, own, zeros)))
+                above = far_sums[prefix] = sum(map(get, _far(prefix, words), zeros))
+            out.append(bias + above + sums)
         return out
 
     def decide(self, logits: list[float], chars: list[int]) -> list[bool]:

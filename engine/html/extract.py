@@ -1580,6 +1580,18 @@ def holds_tier_mark(low: str) -> bool:
     return False
 
 
+# The candidates that can have a tier under BOX_TIERS: <article>, <main>, and a <div>/<section>
+# with an itemprop, a role, or a class/id holding one of _TIER_MARKS (every tier word holds
+# one, and so does "content"). lexbor's ``i`` folds ASCII letters; Python's lower() also
+# folds two non-ASCII letters to ASCII ("K" Kelvin sign to "k", "İ" to "i" and a combining
+# dot), and neither can make a mark. Any other candidate has tier BOX_TIERS and never wins:
+# lexbor tests each <div> and <section> here, and the tiers of ~40 candidates a page are read
+# in Python, not of ~175.
+_TIER_SELECTOR = "article, main, :is(div, section):is([itemprop], [role], {})".format(
+    ", ".join(f"[{attr}*={mark} i]" for mark in _TIER_MARKS for attr in ("class", "id"))
+)
+
+
 def article_box(root: LexborNode | None, tiers: int = BOX_TIERS) -> LexborNode | None:
     """The page's article container: the first element of the most specific tier found.
 
@@ -1612,7 +1624,7 @@ def best_box(
         return None, tiers
     best, best_tier = None, tiers  # the best candidate, empty or not (the old rule)
     full, full_tier = None, tiers  # the best candidate holding text
-    for node in root.css(_BOX_SELECTOR):
+    for node in root.css(_TIER_SELECTOR if tiers <= BOX_TIERS else _BOX_SELECTOR):
         tier = box_tier(node.tag or "", node.attributes)
         if tier >= best_tier and (tier >= full_tier or tier >= refill):
             continue
