@@ -14,8 +14,7 @@ import time
 import pytest
 
 from engine.errors import InvalidInput
-from host.daemon import client, main
-# the daemon and home fixtures: tests/host/conftest.py
+from host.daemon import client, main  # the daemon and home fixtures: tests/host/conftest.py
 
 PAGE = "<html><head><title>Watch {n}</title></head><body><p>Story number {n}, with words.</p>"
 
