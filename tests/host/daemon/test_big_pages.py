@@ -17,6 +17,7 @@ from websockets.sync.client import connect
 
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import make_home, pk, stop_daemon, token_of
+from tests.slowdown import scaled
 
 HOOK = Path(__file__).resolve().parent / "decode_hook"
 
@@ -24,6 +25,7 @@ HOOK = Path(__file__).resolve().parent / "decode_hook"
 BIG = "<title>Big</title>" + "".join(
     f'<div><a href="/p{n % 5000}">item {n}</a></div>' for n in range(250_000)
 )
+OTHER = {"url": "https://other.example/"}  # a store read
 DEEP = "<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000
 
 
@@ -32,9 +34,51 @@ def call(ws, type_: str, params: dict, id_: int = 1, timeout: float = 300) -> di
     return json.loads(ws.recv(timeout=timeout))
 
 
-def test_store_reads_are_answered_while_a_big_page_is_analysed(daemon, home):
+@pytest.fixture
+def held_home(tmp_path, monkeypatch):
+    """A daemon's home whose daemon (and analysis process) runs the decode hook
+    (decode_hook/sitecustomize.py); the hook's hold files are ``<home>/parse-hold`` (a big
+    message's decoding) and ``<home>/analyse-hold`` (a capture's analysis)."""
+    path = make_home(tmp_path)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")]))
+    )
+    monkeypatch.setenv("PAGEKEEPER_TEST_PARSE_HOLD", str(path / "parse-hold"))
+    monkeypatch.setenv("PAGEKEEPER_TEST_ANALYSE_HOLD", str(path / "analyse-hold"))
+    yield path
+    stop_daemon(path)
+
+
+@pytest.fixture
+def held_daemon(held_home):
+    """A running daemon of ``held_home``: its status dict."""
+    state = json.loads(pk(held_home, "serve", "--detach", "--json").stdout)
+    assert state["running"], state
+    return state
+
+
+def analysis_hold(home):
+    """Hold the next analysis (the hook waits while the file exists): the hold file and the
+    file the hook writes once the analysis is under way."""
+    hold = home / "analyse-hold"
+    hold.write_text("held")
+    return hold, home / "analyse-hold.entered"
+
+
+def wait_for(ready, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_store_reads_are_answered_while_a_big_page_is_analysed(held_daemon, held_home):
+    """The reads are made while the page's analysis is under way (held there by the test
+    hook until they are answered), whatever the machine's load."""
+    daemon, home = held_daemon, held_home
     url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
     done = {}
+    hold, entered = analysis_hold(home)
 
     def archive() -> None:
         with connect(url, max_size=None) as ws:
@@ -43,14 +87,19 @@ def test_store_reads_are_answered_while_a_big_page_is_analysed(daemon, home):
 
     worker = threading.Thread(target=archive)
     worker.start()
-    with connect(url) as ws:
-        time.sleep(0.5)  # the big page is in analysis by now
-        answered = []
-        for n in range(5):
-            ping = call(ws, "ping", {}, n)
-            read = call(ws, "versions", {"url": "https://other.example/"}, 100 + n)
-            assert ping["ok"] and read["ok"], (ping, read)
-            answered.append(time.monotonic())
+    try:
+        with connect(url) as ws:
+            wait_for(entered.exists, scaled(60))  # the big page is in analysis now
+            answered = []
+            for n in range(5):
+                ping = call(ws, "ping", {}, n, timeout=scaled(30))
+                read = call(ws, "versions", OTHER, 100 + n, timeout=scaled(30))
+                assert ping["ok"] and read["ok"], (ping, read)
+                answered.append(time.monotonic())
+        assert "reply" not in done  # answered while the analysis was still under way
+        assert int(entered.read_text()) != daemon["pid"]  # in the analysis process
+    finally:
+        hold.unlink()
     worker.join(timeout=300)
     assert done["reply"]["ok"], done["reply"]
     # Parsed, fingerprinted and rewritten (only the text extraction is past its limit).
@@ -59,11 +108,15 @@ def test_store_reads_are_answered_while_a_big_page_is_analysed(daemon, home):
     assert max(answered) < done["at"]
 
 
-def test_store_reads_are_answered_while_a_big_scheduled_page_is_analysed(daemon, home, tmp_path):
+def test_store_reads_are_answered_while_a_big_scheduled_page_is_analysed(
+    held_daemon, held_home, tmp_path
+):
     """A schedule registers by the same off-store path as archive_page."""
+    daemon, home = held_daemon, held_home
     (tmp_path / "big.html").write_text(BIG)
     url = f"ws://127.0.0.1:{daemon['port']}/ws?token={token_of(home)}"
     done = {}
+    hold, entered = analysis_hold(home)
     with static_site(tmp_path) as site, connect(url) as ws:
         page = f"{site}/big.html"
         assert call(ws, "schedule_add", {"url": page, "every": "daily"})["ok"]
@@ -75,12 +128,16 @@ def test_store_reads_are_answered_while_a_big_scheduled_page_is_analysed(daemon,
 
         worker = threading.Thread(target=run_due)
         worker.start()
-        time.sleep(0.5)  # fetched, and in analysis by now
-        answered = []
-        for n in range(5):
-            read = call(ws, "versions", {"url": "https://other.example/"}, 100 + n)
-            assert read["ok"], read
-            answered.append(time.monotonic())
+        try:
+            wait_for(entered.exists, scaled(60))  # fetched, and in analysis now
+            answered = []
+            for n in range(5):
+                read = call(ws, "versions", OTHER, 100 + n, timeout=scaled(30))
+                assert read["ok"], read
+                answered.append(time.monotonic())
+            assert "reply" not in done  # answered while the analysis was still under way
+        finally:
+            hold.unlink()
         worker.join(timeout=300)
     assert done["reply"]["ok"], done["reply"]
     [run] = done["reply"]["result"]["done"]
@@ -106,26 +163,6 @@ with connect(sys.argv[1], max_size=None) as ws:
     ws.send(message)
     assert json.loads(ws.recv(timeout=120))["ok"]
 """
-
-
-@pytest.fixture
-def held_home(tmp_path, monkeypatch):
-    """A daemon's home whose daemon (and analysis process) runs the decode hook
-    (decode_hook/sitecustomize.py); the hook's hold file is ``<home>/parse-hold``."""
-    path = make_home(tmp_path)
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")]))
-    )
-    monkeypatch.setenv("PAGEKEEPER_TEST_PARSE_HOLD", str(path / "parse-hold"))
-    yield path
-    stop_daemon(path)
-
-
-def wait_for(ready, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not ready():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def test_a_big_message_is_decoded_off_the_event_loop(held_home):
