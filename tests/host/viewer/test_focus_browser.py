@@ -106,6 +106,52 @@ def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded
     expect(page.get_by_placeholder("add a tag")).to_have_value("")
 
 
+def test_a_note_written_while_the_chosen_version_loads_is_kept(page, daemon, seeded):
+    """A note's editor, open with a draft when the view is rebuilt (the chosen version's data
+    arriving), is open again with the draft, the focus and the caret; Save note keeps it, and
+    the editor closes. The data is held until the draft is typed."""
+    held = HeldDocument(page)
+    page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
+    expect(page.locator("#conn")).to_have_text("live")
+    newest = seeded.article_ids[-1]
+    older = page.get_by_role("button", name="Rewritten").nth(1)  # the older version's
+    expect(older).to_have_attribute("aria-pressed", "false")
+    held.hold = True
+    older.click()
+    held.wait_held()
+    page.locator(f"[data-note-edit='{newest}']").click()
+    note = page.locator(f"#note-{newest}")
+    note.fill("written while it loaded")
+    note.press("ArrowLeft")  # the caret one letter before the end
+    held.release()
+    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
+        "aria-pressed", "true"
+    )  # rebuilt with the older version's data
+    expect(note).to_have_value("written while it loaded")
+    expect(note).to_be_focused()
+    assert note.evaluate("el => [el.selectionStart, el.selectionEnd]") == [22, 22]
+    page.get_by_role("button", name="Save note").click()
+    expect(page.locator(f"[data-note='{newest}']")).to_have_text("written while it loaded")
+    expect(note).to_have_count(0)  # saved: the editor closed
+
+
+def test_a_note_draft_kept_over_a_rebuild_leaves_the_focus_where_it_was(page, daemon, seeded):
+    """The note's editor opened again by a rebuild does not take the focus from the control
+    the user used (the version they chose from the keyboard)."""
+    page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
+    expect(page.locator("#conn")).to_have_text("live")
+    newest = seeded.article_ids[-1]
+    page.locator(f"[data-note-edit='{newest}']").click()
+    note = page.locator(f"#note-{newest}")
+    note.fill("a draft")
+    older = page.get_by_role("button", name="Rewritten").nth(1)  # the older version's
+    older.focus()
+    page.keyboard.press("Enter")
+    expect(older).to_have_attribute("aria-pressed", "true")  # rebuilt with its data
+    expect(note).to_have_value("a draft")
+    expect(older).to_be_focused()
+
+
 def test_the_sweep_keeps_the_focus_while_its_button_is_disabled(page, daemon, live_site):
     """A disabled button loses the focus: while the sweep runs the progress holds it (read out
     as it changes), and the button has it back when the sweep is over."""

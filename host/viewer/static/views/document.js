@@ -87,17 +87,26 @@ function tagsCard(doc, ctx, reload) {
     form);
 }
 
-function noteBox(v, ctx, reload) {
+/** The versions whose note editor is open inside `root` (a rebuild opens them again: noteBox). */
+function openNotes(root) {
+  return new Set([...root.querySelectorAll('textarea[data-note-draft]')].map((el) => el.dataset.noteDraft));
+}
+
+/** A version's note, and its editor; `open`: built with the editor open (as it was before a
+ * rebuild; the draft typed in it is put back by id: dom.js retype). */
+function noteBox(v, ctx, reload, open = false) {
   const box = h('div', { class: 'version-note' });
   const view = () => fill(box,
     v.note ? h('p', { class: 'note-text', dataset: { note: v.id } }, v.note) : null,
     h('button', { type: 'button', class: 'btn btn-small btn-quiet', dataset: { noteEdit: v.id }, onclick: edit }, v.note ? 'Edit note' : 'Add a note'));
   const edit = () => {
-    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${when(v.registered_at)}` }, v.note || '');
+    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${when(v.registered_at)}`, dataset: { noteDraft: v.id } }, v.note || '');
     const save = async (ev) => {
       ev.preventDefault();
       try {
         await ctx.api.call('archive_note', { ref: v.id, text: area.value });
+        v.note = area.value;
+        view(); // saved: the editor closes, so the rebuild does not open it again
         await reload();
       } catch (err) {
         toast(`Note not saved: ${err.message}`);
@@ -106,9 +115,10 @@ function noteBox(v, ctx, reload) {
     fill(box, h('form', { class: 'note-form', onsubmit: save }, area,
       h('div', {}, h('button', { type: 'submit', class: 'btn btn-small btn-primary' }, 'Save note'),
         h('button', { type: 'button', class: 'btn btn-small btn-quiet', onclick: view }, 'Cancel'))));
-    area.focus();
+    area.focus(); // opened by a rebuild, the box is not in the page yet: no focus taken
   };
-  view();
+  if (open) edit();
+  else view();
   return box;
 }
 
@@ -117,7 +127,7 @@ function versionTime(versions, id) {
   return versions.find((x) => x.id === id)?.registered_at;
 }
 
-function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
+function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload, notes) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
   return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
@@ -138,7 +148,7 @@ function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload) {
         }, mode === 'rewritten' ? 'Rewritten' : 'Original')),
         prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null,
         deleteButton(v, versions, onDelete)),
-      noteBox(v, ctx, reload)));
+      noteBox(v, ctx, reload, notes.has(v.id))));
 }
 
 /** A version's Delete button; it says so when the version's unchanged re-captures go with it. */
@@ -342,13 +352,15 @@ export function render(main, ctx, route) {
   };
 
   // The view is rebuilt after every action, and when a version's data arrives: the focus stays
-  // on the control the user used, and what they typed meanwhile (a tag) stays typed.
+  // on the control the user used, and what they typed meanwhile (a tag, a note's draft in its
+  // open editor) stays typed.
   let focused = null;
   const paint = () => {
     const version = doc.versions.find((v) => v.id === state.id) || doc.versions[0];
     state.id = version.id;
     const mark = focusMark(main) ?? focused;
     const typed = typedText(main);
+    const notes = openNotes(main);
     focused = null;
     fill(main,
       header(doc, removeDocument),
@@ -359,7 +371,7 @@ export function render(main, ctx, route) {
           h('section', { class: 'card', 'aria-labelledby': 'versions-h' },
             h('h2', { id: 'versions-h' }, 'Versions'),
             h('ol', { class: 'timeline', 'aria-label': 'Versions, newest first' },
-              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion, ctx, load))),
+              doc.versions.map((v, i) => versionRow(v, i, doc.versions, state, select, removeVersion, ctx, load, notes))),
             doc.versions.length > 1 ? compareForm(doc, ctx, state) : null),
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar)),
