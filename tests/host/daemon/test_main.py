@@ -27,7 +27,7 @@ def home(tmp_path) -> Path:
 def waits(monkeypatch) -> list:
     """Each ``client.wait_stopped(home, pid)`` asked for (none is made for real)."""
     asked: list = []
-    monkeypatch.setattr(client, "wait_stopped", lambda home, pid: asked.append(pid))
+    monkeypatch.setattr(client, "wait_stopped", lambda home, pid: asked.append((home, pid)))
     return asked
 
 
@@ -45,7 +45,7 @@ def test_a_start_waits_out_a_daemon_that_is_stopping_and_holds_the_lock(home, wa
         main.wait_out_stop(home)
     finally:
         lock.release()
-    assert waits == [4321]
+    assert waits == [(home, 4321)]
 
 
 @pytest.mark.parametrize(
@@ -90,21 +90,21 @@ def serving(monkeypatch):
         raise Served
 
     monkeypatch.setattr(main, "setup_logging", began)
-    monkeypatch.setattr(main, "status_when_ready", lambda home: {"pid": 4321})
+    monkeypatch.setattr(main, "status_when_ready", lambda of: {"pid": 4321, "home": of})
 
 
 def test_serve_takes_the_lock_once_the_stopping_daemon_has_let_it_go(home, serving, monkeypatch):
     lock = leaving_daemon(home, pid=4321, stopping=True)
     gone: list = []
 
-    def stopped(home, pid):  # the leaving daemon ends while the start waits
+    def stopped(of, pid):  # the leaving daemon ends while the start waits
         lock.release()
-        gone.append(pid)
+        gone.append((of, pid))
 
     monkeypatch.setattr(client, "wait_stopped", stopped)
     with pytest.raises(Served):
         main.serve(home)
-    assert gone == [4321]
+    assert gone == [(home, 4321)]
     assert not client.state_path(home).exists()  # the leaving daemon's address is not kept
 
 
@@ -114,7 +114,7 @@ def test_serve_reports_a_daemon_that_runs_without_waiting_for_it(home, serving, 
         state = main.serve(home)
     finally:
         lock.release()
-    assert state == {"pid": 4321, "already_running": True} and waits == []
+    assert state == {"pid": 4321, "home": home, "already_running": True} and waits == []
 
 
 def test_serve_reports_a_daemon_still_there_after_the_wait(home, serving, waits):
@@ -125,4 +125,12 @@ def test_serve_reports_a_daemon_still_there_after_the_wait(home, serving, waits)
         state = main.serve(home)
     finally:
         lock.release()
-    assert state == {"pid": 4321, "already_running": True} and waits == [4321]
+    assert state == {"pid": 4321, "home": home, "already_running": True}
+    assert waits == [(home, 4321)]
+
+
+def test_a_first_start_in_a_home_with_no_daemon_takes_the_lock(home, serving, waits):
+    """No daemon.json to remove and no lock held: serve goes on at once."""
+    with pytest.raises(Served):
+        main.serve(home)
+    assert waits == [] and Home(home).lock().acquire()  # let go again on the way out
