@@ -20,7 +20,9 @@ from engine.html.visible import visible_text
 from engine.liveness import (
     FIGURE_NAMES,
     NOTHING_TO_COMPARE,
+    RETRY_NOTE,
     UNJUDGED,
+    UNREACHABLE_REASONS,
     LivenessOptions,
     StoredText,
     TemplateCache,
@@ -171,6 +173,37 @@ def test_a_status_check_stored_with_every_keyword_missing_reads_as_one_made_now(
         as_stored_now({"state": "gone", "reason": "HTTP 4044", "missing": words})["missing"]
         == words
     )
+
+
+def test_a_status_check_stored_with_its_decider_but_keyword_lists_reads_as_one_made_now():
+    """A check that already named the status as its decider but kept keyword lists and a
+    figure (stored in between) lists none and has no figure; its own reason stays."""
+    reason = from_status(404).reason
+    old = {"state": "gone", "reason": reason, "decided_by": "status", "figure": 0.0}
+    now = as_stored_now({**old, "missing": ["alpha"], "matched": ["beta"]})
+    assert (now["missing"], now["matched"], now["figure"]) == ([], [], None)
+    assert (now["reason"], now["decided_by"], now["state"]) == (reason, "status", "gone")
+    # decided on content: kept whole, lists and figure
+    content = {**old, "decided_by": "keywords", "missing": ["alpha"]}
+    assert as_stored_now(content) == content
+
+
+def test_a_verdict_that_judged_no_content_has_no_share_and_is_not_present():
+    # "present" is written as JSON false (never null), the share as 0, and no keyword list
+    for verdict in (
+        *(from_status(status) for status in (401, 403, 404, 407, 408, 410, 429, 503)),
+        *(unreachable(kind) for kind in UNREACHABLE_REASONS),
+        unreachable(),
+    ):
+        shown = verdict.to_dict()
+        assert shown["present"] is False and shown["match"] == 0.0, verdict
+        assert shown["matched"] == shown["missing"] == [], verdict
+
+
+@pytest.mark.parametrize("kind", sorted(UNREACHABLE_REASONS))
+def test_each_way_a_server_does_not_answer_is_named_in_its_own_words(kind):
+    assert unreachable(kind).reason == f"{UNREACHABLE_REASONS[kind]}; {RETRY_NOTE}"
+    assert unreachable().reason == f"the server could not be reached; {RETRY_NOTE}"
 
 
 @pytest.mark.parametrize("status", [401, 403, 407])

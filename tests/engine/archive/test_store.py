@@ -528,6 +528,23 @@ def test_every_table_is_read_whole_for_a_full_scan(store):
     assert tables[store.shard("extracts", rid(1))] == {str(int(rid(1))): {"title": "T"}}
 
 
+def test_a_full_scan_loads_the_tables_still_on_disk(tmp_path):
+    """Tables load lazily on first use: a full scan (export, check) of a store just opened
+    reads every table on disk, not only those touched since the open."""
+    home = tmp_path / "home"
+    with ArchiveStore.open(home, fsync=False) as store:
+        add(store, rid(1))
+        with store.transaction():
+            store.update("extracts", rid(1), {"title": "T"})
+        shard = store.shard("extracts", rid(1))
+        store.close(compact=True)  # every table into its snapshot, none in the journal
+    with ArchiveStore.open(home, readonly=True) as reader:
+        assert shard not in reader.storage.read()  # not loaded yet
+        tables = reader.all_tables()
+    assert tables[shard] == {str(int(rid(1))): {"title": "T"}}
+    assert tables["versions"][str(int(rid(1)))]["key"] == "a.example/x"
+
+
 # -- found by mutation testing: rules no test above held --------------------------------------
 
 

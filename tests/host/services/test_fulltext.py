@@ -1165,6 +1165,44 @@ def test_no_merge_step_begins_while_a_write_waits(tmp_path):
     assert results == ["merged"]
 
 
+def failing_step(index, monkeypatch, message: str, asked: bool = False):
+    """``_merge_step`` merges, then fails with ``message``: after a write asked the step
+    to give way (the interrupt count moved) when ``asked``."""
+    merge_step = fulltext._merge_step
+
+    def failing(db, pages):
+        merge_step(db, pages)
+        if asked:
+            with index.writes:
+                index.interrupts += 1
+        raise sqlite3.OperationalError(message)
+
+    monkeypatch.setattr(fulltext, "_merge_step", failing)
+
+
+def test_a_merge_step_that_fails_on_its_own_raises_and_is_rolled_back(tmp_path, monkeypatch):
+    """A failure no write caused (a disk error) is raised, never taken for a give-way and
+    tried again in silence; the step's merge is rolled back with its connection."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    before = structure(index)
+    failing_step(index, monkeypatch, "disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        index._step(fulltext.STEP_PAGES)
+    assert index.merger is None and structure(index) == before
+
+
+def test_a_merge_step_that_fails_after_a_write_asked_it_to_give_way_was_interrupted(
+    tmp_path, monkeypatch
+):
+    """An interrupt may surface as another error (FTS5 opening its table): a failure after a
+    write asked the step to give way is its interruption, rolled back."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    before = structure(index)
+    failing_step(index, monkeypatch, "vtable constructor failed", asked=True)
+    assert index._step(fulltext.STEP_PAGES) == "interrupted"
+    assert index.merger is None and structure(index) == before
+
+
 def test_a_kill_in_the_middle_of_a_merge_step_loses_nothing(tmp_path):
     """A process SIGKILLed in the middle of a merge step (its pages partly written to the
     WAL): opened again, the file holds the segments it had before the step, every row, and

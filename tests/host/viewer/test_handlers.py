@@ -11,11 +11,11 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from engine.archive.documents import pattern_regex
-from engine.archive.model import Capture
+from engine.archive.model import Capture, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.diff import diff_rows, word_parts
-from host.handlers.viewer import check_of, diff, liveness_states
+from host.handlers.viewer import _public_check, check_of, diff, liveness_states
 from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
 
@@ -342,3 +342,28 @@ def test_a_404_check_stored_with_its_keywords_missing_is_shown_as_a_status_verdi
     assert shown == states[version.key]
     assert (shown["missing"], shown["decided_by"], shown["state"]) == ([], "status", "gone")
     assert shown["reason"].startswith("decided by the status: the server answered HTTP 404")
+
+
+def test_a_stored_check_is_shown_field_by_field():
+    """What the viewer, the popup and the report read of a stored check: each field under
+    its own name, the time as ISO, the lists never null, the check's row ID."""
+    row = {
+        "state": "changed",
+        "match": 0.4,
+        "decided_by": "keywords",
+        "figure": 0.4,
+        "reason": "decided by P=40%",
+        "matched": ["alpha"],
+        "missing": ["beta"],
+        "checked_at": 1767225600.5,
+        "id": "7",
+    }
+    assert _public_check(row) == {
+        **{k: row[k] for k in ("state", "match", "decided_by", "figure", "reason")},
+        "matched": ["alpha"],
+        "missing": ["beta"],
+        "checked_at": iso(1767225600.5),
+        "checked_id": "7",
+    }
+    bare = _public_check({"state": "present", "matched": None, "checked_at": "2026-01-01"})
+    assert (bare["matched"], bare["missing"], bare["checked_at"]) == ([], [], "2026-01-01")
