@@ -66,12 +66,17 @@ def home(tmp_path):
     stop_daemon(path)
 
 
-@pytest.fixture
-def daemon(home):
-    """A running daemon: its status dict (pid, port, url, home)."""
+def start_daemon(home: Path) -> dict:
+    """Start a daemon of ``home`` as a user does (``serve --detach``): its status dict."""
     state = json.loads(pk(home, "serve", "--detach", "--json").stdout)
     assert state["running"], state
     return state
+
+
+@pytest.fixture
+def daemon(home):
+    """A running daemon: its status dict (pid, port, url, home)."""
+    return start_daemon(home)
 
 
 def token_of(home: Path) -> str:

@@ -16,7 +16,7 @@ import pytest
 from websockets.sync.client import connect
 
 from tests.conftest import static_site
-from tests.host.daemon_fixtures import make_home, pk, stop_daemon, token_of
+from tests.host.daemon_fixtures import make_home, pk, start_daemon, stop_daemon, token_of
 from tests.slowdown import scaled
 
 HOOK = Path(__file__).resolve().parent / "decode_hook"
@@ -52,9 +52,7 @@ def held_home(tmp_path, monkeypatch):
 @pytest.fixture
 def held_daemon(held_home):
     """A running daemon of ``held_home``: its status dict."""
-    state = json.loads(pk(held_home, "serve", "--detach", "--json").stdout)
-    assert state["running"], state
-    return state
+    return start_daemon(held_home)
 
 
 def analysis_hold(home):

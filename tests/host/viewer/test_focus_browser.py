@@ -78,11 +78,9 @@ class HeldDocument:
         self.held.clear()
 
 
-def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded):
-    """The view is rebuilt when the chosen version's data arrives: a tag the user began to
-    type meanwhile stays in the rebuilt field, with the focus and the caret, and Enter adds
-    it; once added, the field is empty for the next one. The data is held until the tag is
-    typed, so the rebuild surely comes after it."""
+def choose_the_older_version_held(page, daemon, seeded) -> HeldDocument:
+    """Open the newest version and choose the older one, its data held (the view not rebuilt
+    yet) until the test releases it."""
     held = HeldDocument(page)
     page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
     expect(page.locator("#conn")).to_have_text("live")
@@ -91,13 +89,26 @@ def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded
     held.hold = True
     older.click()
     held.wait_held()
+    return held
+
+
+def rebuilt_with_the_older_version(page) -> None:
+    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+
+
+def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded):
+    """The view is rebuilt when the chosen version's data arrives: a tag the user began to
+    type meanwhile stays in the rebuilt field, with the focus and the caret, and Enter adds
+    it; once added, the field is empty for the next one. The data is held until the tag is
+    typed, so the rebuild surely comes after it."""
+    held = choose_the_older_version_held(page, daemon, seeded)
     tag = page.get_by_placeholder("add a tag")
     tag.fill("typed while it loaded")
     tag.press("ArrowLeft")  # the caret one letter before the end
     held.release()
-    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
-        "aria-pressed", "true"
-    )  # rebuilt with the older version's data
+    rebuilt_with_the_older_version(page)
     expect(tag).to_have_value("typed while it loaded")
     expect(tag).to_be_focused()
     assert tag.evaluate("el => [el.selectionStart, el.selectionEnd]") == [20, 20]
@@ -110,23 +121,14 @@ def test_a_note_written_while_the_chosen_version_loads_is_kept(page, daemon, see
     """A note's editor, open with a draft when the view is rebuilt (the chosen version's data
     arriving), is open again with the draft, the focus and the caret; Save note keeps it, and
     the editor closes. The data is held until the draft is typed."""
-    held = HeldDocument(page)
-    page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
-    expect(page.locator("#conn")).to_have_text("live")
+    held = choose_the_older_version_held(page, daemon, seeded)
     newest = seeded.article_ids[-1]
-    older = page.get_by_role("button", name="Rewritten").nth(1)  # the older version's
-    expect(older).to_have_attribute("aria-pressed", "false")
-    held.hold = True
-    older.click()
-    held.wait_held()
     page.locator(f"[data-note-edit='{newest}']").click()
     note = page.locator(f"#note-{newest}")
     note.fill("written while it loaded")
     note.press("ArrowLeft")  # the caret one letter before the end
     held.release()
-    expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
-        "aria-pressed", "true"
-    )  # rebuilt with the older version's data
+    rebuilt_with_the_older_version(page)
     expect(note).to_have_value("written while it loaded")
     expect(note).to_be_focused()
     assert note.evaluate("el => [el.selectionStart, el.selectionEnd]") == [22, 22]
