@@ -92,10 +92,19 @@ def choose_the_older_version_held(page, daemon, seeded) -> HeldDocument:
     return held
 
 
-def rebuilt_with_the_older_version(page) -> None:
+def type_and_rebuild(page, held: HeldDocument, field, text: str) -> None:
+    """Type ``text`` into ``field`` (the caret one letter before its end), let the held data
+    in, and check the rebuilt view kept the text, the focus and the caret."""
+    field.fill(text)
+    field.press("ArrowLeft")
+    held.release()
     expect(page.get_by_role("button", name="Rewritten").nth(1)).to_have_attribute(
         "aria-pressed", "true"
-    )
+    )  # rebuilt with the older version's data
+    expect(field).to_have_value(text)
+    expect(field).to_be_focused()
+    caret = len(text) - 1
+    assert field.evaluate("el => [el.selectionStart, el.selectionEnd]") == [caret, caret]
 
 
 def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded):
@@ -105,13 +114,7 @@ def test_a_tag_typed_while_the_chosen_version_loads_is_kept(page, daemon, seeded
     typed, so the rebuild surely comes after it."""
     held = choose_the_older_version_held(page, daemon, seeded)
     tag = page.get_by_placeholder("add a tag")
-    tag.fill("typed while it loaded")
-    tag.press("ArrowLeft")  # the caret one letter before the end
-    held.release()
-    rebuilt_with_the_older_version(page)
-    expect(tag).to_have_value("typed while it loaded")
-    expect(tag).to_be_focused()
-    assert tag.evaluate("el => [el.selectionStart, el.selectionEnd]") == [20, 20]
+    type_and_rebuild(page, held, tag, "typed while it loaded")
     tag.press("Enter")
     expect(page.locator(".tag-list")).to_contain_text("typed while it loaded")
     expect(page.get_by_placeholder("add a tag")).to_have_value("")
@@ -125,13 +128,7 @@ def test_a_note_written_while_the_chosen_version_loads_is_kept(page, daemon, see
     newest = seeded.article_ids[-1]
     page.locator(f"[data-note-edit='{newest}']").click()
     note = page.locator(f"#note-{newest}")
-    note.fill("written while it loaded")
-    note.press("ArrowLeft")  # the caret one letter before the end
-    held.release()
-    rebuilt_with_the_older_version(page)
-    expect(note).to_have_value("written while it loaded")
-    expect(note).to_be_focused()
-    assert note.evaluate("el => [el.selectionStart, el.selectionEnd]") == [22, 22]
+    type_and_rebuild(page, held, note, "written while it loaded")
     page.get_by_role("button", name="Save note").click()
     expect(page.locator(f"[data-note='{newest}']")).to_have_text("written while it loaded")
     expect(note).to_have_count(0)  # saved: the editor closed
