@@ -89,11 +89,13 @@ def _spelled_names(path) -> set[str]:
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
+    # a reply's field read by its key (``result["blobs"]``, a count) names no file
+    keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
     return {
         node.value
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant)
-        and id(node) not in docstrings
+        and id(node) not in docstrings | keys
         and node.value in HOME_NAMES
     }
 
@@ -106,6 +108,14 @@ def test_only_home_names_the_files_of_the_home_folder():
         if path.name != "home.py" and (names := _spelled_names(path))
     }
     assert spelled == {}
+
+
+def test_a_home_name_is_spelled_in_a_path_but_not_as_a_reply_field(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('n = result["blobs"]\np = home / "blobs"\nq = Path("db")\n')
+    assert _spelled_names(module) == {"blobs", "db"}
+    module.write_text('n = result["blobs"] + stats["db"]\n')
+    assert _spelled_names(module) == set()
 
 
 def test_every_path_of_the_layout_is_inside_the_home():
