@@ -232,6 +232,8 @@ def wait_stopped(home: Path, pid: int, stall: float | None = None) -> None:
     mark, moved = None, time.monotonic()
     while lock_held(home):
         state = read_state(home)
+        if not _alive(pid) or _taken_over(state, pid):
+            return  # it is gone; a daemon started since holds the lock (a start during the stop)
         seen = _progress(state) if state and state.get("stopping") else None
         now = time.monotonic()
         if seen != mark:
@@ -247,6 +249,12 @@ def wait_stopped(home: Path, pid: int, stall: float | None = None) -> None:
                 f"nothing for {stall:.0f}s; it may be stuck, see {logs}"
             )
         time.sleep(0.02)
+
+
+def _taken_over(state: dict | None, pid: int) -> bool:
+    """Does another daemon's note (another pid) stand in ``daemon.json`` now?"""
+    other = state.get("pid") if state else None
+    return isinstance(other, int) and other != pid
 
 
 def _progress(state: dict | None) -> tuple | None:

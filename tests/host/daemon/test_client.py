@@ -14,7 +14,7 @@ import pytest
 
 from engine.errors import Unavailable
 from host.daemon import client
-from host.home import HOME_ENV, default_home
+from host.home import HOME_ENV, Home, default_home
 from tests.host.daemon_fixtures import make_home, pk, stop_daemon
 
 
@@ -70,3 +70,51 @@ def test_the_command_named_to_a_user_is_the_binary_or_the_script_beside_python(
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert client.own_command() == shlex.quote(str(tmp_path / "my python"))
     assert client.own_command().startswith("'")  # a path with a space, quoted for a shell
+
+
+@pytest.fixture
+def held_lock(tmp_path):
+    """The home's daemon lock held by this process, as a daemon that started holds it."""
+    home = make_home(tmp_path)
+    lock = Home(home).lock()
+    assert lock.acquire()
+    yield home
+    lock.release()
+
+
+@pytest.fixture
+def other_process():
+    """A live process that is not this one (the daemon being stopped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_a_stop_ends_when_a_daemon_started_since_holds_the_lock(held_lock, other_process):
+    # The daemon asked to stop (other_process) is alive, but daemon.json and the lock are
+    # another's (this process: a start asked for during the stop): the stop is done.
+    state = {"pid": os.getpid(), "home": str(held_lock), "ready": False, "phase": "warming"}
+    client.state_path(held_lock).write_text(json.dumps(state))
+    client.wait_stopped(held_lock, other_process.pid, stall=0.5)
+
+
+def test_a_stop_ends_when_its_daemon_is_gone_whoever_holds_the_lock(held_lock, other_process):
+    other_process.kill()
+    other_process.wait()
+    client.wait_stopped(held_lock, other_process.pid, stall=0.5)
+
+
+def test_a_daemon_that_holds_the_lock_and_says_nothing_has_not_begun_to_stop(
+    held_lock, other_process
+):
+    with pytest.raises(Unavailable, match=f"daemon pid {other_process.pid} did not begin to stop"):
+        client.wait_stopped(held_lock, other_process.pid, stall=0.5)
+
+
+def test_a_stop_is_waited_for_while_its_own_daemon_holds_the_lock(held_lock, other_process):
+    # daemon.json is the stopping daemon's own (its pid): not a new daemon; no progress → typed.
+    state = {"pid": other_process.pid, "stopping": True, "phase": "closing the archive"}
+    client.state_path(held_lock).write_text(json.dumps({**state, "progress": 3}))
+    with pytest.raises(Unavailable, match="stopped making progress while stopping"):
+        client.wait_stopped(held_lock, other_process.pid, stall=0.5)
