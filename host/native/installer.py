@@ -434,6 +434,7 @@ def doctor(
     ids = (config.all_extension_ids(), config.firefox_ids)
     windows = _uses_registry(options, platform)
     browsers, missing = present_and_missing(options, platform)
+    again = install_command(home, options)
     manifests = [
         check_manifest(
             b,
@@ -441,7 +442,7 @@ def doctor(
             windows,
             registered_manifest(b, options, platform) if windows else None,
             _allowed(manifest(b, Path(), *ids), b),
-            install_command(home, options),
+            again,
         )
         for b in browsers
     ]
@@ -464,7 +465,7 @@ def doctor(
         "daemon": daemon,
         "archive": archive,
         "home": str(home),
-        "install_command": install_command(home, options),
+        "install_command": again,
     }
 
 
