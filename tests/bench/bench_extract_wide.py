@@ -9,7 +9,11 @@ WCXB), pages are ordered by SHA-1 of their id and the first 30 % (rounded) are h
 (:func:`held_out_ids`). Every threshold and rule was chosen on the tuning part only; the held-out
 figures are the honest ones. Run: ``.venv/bin/python tests/bench/bench_extract_wide.py
 [--split heldout|tune|all] [--engines ours,ours-context,trafilatura,readability] [--limit N]
-[--per-page out.tsv]``.
+[--per-page out.tsv] [--interval 2000]``.
+
+``--interval N``: beside each group, the 95 % interval of the first engine's F1 minus each other
+engine's, by a paired bootstrap over the group's pages (N resamples): a gap whose interval holds 0
+is not shown by this many pages.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import random
 import sys
 import time
 from collections import defaultdict
@@ -154,8 +159,8 @@ def predict(fn, rows: list[dict], pages: dict[str, str]) -> tuple[dict[str, str]
     return out, (1000 * elapsed / n, 1000 * cpu / n), errors
 
 
-def breakdown(score, rows: list[dict], outputs: dict[str, str]) -> dict[str, tuple]:
-    """(P, R, F1, pages) per source, per page type ('type:…') and 'ALL'."""
+def group_counts(score, rows: list[dict], outputs: dict[str, str]) -> dict[str, list]:
+    """Each page's (tp, fp, fn) by group: per source, per page type ('type:…') and 'ALL'."""
     groups: dict[str, list] = defaultdict(list)
     for row in rows:
         counts = score.tp_fp_fn(row["body"], outputs.get(row["id"], ""))
@@ -165,7 +170,43 @@ def breakdown(score, rows: list[dict], outputs: dict[str, str]) -> dict[str, tup
             groups["type:" + row["page_type"]].append(counts)
             kind = "article" if row["page_type"] == "article" else "non-article"
             groups["wcxb:" + kind].append(counts)
+    return groups
+
+
+def breakdown(groups: dict[str, list], score) -> dict[str, tuple]:
+    """(P, R, F1, pages) of each group."""
     return {name: (*score.aggregate(c), len(c)) for name, c in groups.items()}
+
+
+def paired_interval(score, ours: list, other: list, rounds: int, seed: int = 0) -> tuple:
+    """The 95 % interval of F1(ours) − F1(other) over resamples of the same pages.
+
+    >>> class Mean: aggregate = staticmethod(lambda c: (0, 0, sum(c) / len(c)))
+    >>> paired_interval(Mean, [0.9, 0.8], [0.7, 0.6], 200)
+    (0.2, 0.2)
+    """
+    rng, n, diffs = random.Random(seed), len(ours), []
+    for _ in range(rounds):
+        picks = [rng.randrange(n) for _ in range(n)]
+        mine = score.aggregate([ours[i] for i in picks])[2]
+        diffs.append(mine - score.aggregate([other[i] for i in picks])[2])
+    diffs.sort()
+    low, high = diffs[int(0.025 * rounds)], diffs[max(0, int(0.975 * rounds) - 1)]
+    return round(low, 6), round(high, 6)
+
+
+def show_intervals(score, names: list[str], counts: dict[str, dict], rounds: int) -> None:
+    """Each group's paired 95 % interval of the first engine minus each other engine."""
+    first, others = names[0], names[1:]
+    print(f"\n95 % interval of {first} minus each engine (paired bootstrap, {rounds} resamples)")
+    print(f"{'group':<22}" + "".join(f"{n[:20]:>24}" for n in others))
+    for key in sorted(counts[first], key=lambda k: (k == "ALL", k.startswith("type:"), k)):
+        cells = ""
+        for name in others:
+            low, high = paired_interval(score, counts[first][key], counts[name][key], rounds)
+            mark = "+" if low > 0 else "-" if high < 0 else " "
+            cells += f"{f'[{low:+.3f}, {high:+.3f}]{mark}':>24}"
+        print(f"{key:<22}{cells}")
 
 
 def show(names: list[str], tables: dict[str, dict], speeds: dict[str, tuple]) -> None:
@@ -197,16 +238,22 @@ def main() -> None:
     parser.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--per-page", help="write id, source, type, F1 of each engine (TSV)")
+    parser.add_argument("--interval", type=int, default=0, metavar="N",
+                        help="paired bootstrap intervals of the first engine minus each other, "
+                             "N resamples (0: none)")  # fmt: skip
     args = parser.parse_args()
     score, rows = scorer(), select(truth(), args.split, args.limit)
     pages = {row["id"]: load_page(row["id"]) for row in rows}
     print(f"{len(rows)} pages ({args.split} split), load average {os.getloadavg()[0]:.2f}")
     names = args.engines.split(",")
-    tables, speeds, outputs = {}, {}, {}
+    tables, speeds, outputs, counts = {}, {}, {}, {}
     for name in names:
         outputs[name], ms, errors = predict(engine(name), rows, pages)
-        tables[name], speeds[name] = breakdown(score, rows, outputs[name]), (ms, errors)
+        counts[name] = group_counts(score, rows, outputs[name])
+        tables[name], speeds[name] = breakdown(counts[name], score), (ms, errors)
     show(names, tables, speeds)
+    if args.interval and len(names) > 1:
+        show_intervals(score, names, counts, args.interval)
     if args.per_page:
         write_per_page(args.per_page, score, rows, names, outputs)
 

@@ -1,0 +1,55 @@
+"""The wide bench's paired interval (tests/bench/bench_extract_wide.py): a gap between two
+engines is shown only as far as the group's pages show it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_extract_wide import paired_interval  # noqa: E402
+
+
+class MeanScore:
+    """A scorer whose page counts are page F1s and whose aggregate is their mean."""
+
+    @staticmethod
+    def aggregate(counts: list[float]) -> tuple[float, float, float]:
+        mean = sum(counts) / len(counts)
+        return mean, mean, mean
+
+
+def test_the_same_outputs_have_no_gap_in_any_resample():
+    pages = [0.2, 0.9, 0.5, 0.7, 0.1, 1.0]
+    assert paired_interval(MeanScore, pages, list(pages), 500) == (0.0, 0.0)
+
+
+def test_an_engine_better_on_every_page_has_an_interval_above_zero():
+    ours = [0.9, 0.8, 0.95, 0.7, 0.85, 0.9, 0.6, 0.8]
+    other = [f - 0.05 for f in ours]
+    low, high = paired_interval(MeanScore, ours, other, 500)
+    assert 0 < low <= 0.05 <= high + 1e-9
+
+
+def test_a_gap_carried_by_one_page_holds_zero():
+    ours = [0.5] * 9 + [1.0]
+    other = [0.5] * 9 + [0.0]
+    low, high = paired_interval(MeanScore, ours, other, 1000)
+    assert low <= 0 < high
+
+
+def test_the_interval_is_the_middle_95_of_the_resamples():
+    # The gap is 0.25 for each draw of the first page: Binomial(4, 1/4) draws, whose 2.5th
+    # percentile is 0 draws (P = 0.32) and 97.5th is 3 (P(k <= 2) = 0.949, P(k <= 3) = 0.996).
+    ours = [1.0, 0.0, 0.5, 0.5]
+    other = [0.0, 0.0, 0.5, 0.5]
+    assert paired_interval(MeanScore, ours, other, 4000) == (0.0, 0.75)
+
+
+def test_a_gap_either_way_has_both_bounds_at_the_outer_percentiles():
+    # The gap is (draws of page 1 − draws of page 2) / 4: P(≤ −0.75) = 0.035, P(≤ −1) = 0.004,
+    # P(≤ 0.5) = 0.965, P(≤ 0.75) = 0.996.
+    ours = [1.0, 0.0, 0.5, 0.5]
+    other = [0.0, 1.0, 0.5, 0.5]
+    assert paired_interval(MeanScore, ours, other, 4000) == (-0.75, 0.75)
