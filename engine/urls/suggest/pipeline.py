@@ -730,7 +730,7 @@ def bare_word(text: str, typed: TypedURL) -> bool:
     ``http://name/``.
 
     >>> [bare_word(t, read_typed(t)) for t in ("notaurl", "gooogle.com", "http://intranet/",
-    ...     "localhost", "printer:8080", "notaurl/x")]
+    ...     "localhost", "192.168.0.1", "notaurl/x")]
     [True, False, False, False, False, True]
     """
     return (

@@ -76,6 +76,18 @@ def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
     assert not missing.exists()
 
 
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [("abc", (2, "invalid_input")), ("-1", (2, "invalid_input")), ("99", (3, "not_found"))],
+)
+def test_an_undo_number_follows_the_ref_rule(capsys, tmp_path, number, expected):
+    """``archive undo``: text that is no undo number is bad input (exit 2), as a ref that is no
+    ID is; a well-formed number with no deletion behind it is ``not_found`` (exit 3)."""
+    home = make_home(tmp_path)
+    code, said = answer(capsys, "archive", "undo", number, "--home", str(home))
+    assert (code, said) == expected
+
+
 def ref_commands(ref: str) -> dict[str, list[str]]:
     return {
         "get": ["archive", "get", ref],
