@@ -132,7 +132,10 @@ def test_doctor_names_the_home_each_manifest_serves_and_flags_another_homes(
     user = tmp_path / "user"
     monkeypatch.setenv("HOME", str(user))  # the default browser folders are under it
     monkeypatch.delenv("PAGEKEEPER_HOME", raising=False)
-    first, other = make_home(tmp_path / "first"), make_home(tmp_path / "other")
+    first, other = (
+        make_home(tmp_path / "first one"),
+        make_home(tmp_path / "other"),
+    )  # a space: quoted
     scope = ["--browser", "chromium"]
     assert main(["install", *scope, "--home", str(first)]) == 0
     capsys.readouterr()
