@@ -25,6 +25,7 @@ be undone, points at it. Blob files go only after the rows that named them.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -249,7 +250,13 @@ def _document_rows(store: ArchiveStore, key: str) -> dict:
 
 
 def trash_entry(store: ArchiveStore, trash_id: str) -> dict:
-    """One trash entry; NotFound when it expired, was undone, or never was."""
+    """One trash entry; NotFound when it expired, was undone, or never was. A ``trash_id``
+    that is no undo number (a whole number, as ``archive_delete`` gives) is a bad input,
+    InvalidInput, as a ref that is no ID is (a well-formed one not stored: NotFound)."""
+    if not re.fullmatch(r"[0-9]+", str(trash_id).strip()):
+        raise InvalidInput(
+            f"{trash_id!r} is no undo number: give the number a deletion with --undo printed"
+        )
     entry = store.raw("trash").get(str(trash_id).strip())
     if entry is None:
         raise NotFound(f"no deletion {trash_id!r} to undo (undone already, or expired)")

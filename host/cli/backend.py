@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -184,7 +185,57 @@ def base_url(home: Path) -> str:
     state = client.running(home)
     if state and state.get("port"):
         return f"http://127.0.0.1:{state['port']}"
-    return f"http://127.0.0.1:{Config.load(home).port or DEFAULT_PORT}"
+    return f"http://127.0.0.1:{configured_port(home)}"
+
+
+def configured_port(home: Path) -> int:
+    """The port a daemon of ``home`` listens on when it starts, if it is free: config.json's
+    (a chosen one, or the free one a daemon took when the default was busy), else the default;
+    0 (the system picks one at each start) gives no port to name: the default's is named."""
+    return Config.load(home).port or DEFAULT_PORT
+
+
+def addresses_note(home: Path) -> str | None:
+    """What a user must know before opening the version addresses a command printed for
+    ``home``: nothing when its daemon serves them; else that no daemon of this home answers
+    them now, and what makes them open. Another program on their port (another home's daemon,
+    whose token refuses them: 403) is named, since they would reach it, not this archive.
+    A command named runs as printed: this program, this home (client.own_command)."""
+    if client.running(home, wait=False):
+        return None
+    start = f"`{client.own_command(home)} serve --detach`"
+    if Config.load(home).port == 0:
+        return (
+            "this home's daemon is not running, and it takes a new free port at each start"
+            " (config.json's port is 0), so these addresses name no port it serves: "
+            f"{start} starts it; then run this command again for addresses that open"
+        )
+    port = configured_port(home)
+    if not _listening(port):
+        return (
+            "this home's daemon is not running, so nothing answers these addresses yet: "
+            f"{start} starts it on port {port}, then they open"
+        )
+    taken = (
+        f"port {port} is another program's (another PageKeeper home's daemon?), so these"
+        " addresses reach it, not this archive"
+    )
+    if Config.chose_port(home):
+        return (
+            f"{taken}; this home's daemon cannot start on it (config.json's port) until that"
+            " program ends or the port setting names another"
+        )
+    return (
+        f"{taken}: {start} starts this home's daemon on a free port (kept in its config.json);"
+        " then run this command again for addresses that open"
+    )
+
+
+def _listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port`` now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @contextlib.contextmanager

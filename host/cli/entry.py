@@ -30,6 +30,7 @@ from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
+from host.cli.backend import addresses_note
 from host.cli.command import Lines
 from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
 from host.daemon.security import (
@@ -63,7 +64,8 @@ EXIT_MEANING = {
     2: "bad input or usage",
     3: "not in the archive",
     4: "over a size cap",
-    5: "a file cannot be written or read: the home, the archive, an output file",
+    5: "a file cannot be written or read: the home, the archive, an output file in a folder"
+    " that exists (a missing folder is bad input: 2)",
     6: "a daemon or a site that cannot be reached",
     7: "refused",
     130: "interrupted (Ctrl-C)",
@@ -192,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = openable(args.run(args, ctx), ctx.home)
         write_result(result, ctx, getattr(args, "render", None))
+        note_addresses(result, ctx)
     except PageKeeperError as exc:
         return report_error(exc, ctx)
     except BrokenPipeError:
@@ -209,6 +212,16 @@ def openable(result: Any, home: Path) -> Any:
     if isinstance(result, dict | list) and has_version_url(result):
         return sign_version_urls(result, ensure_token(home))
     return result
+
+
+def note_addresses(result: Any, ctx: Context) -> None:
+    """After a result holding version addresses, when this home's daemon does not serve
+    them: what the user must know to open them (backend.addresses_note), on stderr, in text
+    and ``--json`` alike (stdout keeps the result and its contract: every address stays)."""
+    if isinstance(result, dict | list) and has_version_url(result):
+        note = addresses_note(ctx.home)
+        if note:
+            ctx.stderr.write(f"pagekeeper: note: {note}\n")
 
 
 def _report_status(args, result) -> int:

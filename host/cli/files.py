@@ -1,11 +1,16 @@
 """The one reader of a page file a command is given (``extract``, ``liveness``, ``similarity``,
-``archive add --html``, ``archive import-bookmarks``), so every command answers a bad file alike,
-as the error tree says (engine/errors.py):
+``archive add --html``, ``archive import``, ``archive import-bookmarks``), and the one judge of
+an output file a command is told to write (``archive get -o``, ``archive export -o``), so every
+command answers a bad path alike, as the error tree says (engine/errors.py):
 
 * a file that cannot be read (missing, a folder, no permission, damaged gzip) is
   ``invalid_input``: it is no registration, version or document, so never ``not_found``;
 * a file above the command's cap is ``too_large``;
-* bytes that are not a page (``decode_error``) are the command's own judgement.
+* bytes that are not a page (``decode_error``) are the command's own judgement;
+* an output path whose folder does not exist, or that is a folder, is the user's input:
+  ``invalid_input`` naming the folder, before anything is read or written (no folder is
+  made: a mistyped path would leave a stray one). A folder that exists and cannot be written
+  (permissions, a full disk) stays ``storage``.
 
 >>> read_input("/no/such/file.html", 10)
 Traceback (most recent call last):
@@ -35,6 +40,25 @@ def read_input(path: str, cap: int, gunzip: bool = False) -> bytes:
         reason = getattr(exc, "strerror", None) or exc
         raise InvalidInput(f"cannot read {path}: {reason}") from exc
     return data
+
+
+def output_path(name: str) -> Path:
+    """The absolute path of an output file a command was given, once its folder is known to
+    exist and the path is no folder itself.
+
+    >>> output_path("/no/such/folder/page.html")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidInput: cannot write /no/such/folder/page.html: no folder /no/such/folder (create it first, or give another path)
+    """
+    path = Path(name).absolute()
+    if path.is_dir():
+        raise InvalidInput(f"cannot write {path}: it is a folder (give a file name in it)")
+    if not path.parent.is_dir():
+        raise InvalidInput(
+            f"cannot write {path}: no folder {path.parent} (create it first, or give another path)"
+        )
+    return path
 
 
 def gunzip_capped(data: bytes, cap: int, path: str = "the file") -> bytes:

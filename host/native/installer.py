@@ -39,7 +39,7 @@ from host.daemon import client
 from host.daemon.app import Config
 from host.daemon.pause import paused
 from host.daemon.security import read_token
-from host.home import Home, atomic_write
+from host.home import HOME_ENV, Home, atomic_write, default_home
 
 if sys.platform == "win32":  # pragma: no cover - the browsers find their hosts in the registry
     import winreg
@@ -353,6 +353,36 @@ def uninstall(home: Path, options: InstallOptions, platform: str | None = None) 
     return {"removed": removed}
 
 
+def launcher_home(launcher: Path) -> tuple[Path | None, bool]:
+    """The home a launcher :func:`launcher_text` wrote serves, and whether it names it: the
+    ``PAGEKEEPER_HOME`` it sets (a per-user install), else, for ``--system``'s launcher, which
+    sets none, the platform's default home of the user the browser runs as; ``(None, False)``
+    for a file that is not our launcher (no home can be told).
+
+    >>> import tempfile
+    >>> made = Path(tempfile.mkdtemp()) / "pagekeeper-native"
+    >>> _ = made.write_text(launcher_text(Path("/data/my home")))
+    >>> launcher_home(made)
+    (PosixPath('/data/my home'), True)
+    """
+    try:
+        text = launcher.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, False
+    for line in text.splitlines():
+        if line.startswith(f"{HOME_ENV}="):  # sh: PAGEKEEPER_HOME=<shell-quoted>
+            words = shlex.split(line.split("=", 1)[1])
+            return (Path(words[0]), True) if words else (None, False)
+        if line.startswith(f'set "{HOME_ENV}='):  # cmd: set "PAGEKEEPER_HOME=<path>"
+            return Path(line.split("=", 1)[1].rstrip('"')), True
+    ours = "host.native.relay" in text or "PageKeeper" in text
+    return (default_home(), False) if ours else (None, False)
+
+
+def _same_home(a: Path, b: Path) -> bool:
+    return Path(a).expanduser().resolve() == Path(b).expanduser().resolve()
+
+
 def check_manifest(
     browser: str,
     path: Path,
@@ -360,8 +390,11 @@ def check_manifest(
     registered=None,
     expected=(),
     again: str = "pagekeeper install",
+    home: Path | None = None,
 ) -> dict:
-    """One doctor line: present, valid, pointing at an executable, which IDs it allows.
+    """One doctor line: present, valid, pointing at an executable, which IDs it allows, and
+    which home its launcher serves (``serves``): one other than ``home`` is a fault, since the
+    browser's helper then reads and writes that home's archive, not this one's.
 
     On Windows (``windows``) the browser finds the file only through its registry key:
     ``registered`` is the path that key names (``None``: no key), and must be ``path``.
@@ -385,6 +418,13 @@ def check_manifest(
         if executable
         else f"path {str(target)!r} is not an executable file (run {again} again)"
     )
+    serves, named = launcher_home(target) if executable else (None, False)
+    # A --system launcher names no home: it serves each user's default one by design.
+    if named and serves is not None and home is not None and not _same_home(serves, home):
+        problem = (
+            f"serves another home ({serves}), not {home}: the browser's helper uses that"
+            f" home's archive; {again} makes it serve this one instead"
+        )
     missing = [ext for ext in expected if ext not in allowed]
     if missing:
         problem = f"does not allow {', '.join(missing)} (run {again} again)"
@@ -394,6 +434,7 @@ def check_manifest(
         **entry,
         "ok": problem is None,
         "path": str(target),
+        "serves": None if serves is None else str(serves),
         "allowed": allowed,
         "problem": problem,
     }
@@ -443,6 +484,7 @@ def doctor(
             registered_manifest(b, options, platform) if windows else None,
             _allowed(manifest(b, Path(), *ids), b),
             again,
+            home,
         )
         for b in browsers
     ]

@@ -25,7 +25,7 @@ from host.cli.command import command
 from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
 from host.cli.commands.warc import add_parsers as add_warc_parsers
-from host.cli.files import read_input
+from host.cli.files import output_path, read_input
 from host.cli.shown import local_time, size
 from host.daemon import client
 
@@ -127,9 +127,9 @@ def render_similar(result: dict) -> str:
     return "\n".join([head, *body] if body else [head, "  none"])
 
 
-def _write_output(ctx, data: bytes, path: str | None) -> None:
-    if path and path != "-":
-        Path(path).write_bytes(data)
+def _write_output(ctx, data: bytes, path: Path | None) -> None:
+    if path is not None:
+        path.write_bytes(data)
         return
     buffer = getattr(ctx.stdout, "buffer", None)
     if buffer is not None:
@@ -140,14 +140,15 @@ def _write_output(ctx, data: bytes, path: str | None) -> None:
 
 
 def run_get(args, ctx):
+    target = output_path(args.output) if args.output and args.output != "-" else None
     params = {"id": args.id, "original": args.original, "single_file": args.single_file}
     got = send(ctx, "get", {**params, "bytes": True}, write=False)
     body = base64.b64decode(got["body_b64"])
     info = {k: got[k] for k in ("id", "url", "original", "content_type", "charset")}
     info["size"] = len(body)
-    if args.output and args.output != "-":
-        _write_output(ctx, body, args.output)
-        return {**info, "file": str(Path(args.output).absolute())}
+    if target is not None:
+        _write_output(ctx, body, target)
+        return {**info, "file": str(target)}
     if ctx.json:
         return {**info, "html": body.decode(info["charset"] or "utf-8", "replace")}
     _write_output(ctx, body, None)

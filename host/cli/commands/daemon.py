@@ -1,7 +1,7 @@
 """``pagekeeper serve | stop | status | native | open``: the daemon and the native host.
 
->>> render_status({"running": False, "home": "/h"})
-'daemon not running (home /h)'
+>>> render_status({"running": False, "home": "/h"}).replace(client.own_command(), "PK")
+'daemon not running (home /h); to start it: PK --home /h serve --detach'
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from host.native import relay
 
 
 def render_status(state: dict) -> str:
+    """Running (its address) or not (the command that starts it for this home, as printed)."""
     if not state.get("running"):
-        return f"daemon not running (home {state['home']})"
+        start = f"{client.own_command(Path(state['home']))} serve --detach"
+        return f"daemon not running (home {state['home']}); to start it: {start}"
     note = " (already running)" if state.get("already_running") else ""
     return f"daemon pid {state['pid']} serving {state['url']}{note} (home {state['home']})"
 

@@ -94,6 +94,8 @@ def render_doctor(result: dict) -> str:
     for m in result["manifests"]:
         state = missing if not m["present"] else ("ok" if m.get("ok") else m.get("problem"))
         lines.append(f"{m['browser']}: {state} ({m['manifest']})")
+        if m.get("serves"):
+            lines.append(f"  serves the home {m['serves']}")
         if m.get("allowed"):
             lines.append(f"  allows {', '.join(m['allowed'])}")
     lines += _missing_line(result)
@@ -125,8 +127,8 @@ DOCTOR_EXIT = """exit status:
   0  nothing wrong; a stopped daemon is no fault (PageKeeper works without it;
      the report says how to start it), nor are browsers not installed here
   1  a fault: no manifest installed for any browser checked; a manifest that is
-     unreadable, names another host, points at no executable or does not allow
-     the extension; the token file missing; a daemon that runs but does not
+     unreadable, names another host, points at no executable, does not allow
+     the extension or serves another home; the token file missing; a daemon that runs but does not
      answer; an archive that cannot be read
   2  a usage error, or a config.json that cannot be read"""
 

@@ -19,9 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.archive import provider
-from engine.errors import InvalidInput, StorageError, TooLarge
+from engine.errors import InvalidInput, StorageError
 from host.cli.backend import reading, send
 from host.cli.command import command
+from host.cli.files import output_path, read_input
 from host.home import atomic_file
 from host.services.wacz import write_wacz
 from host.services.warc import WarcOptions, export_versions, version_record
@@ -69,11 +70,12 @@ def export_ids(store, args) -> list[str]:
 
 
 def run_export(args, ctx) -> dict:
+    chosen = output_path(args.output) if args.output else None
     with reading(ctx.home) as store:
         ids = export_ids(store, args)
         if not ids:
             raise InvalidInput("no archived version matches; nothing to export")
-        path = Path(args.output or default_name(len(ids))).absolute()
+        path = chosen or Path(default_name(len(ids))).absolute()
         records = _write_warc(path, (version_record(store, i) for i in ids))
     return {
         "file": str(path),
@@ -96,22 +98,9 @@ def _write_warc(path: Path, versions) -> int:
 
 
 def run_import(args, ctx) -> dict:
-    path = _import_file(args.file)
-    params = {"filename": path.name, "content_b64": base64.b64encode(path.read_bytes()).decode()}
+    data = read_input(args.file, WarcOptions().max_import_bytes)  # a folder: invalid_input
+    params = {"filename": Path(args.file).name, "content_b64": base64.b64encode(data).decode()}
     return send(ctx, "import_warc", params, timeout=IMPORT_TIMEOUT)
-
-
-def _import_file(name: str) -> Path:
-    """The WARC to import: it must exist and be within the import cap."""
-    path = Path(name)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from exc
-    cap = WarcOptions().max_import_bytes
-    if size > cap:
-        raise TooLarge(f"{name} is larger than the import cap of {cap} bytes")
-    return path
 
 
 def render_export(result: dict) -> str:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import socket
+import subprocess
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -11,10 +16,18 @@ from engine.archive.model import Capture, RegisterOptions
 from engine.archive.provider import refresh_similar
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
+from host.cli import backend
 from host.cli.entry import main
 from tests.engine.archive.pages import page
 from tests.engine.archive.test_registry import near_identical
-from tests.host.daemon_fixtures import SHARED_CACHE, dust_stories, listing_pages
+from tests.host.daemon_fixtures import (
+    SHARED_CACHE,
+    dust_stories,
+    listing_pages,
+    make_home,
+    start_daemon,
+    stop_daemon,
+)
 from tests.host.services.test_fetch import serve
 
 
@@ -67,6 +80,73 @@ def test_version_urls_without_a_daemon_use_the_homes_port(capsys, home, saved):
     (home / "config.json").write_text(json.dumps({"port": 47123}))
     code, listed = run(capsys, "versions", url, "--home", str(home))
     assert code == 0 and listed[0]["version_url"].startswith("http://127.0.0.1:47123/v/")
+
+
+def _added(capsys, home, url: str, path) -> tuple[dict, str, str]:
+    """``archive add`` through the entry point, with and without ``--json``: the result, the
+    text output, and the note on stderr (the same in both)."""
+    assert main(["archive", "add", url, "--html", str(path), "--home", str(home), "--json"]) == 0
+    out, note = capsys.readouterr()
+    assert main(["archive", "versions", url, "--home", str(home)]) == 0
+    text, text_note = capsys.readouterr()
+    assert note == text_note, (note, text_note)
+    return json.loads(out), text, note
+
+
+def _status(address: str) -> int:
+    try:
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as refused:
+        return refused.code
+    except urllib.error.URLError:  # nothing listens
+        return 0
+
+
+def test_addresses_printed_with_no_daemon_of_the_home_say_what_opens_them(
+    capsys, tmp_path, saved, monkeypatch
+):
+    """A home whose daemon is not running prints its version addresses (the JSON contract)
+    and says, in text and JSON alike, why they do not open and what makes them open: the
+    command it names, run as printed, starts the daemon and the address then opens. On a
+    port another home's daemon holds, the address would reach that daemon (403: another
+    token): the note says so, and names no start that cannot work on a chosen port."""
+    url, _, path = saved
+    other = make_home(tmp_path / "other")
+    try:
+        port = start_daemon(other)["port"]
+        chosen = make_home(tmp_path / "chosen", port=port)
+        added, text, note = _added(capsys, chosen, url, path)
+        assert added["version_url"].startswith(f"http://127.0.0.1:{port}/v/")
+        assert added["version_url"] in text and _status(added["version_url"]) == 403
+        assert f"port {port} is another program's" in note and "cannot start" in note, note
+        assert "serve --detach" not in note
+        default = make_home(tmp_path / "default")
+        (default / "config.json").write_text(json.dumps({"cache_dir": str(SHARED_CACHE)}))
+        monkeypatch.setattr(backend, "configured_port", lambda home: port)  # the default, taken
+        added, _, note = _added(capsys, default, url, path)
+        assert added["version_url"].startswith(f"http://127.0.0.1:{port}/v/")
+        assert "serve --detach` starts this home's daemon on a free port" in note, note
+        monkeypatch.undo()
+    finally:
+        stop_daemon(other)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        free = sock.getsockname()[1]
+    home = make_home(tmp_path / "free", port=free)
+    added, text, note = _added(capsys, home, url, path)
+    assert added["version_url"] in text and _status(added["version_url"]) == 0  # not yet
+    start = re.search(r"`(.+ serve --detach)` starts it on port (\d+), then they open", note)
+    assert start and int(start.group(2)) == free, note
+    env = {**os.environ, "HOME": str(tmp_path / "user")}
+    try:
+        done = subprocess.run(start.group(1), shell=True, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert _status(added["version_url"]) == 200
+        assert main(["archive", "versions", url, "--home", str(home)]) == 0
+        assert capsys.readouterr().err == ""  # its daemon serves them: nothing to add
+    finally:
+        stop_daemon(home)
 
 
 def test_versions_similar_get_original_and_rewritten(capsys, home, saved, tmp_path):

@@ -7,11 +7,13 @@ import json
 import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from host.cli.entry import main
+from tests.host.daemon_fixtures import make_home, stop_daemon
 
 
 @pytest.mark.parametrize("port", ["99999", "65536", "-1", "http"])
@@ -54,3 +56,25 @@ def test_a_pause_names_the_start_doctor_names(capsys, tmp_path):
     )
     assert f"to start it now: {start}\n" in capsys.readouterr().out
     assert shlex.split(start)[-2:] == ["serve", "--detach"]
+
+
+def test_status_of_a_stopped_daemon_names_the_start_for_its_home_and_it_runs(
+    capsys, tmp_path, monkeypatch
+):
+    """``status`` with no daemon names the command that starts one for this home; run in a
+    shell as printed, it does (``status`` then gives its address), and the home is this one."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # a start that misses starts only there
+    monkeypatch.delenv("PAGEKEEPER_HOME", raising=False)
+    home = make_home(tmp_path)
+    assert main(["status", "--home", str(home)]) == 0
+    said = capsys.readouterr().out
+    start = re.search(r"to start it: (.+)$", said.strip()).group(1)
+    try:
+        done = subprocess.run(start, shell=True, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert main(["status", "--home", str(home), "--json"]) == 0
+        state = json.loads(capsys.readouterr().out)
+        assert state["running"] and state["home"] == str(home), state
+    finally:
+        stop_daemon(home)
+        stop_daemon(tmp_path / "user" / ".local" / "share" / "pagekeeper")

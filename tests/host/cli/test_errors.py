@@ -29,6 +29,7 @@ def file_commands(bad: str, good: str) -> dict[str, list[str]]:
         "liveness": ["liveness", "--stored", bad, "--live", good],
         "archive add --html": ["archive", "add", "http://a.example/", "--html", bad],
         "import-bookmarks": ["archive", "import-bookmarks", bad],
+        "archive import": ["archive", "import", bad],
     }
 
 
@@ -42,6 +43,49 @@ def test_a_file_that_cannot_be_read_is_invalid_input_for_every_command(capsys, t
         bad.mkdir()
     for name, args in file_commands(str(bad), str(good)).items():
         assert answer(capsys, *args, "--home", str(home)) == (2, "invalid_input"), name
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "folder"])
+def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
+    capsys, tmp_path, monkeypatch, kind
+):
+    """``get -o`` and ``export -o`` into a folder that does not exist, or onto a folder, are
+    ``invalid_input`` (exit 2) naming the path (the user's input, not the archive's storage:
+    exit 5), checked before anything is read; no folder is made for a mistyped path."""
+    home = make_home(tmp_path)
+    page = tmp_path / "page.html"
+    page.write_text("<title>x</title><p>hello there, a page to write out</p>")
+    monkeypatch.chdir(tmp_path)
+    added = answer(
+        capsys, "archive", "add", "http://a.example/", "--html", str(page), "--home", str(home)
+    )
+    assert added == (0, "")
+    main(["archive", "versions", "http://a.example/", "--home", str(home), "--json"])
+    version = json.loads(capsys.readouterr().out)[0]["id"]
+    missing = tmp_path / "no-such-folder"
+    target = missing / "out" if kind == "missing folder" else tmp_path
+    said = "no folder" if kind == "missing folder" else "it is a folder"
+    for args in (
+        ["archive", "get", version, "-o", str(target)],
+        ["archive", "export", "-o", str(target)],
+    ):
+        code = main([*args, "--home", str(home), "--json"])
+        error = json.loads(capsys.readouterr().out)["error"]
+        assert (code, error["code"]) == (2, "invalid_input"), (args, error)
+        assert said in error["message"] and str(target) in error["message"], error
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [("abc", (2, "invalid_input")), ("-1", (2, "invalid_input")), ("99", (3, "not_found"))],
+)
+def test_an_undo_number_follows_the_ref_rule(capsys, tmp_path, number, expected):
+    """``archive undo``: text that is no undo number is bad input (exit 2), as a ref that is no
+    ID is; a well-formed number with no deletion behind it is ``not_found`` (exit 3)."""
+    home = make_home(tmp_path)
+    code, said = answer(capsys, "archive", "undo", number, "--home", str(home))
+    assert (code, said) == expected
 
 
 def ref_commands(ref: str) -> dict[str, list[str]]:
@@ -105,6 +149,7 @@ def test_help_lists_every_exit_status_with_the_codes_that_lead_to_it(capsys, tmp
         ["archive", "schedule", "notaurl"],
         ["archive", "versions", "notaurl"],
         ["check", "notaurl"],
+        ["suggest", "notaurl"],
     ],
 )
 def test_a_text_that_is_no_url_is_named_in_the_error(capsys, tmp_path, argv):

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 from host.cli.entry import main
@@ -119,3 +120,38 @@ def test_a_launcher_that_cannot_run_names_the_fix_and_the_fix_works(capsys, tmp_
     assert main(shlex.split(fix)[1:]) == 0  # followed as printed
     capsys.readouterr()
     assert main(["doctor", *scope]) == 0
+
+
+def test_doctor_names_the_home_each_manifest_serves_and_flags_another_homes(
+    capsys, tmp_path, monkeypatch
+):
+    """The default browser folders hold one manifest, whose launcher serves one home. Doctor
+    for another home says which home it serves and calls it a fault (the browser's helper
+    would read and write that home's archive); its fix, run as printed in a shell, makes the
+    manifest serve the home doctor checked."""
+    user = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(user))  # the default browser folders are under it
+    monkeypatch.delenv("PAGEKEEPER_HOME", raising=False)
+    first, other = (
+        make_home(tmp_path / "first one"),
+        make_home(tmp_path / "other"),
+    )  # a space: quoted
+    scope = ["--browser", "chromium"]
+    assert main(["install", *scope, "--home", str(first)]) == 0
+    capsys.readouterr()
+    assert main(["doctor", *scope, "--home", str(first), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["manifests"][0]["serves"] == str(first)
+    assert main(["doctor", *scope, "--home", str(other), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    checked = report["manifests"][0]
+    assert (checked["ok"], checked["serves"]) == (False, str(first)), checked
+    assert str(first) in checked["problem"] and report["install_command"] in checked["problem"]
+    assert main(["doctor", *scope, "--home", str(other)]) == 1
+    said = capsys.readouterr().out
+    assert f"  serves the home {first}" in said and "serves another home" in said, said
+    fix = re.search(r"home's archive; (.+) makes it serve this one", said).group(1)
+    env = {**os.environ, "HOME": str(user)}
+    done = subprocess.run(fix, shell=True, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert main(["doctor", *scope, "--home", str(other), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["manifests"][0]["serves"] == str(other)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from argparse import Namespace
 from pathlib import Path
@@ -112,6 +113,32 @@ def test_custom_dictionary_replaces_the_bundled_one(tmp_path):
     done = pagekeeper(tmp_path, "suggest", "http://gogle.com/", "--json", "--dictionary", str(csv))
     found = json.loads(done.stdout)["suggestions"]
     assert all(s["step"] == "segments" and s["score"] < 0.5 for s in found), found
+
+
+def test_a_bare_word_is_no_address_a_typed_error_with_its_exit_code(tmp_path):
+    """``suggest notaurl`` (no scheme, no dot, no port) names no page a browser failed to
+    load: ``invalid_url``, exit 2 (as ``--help`` documents), naming the word, alone or as a
+    batch line; a name on the network written as an address is answered (no suggestion)."""
+    seed_home_cache(tmp_path)
+    done = pagekeeper(tmp_path, "suggest", "notaurl")
+    assert done.returncode == 2 and done.stdout == b"", done.stdout
+    assert done.stderr.decode().startswith("pagekeeper: invalid_url: 'notaurl' is no web address")
+    assert "http://notaurl/" in done.stderr.decode()
+    done = pagekeeper(tmp_path, "suggest", "notaurl", "--json")
+    assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "invalid_url"
+    lines = [{"url": "notaurl"}, {"url": "gogle.com"}, {"url": "localhost"}]
+    stdin = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    out = [
+        json.loads(x)
+        for x in pagekeeper(tmp_path, "suggest", "--batch", stdin=stdin).stdout.splitlines()
+    ]
+    assert out[0]["error"]["code"] == "invalid_url" and out[0]["line"] == 1
+    assert out[1]["suggestions"][0]["url"] == "http://google.com/"
+    assert "error" not in out[2]
+    done = pagekeeper(tmp_path, "suggest", "http://notaurl/")
+    assert done.returncode == 0 and done.stdout == b"no suggestion\n"
+    help_text = pagekeeper(tmp_path, "--help").stdout.decode()
+    assert "invalid_url" in re.search(r"^  2 (.+?)^  3 ", help_text, re.M | re.S).group(1)
 
 
 def test_bad_dictionary_and_bad_arguments_are_typed_errors(tmp_path):
