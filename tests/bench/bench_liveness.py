@@ -40,7 +40,10 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed (``--methods
 "ours, one page"``: beside it, and its misses too; ";" separates names that hold a comma); ``--split fresh``:
 the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end;
-``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on). The real
+``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on; ``--split
+tune-class``: the tuning sites' product, collection and listing pages each paired with every
+sibling of its site, ``liveness_class.class_cases``; ``--types product,collection``: list
+only those pages' misses). The real
 pairs' constructions are kept under build/bench-cache/liveness/ and read back while what builds
 them is unchanged (``liveness_pairs.built_cases``); ``--no-cache`` builds them anew.
 
@@ -67,6 +70,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from bench_extract import load, split_of  # noqa: E402
+from liveness_class import class_cases  # noqa: E402
 from liveness_pairs import (  # noqa: E402
     CACHE_DIR,
     HELD_OUT_SITES,
@@ -467,11 +471,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
     parser.add_argument("--family", choices=("real", "built", "all", "address"), default="all")
-    parser.add_argument("--split", choices=("tune", "heldout", "both", "fresh", "tune-fresh"),
+    parser.add_argument("--split",
+                        choices=("tune", "heldout", "both", "fresh", "tune-fresh", "tune-class"),
                         default="both",
-                        help="which split to report (tune on 'tune' and 'tune-fresh' only; "
-                             "'fresh': the held-out sites paired anew, FRESH_SEEDS; "
-                             "'tune-fresh': the tuning sites paired anew, TUNE_FRESH_SEEDS)")  # fmt: skip
+                        help="which split to report (tune on 'tune', 'tune-fresh' and "
+                             "'tune-class' only; 'fresh': the held-out sites paired anew, "
+                             "FRESH_SEEDS; 'tune-fresh': the tuning sites paired anew, "
+                             "TUNE_FRESH_SEEDS; 'tune-class': the tuning sites' product, "
+                             "collection and listing pages paired with every sibling)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
     parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
     parser.add_argument("--no-cache", action="store_true",
@@ -522,6 +529,20 @@ def real_main(only: str = "both", cache: Path | None = CACHE_DIR) -> None:
     if only == "tune-fresh":
         more = fresh_cases(pages, "tune", TUNE_FRESH_SEEDS, cache)
         report(more, f"real pairs, tuning sites paired anew ({cases_digest(more)})", kinds, groups)
+    if only == "tune-class":
+        seeded = frozenset(
+            (c["kind"], c["page"].cid, c["other"])
+            for seed in (11, *TUNE_FRESH_SEEDS)
+            for c in built_cases(pages, seed, cache)
+            if c["split"] == "tune"
+        )
+        shop = class_cases(pages, "tune", seeded=seeded)
+        label = f"real pairs, tuning sites' shop pages with every sibling ({cases_digest(shop)})"
+        more_groups = (
+            ("pairing", lambda c: "seeded" if c["seeded"] else "new"),
+            ("site", lambda c: c["page"].site),
+        )
+        report(shop, label, kinds[:-1], (*groups, *more_groups))
 
 
 def moved_by_type(case: dict) -> str | None:
