@@ -540,6 +540,7 @@ def real_main(only: str = "both", cache: Path | None = CACHE_DIR) -> None:
         label = f"real pairs, tuning sites' shop pages with every sibling ({cases_digest(shop)})"
         more_groups = (
             ("pairing", lambda c: "seeded" if c["seeded"] else "new"),
+            ("moved, box", lambda c: c["box"] if c["kind"] in MOVED else None),
             ("site", lambda c: c["page"].site),
         )
         report(shop, label, kinds[:-1], (*groups, *more_groups))

@@ -12,10 +12,22 @@ served under the URL, as it is and under the page's title. The cases are built a
 the page's lines, a moved case all of them); each is marked ``seeded`` when one of the seeded
 constructions of its split already built it. Building them takes about 20 s CPU, so they are not
 kept on disk.
+
+A shop's page often has no element holding ALL of its ground-truth lines but the body (the
+product's name above the gallery, its description below it), so the page's text cannot be moved
+into it. For such a sibling a WIDER box is taken (``box`` "wider", moved into the sibling's
+template under its address only): the deepest element holding at least ``WIDER_SHARE`` of the
+sibling's lines gets the page's text, and each of the sibling's other lines goes with the
+deepest element holding it (every place it is written, scripts too); the case is dropped when
+that element holds the box (the body does). What is left around the page's text is the
+sibling's template and whatever of its own the ground truth did not hold (prices, cards,
+specifications): the live page's main text may then be partly the new template's, as a
+redesign into another product's layout makes it.
 """
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 
 from liveness_pairs import (
@@ -25,11 +37,16 @@ from liveness_pairs import (
     RealPage,
     holds,
     holds_all,
+    norm,
+    own_address,
     real_case,
+    sibling_template,
     split_of_site,
 )
+from selectolax.lexbor import LexborHTMLParser
 
 CLASS_TYPES = ("product", "collection", "listing")
+WIDER_SHARE = 0.6  # the wider box holds at least this share of the sibling's lines
 CLASS_KINDS = tuple(k for k in REAL_PRESENT + REAL_GONE if k != "redirect_other_site")
 
 
@@ -53,12 +70,12 @@ def class_cases(
             if sibling is page or sibling.title == page.title:
                 continue
             archived = [p for p in by_site[page.site] if p not in (page, sibling)][:SITE_PAGES]
-            for kind in CLASS_KINDS:
-                case = class_case(kind, page, sibling)
-                if case is not None:
-                    triple = (kind, page.cid, sibling.cid)
-                    cases.append({**case, "split": split, "archived": archived,
-                                  "other": sibling.cid, "seeded": triple in seeded})  # fmt: skip
+            built = [class_case(kind, page, sibling) for kind in CLASS_KINDS]
+            built.append(wider_case(page, sibling))
+            for case in filter(None, built):
+                triple = (case["kind"], page.cid, sibling.cid)
+                cases.append({"box": "whole", **case, "split": split, "archived": archived,
+                              "other": sibling.cid, "seeded": triple in seeded})  # fmt: skip
     return cases
 
 
@@ -71,3 +88,49 @@ def class_case(kind: str, page: RealPage, sibling: RealPage) -> dict | None:
     if kind.startswith("moved_") and not holds_all(live, page):
         return None
     return {"page": page, "kind": kind, "gone": gone, "status": 200, "live": live}
+
+
+def wider_case(page: RealPage, sibling: RealPage) -> dict | None:
+    """The page's text moved into the sibling's template through a wider box, only when the
+    sibling has no box holding all its lines (else ``class_case`` builds it)."""
+    if not page.full or sibling_template(page, sibling) is not None:
+        return None
+    live = wider_template(page, sibling)
+    if live is None or not holds_all(live, page):
+        return None
+    return {"page": page, "kind": "moved_to_sibling_template", "gone": False, "status": 200,
+            "live": live, "box": "wider"}  # fmt: skip
+
+
+def wider_template(page: RealPage, sibling: RealPage) -> str | None:
+    """The sibling's page with its wider box holding the page's lines and its other own lines
+    removed; None when that cannot be done cleanly."""
+    tree = LexborHTMLParser(sibling.text)
+    box = deepest(tree.body, sibling.lines, WIDER_SHARE)
+    if box is None or box.tag in ("body", "html"):
+        return None
+    own = [line for line in sibling.lines if line not in page.lines]
+    for line in own:
+        while line in norm(tree.body.text()):
+            node = deepest(tree.body, [line], 1.0)
+            if node is None or box.html in (node.html or ""):
+                return None  # the line is the body's own text, or beside the box's
+            node.decompose()
+    box.inner_html = "".join(f"<p>{html.escape(line)}</p>" for line in page.lines)
+    own_address(tree, LexborHTMLParser(page.text))
+    return tree.html
+
+
+def deepest(node, lines: list[str], share: float):
+    """The deepest element under ``node`` whose text holds at least ``share`` of ``lines``
+    (None when ``node`` itself does not)."""
+    need = max(1, round(len(lines) * share + 0.4999))
+    if node is None or sum(line in norm(node.text()) for line in lines) < need:
+        return None
+    while True:
+        for child in node.iter():
+            if sum(line in norm(child.text()) for line in lines) >= need:
+                node = child
+                break
+        else:
+            return node

@@ -4,6 +4,7 @@ class construction: a shop's pages each paired with every sibling."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -163,6 +164,7 @@ def test_the_class_pairs_each_page_of_its_types_with_every_sibling():
     }
     kinds = {c["kind"] for c in cases}
     assert kinds == set(liveness_class.CLASS_KINDS) and "redirect_other_site" not in kinds
+    assert {c["box"] for c in cases} == {"whole"}  # every sibling has a box holding all its lines
     for case in cases:
         assert case["page"].cid not in {p.cid for p in case["archived"]}
         assert case["other"] not in {p.cid for p in case["archived"]}
@@ -203,3 +205,36 @@ def test_the_class_keeps_a_case_only_by_the_construction_rules():
     assert ("other_article_same_site", quote.cid) not in of_one
     assert ("moved_to_sibling_template", plain.cid) in of_one
     assert ("moved_to_sibling_template", script.cid) not in of_one
+
+
+def split_page(site: str, n: str, loose: bool = False) -> RealPage:
+    """A page whose first line is its heading, outside the box of the two others (no element
+    but the body holds all three); ``loose``: that line is bare text of the body."""
+    real = page(site, n)
+    head = real.lines[0] if loose else f"<header><h1>{real.lines[0]}</h1></header>"
+    rest = "".join(f"<p>{line}</p>" for line in real.lines[1:])
+    raw = real.raw.replace(b"<div class='story'>", f"{head}<div class='story'>".encode(), 1)
+    raw = re.sub(rb"<div class='story'>.*?</div>", f"<div class='story'>{rest}</div>".encode(), raw)
+    real.raw, real.text = raw, raw.decode()
+    return real
+
+
+def test_a_wider_box_moves_the_text_into_a_sibling_with_no_whole_box():
+    one, wide = page("shop-w.com", "one"), split_page("shop-w.com", "two")
+    loose = split_page("shop-w.com", "six", loose=True)
+    flat = page("shop-w.com", "ten")  # its lines straight in the body: only the body holds 2 of 3
+    flat.raw = re.sub(rb"<div class='story'>(.*?)</div>", rb"\1", flat.raw)
+    flat.text = flat.raw.decode()
+    ps = [one, wide, loose, flat]
+    for p in ps:
+        p.page_type = "product"
+    assert liveness_pairs.sibling_template(one, wide) is None
+    cases = liveness_class.class_cases(ps, liveness_pairs.split_of_site("shop-w.com"))
+    moved = {
+        (c["other"], c["box"]) for c in cases if c["page"] is one and c["kind"].startswith("moved_")
+    }
+    # the loose sibling's heading is the body's own text; the flat one's only box is the body
+    assert moved == {(wide.cid, "wider")}
+    live = next(c["live"] for c in cases if c["page"] is one and c["box"] == "wider")
+    assert liveness_pairs.holds_all(live, one) and not liveness_pairs.holds(live, wide)
+    assert "<header>" in live and "<footer>" in live  # the sibling's template stays
