@@ -19,7 +19,7 @@ into it. For such a sibling a WIDER box is taken (``box`` "wider", moved into th
 template under its address only): the deepest element holding at least ``WIDER_SHARE`` of the
 sibling's lines gets the page's text, and each of the sibling's other lines goes with the
 deepest element holding it (every place it is written, scripts too); the case is dropped when
-that element holds the box (the body does). What is left around the page's text is the
+that element holds the box (the body does), or when a line of the sibling's own is still shown. What is left around the page's text is the
 sibling's template and whatever of its own the ground truth did not hold (prices, cards,
 specifications): the live page's main text may then be partly the new template's, as a
 redesign into another product's layout makes it.
@@ -39,6 +39,7 @@ from liveness_pairs import (
     holds_all,
     norm,
     own_address,
+    page_text,
     real_case,
     sibling_template,
     split_of_site,
@@ -118,7 +119,10 @@ def wider_template(page: RealPage, sibling: RealPage) -> str | None:
             node.decompose()
     box.inner_html = "".join(f"<p>{html.escape(line)}</p>" for line in page.lines)
     own_address(tree, LexborHTMLParser(page.text))
-    return tree.html
+    # A line written across elements with no space between them ("<b>A</b><i>B</i>") is read
+    # by the walk above as one word but shown as two: what is shown decides.
+    shown = norm(page_text(tree.html))
+    return None if any(line in shown for line in own) else tree.html
 
 
 def deepest(node, lines: list[str], share: float):

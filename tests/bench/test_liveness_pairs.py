@@ -225,7 +225,15 @@ def test_a_wider_box_moves_the_text_into_a_sibling_with_no_whole_box():
     flat = page("shop-w.com", "ten")  # its lines straight in the body: only the body holds 2 of 3
     flat.raw = re.sub(rb"<div class='story'>(.*?)</div>", rb"\1", flat.raw)
     flat.text = flat.raw.decode()
-    ps = [one, wide, loose, flat]
+    spanned = split_page(
+        "shop-w.com", "nine"
+    )  # its heading shown as two words the walk reads as one
+    first, rest = spanned.lines[0].split(" ", 1)
+    spanned.raw = spanned.raw.replace(
+        f"<h1>{spanned.lines[0]}</h1>".encode(), f"<h1><b>{first}</b><i>{rest}</i></h1>".encode()
+    )
+    spanned.text = spanned.raw.decode()
+    ps = [one, wide, loose, flat, spanned]
     for p in ps:
         p.page_type = "product"
     assert liveness_pairs.sibling_template(one, wide) is None
@@ -233,7 +241,8 @@ def test_a_wider_box_moves_the_text_into_a_sibling_with_no_whole_box():
     moved = {
         (c["other"], c["box"]) for c in cases if c["page"] is one and c["kind"].startswith("moved_")
     }
-    # the loose sibling's heading is the body's own text; the flat one's only box is the body
+    # the loose sibling's heading is the body's own text; the flat one's only box is the body;
+    # the spanned one's heading would still be shown
     assert moved == {(wide.cid, "wider")}
     live = next(c["live"] for c in cases if c["page"] is one and c["box"] == "wider")
     assert liveness_pairs.holds_all(live, one) and not liveness_pairs.holds(live, wide)
