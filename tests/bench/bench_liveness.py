@@ -40,7 +40,10 @@ Hamming distance ≤ 3 means same page, Manku et al. 2007). Run:
 ``--family real --split tune --methods none --misses``: ours alone, its misses listed (``--methods
 "ours, one page"``: beside it, and its misses too; ";" separates names that hold a comma); ``--split fresh``:
 the held-out sites' pages paired anew, a check frozen before a round's tuning and read at its end;
-``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on). The real
+``--split tune-fresh``: the tuning sites' pages paired anew, more cases to tune on; ``--split
+tune-class``: the tuning sites' product, collection and listing pages each paired with every
+sibling of its site, ``liveness_class.class_cases``; ``--types product,collection``: list
+only those pages' misses). The real
 pairs' constructions are kept under build/bench-cache/liveness/ and read back while what builds
 them is unchanged (``liveness_pairs.built_cases``); ``--no-cache`` builds them anew.
 
@@ -67,6 +70,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from bench_extract import load, split_of  # noqa: E402
+from liveness_class import class_cases  # noqa: E402
 from liveness_pairs import (  # noqa: E402
     CACHE_DIR,
     HELD_OUT_SITES,
@@ -367,7 +371,10 @@ def methods(template: bool = True) -> dict:
 # Which methods run (``--methods``; "ours" always), whether ours's misses are listed
 # (``--misses``: a quicker round while tuning) and the cases ours and each other method split on
 # (``--disagree``).
-RUN = {"methods": (), "misses": False, "disagree": False}
+RUN = {"methods": (), "misses": False, "disagree": False, "types": ()}
+# The moved kinds: the stored text in another template (a redesign), under the same or a new
+# address. Their per-type table shows a class of pages (products, collections) apart.
+MOVED = ("moved_to_sibling_template", "moved_to_new_address")
 
 
 def outcomes(cases: list[dict]) -> dict[str, tuple[list[bool | None], float, float]]:
@@ -396,7 +403,9 @@ def table(cases: list[dict], results: dict, by, title: str, keys=None) -> None:
     """Accuracy per group of cases (``by(case)``), every method side by side."""
     groups = defaultdict(list)
     for i, case in enumerate(cases):
-        groups[by(case)].append(i)
+        key = by(case)
+        if key is not None:  # None: the case is not in this table
+            groups[key].append(i)
     print(f"{title:<28}" + "".join(f"{m:>15}" for m in results))
     for key in keys or sorted(groups):
         idx = groups.get(key, [])
@@ -430,19 +439,22 @@ def report(cases: list[dict], label: str, kinds=PRESENT_KINDS + GONE_KINDS, grou
         table(cases, results, by, title)
     for name in results if RUN["misses"] else ():
         if name.startswith("ours"):
-            misses(cases, results[name][0], name)
+            misses(cases, results[name][0], name, RUN["types"])
     for name in results if RUN["disagree"] else ():
         if name != "ours":
             disagreements(cases, results["ours"][0], results[name][0], name)
 
 
-def misses(cases: list[dict], got: list, name: str) -> None:
-    """The cases a method gets wrong (kind, site, page)."""
-    print(f"\n{name}, misses (kind, site, page):")
+def misses(cases: list[dict], got: list, name: str, types: tuple[str, ...] = ()) -> None:
+    """The cases a method gets wrong (kind, site, page, page type); only pages of ``types``
+    when given (``--types product,collection``)."""
+    shown = f" of page types {', '.join(types)}" if types else ""
+    print(f"\n{name}, misses{shown} (kind, site, page, type):")
     for case, v in zip(cases, got, strict=True):
-        if v is not True:
+        kind = getattr(case["page"], "page_type", "")
+        if v is not True and (not types or kind in types):
             print(f"  {case['kind']:<28} {getattr(case['page'], 'site', '')} {case['page'].cid}"
-                  f"{'  (no verdict)' if v is None else ''}")  # fmt: skip
+                  f" {kind}{'  (no verdict)' if v is None else ''}")  # fmt: skip
 
 
 def disagreements(cases: list[dict], ours: list, other: list, name: str) -> None:
@@ -459,22 +471,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=160)
     parser.add_argument("--family", choices=("real", "built", "all", "address"), default="all")
-    parser.add_argument("--split", choices=("tune", "heldout", "both", "fresh", "tune-fresh"),
+    parser.add_argument("--split",
+                        choices=("tune", "heldout", "both", "fresh", "tune-fresh", "tune-class"),
                         default="both",
-                        help="which split to report (tune on 'tune' and 'tune-fresh' only; "
-                             "'fresh': the held-out sites paired anew, FRESH_SEEDS; "
-                             "'tune-fresh': the tuning sites paired anew, TUNE_FRESH_SEEDS)")  # fmt: skip
+                        help="which split to report (tune on 'tune', 'tune-fresh' and "
+                             "'tune-class' only; 'fresh': the held-out sites paired anew, "
+                             "FRESH_SEEDS; 'tune-fresh': the tuning sites paired anew, "
+                             "TUNE_FRESH_SEEDS; 'tune-class': the tuning sites' product, "
+                             "collection and listing pages paired with every sibling)")  # fmt: skip
     parser.add_argument("--methods", default="", help="comma-separated methods beside ours")
     parser.add_argument("--misses", action="store_true", help="list the cases ours gets wrong")
     parser.add_argument("--no-cache", action="store_true",
                         help="build the real pairs anew, neither reading nor keeping the cache")  # fmt: skip
+    parser.add_argument("--types", default="",
+                        help="list only the misses of these page types (comma-separated: "
+                             "'product,collection')")  # fmt: skip
     parser.add_argument("--disagree", action="store_true",
                         help="list the cases only one of ours and each other method gets right")  # fmt: skip
     args = parser.parse_args()
     # ";" separates names that hold a comma ("ours, one page;simhash"), else ","
     names = args.methods.split(";" if ";" in args.methods or "ours," in args.methods else ",")
     RUN.update(methods=tuple(filter(None, (n.strip() for n in names))), misses=args.misses,
-               disagree=args.disagree)  # fmt: skip
+               disagree=args.disagree,
+               types=tuple(filter(None, (t.strip() for t in args.types.split(",")))))  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores)")
     started, cpu = time.perf_counter(), time.process_time()
     if args.family in ("real", "all"):
@@ -495,7 +514,11 @@ def real_main(only: str = "both", cache: Path | None = CACHE_DIR) -> None:
     print(f"\nREAL PAIRS: {len(pages)} real pages; {len(cases)} cases from {len(sites)} sites "
           f"with ≥ 2 pages; held out: {HELD_OUT_SITES:.0%} of sites by SHA-1")  # fmt: skip
     kinds = REAL_PRESENT + REAL_GONE
-    groups = (("source", lambda c: c["page"].source), ("page type", lambda c: c["page"].page_type))
+    groups = (
+        ("source", lambda c: c["page"].source),
+        ("page type", lambda c: c["page"].page_type),
+        ("moved kinds, per page type", moved_by_type),
+    )
     for split, label in (("tune", "tuning split"), ("heldout", "held-out split")):
         if only in (split, "both"):
             split_cases = [c for c in cases if c["split"] == split]
@@ -506,6 +529,30 @@ def real_main(only: str = "both", cache: Path | None = CACHE_DIR) -> None:
     if only == "tune-fresh":
         more = fresh_cases(pages, "tune", TUNE_FRESH_SEEDS, cache)
         report(more, f"real pairs, tuning sites paired anew ({cases_digest(more)})", kinds, groups)
+    if only == "tune-class":
+        seeded = frozenset(
+            (c["kind"], c["page"].cid, c["other"])
+            for seed in (11, *TUNE_FRESH_SEEDS)
+            for c in built_cases(pages, seed, cache)
+            if c["split"] == "tune"
+        )
+        shop = class_cases(pages, "tune", seeded=seeded)
+        label = f"real pairs, tuning sites' shop pages with every sibling ({cases_digest(shop)})"
+        more_groups = (
+            ("pairing", lambda c: "seeded" if c["seeded"] else "new"),
+            ("moved, box", lambda c: c["box"] if c["kind"] in MOVED else None),
+            ("site", lambda c: c["page"].site),
+        )
+        report(shop, label, kinds[:-1], (*groups, *more_groups))
+
+
+def moved_by_type(case: dict) -> str | None:
+    """A moved case's page type and kind ("product / sibling", "product / new_address"); None
+    for the other kinds."""
+    if case["kind"] not in MOVED:
+        return None
+    kind = "sibling" if case["kind"] == MOVED[0] else "new_address"
+    return f"{case['page'].page_type} / {kind}"
 
 
 def address_main(n_pages: int) -> None:

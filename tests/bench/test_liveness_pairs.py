@@ -1,8 +1,10 @@
 """The liveness bench's cache of built real pairs: a case read back is the case as built, a
-second run reads it instead of building, and any change to what builds it builds anew."""
+second run reads it instead of building, and any change to what builds it builds anew. And the
+class construction: a shop's pages each paired with every sibling."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_liveness  # noqa: E402
+import liveness_class  # noqa: E402
 import liveness_pairs  # noqa: E402
 from liveness_pairs import RealPage, build_real, built_cases, encode_cases, title_of  # noqa: E402
 
@@ -133,3 +136,114 @@ def test_the_code_digest_follows_the_construction_module_and_the_address_reader(
             patch.setattr(module, "__file__", str(edited))
             assert liveness_pairs.code_digest() != before
     assert liveness_pairs.code_digest() == before
+
+
+def shop_pages() -> list[RealPage]:
+    """Two shops of three pages (two products and a collection) and a blog of two articles."""
+    typed = []
+    for site in ("shop-a.com", "shop-b.com", "blog.org"):
+        names = ("one", "two") if site == "blog.org" else ("one", "two", "six")
+        for n in names:
+            real = page(site, n)
+            real.page_type = (
+                "article" if site == "blog.org" else ("collection" if n == "six" else "product")
+            )
+            typed.append(real)
+    return typed
+
+
+def test_the_class_pairs_each_page_of_its_types_with_every_sibling():
+    ps = shop_pages()
+    cases = liveness_class.class_cases(ps, "tune", seeded=frozenset())
+    cases += liveness_class.class_cases(ps, "heldout", seeded=frozenset())
+    assert {c["page"].page_type for c in cases} == {"product", "collection"}
+    pairs = {(c["page"].cid, c["other"]) for c in cases}
+    shops = [p for p in ps if p.site != "blog.org"]
+    assert pairs == {
+        (a.cid, b.cid) for a in shops for b in shops if a.site == b.site and a is not b
+    }
+    kinds = {c["kind"] for c in cases}
+    assert kinds == set(liveness_class.CLASS_KINDS) and "redirect_other_site" not in kinds
+    assert {c["box"] for c in cases} == {"whole"}  # every sibling has a box holding all its lines
+    for case in cases:
+        assert case["page"].cid not in {p.cid for p in case["archived"]}
+        assert case["other"] not in {p.cid for p in case["archived"]}
+        if case["gone"]:
+            assert not liveness_pairs.holds(case["live"], case["page"])
+        else:
+            assert liveness_pairs.holds_all(case["live"], case["page"])
+
+
+def test_the_class_marks_the_pairings_a_seeded_construction_built():
+    ps = shop_pages()
+    product = next(p for p in ps if p.page_type == "product")
+    split = liveness_pairs.split_of_site(product.site)
+    sibling = next(p for p in ps if p.site == product.site and p is not product)
+    seeded = frozenset({("other_article_same_site", product.cid, sibling.cid)})
+    cases = liveness_class.class_cases(ps, split, seeded=seeded)
+    marked = [(c["kind"], c["page"].cid, c["other"]) for c in cases if c["seeded"]]
+    assert marked == [("other_article_same_site", product.cid, sibling.cid)]
+
+
+def test_the_class_keeps_a_case_only_by_the_construction_rules():
+    """A sibling quoting the page is no gone case; a sibling whose text only a script holds
+    (its "box" not shown) is no moved case."""
+    one, plain = page("shop-q.com", "one"), page("shop-q.com", "two")
+    quote, script = page("shop-q.com", "quote"), page("shop-q.com", "json")
+    quote.raw = quote.raw.replace(b"</div>", f"<p>{one.lines[0]}</p></div>".encode())
+    story = "".join(f"<p>{line}</p>" for line in script.lines).encode()
+    data = ('<script type="application/json">' + " ".join(script.lines) + "</script>").encode()
+    script.raw = script.raw.replace(b"<div class='story'>" + story + b"</div>", data)
+    for p in (quote, script):
+        p.text = p.raw.decode()
+    ps = [one, plain, quote, script]
+    for p in ps:
+        p.page_type = "product"
+    cases = liveness_class.class_cases(ps, liveness_pairs.split_of_site("shop-q.com"))
+    of_one = {(c["kind"], c["other"]) for c in cases if c["page"] is one}
+    assert ("other_article_same_site", plain.cid) in of_one
+    assert ("other_article_same_site", quote.cid) not in of_one
+    assert ("moved_to_sibling_template", plain.cid) in of_one
+    assert ("moved_to_sibling_template", script.cid) not in of_one
+
+
+def split_page(site: str, n: str, loose: bool = False) -> RealPage:
+    """A page whose first line is its heading, outside the box of the two others (no element
+    but the body holds all three); ``loose``: that line is bare text of the body."""
+    real = page(site, n)
+    head = real.lines[0] if loose else f"<header><h1>{real.lines[0]}</h1></header>"
+    rest = "".join(f"<p>{line}</p>" for line in real.lines[1:])
+    raw = real.raw.replace(b"<div class='story'>", f"{head}<div class='story'>".encode(), 1)
+    raw = re.sub(rb"<div class='story'>.*?</div>", f"<div class='story'>{rest}</div>".encode(), raw)
+    real.raw, real.text = raw, raw.decode()
+    return real
+
+
+def test_a_wider_box_moves_the_text_into_a_sibling_with_no_whole_box():
+    one, wide = page("shop-w.com", "one"), split_page("shop-w.com", "two")
+    loose = split_page("shop-w.com", "six", loose=True)
+    flat = page("shop-w.com", "ten")  # its lines straight in the body: only the body holds 2 of 3
+    flat.raw = re.sub(rb"<div class='story'>(.*?)</div>", rb"\1", flat.raw)
+    flat.text = flat.raw.decode()
+    spanned = split_page(
+        "shop-w.com", "nine"
+    )  # its heading shown as two words the walk reads as one
+    first, rest = spanned.lines[0].split(" ", 1)
+    spanned.raw = spanned.raw.replace(
+        f"<h1>{spanned.lines[0]}</h1>".encode(), f"<h1><b>{first}</b><i>{rest}</i></h1>".encode()
+    )
+    spanned.text = spanned.raw.decode()
+    ps = [one, wide, loose, flat, spanned]
+    for p in ps:
+        p.page_type = "product"
+    assert liveness_pairs.sibling_template(one, wide) is None
+    cases = liveness_class.class_cases(ps, liveness_pairs.split_of_site("shop-w.com"))
+    moved = {
+        (c["other"], c["box"]) for c in cases if c["page"] is one and c["kind"].startswith("moved_")
+    }
+    # the loose sibling's heading is the body's own text; the flat one's only box is the body;
+    # the spanned one's heading would still be shown
+    assert moved == {(wide.cid, "wider")}
+    live = next(c["live"] for c in cases if c["page"] is one and c["box"] == "wider")
+    assert liveness_pairs.holds_all(live, one) and not liveness_pairs.holds(live, wide)
+    assert "<header>" in live and "<footer>" in live  # the sibling's template stays
