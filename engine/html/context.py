@@ -90,6 +90,8 @@ _LEN_NAMES = _names("len", _LEN_BOUNDS)
 _LINK_NAMES = _names("link", _LINK_BOUNDS)
 _END_NAMES = _names("end", (1,))
 _SHARE_NAMES = _names("share", _SHARE_BOUNDS)
+_REP_BOUNDS = (1, 2, 5)  # other parents of a block's structure
+_REP_NAMES = _names("rep", _REP_BOUNDS)
 
 
 def shape_features(block: Block, share: float) -> list[str]:
@@ -121,11 +123,8 @@ def inside_features(inside: int, shape: list[str]) -> tuple[str, str, str]:
 def repeat_keys(body: list[Block], words: dict[int, tuple[str, ...]]) -> list[tuple]:
     """Each block's structure key: the words of its own element and its parent's (not where
     they are), so two comments, or two cards, of one template share a key."""
-    keys = []
-    for block in body:
-        path = block.path
-        keys.append(tuple(words.get(n, ()) for n in path[-2:]))
-    return keys
+    get, empty = words.get, ((), ())  # map() stops at the shorter: a path of one gives one
+    return [tuple(map(get, block.path[-2:], empty)) for block in body]
 
 
 def repeat_features(body: list[Block], keys: list[tuple]) -> list[str]:
@@ -140,7 +139,8 @@ def repeat_features(body: list[Block], keys: list[tuple]) -> list[str]:
     parents: dict[tuple, set] = {}
     for block, key in zip(body, keys, strict=True):
         parents.setdefault(key, set()).add(block.path[:-1])
-    return [f"rep:{_bucket(len(parents[key]) - 1, (1, 2, 5))}" for key in keys]
+    names = {key: _REP_NAMES[_bucket(len(p) - 1, _REP_BOUNDS)] for key, p in parents.items()}
+    return [names[key] for key in keys]
 
 
 def story_share(body: list[Block], paragraph_chars: int = STORY_PARAGRAPH_CHARS) -> float:
