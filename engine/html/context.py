@@ -90,6 +90,8 @@ _LEN_NAMES = _names("len", _LEN_BOUNDS)
 _LINK_NAMES = _names("link", _LINK_BOUNDS)
 _END_NAMES = _names("end", (1,))
 _SHARE_NAMES = _names("share", _SHARE_BOUNDS)
+_REP_BOUNDS = (1, 2, 5)  # other parents of a block's structure
+_REP_NAMES = _names("rep", _REP_BOUNDS)
 
 
 def shape_features(block: Block, share: float) -> list[str]:
@@ -121,11 +123,8 @@ def inside_features(inside: int, shape: list[str]) -> tuple[str, str, str]:
 def repeat_keys(body: list[Block], words: dict[int, tuple[str, ...]]) -> list[tuple]:
     """Each block's structure key: the words of its own element and its parent's (not where
     they are), so two comments, or two cards, of one template share a key."""
-    keys = []
-    for block in body:
-        path = block.path
-        keys.append(tuple(words.get(n, ()) for n in path[-2:]))
-    return keys
+    get, empty = words.get, ((), ())  # map() stops at the shorter: a path of one gives one
+    return [tuple(map(get, block.path[-2:], empty)) for block in body]
 
 
 def repeat_features(body: list[Block], keys: list[tuple]) -> list[str]:
@@ -140,7 +139,8 @@ def repeat_features(body: list[Block], keys: list[tuple]) -> list[str]:
     parents: dict[tuple, set] = {}
     for block, key in zip(body, keys, strict=True):
         parents.setdefault(key, set()).add(block.path[:-1])
-    return [f"rep:{_bucket(len(parents[key]) - 1, (1, 2, 5))}" for key in keys]
+    names = {key: _REP_NAMES[_bucket(len(p) - 1, _REP_BOUNDS)] for key, p in parents.items()}
+    return [names[key] for key in keys]
 
 
 def story_share(body: list[Block], paragraph_chars: int = STORY_PARAGRAPH_CHARS) -> float:
@@ -184,12 +184,16 @@ def main_container(body: list[Block], share: float = MAIN_SHARE) -> tuple[int, .
 
 
 def _region_words(body: list[Block], regions: list[LexborNode]) -> dict[int, tuple[str, ...]]:
-    """:func:`node_words` of every region element on the body's paths, read once each."""
+    """:func:`node_words` of every region element on the body's paths, read once each. A
+    path is read from its end and no further than an element already read: every element
+    above it was read with it (a path names each enclosing region, outermost first)."""
     words: dict[int, tuple[str, ...]] = {}
     count = len(regions)
     for block in body:
-        for n in block.path:
-            if n not in words and 0 < n <= count:
+        for n in reversed(block.path):
+            if n in words:
+                break
+            if 0 < n <= count:
                 words[n] = node_words(regions[n - 1])
     return words
 
@@ -210,6 +214,41 @@ def _far(prefix: tuple[int, ...], words: dict[int, tuple[str, ...]]) -> list[str
         for w in words.get(n, ()):
             seen["far:" + w] = None
     return list(seen)
+
+
+def _own_sum(get, block: Block, share: float, repeat: str, inside: bool) -> float:
+    """The weights of a block's shape, repeat and ``in`` features added in their order,
+    from an int 0 as ``sum()`` starts (see :meth:`ContextModel.logits`)."""
+    shape = shape_features(block, share)
+    sums: float = 0
+    for name in (*shape, repeat, *inside_features(int(inside), shape)):
+        sums += get(name, 0.0)
+    return sums
+
+
+def _far_list(
+    prefix: tuple[int, ...],
+    words: dict[int, tuple[str, ...]],
+    lists: dict[tuple, tuple[list[str], set[str]]],
+) -> tuple[list[str], set[str]]:
+    """:func:`_far` of ``prefix`` (with its set), extended from the longest prefix of it that
+    ``lists`` keeps (it holds the empty one): the words of the elements above come first,
+    once each, then the next elements' new ones. The list built is kept."""
+    cut = len(prefix)
+    while prefix[:cut] not in lists:
+        cut -= 1
+    names, seen = lists[prefix[:cut]]
+    if cut == len(prefix):
+        return names, seen
+    names, seen = names[:], set(seen)
+    for n in prefix[cut:]:
+        for w in words.get(n, ()):
+            name = "far:" + w
+            if name not in seen:
+                seen.add(name)
+                names.append(name)
+    lists[prefix] = (names, seen)
+    return names, seen
 
 
 def block_parts(body: list[Block], regions: list[LexborNode]) -> list[tuple[list[str], list[str]]]:
@@ -259,27 +298,36 @@ class ContextModel:
     def logits(self, body: list[Block], regions: list[LexborNode]) -> list[float]:
         """bias + the weights of each block's :func:`block_features`, added in their order
         (a far list shared by several blocks is summed once). The features are those of
-        :func:`block_parts`, but each name's weight is looked up once a page and a near
-        word's name is built once: the same sums, in the same order, without the lists."""
+        :func:`block_parts`, but not built per block: the sum of a block's own shape, repeat
+        and ``in`` weights is kept by what decides those names (tag, buckets, sentence end,
+        repeat, inside), a near word's weight is looked up once a page, and a far list is
+        extended from the longest prefix's already made. The same floats are added in the
+        same order, so the logits are equal, not close."""
         get, bias, zeros = self.weights.get, self.bias, itertools.repeat(0.0)
         words = _region_words(body, regions)
         total = sum(b.chars for b in body) or 1
         repeats = repeat_features(body, repeat_keys(body, words))
         main = main_container(body)
         depth = len(main)
-        named: dict[str, float] = {}  # a feature's weight, by its name
+        own_sums: dict[tuple, float] = {}  # the own features' sum, by what decides them
         near_weights: dict[str, float] = {}  # a near word's weight, by the word
         far_sums: dict[tuple, float] = {}
+        far_lists: dict[tuple, tuple[list[str], set[str]]] = {(): ([], set())}
         out = []
         for block, repeat in zip(body, repeats, strict=True):
-            path = block.path
-            shape = shape_features(block, block.chars / total)
-            sums: float = 0  # an int, as sum() starts: the same additions
-            for name in (*shape, repeat, *inside_features(int(path[:depth] == main), shape)):
-                weight = named.get(name)
-                if weight is None:
-                    weight = named[name] = get(name, 0.0)
-                sums += weight
+            path, text, chars = block.path, block.text, block.chars
+            key = (
+                block.tag,
+                bisect_right(_LEN_BOUNDS, chars),
+                bisect_right(_LINK_BOUNDS, block.link_density),
+                bool(text) and text[-1] in SENTENCE_END,
+                bisect_right(_SHARE_BOUNDS, chars / total),
+                repeat,
+                path[:depth] == main,
+            )
+            sums = own_sums.get(key)
+            if sums is None:
+                sums = own_sums[key] = _own_sum(get, block, chars / total, repeat, key[-1])
             near: dict[str, None] = {}
             for n in path[-NEAR:]:
                 for w in words.get(n, ()):
@@ -292,7 +340,8 @@ class ContextModel:
             prefix = path[:-NEAR]
             above = far_sums.get(prefix)
             if above is None:
-                above = far_sums[prefix] = sum(map(get, _far(prefix, words), zeros))
+                names = _far_list(prefix, words, far_lists)[0]
+                above = far_sums[prefix] = sum(map(get, names, zeros))
             out.append(bias + above + sums)
         return out
 

@@ -682,6 +682,9 @@ def is_credit(block: Block, max_chars: int, low: str | None = None) -> bool:
 # no credit, and the pattern, which Python's re tries at every position of the text, need not
 # run (it costs ~0.3 ms a page; most blocks hold no mark).
 CREDIT_MARKS = ("©", "(c)", ":", "getty", "shutterstock", "istock", "picture")
+# The marks as one pattern of literals: one search in C (a generator over the marks cost
+# ~1.3 µs a block, this ~0.6).
+_CREDIT_MARK = re.compile("|".join(map(re.escape, CREDIT_MARKS)))
 
 
 def has_credit_mark(low: str) -> bool:
@@ -690,7 +693,7 @@ def has_credit_mark(low: str) -> bool:
     >>> has_credit_mark("foto: dpa"), has_credit_mark("the bridge reopened")
     (True, False)
     """
-    return any(mark in low for mark in CREDIT_MARKS)
+    return _CREDIT_MARK.search(low) is not None
 
 
 # A block opening with PHP's error output is the server's noise at any length.

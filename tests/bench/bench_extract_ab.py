@@ -78,6 +78,9 @@ def main() -> None:
     parser.add_argument("--split", default="tune", choices=("heldout", "tune", "all"))
     parser.add_argument("--every", type=int, default=1, help="every Nth page of the split")
     args = parser.parse_args()
+    # The children read the pages where this tree finds them: a base unpacked elsewhere (a
+    # temporary folder) has no shared folder beside it.
+    os.environ.setdefault("PAGEKEEPER_SHARED", str(ROOT.parent / "shared"))
     trees = {"base": args.base.resolve(), "this": ROOT}
     steps = ("main", "visible", "capture")
     figures: dict[str, dict[str, list[float]]] = {n: {s: [] for s in steps} for n in trees}

@@ -18,6 +18,7 @@ from engine.html.context import (
     label_words,
     main_container,
     repeat_features,
+    repeat_keys,
     story_share,
 )
 from engine.html.extract import ExtractOptions, main_text
@@ -78,6 +79,37 @@ def test_a_structure_repeated_under_other_parents_is_counted():
     assert repeat_features([one, two], [("k",), ("k",)]) == ["rep:1", "rep:1"]
     assert repeat_features([one, sib], [("k",), ("k",)]) == ["rep:0", "rep:0"]
     assert repeat_features([one, two], [("k",), ("j",)]) == ["rep:0", "rep:0"]
+
+
+def test_repeats_are_bucketed_by_the_other_parents_one_two_and_five():
+    # Buckets of how many other parents hold the structure: 0, 1, 2-4, 5 or more.
+    def under(parents: int) -> str:
+        body = [Block("x", 1, 0, "p", path=(1, n, 100 + n)) for n in range(2, 2 + parents)]
+        return repeat_features(body, [("k",)] * parents)[0]
+
+    assert [under(n) for n in (1, 2, 3, 5, 6, 9)] == [
+        "rep:0",
+        "rep:1",
+        "rep:2",
+        "rep:2",
+        "rep:3",
+        "rep:3",
+    ]
+
+
+def test_a_blocks_structure_key_is_the_words_of_its_element_and_its_parents():
+    words = {1: ("@div", "thread"), 2: ("@div", "reply"), 3: ("@p",), 4: ("@div", "reply")}
+    deep = Block("a", 1, 0, "p", path=(1, 2, 3))
+    other = Block("b", 1, 0, "p", path=(1, 4, 3))
+    top = Block("c", 1, 0, "p", path=(2,))
+    bare = Block("d", 1, 0, "p", path=())
+    assert repeat_keys([deep, other, top, bare], words) == [
+        (("@div", "reply"), ("@p",)),
+        (("@div", "reply"), ("@p",)),
+        (("@div", "reply"),),
+        (),
+    ]
+    assert repeat_keys([Block("e", 1, 0, "p", path=(1, 9))], words) == [(("@div", "thread"), ())]
 
 
 def test_blocks_of_one_template_under_other_parents_repeat():

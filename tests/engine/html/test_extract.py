@@ -65,6 +65,7 @@ from engine.html.extract import (
     find_body,
     grow_sample,
     growth_bar,
+    has_credit_mark,
     holds_text,
     holds_tier_mark,
     in_cards,
@@ -521,6 +522,21 @@ def test_every_credit_pattern_alternative_holds_a_credit_mark():
         assert _holds_a_mark(alternative), alternative
     assert not _holds_a_mark(r"afp ?/")  # the check itself can fail
     assert not _holds_a_mark(r"(?:afp|©)")
+
+
+def test_the_credit_mark_pattern_finds_what_the_marks_find():
+    # has_credit_mark searches one pattern built from CREDIT_MARKS: a text holding any one
+    # mark, alone or inside other text, and only such a text.
+    texts = [
+        b.text.lower()
+        for case_id in CASES
+        for b in split_blocks(filter_tree(LexborHTMLParser(decode(page(case_id)))))
+    ]
+    texts += [f"x {mark} y" for mark in CREDIT_MARKS] + list(CREDIT_MARKS)
+    texts += ["(c", "getty", "i-stock", "pictur", "c)"]
+    for text in texts:
+        assert has_credit_mark(text) == any(mark in text for mark in CREDIT_MARKS), text
+    assert all(has_credit_mark(mark) for mark in CREDIT_MARKS)
 
 
 def test_the_credit_mark_check_changes_no_verdict_on_real_pages():

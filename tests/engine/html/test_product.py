@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from engine.html.blocks import Block
 from engine.html.extract import ExtractOptions, anchor_description, main_text
 from engine.html.product import (
+    PRODUCT_MARKS,
     DescriptionOptions,
     declared_descriptions,
     described_blocks,
@@ -105,6 +106,19 @@ def test_only_a_product_at_the_top_of_json_ld_declares_a_description(data, decla
 )
 def test_only_a_source_that_can_declare_a_product_is_searched(source, searched):
     assert may_declare_product(source) is searched
+
+
+def test_the_marks_are_searched_from_the_first_product_as_in_the_whole_source():
+    # may_declare_product searches the marks from the first "Product" less what a mark holds
+    # before its own: the same answer as a search of the whole source.
+    sources = [gzip.decompress(p.read_bytes()).decode("utf-8") for p in WIDE_FIXTURES.glob("*.gz")]
+    for mark in PRODUCT_MARKS:
+        sources += [mark, f"x{mark}", f"Products {mark}", f"{mark} Product", mark[:-1]]
+    sources += ["schema.org/Produc", "schema.org/ Product", '"Product', 'Product"', ""]
+    for source in sources:
+        plain = "Product" in source and any(mark in source for mark in PRODUCT_MARKS)
+        assert may_declare_product(source) is plain, source[:80]
+    assert any(may_declare_product(source) for source in sources)
 
 
 def test_the_declared_texts_are_the_products_og_and_microdata_descriptions():
