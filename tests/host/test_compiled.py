@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import host.compiled as compiled_module
 from host.cli.commands.install import render_doctor
 from host.compiled import MODULES, ROOT, cannot_build, stale_compiled, why_not
 
@@ -215,3 +216,18 @@ def test_the_daemon_chooses_before_its_first_engine_import():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert json.loads(done.stdout.splitlines()[-1]) == _as_chosen_here()
+
+
+def test_a_machine_without_a_compiler_or_the_headers_cannot_build(monkeypatch, tmp_path, capsys):
+    assert compiled_module.cannot_build() == "" or "no " in compiled_module.cannot_build()
+    monkeypatch.setattr(compiled_module.shutil, "which", lambda name: None)
+    assert compiled_module.cannot_build().startswith("no C compiler")
+    assert compiled_module.main(["can-build"]) == 1
+    line = capsys.readouterr().out
+    assert line.startswith("suggestions: the pure Python modules run (no C compiler")
+    assert line.count("\n") == 1
+    monkeypatch.setattr(compiled_module.shutil, "which", lambda name: name)
+    monkeypatch.setattr(compiled_module.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    assert compiled_module.cannot_build().startswith("no Python headers")
+    (tmp_path / "Python.h").write_text("")
+    assert compiled_module.cannot_build() == ""
