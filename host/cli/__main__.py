@@ -2,7 +2,7 @@
 
 import sys
 
-from host.cli.entry import main
+from host.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -122,7 +122,7 @@ def spawn_daemon(home: Path, port: int | None = None) -> subprocess.Popen:
     if getattr(sys, "frozen", False):
         argv = [sys.executable, "serve", "--home", str(home)]
     else:  # the daemon's own entry point: no need to build the whole CLI first
-        argv = [sys.executable, "-m", "host.daemon.main", "--home", str(home)]
+        argv = [sys.executable, "-m", "host.daemon", "--home", str(home)]
     if port is not None:
         argv += ["--port", str(port)]
     with open(output, "ab") as log:

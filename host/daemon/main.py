@@ -335,7 +335,8 @@ def announce_stderr(state: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m host.daemon.main --home H [--port P]``: what ``serve --detach`` spawns.
+    """``python -m host.daemon --home H [--port P]`` (host/daemon/__main__.py): what ``serve
+    --detach`` spawns.
 
     The same as ``pagekeeper serve`` without building the whole CLI first
     (every command module), which saves a few hundred ms of start-up.

@@ -39,21 +39,11 @@ from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPILED = ROOT / "build" / "compiled"  # `make suggest-compiled`
+# after what is there: a caller that chose the compiled copy (host/compiled.py) keeps it first
+sys.path.append(str(ROOT))
+# `make suggest-compiled`; the guard the CLI and the daemon use too
+from host.compiled import COMPILED, stale_compiled  # noqa: E402
 
-
-def stale_compiled(root: Path = ROOT, compiled: Path = COMPILED) -> list[str]:
-    """The engine sources whose compiled copy differs from the tree's (or is missing):
-    a compiled module must run the same code as its source, or its figures mean nothing."""
-    return [
-        str(src.relative_to(root))
-        for src in sorted((root / "engine").rglob("*.py"))
-        if not (compiled / src.relative_to(root)).is_file()
-        or (compiled / src.relative_to(root)).read_bytes() != src.read_bytes()
-    ]
-
-
-sys.path.insert(0, str(ROOT))
 if "--compiled" in sys.argv:  # before the engine's first import
     if stale := stale_compiled():
         sys.exit(f"build/compiled is stale ({', '.join(stale[:3])}): run `make suggest-compiled`")

@@ -11,6 +11,10 @@ of ``--seed`` (bench_suggest.py ``build_cases``, 120 a kind) once, timing each r
 CPU (``thread_time``) and wall time. It prints each run's p50/p99 and, per tree, the
 minimum and median over the rounds; and a digest of every answer (URL, step, score,
 reason), which must be the same in both trees when a change claims identical outputs.
+
+``--shipped`` (no ``--base``): this tree's pure modules beside this tree as the CLI and the
+daemon run it (host/compiled.py ``use_compiled``: the compiled copy of ``make
+suggest-compiled``, refused when it is not built from this tree's sources).
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = r"""
 import hashlib, json, sys, time
 sys.path.insert(0, "tests/bench")
+SHIPPED = len(sys.argv) > 2
+if SHIPPED:  # as the CLI and the daemon choose, before the engine's first import
+    from host.compiled import use_compiled
+    assert not use_compiled(), use_compiled()
 import bench_suggest as b
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester, SuggestRequest
@@ -35,6 +43,9 @@ from host.services.navigation import settle_heap
 
 suggester = Suggester(DomainDictionary.bundled()).warm()
 settle_heap()
+if SHIPPED:
+    from host.compiled import running
+    assert running()["build"] == "compiled"
 cpu, wall, digest = [], [], hashlib.sha256()
 for _kind, _source, url in b.build_cases(b.bundled_domains(), 120, int(sys.argv[1])):
     started, clock = time.thread_time(), time.perf_counter()
@@ -63,41 +74,50 @@ def run_in(tree: Path, child: str, *args: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def run(tree: Path, seed: int) -> dict:
-    return run_in(tree, CHILD, str(seed))
+def run(tree: Path, seed: int, shipped: bool = False) -> dict:
+    return run_in(tree, CHILD, str(seed), *(["shipped"] if shipped else []))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", type=Path, required=True, help="the other tree")
+    parser.add_argument("--base", type=Path, help="the other tree")
+    parser.add_argument("--shipped", action="store_true", help="pure beside compiled, this tree")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    trees = {"base": args.base.resolve(), "this": ROOT}
-    figures: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in trees}
+    if args.shipped == (args.base is not None):
+        parser.error("one of --base DIR or --shipped")
+    trees = (
+        {"pure": ROOT, "shipped": ROOT}
+        if args.shipped
+        else {"base": args.base.resolve(), "this": ROOT}
+    )
+    figures: dict[str, list[tuple[float, ...]]] = {name: [] for name in trees}
     digests: dict[str, set[str]] = {name: set() for name in trees}
     for n in range(args.rounds):
         for name in list(trees)[:: 1 if n % 2 == 0 else -1]:
             load = os.getloadavg()[0]
-            found = run(trees[name], args.seed)
+            found = run(trees[name], args.seed, name == "shipped")
             row = (
                 pct(found["cpu"], 0.5), pct(found["cpu"], 0.99),
-                pct(found["wall"], 0.5), pct(found["wall"], 0.99),
+                pct(found["wall"], 0.5), pct(found["wall"], 0.99), pct(found["cpu"], 0.95),
             )  # fmt: skip
             figures[name].append(row)
             digests[name].add(found["digest"])
             print(
-                f"round {n + 1} {name}: CPU p50 {row[0]:.3f} p99 {row[1]:.3f} ms, wall p50 "
+                f"round {n + 1} {name}: CPU p50 {row[0]:.3f} p95 {row[4]:.3f} p99 {row[1]:.3f} ms, wall p50 "
                 f"{row[2]:.3f} p99 {row[3]:.3f} ms ({len(found['cpu'])} requests, load {load:.1f})"
             )
     for name, rows in figures.items():
-        p50s, p99s = [r[0] for r in rows], [r[1] for r in rows]
+        p50s, p99s, p95s = [r[0] for r in rows], [r[1] for r in rows], [r[4] for r in rows]
         print(
-            f"{name}: CPU p50 min {min(p50s):.3f} median {statistics.median(p50s):.3f}; CPU p99 "
+            f"{name}: CPU p50 min {min(p50s):.3f} median {statistics.median(p50s):.3f}; CPU p95 "
+            f"median {statistics.median(p95s):.3f}; CPU p99 "
             f"min {min(p99s):.3f} median {statistics.median(p99s):.3f} ms; answers "
             f"{'/'.join(d[:12] for d in sorted(digests[name]))}"
         )
-    same = digests["base"] == digests["this"] and len(digests["this"]) == 1
+    first, second = list(trees)
+    same = digests[first] == digests[second] and len(digests[second]) == 1
     print(f"answers identical in both trees: {same}; load {os.getloadavg()}")
 
 

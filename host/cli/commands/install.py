@@ -17,6 +17,7 @@ from pathlib import Path
 from engine.errors import PageKeeperError
 from host.cli.backend import reading
 from host.cli.command import command
+from host.compiled import running
 from host.daemon.app import Config
 from host.daemon.security import ensure_token
 from host.home import Home
@@ -56,7 +57,9 @@ def run_uninstall(args, ctx):
 
 def run_doctor(args, ctx):
 
-    return doctor(ctx.home, _options(args), archive=check_archive(ctx.home))
+    result = doctor(ctx.home, _options(args), archive=check_archive(ctx.home))
+    result["suggestions"] = running()  # which build answers `suggest` in this process
+    return result
 
 
 def check_archive(home: Path) -> dict:
@@ -103,7 +106,16 @@ def render_doctor(result: dict) -> str:
     lines.append(_daemon_line(result["daemon"]))
     if result.get("archive"):
         lines.append(_archive_line(result["archive"]))
+    if result.get("suggestions"):
+        lines.append(_suggestions_line(result["suggestions"]))
     return "\n".join(lines)
+
+
+def _suggestions_line(build: dict) -> str:
+    """Which suggestion modules run: compiled (mypyc), or pure and why (never a fault)."""
+    if build["build"] == "compiled":
+        return "suggestions: compiled (mypyc)"
+    return f"suggestions: pure Python ({build['why']})"
 
 
 def _daemon_line(daemon: dict) -> str:

@@ -56,7 +56,7 @@ def cli_writer(home: Path, tmp: Path, results: dict) -> None:
 
 
 def daemon_processes(home: Path) -> list[int]:
-    """Live daemon processes (`serve`, or `-m host.daemon.main` as spawned) for this home (Linux /proc)."""
+    """Live daemon processes (`serve`, or `-m host.daemon` as spawned) for this home (Linux /proc)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -65,7 +65,7 @@ def daemon_processes(home: Path) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if (b"serve" in argv or b"host.daemon.main" in argv) and str(home).encode() in argv:
+        if (b"serve" in argv or b"host.daemon" in argv) and str(home).encode() in argv:
             found.append(int(entry.name))
     return found
 

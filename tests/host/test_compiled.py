@@ -1,0 +1,233 @@
+"""The compiled suggestion modules (host/compiled.py): chosen by the CLI and the daemon only when
+every module is built for this Python from the tree's very sources and data, the pure modules
+otherwise; the same answers either way.
+
+The choice is made before the engine's first import, so each case runs in a fresh process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+import host.compiled as compiled_module
+from host.cli.commands.install import render_doctor
+from host.compiled import MODULES, ROOT, cannot_build, stale_compiled, why_not
+
+# a sample of the suggestion tests, run again on the compiled build
+SAMPLE = (
+    "tests/engine/urls/test_typos.py",
+    "tests/engine/urls/test_suggest_tld.py",
+    "tests/engine/urls/test_dictionary.py",
+)
+URLS = (
+    "http://gooogle.com/",
+    "http://face.book.com/",
+    "http://githubcom.com/",
+    "http://yaaho.com/",
+)
+CHOOSE = """
+import json, sys
+from pathlib import Path
+from host.compiled import running, use_compiled
+why = use_compiled(compiled=Path(sys.argv[1]))
+print(json.dumps({"why": why, "first": sys.path[0]}))
+if sys.argv[2:] == ["import"]:
+    print(json.dumps(running()))
+"""
+
+
+def _copy(tmp_path: Path, extensions: bool = True) -> Path:
+    """A copy of the tree's engine, with an empty file for each compiled module: an
+    "extension" that fails if anything tries to import it."""
+    compiled = tmp_path / "compiled"
+    shutil.copytree(
+        ROOT / "engine", compiled / "engine", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    if extensions:
+        for module in MODULES:
+            (compiled / (module.replace(".", "/") + EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    return compiled
+
+
+def _choose(compiled: Path, *args: str) -> list[dict]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHOOSE, str(compiled), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_a_copy_built_from_these_sources_goes_first_on_the_import_path(tmp_path):
+    compiled = _copy(tmp_path)
+    assert _choose(compiled) == [{"why": "", "first": str(compiled)}]
+
+
+def test_an_edited_source_falls_back_to_the_pure_modules(tmp_path):
+    compiled = _copy(tmp_path)
+    typos = compiled / "engine" / "urls" / "typos.py"
+    typos.write_text(typos.read_text() + "# edited\n")
+    # the empty extensions are never imported: the pure modules answer, and say why
+    choice, build = _choose(compiled, "import")
+    assert choice["why"] == "built from other sources (engine/urls/typos.py)"
+    assert choice["first"] != str(compiled)
+    assert build == {"build": "pure", "why": choice["why"]}
+
+
+def test_a_changed_data_file_is_stale(tmp_path):
+    compiled = _copy(tmp_path)
+    lexicon = compiled / "engine" / "data" / "lexicon.txt.gz"
+    data = lexicon.read_bytes()
+    lexicon.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # same size, other bytes
+    assert stale_compiled(ROOT, compiled) == ["engine/data/lexicon.txt.gz"]
+
+
+def test_a_module_not_built_for_this_python_falls_back(tmp_path):
+    compiled = _copy(tmp_path)
+    (compiled / ("engine/urls/typos" + EXTENSION_SUFFIXES[0])).unlink()
+    (choice,) = _choose(compiled)
+    assert choice["why"] == f"not built for this Python (1 of {len(MODULES)} modules missing)"
+    assert choice["first"] != str(compiled)
+
+
+def test_no_copy_at_all_falls_back(tmp_path):
+    (choice,) = _choose(tmp_path / "nothing")
+    assert choice["why"].startswith("not built for this Python")
+
+
+def test_the_choice_comes_before_the_engine_or_not_at_all(tmp_path):
+    compiled = _copy(tmp_path)
+    code = "import engine.urls.typos; " + CHOOSE
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(compiled)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    choice = json.loads(done.stdout)
+    assert choice == {"why": "the engine was imported before the choice", "first": choice["first"]}
+    assert choice["first"] != str(compiled)
+
+
+def test_the_makefile_compiles_the_modules_the_choice_checks():
+    makefile = (ROOT / "Makefile").read_text()
+    listed = re.search(r"SUGGEST_MODULES := (.*?)\n(?!\t)", makefile, re.S)
+    assert listed is not None
+    paths = listed.group(1).replace("\\", " ").split()
+    assert sorted(p.removesuffix(".py").replace("/", ".") for p in paths) == sorted(MODULES)
+
+
+def test_doctor_says_which_build_runs():
+    base = {"ok": True, "manifests": [], "token_readable": True, "daemon": {"running": False}}
+    pure = {**base, "suggestions": {"build": "pure", "why": "no C compiler (gcc)"}}
+    compiled = {**base, "suggestions": {"build": "compiled", "why": ""}}
+    assert render_doctor(pure).endswith("\nsuggestions: pure Python (no C compiler (gcc))")
+    assert render_doctor(compiled).endswith("\nsuggestions: compiled (mypyc)")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The compiled build: `make suggest-compiled`'s when it is built from these sources, else
+    one made here (mypyc at -O0: the same code, built in less time); skipped where it cannot
+    be built (no C compiler, no Python headers, no mypyc)."""
+    if not why_not():
+        return ROOT / "build" / "compiled"
+    if why := cannot_build():
+        pytest.skip(f"the compiled suggester cannot be built here: {why}")
+    mypyc = Path(sys.executable).with_name("mypyc")
+    if not mypyc.exists():
+        pytest.skip("the compiled suggester cannot be built here: no mypyc (pip install mypy)")
+    out = _copy(tmp_path_factory.mktemp("built"), extensions=False)
+    sources = [m.replace(".", "/") + ".py" for m in MODULES]
+    env = {**os.environ, "MYPYC_OPT_LEVEL": "0"}
+    subprocess.run(
+        [str(mypyc), *sources], cwd=out, env=env, capture_output=True, timeout=900, check=True
+    )
+    assert why_not(ROOT, out) == ""
+    return out
+
+
+@pytest.mark.slow
+def test_a_sample_of_the_suggestion_tests_passes_on_the_compiled_build(built):
+    code = (
+        "import sys; from pathlib import Path; from host.compiled import use_compiled, running; "
+        "assert use_compiled(compiled=Path(sys.argv[1])) == ''; import engine.urls.suggest; "
+        "assert running()['build'] == 'compiled', running(); import pytest; "
+        "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:xdist', *sys.argv[2:]]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(built), *SAMPLE],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_cli_answers_the_same_on_both_builds(built, tmp_path):
+    code = (
+        "import json, sys; from pathlib import Path; from host.compiled import use_compiled, running\n"
+        "if sys.argv[1]: use_compiled(compiled=Path(sys.argv[1]))\n"
+        "from host.cli.entry import main\n"
+        "for url in sys.argv[3:]: main(['--home', sys.argv[2], 'suggest', url, '--json'])\n"
+        "print(json.dumps(running()))"
+    )
+    answers = {}
+    for which in ("", str(built)):
+        done = subprocess.run(
+            [sys.executable, "-c", code, which, str(tmp_path), *URLS],
+            cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+        )  # fmt: skip
+        *lines, build = done.stdout.splitlines()
+        answers[json.loads(build)["build"]] = lines
+    assert set(answers) == {"pure", "compiled"}
+    assert answers["compiled"] == answers["pure"]
+    assert len(answers["pure"]) == len(URLS)
+
+
+def _as_chosen_here() -> dict:
+    """What an entry point that chose reports for this tree's own ``build/compiled``."""
+    why = why_not()
+    return {"build": "compiled", "why": ""} if not why else {"build": "pure", "why": why}
+
+
+def test_the_cli_chooses_before_its_first_engine_import(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "host.cli", "--home", str(tmp_path), "doctor", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert json.loads(done.stdout)["suggestions"] == _as_chosen_here()
+
+
+def test_the_daemon_chooses_before_its_first_engine_import():
+    code = (
+        "import json, runpy, sys; sys.argv = ['pagekeeper serve', '--help']\n"
+        "try: runpy.run_module('host.daemon', run_name='__main__')\n"
+        "except SystemExit: pass\n"
+        "from host.compiled import running; print(json.dumps(running()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == _as_chosen_here()
+
+
+def test_a_machine_without_a_compiler_or_the_headers_cannot_build(monkeypatch, tmp_path, capsys):
+    assert compiled_module.cannot_build() == "" or "no " in compiled_module.cannot_build()
+    monkeypatch.setattr(compiled_module.shutil, "which", lambda name: None)
+    assert compiled_module.cannot_build().startswith("no C compiler")
+    assert compiled_module.main(["can-build"]) == 1
+    line = capsys.readouterr().out
+    assert line.startswith("suggestions: the pure Python modules run (no C compiler")
+    assert line.count("\n") == 1
+    monkeypatch.setattr(compiled_module.shutil, "which", lambda name: name)
+    monkeypatch.setattr(compiled_module.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    assert compiled_module.cannot_build().startswith("no Python headers")
+    (tmp_path / "Python.h").write_text("")
+    assert compiled_module.cannot_build() == ""
