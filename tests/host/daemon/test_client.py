@@ -190,3 +190,28 @@ def test_a_start_is_failed_only_by_its_own_never_ready_daemon_gone(other_process
     ours.kill()
     ours.wait()
     assert client._died_starting({"pid": ours.pid}, ours)  # ours, gone before it was ready
+
+
+def test_only_progress_published_while_stopping_holds_off_the_stall_limit(held_lock, other_process):
+    """A daemon asked to stop that keeps publishing a start's progress (its phase moves, but
+    it never says ``stopping``) has not begun to stop: the limit runs from the request."""
+    done = threading.Event()
+
+    def still_starting():
+        step, until = 0, time.monotonic() + 6
+        while not done.is_set() and time.monotonic() < until:  # new phases, never "stopping"
+            state = {"pid": other_process.pid, "ready": False, "phase": f"warming {step}"}
+            client.state_path(held_lock).write_text(json.dumps(state))
+            step += 1
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=still_starting)
+    thread.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(Unavailable, match="did not begin to stop"):
+            client.wait_stopped(held_lock, other_process.pid, stall=0.3)
+        assert time.monotonic() - start < 4  # not held off while the phases moved (6 s)
+    finally:
+        done.set()
+        thread.join()
