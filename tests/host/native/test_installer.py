@@ -471,7 +471,18 @@ def test_a_good_manifest_file_is_present_and_ok_without_a_registry_off_windows(t
     line = installer.check_manifest("chromium", path)
     assert line["present"] and line["ok"] and line["problem"] is None
     assert line["manifest"] == str(path) and line["path"] == str(launcher)
+    assert line["browser"] == "chromium" and line["allowed"] == [f"chrome-extension://{EXT_ID}/"]
     assert "registry_value" not in line  # off Windows no registry key is read or needed
+
+
+def test_firefox_allows_add_on_ids_and_a_manifest_for_another_host_is_not_ok(tmp_path, launcher):
+    path = tmp_path / f"{HOST_NAME}.json"
+    path.write_text(json.dumps(manifest("firefox", launcher, [EXT_ID], ["ours@example.org"])))
+    line = installer.check_manifest("firefox", path, expected=["ours@example.org"])
+    assert line["ok"] and line["allowed"] == ["ours@example.org"]  # not Chrome's origins
+    path.write_text(json.dumps({**json.loads(path.read_text()), "name": "other.host"}))
+    line = installer.check_manifest("firefox", path)
+    assert line["ok"] is False and line["problem"] == f"name is 'other.host', not {HOST_NAME}"
 
 
 def test_on_windows_a_manifest_is_present_only_where_its_registry_key_points(tmp_path, launcher):
@@ -501,8 +512,8 @@ def test_a_manifest_problem_names_the_install_to_run_again(tmp_path, launcher):
     folder); a caller that gives none gets the plain command."""
     path = _manifest_file(tmp_path, launcher, path=str(tmp_path / "missing"))
     again = "pagekeeper --home /h install --browser chromium"
-    assert installer.check_manifest("chromium", path, again=again)["problem"].endswith(
-        f"(run {again} again)"
+    assert installer.check_manifest("chromium", path, again=again)["problem"] == (
+        f"path {str(tmp_path / 'missing')!r} is not an executable file (run {again} again)"
     )
     assert installer.check_manifest("chromium", path)["problem"].endswith(
         "(run pagekeeper install again)"
