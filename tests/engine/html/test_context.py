@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.html import context
 from engine.html.blocks import Block, split_regions
 from engine.html.context import (
     ContextModel,
@@ -17,9 +18,7 @@ from engine.html.context import (
     bundled_model,
     label_words,
     main_container,
-    node_words,
     repeat_features,
-    shape_features,
     story_share,
 )
 from engine.html.extract import ExtractOptions, main_text
@@ -181,7 +180,7 @@ def test_the_fast_logits_are_the_weights_of_the_block_features():
 
 def test_a_block_that_ends_a_sentence_has_the_sentence_end_feature():
     def end(text: str) -> str:
-        return shape_features(Block(text, len(text), 0, "p"), 0.3)[3]
+        return context.shape_features(Block(text, len(text), 0, "p"), 0.3)[3]
 
     assert end("The bridge reopens to walkers today.") == "end:1"
     assert end("Is it open?") == "end:1"
@@ -190,7 +189,7 @@ def test_a_block_that_ends_a_sentence_has_the_sentence_end_feature():
 
 def test_a_regions_words_are_its_tag_and_the_words_of_its_class_and_its_id():
     def words(html: str) -> tuple[str, ...]:
-        return node_words(LexborHTMLParser(html).body.child)
+        return context.node_words(LexborHTMLParser(html).body.child)
 
     assert words("<div class='post-body' id='Comments'>x</div>") == (
         "@div",
