@@ -14,7 +14,12 @@ Here each mutant is ONE statement replaced by ``pass``:
 
 The mutant is written over MODULE in place, only the given test files run on it (pytest, first
 failure stops it, a time limit for a mutant that loops), and the original is written back
-whatever happens. One mutant at a time. A mutant survives when every test passes; each
+whatever happens: at the end, on an error, and on SIGTERM, SIGINT or SIGHUP (a run stopped with
+``kill``, Ctrl-C, or its terminal closed; the test run under way is killed with its children).
+A run killed where no handler runs (SIGKILL, a crash, the machine going down) leaves the mutant
+in place; the original is kept beside it (``.MODULE.mutate-original``) before the first mutant
+is written, and every mutant starts with a marker line, so the next run (``--list`` too) puts
+the original back before it does anything. One mutant at a time. A mutant survives when every test passes; each
 survivor is printed with its line so that it is either shown equivalent or given the test
 that kills it.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import os
 import signal
@@ -39,6 +45,17 @@ class Options:
     tests: tuple[str, ...]
     lines: tuple[int, int] | None = None
     timeout_factor: float = 4.0
+
+
+# The first line of every mutant written over a module: a module that starts with it holds a
+# mutant, not the user's code.
+MARKER = "# MUTANT written by tests/bench/mutate.py: the original is restored by its next run\n"
+# The signals a run stops on, with the original written back first.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class Stopped(Exception):
+    """A stop signal arrived; the run ends after the module is restored."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +119,61 @@ def sites(source: str, lines: tuple[int, int] | None) -> list[Site]:
 
 def mutant(source: str, index: int) -> str:
     tree = _Mutator(index, _skip_lines(source)).visit(copy.deepcopy(ast.parse(source)))
-    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return MARKER + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def saved_path(module: Path) -> Path:
+    """Where the original of ``module`` is kept while a mutant stands in its place."""
+    return module.with_name(f".{module.name}.mutate-original")
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: a run stopped mid-write leaves the old text, never half of each."""
+    part = path.with_name(f".{path.name}.mutate-part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
+def save_original(module: Path, original: str) -> None:
+    """Keep the original beside the module before any mutant is written over it."""
+    _write(saved_path(module), original)
+
+
+def restore(module: Path, original: str) -> None:
+    """Write the original back, then forget the kept copy (in this order: a run stopped
+    between the two leaves a copy that the next run sees is not needed)."""
+    _write(module, original)
+    saved_path(module).unlink(missing_ok=True)
+
+
+def recover(module: Path) -> str | None:
+    """What a previous run left, made right before this one starts: a mutant (the marker) is
+    replaced by the kept original; a kept copy beside an unmutated module is only removed (the
+    run stopped before its first mutant or after it restored). Returns what was done, or None.
+    A mutant without its original cannot be restored here: ``SystemExit`` names the module."""
+    saved = saved_path(module)
+    mutated = module.read_text().startswith(MARKER)
+    if mutated and not saved.exists():
+        raise SystemExit(
+            f"{module} holds a mutant and its original is gone; restore it (git checkout)"
+        )
+    if mutated:
+        restore(module, saved.read_text())
+        return f"restored {module}: a previous run was killed with a mutant in place"
+    if saved.exists():
+        saved.unlink()
+        return f"removed {saved.name}, left by a previous run; {module} was not mutated"
+    return None
+
+
+def _stop(signum: int, _frame) -> None:
+    raise Stopped(signal.Signals(signum).name)
+
+
+def _on_stop_signals(handler) -> dict:
+    """Install ``handler`` for the stop signals (even where the shell ignores SIGINT, as it does
+    for a job started with ``&``); returns the handlers it replaced."""
+    return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
 
 
 def run_tests(tests: tuple[str, ...], limit: float | None) -> tuple[str, float]:
@@ -128,10 +199,18 @@ def run_tests(tests: tuple[str, ...], limit: float | None) -> tuple[str, float]:
     try:
         code = proc.wait(timeout=limit)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        _kill_group(proc)
         return "timeout", time.monotonic() - start
+    except BaseException:  # a stop signal: no test run outlives the run that started it
+        _kill_group(proc)
+        raise
     return ("passed" if code == 0 else "failed"), time.monotonic() - start
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,12 +222,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     lines = tuple(int(x) for x in args.lines.split("-")) if args.lines else None
     opts = Options(args.module, tuple(args.tests), lines)  # type: ignore[arg-type]
+    done = recover(opts.module)
+    if done:
+        print(done, flush=True)
     original = opts.module.read_text()
     todo = sites(original, opts.lines)
     if args.list:
         for site in todo:
             print(f"{site.index:4} line {site.line:4}  {site.what}")
         return 0
+    previous = _on_stop_signals(_stop)
+    try:
+        return _run(opts, original, todo)
+    except Stopped as stop:
+        print(f"stopped by {stop}; {opts.module} restored", flush=True)
+        return 130
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(opts: Options, original: str, todo: list[Site]) -> int:
     status, base = run_tests(opts.tests, None)
     if status != "passed":
         print(f"the tests fail on the unmutated module ({status}); nothing to measure")
@@ -159,15 +253,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(todo)} mutants; the tests take {base:.1f} s unmutated; load {os.getloadavg()[0]:.1f}"
     )
     counts = {"failed": 0, "timeout": 0, "passed": 0}
+    save_original(opts.module, original)
     try:
         for site in todo:
-            opts.module.write_text(mutant(original, site.index))
+            _write(opts.module, mutant(original, site.index))
             status, took = run_tests(opts.tests, limit)
             counts[status] += 1
             if status == "passed":
                 print(f"SURVIVED {site.index:4} line {site.line:4}  {site.what}", flush=True)
     finally:
-        opts.module.write_text(original)
+        restore(opts.module, original)
+        made = sum(counts.values())
+        if made < len(todo):  # stopped: how far it got
+            print(f"after {made} of {len(todo)} mutants: {counts}", flush=True)
     wall, cpu = time.monotonic() - wall0, _children_cpu() - cpu0
     print(
         f"made {len(todo)}, killed {counts['failed']} (+{counts['timeout']} by time-out), "

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from engine.html import context
 from engine.html.blocks import Block, split_regions
 from engine.html.context import (
     ContextModel,
@@ -207,3 +208,27 @@ def test_the_fast_logits_are_the_weights_of_the_block_features():
     assert len(blocks) > 50
     assert model.logits(blocks, regions) == pytest.approx(slow, abs=1e-9)
     assert len(set(map(round, slow))) > 3  # the page's blocks differ in context
+
+
+def test_a_block_that_ends_a_sentence_has_the_sentence_end_feature():
+    def end(text: str) -> str:
+        return context.shape_features(Block(text, len(text), 0, "p"), 0.3)[3]
+
+    assert end("The bridge reopens to walkers today.") == "end:1"
+    assert end("Is it open?") == "end:1"
+    assert end("Read more") == "end:0" and end("") == "end:0"  # no text: no sentence end
+
+
+def test_a_regions_words_are_its_tag_and_the_words_of_its_class_and_its_id():
+    def words(html: str) -> tuple[str, ...]:
+        return context.node_words(LexborHTMLParser(html).body.child)
+
+    assert words("<div class='post-body' id='Comments'>x</div>") == (
+        "@div",
+        "post",
+        "body",
+        "comments",
+    )
+    assert words("<section id='comments'>x</section>") == ("@section", "comments")
+    assert words("<div class='sidebar'>x</div>") == ("@div", "sidebar")
+    assert words("<div>x</div>") == ("@div",)

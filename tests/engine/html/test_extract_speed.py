@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
@@ -91,3 +93,33 @@ def test_the_logits_add_each_blocks_weights_in_the_order_of_its_features():
             for own, far in block_parts(blocks, regions)
         ]
         assert model.logits(blocks, regions) == plain, path.name
+
+
+class CountedWeights(dict):
+    """The model's weights, counting each look-up by name."""
+
+    def __init__(self, weights: dict) -> None:
+        super().__init__(weights)
+        self.asked: Counter = Counter()
+
+    def get(self, key, default=None):
+        self.asked[key] += 1
+        return super().get(key, default)
+
+
+def test_the_logits_look_each_weight_up_once_a_page_and_each_far_list_once():
+    """The speed path's rule: a feature's (or a near word's) weight is looked up once a page
+    however many blocks have it, and a far list shared by the blocks under one path prefix is
+    summed once; every other look-up is a repeat of one already made."""
+    model = bundled_model()
+    assert model is not None
+    for path in WIDE:
+        tree = LexborHTMLParser(gzip.decompress(path.read_bytes()).decode("utf-8"))
+        blocks, _, regions = split_regions(tree.body, None)
+        parts = block_parts(blocks, regions)
+        names = {name for own, _ in parts for name in own}
+        shared = {id(far): far for _, far in parts}.values()
+        counted = CountedWeights(model.weights)
+        replace(model, weights=counted).logits(blocks, regions)
+        assert sum(counted.asked.values()) == len(names) + sum(map(len, shared)), path.name
+        assert len(parts) > len(shared)  # the page has far lists shared by several blocks

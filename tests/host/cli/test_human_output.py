@@ -118,3 +118,46 @@ def arguments_without_help(parser, path=()) -> list[str]:
 
 def test_every_argument_of_every_command_says_what_it_is():
     assert arguments_without_help(build_parser()) == []
+
+
+def test_liveness_details_show_the_reason_and_each_keyword_list_that_has_words(capsys, tmp_path):
+    """``--details`` adds the reason and the matched and missing keywords (a list only when it
+    has words), the same as ``--json`` gives; without it, only the verdict and its share."""
+    stored, live = tmp_path / "stored.html", tmp_path / "live.html"
+    stored.write_text(ARTICLE.format(title="River notes", text=RIVER))
+    live.write_text(ARTICLE.format(title="River notes", text=RIVER[:48] + " " + BIRDS))
+    files = ["liveness", "--stored", str(stored), "--live", str(live)]
+    assert main([*files, "--details", "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["matched"] and verdict["missing"] and verdict["reason"]
+    assert main([*files, "--details"]) == 0
+    head = f"{verdict['state']}  P {round(verdict['match'] * 100)}%"
+    assert capsys.readouterr().out.splitlines() == [
+        head,
+        f"  {verdict['reason']}",
+        f"  matched: {', '.join(verdict['matched'])}",
+        f"  missing: {', '.join(verdict['missing'])}",
+    ]
+    assert main(files) == 0
+    assert capsys.readouterr().out == head + "\n"
+    live.write_text(ARTICLE.format(title="Bird notes", text=BIRDS))
+    assert main([*files, "--details"]) == 0
+    said = capsys.readouterr().out
+    assert "  missing: " in said and "matched" not in said  # nothing matched: no empty list
+
+
+def test_get_into_a_file_says_whether_it_wrote_the_original_or_the_rewritten_copy(capsys, tmp_path):
+    home = make_home(tmp_path / "home")
+    stored = tmp_path / "stored.html"
+    stored.write_text(ARTICLE.format(title="River notes", text=RIVER))
+    assert (
+        main(["archive", "add", "http://a.test/", "--html", str(stored), "--home", str(home)]) == 0
+    )
+    version = capsys.readouterr().out.split()[1]
+    out = tmp_path / "original.html"
+    got = said(capsys, home, "get", version, "--original", "-o", str(out))
+    assert (
+        got
+        == f"wrote {version} (http://a.test/, the original), {size(out.stat().st_size)}, to {out}\n"
+    )
+    assert out.read_bytes() == stored.read_bytes()

@@ -37,6 +37,22 @@ def test_doctor_names_the_fix_for_a_missing_manifest_and_the_fix_works(
     assert "chromium: ok" in capsys.readouterr().out
 
 
+def test_doctor_json_names_the_install_its_text_names_and_it_fixes_what_was_checked(
+    capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # a fix that misses writes only there
+    home, profile = make_home(tmp_path), tmp_path / "profile"
+    scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
+    assert main(["doctor", *scope, "--json"]) == 1
+    fix = json.loads(capsys.readouterr().out)["install_command"]
+    assert main(["doctor", *scope]) == 1
+    assert f"chromium: missing; {fix} writes it" in capsys.readouterr().out
+    assert main(shlex.split(fix)[1:]) == 0  # followed as printed
+    capsys.readouterr()
+    assert main(["doctor", *scope, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["install_command"] == fix
+
+
 def test_doctor_exits_0_with_the_daemon_stopped_and_1_only_for_a_fault(capsys, tmp_path):
     """A stopped daemon is information (PageKeeper works without it): exit 0 and a line that
     says how to start it. A fault exits 1: no manifest, an archive that cannot be read."""

@@ -8,6 +8,8 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -118,3 +120,98 @@ def test_a_stop_is_waited_for_while_its_own_daemon_holds_the_lock(held_lock, oth
     client.state_path(held_lock).write_text(json.dumps({**state, "progress": 3}))
     with pytest.raises(Unavailable, match="stopped making progress while stopping"):
         client.wait_stopped(held_lock, other_process.pid, stall=0.5)
+
+
+def test_a_stop_that_stalls_names_its_phase_and_the_logs(held_lock, other_process):
+    state = {"pid": other_process.pid, "stopping": True, "phase": "closing the archive"}
+    client.state_path(held_lock).write_text(json.dumps(state))
+    with pytest.raises(Unavailable) as raised:
+        client.wait_stopped(held_lock, other_process.pid, stall=0.3)
+    assert "(closing the archive)" in str(raised.value)
+    assert f"see {Home(held_lock).logs}" in str(raised.value)
+
+
+def test_a_daemon_that_never_begins_to_stop_names_the_logs(held_lock, other_process):
+    with pytest.raises(Unavailable) as raised:
+        client.wait_stopped(held_lock, other_process.pid, stall=0.3)
+    assert str(raised.value).endswith(f"see {Home(held_lock).logs}")
+
+
+def test_a_stop_is_waited_for_past_the_stall_limit_while_it_makes_progress(
+    held_lock, other_process
+):
+    """The limit is on a stall, not on the whole stop: a stopping daemon that publishes new
+    progress within every limit is waited for until it is gone, however long that takes."""
+    stall, steps = 0.4, 8
+
+    def stopping():
+        for step in range(steps):  # a step every 0.15 s: 1.2 s in all, three limits
+            state = {"pid": other_process.pid, "stopping": True, "phase": "flush"}
+            client.state_path(held_lock).write_text(json.dumps({**state, "progress": step}))
+            time.sleep(0.15)
+        other_process.kill()
+        other_process.wait()  # not a zombie: gone
+
+    thread = threading.Thread(target=stopping)
+    start = time.monotonic()
+    thread.start()
+    try:
+        client.wait_stopped(held_lock, other_process.pid, stall=stall)
+    finally:
+        thread.join()
+    assert time.monotonic() - start >= steps * 0.15 - 0.05
+
+
+def test_a_stop_without_a_limit_given_uses_the_default_stall_limit(
+    held_lock, other_process, monkeypatch
+):
+    monkeypatch.setattr(client, "STALL_S", 0.3)
+    with pytest.raises(Unavailable, match=r"did not begin to stop in 0s"):
+        client.wait_stopped(held_lock, other_process.pid)
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_start_is_failed_only_by_its_own_never_ready_daemon_gone(other_process):
+    """``wait_ready``'s "died while starting": a daemon.json that never became ready, of a pid
+    that is gone, and that is the daemon we spawned (or, when we spawned none, whichever
+    daemon was starting). A leftover of an earlier start killed half-way, beside the daemon we
+    spawned, is not our start failing."""
+    dead, ours = _dead_pid(), other_process
+    assert client._died_starting({"pid": dead}, None)
+    assert not client._died_starting({"pid": dead}, ours)  # a leftover; ours replaces it
+    assert not client._died_starting(None, None) and not client._died_starting({}, None)
+    assert not client._died_starting({"pid": dead, "ready": True}, None)  # it was ready
+    assert not client._died_starting({"pid": ours.pid}, None)  # alive: still starting
+    ours.kill()
+    ours.wait()
+    assert client._died_starting({"pid": ours.pid}, ours)  # ours, gone before it was ready
+
+
+def test_only_progress_published_while_stopping_holds_off_the_stall_limit(held_lock, other_process):
+    """A daemon asked to stop that keeps publishing a start's progress (its phase moves, but
+    it never says ``stopping``) has not begun to stop: the limit runs from the request."""
+    done = threading.Event()
+
+    def still_starting():
+        step, until = 0, time.monotonic() + 6
+        while not done.is_set() and time.monotonic() < until:  # new phases, never "stopping"
+            state = {"pid": other_process.pid, "ready": False, "phase": f"warming {step}"}
+            client.state_path(held_lock).write_text(json.dumps(state))
+            step += 1
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=still_starting)
+    thread.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(Unavailable, match="did not begin to stop"):
+            client.wait_stopped(held_lock, other_process.pid, stall=0.3)
+        assert time.monotonic() - start < 4  # not held off while the phases moved (6 s)
+    finally:
+        done.set()
+        thread.join()

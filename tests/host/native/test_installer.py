@@ -16,6 +16,7 @@ from engine.errors import InvalidInput
 from host.daemon.app import Config, bundled_extension_ids
 from host.daemon.client import own_command
 from host.daemon.security import ensure_token
+from host.home import default_home
 from host.native import installer
 from host.native.installer import (
     BROWSERS,
@@ -446,3 +447,101 @@ def test_all_installs_and_checks_only_the_browsers_found(home, tmp_path):
     assert all(m["ok"] for m in doctor["manifests"])
     named = json.loads(run("install", "--browser", "chrome", "--json").stdout)  # asked by name
     assert [i["browser"] for i in named["installed"]] == ["chrome"] and named["missing"] == []
+
+
+@pytest.fixture
+def launcher(tmp_path) -> Path:
+    """An executable launcher, as install writes one."""
+    path = tmp_path / "pagekeeper-native"
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return path
+
+
+def _manifest_file(tmp_path: Path, launcher: Path, **changed) -> Path:
+    """Chromium's manifest for our host, as install writes it, with ``changed`` fields."""
+    data = {**manifest("chromium", launcher, [EXT_ID], []), **changed}
+    path = tmp_path / f"{HOST_NAME}.json"
+    path.write_text(json.dumps({k: v for k, v in data.items() if v is not None}))
+    return path
+
+
+def test_a_good_manifest_file_is_present_and_ok_without_a_registry_off_windows(tmp_path, launcher):
+    path = _manifest_file(tmp_path, launcher)
+    line = installer.check_manifest("chromium", path)
+    assert line["present"] and line["ok"] and line["problem"] is None
+    assert line["manifest"] == str(path) and line["path"] == str(launcher)
+    assert line["browser"] == "chromium" and line["allowed"] == [f"chrome-extension://{EXT_ID}/"]
+    assert "registry_value" not in line  # off Windows no registry key is read or needed
+
+
+def test_firefox_allows_add_on_ids_and_a_manifest_for_another_host_is_not_ok(tmp_path, launcher):
+    path = tmp_path / f"{HOST_NAME}.json"
+    path.write_text(json.dumps(manifest("firefox", launcher, [EXT_ID], ["ours@example.org"])))
+    line = installer.check_manifest("firefox", path, expected=["ours@example.org"])
+    assert line["ok"] and line["allowed"] == ["ours@example.org"]  # not Chrome's origins
+    path.write_text(json.dumps({**json.loads(path.read_text()), "name": "other.host"}))
+    line = installer.check_manifest("firefox", path)
+    assert line["ok"] is False and line["problem"] == f"name is 'other.host', not {HOST_NAME}"
+
+
+def test_on_windows_a_manifest_is_present_only_where_its_registry_key_points(tmp_path, launcher):
+    path = _manifest_file(tmp_path, launcher)
+    line = installer.check_manifest("chromium", path, True, str(path))
+    assert line["present"] and line["ok"] and line["registry_value"] == str(path)
+    elsewhere = installer.check_manifest("chromium", path, True, str(tmp_path / "other.json"))
+    assert not elsewhere["present"] and elsewhere["registry_value"] == str(tmp_path / "other.json")
+    assert not installer.check_manifest("chromium", path, True, None)["present"]
+
+
+def test_a_manifest_that_is_not_json_is_present_and_not_ok(tmp_path):
+    path = tmp_path / f"{HOST_NAME}.json"
+    path.write_text('{"name": ')
+    line = installer.check_manifest("chromium", path)
+    assert line["present"] and line["ok"] is False
+    assert line["problem"].startswith("unreadable manifest: ") and line["manifest"] == str(path)
+
+
+def test_a_manifest_without_a_path_is_not_ok(tmp_path, launcher):
+    line = installer.check_manifest("chromium", _manifest_file(tmp_path, launcher, path=None))
+    assert line["ok"] is False and "is not an executable file" in line["problem"]
+
+
+def test_a_manifest_problem_names_the_install_to_run_again(tmp_path, launcher):
+    """doctor names the install that writes what it checked (its home, browser, profile
+    folder); a caller that gives none gets the plain command."""
+    path = _manifest_file(tmp_path, launcher, path=str(tmp_path / "missing"))
+    again = "pagekeeper --home /h install --browser chromium"
+    assert installer.check_manifest("chromium", path, again=again)["problem"] == (
+        f"path {str(tmp_path / 'missing')!r} is not an executable file (run {again} again)"
+    )
+    assert installer.check_manifest("chromium", path)["problem"].endswith(
+        "(run pagekeeper install again)"
+    )
+    other = _manifest_file(tmp_path, launcher, allowed_origins=["chrome-extension://x/"])
+    line = installer.check_manifest("chromium", other, expected=[f"chrome-extension://{EXT_ID}/"])
+    assert (
+        line["problem"]
+        == f"does not allow chrome-extension://{EXT_ID}/ (run pagekeeper install again)"
+    )
+
+
+def test_the_install_doctor_names_has_the_scope_it_checked(tmp_path):
+    """The home, one browser (none: every browser, install's default), the system scope and a
+    profile folder (quoted for a shell) that doctor checked; the default home goes unnamed."""
+    home, profile = tmp_path / "my home", tmp_path / "a profile"
+    said = installer.install_command(home, InstallOptions(("firefox",), True, profile))
+    program = own_command(home)
+    assert said == f"{program} install --browser firefox --system --profile-dir '{profile}'"
+    assert installer.install_command(home, InstallOptions()) == f"{program} install"
+    two = installer.install_command(home, InstallOptions(("chrome", "firefox")))
+    assert two == f"{program} install"  # two browsers: install's default writes both
+    assert " --home " not in installer.install_command(default_home(), InstallOptions())
+
+
+def test_a_stopped_or_paused_daemon_names_the_start_for_its_home(tmp_path):
+    home = tmp_path / "home"
+    start = f"to start it now: {own_command(home)} serve --detach"
+    assert installer.daemon_stopped(home).endswith(start)
+    paused = installer.daemon_paused(home)
+    assert paused.startswith("stopped until the next login") and paused.endswith(start)

@@ -972,6 +972,37 @@ def test_an_interrupt_left_over_from_a_step_stops_no_merge_for_good(tmp_path):
     assert_as_fts5(index)
 
 
+def test_a_step_stopped_by_an_interrupt_no_write_counted_gives_way_and_is_no_error(
+    tmp_path, monkeypatch
+):
+    """SQLite's own "interrupted" (one left over from a step that ended first: it stops the
+    next statement of this connection) is a give-way like a write's: the step is rolled
+    back and reports "interrupted", never an error, and merging goes on. SQLite's
+    interrupt is put in by a progress handler that aborts the step's first statement once."""
+    index = merge_work(tmp_path / "f.sqlite3")
+    opened, aborted = index._merger, []
+
+    def interrupted_once():
+        db = opened()
+
+        def handler() -> int:
+            if aborted:
+                return 0
+            aborted.append(index.interrupts)  # no write has counted an interrupt
+            return 1
+
+        db.set_progress_handler(handler, 1)
+        return db
+
+    monkeypatch.setattr(index, "_merger", interrupted_once)
+    assert index._step(fulltext.STEP_PAGES) == "interrupted"
+    assert aborted == [index.interrupts]
+    monkeypatch.undo()
+    assert index.merge() is True
+    assert segments(index, "docs") < 4 and segments(index, "pairs") < 4
+    assert_as_fts5(index)
+
+
 def page_words(count: int) -> list[str]:
     """Rows of 40 words of a real saved page's text each (tags and scripts dropped)."""
     page = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "228917f19c2a4451.html.gz"
