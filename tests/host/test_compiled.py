@@ -231,3 +231,59 @@ def test_a_machine_without_a_compiler_or_the_headers_cannot_build(monkeypatch, t
     assert compiled_module.cannot_build().startswith("no Python headers")
     (tmp_path / "Python.h").write_text("")
     assert compiled_module.cannot_build() == ""
+
+
+def test_a_copy_found_fresh_is_not_read_again_while_no_file_changes(tmp_path, monkeypatch):
+    compiled = _copy(tmp_path)
+    assert stale_compiled(ROOT, compiled) == []
+    assert (compiled / "sources.stamp").is_file()
+
+    def no_read(path):
+        raise AssertionError(f"read {path} again")
+
+    monkeypatch.setattr(Path, "read_bytes", no_read)
+    assert stale_compiled(ROOT, compiled) == []
+
+
+def _edit_same_size(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+
+
+def test_a_copy_changed_after_it_was_found_fresh_is_stale(tmp_path):
+    compiled = _copy(tmp_path)
+    assert stale_compiled(ROOT, compiled) == []
+    _edit_same_size(compiled / "engine" / "data" / "lexicon.txt.gz")
+    assert stale_compiled(ROOT, compiled) == ["engine/data/lexicon.txt.gz"]
+
+
+def test_a_source_changed_after_its_copy_was_found_fresh_is_stale(tmp_path):
+    root = tmp_path / "tree"
+    shutil.copytree(ROOT / "engine", root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    compiled = _copy(tmp_path)
+    assert stale_compiled(root, compiled) == []
+    _edit_same_size(root / "engine" / "urls" / "typos.py")
+    assert stale_compiled(root, compiled) == ["engine/urls/typos.py"]
+
+
+def test_a_stale_copy_keeps_no_stamp_and_is_compared_again(tmp_path):
+    compiled = _copy(tmp_path)
+    lexicon = compiled / "engine" / "data" / "lexicon.txt.gz"
+    original = lexicon.read_bytes()
+    _edit_same_size(lexicon)
+    assert stale_compiled(ROOT, compiled) == ["engine/data/lexicon.txt.gz"]
+    assert not (compiled / "sources.stamp").exists()
+    lexicon.write_bytes(original)  # put back: the bytes decide, not the stamp
+    assert stale_compiled(ROOT, compiled) == []
+
+
+def test_a_stamp_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
+    compiled = _copy(tmp_path)
+
+    def refuse(src, dst):
+        raise PermissionError(dst)
+
+    monkeypatch.setattr(os, "replace", refuse)
+    assert stale_compiled(ROOT, compiled) == []
+    assert sorted(p.name for p in compiled.iterdir() if p.is_file()) == []
