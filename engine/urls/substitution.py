@@ -15,6 +15,7 @@ turns into segment breaks) joined with nothing, a hyphen, a dot or "and".
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -107,6 +108,57 @@ def read_typed(text: str) -> TypedURL:
     if not host.strip(". "):
         raise InvalidURL("URL has no host")
     return TypedURL(scheme, host, port, rest, typo, bool(creds))
+
+
+def typed_address(text: str) -> TypedURL:
+    """A web address as a user typed it (an address bar's rule: the scheme may be left out),
+    read leniently; a bare word is ``InvalidURL`` naming it and the form of a network name.
+
+    >>> typed_address("gooogle.com").host
+    'gooogle.com'
+    >>> typed_address("notaurl")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidURL: 'notaurl' is no web address: no scheme (http://), no domain (a dot) and no port (an address bar searches a word); give the page's address, e.g. http://notaurl/ for a name on your network
+    """
+    typed = read_typed(text)
+    if bare_word(text, typed):
+        raise InvalidURL(
+            f"{text.strip()!r} is no web address: no scheme (http://), no domain (a dot) and no"
+            " port (an address bar searches a word); give the page's address, e.g."
+            f" http://{typed.host}/ for a name on your network"
+        )
+    return typed
+
+
+def bare_word(text: str, typed: TypedURL) -> bool:
+    """Whether a typed "address" is a bare word: typed without ``//`` (no scheme), its host
+    one label (no dot) and no port, and not localhost or an IP literal. A browser never loads
+    one (its address bar searches a word); a name on the network is written ``http://name/``.
+
+    >>> [bare_word(t, read_typed(t)) for t in ("notaurl", "gooogle.com", "http://intranet/",
+    ...     "localhost", "192.168.0.1", "notaurl/x")]
+    [True, False, False, False, False, True]
+    """
+    return (
+        "//" not in text and "." not in typed.host and not typed.port and not is_local(typed.host)
+    )
+
+
+def is_local(host: str) -> bool:
+    """An IP literal or localhost: nothing a domain dictionary can repair.
+
+    >>> is_local("192.168.1.1"), is_local("[::1]"), is_local("localhost"), is_local("1.example")
+    (True, True, True, False)
+    """
+    host = host.rstrip(".")
+    if host.startswith("[") or host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _split_port(hostport: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ from engine.archive.documents import MAX_PATTERN, document_index, pattern_regex
 from engine.archive.labels import clean_tag, keys_with_tag
 from engine.archive.model import RegisterOptions, iso
 from engine.archive.resources import manifest_of
+from engine.archive.storage import LOCK
 from engine.errors import InvalidInput, InvalidURL, NotFound, TooLarge
 from engine.html.diff import diff_lines, diff_rows
 from engine.liveness import as_stored_now
@@ -615,13 +616,15 @@ def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    sizes = _walk_size(Home(Path(home)).blobs), _walk_size(Home(Path(home)).db)
+    sizes = _walk_size(Home(Path(home)).blobs), _walk_size(Home(Path(home)).db, skip=LOCK)
     _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
     return sizes[0], sum(sizes)
 
 
-def _walk_size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+def _walk_size(folder: Path, skip: str = "") -> int:
+    """The bytes of the files under ``folder``; ``skip`` names a file that holds no record (the
+    store's writer lock holds the writer's pid: an archive never written has no records)."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and p.name != skip)
 
 
 # -- live updates --------------------------------------------------------------------------

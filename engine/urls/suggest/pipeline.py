@@ -37,7 +37,6 @@ or above: the site may just be down, so retry and archived copies come first.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 from collections.abc import Iterable
@@ -56,7 +55,9 @@ from engine.urls.substitution import (
     TypedURL,
     ascii_host,
     host_variants,
+    is_local,
     read_typed,
+    typed_address,
 )
 from engine.urls.suggest.ranking import (
     Candidate,
@@ -296,16 +297,9 @@ class Suggester:
             raise InvalidURL(f"cannot read URL: {exc}") from None
 
     def _suggest(self, request: SuggestRequest) -> list[Suggestion]:
-        typed = read_typed(request.url)
-        if bare_word(request.url, typed):
-            raise InvalidURL(
-                f"{request.url.strip()!r} is no web address: no scheme (http://), no domain (a"
-                " dot) and no port, so no browser loaded it (an address bar searches a word);"
-                f" give the address that failed, e.g. http://{typed.host}/ for a name on your"
-                " network"
-            )
+        typed = typed_address(request.url)
         ctx = _Context(request, typed, layout_for_languages(request.languages), _country(request))
-        if _is_local(typed.host) or request.error in PAGE_ERRORS:
+        if is_local(typed.host) or request.error in PAGE_ERRORS:
             # an address or localhost names no domain to repair, and a 404, 410 or soft 404
             # came from a server that answered under this very name: scheme/archive/paths only
             return merge(self._extras(ctx, []), self.options.limit)
@@ -721,37 +715,6 @@ def path_score(target: str, path: str) -> float:
     i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     rest_a, rest_b = "/".join(a[i:]), "/".join(b[i:])
     return Levenshtein.ratio(_EXTENSION.sub("", rest_a), _EXTENSION.sub("", rest_b))
-
-
-def bare_word(text: str, typed: TypedURL) -> bool:
-    """Whether a failed "address" is a bare word: typed without ``//`` (no scheme), its host
-    one label (no dot) and no port, and not localhost or an IP literal. A browser never fails
-    to load one (its address bar searches a word); a name on the network is written
-    ``http://name/``.
-
-    >>> [bare_word(t, read_typed(t)) for t in ("notaurl", "gooogle.com", "http://intranet/",
-    ...     "localhost", "192.168.0.1", "notaurl/x")]
-    [True, False, False, False, False, True]
-    """
-    return (
-        "//" not in text and "." not in typed.host and not typed.port and not _is_local(typed.host)
-    )
-
-
-def _is_local(host: str) -> bool:
-    """An IP literal or localhost: nothing a domain dictionary can repair.
-
-    >>> _is_local("192.168.1.1"), _is_local("[::1]"), _is_local("localhost"), _is_local("1.example")
-    (True, True, True, False)
-    """
-    host = host.rstrip(".")
-    if host.startswith("[") or host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _country(request: SuggestRequest) -> str:

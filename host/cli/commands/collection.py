@@ -85,7 +85,19 @@ def render_stats(result: dict) -> str:
     ...     "dedup_saved_bytes": 20000, "resource_bytes": 8000, "resource_unique_bytes": 5000,
     ...     "blob_bytes": 30000, "storage_bytes": 90000}))
     2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB on disk, compressed, with copies and extracts (88 KB with the records)
+
+    An archive with no version reads as empty, with what its records still take, if anything
+    (deletions that can be undone, tags, alerts):
+
+    >>> print(render_stats({"documents": 0, "versions": 0, "original_bytes": 0,
+    ...     "blob_bytes": 0, "storage_bytes": 0}))
+    empty archive: no pages archived yet
+    >>> print(render_stats({"documents": 0, "versions": 0, "original_bytes": 0,
+    ...     "blob_bytes": 0, "storage_bytes": 2800}))
+    empty archive: no pages archived; its records take 2.7 KB on disk
     """
+    if not result["versions"]:
+        return _empty_stats(result["storage_bytes"])
     pages = result["original_bytes"]
     kept_pages = pages - result.get("dedup_saved_bytes", 0)
     captured = pages + result.get("resource_bytes", 0)
@@ -96,6 +108,12 @@ def render_stats(result: dict) -> str:
         f"{size(result['blob_bytes'])} on disk, compressed, with copies and extracts "
         f"({size(result['storage_bytes'])} with the records)"
     )
+
+
+def _empty_stats(storage_bytes: int) -> str:
+    if not storage_bytes:
+        return "empty archive: no pages archived yet"
+    return f"empty archive: no pages archived; its records take {size(storage_bytes)} on disk"
 
 
 def run_tag(args, ctx) -> dict:

@@ -37,6 +37,7 @@ from engine.errors import BadRequest, InvalidInput, PageKeeperError
 from engine.html.extract import ExtractOptions, extract
 from engine.html.keywords import KeywordOptions
 from engine.liveness import LivenessOptions, deciding_figure, judge, percent
+from engine.urls.substitution import typed_address
 from host.cli.backend import backend, send
 from host.cli.batch import blank_line, error_line, is_blank, numbered
 from host.cli.command import Lines, command
@@ -151,12 +152,20 @@ def run_extract(args, ctx):
         return Lines(_batch(ctx.stdin, lambda item: _extract_item(item, options)))
     if not args.file:
         raise InvalidInput("give FILE.html, or --batch with JSONL on stdin")
-    return extract(read_page(args.file), args.url, options).to_dict()
+    return extract(read_page(args.file), page_url(args.url), options).to_dict()
 
 
 def _extract_item(item: dict, options: ExtractOptions) -> dict:
     url = item.get("url") if isinstance(item.get("url"), str) else None
-    return extract(read_page(_field(item, "path")), url, options).to_dict()
+    return extract(read_page(_field(item, "path")), page_url(url), options).to_dict()
+
+
+def page_url(text: str | None) -> str | None:
+    """The page's URL as given, held to the rule for every address a user types (the engine's
+    ``typed_address``, as ``suggest`` reads its URL): a bare word is ``invalid_url``."""
+    if text is not None:
+        typed_address(text)
+    return text
 
 
 def render_extraction(result: dict) -> str:

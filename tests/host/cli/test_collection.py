@@ -188,3 +188,33 @@ def test_what_a_delete_freed_is_said_in_units(capsys, tmp_path):
     assert main(["archive", "delete", added["url"], "--home", str(home)]) == 0
     said = capsys.readouterr().out
     assert re.search(r"; freed \d+(\.\d)? (B|KB|MB)$", said.strip()), said
+
+
+STATS_FIELDS = {
+    "documents", "versions", "original_bytes", "dedup_saved_bytes", "blob_bytes",
+    "storage_bytes", "resource_bytes", "resource_unique_bytes", "resource_dedup_saved_bytes",
+}  # fmt: skip
+
+
+def test_stats_of_an_empty_archive_read_as_empty(tmp_path, capsys):
+    """An archive opened for writing but never written (``reclaim`` takes the writer's lock,
+    whose file holds a pid, no record) is empty: 0 B of records, and the line says so. With
+    its pages deleted, the records left are what it names. The JSON keeps every field."""
+    home = make_home(tmp_path / "h")
+    assert cli(capsys, home, "reclaim")[0] == 0
+    assert (home / "db" / "LOCK").stat().st_size > 0  # the lock's file is there, not a record
+    code, figures = cli(capsys, home, "stats")
+    assert code == 0 and set(figures) >= STATS_FIELDS, figures
+    assert figures["storage_bytes"] == figures["blob_bytes"] == figures["versions"] == 0
+    assert main(["archive", "stats", "--home", str(home)]) == 0
+    assert capsys.readouterr().out == "empty archive: no pages archived yet\n"
+    home = make_home(tmp_path / "deleted")  # its own home: a CLI process has its own figures
+    added = add(capsys, home, tmp_path, "latin1")
+    assert cli(capsys, home, "delete", added["id"])[0] == 0
+    _, figures = cli(capsys, home, "stats")
+    records = sum(p.stat().st_size for p in (home / "db").iterdir() if p.name != "LOCK")
+    assert figures["versions"] == 0 and figures["storage_bytes"] == records > 0
+    assert main(["archive", "stats", "--home", str(home)]) == 0
+    assert capsys.readouterr().out == (
+        f"empty archive: no pages archived; its records take {size(records)} on disk\n"
+    )

@@ -96,6 +96,31 @@ def test_extract_batch_goes_on_after_bad_lines(tmp_path):
     assert out[3]["error"]["code"] == "invalid_input"
 
 
+def test_extract_holds_its_url_to_the_rule_of_every_typed_address(tmp_path):
+    """``--url notaurl`` (no scheme, no dot, no port) is no address: ``invalid_url``, exit 2,
+    in the very words ``suggest notaurl`` uses (one rule, the engine's), alone and as a batch
+    line; an address without its scheme, or a network name written as one, is a URL."""
+    page = str(plain(tmp_path, ARTICLE))
+    run = pk("extract", page, "--url", "notaurl", "--json")
+    error = json.loads(run.stdout)["error"]
+    assert run.returncode == 2 and error["code"] == "invalid_url", run.stdout
+    suggest = pk("suggest", "notaurl", "--json", home=tmp_path / "home")
+    assert suggest.returncode == 2 and json.loads(suggest.stdout)["error"] == error
+    run = pk("extract", page, "--url", "notaurl")
+    assert run.returncode == 2 and run.stdout == "", run.stdout
+    assert run.stderr.startswith("pagekeeper: invalid_url: 'notaurl' is no web address")
+    lines = [
+        {"id": "a", "path": page, "url": "notaurl"},
+        {"id": "b", "path": page, "url": "bmjv.de/x"},
+    ]
+    run = pk("extract", "--batch", stdin="".join(json.dumps(x) + "\n" for x in lines))
+    out = [json.loads(line) for line in run.stdout.splitlines()]
+    assert out[0]["error"] == {**error} and out[0]["line"] == 1
+    assert "Auch hier gilt" in out[1]["body"]
+    for url in ("bmjv.de/x", "http://intranet/", "localhost"):
+        assert pk("extract", page, "--url", url, "--json").returncode == 0, url
+
+
 def test_liveness_json_present_and_gone(tmp_path):
     same = json.loads(
         pk("liveness", "--stored", str(ARTICLE), "--live", str(ARTICLE), "--json").stdout
