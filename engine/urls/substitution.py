@@ -32,6 +32,9 @@ LOOKALIKE_GROUPS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
 DIGIT_LOOKALIKES = str.maketrans("013457", "oleast")
 KNOWN_SCHEMES = ("http", "https")
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.\-;]{0,9})\s*(:+|;)/*\\*/*")
+# a name, a colon and a port, then the path or the end: a host and its port typed without a
+# scheme (an address bar opens ``localhost:8080/a`` over http), not a scheme of that name
+_HOST_PORT = re.compile(r"^\s*[^\s:/?#@\\]+:\d{1,5}(?:[/?#\\]|\s*$)")
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class HostVariant:
 
 
 def _scheme_of(text: str) -> tuple[str, str, bool]:
+    if _HOST_PORT.match(text):
+        return "http", text.strip(), False
     match = _SCHEME.match(text)
     if not match or (match.group(2) != ":" and "/" not in text[match.end(2) : match.end()]):
         if match and match.group(1).lower() in KNOWN_SCHEMES:

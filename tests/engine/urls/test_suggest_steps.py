@@ -51,6 +51,29 @@ def test_punycode_and_percent_escapes_are_decoded(bundled):
     assert top(bundled, "http://goo%20gle.com/").url == "http://google.com/"
 
 
+@pytest.mark.parametrize(
+    "typed, host, port, rest",
+    [
+        ("localhost:8080/a", "localhost", "8080", "/a"),
+        ("intranet:3000", "intranet", "3000", ""),
+        ("mylaptop:3000?q=1", "mylaptop", "3000", "?q=1"),
+        ("nas:5000#top", "nas", "5000", "#top"),
+        ("example.com:8080/a", "example.com", "8080", "/a"),
+    ],
+)
+def test_a_name_and_a_port_typed_without_a_scheme_are_a_host_over_http(typed, host, port, rest):
+    """An address bar opens ``localhost:8080/a`` over http: a name before a colon and a port
+    is a host, however short, not a scheme of that name."""
+    url = read_typed(typed)
+    assert (url.scheme, url.host, url.port, url.rest) == ("http", host, port, rest)
+
+
+@pytest.mark.parametrize("typed", ["mailto:x@example.com", "news:123456", "localhost:80x/"])
+def test_a_scheme_followed_by_other_than_a_port_is_still_a_scheme(typed):
+    with pytest.raises(InvalidURL, match="not a web URL"):
+        read_typed(typed)
+
+
 def test_digit_lookalikes(bundled):
     assert top(bundled, "http://yah00.com/").url == "http://yahoo.com/"
     assert top(bundled, "http://rnicrosoft.com/").url == "http://microsoft.com/"

@@ -127,6 +127,7 @@ def test_a_bare_word_is_no_address_a_typed_error_with_its_exit_code(tmp_path):
     done = pagekeeper(tmp_path, "suggest", "notaurl", "--json")
     assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "invalid_url"
     lines = [{"url": "notaurl"}, {"url": "gogle.com"}, {"url": "localhost"}]
+    lines.append({"url": "localhost:8080/a"})  # a host and its port, typed without a scheme
     stdin = "".join(json.dumps(x) + "\n" for x in lines).encode()
     out = [
         json.loads(x)
@@ -134,7 +135,7 @@ def test_a_bare_word_is_no_address_a_typed_error_with_its_exit_code(tmp_path):
     ]
     assert out[0]["error"]["code"] == "invalid_url" and out[0]["line"] == 1
     assert out[1]["suggestions"][0]["url"] == "http://google.com/"
-    assert "error" not in out[2]
+    assert "error" not in out[2] and "error" not in out[3], out[3]
     done = pagekeeper(tmp_path, "suggest", "http://notaurl/")
     assert done.returncode == 0 and done.stdout == b"no suggestion\n"
     help_text = pagekeeper(tmp_path, "--help").stdout.decode()
