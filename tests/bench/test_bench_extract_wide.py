@@ -9,15 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_extract_wide import paired_interval  # noqa: E402
-
-
-class MeanScore:
-    """A scorer whose page counts are page F1s and whose aggregate is their mean."""
-
-    @staticmethod
-    def aggregate(counts: list[float]) -> tuple[float, float, float]:
-        mean = sum(counts) / len(counts)
-        return mean, mean, mean
+from test_ablate_extract import MeanScore  # noqa: E402  (page F1s, aggregated by their mean)
 
 
 def test_the_same_outputs_have_no_gap_in_any_resample():
