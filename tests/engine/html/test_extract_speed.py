@@ -108,18 +108,26 @@ class CountedWeights(dict):
 
 
 def test_the_logits_look_each_weight_up_once_a_page_and_each_far_list_once():
-    """The speed path's rule: a feature's (or a near word's) weight is looked up once a page
-    however many blocks have it, and a far list shared by the blocks under one path prefix is
-    summed once; every other look-up is a repeat of one already made."""
+    """The speed path's rule: a near word's weight is looked up once a page however many
+    blocks have it; a far list shared by the blocks under one path prefix is summed once; and
+    a block's own (shape, repeat, ``in``) features are summed once for each set of what
+    decides them, so blocks alike in those ask no weight again."""
     model = bundled_model()
     assert model is not None
     for path in WIDE:
         tree = LexborHTMLParser(gzip.decompress(path.read_bytes()).decode("utf-8"))
         blocks, _, regions = split_regions(tree.body, None)
         parts = block_parts(blocks, regions)
-        names = {name for own, _ in parts for name in own}
+        near = {name for own, _ in parts for name in own if name.startswith("near:")}
+        own = [[name for name in names if not name.startswith("near:")] for names, _ in parts]
         shared = {id(far): far for _, far in parts}.values()
         counted = CountedWeights(model.weights)
         replace(model, weights=counted).logits(blocks, regions)
-        assert sum(counted.asked.values()) == len(names) + sum(map(len, shared)), path.name
+        asked = {name: n for name, n in counted.asked.items() if name.startswith("near:")}
+        assert asked == dict.fromkeys(near, 1), path.name
+        far = sum(n for name, n in counted.asked.items() if name.startswith("far:"))
+        assert far == sum(map(len, shared)), path.name
+        own_asked = sum(counted.asked.values()) - far - len(near)
+        alike = {tuple(names) for names in own}
+        assert sum(map(len, alike)) <= own_asked < sum(map(len, own)), path.name
         assert len(parts) > len(shared)  # the page has far lists shared by several blocks
