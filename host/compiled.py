@@ -121,7 +121,7 @@ def missing_modules(compiled: Path = COMPILED) -> list[str]:
 def why_not(root: Path = ROOT, compiled: Path = COMPILED) -> str:
     """Why the compiled copy cannot run here ("" when it can)."""
     if not compiled.is_dir():
-        return "not built (`make suggest-compiled` in a source checkout builds them)"
+        return "not built; `make suggest-compiled` in a source checkout builds them"
     if missing := missing_modules(compiled):
         return f"not built for this Python ({len(missing)} of {len(MODULES)} modules missing)"
     if stale := stale_compiled(root, compiled):

@@ -100,7 +100,7 @@ def test_a_module_not_built_for_this_python_falls_back(tmp_path):
 
 def test_no_copy_at_all_falls_back(tmp_path):
     (choice,) = _choose(tmp_path / "nothing")
-    assert choice["why"] == "not built (`make suggest-compiled` in a source checkout builds them)"
+    assert choice["why"] == "not built; `make suggest-compiled` in a source checkout builds them"
     assert choice["first"] != str(tmp_path / "nothing")
 
 
