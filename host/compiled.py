@@ -11,7 +11,7 @@ first import. It puts the copy first on the import path only when every compiled
 there for this interpreter and every file of the copy's ``engine/`` is byte for byte the
 tree's; otherwise the pure modules run, and it says why. The single-file binary (``make
 dist``) carries whichever build was there when it was made. :func:`running` says which one a
-process runs (``pagekeeper doctor``).
+process runs (``pagekeeper doctor``, the daemon's start line in its log).
 
 >>> sorted(MODULES)[0]
 'engine.urls.dictionary'
@@ -152,6 +152,17 @@ def running() -> dict:
     if isinstance(getattr(typos, "__loader__", None), ExtensionFileLoader):
         return {"build": "compiled", "why": ""}
     return {"build": "pure", "why": chosen["why"] or "the compiled modules did not load"}
+
+
+def described(build: dict) -> str:
+    """A :func:`running` answer in words, as doctor and the daemon's start line say it.
+
+    >>> described({"build": "pure", "why": "no C compiler (gcc)"})
+    'pure Python (no C compiler (gcc))'
+    """
+    if build["build"] == "compiled":
+        return "compiled (mypyc)"
+    return f"pure Python ({build['why']})"
 
 
 def cannot_build() -> str:

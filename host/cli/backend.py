@@ -231,6 +231,20 @@ def addresses_note(home: Path) -> str | None:
     )
 
 
+def note_addresses(ctx) -> None:
+    """Write :func:`addresses_note` for ``ctx``'s home on stderr, if there is one (text and
+    ``--json`` alike: stdout keeps the result and its contract)."""
+    note = addresses_note(ctx.home)
+    if note:
+        ctx.stderr.write(f"pagekeeper: note: {note}\n")
+
+
+def holds_addresses(copy: bytes, home: Path) -> bool:
+    """Whether a copy of a version holds addresses of ``home``'s daemon (a rewritten copy's
+    resources and its ``/gc`` links name its base URL; an original names none)."""
+    return f"{base_url(home)}/".encode() in copy
+
+
 def _listening(port: int) -> bool:
     """Whether something accepts connections on 127.0.0.1:``port`` now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

@@ -30,7 +30,7 @@ from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
-from host.cli.backend import addresses_note
+from host.cli.backend import note_addresses as write_addresses_note
 from host.cli.command import Lines
 from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
 from host.daemon.security import (
@@ -219,9 +219,7 @@ def note_addresses(result: Any, ctx: Context) -> None:
     them: what the user must know to open them (backend.addresses_note), on stderr, in text
     and ``--json`` alike (stdout keeps the result and its contract: every address stays)."""
     if isinstance(result, dict | list) and has_version_url(result):
-        note = addresses_note(ctx.home)
-        if note:
-            ctx.stderr.write(f"pagekeeper: note: {note}\n")
+        write_addresses_note(ctx)
 
 
 def _report_status(args, result) -> int:

@@ -28,6 +28,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from engine.errors import InvalidInput, PageKeeperError, Unavailable
+from host.compiled import described, running
 from host.daemon import client, jobs, pause
 from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
@@ -155,7 +156,13 @@ async def _serve(app, port: int, announce, remember: bool = False) -> None:
         if remember:  # this user's port from now on: archived copies' links keep working
             Config.remember_port(app.home, actual)
         write_state(app.home, app, actual)
-        log.info("serving on %s (pid %d)", app.base_url, os.getpid())
+        # the build named, so the log of a slow daemon tells whether it runs the pure modules
+        log.info(
+            "serving on %s (pid %d); suggestions: %s",
+            app.base_url,
+            os.getpid(),
+            described(running()),
+        )
         announce(status(app.home))
         tasks = jobs.start(app)
         loop = asyncio.get_running_loop()

@@ -545,7 +545,8 @@ def archive_stats(params: dict, app) -> dict:
     """Documents, versions, bytes on disk, and what content addressing saved.
 
     ``blob_bytes`` is the pages as stored (deduplicated, compressed), ``storage_bytes``
-    that plus the records and indexes, ``original_bytes`` the pages as captured.
+    that plus the records, ``original_bytes`` the pages as captured; ``archive_bytes`` is all
+    the archive takes on disk (:func:`archive_files`).
     """
     store = app.store
     index = document_index(store)
@@ -554,6 +555,7 @@ def archive_stats(params: dict, app) -> dict:
     logical = sum(doc.get("size", 0) * (1 + len(doc.get("seen", ()))) for doc in versions.values())
     unique = {doc.get("orig"): doc.get("size", 0) for doc in versions.values()}
     blobs, total = _disk_usage(store.home, _stamp(store))
+    search, pending = (_walk_size(folder) for folder in archive_files(Home(Path(store.home)))[2:])
     resources = _resource_totals(store)
     return {
         "documents": len(index.entries),
@@ -562,6 +564,9 @@ def archive_stats(params: dict, app) -> dict:
         "dedup_saved_bytes": logical - sum(unique.values()),
         "blob_bytes": blobs,
         "storage_bytes": total,
+        "index_bytes": search,
+        "pending_bytes": pending,
+        "archive_bytes": total + search + pending,
         **resources,
     }
 
@@ -605,6 +610,15 @@ def resource_totals(manifests) -> dict:
 _DISK: dict[str, tuple] = {}
 
 
+def archive_files(home: Home) -> tuple[Path, Path, Path, Path]:
+    """The folders that are the archive: its blobs, its records, the full-text index (its
+    SQLite file and journals: rebuilt from the store if lost, but room taken all the same) and
+    the captures still receiving their resources. The rest of the home is not the archive: the
+    token and config.json (the daemon's), logs, the dictionary cache, launchers, learning.json
+    (suggestions' state when there is no archive), daemon.json and the locks."""
+    return home.blobs, home.db, home.fulltext.parent, home.pending
+
+
 def _stamp(store) -> tuple:
     """What changes when the bytes on disk may have: versions, checks, pending deletions."""
     versions = len(store.ids) + store.revisit_count()
@@ -616,14 +630,17 @@ def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:
     held = _DISK.get(str(home))
     if stamp is not None and held and held[0] == stamp:
         return held[1]
-    sizes = _walk_size(Home(Path(home)).blobs), _walk_size(Home(Path(home)).db, skip=LOCK)
+    blobs, db = archive_files(Home(Path(home)))[:2]
+    sizes = _walk_size(blobs), _walk_size(db, skip=LOCK)
     _DISK[str(home)] = (stamp, (sizes[0], sum(sizes)))
     return sizes[0], sum(sizes)
 
 
 def _walk_size(folder: Path, skip: str = "") -> int:
-    """The bytes of the files under ``folder``; ``skip`` names a file that holds no record (the
-    store's writer lock holds the writer's pid: an archive never written has no records)."""
+    """The bytes of the files under ``folder`` (0 when it is missing); ``skip`` names a file
+    that holds no record (the store's writer lock holds the writer's pid: an archive never
+    written has no records). The index and the pending captures are walked on each call: a
+    full-text merge changes them with no stamp of :func:`_stamp`, and they are a few files."""
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and p.name != skip)
 
 

@@ -21,6 +21,8 @@ import pytest
 import host.compiled as compiled_module
 from host.cli.commands.install import render_doctor
 from host.compiled import MODULES, ROOT, cannot_build, stale_compiled, why_not
+from host.home import Home
+from tests.host.daemon_fixtures import make_home, pk, start_daemon, stop_daemon
 
 # a sample of the suggestion tests, run again on the compiled build
 SAMPLE = (
@@ -288,3 +290,19 @@ def test_a_stamp_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypa
     monkeypatch.setattr(os, "replace", refuse)
     assert stale_compiled(ROOT, compiled) == []
     assert sorted(p.name for p in compiled.iterdir() if p.is_file()) == []
+
+
+def test_the_daemons_start_line_names_the_build_doctor_names(tmp_path):
+    """A user reading a slow daemon's log can tell whether it runs the pure modules, and why:
+    the start line says what doctor says, from the real daemon's log."""
+    home = make_home(tmp_path)
+    try:
+        start_daemon(home)
+    finally:
+        stop_daemon(home)
+    doctor = json.loads(pk(home, "doctor", "--json", check=False).stdout)["suggestions"]
+    (start,) = [
+        line for line in Home(home).daemon_log.read_text().splitlines() if "serving on" in line
+    ]
+    assert start.endswith(f"; suggestions: {compiled_module.described(doctor)}")
+    assert doctor["build"] == "compiled" or doctor["why"]  # pure says why

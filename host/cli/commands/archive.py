@@ -20,7 +20,7 @@ from pathlib import Path
 
 from engine.archive.model import RegisterOptions
 from engine.errors import InvalidInput, PageKeeperError, TooLarge
-from host.cli.backend import backend, send
+from host.cli.backend import backend, holds_addresses, note_addresses, send
 from host.cli.command import command
 from host.cli.commands import bookmarks, collection, jobs
 from host.cli.commands.collection import call
@@ -148,11 +148,15 @@ def run_get(args, ctx):
     info["size"] = len(body)
     if target is not None:
         _write_output(ctx, body, target)
-        return {**info, "file": str(target)}
-    if ctx.json:
-        return {**info, "html": body.decode(info["charset"] or "utf-8", "replace")}
-    _write_output(ctx, body, None)
-    return None
+        result = {**info, "file": str(target)}
+    elif ctx.json:
+        result = {**info, "html": body.decode(info["charset"] or "utf-8", "replace")}
+    else:
+        _write_output(ctx, body, None)
+        result = None
+    if holds_addresses(body, ctx.home):  # the copy's links open only where this home's daemon runs
+        note_addresses(ctx)
+    return result
 
 
 def run_open(args, ctx) -> dict:

@@ -83,21 +83,21 @@ def render_stats(result: dict) -> str:
 
     >>> print(render_stats({"documents": 2, "versions": 3, "original_bytes": 56000,
     ...     "dedup_saved_bytes": 20000, "resource_bytes": 8000, "resource_unique_bytes": 5000,
-    ...     "blob_bytes": 30000, "storage_bytes": 90000}))
-    2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB on disk, compressed, with copies and extracts (88 KB with the records)
+    ...     "blob_bytes": 30000, "storage_bytes": 90000, "archive_bytes": 200000}))
+    2 documents, 3 versions: 62 KB captured, 40 KB after dedup; 29 KB on disk, compressed, with copies and extracts (88 KB with the records; 195 KB in all, with the full-text index)
 
-    An archive with no version reads as empty, with what its records still take, if anything
-    (deletions that can be undone, tags, alerts):
+    An archive with no version reads as empty, with what it still takes on disk, if anything
+    (records of deletions that can be undone, tags, alerts; the full-text index):
 
     >>> print(render_stats({"documents": 0, "versions": 0, "original_bytes": 0,
-    ...     "blob_bytes": 0, "storage_bytes": 0}))
+    ...     "blob_bytes": 0, "storage_bytes": 0, "archive_bytes": 0}))
     empty archive: no pages archived yet
     >>> print(render_stats({"documents": 0, "versions": 0, "original_bytes": 0,
-    ...     "blob_bytes": 0, "storage_bytes": 2800}))
-    empty archive: no pages archived; its records take 2.7 KB on disk
+    ...     "blob_bytes": 0, "storage_bytes": 2800, "index_bytes": 200000, "archive_bytes": 202800}))
+    empty archive: no pages archived; its records and full-text index take 198 KB on disk
     """
     if not result["versions"]:
-        return _empty_stats(result["storage_bytes"])
+        return _empty_stats(result)
     pages = result["original_bytes"]
     kept_pages = pages - result.get("dedup_saved_bytes", 0)
     captured = pages + result.get("resource_bytes", 0)
@@ -106,14 +106,28 @@ def render_stats(result: dict) -> str:
         f"{result['documents']} documents, {result['versions']} versions: "
         f"{size(captured)} captured, {size(kept)} after dedup; "
         f"{size(result['blob_bytes'])} on disk, compressed, with copies and extracts "
-        f"({size(result['storage_bytes'])} with the records)"
+        f"({size(result['storage_bytes'])} with the records; "
+        f"{size(result['archive_bytes'])} in all, with the full-text index)"
     )
 
 
-def _empty_stats(storage_bytes: int) -> str:
-    if not storage_bytes:
+def _empty_stats(result: dict) -> str:
+    """No version: what the archive still takes, by what takes it (the records are the store's
+    files, their bytes ``storage_bytes``: no blob is left with no version)."""
+    held = [name for name, field in _HELD if result.get(field)]
+    if not held:
         return "empty archive: no pages archived yet"
-    return f"empty archive: no pages archived; its records take {size(storage_bytes)} on disk"
+    takes = "take" if len(held) > 1 else "takes"
+    total = size(result["archive_bytes"])
+    return f"empty archive: no pages archived; its {' and '.join(held)} {takes} {total} on disk"
+
+
+# what an empty archive may still hold, by its field
+_HELD = (
+    ("records", "storage_bytes"),
+    ("full-text index", "index_bytes"),
+    ("captures still receiving resources", "pending_bytes"),
+)
 
 
 def run_tag(args, ctx) -> dict:

@@ -17,7 +17,7 @@ from pathlib import Path
 from engine.errors import PageKeeperError
 from host.cli.backend import reading
 from host.cli.command import command
-from host.compiled import running
+from host.compiled import described, running
 from host.daemon.app import Config
 from host.daemon.security import ensure_token
 from host.home import Home
@@ -113,9 +113,7 @@ def render_doctor(result: dict) -> str:
 
 def _suggestions_line(build: dict) -> str:
     """Which suggestion modules run: compiled (mypyc), or pure and why (never a fault)."""
-    if build["build"] == "compiled":
-        return "suggestions: compiled (mypyc)"
-    return f"suggestions: pure Python ({build['why']})"
+    return f"suggestions: {described(build)}"
 
 
 def _daemon_line(daemon: dict) -> str:

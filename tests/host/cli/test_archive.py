@@ -399,3 +399,38 @@ def test_archive_alone_lists_its_own_subcommands(capsys, home):
     out = capsys.readouterr().out
     assert code == 2
     assert out.startswith("usage: pagekeeper archive") and "import-bookmarks" in out, out
+
+
+def test_a_copy_written_by_get_with_no_daemon_gets_the_addresses_note(capsys, tmp_path, saved):
+    """A rewritten copy (``-o``, ``--json``'s ``html``, stdout) links to this home's daemon:
+    with none running, the same note as printed version addresses, whose command run as
+    printed makes the copy's links open; an original holds no such address and gets none."""
+    url, _, path = saved
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        free = sock.getsockname()[1]
+    home = make_home(tmp_path / "free", port=free)
+    added, _, _ = _added(capsys, home, url, path)
+    out = tmp_path / "copy.html"
+    get = ["archive", "get", added["id"], "--home", str(home)]
+    assert main([*get, "-o", str(out)]) == 0
+    note = capsys.readouterr().err
+    assert f"http://127.0.0.1:{free}/gc?url=" in out.read_text("utf-8", "replace")
+    start = re.search(r"`(.+ serve --detach)` starts it on port (\d+), then they open", note)
+    assert start and int(start.group(2)) == free, note
+    assert main([*get, "--json"]) == 0
+    assert capsys.readouterr().err == note
+    assert main(get) == 0
+    assert capsys.readouterr().err == note
+    assert main([*get, "--original", "-o", str(tmp_path / "orig.html")]) == 0
+    assert capsys.readouterr().err == ""
+    env = {**os.environ, "HOME": str(tmp_path / "user")}
+    try:
+        done = subprocess.run(start.group(1), shell=True, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        link = re.search(rf'http://127\.0\.0\.1:{free}/gc\?url=[^"\s]+', out.read_text("utf-8"))
+        assert link and _status(link.group(0).replace("&amp;", "&")) != 0  # the daemon answers
+        assert main([*get, "-o", str(out)]) == 0
+        assert capsys.readouterr().err == ""  # its daemon serves them: nothing to add
+    finally:
+        stop_daemon(home)

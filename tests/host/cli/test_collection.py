@@ -193,6 +193,7 @@ def test_what_a_delete_freed_is_said_in_units(capsys, tmp_path):
 STATS_FIELDS = {
     "documents", "versions", "original_bytes", "dedup_saved_bytes", "blob_bytes",
     "storage_bytes", "resource_bytes", "resource_unique_bytes", "resource_dedup_saved_bytes",
+    "index_bytes", "pending_bytes", "archive_bytes",
 }  # fmt: skip
 
 
@@ -206,15 +207,53 @@ def test_stats_of_an_empty_archive_read_as_empty(tmp_path, capsys):
     code, figures = cli(capsys, home, "stats")
     assert code == 0 and set(figures) >= STATS_FIELDS, figures
     assert figures["storage_bytes"] == figures["blob_bytes"] == figures["versions"] == 0
+    index = _bytes_under(home / "index")  # made as the archive is opened: room taken
+    assert figures["index_bytes"] == figures["archive_bytes"] == index
     assert main(["archive", "stats", "--home", str(home)]) == 0
-    assert capsys.readouterr().out == "empty archive: no pages archived yet\n"
+    assert capsys.readouterr().out == (
+        f"empty archive: no pages archived; its full-text index takes {size(index)} on disk\n"
+        if index
+        else "empty archive: no pages archived yet\n"
+    )
     home = make_home(tmp_path / "deleted")  # its own home: a CLI process has its own figures
     added = add(capsys, home, tmp_path, "latin1")
     assert cli(capsys, home, "delete", added["id"])[0] == 0
     _, figures = cli(capsys, home, "stats")
     records = sum(p.stat().st_size for p in (home / "db").iterdir() if p.name != "LOCK")
     assert figures["versions"] == 0 and figures["storage_bytes"] == records > 0
+    held = records + _bytes_under(home / "index")
+    assert figures["archive_bytes"] == held
     assert main(["archive", "stats", "--home", str(home)]) == 0
     assert capsys.readouterr().out == (
-        f"empty archive: no pages archived; its records take {size(records)} on disk\n"
+        f"empty archive: no pages archived; its records and full-text index take {size(held)} on disk\n"
+    )
+
+
+def _bytes_under(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def test_stats_count_all_the_archive_takes_on_disk_and_nothing_else(tmp_path, capsys):
+    """The archive's size on disk is its blobs, its records (not the writer lock's pid), the
+    full-text index and the pending captures: every byte of those folders, and none of the
+    token, the config, the logs or the cache. The fields before stay as they were."""
+    home = make_home(tmp_path / "h")
+    add(capsys, home, tmp_path, "latin1")
+    _, figures = cli(capsys, home, "stats")
+    (home / "pending" / "c1").mkdir(parents=True)  # a capture still receiving its resources
+    (home / "pending" / "c1" / "capture.json").write_text('{"resources": []}')
+    _, figures = cli(capsys, home, "stats")
+    blobs, index = _bytes_under(home / "blobs"), _bytes_under(home / "index")
+    records = sum(p.stat().st_size for p in (home / "db").rglob("*") if p.name != "LOCK")
+    assert figures["blob_bytes"] == blobs and figures["storage_bytes"] == blobs + records
+    assert figures["index_bytes"] == index > 0 and figures["pending_bytes"] == 17
+    assert figures["archive_bytes"] == blobs + records + index + 17
+    assert main(["archive", "stats", "--home", str(home)]) == 0
+    assert (
+        capsys.readouterr()
+        .out.rstrip()
+        .endswith(
+            f"({size(blobs + records)} with the records; "
+            f"{size(figures['archive_bytes'])} in all, with the full-text index)"
+        )
     )

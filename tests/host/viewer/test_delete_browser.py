@@ -11,6 +11,7 @@ import re
 import pytest
 
 from host.cli.commands.collection import render_stats, size
+from tests.host.viewer.test_labels_browser import viewer_on_a_new_home
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -89,6 +90,20 @@ def test_storage_figure_compares_captured_with_kept_like_with_like(page, daemon)
     # `pagekeeper archive stats`.
     disk = f"{size(stats['blob_bytes'])} on disk, compressed, with copies and extracts"
     assert disk in note and disk in render_stats(stats), note
+    # all the archive takes (the full-text index too), as the CLI says it
+    total = f"{size(stats['archive_bytes'])} in all, with the full-text index"
+    assert note.endswith(total) and total in render_stats(stats), note
+
+
+def test_an_empty_archives_storage_card_says_it_is_empty_as_the_cli_does(browser, tmp_path):
+    """No "0 B on disk … with the records" for an archive with no page: the card says it is
+    empty and what still takes room, in `pagekeeper archive stats`' words."""
+    with viewer_on_a_new_home(browser, tmp_path / "empty") as (running, tab):
+        tab.goto(running.viewer("#/stats"))
+        note = tab.locator(".stat", has=tab.locator("#stat-storage")).locator(".stat-share")
+        expect(note).to_contain_text("empty archive")
+        stats = running.result("archive_stats")
+        assert stats["versions"] == 0 and note.inner_text() == render_stats(stats)
 
 
 def test_deleting_a_version_takes_its_unchanged_recaptures_and_says_so(page, daemon):

@@ -31,6 +31,23 @@ function likeForLike(s) {
   };
 }
 
+// what an empty archive may still hold, by its field (as `pagekeeper archive stats` names them)
+const HELD = [['records', 'storage_bytes'], ['full-text index', 'index_bytes'],
+  ['captures still receiving resources', 'pending_bytes']];
+
+/** The storage card's note: the bytes as captured, then on disk: the pages' files, with the
+ * records, and all the archive takes; an archive with no version says what still takes room. */
+function storageNote(s, captured) {
+  if (!s.versions) {
+    const held = HELD.filter(([, field]) => s[field]).map(([name]) => name);
+    if (!held.length) return 'empty archive: no pages archived yet';
+    return `empty archive: no pages archived; its ${held.join(' and ')} ${held.length > 1 ? 'take' : 'takes'} ` +
+      `${bytes(s.archive_bytes)} on disk`;
+  }
+  return `${bytes(captured)} of pages and resources captured · ${bytes(s.blob_bytes ?? 0)} on disk, compressed, with copies and extracts` +
+    ` · ${bytes(s.storage_bytes)} with the records · ${bytes(s.archive_bytes)} in all, with the full-text index`;
+}
+
 function statsGrid(s) {
   const saved = s.dedup_saved_bytes ?? 0;
   const logical = (s.storage_bytes ?? 0) + saved;
@@ -38,9 +55,7 @@ function statsGrid(s) {
   return h('div', { class: 'stat-grid' },
     stat(count(s.documents), 'documents', 'stat-documents'),
     stat(count(s.versions), 'versions', 'stat-versions'),
-    stat(bytes(kept), 'kept after dedup', 'stat-storage',
-      `${bytes(captured)} of pages and resources captured · ${bytes(s.blob_bytes ?? 0)} on disk, compressed, with copies and extracts` +
-        ` · ${bytes(s.storage_bytes)} with the records`),
+    stat(bytes(kept), 'kept after dedup', 'stat-storage', storageNote(s, captured)),
     stat(bytes(saved), 'saved by dedup', 'stat-dedup',
       logical ? `identical copies stored once (${share(saved / (s.original_bytes || logical))} of the pages)` : null),
     stat(bytes(s.resource_dedup_saved_bytes ?? 0), 'resources saved by dedup', 'stat-resource-dedup',
