@@ -30,7 +30,7 @@ from typing import Any
 
 from engine import __version__
 from engine.errors import InvalidInput, PageKeeperError, StorageError, error_payload
-from host.cli.backend import note_addresses as write_addresses_note
+from host.cli.backend import note_addresses
 from host.cli.command import Lines
 from host.cli.commands import archive, content, daemon, install, similarity, suggest, urls
 from host.daemon.security import (
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = openable(args.run(args, ctx), ctx.home)
         write_result(result, ctx, getattr(args, "render", None))
-        note_addresses(result, ctx)
+        note_version_addresses(result, ctx)
     except PageKeeperError as exc:
         return report_error(exc, ctx)
     except BrokenPipeError:
@@ -214,12 +214,12 @@ def openable(result: Any, home: Path) -> Any:
     return result
 
 
-def note_addresses(result: Any, ctx: Context) -> None:
+def note_version_addresses(result: Any, ctx: Context) -> None:
     """After a result holding version addresses, when this home's daemon does not serve
     them: what the user must know to open them (backend.addresses_note), on stderr, in text
     and ``--json`` alike (stdout keeps the result and its contract: every address stays)."""
     if isinstance(result, dict | list) and has_version_url(result):
-        write_addresses_note(ctx)
+        note_addresses(ctx)
 
 
 def _report_status(args, result) -> int:
