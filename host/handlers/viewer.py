@@ -620,9 +620,13 @@ def archive_files(home: Home) -> tuple[Path, Path, Path, Path]:
 
 
 def _stamp(store) -> tuple:
-    """What changes when the bytes on disk may have: versions, checks, pending deletions."""
+    """What changes when the bytes on disk may have: the blobs with the versions, the pending
+    deletions and their reclaims; the records with every journal line and every compaction
+    (a tag or a note adds a line and no version; a compaction folds the lines into snapshots).
+    """
     versions = len(store.ids) + store.revisit_count()
-    return versions, len(store.raw("liveness")), len(store.raw("trash")), store.reclaims
+    records = store.storage.gen, store.storage.journal_lines
+    return versions, len(store.raw("trash")), store.reclaims, *records
 
 
 def _disk_usage(home, stamp: tuple | None = None) -> tuple[int, int]:

@@ -257,3 +257,30 @@ def test_stats_count_all_the_archive_takes_on_disk_and_nothing_else(tmp_path, ca
             f"{size(figures['archive_bytes'])} in all, with the full-text index)"
         )
     )
+
+
+def test_stats_count_the_records_again_after_a_tag_and_a_compaction(tmp_path, capsys):
+    """The records' bytes are cached by what changes them: a tag adds a journal line and no
+    version, a compaction folds the lines into snapshots; after each, ``storage_bytes`` is
+    the folders' bytes again, not the figure of before (one process, as the daemon's)."""
+    home = make_home(tmp_path / "h")
+    reg = add(capsys, home, tmp_path, "latin1")
+
+    def records_on_disk() -> int:
+        return sum(p.stat().st_size for p in (home / "db").rglob("*") if p.name != "LOCK")
+
+    def storage_bytes() -> int:
+        return cli(capsys, home, "stats")[1]["storage_bytes"] - blob_bytes(home)
+
+    def compact_then_tag(tag: str) -> None:
+        with ArchiveStore.open(home) as store:
+            store.compact()
+        assert cli(capsys, home, "tag", reg["id"], tag)[0] == 0
+
+    with ArchiveStore.open(home) as store:
+        store.compact()
+    assert storage_bytes() == records_on_disk()  # no journal line yet
+    assert cli(capsys, home, "tag", reg["id"], "+kept")[0] == 0
+    assert storage_bytes() == records_on_disk()  # one line more, the same versions
+    compact_then_tag("+read")
+    assert storage_bytes() == records_on_disk()  # one line again, in a new generation
