@@ -37,6 +37,7 @@ from websockets.http11 import Request, Response
 
 from engine.archive.resources import is_html
 from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
+from host.daemon.client import own_command
 from host.daemon.security import (
     presented_token,
     same_token,
@@ -127,10 +128,38 @@ def safe_static_path(relative: str, root: Path | None = None) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+# The viewer's page names the commands that start this daemon and open its viewer again
+# (app.js, api.js): the daemon fills them in, since only it knows its program, home and port.
+COMMAND_SLOTS = (b'data-command=""', b'data-start-command=""')
+
+
+def viewer_commands(app) -> tuple[str, str]:
+    """``(program, start)`` as a user types them in any folder: this program for this home
+    (``own_command``), and the start of this daemon, with the port it listens on when a plain
+    ``serve`` would not take it again (started with ``--port``, or a config that lets the
+    system pick a port)."""
+    program = own_command(app.home)
+    start = f"{program} serve --detach"
+    if type(app.config).load(app.home).port != app.config.port:
+        start += f" --port {app.config.port}"
+    return program, start
+
+
+def with_commands(app, page: bytes) -> bytes:
+    """The viewer's index.html with :func:`viewer_commands` in its slots."""
+    for slot, command in zip(COMMAND_SLOTS, viewer_commands(app), strict=True):
+        filled = slot[:-1] + html.escape(command, quote=True).encode("utf-8") + b'"'
+        page = page.replace(slot, filled)
+    return page
+
+
 def serve_static(app, request: Request, relative: str) -> Response:
     path = safe_static_path(relative)
     if path is None:
         raise NotFound(f"no viewer file {relative!r}")
+    body = path.read_bytes()
+    if path.name == "index.html":
+        body = with_commands(app, body)
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if kind.startswith("text/") or kind.endswith("javascript") or kind.endswith("json"):
         kind += "; charset=utf-8"
@@ -138,7 +167,7 @@ def serve_static(app, request: Request, relative: str) -> Response:
     given = presented_token(request.path, request.headers)
     if same_token(given, app.token):
         headers["Set-Cookie"] = session_cookie(app.token)
-    return response(200, path.read_bytes(), kind, headers)
+    return response(200, body, kind, headers)
 
 
 def authorized(app, request: Request, *signed: str) -> bool:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import base64
 import io
+import json
+import os
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -234,11 +238,26 @@ def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
     expect(page.locator(".search-status")).to_contain_text("the daemon refused the token")
     expect(page.locator("#main")).not_to_contain_text("not reachable")
     assert_commands_run(page.locator(".search-status").inner_text())
+    assert_opens_this_viewer(page.locator(".search-status").inner_text(), daemon)
     page.goto(f"{daemon.base}/viewer/#/search")
     page.evaluate("sessionStorage.clear()")
     page.reload()
     expect(page.get_by_role("heading", name="No token")).to_be_visible()
     assert_commands_run(page.locator("#main").inner_text())
+    assert_opens_this_viewer(page.locator("#main").inner_text(), daemon)
+
+
+def assert_opens_this_viewer(text: str, daemon) -> None:
+    """The `open` command a message names, typed as printed in another folder with no
+    ``PAGEKEEPER_HOME``, opens this daemon's viewer with its token (``--no-browser --json``
+    added, to read the address instead of starting a browser)."""
+    (typed,) = re.findall(r"`([^`]+)`", text)
+    words = shlex.split(typed)
+    assert words[1:3] == ["--home", str(daemon.home)], typed  # never another archive's
+    env = {k: v for k, v in os.environ.items() if k != "PAGEKEEPER_HOME"}
+    done = subprocess.run([*words, "--no-browser", "--json"], cwd=daemon.home.parent, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["url"] == f"{daemon.base}/viewer/?token={daemon.token}"
 
 
 def test_warc_export_of_a_version_reads_back(page, daemon, seeded, tmp_path):
