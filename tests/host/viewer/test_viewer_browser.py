@@ -511,3 +511,33 @@ def test_the_viewer_follows_a_dark_system_with_the_extensions_palette(page, daem
     assert css(".brand-mark", "backgroundColor") == rgb(theme["--accent"])
     page.emulate_media(color_scheme="light")
     assert css("body", "backgroundColor") != rgb(theme["--bg"])
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two computed ``rgb(r, g, b)`` colours."""
+
+    def luminance(css: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", css)[:3]]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_pressed_copy_button_stays_readable_under_the_pointer(page, daemon, seeded, scheme):
+    """Clicking "Original" (or "Rewritten") leaves the pointer on the button it pressed: its
+    label must stay readable there. The hover colour of a plain button (a pale ground) once
+    won over the pressed one, and the white label all but vanished (1.2:1)."""
+    page.emulate_media(color_scheme=scheme)
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    for mode in ("Original", "Rewritten"):
+        page.get_by_role("button", name=mode).first.click()
+        button = page.locator(f'.version.is-selected button[data-mode="{mode.lower()}"]')
+        expect(button).to_have_attribute("aria-pressed", "true")
+        button.hover()
+        colours = button.evaluate(
+            "(e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]"
+        )
+        assert contrast(*colours) >= 4.5, (mode, colours)
