@@ -541,3 +541,30 @@ def test_a_pressed_copy_button_stays_readable_under_the_pointer(page, daemon, se
             "(e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]"
         )
         assert contrast(*colours) >= 4.5, (mode, colours)
+
+
+# The width of each option's label in its select's own font, against the room the select
+# leaves for it (its content box less the drop-down arrow's ~20 px).
+LABELS_CUT = """(select) => {
+  const style = getComputedStyle(select);
+  const pen = new OffscreenCanvas(1, 1).getContext('2d');
+  pen.font = style.font;
+  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+  return [...select.options].map((o) => o.text).filter((text) => pen.measureText(text).width > room);
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000, 360])
+def test_the_compare_lists_show_each_version_s_whole_time(page, daemon, live_site, width):
+    """The two lists under Versions name each version by its time, to the second when two
+    share a minute; side by side in the sidebar they cut the end off ("2026-11-26 18:15:4"),
+    so versions saved within a minute read alike. Each label fits its list at every width."""
+    url = live_site.url("/compare.html")
+    html = edited_article().decode()
+    daemon.result("archive_page", {"url": url, "html": html + "<!-- compare 1 -->"})
+    newest = daemon.result("archive_page", {"url": url, "html": html + "<!-- compare 2 -->"})
+    page.set_viewport_size({"width": width, "height": 800})
+    open_viewer(page, daemon, f"#/doc/{newest['id']}")
+    for select in ("#cmp-a", "#cmp-b"):
+        expect(page.locator(select)).to_be_visible()
+        assert page.locator(select).evaluate(LABELS_CUT) == [], (select, width)
