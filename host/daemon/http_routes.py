@@ -5,7 +5,9 @@ path                what
 ==================  =====================================================================
 ``/``               redirect to ``/viewer/``
 ``/viewer/…``       static files of ``host/viewer/static/`` (no token: nothing secret in
-                    them); opened with ``?token=`` it also sets the HttpOnly session cookie
+                    them; index.html names this daemon's command, home and port, for the
+                    commands its messages give); opened with ``?token=`` it also sets the
+                    HttpOnly session cookie
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
