@@ -312,11 +312,17 @@ MISSING_STYLE = (
 )
 
 
-def missing_page(url: str, back: str | None = None) -> Response:
-    """gc with nothing to show: the live page is unreachable and no copy is stored. The
-    page says so, and leads back to the archived copy the link was followed from (the
-    browser's Back button works too; the page is sandboxed, so it has no script)."""
+def missing_page(url: str, back: str | None = None, answered: int | None = None) -> Response:
+    """gc with nothing to show: the live page is unreachable, or its server ``answered`` with
+    an error status, and no copy is stored. The page says which, and leads back to the
+    archived copy the link was followed from (the browser's Back button works too; the page
+    is sandboxed, so it has no script)."""
     safe = html.escape(strip_credentials(url) or "", quote=True)
+    why = (
+        f"Its server answered with an error (HTTP {answered}), and PageKeeper has no stored copy of it."
+        if answered is not None
+        else "It cannot be reached now, and PageKeeper has no stored copy of it."
+    )
     back_link = (
         f'<a class="primary" href="{html.escape(back, quote=True)}">← Back to the archived page</a>'
         if back
@@ -328,7 +334,7 @@ def missing_page(url: str, back: str | None = None) -> Response:
         f"<title>Not archived</title><style>{MISSING_STYLE}</style><main>"
         "<p class=brand>PageKeeper</p><h1>This page is not in your archive</h1>"
         f'<p>The link leads to <a class="url" href="{safe}">{safe}</a>.</p>'
-        "<p>It cannot be reached now, and PageKeeper has no stored copy of it.</p>"
+        f"<p>{why}</p>"
         f'<p class="actions">{back_link}<a href="{safe}">Try the live page again</a></p>'
         "</main></html>"
     ).encode()
@@ -359,7 +365,7 @@ async def serve_gc(app, request: Request) -> Response:
     if action["action"] == "live":
         return redirect(action["url"])
     if action["action"] != "stored":
-        return missing_page(url, await _back_to(app, page_id))
+        return missing_page(url, await _back_to(app, page_id), action.get("answered"))
     return redirect(signed_version_path(app, action["id"], quote(action.get("url", ""), safe=":/")))
 
 
