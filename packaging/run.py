@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,14 @@ NEXT_STEPS = (
     ("", ("archive", "add", "https://example.com/")),
     ("Stop:", ("stop",)),
 )
+
+
+def command_here() -> str:
+    """The command as the closing lines print it: with ``--home`` when ``make run`` was given a
+    home of its own (``$PAGEKEEPER_HOME``), which a new shell does not have, so each line acts
+    on the archive ``make run`` started."""
+    home = os.environ.get("PAGEKEEPER_HOME")
+    return f"{COMMAND} --home {shlex.quote(home)}" if home else COMMAND
 
 
 def pk(*args: str) -> subprocess.CompletedProcess:
@@ -158,7 +167,7 @@ def main() -> int:
         print("\n" + load_extension())
     print(f"\nViewer: {viewer}")
     for label, argv in NEXT_STEPS:
-        print(f"{label:<8}{COMMAND} {' '.join(argv)}")
+        print(f"{label:<8}{command_here()} {' '.join(argv)}")
     print(
         f"On PATH: . {Path(COMMAND).parent}/activate  (then plain `pagekeeper …`, as in README.md)"
     )

@@ -35,6 +35,25 @@
 
   // ---- URLs -------------------------------------------------------------------------------
 
+  /**
+   * The image a lazy-loading script puts in `img` once it scrolls into view (`data-src`, else
+   * the widest candidate of `data-srcset`: the lazysizes convention), while the image still shows
+   * nothing or a data: placeholder; null otherwise. A copy runs no script, so it shows that image
+   * at once, as the page does when the user scrolls to it.
+   */
+  function deferredSource(img, base) {
+    const single = absolute(img.getAttribute('data-src') ?? '', base);
+    if (single) return single;
+    let best = null;
+    for (const candidate of (img.getAttribute('data-srcset') ?? '').split(/,\s+/)) {
+      const [ref, size = '1x'] = candidate.trim().split(/\s+/);
+      const width = parseFloat(size) || 1;
+      const url = absolute(ref ?? '', base);
+      if (url && (!best || width > best.width)) best = { url, width };
+    }
+    return best?.url ?? null;
+  }
+
   /** `ref` resolved against `base`, or null when it is not something to fetch (data:, #id, …). */
   function absolute(ref, base = document.baseURI) {
     if (!ref || /^\s*(data:|blob:|javascript:|about:|#)/i.test(ref)) return null;
@@ -246,8 +265,14 @@
       values.delete('integrity'); // the host rewrites URLs inside stored CSS, so the hash would no longer hold
       if (name === 'img') {
         const src = el.currentSrc || el.src;
-        if (src && !src.startsWith('data:')) set('src', this.add(src) ?? src);
-        if (el.currentSrc) { values.delete('srcset'); values.delete('sizes'); }
+        const deferred = !src || src.startsWith('data:') ? deferredSource(el, this.base) : null;
+        if (deferred) {
+          set('src', this.add(deferred) ?? deferred);
+          values.delete('srcset'); values.delete('sizes');
+        } else {
+          if (src && !src.startsWith('data:')) set('src', this.add(src) ?? src);
+          if (el.currentSrc) { values.delete('srcset'); values.delete('sizes'); }
+        }
         values.delete('loading');
       } else if (name === 'link') {
         if (/stylesheet/i.test(el.rel) || ICON_LINKS.test(el.rel)) set('href', this.add(el.href) ?? el.getAttribute('href'));

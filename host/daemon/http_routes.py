@@ -5,7 +5,9 @@ path                what
 ==================  =====================================================================
 ``/``               redirect to ``/viewer/``
 ``/viewer/…``       static files of ``host/viewer/static/`` (no token: nothing secret in
-                    them); opened with ``?token=`` it also sets the HttpOnly session cookie
+                    them; index.html names this daemon's command, home and port, for the
+                    commands its messages give); opened with ``?token=`` it also sets the
+                    HttpOnly session cookie
 ``/auth``           ``?token=T&next=/viewer/…``: set the cookie, redirect to ``next``
 ``/v/<id>/<url>``   an archived copy (``?original=1`` for the byte-identical one),
                     served with ``Content-Security-Policy: sandbox``; token, cookie or
@@ -37,6 +39,7 @@ from websockets.http11 import Request, Response
 
 from engine.archive.resources import is_html
 from engine.errors import Forbidden, InvalidInput, NotFound, PageKeeperError, TooLarge
+from host.daemon.client import own_command
 from host.daemon.security import (
     presented_token,
     same_token,
@@ -127,10 +130,38 @@ def safe_static_path(relative: str, root: Path | None = None) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+# The viewer's page names the commands that start this daemon and open its viewer again
+# (app.js, api.js): the daemon fills them in, since only it knows its program, home and port.
+COMMAND_SLOTS = (b'data-command=""', b'data-start-command=""')
+
+
+def viewer_commands(app) -> tuple[str, str]:
+    """``(program, start)`` as a user types them in any folder: this program for this home
+    (``own_command``), and the start of this daemon, with the port it listens on when a plain
+    ``serve`` would not take it again (started with ``--port``, or a config that lets the
+    system pick a port)."""
+    program = own_command(app.home)
+    start = f"{program} serve --detach"
+    if type(app.config).load(app.home).port != app.config.port:
+        start += f" --port {app.config.port}"
+    return program, start
+
+
+def with_commands(app, page: bytes) -> bytes:
+    """The viewer's index.html with :func:`viewer_commands` in its slots."""
+    for slot, command in zip(COMMAND_SLOTS, viewer_commands(app), strict=True):
+        filled = slot[:-1] + html.escape(command, quote=True).encode("utf-8") + b'"'
+        page = page.replace(slot, filled)
+    return page
+
+
 def serve_static(app, request: Request, relative: str) -> Response:
     path = safe_static_path(relative)
     if path is None:
         raise NotFound(f"no viewer file {relative!r}")
+    body = path.read_bytes()
+    if path.name == "index.html":
+        body = with_commands(app, body)
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if kind.startswith("text/") or kind.endswith("javascript") or kind.endswith("json"):
         kind += "; charset=utf-8"
@@ -138,7 +169,7 @@ def serve_static(app, request: Request, relative: str) -> Response:
     given = presented_token(request.path, request.headers)
     if same_token(given, app.token):
         headers["Set-Cookie"] = session_cookie(app.token)
-    return response(200, path.read_bytes(), kind, headers)
+    return response(200, body, kind, headers)
 
 
 def authorized(app, request: Request, *signed: str) -> bool:
@@ -281,11 +312,17 @@ MISSING_STYLE = (
 )
 
 
-def missing_page(url: str, back: str | None = None) -> Response:
-    """gc with nothing to show: the live page is unreachable and no copy is stored. The
-    page says so, and leads back to the archived copy the link was followed from (the
-    browser's Back button works too; the page is sandboxed, so it has no script)."""
+def missing_page(url: str, back: str | None = None, answered: int | None = None) -> Response:
+    """gc with nothing to show: the live page is unreachable, or its server ``answered`` with
+    an error status, and no copy is stored. The page says which, and leads back to the
+    archived copy the link was followed from (the browser's Back button works too; the page
+    is sandboxed, so it has no script)."""
     safe = html.escape(strip_credentials(url) or "", quote=True)
+    why = (
+        f"Its server answered with an error (HTTP {answered}), and PageKeeper has no stored copy of it."
+        if answered is not None
+        else "It cannot be reached now, and PageKeeper has no stored copy of it."
+    )
     back_link = (
         f'<a class="primary" href="{html.escape(back, quote=True)}">← Back to the archived page</a>'
         if back
@@ -297,7 +334,7 @@ def missing_page(url: str, back: str | None = None) -> Response:
         f"<title>Not archived</title><style>{MISSING_STYLE}</style><main>"
         "<p class=brand>PageKeeper</p><h1>This page is not in your archive</h1>"
         f'<p>The link leads to <a class="url" href="{safe}">{safe}</a>.</p>'
-        "<p>It cannot be reached now, and PageKeeper has no stored copy of it.</p>"
+        f"<p>{why}</p>"
         f'<p class="actions">{back_link}<a href="{safe}">Try the live page again</a></p>'
         "</main></html>"
     ).encode()
@@ -328,7 +365,7 @@ async def serve_gc(app, request: Request) -> Response:
     if action["action"] == "live":
         return redirect(action["url"])
     if action["action"] != "stored":
-        return missing_page(url, await _back_to(app, page_id))
+        return missing_page(url, await _back_to(app, page_id), action.get("answered"))
     return redirect(signed_version_path(app, action["id"], quote(action.get("url", ""), safe=":/")))
 
 

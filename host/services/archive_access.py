@@ -1,6 +1,6 @@
 """The daemon's thin bridge to the archive registry for HTTP routes (``/v/``, ``/gc``).
 
-Runs registry calls on the app's store thread; liveness probes (``areachable``)
+Runs registry calls on the app's store thread; liveness probes (``astatus``)
 run on the event loop, never while holding the store.
 
 >>> copy_bytes.__name__
@@ -15,7 +15,7 @@ import httpx
 
 from engine.archive import provider
 from engine.errors import FetchError, NotFound
-from host.services.fetch import FetchOptions, _acheck_public, areachable
+from host.services.fetch import FetchOptions, _acheck_public, astatus
 
 
 def _charset_type(content_type: str, charset: str) -> str:
@@ -58,7 +58,8 @@ def _page_url(app, page_id: str) -> str | None:
 
 
 async def gc_target(app, url: str, page_id: str, user_asked: bool = False) -> dict:
-    """Where a gc address leads: ``{"action": "live"|"stored"|"missing", "url", "id"?}``.
+    """Where a gc address leads: ``{"action": "live"|"stored"|"missing", "url", "id"?}``;
+    a missing one says what the live address ``answered`` (its HTTP status, or None).
 
     A link followed from a copy (``user_asked`` False: a signed link, which an iframe
     loads without a click) never makes the daemon fetch a private or loopback address,
@@ -71,8 +72,11 @@ async def gc_target(app, url: str, page_id: str, user_asked: bool = False) -> di
     options = FetchOptions(
         timeout=5.0, connect_timeout=3.0, max_bytes=2 * 1024 * 1024, public_only=public_only
     )
-    live = await areachable(url, options)
+    status = await astatus(url, options)
+    live = status is not None and status < 400
     found = await app.run(provider.resolve_gc, app.store, url, page_id or None, live, app.base_url)
+    if found["action"] == "missing":  # what the page tells the user: no answer, or which one
+        found["answered"] = status
     return found
 
 

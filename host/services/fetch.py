@@ -406,10 +406,17 @@ def reachable(url: str, options: FetchOptions | None = None) -> bool:
 
 async def areachable(url: str, options: FetchOptions | None = None) -> bool:
     """Async :func:`reachable` for the daemon."""
+    status = await astatus(url, options)
+    return status is not None and status < 400
+
+
+async def astatus(url: str, options: FetchOptions | None = None) -> int | None:
+    """The HTTP status ``url`` answers with (200 for a page too large to read whole), or
+    None when no server answered (DNS, refused, timed out, a refused address)."""
     options = options or FetchOptions(timeout=5.0, connect_timeout=3.0, max_bytes=2 * 1024 * 1024)
     try:
-        return (await afetch(url, options)).status < 400
+        return (await afetch(url, options)).status
     except TooLarge:
-        return True
+        return 200  # it answered, with a big page
     except (FetchError, InvalidURL):
-        return False
+        return None

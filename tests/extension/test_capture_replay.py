@@ -311,3 +311,59 @@ def test_the_transfer_line_goes_with_the_answer_not_a_progress_read_later(browse
         (host.home / "test-part-delay").unlink()
         for p in (page, popup):
             p.close()
+
+
+# A picture a script puts in place only when it scrolls into view (the lazysizes convention:
+# the address in data-src, a 1-pixel data: placeholder in src), far below the fold.
+DEFERRED = """<!doctype html><html><head><meta charset="utf-8"><title>Below the fold</title></head>
+<body style="margin:0"><div style="height:2400px">The picture is further down.</div>
+<img id="deferred" data-src="/img/deferred.png" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="60" height="60">
+<img id="wide" data-srcset="/img/narrow.png 100w, /img/wide.png 800w" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="60" height="60">
+<script>
+new IntersectionObserver((seen, observer) => seen.forEach((e) => {
+  if (!e.isIntersecting) return;
+  if (e.target.dataset.src) e.target.src = e.target.dataset.src;
+  else e.target.srcset = e.target.dataset.srcset;
+  observer.unobserve(e.target);
+})).observe(document.getElementById('deferred'));
+new IntersectionObserver(() => {}).observe(document.getElementById('wide'));
+</script></body></html>"""
+
+
+def test_a_picture_a_script_loads_on_scroll_is_in_the_copy_archived_unscrolled(browser, host):
+    """Archived as a user does, without scrolling to the bottom: the copy shows the picture the
+    page's script loads once it scrolls into view (a copy runs no script), as the live page shows
+    it then, with the site gone; of a data-srcset, its widest candidate."""
+    server = serve({
+        "/": ("text/html", DEFERRED.encode()),
+        "/img/deferred.png": ("image/png", png(60, 60, (200, 40, 30))),
+        "/img/narrow.png": ("image/png", png(60, 60, (20, 20, 200))),
+        "/img/wide.png": ("image/png", png(60, 60, (20, 160, 60))),
+    })  # fmt: skip
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    page = browser.context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    got = archive(browser.context, url)["result"]
+    page.locator("#deferred").scroll_into_view_if_needed()
+    expect(page.locator("#deferred")).to_have_js_property("complete", True)
+    page.wait_for_timeout(SETTLE_MS)
+    live = page.locator("#deferred").screenshot()
+    server.shutdown()
+    server.server_close()
+    copy = browser.context.new_page()
+    copy.goto(open_copy(browser.context, got["version_url"]))
+    copy.wait_for_load_state("load")
+    hide_banner(copy)
+    copy.keyboard.press("End")  # a sealed copy runs no script: scrolled as a user scrolls
+    copy.wait_for_timeout(SETTLE_MS)
+    shot = copy.locator("#deferred").screenshot()
+    wide = copy.locator("#wide").screenshot()
+    compare = browser.context.new_page()
+    share = matching_share(compare, live, shot)
+    green = matching_share(compare, png(60, 60, (20, 160, 60)), wide)
+    for p in (page, copy, compare):
+        p.close()
+    assert got["resources"]["stored"] == 2, got["resources"]
+    assert share >= SAME, share
+    assert green >= SAME, green

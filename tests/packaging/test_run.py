@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -95,6 +96,18 @@ def test_the_commands_make_run_suggests_exist(tmp_path):
         assert args.run is not None, argv
 
 
+def run_without_a_browser(monkeypatch, capsys, installed: str = "") -> str:
+    """What ``make run`` prints with no browser to start, the CLI answering as a stopped
+    daemon does and ``install`` saying ``installed`` (the extension build not run)."""
+    answers = {"install": installed, "status": '{"running": false}', "open": '{"url": "u"}'}
+    monkeypatch.setattr(run, "pk", lambda *a: _answer(0, answers.get(a[0], ""))(*a))
+    monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: None)  # the build
+    monkeypatch.setattr(run, "start_browser", lambda *a: False)
+    monkeypatch.setattr(run, "open_viewer", lambda: False)
+    assert run.main() == 0
+    return capsys.readouterr().out
+
+
 def test_make_run_says_where_the_helper_went_and_how_to_load_each_extension(
     tmp_path, monkeypatch, capsys
 ):
@@ -102,13 +115,7 @@ def test_make_run_says_where_the_helper_went_and_how_to_load_each_extension(
     checks them with ``doctor``) and how to load the extension in both browsers it registered
     the helper with; each path it names is what the build writes."""
     wrote = "launcher: /h/bin/pagekeeper-native\nfirefox: /u/.mozilla/x.json"
-    answers = {"install": wrote, "status": '{"running": false}', "open": '{"url": "u"}'}
-    monkeypatch.setattr(run, "pk", lambda *a: _answer(0, answers.get(a[0], ""))(*a))
-    monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: None)  # the build
-    monkeypatch.setattr(run, "start_browser", lambda *a: False)
-    monkeypatch.setattr(run, "open_viewer", lambda: False)
-    assert run.main() == 0
-    out = capsys.readouterr().out
+    out = run_without_a_browser(monkeypatch, capsys, wrote)
     assert "\n  launcher: /h/bin/pagekeeper-native\n  firefox: /u/.mozilla/x.json\n" in out
     chromium = re.search(r"Chromium: chrome://extensions .* → (\S+)$", out, re.M).group(1)
     firefox = re.search(r"Firefox: +about:debugging\S* .* → (\S+)$", out, re.M).group(1)
@@ -117,3 +124,20 @@ def test_make_run_says_where_the_helper_went_and_how_to_load_each_extension(
     dist = ROOT / "dist"
     assert (build / Path(chromium).relative_to(dist) / "manifest.json").is_file()
     assert (build / Path(firefox).relative_to(dist)).is_file()
+
+
+@pytest.mark.parametrize("home", [None, "my archive's home"])
+def test_the_closing_commands_act_on_the_home_make_run_started(tmp_path, monkeypatch, capsys, home):
+    """``PAGEKEEPER_HOME=… make run``: the closing lines, typed in a new shell (no
+    ``$PAGEKEEPER_HOME``), act on that home, not the default one; without it, they name none."""
+    if home is None:
+        monkeypatch.delenv("PAGEKEEPER_HOME", raising=False)
+    else:
+        monkeypatch.setenv("PAGEKEEPER_HOME", str(tmp_path / home))
+    out = run_without_a_browser(monkeypatch, capsys)
+    lines = re.findall(rf"^(?:\w+:)? +({re.escape(run.COMMAND)} .*)$", out, re.M)
+    assert len(lines) == len(run.NEXT_STEPS), out
+    monkeypatch.delenv("PAGEKEEPER_HOME", raising=False)  # a new shell
+    for line in lines:
+        args = build_parser().parse_args(shlex.split(line)[1:])
+        assert args.home == (str(tmp_path / home) if home else None), line

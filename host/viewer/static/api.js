@@ -2,6 +2,8 @@
 // ({"id","type","params"} -> {"id","ok","result"|"error"}, host/PROTOCOL.md).
 // Messages without a pending id are events (live updates) and go to listeners.
 
+import { command } from './dom.js';
+
 const TOKEN_KEY = 'pagekeeper.token';
 
 export class ApiError extends Error {
@@ -82,8 +84,8 @@ export class Api {
     this.opened = null; // only now: calls made meanwhile wait for this attempt's verdict
     this.setState(refused ? 'refused' : 'offline');
     reject(new ApiError(refused ? 'forbidden' : 'unavailable', refused
-      ? 'the daemon refused the token: open the viewer again with `.venv/bin/pagekeeper open`, typed in the PageKeeper folder'
-      : 'the archive daemon is not reachable: `.venv/bin/pagekeeper serve --detach`, typed in the PageKeeper folder, starts it'));
+      ? `the daemon refused the token: open the viewer again with \`${command('open')}\``
+      : `the archive daemon is not reachable: \`${command()}\` starts it`));
     if (!refused) {
       setTimeout(() => this.connect().catch(() => {}), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 8000);

@@ -2,7 +2,7 @@
 // Routes: #/search?…, #/doc/<id>[?v=<id>&mode=rewritten|original], #/diff/<a>/<b>, #/liveness, #/stats
 
 import { Api, takeToken } from './api.js';
-import { fill, notice, toast } from './dom.js';
+import { command, fill, notice, toast } from './dom.js';
 import { startLive } from './live.js';
 import * as search from './views/search.js';
 import * as documentView from './views/document.js';
@@ -82,7 +82,7 @@ function start() {
   };
   window.addEventListener('hashchange', render);
   if (!api.token) {
-    fill(main, notice('No token', "Open the viewer with `.venv/bin/pagekeeper open`, typed in the PageKeeper folder (or from the extension's popup): it passes the daemon's token.", 'error', 'h1'));
+    fill(main, notice('No token', `Open the viewer with \`${command('open')}\` (or from the extension's popup): it passes the daemon's token.`, 'error', 'h1'));
     return;
   }
   api.connect().catch((err) => toast(err.message));

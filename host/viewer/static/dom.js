@@ -2,6 +2,17 @@
 // through textContent (never innerHTML): archived titles and URLs are untrusted.
 
 /** h("a", {href: "#/x", class: "btn"}, "text", child) -> HTMLElement */
+/**
+ * A command to type in a terminal, as the daemon that served this page names it (index.html's
+ * `data-command`: this PageKeeper for this archive, runnable in any folder; `data-start-command`:
+ * the start of this very daemon, its port included when a plain start would take another).
+ * `command('archive add URL')`, `command()` for the start.
+ */
+export function command(args) {
+  const root = document.documentElement.dataset;
+  return args == null ? root.startCommand : `${root.command} ${args}`;
+}
+
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {

@@ -3,6 +3,11 @@ signature lets through (host/daemon/http_routes.py), and where ``/auth`` may sen
 
 from __future__ import annotations
 
+import html
+import json
+import re
+import shlex
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -10,6 +15,8 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from engine.errors import Forbidden, InvalidInput, NotFound
+from host.daemon.app import Config
+from host.daemon.client import own_command
 from host.daemon.http_routes import auth, authorized, local_path, serve_static
 from host.daemon.security import sign
 
@@ -76,10 +83,43 @@ def test_a_local_path_is_one_a_browser_reads_as_this_origin():
         assert not local_path(target), repr(target)
 
 
-def test_the_viewer_sets_the_cookie_only_when_opened_with_the_whole_token():
-    opened = serve_static(APP, request("/viewer/?token=s3cret-token"), "index.html")
+def served_app(home: Path, port: int | None = None) -> SimpleNamespace:
+    """The daemon's state the viewer's page reads: token, home, and its config as it runs
+    (the port it listens on; ``port`` as given by ``--port``)."""
+    config = Config.load(home, port=port)
+    if config.port == 0:  # the system picked one
+        config.port = 45678
+    return SimpleNamespace(token=APP.token, home=home, config=config)
+
+
+def test_the_viewer_sets_the_cookie_only_when_opened_with_the_whole_token(tmp_path):
+    app = served_app(tmp_path)
+    opened = serve_static(app, request("/viewer/?token=s3cret-token"), "index.html")
     assert opened.status_code == 200 and "pk_token=s3cret-token" in opened.headers["Set-Cookie"]
     for path in ("/viewer/", "/viewer/?token=s3cret-toke"):
-        assert "Set-Cookie" not in serve_static(APP, request(path), "index.html").headers
+        assert "Set-Cookie" not in serve_static(app, request(path), "index.html").headers
     with pytest.raises(NotFound):
-        serve_static(APP, request("/viewer/../token"), "../token")
+        serve_static(app, request("/viewer/../token"), "../token")
+
+
+def page_commands(app) -> dict[str, str]:
+    """The commands index.html names, as the browser reads its attributes."""
+    page = serve_static(app, request("/viewer/"), "").body.decode("utf-8")
+    root = re.search(r"<html [^>]*>", page)[0]
+    return {k: html.unescape(v) for k, v in re.findall(r'data-([a-z-]+)="([^"]*)"', root)}
+
+
+def test_the_viewer_page_names_this_program_home_and_port(tmp_path):
+    """index.html's commands act on this daemon's archive as typed in any folder: the program
+    for this home (quoted for the shell, escaped for the attribute), and the start with the
+    port this daemon listens on when a plain start would take another one."""
+    home = tmp_path / 'a "home" & more'
+    home.mkdir()
+    got = page_commands(served_app(home, port=41234))
+    program = own_command(home)
+    assert shlex.split(program)[1:] == ["--home", str(home)]
+    assert got == {"command": program, "start-command": f"{program} serve --detach --port 41234"}
+    (home / "config.json").write_text(json.dumps({"port": 41234}))
+    assert page_commands(served_app(home))["start-command"] == f"{program} serve --detach"
+    (home / "config.json").write_text(json.dumps({"port": 0}))
+    assert page_commands(served_app(home))["start-command"].endswith(" --port 45678")

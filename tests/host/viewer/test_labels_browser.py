@@ -3,7 +3,11 @@ seeded archive's fixtures are module-scoped and these tests change it)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,6 +19,14 @@ from tests.host.viewer.conftest import edited_article, free_port, start_daemon, 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
+
+
+KEPT = "<html><head><title>Kept</title></head><body><p>A page kept before the daemon stopped.</p></body></html>"
+
+
+def stop_detached(home: Path) -> None:
+    """Stop the daemon a test started with the CLI (``serve --detach``)."""
+    subprocess.run([sys.executable, "-m", "host.cli", "--home", str(home), "stop"], capture_output=True, timeout=60, check=False)  # fmt: skip
 
 
 def open_viewer(page, daemon, hash_="#/search"):
@@ -101,6 +113,32 @@ def test_a_stopped_daemon_is_named_with_the_command_that_starts_it(browser, tmp_
         tab.get_by_label("URL pattern").fill("*example*")
         expect(tab.locator(".search-status")).to_contain_text("not reachable")
         assert_one_command_that_runs(tab.locator(".search-status"))
+
+
+def test_the_start_command_typed_as_printed_brings_this_viewer_back(browser, tmp_path):
+    """The command the viewer names for a stopped daemon starts THIS daemon: typed as printed
+    in another folder, in a shell with no ``PAGEKEEPER_HOME`` (a home that is not the default
+    one, a daemon started on a port of its own), the same viewer tab connects again and
+    searches this archive."""
+    with viewer_on_a_new_home(browser, tmp_path / "home") as (running, tab):
+        running.result("archive_page", {"url": "https://example.org/kept", "html": KEPT})
+        stop_daemon(running.proc)
+        tab.get_by_label("URL pattern").fill("*kept*")
+        expect(tab.locator(".search-status")).to_contain_text("not reachable")
+        (typed,) = re.findall(r"`([^`]+)`", tab.locator(".search-status").inner_text())
+        # never run a command for another archive (the default home is the user's own)
+        assert shlex.split(typed)[1:3] == ["--home", str(running.home)], typed
+        env = {k: v for k, v in os.environ.items() if k != "PAGEKEEPER_HOME"}
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        try:
+            done = subprocess.run(shlex.split(typed), cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            expect(tab.locator("#conn")).to_have_text("live", timeout=30_000)
+            tab.get_by_label("URL pattern").fill("*kep*")
+            expect(tab.locator(".results .result-link")).to_have_count(1)
+        finally:
+            stop_detached(running.home)
 
 
 def test_full_text_matches_are_highlighted(page, daemon):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import base64
 import io
+import json
+import os
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -234,11 +238,26 @@ def test_a_wrong_or_missing_token_gets_a_clear_message(page, daemon):
     expect(page.locator(".search-status")).to_contain_text("the daemon refused the token")
     expect(page.locator("#main")).not_to_contain_text("not reachable")
     assert_commands_run(page.locator(".search-status").inner_text())
+    assert_opens_this_viewer(page.locator(".search-status").inner_text(), daemon)
     page.goto(f"{daemon.base}/viewer/#/search")
     page.evaluate("sessionStorage.clear()")
     page.reload()
     expect(page.get_by_role("heading", name="No token")).to_be_visible()
     assert_commands_run(page.locator("#main").inner_text())
+    assert_opens_this_viewer(page.locator("#main").inner_text(), daemon)
+
+
+def assert_opens_this_viewer(text: str, daemon) -> None:
+    """The `open` command a message names, typed as printed in another folder with no
+    ``PAGEKEEPER_HOME``, opens this daemon's viewer with its token (``--no-browser --json``
+    added, to read the address instead of starting a browser)."""
+    (typed,) = re.findall(r"`([^`]+)`", text)
+    words = shlex.split(typed)
+    assert words[1:3] == ["--home", str(daemon.home)], typed  # never another archive's
+    env = {k: v for k, v in os.environ.items() if k != "PAGEKEEPER_HOME"}
+    done = subprocess.run([*words, "--no-browser", "--json"], cwd=daemon.home.parent, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["url"] == f"{daemon.base}/viewer/?token={daemon.token}"
 
 
 def test_warc_export_of_a_version_reads_back(page, daemon, seeded, tmp_path):
@@ -492,3 +511,60 @@ def test_the_viewer_follows_a_dark_system_with_the_extensions_palette(page, daem
     assert css(".brand-mark", "backgroundColor") == rgb(theme["--accent"])
     page.emulate_media(color_scheme="light")
     assert css("body", "backgroundColor") != rgb(theme["--bg"])
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two computed ``rgb(r, g, b)`` colours."""
+
+    def luminance(css: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", css)[:3]]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_pressed_copy_button_stays_readable_under_the_pointer(page, daemon, seeded, scheme):
+    """Clicking "Original" (or "Rewritten") leaves the pointer on the button it pressed: its
+    label must stay readable there. The hover colour of a plain button (a pale ground) once
+    won over the pressed one, and the white label all but vanished (1.2:1)."""
+    page.emulate_media(color_scheme=scheme)
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    for mode in ("Original", "Rewritten"):
+        page.get_by_role("button", name=mode).first.click()
+        button = page.locator(f'.version.is-selected button[data-mode="{mode.lower()}"]')
+        expect(button).to_have_attribute("aria-pressed", "true")
+        button.hover()
+        colours = button.evaluate(
+            "(e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]"
+        )
+        assert contrast(*colours) >= 4.5, (mode, colours)
+
+
+# The width of each option's label in its select's own font, against the room the select
+# leaves for it (its content box less the drop-down arrow's ~20 px).
+LABELS_CUT = """(select) => {
+  const style = getComputedStyle(select);
+  const pen = new OffscreenCanvas(1, 1).getContext('2d');
+  pen.font = style.font;
+  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+  return [...select.options].map((o) => o.text).filter((text) => pen.measureText(text).width > room);
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000, 360])
+def test_the_compare_lists_show_each_version_s_whole_time(page, daemon, live_site, width):
+    """The two lists under Versions name each version by its time, to the second when two
+    share a minute; side by side in the sidebar they cut the end off ("2026-11-26 18:15:4"),
+    so versions saved within a minute read alike. Each label fits its list at every width."""
+    url = live_site.url("/compare.html")
+    html = edited_article().decode()
+    daemon.result("archive_page", {"url": url, "html": html + "<!-- compare 1 -->"})
+    newest = daemon.result("archive_page", {"url": url, "html": html + "<!-- compare 2 -->"})
+    page.set_viewport_size({"width": width, "height": 800})
+    open_viewer(page, daemon, f"#/doc/{newest['id']}")
+    for select in ("#cmp-a", "#cmp-b"):
+        expect(page.locator(select)).to_be_visible()
+        assert page.locator(select).evaluate(LABELS_CUT) == [], (select, width)

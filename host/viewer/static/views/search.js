@@ -1,7 +1,7 @@
 // Search: URL pattern (* ?), case, sort (best match with a full text), full text, filters; results as you type,
 // paged on the server (search_page), stale answers dropped by sequence number.
 
-import { bytes, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
+import { bytes, command, count, downloadBase64, fill, h, notice, safeUrl, stateBadge, timeEl, toast } from '../dom.js';
 import { throttled } from '../live.js';
 import { alertsCard } from './alerts.js';
 
@@ -120,7 +120,7 @@ export function tagLink(tag) {
 function nothingFound(res, values) {
   if (res.documents === 0) {
     return notice('Your archive is empty',
-      'Archive a page with the PageKeeper button in your browser\'s toolbar (“Archive this page”, or Alt+Shift+K), or run `.venv/bin/pagekeeper archive add URL` in a terminal, in the PageKeeper folder. It shows up here at once.');
+      `Archive a page with the PageKeeper button in your browser's toolbar (“Archive this page”, or Alt+Shift+K), or run \`${command('archive add URL')}\` in a terminal. It shows up here at once.`);
   }
   return notice('Nothing found', `No stored page matches. Try ${loosening(values)}.`);
 }
