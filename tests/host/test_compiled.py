@@ -13,14 +13,23 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 import host.compiled as compiled_module
 from host.cli.commands.install import render_doctor
-from host.compiled import MODULES, ROOT, cannot_build, stale_compiled, why_not
+from host.compiled import (
+    MODULES,
+    ROOT,
+    cannot_build,
+    running,
+    runs_everywhere,
+    stale_compiled,
+    why_not,
+)
 from host.home import Home
 from tests.host.daemon_fixtures import make_home, pk, start_daemon, stop_daemon
 
@@ -102,9 +111,10 @@ def test_a_changed_data_file_is_stale(tmp_path):
     assert stale_compiled(ROOT, compiled) == ["engine/data/lexicon.txt.gz"]
 
 
-def test_a_module_not_built_for_this_python_falls_back(tmp_path):
+@pytest.mark.parametrize("module", ["engine/urls/typos", "engine/html/extract"])
+def test_a_module_not_built_for_this_python_falls_back(tmp_path, module):
     compiled = _copy(tmp_path)
-    (compiled / ("engine/urls/typos" + EXTENSION_SUFFIXES[0])).unlink()
+    (compiled / (module + EXTENSION_SUFFIXES[0])).unlink()
     (choice,) = _choose(compiled)
     assert choice["why"] == f"not built for this Python (1 of {len(MODULES)} modules missing)"
     assert choice["first"] != str(compiled)
@@ -154,6 +164,20 @@ def test_doctor_says_which_build_runs():
     assert render_doctor(mixed).endswith(
         "\nsuggestions: compiled (mypyc)\nextraction: pure Python (no C compiler (gcc))"
     )
+
+
+def test_each_area_is_told_by_its_own_modules(monkeypatch):
+    """doctor's ``extraction`` is the extractor's build, not the suggester's: in this process
+    the engine is pure; a compiled extractor in its place is told apart."""
+    compiled = ModuleType("engine.html.extract")
+    compiled.__loader__ = ExtensionFileLoader("engine.html.extract", "extract.so")
+    monkeypatch.setitem(sys.modules, "engine.html.extract", compiled)
+    assert running("extraction") == {"build": "compiled", "why": ""}
+    assert running("suggestions")["build"] == "pure"
+    assert runs_everywhere() == {
+        "suggestions": running("suggestions"),
+        "extraction": {"build": "compiled", "why": ""},
+    }
 
 
 @pytest.fixture(scope="module")
