@@ -4,7 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PK     := $(BIN)/pagekeeper
 
-.PHONY: venv run test lint format bench dist extension clean suggest-compiled suggest-compiled-if-possible
+.PHONY: venv run test lint format bench dist extension clean compiled-engine \
+	compiled-engine-if-possible suggest-compiled suggest-compiled-if-possible
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,7 @@ $(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
 venv: $(VENV)/.installed
 
 ## run: set up, start the archive daemon, build the extension and open the viewer
-run: $(VENV)/.installed suggest-compiled-if-possible
+run: $(VENV)/.installed compiled-engine-if-possible
 	$(BIN)/python packaging/run.py
 
 ## test: set up with test extras, lint, and run the whole test suite
@@ -56,36 +57,44 @@ format: $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
-## suggest-compiled: a copy of engine/ in build/compiled/ whose suggestion modules mypyc
-## (part of mypy) compiles to C; never in place, so a compiled module can never shadow an
-## edited source. The CLI and the daemon run it when it is built from the tree's very sources
-## (host/compiled.py), the pure modules otherwise; `bench_suggest.py --compiled` runs on it.
+## compiled-engine: a copy of engine/ in build/compiled/ whose suggestion modules and the
+## extraction's hot modules mypyc (part of mypy) compiles to C; never in place, so a compiled
+## module can never shadow an edited source. The CLI and the daemon run it when it is built
+## from the tree's very sources (host/compiled.py), the pure modules otherwise;
+## `bench_suggest.py --compiled` and `bench_extract_wide.py --compiled` run on it.
 COMPILED := build/compiled
-SUGGEST_MODULES := engine/urls/typos.py engine/urls/dictionary.py engine/urls/segments.py \
+COMPILED_MODULES := engine/urls/typos.py engine/urls/dictionary.py engine/urls/segments.py \
 	engine/urls/substitution.py engine/urls/keyboard.py engine/urls/suggest/pipeline.py \
-	engine/urls/suggest/ranking.py engine/urls/suggest/readings.py
-suggest-compiled: $(VENV)/.installed-compile
+	engine/urls/suggest/ranking.py engine/urls/suggest/readings.py \
+	engine/html/tokens.py engine/html/blocks.py engine/html/context.py engine/html/extract.py \
+	engine/html/visible.py
+compiled-engine: $(VENV)/.installed-compile
 	rm -rf $(COMPILED) && mkdir -p $(COMPILED)
 	cp -r engine $(COMPILED)/ && find $(COMPILED) -name __pycache__ -prune -exec rm -rf {} +
-	cd $(COMPILED) && $(CURDIR)/$(BIN)/mypyc $(SUGGEST_MODULES)
+	cd $(COMPILED) && $(CURDIR)/$(BIN)/mypyc $(COMPILED_MODULES)
 
-## suggest-compiled-if-possible: build it unless it is up to date or this machine cannot
+## compiled-engine-if-possible: build it unless it is up to date or this machine cannot
 ## (no C compiler or no Python headers: one line says so, and the pure modules run)
-suggest-compiled-if-possible: $(VENV)/.installed
+compiled-engine-if-possible: $(VENV)/.installed
 	@mkdir -p build; if $(BIN)/python -m host.compiled fresh; then :; \
 	elif $(BIN)/python -m host.compiled can-build; then \
-	  echo "suggestions: compiling the suggestion modules (mypyc, a few minutes; log in $(COMPILED).log)"; \
-	  if $(MAKE) --no-print-directory suggest-compiled >$(COMPILED).log 2>&1; then :; else \
+	  echo "suggestions and extraction: compiling their modules (mypyc, a few minutes; log in $(COMPILED).log)"; \
+	  if $(MAKE) --no-print-directory compiled-engine >$(COMPILED).log 2>&1; then :; else \
 	    rm -rf $(COMPILED); \
-	    echo "suggestions: the pure Python modules run (the compiled build failed: $(COMPILED).log)"; fi; \
+	    echo "suggestions and extraction: the pure Python modules run (the compiled build failed: $(COMPILED).log)"; fi; \
 	fi
+
+## suggest-compiled, suggest-compiled-if-possible: the names these had when they compiled
+## only the suggestion modules (the docs' history calls them so)
+suggest-compiled: compiled-engine
+suggest-compiled-if-possible: compiled-engine-if-possible
 
 ## extension: dist/extension-chromium/, dist/extension-firefox/ and their zips
 extension: $(VENV)/.installed
 	$(BIN)/python packaging/build_extension.py
 
 ## dist: single-file binary of the host (PyInstaller)
-dist: $(VENV)/.installed suggest-compiled-if-possible
+dist: $(VENV)/.installed compiled-engine-if-possible
 	$(BIN)/pip install -q -e '.[dist]'
 	$(BIN)/pyinstaller --noconfirm --clean packaging/pagekeeper.spec --distpath dist --workpath build/pyinstaller
 

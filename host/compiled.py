@@ -1,24 +1,26 @@
-"""Which build of the suggestion modules a process runs: compiled or pure.
+"""Which build of the engine's hot modules a process runs: compiled or pure.
 
-``make suggest-compiled`` copies ``engine/`` into ``build/compiled/`` and compiles the
-suggestion modules there with mypyc (part of mypy): the same code as C extensions, the same
-answers (the same float additions in the same order), about a fifth less CPU a request. It
-never compiles in place: a compiled module sits before its ``.py`` on the import path and
-would shadow an edited source.
+``make compiled-engine`` copies ``engine/`` into ``build/compiled/`` and compiles there with
+mypyc (part of mypy) the suggestion modules and the extraction's hot modules (the block walk,
+the labelled-element filter, the context model, the main text's steps): the same code as C
+extensions, the same answers (the same float additions in the same order), about a fifth less
+CPU a suggestion and a quarter less a page's main text. It never compiles in place: a compiled
+module sits before its ``.py`` on the import path and would shadow an edited source.
 
 :func:`use_compiled` is called by the CLI's and the daemon's entry points before the engine's
 first import. It puts the copy first on the import path only when every compiled module is
 there for this interpreter and every file of the copy's ``engine/`` is byte for byte the
 tree's; otherwise the pure modules run, and it says why. The single-file binary (``make
 dist``) carries whichever build was there when it was made. :func:`running` says which one a
-process runs (``pagekeeper doctor``, the daemon's start line in its log).
+process runs for each area (``pagekeeper doctor``, the daemon's start line in its log).
 
 >>> sorted(MODULES)[0]
-'engine.urls.dictionary'
+'engine.html.blocks'
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -29,8 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPILED = ROOT / "build" / "compiled"
-# the modules mypyc compiles (the Makefile's SUGGEST_MODULES; a test holds them equal)
-MODULES = (
+# the modules mypyc compiles, by the area they serve (together, the Makefile's
+# COMPILED_MODULES; a test holds them equal)
+SUGGEST_MODULES = (
     "engine.urls.typos",
     "engine.urls.dictionary",
     "engine.urls.segments",
@@ -40,6 +43,17 @@ MODULES = (
     "engine.urls.suggest.ranking",
     "engine.urls.suggest.readings",
 )
+EXTRACT_MODULES = (
+    "engine.html.tokens",
+    "engine.html.blocks",
+    "engine.html.context",
+    "engine.html.extract",
+    "engine.html.visible",
+)
+MODULES = SUGGEST_MODULES + EXTRACT_MODULES
+# each area doctor and the daemon's start line name, by the module that tells its build
+AREAS = {"suggestions": "engine.urls.typos", "extraction": "engine.html.extract"}
+BUILD_HINT = "`make compiled-engine` in a source checkout builds them"
 # why the pure modules run, set by use_compiled (empty when the compiled ones do)
 chosen = {"why": "the entry point did not choose (the engine was imported first)"}
 
@@ -121,7 +135,7 @@ def missing_modules(compiled: Path = COMPILED) -> list[str]:
 def why_not(root: Path = ROOT, compiled: Path = COMPILED) -> str:
     """Why the compiled copy cannot run here ("" when it can)."""
     if not compiled.is_dir():
-        return "not built; `make suggest-compiled` in a source checkout builds them"
+        return f"not built; {BUILD_HINT}"
     if missing := missing_modules(compiled):
         return f"not built for this Python ({len(missing)} of {len(MODULES)} modules missing)"
     if stale := stale_compiled(root, compiled):
@@ -145,13 +159,18 @@ def use_compiled(root: Path = ROOT, compiled: Path = COMPILED) -> str:
     return why
 
 
-def running() -> dict:
-    """``{"build": "compiled" | "pure", "why": ...}`` of this process's suggestion modules."""
-    import engine.urls.typos as typos  # noqa: PLC0415 (read after the entry point chose)
-
-    if isinstance(getattr(typos, "__loader__", None), ExtensionFileLoader):
+def running(area: str = "suggestions") -> dict:
+    """``{"build": "compiled" | "pure", "why": ...}`` of this process's modules of ``area``
+    (a key of :data:`AREAS`)."""
+    module = importlib.import_module(AREAS[area])  # read after the entry point chose
+    if isinstance(getattr(module, "__loader__", None), ExtensionFileLoader):
         return {"build": "compiled", "why": ""}
     return {"build": "pure", "why": chosen["why"] or "the compiled modules did not load"}
+
+
+def runs_everywhere() -> dict[str, dict]:
+    """:func:`running` of every area, by its name."""
+    return {area: running(area) for area in AREAS}
 
 
 def described(build: dict) -> str:
@@ -184,7 +203,8 @@ def main(argv: list[str]) -> int:
     if argv == ["can-build"]:
         if why := cannot_build():
             print(
-                f"suggestions: the pure Python modules run ({why}: the compiled ones are not built)"
+                f"suggestions and extraction: the pure Python modules run ({why}: the compiled ones"
+                " are not built)"
             )
             return 1
         return 0

@@ -217,10 +217,12 @@ def _far(prefix: tuple[int, ...], words: dict[int, tuple[str, ...]]) -> list[str
 
 
 def _own_sum(get, block: Block, share: float, repeat: str, inside: bool) -> float:
-    """The weights of a block's shape, repeat and ``in`` features added in their order,
-    from an int 0 as ``sum()`` starts (see :meth:`ContextModel.logits`)."""
+    """The weights of a block's shape, repeat and ``in`` features added in their order
+    (see :meth:`ContextModel.logits`). ``sum()`` starts from an int 0; 0.0 gives the same
+    float (0 + x and 0.0 + x are x, and both make -0.0 a 0.0), and mypyc compiles a float
+    local only when it starts as one."""
     shape = shape_features(block, share)
-    sums: float = 0
+    sums = 0.0
     for name in (*shape, repeat, *inside_features(int(inside), shape)):
         sums += get(name, 0.0)
     return sums

@@ -28,7 +28,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from engine.errors import InvalidInput, PageKeeperError, Unavailable
-from host.compiled import described, running
+from host.compiled import described, runs_everywhere
 from host.daemon import client, jobs, pause
 from host.daemon.app import App, Config
 from host.daemon.security import CredentialFilter
@@ -158,10 +158,10 @@ async def _serve(app, port: int, announce, remember: bool = False) -> None:
         write_state(app.home, app, actual)
         # the build named, so the log of a slow daemon tells whether it runs the pure modules
         log.info(
-            "serving on %s (pid %d); suggestions: %s",
+            "serving on %s (pid %d); %s",
             app.base_url,
             os.getpid(),
-            described(running()),
+            "; ".join(f"{area}: {described(build)}" for area, build in runs_everywhere().items()),
         )
         announce(status(app.home))
         tasks = jobs.start(app)

@@ -26,7 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+# after what is there: a caller that chose the compiled copy (host/compiled.py) keeps it first
+sys.path.append(str(ROOT))
 
 from engine.html.blocks import BlockOptions  # noqa: E402
 from engine.html.extract import ExtractOptions, extract, main_text  # noqa: E402

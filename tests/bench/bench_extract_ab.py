@@ -12,6 +12,10 @@ ms a page (``process_time``; wall beside) for ``main_text``, and, timed apart, f
 parse where the tree has ``parse_page``). It prints each run with the load, per tree the minimum and median over the
 rounds, and a digest of every output, which must be the same in both trees when a change
 claims identical outputs.
+
+``--shipped`` (no ``--base``): this tree's pure modules beside this tree as the CLI and the
+daemon run it (host/compiled.py ``use_compiled``: the compiled copy of ``make compiled-engine``,
+refused when it is not built from this tree's sources).
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
 import hashlib, json, sys, time
+SHIPPED = sys.argv[4:] == ["shipped"]
+if SHIPPED:  # as the CLI and the daemon choose, before the engine's first import
+    from host.compiled import use_compiled
+    assert not use_compiled(), use_compiled()
 sys.path.insert(0, "tests/bench")
 import bench_extract_wide as wide
 from engine.html.extract import extract, main_text
@@ -56,6 +64,9 @@ def timed(fn):
 steps = {"main": lambda h, u: main_text(h, u), "visible": lambda h, u: visible_text(h),
          "capture": capture}
 out = {"pages": len(pages)}
+if SHIPPED:
+    from host.compiled import running
+    assert running("extraction")["build"] == "compiled", running("extraction")
 for name, fn in steps.items():
     timed(fn)
     runs = [timed(fn) for _ in range(passes)]
@@ -66,29 +77,36 @@ print(json.dumps(out))
 """
 
 
-def run(tree: Path, split: str, every: int, passes: int) -> dict:
-    return run_in(tree, CHILD, split, str(every), str(passes))
+def run(tree: Path, split: str, every: int, passes: int, shipped: bool = False) -> dict:
+    return run_in(tree, CHILD, split, str(every), str(passes), *(["shipped"] if shipped else []))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", type=Path, required=True, help="the other tree")
+    parser.add_argument("--base", type=Path, help="the other tree")
+    parser.add_argument("--shipped", action="store_true", help="pure beside compiled, this tree")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--split", default="tune", choices=("heldout", "tune", "all"))
     parser.add_argument("--every", type=int, default=1, help="every Nth page of the split")
     args = parser.parse_args()
+    if args.shipped == (args.base is not None):
+        parser.error("one of --base DIR or --shipped")
     # The children read the pages where this tree finds them: a base unpacked elsewhere (a
     # temporary folder) has no shared folder beside it.
     os.environ.setdefault("PAGEKEEPER_SHARED", str(ROOT.parent / "shared"))
-    trees = {"base": args.base.resolve(), "this": ROOT}
+    trees = (
+        {"pure": ROOT, "shipped": ROOT}
+        if args.shipped
+        else {"base": args.base.resolve(), "this": ROOT}
+    )
     steps = ("main", "visible", "capture")
     figures: dict[str, dict[str, list[float]]] = {n: {s: [] for s in steps} for n in trees}
     digests: dict[str, set[str]] = {name: set() for name in trees}
     for n in range(args.rounds):
         for name in list(trees)[:: 1 if n % 2 == 0 else -1]:
             load = os.getloadavg()[0]
-            found = run(trees[name], args.split, args.every, args.passes)
+            found = run(trees[name], args.split, args.every, args.passes, name == "shipped")
             for step in steps:
                 figures[name][step].append(found[step]["cpu"])
                 digests[name].add(step + ":" + found[step]["digest"])
@@ -108,7 +126,8 @@ def main() -> None:
             )
             + " ms CPU a page"
         )
-    same = digests["base"] == digests["this"] and len(digests["this"]) == len(steps)
+    first, second = digests.values()
+    same = first == second and len(second) == len(steps)
     print(f"outputs identical in both trees: {same}; load {os.getloadavg()[0]:.1f}")
 
 

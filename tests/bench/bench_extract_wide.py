@@ -9,7 +9,11 @@ WCXB), pages are ordered by SHA-1 of their id and the first 30 % (rounded) are h
 (:func:`held_out_ids`). Every threshold and rule was chosen on the tuning part only; the held-out
 figures are the honest ones. Run: ``.venv/bin/python tests/bench/bench_extract_wide.py
 [--split heldout|tune|all] [--engines ours,ours-context,trafilatura,readability] [--limit N]
-[--per-page out.tsv] [--interval 2000]``.
+[--per-page out.tsv] [--interval 2000] [--compiled]``.
+
+``--compiled``: ours from the compiled copy (``make compiled-engine``, refused when it is not
+built from this tree's sources), as the CLI and the daemon run it where it is built; the header
+says which build ran.
 
 ``--interval N``: beside each group, the 95 % interval of the first engine's F1 minus each other
 engine's, by a paired bootstrap over the group's pages (N resamples): a gap whose interval holds 0
@@ -32,9 +36,16 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
+# after what is there: a caller that chose the compiled copy (host/compiled.py) keeps it first
+sys.path.append(str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
+# `make compiled-engine`; the guard the CLI and the daemon use too
+from host.compiled import COMPILED, running, stale_compiled  # noqa: E402
+
+if "--compiled" in sys.argv:  # before the engine's first import
+    if stale := stale_compiled():
+        sys.exit(f"build/compiled is stale ({', '.join(stale[:3])}): run `make compiled-engine`")
+    sys.path.insert(0, str(COMPILED))
 
 from bench_extract import options_of  # noqa: E402
 
@@ -241,10 +252,16 @@ def main() -> None:
     parser.add_argument("--interval", type=int, default=0, metavar="N",
                         help="paired bootstrap intervals of the first engine minus each other, "
                              "N resamples (0: none)")  # fmt: skip
+    parser.add_argument("--compiled", action="store_true",
+                        help="ours from build/compiled (make compiled-engine)")  # fmt: skip
     args = parser.parse_args()
     score, rows = scorer(), select(truth(), args.split, args.limit)
     pages = {row["id"]: load_page(row["id"]) for row in rows}
-    print(f"{len(rows)} pages ({args.split} split), load average {os.getloadavg()[0]:.2f}")
+    build = running("extraction")["build"]
+    print(
+        f"{len(rows)} pages ({args.split} split), load average {os.getloadavg()[0]:.2f}, "
+        f"ours {build}"
+    )
     names = args.engines.split(",")
     tables, speeds, outputs, counts = {}, {}, {}, {}
     for name in names:

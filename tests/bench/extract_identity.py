@@ -8,7 +8,8 @@ Write the fingerprints of one tree, then compare another against them::
     .venv/bin/python tests/bench/extract_identity.py --check base.json
 
 ``--root`` imports ``engine`` from another checkout (e.g. ``git archive main`` unpacked), so the
-base is main's extractor, not this branch's. Exits 1 and lists the pages that differ.
+base is main's extractor, not this branch's; ``--root build/compiled`` checks the compiled build
+(`make compiled-engine`) against the pure modules. Exits 1 and lists the pages that differ.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def main() -> int:
     sys.path.insert(0, str(args.root.resolve()))
     prints, apart = fingerprints()
     print("engine from", sys.modules["engine"].__path__[0])
+    # a compiled copy (``--root build/compiled``, `make compiled-engine`) runs its extensions
+    print("extract from", sys.modules["engine.html.extract"].__file__)
     print(f"{len(apart)} pages differ read from one parse", *apart[:20], sep="\n")
     if args.write:
         args.write.write_text(json.dumps(prints, indent=0, sort_keys=True))

@@ -1,15 +1,20 @@
-"""The wide bench's paired interval (tests/bench/bench_extract_wide.py): a gap between two
-engines is shown only as far as the group's pages show it."""
+"""The wide bench (tests/bench/bench_extract_wide.py): its paired interval shows a gap between
+two engines only as far as the group's pages show it; `--compiled` times the compiled build."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_extract_wide import paired_interval  # noqa: E402
+from bench_extract_wide import DATA, paired_interval  # noqa: E402
 from test_ablate_extract import MeanScore  # noqa: E402  (page F1s, aggregated by their mean)
+
+from host.compiled import why_not  # noqa: E402
 
 
 def test_the_same_outputs_have_no_gap_in_any_resample():
@@ -45,3 +50,24 @@ def test_a_gap_either_way_has_both_bounds_at_the_outer_percentiles():
     ours = [1.0, 0.0, 0.5, 0.5]
     other = [0.0, 1.0, 0.5, 0.5]
     assert paired_interval(MeanScore, ours, other, 4000) == (-0.75, 0.75)
+
+
+def _bench_header(*args: str) -> str:
+    """The first line the wide bench prints, run on two tuning pages in a fresh process."""
+    script = Path(__file__).with_name("bench_extract_wide.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--split", "tune", "--limit", "2", "--engines", "ours", *args],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    return done.stdout.splitlines()[0]
+
+
+def test_the_compiled_switch_times_the_compiled_extraction():
+    """`--compiled` figures are the shipped build's (the header says which ran), and without
+    it the pure modules run even where the compiled copy is built."""
+    if not DATA.is_dir():
+        pytest.skip(f"no wide set here ({DATA.name})")
+    if why := why_not():
+        pytest.skip(f"the compiled copy is not there: {why}")
+    assert _bench_header("--compiled").endswith(", ours compiled")
+    assert _bench_header().endswith(", ours pure")

@@ -1,6 +1,6 @@
-"""The compiled suggestion modules (host/compiled.py): chosen by the CLI and the daemon only when
-every module is built for this Python from the tree's very sources and data, the pure modules
-otherwise; the same answers either way.
+"""The compiled suggestion and extraction modules (host/compiled.py): chosen by the CLI and the
+daemon only when every module is built for this Python from the tree's very sources and data, the
+pure modules otherwise; the same answers either way.
 
 The choice is made before the engine's first import, so each case runs in a fresh process.
 """
@@ -13,14 +13,23 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 import host.compiled as compiled_module
 from host.cli.commands.install import render_doctor
-from host.compiled import MODULES, ROOT, cannot_build, stale_compiled, why_not
+from host.compiled import (
+    MODULES,
+    ROOT,
+    cannot_build,
+    running,
+    runs_everywhere,
+    stale_compiled,
+    why_not,
+)
 from host.home import Home
 from tests.host.daemon_fixtures import make_home, pk, start_daemon, stop_daemon
 
@@ -29,6 +38,16 @@ SAMPLE = (
     "tests/engine/urls/test_typos.py",
     "tests/engine/urls/test_suggest_tld.py",
     "tests/engine/urls/test_dictionary.py",
+)
+# and of the extraction's: the main text on the fixture pages (the block walk, the labelled
+# filter), the context model, the visible text, the token counts (test_extract_speed.py, which
+# swaps a module's function for a counting stand-in, is left out: a compiled module calls its
+# own functions directly)
+EXTRACT_SAMPLE = (
+    "tests/engine/html/test_extract.py",
+    "tests/engine/html/test_context.py",
+    "tests/engine/html/test_visible.py",
+    "tests/engine/html/test_tokens.py",
 )
 URLS = (
     "http://gooogle.com/",
@@ -92,9 +111,10 @@ def test_a_changed_data_file_is_stale(tmp_path):
     assert stale_compiled(ROOT, compiled) == ["engine/data/lexicon.txt.gz"]
 
 
-def test_a_module_not_built_for_this_python_falls_back(tmp_path):
+@pytest.mark.parametrize("module", ["engine/urls/typos", "engine/html/extract"])
+def test_a_module_not_built_for_this_python_falls_back(tmp_path, module):
     compiled = _copy(tmp_path)
-    (compiled / ("engine/urls/typos" + EXTENSION_SUFFIXES[0])).unlink()
+    (compiled / (module + EXTENSION_SUFFIXES[0])).unlink()
     (choice,) = _choose(compiled)
     assert choice["why"] == f"not built for this Python (1 of {len(MODULES)} modules missing)"
     assert choice["first"] != str(compiled)
@@ -102,7 +122,7 @@ def test_a_module_not_built_for_this_python_falls_back(tmp_path):
 
 def test_no_copy_at_all_falls_back(tmp_path):
     (choice,) = _choose(tmp_path / "nothing")
-    assert choice["why"] == "not built; `make suggest-compiled` in a source checkout builds them"
+    assert choice["why"] == "not built; `make compiled-engine` in a source checkout builds them"
     assert choice["first"] != str(tmp_path / "nothing")
 
 
@@ -120,7 +140,7 @@ def test_the_choice_comes_before_the_engine_or_not_at_all(tmp_path):
 
 def test_the_makefile_compiles_the_modules_the_choice_checks():
     makefile = (ROOT / "Makefile").read_text()
-    listed = re.search(r"SUGGEST_MODULES := (.*?)\n(?!\t)", makefile, re.S)
+    listed = re.search(r"COMPILED_MODULES := (.*?)\n(?!\t)", makefile, re.S)
     assert listed is not None
     paths = listed.group(1).replace("\\", " ").split()
     assert sorted(p.removesuffix(".py").replace("/", ".") for p in paths) == sorted(MODULES)
@@ -128,24 +148,50 @@ def test_the_makefile_compiles_the_modules_the_choice_checks():
 
 def test_doctor_says_which_build_runs():
     base = {"ok": True, "manifests": [], "token_readable": True, "daemon": {"running": False}}
-    pure = {**base, "suggestions": {"build": "pure", "why": "no C compiler (gcc)"}}
-    compiled = {**base, "suggestions": {"build": "compiled", "why": ""}}
-    assert render_doctor(pure).endswith("\nsuggestions: pure Python (no C compiler (gcc))")
-    assert render_doctor(compiled).endswith("\nsuggestions: compiled (mypyc)")
+    pure_build = {"build": "pure", "why": "no C compiler (gcc)"}
+    compiled_build = {"build": "compiled", "why": ""}
+    pure = {**base, "suggestions": pure_build, "extraction": pure_build}
+    compiled = {**base, "suggestions": compiled_build, "extraction": compiled_build}
+    assert render_doctor(pure).endswith(
+        "\nsuggestions: pure Python (no C compiler (gcc))"
+        "\nextraction: pure Python (no C compiler (gcc))"
+    )
+    assert render_doctor(compiled).endswith(
+        "\nsuggestions: compiled (mypyc)\nextraction: compiled (mypyc)"
+    )
+    # the areas apart: each line says its own area's build
+    mixed = {**base, "suggestions": compiled_build, "extraction": pure_build}
+    assert render_doctor(mixed).endswith(
+        "\nsuggestions: compiled (mypyc)\nextraction: pure Python (no C compiler (gcc))"
+    )
+
+
+def test_each_area_is_told_by_its_own_modules(monkeypatch):
+    """doctor's ``extraction`` is the extractor's build, not the suggester's: in this process
+    the engine is pure; a compiled extractor in its place is told apart."""
+    compiled = ModuleType("engine.html.extract")
+    compiled.__loader__ = ExtensionFileLoader("engine.html.extract", "extract.so")
+    monkeypatch.setitem(sys.modules, "engine.html.extract", compiled)
+    assert running("extraction") == {"build": "compiled", "why": ""}
+    assert running("suggestions")["build"] == "pure"
+    assert runs_everywhere() == {
+        "suggestions": running("suggestions"),
+        "extraction": {"build": "compiled", "why": ""},
+    }
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    """The compiled build: `make suggest-compiled`'s when it is built from these sources, else
+    """The compiled build: `make compiled-engine`'s when it is built from these sources, else
     one made here (mypyc at -O0: the same code, built in less time); skipped where it cannot
     be built (no C compiler, no Python headers, no mypyc)."""
     if not why_not():
         return ROOT / "build" / "compiled"
     if why := cannot_build():
-        pytest.skip(f"the compiled suggester cannot be built here: {why}")
+        pytest.skip(f"the compiled modules cannot be built here: {why}")
     mypyc = Path(sys.executable).with_name("mypyc")
     if not mypyc.exists():
-        pytest.skip("the compiled suggester cannot be built here: no mypyc (pip install mypy)")
+        pytest.skip("the compiled modules cannot be built here: no mypyc (pip install mypy)")
     out = _copy(tmp_path_factory.mktemp("built"), extensions=False)
     sources = [m.replace(".", "/") + ".py" for m in MODULES]
     env = {**os.environ, "MYPYC_OPT_LEVEL": "0"}
@@ -157,15 +203,19 @@ def built(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_a_sample_of_the_suggestion_tests_passes_on_the_compiled_build(built):
+@pytest.mark.parametrize(
+    ("area", "sample"), [("suggestions", SAMPLE), ("extraction", EXTRACT_SAMPLE)]
+)
+def test_a_sample_of_each_areas_tests_passes_on_the_compiled_build(built, area, sample):
     code = (
         "import sys; from pathlib import Path; from host.compiled import use_compiled, running; "
         "assert use_compiled(compiled=Path(sys.argv[1])) == ''; import engine.urls.suggest; "
-        "assert running()['build'] == 'compiled', running(); import pytest; "
-        "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:xdist', *sys.argv[2:]]))"
+        "import engine.html.extract, engine.html.visible; "
+        "assert running(sys.argv[2])['build'] == 'compiled', running(sys.argv[2]); import pytest; "
+        "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:xdist', *sys.argv[3:]]))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(built), *SAMPLE],
+        [sys.executable, "-c", code, str(built), area, *sample],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
@@ -205,7 +255,8 @@ def test_the_cli_chooses_before_its_first_engine_import(tmp_path):
         [sys.executable, "-m", "host.cli", "--home", str(tmp_path), "doctor", "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert json.loads(done.stdout)["suggestions"] == _as_chosen_here()
+    doctor = json.loads(done.stdout)
+    assert doctor["suggestions"] == doctor["extraction"] == _as_chosen_here()
 
 
 def test_the_daemon_chooses_before_its_first_engine_import():
@@ -213,12 +264,13 @@ def test_the_daemon_chooses_before_its_first_engine_import():
         "import json, runpy, sys; sys.argv = ['pagekeeper serve', '--help']\n"
         "try: runpy.run_module('host.daemon', run_name='__main__')\n"
         "except SystemExit: pass\n"
-        "from host.compiled import running; print(json.dumps(running()))"
+        "from host.compiled import runs_everywhere; print(json.dumps(runs_everywhere()))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
-    assert json.loads(done.stdout.splitlines()[-1]) == _as_chosen_here()
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {"suggestions": _as_chosen_here(), "extraction": _as_chosen_here()}
 
 
 def test_a_machine_without_a_compiler_or_the_headers_cannot_build(monkeypatch, tmp_path, capsys):
@@ -227,7 +279,7 @@ def test_a_machine_without_a_compiler_or_the_headers_cannot_build(monkeypatch, t
     assert compiled_module.cannot_build().startswith("no C compiler")
     assert compiled_module.main(["can-build"]) == 1
     line = capsys.readouterr().out
-    assert line.startswith("suggestions: the pure Python modules run (no C compiler")
+    assert line.startswith("suggestions and extraction: the pure Python modules run (no C compiler")
     assert line.count("\n") == 1
     monkeypatch.setattr(compiled_module.shutil, "which", lambda name: name)
     monkeypatch.setattr(compiled_module.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
@@ -300,9 +352,13 @@ def test_the_daemons_start_line_names_the_build_doctor_names(tmp_path):
         start_daemon(home)
     finally:
         stop_daemon(home)
-    doctor = json.loads(pk(home, "doctor", "--json", check=False).stdout)["suggestions"]
+    doctor = json.loads(pk(home, "doctor", "--json", check=False).stdout)
     (start,) = [
         line for line in Home(home).daemon_log.read_text().splitlines() if "serving on" in line
     ]
-    assert start.endswith(f"; suggestions: {compiled_module.described(doctor)}")
-    assert doctor["build"] == "compiled" or doctor["why"]  # pure says why
+    said = compiled_module.described
+    assert start.endswith(
+        f"; suggestions: {said(doctor['suggestions'])}; extraction: {said(doctor['extraction'])}"
+    )
+    for area in ("suggestions", "extraction"):
+        assert doctor[area]["build"] == "compiled" or doctor[area]["why"]  # pure says why

@@ -17,7 +17,7 @@ from pathlib import Path
 from engine.errors import PageKeeperError
 from host.cli.backend import reading
 from host.cli.command import command
-from host.compiled import described, running
+from host.compiled import AREAS, described, running
 from host.daemon.app import Config
 from host.daemon.security import ensure_token
 from host.home import Home
@@ -58,7 +58,9 @@ def run_uninstall(args, ctx):
 def run_doctor(args, ctx):
 
     result = doctor(ctx.home, _options(args), archive=check_archive(ctx.home))
-    result["suggestions"] = running()  # which build answers `suggest` in this process
+    # which build answers `suggest`, and which extracts a page's text, in this process
+    result["suggestions"] = running("suggestions")
+    result["extraction"] = running("extraction")
     return result
 
 
@@ -106,14 +108,13 @@ def render_doctor(result: dict) -> str:
     lines.append(_daemon_line(result["daemon"]))
     if result.get("archive"):
         lines.append(_archive_line(result["archive"]))
-    if result.get("suggestions"):
-        lines.append(_suggestions_line(result["suggestions"]))
+    lines += [_build_line(area, result[area]) for area in AREAS if result.get(area)]
     return "\n".join(lines)
 
 
-def _suggestions_line(build: dict) -> str:
-    """Which suggestion modules run: compiled (mypyc), or pure and why (never a fault)."""
-    return f"suggestions: {described(build)}"
+def _build_line(area: str, build: dict) -> str:
+    """Which modules of ``area`` run: compiled (mypyc), or pure and why (never a fault)."""
+    return f"{area}: {described(build)}"
 
 
 def _daemon_line(daemon: dict) -> str:
