@@ -78,7 +78,15 @@ def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
 
 @pytest.mark.parametrize(
     ("number", "expected"),
-    [("abc", (2, "invalid_input")), ("-1", (2, "invalid_input")), ("99", (3, "not_found"))],
+    [
+        ("abc", (2, "invalid_input")),
+        ("-1", (2, "invalid_input")),
+        ("12x", (2, "invalid_input")),  # a number's prefix is no number
+        ("1 2", (2, "invalid_input")),
+        ("\u0661\u0662", (2, "invalid_input")),  # digits, but not the ASCII ones delete prints
+        ("99", (3, "not_found")),
+        (" 99 ", (3, "not_found")),  # spaces around it, as pasted
+    ],
 )
 def test_an_undo_number_follows_the_ref_rule(capsys, tmp_path, number, expected):
     """``archive undo``: text that is no undo number is bad input (exit 2), as a ref that is no
