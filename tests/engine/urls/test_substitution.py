@@ -105,3 +105,31 @@ def test_a_port_is_one_to_five_digits_or_it_is_no_port(typed):
     name and a colon make no host and port (the name reads as a scheme, which is no web one)."""
     with pytest.raises(InvalidURL, match="not a web URL"):
         read_typed(typed)
+
+
+@pytest.mark.parametrize(
+    "typed, host, rest, typo",
+    [
+        ("example.com/a", "example.com", "/a", False),  # no scheme typed: no scheme typo
+        ("Xerox.com", "xerox.com", "", False),
+        ("//example.com/a", "example.com", "/a", False),
+        ("http://example.com/a", "example.com", "/a", False),
+        ("HTTP://Example.com/a", "example.com", "/a", False),
+        ("http:/example.com/a", "example.com", "/a", True),  # one slash
+        ("http:example.com/a", "example.com", "/a", True),  # none
+        ("http;//example.com/a", "example.com", "/a", True),  # a semicolon for the colon
+        ("htp://example.com/a", "example.com", "/a", True),
+    ],
+)
+def test_a_scheme_and_its_typos_are_read_off_the_front(typed, host, rest, typo):
+    url = read_typed(typed)
+    assert (url.scheme, url.host, url.rest, url.scheme_typo) == ("http", host, rest, typo)
+
+
+def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
+    """``http;example.com``: the semicolon (next to the colon on most keyboards) is the
+    scheme's separator, not part of the host."""
+    url = read_typed("HTTPS;example.com/a")
+    assert (url.scheme, url.host, url.rest) == ("https", "example.com", "/a")
+    url = read_typed("http;://example.com/a")  # both: the semicolon is dropped
+    assert (url.scheme, url.host, url.rest) == ("http", "example.com", "/a")
