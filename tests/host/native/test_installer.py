@@ -545,3 +545,79 @@ def test_a_stopped_or_paused_daemon_names_the_start_for_its_home(tmp_path):
     assert installer.daemon_stopped(home).endswith(start)
     paused = installer.daemon_paused(home)
     assert paused.startswith("stopped until the next login") and paused.endswith(start)
+
+
+# -- which home a launcher serves (doctor's manifest-home check), in process ---------------
+
+
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_a_launcher_names_the_home_it_sets_however_the_path_is_spelled(tmp_path, platform):
+    home = tmp_path / "my 'quoted' home=x"
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(home, platform), newline="")
+    assert installer.launcher_home(made) == (home, True)
+
+
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_a_system_launcher_serves_each_users_default_home_without_naming_it(
+    tmp_path, platform, monkeypatch
+):
+    monkeypatch.setenv("PAGEKEEPER_HOME", str(tmp_path / "whoever runs it"))
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(None, platform), newline="")
+    assert installer.launcher_home(made) == (default_home(), False)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"#!/bin/sh\nexec /usr/bin/other-host\n", b"PAGEKEEPER_HOME=\nexport X\n", b"\xff\xfe\x00"],
+)
+def test_a_file_that_is_not_our_launcher_serves_no_home_that_can_be_told(tmp_path, content):
+    made = tmp_path / "launcher"
+    made.write_bytes(content)
+    assert installer.launcher_home(made) == (None, False)
+    assert installer.launcher_home(tmp_path / "missing") == (None, False)
+    assert installer.launcher_home(tmp_path) == (None, False)  # a folder
+
+
+def test_a_home_is_the_same_home_however_it_is_reached(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "link").symlink_to(home)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for spelled in (home, tmp_path / "link", tmp_path / "x" / ".." / "home", Path("~/home")):
+        assert installer._same_home(spelled, home), spelled
+    assert not installer._same_home(tmp_path / "home2", home)
+    assert not installer._same_home(tmp_path, home)  # a parent is another home
+
+
+def test_a_manifest_whose_launcher_serves_another_home_is_a_fault_naming_both(tmp_path):
+    """The browser's helper would read and write the other home's archive; the line names
+    the home it serves and the install that makes it serve this one."""
+    first, other = tmp_path / "first", tmp_path / "other"
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(first))
+    launcher.chmod(0o755)
+    path = _manifest_file(tmp_path, launcher)
+    mine = installer.check_manifest("chromium", path, home=first)
+    assert (mine["ok"], mine["serves"], mine["problem"]) == (True, str(first), None)
+    again = "pagekeeper --home other install"
+    line = installer.check_manifest("chromium", path, again=again, home=other)
+    assert (line["ok"], line["serves"]) == (False, str(first))
+    assert line["problem"] == (
+        f"serves another home ({first}), not {other}: the browser's helper uses that"
+        f" home's archive; {again} makes it serve this one instead"
+    )
+    # no home asked about: nothing to compare, nothing flagged
+    assert installer.check_manifest("chromium", path)["ok"] is True
+
+
+def test_a_system_launcher_is_not_flagged_for_another_users_home(tmp_path):
+    """``--system``'s launcher names no home: it serves whoever runs the browser."""
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(None))
+    launcher.chmod(0o755)
+    line = installer.check_manifest(
+        "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "not the default"
+    )
+    assert (line["ok"], line["serves"]) == (True, str(default_home()))
