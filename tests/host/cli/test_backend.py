@@ -393,3 +393,15 @@ def test_a_copy_holds_this_homes_addresses_only_under_its_own_port(tmp_path):
     assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home)
     assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home)
     assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home)
+
+
+def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path, monkeypatch):
+    """A running daemon may listen elsewhere than config.json says (it took a free port): the
+    addresses it serves name its own port, and a copy holding them holds this home's."""
+    home = make_home(tmp_path, port=8123)
+    assert backend.base_url(home) == "http://127.0.0.1:8123"
+    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 9345, "url": "x"})
+    assert backend.base_url(home) == "http://127.0.0.1:9345"
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home)
+    monkeypatch.setattr(client, "running", lambda h, wait=True: {"url": "x"})  # no port said
+    assert backend.base_url(home) == "http://127.0.0.1:8123"
