@@ -621,3 +621,62 @@ def test_a_system_launcher_is_not_flagged_for_another_users_home(tmp_path):
         "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "not the default"
     )
     assert (line["ok"], line["serves"]) == (True, str(default_home()))
+
+
+# -- doctor's daemon check, in process -------------------------------------------------------
+
+
+def test_doctor_reports_a_running_daemon_by_its_address_and_its_answer(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    asked = []
+    monkeypatch.setattr(
+        installer.client, "running", lambda h: {"url": "http://127.0.0.1:9", "port": 9}
+    )
+    monkeypatch.setattr(
+        installer.client, "call", lambda h, kind, timeout: asked.append((h, kind)) or {"pong": 1}
+    )
+    assert installer.daemon_state(home) == {
+        "running": True,
+        "url": "http://127.0.0.1:9",
+        "ping": {"pong": 1},
+    }
+    assert asked == [(home, "ping")]
+
+
+def test_a_daemon_that_runs_and_does_not_answer_is_a_fault(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setattr(installer.client, "running", lambda h: {"url": "http://127.0.0.1:9"})
+
+    def silent(h, kind, timeout):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(installer.client, "call", silent)
+    assert installer.daemon_state(home) == {"running": False, "problem": "connection refused"}
+    options = InstallOptions(("chromium",), profile_dir=tmp_path / "profile")
+    installer.install(home, options, platform="linux")
+    ensure_token(home)
+    report = installer.doctor(home, options, platform="linux")
+    assert report["manifests"][0]["ok"] and report["token_readable"]
+    assert report["ok"] is False and report["daemon"]["problem"] == "connection refused"
+
+
+def test_a_stopped_daemon_is_no_fault_and_a_paused_one_says_until_when(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setattr(installer.client, "running", lambda h: None)
+    monkeypatch.setattr(installer, "paused", lambda h: None)
+    assert installer.daemon_state(home) == {
+        "running": False,
+        "note": installer.daemon_stopped(home),
+    }
+    monkeypatch.setattr(installer, "paused", lambda h: {"boot": "x"} if h == home else None)
+    assert installer.daemon_state(home) == {
+        "running": False,
+        "note": installer.daemon_paused(home),
+    }
+    options = InstallOptions(("chromium",), profile_dir=tmp_path / "profile")
+    installer.install(home, options, platform="linux")
+    ensure_token(home)
+    report = installer.doctor(home, options, platform="linux")
+    assert report["ok"] is True and report["home"] == str(home)
+    assert report["missing"] == [] and report["daemon"]["running"] is False
