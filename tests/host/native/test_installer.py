@@ -680,3 +680,23 @@ def test_a_stopped_daemon_is_no_fault_and_a_paused_one_says_until_when(tmp_path,
     report = installer.doctor(home, options, platform="linux")
     assert report["ok"] is True and report["home"] == str(home)
     assert report["missing"] == [] and report["daemon"]["running"] is False
+
+
+def test_a_launcher_that_cannot_run_serves_no_home_and_its_fault_is_that(tmp_path):
+    """A launcher the browser cannot run serves nothing, whichever home it names: the fault
+    shown is the one to fix first."""
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(tmp_path / "first"))
+    launcher.chmod(0o644)
+    line = installer.check_manifest(
+        "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "other"
+    )
+    assert (line["ok"], line["serves"]) == (False, None)
+    assert "is not an executable file" in line["problem"]
+
+
+def test_a_manifest_that_allows_nothing_does_not_allow_our_extension(tmp_path, launcher):
+    path = _manifest_file(tmp_path, launcher, allowed_origins=None)  # the key left out
+    line = installer.check_manifest("chromium", path, expected=[f"chrome-extension://{EXT_ID}/"])
+    assert (line["ok"], line["allowed"]) == (False, [])
+    assert line["problem"].startswith(f"does not allow chrome-extension://{EXT_ID}/")
