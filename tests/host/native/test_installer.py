@@ -552,7 +552,7 @@ def test_a_stopped_or_paused_daemon_names_the_start_for_its_home(tmp_path):
 
 @pytest.mark.parametrize("platform", ["linux", "win32"])
 def test_a_launcher_names_the_home_it_sets_however_the_path_is_spelled(tmp_path, platform):
-    home = tmp_path / "my 'quoted' home=x"
+    home = tmp_path / "my 'quoted' home=BOX"  # a name ending in a letter the quote is not
     made = tmp_path / "launcher"
     made.write_text(launcher_text(home, platform), newline="")
     assert installer.launcher_home(made) == (home, True)
@@ -565,6 +565,16 @@ def test_a_system_launcher_serves_each_users_default_home_without_naming_it(
     monkeypatch.setenv("PAGEKEEPER_HOME", str(tmp_path / "whoever runs it"))
     made = tmp_path / "launcher"
     made.write_text(launcher_text(None, platform), newline="")
+    assert installer.launcher_home(made) == (default_home(), False)
+
+
+def test_the_binarys_system_launcher_is_ours_too(tmp_path, monkeypatch):
+    """``make dist``'s binary writes a launcher that runs ``pagekeeper native``, with no
+    module name in it: its own comment says whose it is."""
+    monkeypatch.setattr(installer.sys, "frozen", True, raising=False)
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(None, "linux"))
+    assert "host.native.relay" not in made.read_text()
     assert installer.launcher_home(made) == (default_home(), False)
 
 
