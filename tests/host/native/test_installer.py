@@ -710,3 +710,29 @@ def test_a_manifest_that_allows_nothing_does_not_allow_our_extension(tmp_path, l
     line = installer.check_manifest("chromium", path, expected=[f"chrome-extension://{EXT_ID}/"])
     assert (line["ok"], line["allowed"]) == (False, [])
     assert line["problem"].startswith(f"does not allow chrome-extension://{EXT_ID}/")
+
+
+def test_browser_all_checks_only_the_browsers_found_on_the_platform_checked(tmp_path, monkeypatch):
+    """``--browser all``: the browsers found (on the platform asked about) are checked, the
+    others listed as not installed here; a profile folder, or one browser named, checks
+    what was asked for, found or not."""
+    asked: list[tuple[str, str | None]] = []
+
+    def found(browser, platform=None):
+        asked.append((browser, platform))
+        return browser in ("chromium", "firefox")
+
+    monkeypatch.setattr(installer, "browser_present", found)
+    every = tuple(BROWSERS)
+    options = InstallOptions(every, present_only=True)
+    present, missing = installer.present_and_missing(options, "darwin")
+    assert present == ("chromium", "firefox")
+    assert missing == [b for b in every if b not in present]
+    assert {p for _, p in asked} == {"darwin"} and [b for b, _ in asked] == list(every)
+    profile = InstallOptions(every, present_only=True, profile_dir=tmp_path)
+    assert installer.present_and_missing(profile, "darwin") == (every, [])
+    assert installer.present_and_missing(InstallOptions(("chrome",)), "darwin") == (("chrome",), [])
+    home = tmp_path / "home"
+    report = installer.doctor(home, InstallOptions(every, present_only=True), platform="linux")
+    assert [m["browser"] for m in report["manifests"]] == ["chromium", "firefox"]
+    assert report["missing"] == missing
