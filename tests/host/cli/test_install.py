@@ -12,6 +12,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from host.cli.commands.install import render_doctor, render_install
 from host.cli.entry import main
 from host.compiled import described, running
 from tests.host.daemon_fixtures import make_home
@@ -196,3 +197,22 @@ def test_doctor_counts_the_archives_versions_and_names_the_suggestion_build(caps
         said = capsys.readouterr().out
         assert f"archive: ok ({count} version{'' if count == 1 else 's'})" in said
         assert said.rstrip().endswith(f"suggestions: {described(running())}")
+
+
+def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
+    report = {
+        "ok": True,
+        "manifests": [{"browser": "chromium", "present": True, "ok": True, "manifest": "m"}],
+        "missing": ["chrome", "edge"],
+        "token_readable": True,
+        "daemon": {"running": False, "note": "stopped"},
+    }
+    lines = render_doctor(report).splitlines()
+    assert lines[1:3] == ["chromium: ok (m)", "not installed here (skipped): chrome, edge"]
+    assert "skipped" not in render_doctor({**report, "missing": []})
+    installed = {"launcher": "l", "installed": [{"browser": "chromium", "manifest": "m"}]}
+    assert render_install({**installed, "missing": ["edge"]}).splitlines() == [
+        "launcher: l",
+        "chromium: m",
+        "not installed here (skipped): edge",
+    ]
