@@ -12,7 +12,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from host.cli.commands.install import render_doctor, render_install
+from host.cli.commands.install import _daemon_line, render_doctor, render_install
 from host.cli.entry import main
 from host.compiled import described, running
 from tests.host.daemon_fixtures import make_home
@@ -216,3 +216,16 @@ def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
         "chromium: m",
         "not installed here (skipped): edge",
     ]
+
+
+def test_the_daemon_line_says_where_it_runs_or_what_is_wrong():
+    assert _daemon_line({"running": True, "url": "http://127.0.0.1:9"}) == (
+        "daemon: running at http://127.0.0.1:9"
+    )
+    assert _daemon_line({"running": False, "problem": "refused"}) == (
+        "daemon: not answering: refused"
+    )
+    assert _daemon_line({"running": False, "note": "stopped; start it"}) == (
+        "daemon: stopped; start it"
+    )
+    assert _daemon_line({"running": False}) == "daemon: stopped"

@@ -640,9 +640,8 @@ def test_doctor_reports_a_running_daemon_by_its_address_and_its_answer(tmp_path,
     home = tmp_path / "home"
     home.mkdir()
     asked = []
-    monkeypatch.setattr(
-        installer.client, "running", lambda h: {"url": "http://127.0.0.1:9", "port": 9}
-    )
+    running = {"url": "http://127.0.0.1:9", "port": 9}  # this home's daemon, no other's
+    monkeypatch.setattr(installer.client, "running", lambda h: running if h == home else None)
     monkeypatch.setattr(
         installer.client, "call", lambda h, kind, timeout: asked.append((h, kind)) or {"pong": 1}
     )
