@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_extract_wide import DATA, paired_interval  # noqa: E402
+from bench_extract_wide import DATA, paired_interval, show_intervals  # noqa: E402
 from test_ablate_extract import MeanScore  # noqa: E402  (page F1s, aggregated by their mean)
 
 from host.compiled import why_not  # noqa: E402
@@ -71,3 +71,41 @@ def test_the_compiled_switch_times_the_compiled_extraction():
         pytest.skip(f"the compiled copy is not there: {why}")
     assert _bench_header("--compiled").endswith(", ours compiled")
     assert _bench_header().endswith(", ours pure")
+
+
+class Recorded:
+    """Mean F1, remembering every resample's value (ours, then the other's, each round)."""
+
+    seen: list[float] = []
+
+    @classmethod
+    def aggregate(cls, counts):
+        cls.seen.append(sum(counts) / len(counts))
+        return 0, 0, cls.seen[-1]
+
+
+def test_the_interval_leaves_as_many_resamples_out_at_each_end():
+    """40 resamples: the 95 % interval leaves out one at each end (2.5 % of 40), the lowest and
+    the highest, and no more."""
+    Recorded.seen = []
+    ours = [0.11, 0.52, 0.93, 0.34, 0.75, 0.16, 0.67, 0.28]  # distinct pages: distinct gaps
+    low, high = paired_interval(Recorded, ours, [0.0] * len(ours), 40)
+    gaps = sorted(a - b for a, b in zip(Recorded.seen[::2], Recorded.seen[1::2], strict=True))
+    assert len(gaps) == 40 and len(set(gaps)) > 30
+    assert (low, high) == (round(gaps[1], 6), round(gaps[38], 6))
+
+
+def test_an_interval_that_touches_zero_shows_no_gap(capsys):
+    """A bound of exactly 0 holds 0: neither ahead (+) nor behind (-) is shown."""
+    ours, other = [0.5] * 9 + [1.0], [0.5] * 10  # ours ahead on one page only
+    counts = {"ours": {"ALL": ours}, "other": {"ALL": other}, "worse": {"ALL": [1.0] * 10}}
+    low, high = paired_interval(MeanScore, ours, other, 200)
+    assert low == 0 < high
+    show_intervals(MeanScore, ["ours", "other"], counts, 200)
+    row = capsys.readouterr().out.splitlines()[-1]
+    assert row.startswith("ALL") and row.rstrip().endswith("]"), row
+    counts["ours"], counts["other"] = counts["other"], counts["ours"]
+    show_intervals(MeanScore, ["ours", "other"], counts, 200)
+    assert capsys.readouterr().out.splitlines()[-1].rstrip().endswith("]")
+    show_intervals(MeanScore, ["ours", "worse"], counts, 200)  # behind on every page
+    assert capsys.readouterr().out.splitlines()[-1].rstrip().endswith("]-")

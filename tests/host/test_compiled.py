@@ -362,3 +362,162 @@ def test_the_daemons_start_line_names_the_build_doctor_names(tmp_path):
     )
     for area in ("suggestions", "extraction"):
         assert doctor[area]["build"] == "compiled" or doctor[area]["why"]  # pure says why
+
+
+# -- the choice in process (the tests above make it in a fresh process, which the mutation
+# runner cannot see; these hold each rule of it on its own) ---------------------------------
+
+
+@pytest.fixture
+def fresh_process(monkeypatch):
+    """This process as an entry point sees it before the engine's first import: no
+    ``engine`` module, its own import path and choice (all put back after)."""
+    monkeypatch.delitem(sys.modules, "engine")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setitem(compiled_module.chosen, "why", "not chosen yet")
+
+
+def test_a_fresh_copy_is_put_first_and_the_choice_kept(tmp_path, fresh_process):
+    compiled = _copy(tmp_path)
+    assert compiled_module.use_compiled(ROOT, compiled) == ""
+    assert sys.path[0] == str(compiled) and compiled_module.chosen["why"] == ""
+
+
+def test_a_stale_copy_is_not_put_on_the_path_and_the_reason_is_kept(tmp_path, fresh_process):
+    compiled = _copy(tmp_path)
+    _edit_same_size(compiled / "engine" / "urls" / "typos.py")
+    why = compiled_module.use_compiled(ROOT, compiled)
+    assert why == "built from other sources (engine/urls/typos.py)"
+    assert str(compiled) not in sys.path and compiled_module.chosen["why"] == why
+
+
+def test_after_the_engine_is_imported_even_a_fresh_copy_is_not_used(tmp_path, monkeypatch):
+    """A module imported from one build and another from the other would mix two codes."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setitem(compiled_module.chosen, "why", "not chosen yet")
+    compiled = _copy(tmp_path)
+    why = compiled_module.use_compiled(ROOT, compiled)
+    assert why == "the engine was imported before the choice"
+    assert str(compiled) not in sys.path and compiled_module.chosen["why"] == why
+
+
+def test_the_binary_runs_the_build_it_holds_and_touches_no_path(
+    tmp_path, fresh_process, monkeypatch
+):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    before = list(sys.path)
+    assert compiled_module.use_compiled(ROOT, tmp_path / "nothing") == ""
+    assert sys.path == before and compiled_module.chosen["why"] == ""
+
+
+def test_running_names_the_build_by_how_the_modules_were_loaded(monkeypatch):
+    import engine.urls.typos as typos  # noqa: PLC0415
+
+    monkeypatch.setitem(compiled_module.chosen, "why", "no C compiler (gcc)")
+    assert compiled_module.running() == {"build": "pure", "why": "no C compiler (gcc)"}
+    monkeypatch.setitem(compiled_module.chosen, "why", "")  # chosen, yet the sources loaded
+    assert compiled_module.running() == {
+        "build": "pure",
+        "why": "the compiled modules did not load",
+    }
+    loader = ExtensionFileLoader("engine.urls.typos", "typos" + EXTENSION_SUFFIXES[0])
+    monkeypatch.setattr(typos, "__loader__", loader)
+    assert compiled_module.running() == {"build": "compiled", "why": ""}
+    assert compiled_module.described(compiled_module.running()) == "compiled (mypyc)"
+
+
+def test_the_missing_modules_are_named_in_their_order(tmp_path):
+    compiled = _copy(tmp_path)
+    assert compiled_module.missing_modules(compiled) == []
+    for module in (MODULES[5], MODULES[1]):
+        (compiled / (module.replace(".", "/") + EXTENSION_SUFFIXES[0])).unlink()
+    assert compiled_module.missing_modules(compiled) == [MODULES[1], MODULES[5]]
+    assert (
+        why_not(ROOT, compiled)
+        == f"not built for this Python (2 of {len(MODULES)} modules missing)"
+    )
+
+
+def test_why_not_names_three_stale_files_and_nothing_when_fresh(tmp_path):
+    compiled = _copy(tmp_path)
+    assert why_not(ROOT, compiled) == ""
+    assert why_not(ROOT, tmp_path / "nothing").startswith(
+        f"not built; {compiled_module.BUILD_HINT}"
+    )
+    names = ("urls/typos.py", "urls/keyboard.py", "urls/segments.py", "urls/dictionary.py")
+    for name in names:
+        _edit_same_size(compiled / "engine" / name)
+    shown = sorted(f"engine/{n}" for n in names)[:3]
+    assert why_not(ROOT, compiled) == f"built from other sources ({', '.join(shown)})"
+
+
+def test_a_source_with_no_copy_is_stale(tmp_path):
+    """A file of the tree missing from the copy (added since the build) is named, not an error."""
+    compiled = _copy(tmp_path)
+    (compiled / "engine" / "urls" / "keyboard.py").unlink()
+    assert stale_compiled(ROOT, compiled) == ["engine/urls/keyboard.py"]
+
+
+def test_the_bytecode_cache_is_no_source(tmp_path):
+    """``__pycache__`` differs between any two trees (each writes its own .pyc): not compared."""
+    root = tmp_path / "tree"
+    shutil.copytree(ROOT / "engine", root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "engine" / "urls" / "__pycache__").mkdir()
+    (root / "engine" / "urls" / "__pycache__" / "typos.cpython-311.pyc").write_bytes(b"pyc")
+    assert stale_compiled(root, _copy(tmp_path)) == []
+
+
+def test_a_stamp_that_cannot_be_created_leaves_the_answer_standing(tmp_path, monkeypatch):
+    """No stamp file could be made at all (a folder the process cannot write): the copy is
+    still judged fresh by its bytes, and nothing is left behind."""
+    compiled = _copy(tmp_path)
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(self)
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    assert stale_compiled(ROOT, compiled) == []
+    assert not any(p.name.startswith("sources.stamp") for p in compiled.iterdir())
+
+
+def test_the_named_compiler_or_plain_cc_can_build(monkeypatch, tmp_path):
+    """mypyc calls the compiler Python was built with (sysconfig's CC, first word), else cc."""
+    (tmp_path / "Python.h").write_text("")
+    monkeypatch.setattr(compiled_module.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    config = {"CC": "clang-17 -pthread"}
+    monkeypatch.setattr(compiled_module.sysconfig, "get_config_var", config.get)
+    found: set[str] = {"clang-17"}
+    monkeypatch.setattr(compiled_module.shutil, "which", lambda n: n if n in found else None)
+    assert cannot_build() == ""
+    found = {"cc"}
+    assert cannot_build() == ""
+    found = set()
+    assert cannot_build() == "no C compiler (clang-17)"
+    config.clear()  # no CC recorded: cc
+    assert cannot_build() == "no C compiler (cc)"
+    found = {"cc"}
+    assert cannot_build() == ""
+
+
+def test_the_makefile_entry_answers_by_exit_status(monkeypatch, capsys):
+    monkeypatch.setattr(compiled_module, "why_not", lambda: "")
+    assert compiled_module.main(["fresh"]) == 0
+    monkeypatch.setattr(compiled_module, "why_not", lambda: "not built")
+    assert compiled_module.main(["fresh"]) == 1
+    monkeypatch.setattr(compiled_module, "cannot_build", lambda: "")
+    assert compiled_module.main(["can-build"]) == 0
+    assert capsys.readouterr().out == ""
+    assert compiled_module.main(["fresh", "can-build"]) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and err.err == "usage: python -m host.compiled fresh | can-build\n"
+
+
+def test_the_makefile_reads_the_answer_from_the_exit_status():
+    """The Makefile runs ``python -m host.compiled fresh`` and acts on its status: the module's
+    own entry must exit with :func:`main`'s answer, not 0 whatever it says."""
+    done = subprocess.run(
+        [sys.executable, "-m", "host.compiled", "neither"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "usage: python -m host.compiled fresh | can-build\n"

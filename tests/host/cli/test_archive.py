@@ -434,3 +434,21 @@ def test_a_copy_written_by_get_with_no_daemon_gets_the_addresses_note(capsys, tm
         assert capsys.readouterr().err == ""  # its daemon serves them: nothing to add
     finally:
         stop_daemon(home)
+
+
+def test_get_to_stdout_writes_the_stored_bytes_exactly(capsysbinary, tmp_path, monkeypatch):
+    """``get --original`` with no ``-o``, or with ``-o -``, writes the page's own bytes to
+    stdout (a page in another encoding included), and writes no file named ``-``."""
+    monkeypatch.chdir(tmp_path)  # where a file named "-" would be written
+    home = make_home(tmp_path)
+    body = "<title>Café</title><p>Grüße aus Köln, eine Seite zum Aufheben.</p>".encode("latin-1")
+    page_file = tmp_path / "page.html"
+    page_file.write_bytes(body)
+    add = ["archive", "add", "http://a.example/", "--html", str(page_file), "--home", str(home)]
+    assert main([*add, "--json"]) == 0
+    version = json.loads(capsysbinary.readouterr().out)["id"]
+    for more in ([], ["-o", "-"]):
+        get = ["archive", "get", version, "--original", *more, "--home", str(home)]
+        assert main(get) == 0
+        assert capsysbinary.readouterr().out == body
+    assert not (tmp_path / "-").exists()

@@ -9,17 +9,22 @@ running, a read never opens the store in the command's own process.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import socket
 import urllib.request
+from types import SimpleNamespace
 
 import pytest
 
 from engine.archive.store import ArchiveStore
+from host.cli import backend
 from host.cli.entry import main
 from host.daemon import client
+from host.daemon.app import DEFAULT_PORT
 from tests.conftest import static_site
-from tests.host.daemon_fixtures import make_home, pk, stop_daemon
+from tests.host.daemon_fixtures import SHARED_CACHE, make_home, pk, stop_daemon
 
 PAGES = {
     "index.html": '<a href="a.html">A</a> <a href="b.html">B</a>',
@@ -289,3 +294,114 @@ def test_a_copy_written_by_get_opens_its_links_and_resources_from_a_file(capsys,
     for address in addresses:
         with urllib.request.urlopen(address, timeout=10) as answer:
             assert answer.status == 200, address
+
+
+# -- the note beside version addresses no daemon of the home serves (in process) -----------
+
+
+@pytest.fixture
+def listener():
+    """A port something else accepts connections on (another program's)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_home_whose_daemon_serves_its_addresses_needs_no_note(tmp_path, monkeypatch):
+    home = make_home(tmp_path, port=_free_port())
+    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 1, "url": "x"})
+    assert backend.addresses_note(home) is None
+
+
+def test_a_home_on_a_new_port_at_each_start_names_no_port_its_addresses_could_open_on(tmp_path):
+    home = make_home(tmp_path, port=0)
+    note = backend.addresses_note(home)
+    assert note == (
+        "this home's daemon is not running, and it takes a new free port at each start"
+        " (config.json's port is 0), so these addresses name no port it serves: "
+        f"`{client.own_command(home)} serve --detach` starts it; then run this command again"
+        " for addresses that open"
+    )
+
+
+def test_a_free_port_names_the_start_and_the_port(tmp_path):
+    port = _free_port()
+    home = make_home(tmp_path, port=port)
+    assert backend.configured_port(home) == port
+    assert backend.addresses_note(home) == (
+        "this home's daemon is not running, so nothing answers these addresses yet: "
+        f"`{client.own_command(home)} serve --detach` starts it on port {port}, then they open"
+    )
+
+
+def test_a_port_another_program_holds_is_named_and_no_start_that_cannot_work(tmp_path, listener):
+    """config.json chose the port: the daemon cannot start elsewhere, so no start is named."""
+    home = make_home(tmp_path, port=listener)
+    note = backend.addresses_note(home)
+    assert note.startswith(f"port {listener} is another program's (another PageKeeper home's")
+    assert note.endswith("cannot start on it (config.json's port) until that program ends or the"
+                         " port setting names another")  # fmt: skip
+    assert "serve --detach" not in note
+
+
+def test_the_default_port_taken_names_the_start_that_finds_a_free_one(
+    tmp_path, listener, monkeypatch
+):
+    home = make_home(tmp_path)
+    (home / "config.json").write_text(
+        json.dumps({"cache_dir": str(SHARED_CACHE)})
+    )  # no port chosen
+    assert backend.configured_port(home) == DEFAULT_PORT
+    monkeypatch.setattr(backend, "configured_port", lambda h: listener)  # the default, taken
+    note = backend.addresses_note(home)
+    assert note == (
+        f"port {listener} is another program's (another PageKeeper home's daemon?), so these"
+        " addresses reach it, not this archive: "
+        f"`{client.own_command(home)} serve --detach` starts this home's daemon on a free port"
+        " (kept in its config.json); then run this command again for addresses that open"
+    )
+
+
+def test_only_a_port_something_accepts_on_is_listening(listener):
+    assert backend._listening(listener) is True
+    assert backend._listening(_free_port()) is False
+
+
+def test_the_note_goes_to_stderr_on_its_own_line_and_only_when_there_is_one(tmp_path, monkeypatch):
+    ctx = SimpleNamespace(home=make_home(tmp_path, port=0), stderr=io.StringIO())
+    backend.note_addresses(ctx)
+    said = ctx.stderr.getvalue()
+    assert said == f"pagekeeper: note: {backend.addresses_note(ctx.home)}\n"
+    monkeypatch.setattr(backend, "addresses_note", lambda home: None)
+    ctx.stderr = io.StringIO()
+    backend.note_addresses(ctx)
+    assert ctx.stderr.getvalue() == ""
+
+
+def test_a_copy_holds_this_homes_addresses_only_under_its_own_port(tmp_path):
+    """A copy names the daemon's base URL then a path; a longer port that starts with the
+    same digits is another address."""
+    home = make_home(tmp_path, port=8123)
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:8123/r/abc">', home)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home)
+    assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home)
+
+
+def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path, monkeypatch):
+    """A running daemon may listen elsewhere than config.json says (it took a free port): the
+    addresses it serves name its own port, and a copy holding them holds this home's."""
+    home = make_home(tmp_path, port=8123)
+    assert backend.base_url(home) == "http://127.0.0.1:8123"
+    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 9345, "url": "x"})
+    assert backend.base_url(home) == "http://127.0.0.1:9345"
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home)
+    monkeypatch.setattr(client, "running", lambda h, wait=True: {"url": "x"})  # no port said
+    assert backend.base_url(home) == "http://127.0.0.1:8123"

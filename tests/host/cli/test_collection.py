@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 from engine.archive.store import ArchiveStore
-from host.cli.commands.collection import size
+from host.cli.commands.collection import render_stats, size
 from host.cli.entry import main
 from tests.engine.archive.pages import page
 from tests.host.daemon_fixtures import make_home
@@ -284,3 +284,25 @@ def test_stats_count_the_records_again_after_a_tag_and_a_compaction(tmp_path, ca
     assert storage_bytes() == records_on_disk()  # one line more, the same versions
     compact_then_tag("+read")
     assert storage_bytes() == records_on_disk()  # one line again, in a new generation
+
+
+def test_stats_text_adds_resources_to_the_pages_captured_and_kept():
+    """Captured is the pages as captured plus every resource; kept is the pages less what
+    dedup saved plus each resource once. A reply with no resource or dedup field (an archive
+    that has none) adds nothing: byte-exact below 1 KB."""
+    both = {
+        "documents": 1, "versions": 2, "original_bytes": 10240, "dedup_saved_bytes": 5120,
+        "resource_bytes": 20480, "resource_unique_bytes": 2048,
+        "blob_bytes": 1024, "storage_bytes": 2048, "archive_bytes": 4096,
+    }  # fmt: skip
+    assert "30 KB captured, 7.0 KB after dedup;" in render_stats(both)
+    pages = {"documents": 1, "versions": 1, "original_bytes": 500, "blob_bytes": 300,
+             "storage_bytes": 400, "archive_bytes": 600}  # fmt: skip
+    assert render_stats(pages) == (
+        "1 documents, 1 versions: 500 B captured, 500 B after dedup; 300 B on disk, compressed,"
+        " with copies and extracts (400 B with the records; 600 B in all, with the full-text"
+        " index)"
+    )
+    empty = {"documents": 0, "versions": 0, "original_bytes": 0, "blob_bytes": 0,
+             "storage_bytes": 0, "archive_bytes": 0}  # fmt: skip
+    assert render_stats(empty) == "empty archive: no pages archived yet"

@@ -45,7 +45,7 @@ def test_a_file_that_cannot_be_read_is_invalid_input_for_every_command(capsys, t
         assert answer(capsys, *args, "--home", str(home)) == (2, "invalid_input"), name
 
 
-@pytest.mark.parametrize("kind", ["missing folder", "folder"])
+@pytest.mark.parametrize("kind", ["missing folder", "file for its folder", "folder"])
 def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
     capsys, tmp_path, monkeypatch, kind
 ):
@@ -63,8 +63,10 @@ def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
     main(["archive", "versions", "http://a.example/", "--home", str(home), "--json"])
     version = json.loads(capsys.readouterr().out)[0]["id"]
     missing = tmp_path / "no-such-folder"
-    target = missing / "out" if kind == "missing folder" else tmp_path
-    said = "no folder" if kind == "missing folder" else "it is a folder"
+    target = {"missing folder": missing / "out", "file for its folder": page / "out"}.get(
+        kind, tmp_path
+    )
+    said = "it is a folder" if kind == "folder" else "no folder"
     for args in (
         ["archive", "get", version, "-o", str(target)],
         ["archive", "export", "-o", str(target)],
@@ -78,7 +80,15 @@ def test_an_output_path_in_no_folder_or_naming_a_folder_is_the_users_input(
 
 @pytest.mark.parametrize(
     ("number", "expected"),
-    [("abc", (2, "invalid_input")), ("-1", (2, "invalid_input")), ("99", (3, "not_found"))],
+    [
+        ("abc", (2, "invalid_input")),
+        ("-1", (2, "invalid_input")),
+        ("12x", (2, "invalid_input")),  # a number's prefix is no number
+        ("1 2", (2, "invalid_input")),
+        ("\u0661\u0662", (2, "invalid_input")),  # digits, but not the ASCII ones delete prints
+        ("99", (3, "not_found")),
+        (" 99 ", (3, "not_found")),  # spaces around it, as pasted
+    ],
 )
 def test_an_undo_number_follows_the_ref_rule(capsys, tmp_path, number, expected):
     """``archive undo``: text that is no undo number is bad input (exit 2), as a ref that is no

@@ -12,7 +12,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from host.cli.commands.install import _daemon_line, render_doctor, render_install
 from host.cli.entry import main
+from host.compiled import described, running
 from tests.host.daemon_fixtures import make_home
 
 
@@ -171,3 +173,59 @@ def test_doctor_names_the_home_each_manifest_serves_and_flags_another_homes(
     assert done.returncode == 0, done.stderr
     assert main(["doctor", *scope, "--home", str(other), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["manifests"][0]["serves"] == str(other)
+
+
+def test_doctor_counts_the_archives_versions_and_names_the_suggestion_build(capsys, tmp_path):
+    """The archive line counts what the store holds (none before the first capture), in the
+    JSON and the text alike; ``suggestions`` is the build this very process runs."""
+    home, profile = make_home(tmp_path), tmp_path / "profile"
+    scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
+    assert main(["install", *scope]) == 0
+    capsys.readouterr()
+    page = tmp_path / "page.html"
+    for count in (0, 1, 2):
+        if count:
+            page.write_text(f"<title>x</title><p>a page to keep, number {count}</p>")
+            added = ["archive", "add", f"http://a.example/{count}", "--html", str(page)]
+            assert main([*added, "--home", str(home)]) == 0
+            capsys.readouterr()
+        assert main(["doctor", *scope, "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["archive"] == {"ok": True, "versions": count}
+        assert report["suggestions"] == running()
+        assert main(["doctor", *scope]) == 0
+        said = capsys.readouterr().out
+        assert f"archive: ok ({count} version{'' if count == 1 else 's'})" in said
+        assert said.rstrip().endswith(f"suggestions: {described(running())}")
+
+
+def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
+    report = {
+        "ok": True,
+        "manifests": [{"browser": "chromium", "present": True, "ok": True, "manifest": "m"}],
+        "missing": ["chrome", "edge"],
+        "token_readable": True,
+        "daemon": {"running": False, "note": "stopped"},
+    }
+    lines = render_doctor(report).splitlines()
+    assert lines[1:3] == ["chromium: ok (m)", "not installed here (skipped): chrome, edge"]
+    assert "skipped" not in render_doctor({**report, "missing": []})
+    installed = {"launcher": "l", "installed": [{"browser": "chromium", "manifest": "m"}]}
+    assert render_install({**installed, "missing": ["edge"]}).splitlines() == [
+        "launcher: l",
+        "chromium: m",
+        "not installed here (skipped): edge",
+    ]
+
+
+def test_the_daemon_line_says_where_it_runs_or_what_is_wrong():
+    assert _daemon_line({"running": True, "url": "http://127.0.0.1:9"}) == (
+        "daemon: running at http://127.0.0.1:9"
+    )
+    assert _daemon_line({"running": False, "problem": "refused"}) == (
+        "daemon: not answering: refused"
+    )
+    assert _daemon_line({"running": False, "note": "stopped; start it"}) == (
+        "daemon: stopped; start it"
+    )
+    assert _daemon_line({"running": False}) == "daemon: stopped"

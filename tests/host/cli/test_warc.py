@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
 
+from host.cli.entry import main
 from tests.conftest import run_pagekeeper
 from tests.engine.archive.pages import page
 from tests.host.daemon_fixtures import make_home, pk
@@ -160,3 +163,43 @@ def test_with_a_daemon_export_reads_beside_it_and_import_goes_through_it(tmp_pat
             pk(other, "stop", check=False)
     finally:
         pk(home, "stop", check=False)
+
+
+def test_export_and_import_in_process_answer_as_the_cli_does(tmp_path, capsys, monkeypatch):
+    """The same export and import run in this process (``main``): an export names its file
+    (given with ``-o``, or the default name in the current folder), its versions, records and
+    bytes, and an import of that file into another home restores the versions it holds."""
+
+    def run(home, *args: str) -> tuple[int, dict]:
+        code = main(["--home", str(home), "--json", *args])
+        return code, json.loads(capsys.readouterr().out)
+
+    home = make_home(tmp_path / "a")
+    seeded = seed(home, tmp_path)
+    out = tmp_path / "all.warc.gz"
+    code, result = run(home, "archive", "export", "*ordnungsrausch*", "-o", str(out))
+    assert code == 0, result
+    assert result == {
+        "file": str(out),
+        "versions": 2,
+        "records": result["records"],
+        "bytes": out.stat().st_size,
+    }
+    assert result["records"] == sum(1 for _ in ArchiveIterator(out.open("rb"))) > 2
+    assert set(responses(out)) == {seeded[0][2], seeded[1][2]}
+    monkeypatch.chdir(tmp_path)
+    code, named = run(home, "archive", "export", "--id", seeded[2][0])
+    assert code == 0 and named["versions"] == 1, named
+    assert Path(named["file"]).parent == tmp_path and Path(named["file"]).is_file()
+    assert re.fullmatch(r"pagekeeper-\d{8}-\d{6}-1\.warc\.gz", Path(named["file"]).name)
+    code, error = run(home, "archive", "export", "*no-such-page*", "-o", str(tmp_path / "x"))
+    assert (code, error["error"]["message"]) == (
+        2,
+        "no archived version matches; nothing to export",
+    )
+    other = make_home(tmp_path / "b")
+    code, imported = run(other, "archive", "import", str(out))
+    assert code == 0 and imported["imported"] == 2, imported
+    assert imported["filename"] == "all.warc.gz"
+    _, versions = run(other, "archive", "versions", seeded[0][1])
+    assert len(versions) == 2

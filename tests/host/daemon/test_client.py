@@ -215,3 +215,19 @@ def test_only_progress_published_while_stopping_holds_off_the_stall_limit(held_l
     finally:
         done.set()
         thread.join()
+
+
+def test_a_stop_that_has_ended_is_seen_within_one_short_poll(tmp_path, other_process, monkeypatch):
+    """``pagekeeper stop`` returns as soon as the lock is free, give or take one short poll
+    (at most 50 ms between two looks at the lock), not a second later: counted sleeps, no
+    clock."""
+    home = make_home(tmp_path)
+    state = {"pid": other_process.pid, "stopping": True, "phase": "flush", "progress": 1}
+    client.state_path(home).write_text(json.dumps(state))
+    looks = iter([True, True, True, False])  # the lock is freed at the fourth look
+    monkeypatch.setattr(client, "lock_held", lambda _home: next(looks))
+    naps: list[float] = []
+    monkeypatch.setattr(client.time, "sleep", naps.append)
+    client.wait_stopped(home, other_process.pid, stall=60)
+    assert len(naps) == 3
+    assert all(0 < nap <= 0.05 for nap in naps), naps

@@ -545,3 +545,193 @@ def test_a_stopped_or_paused_daemon_names_the_start_for_its_home(tmp_path):
     assert installer.daemon_stopped(home).endswith(start)
     paused = installer.daemon_paused(home)
     assert paused.startswith("stopped until the next login") and paused.endswith(start)
+
+
+# -- which home a launcher serves (doctor's manifest-home check), in process ---------------
+
+
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_a_launcher_names_the_home_it_sets_however_the_path_is_spelled(tmp_path, platform):
+    home = tmp_path / "my 'quoted' home=BOX"  # a name ending in a letter the quote is not
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(home, platform), newline="")
+    assert installer.launcher_home(made) == (home, True)
+
+
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_a_system_launcher_serves_each_users_default_home_without_naming_it(
+    tmp_path, platform, monkeypatch
+):
+    monkeypatch.setenv("PAGEKEEPER_HOME", str(tmp_path / "whoever runs it"))
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(None, platform), newline="")
+    assert installer.launcher_home(made) == (default_home(), False)
+
+
+def test_the_binarys_system_launcher_is_ours_too(tmp_path, monkeypatch):
+    """``make dist``'s binary writes a launcher that runs ``pagekeeper native``, with no
+    module name in it: its own comment says whose it is."""
+    monkeypatch.setattr(installer.sys, "frozen", True, raising=False)
+    made = tmp_path / "launcher"
+    made.write_text(launcher_text(None, "linux"))
+    assert "host.native.relay" not in made.read_text()
+    assert installer.launcher_home(made) == (default_home(), False)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"#!/bin/sh\nexec /usr/bin/other-host\n", b"PAGEKEEPER_HOME=\nexport X\n", b"\xff\xfe\x00"],
+)
+def test_a_file_that_is_not_our_launcher_serves_no_home_that_can_be_told(tmp_path, content):
+    made = tmp_path / "launcher"
+    made.write_bytes(content)
+    assert installer.launcher_home(made) == (None, False)
+    assert installer.launcher_home(tmp_path / "missing") == (None, False)
+    assert installer.launcher_home(tmp_path) == (None, False)  # a folder
+
+
+def test_a_home_is_the_same_home_however_it_is_reached(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "link").symlink_to(home)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for spelled in (home, tmp_path / "link", tmp_path / "x" / ".." / "home", Path("~/home")):
+        assert installer._same_home(spelled, home), spelled
+    assert not installer._same_home(tmp_path / "home2", home)
+    assert not installer._same_home(tmp_path, home)  # a parent is another home
+
+
+def test_a_manifest_whose_launcher_serves_another_home_is_a_fault_naming_both(tmp_path):
+    """The browser's helper would read and write the other home's archive; the line names
+    the home it serves and the install that makes it serve this one."""
+    first, other = tmp_path / "first", tmp_path / "other"
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(first))
+    launcher.chmod(0o755)
+    path = _manifest_file(tmp_path, launcher)
+    mine = installer.check_manifest("chromium", path, home=first)
+    assert (mine["ok"], mine["serves"], mine["problem"]) == (True, str(first), None)
+    again = "pagekeeper --home other install"
+    line = installer.check_manifest("chromium", path, again=again, home=other)
+    assert (line["ok"], line["serves"]) == (False, str(first))
+    assert line["problem"] == (
+        f"serves another home ({first}), not {other}: the browser's helper uses that"
+        f" home's archive; {again} makes it serve this one instead"
+    )
+    # no home asked about: nothing to compare, nothing flagged
+    assert installer.check_manifest("chromium", path)["ok"] is True
+
+
+def test_a_system_launcher_is_not_flagged_for_another_users_home(tmp_path):
+    """``--system``'s launcher names no home: it serves whoever runs the browser."""
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(None))
+    launcher.chmod(0o755)
+    line = installer.check_manifest(
+        "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "not the default"
+    )
+    assert (line["ok"], line["serves"]) == (True, str(default_home()))
+
+
+# -- doctor's daemon check, in process -------------------------------------------------------
+
+
+def test_doctor_reports_a_running_daemon_by_its_address_and_its_answer(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    asked = []
+    running = {"url": "http://127.0.0.1:9", "port": 9}  # this home's daemon, no other's
+    monkeypatch.setattr(installer.client, "running", lambda h: running if h == home else None)
+    monkeypatch.setattr(
+        installer.client, "call", lambda h, kind, timeout: asked.append((h, kind)) or {"pong": 1}
+    )
+    assert installer.daemon_state(home) == {
+        "running": True,
+        "url": "http://127.0.0.1:9",
+        "ping": {"pong": 1},
+    }
+    assert asked == [(home, "ping")]
+
+
+def test_a_daemon_that_runs_and_does_not_answer_is_a_fault(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setattr(installer.client, "running", lambda h: {"url": "http://127.0.0.1:9"})
+
+    def silent(h, kind, timeout):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(installer.client, "call", silent)
+    assert installer.daemon_state(home) == {"running": False, "problem": "connection refused"}
+    options = InstallOptions(("chromium",), profile_dir=tmp_path / "profile")
+    installer.install(home, options, platform="linux")
+    ensure_token(home)
+    report = installer.doctor(home, options, platform="linux")
+    assert report["manifests"][0]["ok"] and report["token_readable"]
+    assert report["ok"] is False and report["daemon"]["problem"] == "connection refused"
+
+
+def test_a_stopped_daemon_is_no_fault_and_a_paused_one_says_until_when(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setattr(installer.client, "running", lambda h: None)
+    monkeypatch.setattr(installer, "paused", lambda h: None)
+    assert installer.daemon_state(home) == {
+        "running": False,
+        "note": installer.daemon_stopped(home),
+    }
+    monkeypatch.setattr(installer, "paused", lambda h: {"boot": "x"} if h == home else None)
+    assert installer.daemon_state(home) == {
+        "running": False,
+        "note": installer.daemon_paused(home),
+    }
+    options = InstallOptions(("chromium",), profile_dir=tmp_path / "profile")
+    installer.install(home, options, platform="linux")
+    ensure_token(home)
+    report = installer.doctor(home, options, platform="linux")
+    assert report["ok"] is True and report["home"] == str(home)
+    assert report["missing"] == [] and report["daemon"]["running"] is False
+
+
+def test_a_launcher_that_cannot_run_serves_no_home_and_its_fault_is_that(tmp_path):
+    """A launcher the browser cannot run serves nothing, whichever home it names: the fault
+    shown is the one to fix first."""
+    launcher = tmp_path / "pagekeeper-native"
+    launcher.write_text(launcher_text(tmp_path / "first"))
+    launcher.chmod(0o644)
+    line = installer.check_manifest(
+        "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "other"
+    )
+    assert (line["ok"], line["serves"]) == (False, None)
+    assert "is not an executable file" in line["problem"]
+
+
+def test_a_manifest_that_allows_nothing_does_not_allow_our_extension(tmp_path, launcher):
+    path = _manifest_file(tmp_path, launcher, allowed_origins=None)  # the key left out
+    line = installer.check_manifest("chromium", path, expected=[f"chrome-extension://{EXT_ID}/"])
+    assert (line["ok"], line["allowed"]) == (False, [])
+    assert line["problem"].startswith(f"does not allow chrome-extension://{EXT_ID}/")
+
+
+def test_browser_all_checks_only_the_browsers_found_on_the_platform_checked(tmp_path, monkeypatch):
+    """``--browser all``: the browsers found (on the platform asked about) are checked, the
+    others listed as not installed here; a profile folder, or one browser named, checks
+    what was asked for, found or not."""
+    asked: list[tuple[str, str | None]] = []
+
+    def found(browser, platform=None):
+        asked.append((browser, platform))
+        return browser in ("chromium", "firefox")
+
+    monkeypatch.setattr(installer, "browser_present", found)
+    every = tuple(BROWSERS)
+    options = InstallOptions(every, present_only=True)
+    present, missing = installer.present_and_missing(options, "darwin")
+    assert present == ("chromium", "firefox")
+    assert missing == [b for b in every if b not in present]
+    assert {p for _, p in asked} == {"darwin"} and [b for b, _ in asked] == list(every)
+    profile = InstallOptions(every, present_only=True, profile_dir=tmp_path)
+    assert installer.present_and_missing(profile, "darwin") == (every, [])
+    assert installer.present_and_missing(InstallOptions(("chrome",)), "darwin") == (("chrome",), [])
+    home = tmp_path / "home"
+    report = installer.doctor(home, InstallOptions(every, present_only=True), platform="linux")
+    assert [m["browser"] for m in report["manifests"]] == ["chromium", "firefox"]
+    assert report["missing"] == missing

@@ -15,6 +15,7 @@ from engine.archive.model import Capture, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.diff import diff_rows, word_parts
+from host.handlers import viewer
 from host.handlers.viewer import _public_check, check_of, diff, liveness_states
 from tests.host.viewer.conftest import CHIP, edited_article, page_bytes
 
@@ -367,3 +368,54 @@ def test_a_stored_check_is_shown_field_by_field():
     }
     bare = _public_check({"state": "present", "matched": None, "checked_at": "2026-01-01"})
     assert (bare["matched"], bare["missing"], bare["checked_at"]) == ([], [], "2026-01-01")
+
+
+def test_stats_walk_the_store_once_while_nothing_changes_and_again_after_a_change(
+    tmp_path, monkeypatch
+):
+    """The stats card asks again and again: the blobs and records are walked once while no
+    version, check or deletion changes them (the stamp), again after one, and each home has
+    its own figures. The index and the pending captures are walked at each call."""
+    walked: list[str] = []
+    walk = viewer._walk_size
+    monkeypatch.setattr(
+        viewer, "_walk_size", lambda f, skip="": walked.append(f.name) or walk(f, skip)
+    )
+    story = "<p>" + "The council met on Monday to discuss the budget for the coming year. " * 4
+    with ArchiveStore.open(tmp_path / "one") as one, ArchiveStore.open(tmp_path / "two") as two:
+        register(one, Capture("http://127.0.0.1/a", f"<title>A</title>{story}".encode()))
+        app = SimpleNamespace(store=one)
+        first = viewer.archive_stats({}, app)
+        assert sorted(walked) == ["blobs", "db", "index", "pending"]
+        walked.clear()
+        assert viewer.archive_stats({}, app) == first
+        assert sorted(walked) == ["index", "pending"]  # the store's folders: from the stamp
+        walked.clear()
+        # another home with as many versions (the same stamp): its own walk, its own figures
+        register(two, Capture("http://127.0.0.1/a", f"<title>A</title>{story * 3}".encode()))
+        walked.clear()
+        other = viewer.archive_stats({}, SimpleNamespace(store=two))
+        assert other["versions"] == 1 and other["blob_bytes"] != first["blob_bytes"]
+        assert sorted(walked) == ["blobs", "db", "index", "pending"]
+        walked.clear()
+        register(one, Capture("http://127.0.0.1/b", f"<title>B</title>{story} more".encode()))
+        after = viewer.archive_stats({}, app)
+        assert "blobs" in walked and after["blob_bytes"] > first["blob_bytes"]
+
+
+def test_stats_count_each_original_once_in_what_dedup_saved(tmp_path):
+    """Two captures of the same bytes keep one original: the second's size is saved; two
+    different pages save nothing. A revisit counts as a capture of its version's bytes."""
+    story = "<p>" + "The council met on Monday to discuss the budget for the coming year. " * 4
+    page, other = f"<title>A</title>{story}".encode(), f"<title>B</title>{story}".encode()
+    with ArchiveStore.open(tmp_path / "home") as store:
+        register(store, Capture("http://127.0.0.1/a", page))
+        register(store, Capture("http://127.0.0.1/b", other))
+        stats = viewer.archive_stats({}, SimpleNamespace(store=store))
+        assert stats["original_bytes"] == len(page) + len(other)
+        assert stats["dedup_saved_bytes"] == 0
+        register(store, Capture("http://127.0.0.1/c", page))  # the same bytes, another URL
+        register(store, Capture("http://127.0.0.1/a", page))  # seen again: a revisit
+        stats = viewer.archive_stats({}, SimpleNamespace(store=store))
+        assert stats["original_bytes"] == 3 * len(page) + len(other)
+        assert stats["dedup_saved_bytes"] == 2 * len(page)

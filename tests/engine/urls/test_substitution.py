@@ -1,0 +1,135 @@
+"""engine/urls/substitution.py's reading of a typed address: what is a web address at all
+(``typed_address``), a bare word, and a local host (an IP literal or localhost)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import InvalidURL
+from engine.urls.substitution import bare_word, is_local, read_typed, typed_address
+
+
+@pytest.mark.parametrize(
+    "typed, host, port",
+    [
+        ("gooogle.com", "gooogle.com", ""),
+        ("http://intranet/", "intranet", ""),  # a name on the network, written as a browser needs
+        ("intranet:3000", "intranet", "3000"),  # a port makes it an address
+        ("localhost", "localhost", ""),
+        ("192.168.0.1", "192.168.0.1", ""),
+        ("[::1]", "[::1]", ""),
+    ],
+)
+def test_an_address_a_browser_would_open_is_read_as_typed(typed, host, port):
+    url = typed_address(typed)
+    assert url == read_typed(typed) and (url.host, url.port) == (host, port)
+
+
+@pytest.mark.parametrize("typed", ["notaurl", "  notaurl  ", "notaurl/x", "notaurl?q=1"])
+def test_a_bare_word_is_no_address_and_the_error_says_how_to_write_one(typed):
+    """An address bar searches a bare word; the error names the word as typed (trimmed) and
+    the form of a name on the network."""
+    with pytest.raises(InvalidURL) as raised:
+        typed_address(typed)
+    assert str(raised.value) == (
+        f"{typed.strip()!r} is no web address: no scheme (http://), no domain (a dot) and no"
+        " port (an address bar searches a word); give the page's address, e.g."
+        " http://notaurl/ for a name on your network"
+    )
+
+
+@pytest.mark.parametrize(
+    "typed, bare",
+    [
+        ("notaurl", True),
+        ("notaurl/x", True),
+        ("//notaurl", False),  # written with slashes: meant as an address
+        ("http://notaurl/", False),
+        ("gooogle.com", False),
+        ("intranet:3000", False),
+        ("localhost", False),
+        ("[::1]", False),
+        ("10.0.0.1", False),
+    ],
+)
+def test_a_bare_word_is_one_label_with_no_scheme_no_port_and_not_local(typed, bare):
+    assert bare_word(typed, read_typed(typed)) is bare
+
+
+@pytest.mark.parametrize(
+    "host, local",
+    [
+        ("localhost", True),
+        ("localhost.", True),  # the root's dot changes no host (RFC 1034 §3.1)
+        ("app.localhost", True),  # every name under .localhost is loopback (RFC 6761 §6.3)
+        ("app.localhost.", True),
+        ("[::1]", True),  # an IPv6 literal, in its brackets (RFC 3986 §3.2.2)
+        ("192.168.1.1", True),
+        ("192.168.1.1.", True),
+        ("1.example", False),
+        ("localhost.example", False),
+        ("notlocalhost", False),
+        ("intranet", False),
+    ],
+)
+def test_a_local_host_is_localhost_under_any_name_or_an_ip_literal(host, local):
+    assert is_local(host) is local
+
+
+def test_a_host_and_port_typed_without_a_scheme_is_no_scheme_typo():
+    """``localhost:8080/a`` is read over http as an address bar does: no scheme was mistyped,
+    so no "did you mean https://" correction of a scheme is owed."""
+    for typed in ("localhost:8080/a", "intranet:3000", "nas:5000#top"):
+        assert read_typed(typed).scheme_typo is False
+
+
+@pytest.mark.parametrize(
+    "typed, port, rest",
+    [
+        ("localhost:8080\\a", "8080", "/a"),
+        ("nas:5000?q", "5000", "?q"),
+        ("nas:65535", "65535", ""),
+        ("nas:1 ", "1", ""),
+    ],
+)
+def test_what_may_follow_a_typed_port(typed, port, rest):
+    """After ``name:port`` come the path, the query or the fragment, or the end; a backslash
+    starts the path as a slash does (the WHATWG URL standard's rule for special schemes)."""
+    url = read_typed(typed)
+    assert (url.scheme, url.host, url.port, url.rest) == ("http", typed.split(":")[0], port, rest)
+
+
+@pytest.mark.parametrize("typed", ["localhost:123456/a", "localhost:80x/", "localhost:/a"])
+def test_a_port_is_one_to_five_digits_or_it_is_no_port(typed):
+    """A TCP port is at most 65535, five digits (RFC 6335 §6): six digits, or none, after a
+    name and a colon make no host and port (the name reads as a scheme, which is no web one)."""
+    with pytest.raises(InvalidURL, match="not a web URL"):
+        read_typed(typed)
+
+
+@pytest.mark.parametrize(
+    "typed, host, rest, typo",
+    [
+        ("example.com/a", "example.com", "/a", False),  # no scheme typed: no scheme typo
+        ("Xerox.com", "xerox.com", "", False),
+        ("//example.com/a", "example.com", "/a", False),
+        ("http://example.com/a", "example.com", "/a", False),
+        ("HTTP://Example.com/a", "example.com", "/a", False),
+        ("http:/example.com/a", "example.com", "/a", True),  # one slash
+        ("http:example.com/a", "example.com", "/a", True),  # none
+        ("http;//example.com/a", "example.com", "/a", True),  # a semicolon for the colon
+        ("htp://example.com/a", "example.com", "/a", True),
+    ],
+)
+def test_a_scheme_and_its_typos_are_read_off_the_front(typed, host, rest, typo):
+    url = read_typed(typed)
+    assert (url.scheme, url.host, url.rest, url.scheme_typo) == ("http", host, rest, typo)
+
+
+def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
+    """``http;example.com``: the semicolon (next to the colon on most keyboards) is the
+    scheme's separator, not part of the host."""
+    url = read_typed("HTTPS;example.com/a")
+    assert (url.scheme, url.host, url.rest) == ("https", "example.com", "/a")
+    url = read_typed("http;://example.com/a")  # both: the semicolon is dropped
+    assert (url.scheme, url.host, url.rest) == ("http", "example.com", "/a")
