@@ -209,9 +209,9 @@ function frameBox(version, mode, ctx, name) {
   const src = mode === 'original' ? version.original_view_url : version.view_url;
   const exportBtn = h('button', { type: 'button', class: 'btn btn-small btn-quiet' }, 'Export WARC');
   exportBtn.addEventListener('click', () => exportVersion(ctx, version.id, exportBtn));
-  return h('section', { class: 'card frame-card', 'aria-labelledby': 'frame-h' },
+  return h('section', { class: 'card frame-card', id: 'frame-card', 'aria-labelledby': 'frame-h' },
     h('div', { class: 'frame-bar' },
-      h('h2', { id: 'frame-h' }, mode === 'original' ? 'Original copy' : 'Rewritten copy',
+      h('h2', { id: 'frame-h', tabindex: '-1' }, mode === 'original' ? 'Original copy' : 'Rewritten copy',
         h('span', { class: 'muted' }, ' · ', name(version))),
       h('div', { class: 'frame-actions' },
         h('a', { class: 'btn btn-small btn-quiet', href: src, target: '_blank', rel: 'noopener noreferrer' }, 'Open in new tab'),
@@ -294,6 +294,19 @@ function resourcesCard(version, ctx) {
     h('h2', { id: 'resources-h' }, 'Captured resources'), body, list, more);
 }
 
+/** On a narrow window the copy comes under every card: a control at the top takes the reader
+ * (and the keyboard's focus) to it. Shown under 900 px only, where the cards stack. */
+function jumpToCopy() {
+  const go = () => {
+    const card = document.getElementById('frame-card');
+    if (!card) return;
+    card.scrollIntoView({ block: 'start' });
+    document.getElementById('frame-h')?.focus({ preventScroll: true });
+  };
+  return h('p', { class: 'jump-copy' },
+    h('button', { type: 'button', class: 'btn btn-small', id: 'jump-copy', onclick: go }, 'Go to the copy ↓'));
+}
+
 function header(doc, onDelete) {
   return h('div', { class: 'doc-head' },
     h('div', { class: 'doc-head-bar' },
@@ -301,6 +314,7 @@ function header(doc, onDelete) {
       h('button', { type: 'button', class: 'btn btn-small btn-danger', id: 'delete-doc', onclick: (ev) => onDelete(ev.currentTarget) },
         doc.versions.length === 1 ? 'Delete this page' : `Delete this page (${count(doc.versions.length)} versions)`)),
     h('h1', { id: 'doc-h' }, doc.title || safeUrl(doc.url)),
+    jumpToCopy(),
     h('p', { class: 'doc-url' }, h('a', { href: safeUrl(doc.url), target: '_blank', rel: 'noopener noreferrer' }, safeUrl(doc.url))),
     h('p', { class: 'muted' }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? 'version' : 'versions'} · key `, h('code', {}, doc.key || '')));
 }
