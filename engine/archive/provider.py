@@ -254,14 +254,43 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     base = base or RegisterOptions().base
     key = lookup_key(store, url_or_id)
     ids = sorted(store.captures_of_key(key), key=store.capture_order)
+    places = _places(store, ids)
     found = []
     for at in range(len(ids) - 1, -1, -1):
-        entry = describe(store, ids[at], base)
+        entry = describe(store, ids[at], base) | places[ids[at]]
         before = ids[at - 1] if at else None
         entry["similarity_to_previous"] = _similarity_between(store, ids[at], before)
         entry["note"] = labels.note_of(store, ids[at])
         found.append(entry)
     return found
+
+
+def _places(store: ArchiveStore, ids: list[str]) -> dict[str, dict]:
+    """Each capture's place among ``ids`` (one document's, in capture order): ``number``
+    (1 = the oldest) ``of`` how many, and ``same_second``: another capture has the same time to
+    the second, so its time alone (as every list, header and banner shows it) cannot tell them
+    apart and its number is shown beside it."""
+    seconds = [int(store.capture_order(reg_id)[0]) for reg_id in ids]
+    return {
+        reg_id: {"number": at + 1, "of": len(ids), "same_second": seconds.count(second) > 1}
+        for at, (reg_id, second) in enumerate(zip(ids, seconds, strict=True))
+    }
+
+
+def place_of(store: ArchiveStore, reg_id: str) -> dict:
+    """One capture's place among its document's captures (:func:`_places`)."""
+    key = store.version(reg_id)["key"]
+    ids = sorted(store.captures_of_key(key), key=store.capture_order)
+    return _places(store, ids).get(reg_id, {"number": None, "of": len(ids), "same_second": False})
+
+
+def place_text(place: dict) -> str:
+    """``"#3 of 5"`` for a capture that shares its second with another, else ``""``.
+
+    >>> place_text({"number": 3, "of": 5, "same_second": True}), place_text({"number": 1, "of": 2, "same_second": False})
+    ('#3 of 5', '')
+    """
+    return f"#{place['number']} of {place['of']}" if place.get("same_second") else ""
 
 
 def _similarity_between(store: ArchiveStore, reg_id: str, before: str | None) -> float | None:
@@ -444,14 +473,19 @@ BANNER_STYLE = (
 )
 
 
-def banner_html(registered_at: float, url: str) -> str:
+def banner_html(registered_at: float, url: str, place: str = "") -> str:
     """The banner of a served rewritten copy (the multi-version server method's indication 403),
-    floating over the top of the copy until the user hides it.
+    floating over the top of the copy until the user hides it. ``place`` (``"#3 of 5"``, from
+    :func:`place_text`) follows the time when another capture shares its second.
 
-    >>> "registered on 1970-01-01 00:00:00 UTC" in banner_html(0, "https://e.com/")
+    >>> "registered on 1970-01-01 00:00:00 UTC," in banner_html(0, "https://e.com/")
+    True
+    >>> "registered on 1970-01-01 00:00:00 UTC (#2 of 2)," in banner_html(0, "https://e.com/", "#2 of 2")
     True
     """
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(registered_at))
+    if place:
+        stamp = f"{stamp} ({place})"
     safe = url.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
     return (
         '<div id="pagekeeper-banner" style="all:initial;position:fixed;top:0;left:0;right:0;'
@@ -463,9 +497,9 @@ def banner_html(registered_at: float, url: str) -> str:
     )
 
 
-def with_banner(html: bytes, registered_at: float, url: str) -> bytes:
+def with_banner(html: bytes, registered_at: float, url: str, place: str = "") -> bytes:
     """Insert the banner right after <body> (or at the start when there is none)."""
-    banner = banner_html(registered_at, url).encode("utf-8")
+    banner = banner_html(registered_at, url, place).encode("utf-8")
     lower = html[:200_000].lower()
     at = lower.find(b"<body")
     if at >= 0:
@@ -479,7 +513,8 @@ def served_copy(store: ArchiveStore, ref: str) -> Content:
     """The rewritten copy with the banner, as the daemon serves it under /v/{id}/."""
     content = get(store, ref)
     doc = content.record
-    content.body = with_banner(content.body, doc["ts"], doc["url"])
+    place = place_text(place_of(store, content.id))
+    content.body = with_banner(content.body, doc["ts"], doc["url"], place)
     return content
 
 

@@ -323,7 +323,10 @@ def diff(params: dict, app) -> dict:
     ids = [provider.resolve_id(store, text(params, name, max_length=8192)) for name in ("a", "b")]
     texts = [diff_lines(body_text(store, reg_id)) for reg_id in ids]
     rows, stats = diff_rows(*texts)
-    sides = [provider.describe(store, reg_id, app.base_url) for reg_id in ids]
+    sides = [
+        provider.describe(store, reg_id, app.base_url) | provider.place_of(store, reg_id)
+        for reg_id in ids
+    ]
     return {
         "a": sides[0],
         "b": sides[1],

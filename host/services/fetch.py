@@ -313,22 +313,58 @@ def _refuse_private(url, addresses: list) -> None:
             raise FetchError(f"refused to fetch {url}: {address} is a private or loopback address")
 
 
-def _check_public(url: httpx.URL, options: FetchOptions) -> None:
+# Names that only a local network answers: one label (completed by the resolver's search
+# domains), and the special-use suffixes of RFC 6761 (localhost), RFC 6762 (local), RFC 8375
+# (home.arpa) and ICANN's private-use TLD (internal, 2024).
+LOCAL_SUFFIXES = ("localhost", "local", "home.arpa", "internal")
+
+
+def _local_name(host: str) -> bool:
+    """True for a name that can only mean a machine of a local network.
+
+    >>> [_local_name(h) for h in ("intranet", "nas.local", "x.home.arpa", "example.org")]
+    [True, True, True, False]
+    """
+    name = host.lower().rstrip(".")
+    return "." not in name or any(name == s or name.endswith(f".{s}") for s in LOCAL_SUFFIXES)
+
+
+def through_proxy(client: httpx.Client | httpx.AsyncClient, url: httpx.URL) -> bool:
+    """True when ``client`` sends a request for ``url`` to a proxy: httpx reads HTTP_PROXY,
+    HTTPS_PROXY, ALL_PROXY and NO_PROXY from the environment (``trust_env``, its default) into
+    per-URL mounts, and sends each request through the transport mounted for its URL."""
+    return client._transport_for_url(url) is not client._transport
+
+
+def _unresolved(url: httpx.URL, exc: OSError, proxied: bool) -> None:
+    """A name the local resolver does not know: through a proxy the proxy resolves it, as the
+    fetch goes; refused when no proxy is used (nothing to judge) or when the name can only
+    mean a local network's machine. A name the local resolver does know is judged by its
+    addresses, proxy or not (:func:`_refuse_private`); so is an address typed as such."""
+    if not proxied:
+        raise FetchError(f"cannot resolve {url.host}: {exc}", kind="dns") from None
+    if _local_name(url.host):
+        raise FetchError(f"refused to fetch {url}: {url.host} names a local network's machine")
+
+
+def _check_public(url: httpx.URL, options: FetchOptions, proxied: bool = False) -> None:
     if options.public_only:
         try:
             addresses = socket.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
         except OSError as exc:
-            raise FetchError(f"cannot resolve {url.host}: {exc}", kind="dns") from None
+            _unresolved(url, exc, proxied)
+            return
         _refuse_private(url, addresses)
 
 
-async def _acheck_public(url: httpx.URL, options: FetchOptions) -> None:
+async def _acheck_public(url: httpx.URL, options: FetchOptions, proxied: bool = False) -> None:
     if options.public_only:
         loop = asyncio.get_running_loop()
         try:
             addresses = await loop.getaddrinfo(url.host, url.port or 443, type=socket.SOCK_STREAM)
         except OSError as exc:
-            raise FetchError(f"cannot resolve {url.host}: {exc}", kind="dns") from None
+            _unresolved(url, exc, proxied)
+            return
         _refuse_private(url, addresses)
 
 
@@ -349,7 +385,7 @@ def fetch(url: str, options: FetchOptions | None = None) -> Fetched:
         with httpx.Client(**_client_kwargs(options)) as client:
             request = client.build_request(options.method, url)
             for hops in range(options.max_redirects + 1):
-                _check_public(request.url, options)
+                _check_public(request.url, options, through_proxy(client, request.url))
                 response = client.send(request, stream=True)
                 try:
                     request = _next_hop(response, hops, url, options)
@@ -373,7 +409,7 @@ async def afetch(url: str, options: FetchOptions | None = None) -> Fetched:
         async with httpx.AsyncClient(**_client_kwargs(options)) as client:
             request = client.build_request(options.method, url)
             for hops in range(options.max_redirects + 1):
-                await _acheck_public(request.url, options)
+                await _acheck_public(request.url, options, through_proxy(client, request.url))
                 response = await client.send(request, stream=True)
                 try:
                     request = _next_hop(response, hops, url, options)

@@ -138,6 +138,25 @@ export function timeEl(value, seconds = false) {
   return d ? h('time', { datetime: d.toISOString() }, when(d, seconds)) : h('span', {}, '–');
 }
 
+/** "#3 of 5": a version's place among its page's versions (1 = the oldest), given by the daemon
+ * when another version shares its time to the second (`same_second`), so its time alone cannot
+ * tell them apart; "" otherwise (the common case stays as it was). */
+export function placeText(v) {
+  return v?.same_second ? `#${v.number} of ${v.of}` : '';
+}
+
+/** A version's place beside its time (`placeText`), or null. */
+export function placeEl(v) {
+  const text = placeText(v);
+  return text ? h('span', { class: 'version-place' }, text) : null;
+}
+
+/** A version named in words (labels, titles): its time, and its place when it takes one. */
+export function versionName(v, seconds = false) {
+  const place = placeText(v);
+  return place ? `${when(v.registered_at, seconds)} · ${place}` : when(v.registered_at, seconds);
+}
+
 /** Which of `values` (dates) share their minute with another: those are shown to the second. */
 export function sameMinute(values) {
   const counts = new Map();

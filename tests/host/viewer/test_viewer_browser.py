@@ -568,3 +568,63 @@ def test_the_compare_lists_show_each_version_s_whole_time(page, daemon, live_sit
     for select in ("#cmp-a", "#cmp-b"):
         expect(page.locator(select)).to_be_visible()
         assert page.locator(select).evaluate(LABELS_CUT) == [], (select, width)
+
+
+def top_of(page, selector: str) -> float:
+    """Where ``selector``'s box starts, from the top of the window."""
+    return page.locator(selector).evaluate("(e) => e.getBoundingClientRect().top")
+
+
+def test_on_a_narrow_window_the_copy_is_reached_at_once_by_keyboard(page, daemon, seeded):
+    """At 360 px the cards stack and the copy comes under all of them (far below the first
+    screen): a control at the top, reached by Tab, takes the view and the focus to the copy,
+    clear of the sticky top bar; no sideways scroll. At 1280 px nothing changes: the copy
+    stands beside the cards from the top, and the control is neither shown nor focusable."""
+    page.set_viewport_size({"width": 360, "height": 800})
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    expect(page.locator(".timeline .version").first).to_be_visible()
+    jump = page.locator("#jump-copy")
+    expect(jump).to_be_visible()
+    assert top_of(page, "#jump-copy") < 800 < top_of(page, "#frame-card")  # the need, and the way
+    page.locator("#doc-h").evaluate("(e) => e.closest('.doc-head').querySelector('.back').focus()")
+    for _ in range(6):  # by Tab from the back link: the delete button, then the jump
+        if page.evaluate("document.activeElement.id") == "jump-copy":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "jump-copy"
+    page.keyboard.press("Enter")
+    expect(page.locator("#frame-h")).to_be_focused()
+    page.wait_for_timeout(300)  # the scroll lands
+    bar_bottom = page.locator(".top").evaluate("(e) => e.getBoundingClientRect().bottom")
+    card = page.locator("#frame-card").evaluate("(e) => e.getBoundingClientRect().toJSON()")
+    assert bar_bottom <= card["top"] and card["bottom"] <= 800 + 1, (
+        bar_bottom,
+        card,
+    )  # whole, clear of the bar
+    expect(page.locator("#version-frame")).to_be_in_viewport()
+    page.keyboard.press("Tab")  # on into the copy's own controls
+    expect(page.get_by_role("link", name="Open in new tab")).to_be_focused()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    page.set_viewport_size({"width": 640, "height": 360})  # a phone held sideways: a card taller
+    page.evaluate("window.scrollTo(0, 0)")  # than the window lands its top under the bar
+    page.locator("#jump-copy").click()
+    expect(page.locator("#frame-h")).to_be_focused()
+    page.wait_for_timeout(300)
+    bar_bottom = page.locator(".top").evaluate("(e) => e.getBoundingClientRect().bottom")
+    assert bar_bottom <= top_of(page, "#frame-card") < bar_bottom + 40, bar_bottom
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_viewer(page, daemon, f"#/doc/{seeded.article_ids[-1]}")
+    expect(page.locator(".timeline .version").first).to_be_visible()
+    expect(jump).to_be_hidden()
+    side = page.locator(".doc-side").bounding_box()
+    frame = page.locator("#frame-card").bounding_box()
+    assert frame["x"] >= side["x"] + side["width"] and abs(frame["y"] - side["y"]) < 2, (
+        side,
+        frame,
+    )
+    focusable = page.evaluate(
+        "[...document.querySelectorAll('main button, main a')].filter((e) => e.offsetParent).map((e) => e.id)"
+    )
+    assert "jump-copy" not in focusable

@@ -1,7 +1,7 @@
 // Side-by-side diff of two versions' visible text, headlines and links included (computed by the daemon:
 // rows of equal / replace / delete / insert / skip, with changed words marked).
 
-import { count, fill, h, notice, safeUrl, sameMinute, timeEl } from '../dom.js';
+import { count, fill, h, notice, placeEl, safeUrl, sameMinute, timeEl } from '../dom.js';
 
 // The host's codes for a ref that names no stored version: an ID not stored (not_found), a ref
 // that is no ID or URL (invalid_url), a page's URL where a version is asked (invalid_input).
@@ -37,7 +37,7 @@ function row(r) {
 
 function side(v, label, seconds) {
   return h('th', { colspan: 2, scope: 'col' },
-    h('span', { class: 'diff-side-label' }, label), ' ', timeEl(v.registered_at, seconds),
+    h('span', { class: 'diff-side-label' }, label), ' ', timeEl(v.registered_at, seconds || v.same_second), placeEl(v),
     h('span', { class: 'muted diff-side-url', title: safeUrl(v.url) }, safeUrl(v.url)));
 }
 

@@ -4,7 +4,7 @@
 
 import { deleteWithUndo } from '../trash.js';
 import { tagLink } from './search.js';
-import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, restoreFocus, retype, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, typedText, when } from '../dom.js';
+import { bar, bytes, count, downloadBase64, fill, focusMark, h, notice, pct, placeEl, placeText, restoreFocus, retype, safeUrl, sameMinute, shortWhen, stateBadge, timeEl, toast, typedText, versionName } from '../dom.js';
 
 const MODES = ['rewritten', 'original'];
 
@@ -94,13 +94,13 @@ function openNotes(root) {
 
 /** A version's note, and its editor; `open`: built with the editor open (as it was before a
  * rebuild; the draft typed in it is put back by id: dom.js retype). */
-function noteBox(v, ctx, reload, open = false) {
+function noteBox(v, ctx, reload, open = false, name = versionName) {
   const box = h('div', { class: 'version-note' });
   const view = () => fill(box,
     v.note ? h('p', { class: 'note-text', dataset: { note: v.id } }, v.note) : null,
     h('button', { type: 'button', class: 'btn btn-small btn-quiet', dataset: { noteEdit: v.id }, onclick: edit }, v.note ? 'Edit note' : 'Add a note'));
   const edit = () => {
-    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${when(v.registered_at)}`, dataset: { noteDraft: v.id } }, v.note || '');
+    const area = h('textarea', { id: `note-${v.id}`, rows: 3, 'aria-label': `Note on the version of ${name(v)}`, dataset: { noteDraft: v.id } }, v.note || '');
     const save = async (ev) => {
       ev.preventDefault();
       try {
@@ -122,42 +122,50 @@ function noteBox(v, ctx, reload, open = false) {
   return box;
 }
 
-/** The capture time of version ``id`` in the timeline (the one a revisit repeats). */
-function versionTime(versions, id) {
-  return versions.find((x) => x.id === id)?.registered_at;
+/** Version ``id`` of the timeline (the one a revisit repeats). */
+function versionOf(versions, id) {
+  return versions.find((x) => x.id === id);
+}
+
+/** Names the versions of one timeline in words: to the second where two share a minute, with
+ * the place where two share a second (dom.js versionName). */
+export function namer(versions) {
+  const seconds = sameMinute(versions.map((x) => x.registered_at));
+  return (v) => (v ? versionName(v, seconds(v.registered_at)) : '–');
 }
 
 function versionRow(v, i, versions, sel, onSelect, onDelete, ctx, reload, notes) {
   const prev = versions[i + 1];
   const selected = v.id === sel.id;
+  const name = namer(versions);
   return h('li', { class: `version${selected ? ' is-selected' : ''}`, dataset: { id: v.id } },
     h('span', { class: 'version-dot', 'aria-hidden': 'true' }),
     h('div', { class: 'version-body' },
-      h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)),
+      h('div', { class: 'version-when' }, timeEl(v.registered_at, sameMinute(versions.map((x) => x.registered_at))(v.registered_at)), placeEl(v),
         i === 0 ? h('span', { class: 'tag' }, 'latest') : null,
         v.revisit_of ? h('span', { class: 'tag tag-revisit', dataset: { revisitOf: v.revisit_of } }, 'seen again, unchanged') : null,
         selected ? h('span', { class: 'tag tag-sel' }, 'shown') : null),
       h('div', { class: 'version-meta' },
         h('span', {}, bytes(v.size)),
-        v.revisit_of ? h('span', { class: 'muted' }, `same page and resources as the version of ${when(versionTime(versions, v.revisit_of))}, stored once`)
-          : prev ? bar(v.similarity_prev, `Similarity to the version of ${when(prev.registered_at)}`) : h('span', { class: 'muted' }, 'first version')),
+        v.revisit_of ? h('span', { class: 'muted' }, `same page and resources as the version of ${name(versionOf(versions, v.revisit_of))}, stored once`)
+          : prev ? bar(v.similarity_prev, `Similarity to the version of ${name(prev)}`) : h('span', { class: 'muted' }, 'first version')),
       h('div', { class: 'version-actions' },
         MODES.map((mode) => h('button', {
           type: 'button', class: 'btn btn-small', 'aria-pressed': selected && sel.mode === mode ? 'true' : 'false',
           onclick: () => onSelect(v.id, mode), dataset: { mode, version: v.id },
         }, mode === 'rewritten' ? 'Rewritten' : 'Original')),
         prev ? h('a', { class: 'btn btn-small btn-quiet', href: `#/diff/${encodeURIComponent(prev.id)}/${encodeURIComponent(v.id)}` }, 'Diff with previous') : null,
-        deleteButton(v, versions, onDelete)),
-      noteBox(v, ctx, reload, notes.has(v.id))));
+        deleteButton(v, versions, onDelete, name)),
+      noteBox(v, ctx, reload, notes.has(v.id), name)));
 }
 
 /** A version's Delete button; it says so when the version's unchanged re-captures go with it. */
-function deleteButton(v, versions, onDelete) {
+function deleteButton(v, versions, onDelete, name) {
   const again = revisitsOf(versions, v.id).length;
   const also = again ? ` and its ${count(again)} unchanged re-capture${again === 1 ? '' : 's'}` : '';
   return h('button', {
     type: 'button', class: 'btn btn-small btn-quiet btn-danger', dataset: { delete: v.id },
-    'aria-label': `Delete the version of ${when(v.registered_at)}${also}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
+    'aria-label': `Delete the version of ${name(v)}${also}`, onclick: (ev) => onDelete(v.id, ev.currentTarget),
   }, again ? `Delete (+${count(again)} seen again)` : 'Delete');
 }
 
@@ -181,7 +189,7 @@ function similarList(items) {
 
 function compareForm(doc, ctx, sel) {
   const seconds = sameMinute(doc.versions.map((v) => v.registered_at));
-  const options = doc.versions.map((v) => h('option', { value: v.id }, shortWhen(v.registered_at, seconds(v.registered_at))));
+  const options = doc.versions.map((v) => h('option', { value: v.id }, [shortWhen(v.registered_at, seconds(v.registered_at)), placeText(v)].filter(Boolean).join(' · ')));
   const a = h('select', { id: 'cmp-a', name: 'a' }, options.map((o) => o.cloneNode(true)));
   const b = h('select', { id: 'cmp-b', name: 'b' }, options);
   a.value = doc.versions[Math.min(1, doc.versions.length - 1)].id;
@@ -197,19 +205,19 @@ function compareForm(doc, ctx, sel) {
   return form;
 }
 
-function frameBox(version, mode, ctx) {
+function frameBox(version, mode, ctx, name) {
   const src = mode === 'original' ? version.original_view_url : version.view_url;
   const exportBtn = h('button', { type: 'button', class: 'btn btn-small btn-quiet' }, 'Export WARC');
   exportBtn.addEventListener('click', () => exportVersion(ctx, version.id, exportBtn));
-  return h('section', { class: 'card frame-card', 'aria-labelledby': 'frame-h' },
+  return h('section', { class: 'card frame-card', id: 'frame-card', 'aria-labelledby': 'frame-h' },
     h('div', { class: 'frame-bar' },
-      h('h2', { id: 'frame-h' }, mode === 'original' ? 'Original copy' : 'Rewritten copy',
-        h('span', { class: 'muted' }, ' · ', when(version.registered_at))),
+      h('h2', { id: 'frame-h', tabindex: '-1' }, mode === 'original' ? 'Original copy' : 'Rewritten copy',
+        h('span', { class: 'muted' }, ' · ', name(version))),
       h('div', { class: 'frame-actions' },
         h('a', { class: 'btn btn-small btn-quiet', href: src, target: '_blank', rel: 'noopener noreferrer' }, 'Open in new tab'),
         exportBtn)),
     // The daemon also sends a CSP sandbox for /v/…; this attribute is the second lock.
-    h('iframe', { class: 'frame', id: 'version-frame', src, title: `${mode} copy of ${safeUrl(version.url)} from ${when(version.registered_at)}`, sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', loading: 'lazy' }));
+    h('iframe', { class: 'frame', id: 'version-frame', src, title: `${mode} copy of ${safeUrl(version.url)} from ${name(version)}`, sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', loading: 'lazy' }));
 }
 
 async function exportVersion(ctx, id, btn) {
@@ -286,6 +294,19 @@ function resourcesCard(version, ctx) {
     h('h2', { id: 'resources-h' }, 'Captured resources'), body, list, more);
 }
 
+/** On a narrow window the copy comes under every card: a control at the top takes the reader
+ * (and the keyboard's focus) to it. Shown under 900 px only, where the cards stack. */
+function jumpToCopy() {
+  const go = () => {
+    const card = document.getElementById('frame-card');
+    if (!card) return;
+    card.scrollIntoView({ block: 'start' });
+    document.getElementById('frame-h')?.focus({ preventScroll: true });
+  };
+  return h('p', { class: 'jump-copy' },
+    h('button', { type: 'button', class: 'btn btn-small', id: 'jump-copy', onclick: go }, 'Go to the copy ↓'));
+}
+
 function header(doc, onDelete) {
   return h('div', { class: 'doc-head' },
     h('div', { class: 'doc-head-bar' },
@@ -293,6 +314,7 @@ function header(doc, onDelete) {
       h('button', { type: 'button', class: 'btn btn-small btn-danger', id: 'delete-doc', onclick: (ev) => onDelete(ev.currentTarget) },
         doc.versions.length === 1 ? 'Delete this page' : `Delete this page (${count(doc.versions.length)} versions)`)),
     h('h1', { id: 'doc-h' }, doc.title || safeUrl(doc.url)),
+    jumpToCopy(),
     h('p', { class: 'doc-url' }, h('a', { href: safeUrl(doc.url), target: '_blank', rel: 'noopener noreferrer' }, safeUrl(doc.url))),
     h('p', { class: 'muted' }, `${count(doc.versions.length)} ${doc.versions.length === 1 ? 'version' : 'versions'} · key `, h('code', {}, doc.key || '')));
 }
@@ -376,7 +398,7 @@ export function render(main, ctx, route) {
           h('section', { class: 'card', 'aria-labelledby': 'similar-h' },
             h('h2', { id: 'similar-h' }, 'Similar pages'), similarList(doc.similar)),
           resourcesCard(version, ctx)),
-        frameBox(version, state.mode, ctx)));
+        frameBox(version, state.mode, ctx, namer(doc.versions))));
     retype(main, typed);
     restoreFocus(main, mark);
   };
