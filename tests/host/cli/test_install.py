@@ -193,10 +193,13 @@ def test_doctor_counts_the_archives_versions_and_names_the_suggestion_build(caps
         report = json.loads(capsys.readouterr().out)
         assert report["archive"] == {"ok": True, "versions": count}
         assert report["suggestions"] == running()
+        assert report["extraction"] == running("extraction")
         assert main(["doctor", *scope]) == 0
         said = capsys.readouterr().out
         assert f"archive: ok ({count} version{'' if count == 1 else 's'})" in said
-        assert said.rstrip().endswith(f"suggestions: {described(running())}")
+        assert said.rstrip().endswith(
+            f"suggestions: {described(running())}\nextraction: {described(running('extraction'))}"
+        )
 
 
 def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
