@@ -215,8 +215,12 @@ def test_the_version_addresses_a_read_prints_open(capsys, homes, site):
 
 
 def test_import_answers_the_same_with_and_without_a_daemon(capsys, homes, site, tmp_path):
+    """Stands alone: it archives the pages it exports (run in the module's order, they are
+    there already, and a capture of the same page adds a revisit, as an import would)."""
     url, _ = site
     served, _ = homes
+    for name in PAGES:
+        assert cli(capsys, served, "archive", "add", f"{url}/{name}")[0] == 0, name
     warc = tmp_path / "export.warc.gz"
     assert cli(capsys, served, "archive", "export", "-o", str(warc))[0] == 0
     code, answer = both_ways(capsys, homes, url, "archive", "import", str(warc))
