@@ -73,7 +73,9 @@ def _scheme_of(text: str) -> tuple[str, str, bool]:
     match = _SCHEME.match(text)
     if not match or (match.group(2) != ":" and "/" not in text[match.end(2) : match.end()]):
         if match and match.group(1).lower() in KNOWN_SCHEMES:
-            return match.group(1).lower(), text[match.end() :], False
+            # a known scheme typed with anything but "://" after it is a scheme typo, as
+            # ``http:example.com`` and ``http;//example.com`` are
+            return match.group(1).lower(), text[match.end() :], True
         return "http", text.strip().lstrip("/"), False
     raw = match.group(1).lower().rstrip(";")
     fixed = _repair_scheme(raw)

@@ -118,6 +118,8 @@ def test_a_port_is_one_to_five_digits_or_it_is_no_port(typed):
         ("http:/example.com/a", "example.com", "/a", True),  # one slash
         ("http:example.com/a", "example.com", "/a", True),  # none
         ("http;//example.com/a", "example.com", "/a", True),  # a semicolon for the colon
+        ("http;:example.com/a", "example.com", "/a", True),  # a semicolon before the colon
+        ("http;example.com/a", "example.com", "/a", True),  # a semicolon, no slash
         ("htp://example.com/a", "example.com", "/a", True),
     ],
 )

@@ -17,7 +17,8 @@ from host.cli.commands.suggest import batch_line
 from host.services import learning_file
 from tests.conftest import run_pagekeeper
 from tests.dictionary_cache import seed_home_cache
-from tests.host.daemon_fixtures import SHARED_CACHE
+from host.cli.entry import main
+from tests.host.daemon_fixtures import SHARED_CACHE, make_home
 
 ROOT = Path(__file__).resolve().parents[3]
 SUGGESTER = Suggester(DomainDictionary.from_domains(["google.com", "facebook.com"]))
@@ -251,3 +252,20 @@ def test_the_cli_uses_the_configured_cache_dir_the_daemon_uses(tmp_path):
     (cache,) = shared.glob("dictionary-*.idx")
     assert not (home / "cache").exists()
     assert cache == learning_file.bundled_cache_path(home, str(shared))
+
+
+def _suggest_in_process(capsys, home: Path, url: str):
+    """``pagekeeper suggest URL --json`` through the CLI's entry point, in this process."""
+    code = main(["suggest", url, "--home", str(home), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_known_scheme_with_anything_but_colon_slash_slash_is_one_scheme_typo(tmp_path, capsys):
+    """``http;example.com``, ``http;//…``, ``http;:…`` and ``http:example.com``: each a scheme
+    typed wrong, each repaired first, as the others are."""
+    home = make_home(tmp_path)
+    for typed in ("http;example.com/a", "http;//example.com/a", "http;:example.com/a",
+                  "http:example.com/a"):  # fmt: skip
+        code, answer = _suggest_in_process(capsys, home, typed)
+        first = answer["suggestions"][0]
+        assert code == 0 and (first["url"], first["step"]) == ("http://example.com/a", "scheme")
