@@ -135,3 +135,21 @@ def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
     assert (url.scheme, url.host, url.rest) == ("https", "example.com", "/a")
     url = read_typed("http;://example.com/a")  # both: the semicolon is dropped
     assert (url.scheme, url.host, url.rest) == ("http", "example.com", "/a")
+
+
+@pytest.mark.parametrize(
+    "typed, host, port, rest",
+    [
+        ("http://[::1]:8080/a", "[::1]", "8080", "/a"),  # the port follows the "]"
+        ("http://[::1]/a", "[::1]", "", "/a"),
+        ("http://[::1]:/a", "[::1]", "", "/a"),  # an empty port (WHATWG: none)
+        ("https://[2001:db8::1]:8443/x?q", "[2001:db8::1]", "8443", "/x?q"),
+        ("http://[2001::1]", "[2001::1]", "", ""),
+        ("[::1]:8080/a", "[::1]", "8080", "/a"),  # typed without a scheme
+        ("http://[::1]x:80/a", "[::1]x:80", "", "/a"),  # no port after junk: not split
+    ],
+)
+def test_an_ipv6_literals_port_is_read_after_its_bracket(typed, host, port, rest):
+    url = read_typed(typed)
+    assert (url.host, url.port, url.rest) == (host, port, rest)
+    assert url.with_host(url.host) == f"{url.scheme}://{host}{':' + port if port else ''}{rest or '/'}"

@@ -269,3 +269,35 @@ def test_a_known_scheme_with_anything_but_colon_slash_slash_is_one_scheme_typo(t
         code, answer = _suggest_in_process(capsys, home, typed)
         first = answer["suggestions"][0]
         assert code == 0 and (first["url"], first["step"]) == ("http://example.com/a", "scheme")
+
+
+def _wpt_ipv6_cases() -> list[dict]:
+    """The wpt-url cases of an http(s) address whose host is an IPv6 literal (the web's own
+    tests of the URL standard, the repository's copy of the shared file)."""
+    data = ROOT / "tests" / "fixtures" / "wpt-url" / "urltestdata.json"
+    cases = json.loads(data.read_text("utf-8"))
+    return [c for c in cases if isinstance(c, dict) and "failure" not in c
+            and re.match(r"https?://\[", c["input"])]  # fmt: skip
+
+
+def test_ipv6_literals_with_and_without_a_port_answer_as_a_browser_reads_them(tmp_path, capsys):
+    """The port of ``http://[::1]:8080/a`` is after the ``]``: a refused connection there is
+    offered no https on the same port (a refused port refuses https too), as for
+    ``localhost:8080``; without a port it is; normalize gives the wpt-url's href."""
+    home = make_home(tmp_path)
+
+    def refused(url: str) -> list[str]:
+        code = main(["suggest", url, "--error", "refused", "--home", str(home), "--json"])
+        assert code == 0
+        return [s["url"] for s in json.loads(capsys.readouterr().out)["suggestions"]]
+
+    assert refused("http://[::1]:8080/a") == refused("http://localhost:8080/a") == []
+    assert refused("http://[::1]/a") == ["https://[::1]/a"]
+    assert refused("[::1]:8080/a") == []  # typed without a scheme
+    cases = _wpt_ipv6_cases()
+    assert len(cases) >= 5
+    for case in cases:
+        assert main(["normalize", case["input"], "--home", str(home), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["url"] == case["href"], case["input"]
+        offered = refused(case["input"])
+        assert offered == ([] if "]:" in case["input"] else [case["input"].replace("http:", "https:", 1) + ("/" if case["input"].count("/") == 2 else "")]), case["input"]  # fmt: skip
