@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import socket
 import urllib.request
@@ -312,16 +313,19 @@ def listener():
         yield sock.getsockname()[1]
 
 
+NONE = client.Glance(False, None, 0.0)  # no daemon holds the lock
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def test_a_home_whose_daemon_serves_its_addresses_needs_no_note(tmp_path, monkeypatch):
+def test_a_home_whose_daemon_serves_its_addresses_needs_no_note(tmp_path):
     home = make_home(tmp_path, port=_free_port())
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 1, "url": "x"})
-    assert backend.addresses_note(home) is None
+    ready = {"pid": os.getpid(), "port": 1, "url": "x", "ready": True}
+    assert backend.addresses_note(home, client.Glance(True, ready, 0.0)) is None
 
 
 def test_a_home_on_a_new_port_at_each_start_names_no_port_its_addresses_could_open_on(tmp_path):
@@ -383,7 +387,7 @@ def test_the_note_goes_to_stderr_on_its_own_line_and_only_when_there_is_one(tmp_
     backend.note_addresses(ctx)
     said = ctx.stderr.getvalue()
     assert said == f"pagekeeper: note: {backend.addresses_note(ctx.home)}\n"
-    monkeypatch.setattr(backend, "addresses_note", lambda home: None)
+    monkeypatch.setattr(backend, "addresses_note", lambda home, seen=None: None)
     ctx.stderr = io.StringIO()
     backend.note_addresses(ctx)
     assert ctx.stderr.getvalue() == ""
@@ -393,19 +397,36 @@ def test_a_copy_holds_this_homes_addresses_only_under_its_own_port(tmp_path):
     """A copy names the daemon's base URL then a path; a longer port that starts with the
     same digits is another address."""
     home = make_home(tmp_path, port=8123)
-    assert backend.holds_addresses(b'<img src="http://127.0.0.1:8123/r/abc">', home)
-    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home)
-    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home)
-    assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home)
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:8123/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home, NONE)
 
 
-def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path, monkeypatch):
+def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path):
     """A running daemon may listen elsewhere than config.json says (it took a free port): the
     addresses it serves name its own port, and a copy holding them holds this home's."""
     home = make_home(tmp_path, port=8123)
-    assert backend.base_url(home) == "http://127.0.0.1:8123"
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 9345, "url": "x"})
-    assert backend.base_url(home) == "http://127.0.0.1:9345"
-    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home)
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"url": "x"})  # no port said
-    assert backend.base_url(home) == "http://127.0.0.1:8123"
+    assert backend.base_url(home, None) == "http://127.0.0.1:8123"
+    ready = {"pid": os.getpid(), "port": 9345, "url": "x", "ready": True}
+    assert backend.base_url(home, ready) == "http://127.0.0.1:9345"
+    seen = client.Glance(True, ready, 0.0)
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home, seen)
+    assert backend.base_url(home, {"url": "x"}) == "http://127.0.0.1:8123"  # no port said
+
+
+def test_a_get_with_no_daemon_looks_at_the_daemon_once_for_its_note(capsys, tmp_path, monkeypatch):
+    """``archive get -o``: one look chooses the backend, one look answers both whether the
+    copy holds this home's addresses and what the note says (probes counted, not timed)."""
+    home = make_home(tmp_path / "home", port=_free_port())
+    page = tmp_path / "a.html"
+    page.write_bytes(_html("a.html", '<img src="pic.png">'))
+    argv = ["--home", str(home), "--json"]
+    assert main(["archive", "add", "http://example.com/a", "--html", str(page), "--no-fetch", *argv]) == 0  # fmt: skip
+    vid = json.loads(capsys.readouterr().out)["id"]
+    probes = []
+    looked = client.lock_held
+    monkeypatch.setattr(client, "lock_held", lambda h: probes.append(h) or looked(h))
+    assert main(["archive", "get", vid, "-o", str(tmp_path / "copy.html"), *argv]) == 0
+    assert len(probes) == 2, probes
+    assert "serve --detach" in capsys.readouterr().err  # the note was given, from that one look
