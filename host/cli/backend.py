@@ -202,11 +202,19 @@ def addresses_note(home: Path, seen: client.Glance | None = None) -> str | None:
     ``home``: nothing when its daemon serves them; else that no daemon of this home answers
     them now, and what makes them open. Another program on their port (another home's daemon,
     whose token refuses them: 403) is named, since they would reach it, not this archive.
-    A command named runs as printed: this program, this
+    A daemon still starting is named as starting, with no start command (a second one
+    cannot start: it holds the lock). A command named runs as printed: this program, this
     home (client.own_command). ``seen``: the look the caller took (else one is taken here)."""
     seen = client.glance(home) if seen is None else seen
     if seen.serving:
         return None
+    if seen.starting:
+        phase = (seen.state or {}).get("phase")
+        doing = f" ({phase})" if phase else ""
+        return (
+            f"this home's daemon is still starting{doing}: these addresses open once it is"
+            " ready; nothing more to start"
+        )
     start = f"`{client.own_command(home)} serve --detach`"
     if Config.load(home).port == 0:
         return (

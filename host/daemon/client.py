@@ -111,6 +111,19 @@ class Glance:
         """The state of a daemon that is ready and serves, else None."""
         return self.state if self.held and _ready(self.state) else None
 
+    @property
+    def starting(self) -> bool:
+        """A daemon holds the lock, is not ready and not stopping, and still makes progress:
+        its last note is more recent than a waiting client's limit (:func:`wait_ready`'s
+        ``STALL_S``; ``SPAWN_S`` before its first note). A second one cannot start."""
+        if not self.held or self.serving is not None:
+            return False
+        if self.state is None:
+            return True  # spawned, still importing: it has not written a note yet
+        if self.state.get("stopping") or not _alive(self.state.get("pid")):
+            return False
+        return self.age <= (STALL_S if self.state.get("phase") else SPAWN_S)
+
 
 def glance(home: Path) -> Glance:
     """:class:`Glance` at ``home``'s daemon now (the lock, then daemon.json: one look)."""

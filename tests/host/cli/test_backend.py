@@ -14,6 +14,7 @@ import json
 import os
 import re
 import socket
+import time
 import urllib.request
 from types import SimpleNamespace
 
@@ -21,9 +22,11 @@ import pytest
 
 from engine.archive.store import ArchiveStore
 from host.cli import backend
-from host.cli.entry import main
+from host.cli.entry import main, note_version_addresses
 from host.daemon import client
 from host.daemon.app import DEFAULT_PORT
+from host.daemon.main import Startup
+from host.home import Home
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import SHARED_CACHE, make_home, pk, stop_daemon
 
@@ -413,6 +416,46 @@ def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path):
     seen = client.Glance(True, ready, 0.0)
     assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home, seen)
     assert backend.base_url(home, {"url": "x"}) == "http://127.0.0.1:8123"  # no port said
+
+
+@pytest.fixture
+def starting_home(tmp_path):
+    """A home whose daemon lock is held (by this process, as a daemon holds it) and whose
+    daemon.json says what a warming daemon publishes (host/daemon/main.py: Startup)."""
+    home = make_home(tmp_path, port=_free_port())
+    lock = Home(home).lock()
+    assert lock.acquire()
+    Startup(home).step("building the dictionary index", 2000)
+    yield home
+    lock.release()
+
+
+def test_addresses_printed_while_the_daemon_starts_name_it_starting_and_no_start(
+    capsys, starting_home
+):
+    """A daemon that started while the command ran (the browser's helper started it) holds
+    the lock and is warming: the note says so, and names no ``serve --detach`` (a second
+    daemon cannot start; a user told "nothing answers" would try)."""
+    home, ctx = starting_home, SimpleNamespace(stderr=io.StringIO())
+    ctx.home = home
+    note_version_addresses({"version_url": "http://127.0.0.1:1/v/1/"}, ctx)
+    assert ctx.stderr.getvalue() == (
+        "pagekeeper: note: this home's daemon is still starting (building the dictionary"
+        " index): these addresses open once it is ready; nothing more to start\n"
+    )
+    assert "serve --detach" not in ctx.stderr.getvalue()
+
+
+def test_a_start_is_starting_only_while_it_progresses_and_is_not_stopping(starting_home):
+    seen = client.glance(starting_home)
+    assert seen.starting and seen.serving is None
+    old = time.time() - client.STALL_S - 5  # no note of progress for longer than a client waits
+    os.utime(client.state_path(starting_home), (old, old))
+    assert not client.glance(starting_home).starting
+    stopping = {"pid": os.getpid(), "ready": False, "stopping": True, "phase": "closing"}
+    client.state_path(starting_home).write_text(json.dumps(stopping))
+    assert not client.glance(starting_home).starting
+    assert not client.Glance(False, None, 0.0).starting  # no lock held: nothing starts
 
 
 def test_a_get_with_no_daemon_looks_at_the_daemon_once_for_its_note(capsys, tmp_path, monkeypatch):
