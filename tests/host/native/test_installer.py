@@ -689,7 +689,7 @@ def test_the_binarys_windows_system_launcher_is_ours_and_serves_the_default_home
     text = made.read_bytes().decode()
     assert "host.native.relay" not in text and text.startswith("@echo off\r\nrem PageKeeper")
     assert installer.launcher_home(made) == (default_home(), False)
-    before = '@echo off\r\n"C:\\Program Files\\PageKeeper\\pagekeeper.exe" native %*\r\n'
+    before = '@echo off\r\n"C:\\Tools\\pagekeeper.exe" native %*\r\n'  # no "PageKeeper" in it
     made.write_text(before, newline="")
     assert installer.launcher_home(made) == (default_home(), False)
     made.write_text('@echo off\r\n"C:\\Tools\\otherhost.exe" native %*\r\n', newline="")
