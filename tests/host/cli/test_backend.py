@@ -209,6 +209,7 @@ def test_the_version_addresses_a_read_prints_open(capsys, homes, site):
     """Printed /v/ addresses are signed: each one opens outside the viewer's browser."""
     url, _ = site
     served, _ = homes
+    assert cli(capsys, served, "archive", "add", f"{url}/index.html")[0] == 0  # stands alone
     _, rows = cli(capsys, served, "archive", "versions", f"{url}/index.html")
     _, found = cli(capsys, served, "archive", "search", "*index*")
     addresses = [r["version_url"] for r in rows + found]
