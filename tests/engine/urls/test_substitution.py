@@ -152,4 +152,6 @@ def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
 def test_an_ipv6_literals_port_is_read_after_its_bracket(typed, host, port, rest):
     url = read_typed(typed)
     assert (url.host, url.port, url.rest) == (host, port, rest)
-    assert url.with_host(url.host) == f"{url.scheme}://{host}{':' + port if port else ''}{rest or '/'}"
+    assert (
+        url.with_host(url.host) == f"{url.scheme}://{host}{':' + port if port else ''}{rest or '/'}"
+    )

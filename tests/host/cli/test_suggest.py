@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester
 from host.cli.commands.suggest import batch_line
+from host.cli.entry import main
 from host.services import learning_file
 from tests.conftest import run_pagekeeper
 from tests.dictionary_cache import seed_home_cache
-from host.cli.entry import main
 from tests.host.daemon_fixtures import SHARED_CACHE, make_home
 
 ROOT = Path(__file__).resolve().parents[3]
