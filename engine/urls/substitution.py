@@ -73,7 +73,9 @@ def _scheme_of(text: str) -> tuple[str, str, bool]:
     match = _SCHEME.match(text)
     if not match or (match.group(2) != ":" and "/" not in text[match.end(2) : match.end()]):
         if match and match.group(1).lower() in KNOWN_SCHEMES:
-            return match.group(1).lower(), text[match.end() :], False
+            # a known scheme typed with anything but "://" after it is a scheme typo, as
+            # ``http:example.com`` and ``http;//example.com`` are
+            return match.group(1).lower(), text[match.end() :], True
         return "http", text.strip().lstrip("/"), False
     raw = match.group(1).lower().rstrip(";")
     fixed = _repair_scheme(raw)
@@ -167,11 +169,20 @@ def is_local(host: str) -> bool:
 
 
 def _split_port(hostport: str) -> tuple[str, str]:
+    """The host and the port typed after it (WHATWG URL: the host, then ``:port``); an IPv6
+    literal's own colons are inside its brackets, so its port starts after the ``]``.
+
+    >>> _split_port("[::1]:8080"), _split_port("[::1]"), _split_port("example.com:80")
+    (('[::1]', '8080'), ('[::1]', ''), ('example.com', '80'))
+    """
+    if hostport.startswith("["):
+        literal, bracket, after = hostport.partition("]")
+        if bracket and (after == ":" or after[:1] == ":" and after[1:].isdigit()):
+            return literal + bracket, after[1:]
+        return hostport, ""
     head, colon, tail = hostport.rpartition(":")
-    if colon and tail.isdigit() and not head.endswith("]"):
+    if colon and (tail.isdigit() or not tail):
         return head, tail
-    if colon and not tail:
-        return head, ""
     return hostport, ""
 
 

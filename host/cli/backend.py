@@ -79,7 +79,8 @@ class LocalBackend:
 
     def __init__(self, home: Path, readonly: bool = False) -> None:
         self.app = App(Path(home), Config.load(home), readonly=readonly)
-        self.app.base_url = base_url(home)  # version URLs name the port a daemon will serve
+        # version URLs name the port a daemon will serve (none serves now: backend_for looked)
+        self.app.base_url = base_url(home, None)
         self._runner = asyncio.Runner()
 
     def call(self, type: str, params: dict | None = None, timeout: float = DEFAULT_TIMEOUT):
@@ -179,10 +180,11 @@ def send(ctx, type: str, params: dict, timeout: float = DEFAULT_TIMEOUT, write: 
         return b.call(type, params, timeout)
 
 
-def base_url(home: Path) -> str:
-    """The archive's base URL: the running daemon's, else the port its config names (a chosen
-    one, or the free one a daemon took when the default was busy), else the default's."""
-    state = client.running(home)
+def base_url(home: Path, serving: dict | None) -> str:
+    """The archive's base URL: the port of the daemon that serves it (``serving``, its state as
+    the caller looked: no second look here), else the port its config names (a chosen one, or
+    the free one a daemon took when the default was busy), else the default's."""
+    state = serving
     if state and state.get("port"):
         return f"http://127.0.0.1:{state['port']}"
     return f"http://127.0.0.1:{configured_port(home)}"
@@ -195,14 +197,24 @@ def configured_port(home: Path) -> int:
     return Config.load(home).port or DEFAULT_PORT
 
 
-def addresses_note(home: Path) -> str | None:
+def addresses_note(home: Path, seen: client.Glance | None = None) -> str | None:
     """What a user must know before opening the version addresses a command printed for
     ``home``: nothing when its daemon serves them; else that no daemon of this home answers
     them now, and what makes them open. Another program on their port (another home's daemon,
     whose token refuses them: 403) is named, since they would reach it, not this archive.
-    A command named runs as printed: this program, this home (client.own_command)."""
-    if client.running(home, wait=False):
+    A daemon still starting is named as starting, with no start command (a second one
+    cannot start: it holds the lock). A command named runs as printed: this program, this
+    home (client.own_command). ``seen``: the look the caller took (else one is taken here)."""
+    seen = client.glance(home) if seen is None else seen
+    if seen.serving:
         return None
+    if seen.starting:
+        phase = (seen.state or {}).get("phase")
+        doing = f" ({phase})" if phase else ""
+        return (
+            f"this home's daemon is still starting{doing}: these addresses open once it is"
+            " ready; nothing more to start"
+        )
     start = f"`{client.own_command(home)} serve --detach`"
     if Config.load(home).port == 0:
         return (
@@ -231,18 +243,19 @@ def addresses_note(home: Path) -> str | None:
     )
 
 
-def note_addresses(ctx) -> None:
+def note_addresses(ctx, seen: client.Glance | None = None) -> None:
     """Write :func:`addresses_note` for ``ctx``'s home on stderr, if there is one (text and
     ``--json`` alike: stdout keeps the result and its contract)."""
-    note = addresses_note(ctx.home)
+    note = addresses_note(ctx.home, seen)
     if note:
         ctx.stderr.write(f"pagekeeper: note: {note}\n")
 
 
-def holds_addresses(copy: bytes, home: Path) -> bool:
+def holds_addresses(copy: bytes, home: Path, seen: client.Glance) -> bool:
     """Whether a copy of a version holds addresses of ``home``'s daemon (a rewritten copy's
-    resources and its ``/gc`` links name its base URL; an original names none)."""
-    return f"{base_url(home)}/".encode() in copy
+    resources and its ``/gc`` links name its base URL; an original names none), by the look
+    ``seen`` the caller took (the note then uses the same one)."""
+    return f"{base_url(home, seen.serving)}/".encode() in copy
 
 
 def _listening(port: int) -> bool:

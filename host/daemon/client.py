@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from websockets.exceptions import ConnectionClosed
@@ -94,6 +95,46 @@ def running(home: Path, wait: bool = True) -> dict | None:
         return wait_ready(home, None)
     except Unavailable:
         return None
+
+
+@dataclass(frozen=True)
+class Glance:
+    """One look at a home's daemon, with no wait (:func:`glance`): what a command's notes
+    about it are decided on, so each is one look however many questions it answers."""
+
+    held: bool  # a live process holds the daemon lock
+    state: dict | None  # its daemon.json, if any
+    age: float  # seconds since daemon.json was last written (its last note of progress)
+
+    @property
+    def serving(self) -> dict | None:
+        """The state of a daemon that is ready and serves, else None."""
+        return self.state if self.held and _ready(self.state) else None
+
+    @property
+    def starting(self) -> bool:
+        """A daemon holds the lock, is not ready and not stopping, and still makes progress:
+        its last note is more recent than a waiting client's limit (:func:`wait_ready`'s
+        ``STALL_S``; ``SPAWN_S`` before its first note). A second one cannot start."""
+        if not self.held or self.serving is not None:
+            return False
+        if self.state is None:
+            return True  # spawned, still importing: it has not written a note yet
+        if self.state.get("stopping") or not _alive(self.state.get("pid")):
+            return False
+        return self.age <= (STALL_S if self.state.get("phase") else SPAWN_S)
+
+
+def glance(home: Path) -> Glance:
+    """:class:`Glance` at ``home``'s daemon now (the lock, then daemon.json: one look)."""
+    if not lock_held(home):
+        return Glance(False, None, 0.0)
+    path = state_path(home)
+    try:
+        age = max(0.0, time.time() - path.stat().st_mtime)
+    except OSError:
+        age = 0.0
+    return Glance(True, read_state(home), age)
 
 
 def _ready(state: dict | None) -> bool:

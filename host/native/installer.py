@@ -25,8 +25,10 @@ home: every user's browser then reaches that user's own data dir and daemon.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -205,6 +207,13 @@ def manifest(browser: str, launcher: Path, chrome_ids: list[str], firefox_ids: l
     return data
 
 
+# Every launcher says whose it is (a --system one names no home and, from the single-file
+# binary, no module either): how doctor tells our launcher from another program's.
+LAUNCHER_MARK = "PageKeeper native-messaging host launcher, written by `pagekeeper install`."
+# The binary's cmd launcher written before it carried the mark: ``"…\pagekeeper.exe" native %*``.
+_BINARY_CMD = re.compile(r'^"[^"]*pagekeeper[^"\\/]*" native %\*\s*$', re.M | re.I)
+
+
 def launcher_text(home: Path | None, platform: str | None = None) -> str:
     """The launcher script: our home (``None``: each user's default), then this environment's
     native host."""
@@ -214,7 +223,7 @@ def launcher_text(home: Path | None, platform: str | None = None) -> str:
             f'"{sys.executable}" native' if frozen else f'"{sys.executable}" -m host.native.relay'
         )
         env = f'set "PAGEKEEPER_HOME={home}"\r\n' if home is not None else ""
-        return f"@echo off\r\n{env}{target} %*\r\n"
+        return f"@echo off\r\nrem {LAUNCHER_MARK}\r\n{env}{target} %*\r\n"
     argv = [sys.executable, "native"] if frozen else [sys.executable, "-m", "host.native.relay"]
     env = (
         f"PAGEKEEPER_HOME={shlex.quote(str(home))}\nexport PAGEKEEPER_HOME\n"
@@ -222,8 +231,7 @@ def launcher_text(home: Path | None, platform: str | None = None) -> str:
         else ""
     )
     return (
-        "#!/bin/sh\n# PageKeeper native-messaging host launcher, written by `pagekeeper install`.\n"
-        f'{env}exec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
+        f'#!/bin/sh\n# {LAUNCHER_MARK}\n{env}exec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
     )
 
 
@@ -375,7 +383,7 @@ def launcher_home(launcher: Path) -> tuple[Path | None, bool]:
             return (Path(words[0]), True) if words else (None, False)
         if line.startswith(f'set "{HOME_ENV}='):  # cmd: set "PAGEKEEPER_HOME=<path>"
             return Path(line.split("=", 1)[1].rstrip('"')), True
-    ours = "host.native.relay" in text or "PageKeeper" in text
+    ours = "host.native.relay" in text or "PageKeeper" in text or _BINARY_CMD.search(text)
     return (default_home(), False) if ours else (None, False)
 
 
@@ -391,6 +399,7 @@ def check_manifest(
     expected=(),
     again: str = "pagekeeper install",
     home: Path | None = None,
+    own: str | None = None,
 ) -> dict:
     """One doctor line: present, valid, pointing at an executable, which IDs it allows, and
     which home its launcher serves (``serves``): one other than ``home`` is a fault, since the
@@ -399,6 +408,9 @@ def check_manifest(
     On Windows (``windows``) the browser finds the file only through its registry key:
     ``registered`` is the path that key names (``None``: no key), and must be ``path``.
     ``expected``: the origins (Firefox: add-on IDs) the manifest must allow, ours.
+    A launcher that names no home (``--system``'s) serves each user's default home: for
+    any other ``home`` that is a fault too, whose fix is ``own``, the per-user install of
+    ``home`` (a browser reads a user's manifest before the system's).
     """
     entry = {"browser": browser, "manifest": str(path), "present": path.is_file()}
     if windows:
@@ -419,11 +431,14 @@ def check_manifest(
         else f"path {str(target)!r} is not an executable file (run {again} again)"
     )
     serves, named = launcher_home(target) if executable else (None, False)
-    # A --system launcher names no home: it serves each user's default one by design.
-    if named and serves is not None and home is not None and not _same_home(serves, home):
+    if serves is not None and home is not None and not _same_home(serves, home):
         problem = (
             f"serves another home ({serves}), not {home}: the browser's helper uses that"
             f" home's archive; {again} makes it serve this one instead"
+            if named
+            else f"serves each user's default home ({serves}: a --system install), not {home}:"
+            " the browser's helper uses that home's archive;"
+            f" {own or again} (for this user) makes it serve this one instead"
         )
     missing = [ext for ext in expected if ext not in allowed]
     if missing:
@@ -485,6 +500,7 @@ def doctor(
             _allowed(manifest(b, Path(), *ids), b),
             again,
             home,
+            install_command(home, dataclasses.replace(options, system=False)),
         )
         for b in browsers
     ]

@@ -154,8 +154,9 @@ def run_get(args, ctx):
     else:
         _write_output(ctx, body, None)
         result = None
-    if holds_addresses(body, ctx.home):  # the copy's links open only where this home's daemon runs
-        note_addresses(ctx)
+    seen = client.glance(ctx.home)  # one look at the daemon, for the question and the note
+    if holds_addresses(body, ctx.home, seen):  # its links open only where this home's daemon runs
+        note_addresses(ctx, seen)
     return result
 
 

@@ -118,6 +118,8 @@ def test_a_port_is_one_to_five_digits_or_it_is_no_port(typed):
         ("http:/example.com/a", "example.com", "/a", True),  # one slash
         ("http:example.com/a", "example.com", "/a", True),  # none
         ("http;//example.com/a", "example.com", "/a", True),  # a semicolon for the colon
+        ("http;:example.com/a", "example.com", "/a", True),  # a semicolon before the colon
+        ("http;example.com/a", "example.com", "/a", True),  # a semicolon, no slash
         ("htp://example.com/a", "example.com", "/a", True),
     ],
 )
@@ -133,3 +135,23 @@ def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
     assert (url.scheme, url.host, url.rest) == ("https", "example.com", "/a")
     url = read_typed("http;://example.com/a")  # both: the semicolon is dropped
     assert (url.scheme, url.host, url.rest) == ("http", "example.com", "/a")
+
+
+@pytest.mark.parametrize(
+    "typed, host, port, rest",
+    [
+        ("http://[::1]:8080/a", "[::1]", "8080", "/a"),  # the port follows the "]"
+        ("http://[::1]/a", "[::1]", "", "/a"),
+        ("http://[::1]:/a", "[::1]", "", "/a"),  # an empty port (WHATWG: none)
+        ("https://[2001:db8::1]:8443/x?q", "[2001:db8::1]", "8443", "/x?q"),
+        ("http://[2001::1]", "[2001::1]", "", ""),
+        ("[::1]:8080/a", "[::1]", "8080", "/a"),  # typed without a scheme
+        ("http://[::1]x:80/a", "[::1]x:80", "", "/a"),  # no port after junk: not split
+    ],
+)
+def test_an_ipv6_literals_port_is_read_after_its_bracket(typed, host, port, rest):
+    url = read_typed(typed)
+    assert (url.host, url.port, url.rest) == (host, port, rest)
+    assert (
+        url.with_host(url.host) == f"{url.scheme}://{host}{':' + port if port else ''}{rest or '/'}"
+    )

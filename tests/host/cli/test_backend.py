@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import socket
+import time
 import urllib.request
 from types import SimpleNamespace
 
@@ -20,9 +22,11 @@ import pytest
 
 from engine.archive.store import ArchiveStore
 from host.cli import backend
-from host.cli.entry import main
+from host.cli.entry import main, note_version_addresses
 from host.daemon import client
 from host.daemon.app import DEFAULT_PORT
+from host.daemon.main import Startup
+from host.home import Home
 from tests.conftest import static_site
 from tests.host.daemon_fixtures import SHARED_CACHE, make_home, pk, stop_daemon
 
@@ -205,6 +209,7 @@ def test_the_version_addresses_a_read_prints_open(capsys, homes, site):
     """Printed /v/ addresses are signed: each one opens outside the viewer's browser."""
     url, _ = site
     served, _ = homes
+    assert cli(capsys, served, "archive", "add", f"{url}/index.html")[0] == 0  # stands alone
     _, rows = cli(capsys, served, "archive", "versions", f"{url}/index.html")
     _, found = cli(capsys, served, "archive", "search", "*index*")
     addresses = [r["version_url"] for r in rows + found]
@@ -215,8 +220,12 @@ def test_the_version_addresses_a_read_prints_open(capsys, homes, site):
 
 
 def test_import_answers_the_same_with_and_without_a_daemon(capsys, homes, site, tmp_path):
+    """Stands alone: it archives the pages it exports (run in the module's order, they are
+    there already, and a capture of the same page adds a revisit, as an import would)."""
     url, _ = site
     served, _ = homes
+    for name in PAGES:
+        assert cli(capsys, served, "archive", "add", f"{url}/{name}")[0] == 0, name
     warc = tmp_path / "export.warc.gz"
     assert cli(capsys, served, "archive", "export", "-o", str(warc))[0] == 0
     code, answer = both_ways(capsys, homes, url, "archive", "import", str(warc))
@@ -308,16 +317,19 @@ def listener():
         yield sock.getsockname()[1]
 
 
+NONE = client.Glance(False, None, 0.0)  # no daemon holds the lock
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def test_a_home_whose_daemon_serves_its_addresses_needs_no_note(tmp_path, monkeypatch):
+def test_a_home_whose_daemon_serves_its_addresses_needs_no_note(tmp_path):
     home = make_home(tmp_path, port=_free_port())
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 1, "url": "x"})
-    assert backend.addresses_note(home) is None
+    ready = {"pid": os.getpid(), "port": 1, "url": "x", "ready": True}
+    assert backend.addresses_note(home, client.Glance(True, ready, 0.0)) is None
 
 
 def test_a_home_on_a_new_port_at_each_start_names_no_port_its_addresses_could_open_on(tmp_path):
@@ -379,7 +391,7 @@ def test_the_note_goes_to_stderr_on_its_own_line_and_only_when_there_is_one(tmp_
     backend.note_addresses(ctx)
     said = ctx.stderr.getvalue()
     assert said == f"pagekeeper: note: {backend.addresses_note(ctx.home)}\n"
-    monkeypatch.setattr(backend, "addresses_note", lambda home: None)
+    monkeypatch.setattr(backend, "addresses_note", lambda home, seen=None: None)
     ctx.stderr = io.StringIO()
     backend.note_addresses(ctx)
     assert ctx.stderr.getvalue() == ""
@@ -389,19 +401,76 @@ def test_a_copy_holds_this_homes_addresses_only_under_its_own_port(tmp_path):
     """A copy names the daemon's base URL then a path; a longer port that starts with the
     same digits is another address."""
     home = make_home(tmp_path, port=8123)
-    assert backend.holds_addresses(b'<img src="http://127.0.0.1:8123/r/abc">', home)
-    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home)
-    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home)
-    assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home)
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:8123/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:81234/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b'<img src="http://127.0.0.1:8124/r/abc">', home, NONE)
+    assert not backend.holds_addresses(b"<p>http://127.0.0.1:8123</p>", home, NONE)
 
 
-def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path, monkeypatch):
+def test_the_archives_addresses_name_the_running_daemons_port_first(tmp_path):
     """A running daemon may listen elsewhere than config.json says (it took a free port): the
     addresses it serves name its own port, and a copy holding them holds this home's."""
     home = make_home(tmp_path, port=8123)
-    assert backend.base_url(home) == "http://127.0.0.1:8123"
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"port": 9345, "url": "x"})
-    assert backend.base_url(home) == "http://127.0.0.1:9345"
-    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home)
-    monkeypatch.setattr(client, "running", lambda h, wait=True: {"url": "x"})  # no port said
-    assert backend.base_url(home) == "http://127.0.0.1:8123"
+    assert backend.base_url(home, None) == "http://127.0.0.1:8123"
+    ready = {"pid": os.getpid(), "port": 9345, "url": "x", "ready": True}
+    assert backend.base_url(home, ready) == "http://127.0.0.1:9345"
+    seen = client.Glance(True, ready, 0.0)
+    assert backend.holds_addresses(b'<img src="http://127.0.0.1:9345/r/abc">', home, seen)
+    assert backend.base_url(home, {"url": "x"}) == "http://127.0.0.1:8123"  # no port said
+
+
+@pytest.fixture
+def starting_home(tmp_path):
+    """A home whose daemon lock is held (by this process, as a daemon holds it) and whose
+    daemon.json says what a warming daemon publishes (host/daemon/main.py: Startup)."""
+    home = make_home(tmp_path, port=_free_port())
+    lock = Home(home).lock()
+    assert lock.acquire()
+    Startup(home).step("building the dictionary index", 2000)
+    yield home
+    lock.release()
+
+
+def test_addresses_printed_while_the_daemon_starts_name_it_starting_and_no_start(
+    capsys, starting_home
+):
+    """A daemon that started while the command ran (the browser's helper started it) holds
+    the lock and is warming: the note says so, and names no ``serve --detach`` (a second
+    daemon cannot start; a user told "nothing answers" would try)."""
+    home, ctx = starting_home, SimpleNamespace(stderr=io.StringIO())
+    ctx.home = home
+    note_version_addresses({"version_url": "http://127.0.0.1:1/v/1/"}, ctx)
+    assert ctx.stderr.getvalue() == (
+        "pagekeeper: note: this home's daemon is still starting (building the dictionary"
+        " index): these addresses open once it is ready; nothing more to start\n"
+    )
+    assert "serve --detach" not in ctx.stderr.getvalue()
+
+
+def test_a_start_is_starting_only_while_it_progresses_and_is_not_stopping(starting_home):
+    seen = client.glance(starting_home)
+    assert seen.starting and seen.serving is None
+    old = time.time() - client.STALL_S - 5  # no note of progress for longer than a client waits
+    os.utime(client.state_path(starting_home), (old, old))
+    assert not client.glance(starting_home).starting
+    stopping = {"pid": os.getpid(), "ready": False, "stopping": True, "phase": "closing"}
+    client.state_path(starting_home).write_text(json.dumps(stopping))
+    assert not client.glance(starting_home).starting
+    assert not client.Glance(False, None, 0.0).starting  # no lock held: nothing starts
+
+
+def test_a_get_with_no_daemon_looks_at_the_daemon_once_for_its_note(capsys, tmp_path, monkeypatch):
+    """``archive get -o``: one look chooses the backend, one look answers both whether the
+    copy holds this home's addresses and what the note says (probes counted, not timed)."""
+    home = make_home(tmp_path / "home", port=_free_port())
+    page = tmp_path / "a.html"
+    page.write_bytes(_html("a.html", '<img src="pic.png">'))
+    argv = ["--home", str(home), "--json"]
+    assert main(["archive", "add", "http://example.com/a", "--html", str(page), "--no-fetch", *argv]) == 0  # fmt: skip
+    vid = json.loads(capsys.readouterr().out)["id"]
+    probes = []
+    looked = client.lock_held
+    monkeypatch.setattr(client, "lock_held", lambda h: probes.append(h) or looked(h))
+    assert main(["archive", "get", vid, "-o", str(tmp_path / "copy.html"), *argv]) == 0
+    assert len(probes) == 2, probes
+    assert "serve --detach" in capsys.readouterr().err  # the note was given, from that one look

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from engine.urls.dictionary import DomainDictionary
 from engine.urls.suggest import Suggester
 from host.cli.commands.suggest import batch_line
+from host.cli.entry import main
 from host.services import learning_file
 from tests.conftest import run_pagekeeper
 from tests.dictionary_cache import seed_home_cache
-from tests.host.daemon_fixtures import SHARED_CACHE
+from tests.host.daemon_fixtures import SHARED_CACHE, make_home
 
 ROOT = Path(__file__).resolve().parents[3]
 SUGGESTER = Suggester(DomainDictionary.from_domains(["google.com", "facebook.com"]))
@@ -251,3 +252,52 @@ def test_the_cli_uses_the_configured_cache_dir_the_daemon_uses(tmp_path):
     (cache,) = shared.glob("dictionary-*.idx")
     assert not (home / "cache").exists()
     assert cache == learning_file.bundled_cache_path(home, str(shared))
+
+
+def _suggest_in_process(capsys, home: Path, url: str):
+    """``pagekeeper suggest URL --json`` through the CLI's entry point, in this process."""
+    code = main(["suggest", url, "--home", str(home), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_known_scheme_with_anything_but_colon_slash_slash_is_one_scheme_typo(tmp_path, capsys):
+    """``http;example.com``, ``http;//…``, ``http;:…`` and ``http:example.com``: each a scheme
+    typed wrong, each repaired first, as the others are."""
+    home = make_home(tmp_path)
+    for typed in ("http;example.com/a", "http;//example.com/a", "http;:example.com/a",
+                  "http:example.com/a"):  # fmt: skip
+        code, answer = _suggest_in_process(capsys, home, typed)
+        first = answer["suggestions"][0]
+        assert code == 0 and (first["url"], first["step"]) == ("http://example.com/a", "scheme")
+
+
+def _wpt_ipv6_cases() -> list[dict]:
+    """The wpt-url cases of an http(s) address whose host is an IPv6 literal (the web's own
+    tests of the URL standard, the repository's copy of the shared file)."""
+    data = ROOT / "tests" / "fixtures" / "wpt-url" / "urltestdata.json"
+    cases = json.loads(data.read_text("utf-8"))
+    return [c for c in cases if isinstance(c, dict) and "failure" not in c
+            and re.match(r"https?://\[", c["input"])]  # fmt: skip
+
+
+def test_ipv6_literals_with_and_without_a_port_answer_as_a_browser_reads_them(tmp_path, capsys):
+    """The port of ``http://[::1]:8080/a`` is after the ``]``: a refused connection there is
+    offered no https on the same port (a refused port refuses https too), as for
+    ``localhost:8080``; without a port it is; normalize gives the wpt-url's href."""
+    home = make_home(tmp_path)
+
+    def refused(url: str) -> list[str]:
+        code = main(["suggest", url, "--error", "refused", "--home", str(home), "--json"])
+        assert code == 0
+        return [s["url"] for s in json.loads(capsys.readouterr().out)["suggestions"]]
+
+    assert refused("http://[::1]:8080/a") == refused("http://localhost:8080/a") == []
+    assert refused("http://[::1]/a") == ["https://[::1]/a"]
+    assert refused("[::1]:8080/a") == []  # typed without a scheme
+    cases = _wpt_ipv6_cases()
+    assert len(cases) >= 5
+    for case in cases:
+        assert main(["normalize", case["input"], "--home", str(home), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["url"] == case["href"], case["input"]
+        offered = refused(case["input"])
+        assert offered == ([] if "]:" in case["input"] else [case["input"].replace("http:", "https:", 1) + ("/" if case["input"].count("/") == 2 else "")]), case["input"]  # fmt: skip

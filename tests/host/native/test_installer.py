@@ -252,8 +252,9 @@ def shared(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("system", [False, True], ids=["HKCU", "HKLM"])
-def test_windows_registry_keys_for_every_browser(tmp_path, registry, shared, system):
-    home = tmp_path / "home"
+def test_windows_registry_keys_for_every_browser(tmp_path, registry, shared, system, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the default home, in tmp
+    home = default_home() if system else tmp_path / "home"  # --system serves the default one
     ensure_token(home)
     options = InstallOptions(system=system)
     done = installer.install(home, options, config(), platform="win32")
@@ -402,7 +403,8 @@ def test_system_install_serves_each_user_their_own_home(tmp_path, shared, monkey
             proc.kill()
         stop_daemon(their_home)
     report = installer.doctor(admin_home, options, platform="linux")
-    assert report["manifests"][0]["ok"], report["manifests"]
+    line = report["manifests"][0]  # admin_home is not the admin's default home: not served
+    assert not line["ok"] and "a --system install" in line["problem"], line
     assert installer.uninstall(admin_home, options, platform="linux")["removed"]
     assert not path.exists()
 
@@ -622,15 +624,76 @@ def test_a_manifest_whose_launcher_serves_another_home_is_a_fault_naming_both(tm
     assert installer.check_manifest("chromium", path)["ok"] is True
 
 
-def test_a_system_launcher_is_not_flagged_for_another_users_home(tmp_path):
-    """``--system``'s launcher names no home: it serves whoever runs the browser."""
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_a_system_launcher_serves_the_default_home_and_is_flagged_for_any_other(
+    tmp_path, platform, monkeypatch
+):
+    """``--system``'s launcher names no home: it serves the default home of whoever runs the
+    browser. Checked for that home it is fine; for another, the browser's helper would use
+    the default home's archive: a fault, whose fix is this home's per-user install (a
+    browser reads a user's manifest before the system's: Chromium's and Firefox's lookup)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     launcher = tmp_path / "pagekeeper-native"
-    launcher.write_text(launcher_text(None))
+    launcher.write_text(launcher_text(None, platform), newline="")
     launcher.chmod(0o755)
-    line = installer.check_manifest(
-        "chromium", _manifest_file(tmp_path, launcher), home=tmp_path / "not the default"
+    path = _manifest_file(tmp_path, launcher)
+    line = installer.check_manifest("chromium", path, home=default_home())
+    assert (line["ok"], line["serves"], line["problem"]) == (True, str(default_home()), None)
+    other = tmp_path / "not the default"
+    own = "pagekeeper --home other install --browser chromium"
+    line = installer.check_manifest("chromium", path, again="… --system", home=other, own=own)
+    assert (line["ok"], line["serves"]) == (False, str(default_home()))
+    assert line["problem"] == (
+        f"serves each user's default home ({default_home()}: a --system install), not {other}:"
+        f" the browser's helper uses that home's archive; {own} (for this user) makes it"
+        " serve this one instead"
     )
-    assert (line["ok"], line["serves"]) == (True, str(default_home()))
+
+
+def test_doctor_names_the_per_user_install_as_the_fix_of_a_system_manifest(
+    tmp_path, shared, monkeypatch
+):
+    """doctor --system for a home that is not the default: flagged, and the install it names
+    is the per-user one for this home (the same browser, no ``--system``)."""
+    system_dir = tmp_path / "etc" / "chromium" / "native-messaging-hosts"
+    user_dir = tmp_path / "user" / "chromium"
+    monkeypatch.setitem(BROWSERS, "chromium", {**BROWSERS["chromium"], "linux": (str(user_dir), str(system_dir))})  # fmt: skip
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    home = tmp_path / "home"
+    ensure_token(home)
+    options = InstallOptions(("chromium",), system=True)
+    installer.install(home, options, config(), platform="linux")
+    report = installer.doctor(home, options, platform="linux")
+    own = installer.install_command(home, InstallOptions(("chromium",)))
+    assert report["ok"] is False and "--system" not in own
+    assert report["manifests"][0]["problem"].endswith(
+        f"{own} (for this user) makes it serve this one instead"
+    )
+    installer.install(home, InstallOptions(("chromium",)), config(), platform="linux")
+    report = installer.doctor(home, InstallOptions(("chromium",)), platform="linux")
+    assert report["ok"] is True and report["manifests"][0]["serves"] == str(home)
+
+
+def test_the_binarys_windows_system_launcher_is_ours_and_serves_the_default_home(
+    tmp_path, monkeypatch
+):
+    """``make dist``'s binary on Windows writes ``"…\\pagekeeper.exe" native %*`` with no
+    home and no module name: its ``rem`` line says whose it is; one written before that line
+    (the binary's own command alone) is recognised as well; another program's is not."""
+    monkeypatch.setattr(installer.sys, "frozen", True, raising=False)
+    monkeypatch.setattr(
+        installer.sys, "executable", "C:\\Program Files\\PageKeeper\\pagekeeper.exe"
+    )
+    made = tmp_path / "pagekeeper-native.cmd"
+    made.write_text(launcher_text(None, "win32"), newline="")
+    text = made.read_bytes().decode()
+    assert "host.native.relay" not in text and text.startswith("@echo off\r\nrem PageKeeper")
+    assert installer.launcher_home(made) == (default_home(), False)
+    before = '@echo off\r\n"C:\\Tools\\pagekeeper.exe" native %*\r\n'  # no "PageKeeper" in it
+    made.write_text(before, newline="")
+    assert installer.launcher_home(made) == (default_home(), False)
+    made.write_text('@echo off\r\n"C:\\Tools\\otherhost.exe" native %*\r\n', newline="")
+    assert installer.launcher_home(made) == (None, False)
 
 
 # -- doctor's daemon check, in process -------------------------------------------------------
