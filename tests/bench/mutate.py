@@ -252,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("module", type=Path)
     parser.add_argument("tests", nargs="+")
     parser.add_argument("--lines", help="only mutants on lines A-B")
+    parser.add_argument(
+        "--mutants", help="only these mutants, by their numbers in --list: 4,7,11 (survivors)"
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     args = parser.parse_args(argv)
     lines = tuple(int(x) for x in args.lines.split("-")) if args.lines else None
@@ -261,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         print(done, flush=True)
     original = opts.module.read_text()
     todo = module_sites(opts.module, original, opts.lines)
+    if args.mutants:
+        chosen = {int(x) for x in args.mutants.split(",")}
+        todo = [site for site in todo if site.index in chosen]
     if args.list:
         for site in todo:
             print(f"{site.index:4} line {site.line:4}  {site.what}")

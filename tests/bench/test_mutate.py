@@ -245,3 +245,15 @@ def test_an_es_module_run_counts_what_its_tests_kill(js_project):
     assert "drop return value" in out and "compare < → <=" not in out.split("made")[0]
     assert "survived 2;" in out, out
     assert (js_project / "target.js").read_text() == JS_MODULE
+
+
+def test_mutants_picks_survivors_by_their_numbers(js_project):
+    listed = subprocess.run(
+        [sys.executable, str(SCRIPT), "target.js", "--mutants", "1,4", "test_target.py", "--list"],
+        cwd=js_project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["1", "4"]
+    assert "drop statement console.log(value)" in listed.stdout
