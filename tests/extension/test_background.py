@@ -216,6 +216,56 @@ def test_tab_state_outlives_the_background(page, without_session_storage):
     assert f"{prefix}tab:5" in got["stored"]
 
 
+def test_a_tab_s_change_is_stored_before_it_resolves(page):
+    """What a change returns is already in storage.session: the worker may be stopped as soon as
+    the caller moves on (here the write takes 40 ms, as storage is never instant)."""
+    got = background(
+        page,
+        """const set = browser.storage.session.set;
+           browser.storage.session.set = async (v) => { await wait(40); return set(v); };
+           const { changeTab } = await import('/background/tab-state.js');
+           await changeTab(8, (tab) => ({ ...tab, showing: 'http://gooogle.com/' }));
+           return structuredClone(session['tab:8'] ?? null);""",
+    )
+    assert got == {"showing": "http://gooogle.com/"}
+
+
+def test_a_closed_tab_s_record_is_removed(page):
+    """storage.session is small (10 MB in Chromium) and lives as long as the browser: a closed
+    tab's record goes with it."""
+    got = background(
+        page,
+        """browser.webNavigation.onCommitted.fire({ tabId: 6, frameId: 0, url: 'https://start.example/' });
+           await wait(100);
+           const before = Object.keys(session);
+           browser.tabs.onRemoved.fire(6, {});
+           await wait(100);
+           return { before, after: Object.keys(session) };""",
+    )
+    assert "tab:6" in got["before"]
+    assert "tab:6" not in got["after"]
+
+
+def test_a_change_made_after_an_earlier_one_ended_still_waits_for_the_one_between(page):
+    """Each change of a tab waits for every change before it, also when the first has ended and the
+    second has not: the third sees the second's field (a change run beside the second reads the
+    record without it and writes it back without it)."""
+    got = background(
+        page,
+        """const { get, set } = browser.storage.session;
+           browser.storage.session.get = async (k) => { await wait(30); return get(k); };
+           browser.storage.session.set = async (v) => { await wait(40); return set(v); };
+           const { changeTab, readTab } = await import('/background/tab-state.js');
+           const first = changeTab(9, (tab) => ({ ...tab, a: 1 }));
+           changeTab(9, (tab) => ({ ...tab, b: 2 }));
+           await first;
+           await wait(1);  // the first's turn is over; the second is still reading
+           await changeTab(9, (tab) => ({ ...tab, c: 3 }));
+           return readTab(9);""",
+    )
+    assert got == {"a": 1, "b": 2, "c": 3}
+
+
 def test_what_is_left_to_the_browser(page):
     """ERR_ABORTED, aborted loads in Firefox, other errors, our own pages, subframes, prerenders,
     excluded sites, and private addresses unless enabled: no page, no host request."""

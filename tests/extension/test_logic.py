@@ -401,3 +401,123 @@ def test_the_capture_summary_reads_as_a_person_would_say_it(page):
         [1, 1023, 1024, 2**20 - 1, 2**20],
     )
     assert sizes == ["1 byte", "1023 bytes", "1.0 KB", "1.0 MB", "1.0 MB"]
+
+
+# capture/progress.js over a scripted storage.session (what outlives a stopped service worker),
+# with the clock held still so the write interval is exact.
+SCRIPTED_PROGRESS = """
+  const session = {};
+  globalThis.browser = { storage: { session: {
+    async get(k) { return k === null ? structuredClone(session) : (k in session ? { [k]: structuredClone(session[k]) } : {}); },
+    async set(v) { Object.assign(session, structuredClone(v)); },
+    async remove(k) { [].concat(k).forEach((x) => delete session[x]); } } } };
+  let now = 1795298400000;
+  Date.now = () => now;
+  const m = await import('/capture/progress.js');
+"""
+
+
+def progress(page, body: str, arg=None):
+    return page.evaluate(f"async (arg) => {{ {SCRIPTED_PROGRESS} {body} }}", arg)
+
+
+def test_capture_progress_is_stored_by_phase_and_at_most_every_200_ms_but_the_last_part(page):
+    """The popup reads the progress from storage.session: each phase change is written at once,
+    with how long the phase before took; a sent part is written when 200 ms have passed since the
+    last write (not 1 ms sooner), and the last part always, so the popup never stays short."""
+    got = progress(
+        page,
+        """const p = m.progress(7, 'https://a.example/');
+           const fresh = structuredClone(p.state);
+           now += 120;
+           await p.update({ phase: 'sending', parts_total: 4, bytes_total: 40 });
+           const sending = await m.readProgress(7);
+           now += 199;
+           await p.sent(10);
+           const early = await m.readProgress(7);
+           now += 1;
+           await p.sent(10);
+           const due = await m.readProgress(7);
+           await p.sent(10);
+           const held = await m.readProgress(7);
+           await p.sent(10);
+           const last = await m.readProgress(7);
+           return { fresh, sending, early, due, held, last, key: m.progressKey(7), stored: Object.keys(session) };""",
+    )
+    assert got["fresh"] == {
+        "url": "https://a.example/",
+        "phase": "collecting",
+        "started_at": 1795298400000,
+        "bytes_sent": 0,
+        "bytes_total": 0,
+        "parts_sent": 0,
+        "parts_total": 0,
+        "timings": {},
+    }
+    assert got["sending"]["phase"] == "sending" and got["sending"]["timings"] == {"collecting": 120}
+    assert got["sending"]["updated_at"] == 1795298400120
+    assert (got["early"]["parts_sent"], got["early"]["bytes_sent"]) == (0, 0)  # 199 ms: not yet
+    assert (got["due"]["parts_sent"], got["due"]["bytes_sent"]) == (2, 20)  # 200 ms: written
+    assert got["held"]["parts_sent"] == 2  # 0 ms since: held
+    assert (got["last"]["parts_sent"], got["last"]["bytes_sent"]) == (4, 40)  # the last: at once
+    assert got["key"] == "capture:7" and got["stored"] == ["capture:7"]
+
+
+def test_a_phase_written_again_keeps_its_timing_and_a_carried_on_capture_keeps_its_state(page):
+    got = progress(
+        page,
+        """const p = m.progress(3, 'https://a.example/');
+           now += 50;
+           await p.update({ phase: 'sending' });
+           now += 70;
+           await p.update({ phase: 'sending', resumed: 1 });  // the same phase: no new timing
+           const stored = await m.readProgress(3);
+           const from = structuredClone(stored);
+           const q = m.progress(3, 'ignored', from);
+           q.state.bytes_sent = 5;
+           return { stored, carried: q.state.url, copied: from.bytes_sent, none: await m.readProgress(4) };""",
+    )
+    assert got["stored"]["timings"] == {"collecting": 50} and got["stored"]["resumed"] == 1
+    assert got["carried"] == "https://a.example/" and got["copied"] == 0  # a copy, not the record
+    assert got["none"] is None
+
+
+def test_only_captures_left_running_are_carried_on_after_a_restart(page):
+    """At the worker's start: a capture collecting, sending or saving was cut short by the stop;
+    done and failed ones, and records of other kinds, are left alone."""
+    got = progress(
+        page,
+        """Object.assign(session, {
+             'capture:7': { phase: 'sending' }, 'capture:8': { phase: 'done' },
+             'capture:9': { phase: 'failed' }, 'capture:10': { phase: 'collecting' },
+             'capture:11': { phase: 'saving' }, 'tab:12': { phase: 'sending' }, 'liveness:13': {} });
+           return (await m.interruptedCaptures()).map(({ tabId, state }) => [tabId, state.phase]);""",
+    )
+    assert sorted(got) == [[7, "sending"], [10, "collecting"], [11, "saving"]]
+
+
+def test_the_popup_s_capture_line_names_the_phase_the_files_and_the_megabytes(page):
+    lines = run(
+        page,
+        "capture/progress.js",
+        "return arg.map((p) => m.captureText(p));",
+        [
+            {"phase": "collecting"},
+            {"phase": "saving"},
+            {
+                "phase": "sending",
+                "bytes_sent": 3 * 2**20,
+                "bytes_total": 12 * 2**20,
+                "resources_needed": 40,
+            },  # fmt: skip
+            {"phase": "sending", "bytes_sent": 2**19, "bytes_total": 2**20, "resources_needed": 1},
+            {"phase": "sending", "bytes_sent": 0, "bytes_total": 0},
+        ],
+    )
+    assert lines == [
+        "Reading the page and the files it uses…",
+        "Saving the copy…",
+        "Sending 40 files to the helper app: 3.0 of 12.0 MB",
+        "Sending 1 file to the helper app: 0.5 of 1.0 MB",
+        "Sending 0 files to the helper app: 0.0 of 0.0 MB",
+    ]
