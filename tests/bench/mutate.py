@@ -22,6 +22,14 @@ is written, and every mutant starts with a marker line, so the next run (``--lis
 the original back before it does anything. One mutant at a time. A mutant survives when every test passes; each
 survivor is printed with its line so that it is either shown equivalent or given the test
 that kills it.
+
+An ES module (``MODULE.js``, the extension) gets the operators of ``js_mutants.py`` instead
+(a comparison flipped, ``&&``/``||`` swapped, a condition negated, a ``return``, ``throw``,
+``await`` or statement dropped, a number plus one, ``true``/``false``), with a ``//`` marker;
+the same restore guarantees hold. Pick the tests per module (browser tests cost seconds each):
+
+    python tests/bench/mutate.py extension/background/tab-state.js \
+        tests/extension/test_background.py::test_tab_state_outlives_the_background
 """
 
 from __future__ import annotations
@@ -37,6 +45,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import js_mutants  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,27 @@ def mutant(source: str, index: int) -> str:
     return MARKER + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
+def _language(module: Path) -> ModuleType | None:
+    """The mutants of an ES module come from js_mutants; a Python module's from this file."""
+    return js_mutants if module.suffix in (".js", ".mjs") else None
+
+
+def marker_of(module: Path) -> str:
+    """The first line of a mutant written over ``module`` (a comment in its language)."""
+    language = _language(module)
+    return language.MARKER if language else MARKER
+
+
+def module_sites(module: Path, source: str, lines: tuple[int, int] | None) -> list:
+    language = _language(module)
+    return language.sites(source, lines) if language else sites(source, lines)
+
+
+def module_mutant(module: Path, source: str, index: int) -> str:
+    language = _language(module)
+    return language.mutant(source, index) if language else mutant(source, index)
+
+
 def saved_path(module: Path) -> Path:
     """Where the original of ``module`` is kept while a mutant stands in its place."""
     return module.with_name(f".{module.name}.mutate-original")
@@ -152,7 +186,7 @@ def recover(module: Path) -> str | None:
     run stopped before its first mutant or after it restored). Returns what was done, or None.
     A mutant without its original cannot be restored here: ``SystemExit`` names the module."""
     saved = saved_path(module)
-    mutated = module.read_text().startswith(MARKER)
+    mutated = module.read_text().startswith(marker_of(module))
     if mutated and not saved.exists():
         raise SystemExit(
             f"{module} holds a mutant and its original is gone; restore it (git checkout)"
@@ -218,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("module", type=Path)
     parser.add_argument("tests", nargs="+")
     parser.add_argument("--lines", help="only mutants on lines A-B")
+    parser.add_argument(
+        "--mutants", help="only these mutants, by their numbers in --list: 4,7,11 (survivors)"
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     args = parser.parse_args(argv)
     lines = tuple(int(x) for x in args.lines.split("-")) if args.lines else None
@@ -226,7 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     if done:
         print(done, flush=True)
     original = opts.module.read_text()
-    todo = sites(original, opts.lines)
+    todo = module_sites(opts.module, original, opts.lines)
+    if args.mutants:
+        chosen = {int(x) for x in args.mutants.split(",")}
+        todo = [site for site in todo if site.index in chosen]
     if args.list:
         for site in todo:
             print(f"{site.index:4} line {site.line:4}  {site.what}")
@@ -256,7 +296,7 @@ def _run(opts: Options, original: str, todo: list[Site]) -> int:
     save_original(opts.module, original)
     try:
         for site in todo:
-            _write(opts.module, mutant(original, site.index))
+            _write(opts.module, module_mutant(opts.module, original, site.index))
             status, took = run_tests(opts.tests, limit)
             counts[status] += 1
             if status == "passed":

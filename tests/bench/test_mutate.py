@@ -166,3 +166,94 @@ def test_a_finished_run_leaves_the_original_and_no_copy(project):
     assert proc.returncode == 0, out
     assert "made 2, killed 1 (+0 by time-out), survived 1" in out  # print() dropped survives
     _assert_restored(project)
+
+
+JS_MODULE = """// A module with a comparison, a return and a statement to mutate.
+export function check(value) {
+  if (value < 0) throw new Error('negative');
+  console.log(value);
+  return value;
+}
+"""
+
+# The browser tests of an ES module run in pytest too; this one reads the module's text.
+JS_TESTS = """import time
+from pathlib import Path
+
+
+def test_check():
+    text = Path("target.js").read_text()
+    if text.startswith("// MUTANT"):
+        Path("started").write_text("")
+    time.sleep(0.6)
+    assert "if (value < 0) throw new Error('negative');" in text
+"""
+
+
+@pytest.fixture
+def js_project(tmp_path: Path) -> Path:
+    (tmp_path / "target.js").write_text(JS_MODULE)
+    (tmp_path / "test_target.py").write_text(JS_TESTS)
+    return tmp_path
+
+
+def _start_js(project: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(SCRIPT), "target.js", "test_target.py", *args],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_an_es_module_is_restored_on_a_signal_and_after_a_kill(js_project):
+    module = js_project / "target.js"
+    proc = _start_js(js_project)
+    _wait_for_a_mutant(js_project, proc)
+    assert module.read_text().startswith(mutate.marker_of(module))  # a // comment in JavaScript
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "stopped by SIGTERM" in out, out
+    assert module.read_text() == JS_MODULE and not mutate.saved_path(module).exists()
+
+    (js_project / "started").unlink()
+    proc = _start_js(js_project)
+    _wait_for_a_mutant(js_project, proc)
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert module.read_text().startswith("// MUTANT")
+    listed = subprocess.run(
+        [sys.executable, str(SCRIPT), "target.js", "test_target.py", "--list"],
+        cwd=js_project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "restored target.js" in listed.stdout
+    assert module.read_text() == JS_MODULE and not mutate.saved_path(module).exists()
+    assert "compare < → <=" in listed.stdout  # the original's mutants, not the mutant's
+
+
+def test_an_es_module_run_counts_what_its_tests_kill(js_project):
+    """Its test reads only the `if … throw` line: every mutant there is killed, the others
+    (the dropped console.log, the dropped return) survive and are named."""
+    proc = _start_js(js_project)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    assert "SURVIVED" in out and "drop statement console.log(value)" in out
+    assert "drop return value" in out and "compare < → <=" not in out.split("made")[0]
+    assert "survived 2;" in out, out
+    assert (js_project / "target.js").read_text() == JS_MODULE
+
+
+def test_mutants_picks_survivors_by_their_numbers(js_project):
+    listed = subprocess.run(
+        [sys.executable, str(SCRIPT), "target.js", "--mutants", "1,4", "test_target.py", "--list"],
+        cwd=js_project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["1", "4"]
+    assert "drop statement console.log(value)" in listed.stdout

@@ -216,6 +216,56 @@ def test_tab_state_outlives_the_background(page, without_session_storage):
     assert f"{prefix}tab:5" in got["stored"]
 
 
+def test_a_tab_s_change_is_stored_before_it_resolves(page):
+    """What a change returns is already in storage.session: the worker may be stopped as soon as
+    the caller moves on (here the write takes 40 ms, as storage is never instant)."""
+    got = background(
+        page,
+        """const set = browser.storage.session.set;
+           browser.storage.session.set = async (v) => { await wait(40); return set(v); };
+           const { changeTab } = await import('/background/tab-state.js');
+           await changeTab(8, (tab) => ({ ...tab, showing: 'http://gooogle.com/' }));
+           return structuredClone(session['tab:8'] ?? null);""",
+    )
+    assert got == {"showing": "http://gooogle.com/"}
+
+
+def test_a_closed_tab_s_record_is_removed(page):
+    """storage.session is small (10 MB in Chromium) and lives as long as the browser: a closed
+    tab's record goes with it."""
+    got = background(
+        page,
+        """browser.webNavigation.onCommitted.fire({ tabId: 6, frameId: 0, url: 'https://start.example/' });
+           await wait(100);
+           const before = Object.keys(session);
+           browser.tabs.onRemoved.fire(6, {});
+           await wait(100);
+           return { before, after: Object.keys(session) };""",
+    )
+    assert "tab:6" in got["before"]
+    assert "tab:6" not in got["after"]
+
+
+def test_a_change_made_after_an_earlier_one_ended_still_waits_for_the_one_between(page):
+    """Each change of a tab waits for every change before it, also when the first has ended and the
+    second has not: the third sees the second's field (a change run beside the second reads the
+    record without it and writes it back without it)."""
+    got = background(
+        page,
+        """const { get, set } = browser.storage.session;
+           browser.storage.session.get = async (k) => { await wait(30); return get(k); };
+           browser.storage.session.set = async (v) => { await wait(40); return set(v); };
+           const { changeTab, readTab } = await import('/background/tab-state.js');
+           const first = changeTab(9, (tab) => ({ ...tab, a: 1 }));
+           changeTab(9, (tab) => ({ ...tab, b: 2 }));
+           await first;
+           await wait(1);  // the first's turn is over; the second is still reading
+           await changeTab(9, (tab) => ({ ...tab, c: 3 }));
+           return readTab(9);""",
+    )
+    assert got == {"a": 1, "b": 2, "c": 3}
+
+
 def test_what_is_left_to_the_browser(page):
     """ERR_ABORTED, aborted loads in Firefox, other errors, our own pages, subframes, prerenders,
     excluded sites, and private addresses unless enabled: no page, no host request."""
@@ -438,6 +488,91 @@ def test_the_tab_check_waits_for_the_page_to_settle_and_is_not_repeated(page):
     )
     assert (got["burst"], got["first"], got["again"]) == (1, "v3", 1)
     assert (got["newer"], got["reads"]) == (2, 2)
+
+
+def test_the_same_version_is_checked_again_after_five_minutes_not_before(page):
+    """docs/tuning.md: not again for the same newest version within 5 minutes. The clock is held
+    still, so the check's time and the boundary are exact: 1 ms before it, no check; at it, one."""
+    got = background(
+        page,
+        TAB_PAGE
+        + """await setOptions({ liveness: true });
+           let now = 1795298400000;
+           Date.now = () => now;
+           const counts = [];
+           for (const later of [0, 5 * 60 * 1000 - 1, 5 * 60 * 1000]) {
+             now = 1795298400000 + later;
+             loaded(7, 'https://s.example/kept');
+             await wait(arg);
+             counts.push(sentOf('check').length);
+           }
+           return { counts, at: (await verdictOf(7)).at };""",
+        SETTLED,
+    )
+    assert got["counts"] == [1, 1, 2]
+    assert got["at"] == 1795298400000 + 5 * 60 * 1000  # the verdict of the second check kept
+
+
+def test_a_tab_page_of_exactly_the_cap_is_sent_and_one_character_more_is_not(page, modules_url):
+    """TAB_PAGE_CHARS is the most characters sent: a page of exactly that many is checked."""
+    page.goto(f"{modules_url}/background/")
+    got = page.evaluate(
+        """async () => {
+          const { renderedPage, LEFT_OUT } = await import('/background/liveness.js');
+          const size = renderedPage(location.href, 1e9, LEFT_OUT).html.length;
+          return { size, at: renderedPage(location.href, size, LEFT_OUT),
+                   under: renderedPage(location.href, size - 1, LEFT_OUT) };
+        }"""
+    )
+    assert len(got["at"]["html"]) == got["size"]  # exactly the cap: sent
+    assert got["under"] == {"chars": got["size"]}  # one more than the cap: its size only
+
+
+def test_a_gone_page_s_badge_is_red_a_changed_one_amber_and_a_present_one_has_none(page):
+    got = background(
+        page,
+        TAB_PAGE
+        + """await setOptions({ liveness: true });
+           for (const [tab, state] of [[11, 'gone'], [12, 'changed'], [13, 'present']]) {
+             replies.check = { state };
+             loaded(tab, 'https://s.example/kept');
+             await wait(arg);
+           }
+           return { colors: log.colors, badges: log.badges, titles: log.titles };""",
+        SETTLED,
+    )
+    assert (got["colors"]["11"], got["colors"]["12"]) == ("#b3261e", "#a15c00")
+    assert got["colors"]["13"] not in ("#b3261e", "#a15c00")  # the count's own colour
+    assert (got["badges"]["11"], got["badges"]["12"], got["badges"]["13"]) == ("!", "!", "2")
+    assert "changed since you archived it" in got["titles"]["12"]
+    assert got["titles"]["13"] == "PageKeeper: 2 archived versions of this page"  # the count's
+
+
+def test_the_popup_s_verdict_is_the_tab_s_own_else_the_host_s_last_check_of_the_url(page):
+    """The tab's own verdict for its current page first; for another page, or none, the host's
+    stored check (a sweep may have found the server unreachable); no host: nothing."""
+    got = background(
+        page,
+        """const { verdictFor } = await import('/background/liveness.js');
+           await browser.storage.session.set({ 'liveness:4': { url: 'https://s.example/a', state: 'gone', at: 1 } });
+           replies.last_check = (p) => ({ url: p.url, state: 'unreachable' });
+           const own = await verdictFor(4, 'https://s.example/a');
+           const other = await verdictFor(4, 'https://s.example/b');
+           const none = await verdictFor(5, 'https://s.example/a');
+           replies.last_check = new Error('gone away');
+           replies.last_check.code = 'host_disconnected';
+           const noHost = await verdictFor(5, 'https://s.example/c');
+           return { own, other, none, noHost, asked: sentOf('last_check') };""",
+    )
+    assert got["own"] == {"url": "https://s.example/a", "state": "gone", "at": 1}
+    assert got["other"] == {"url": "https://s.example/b", "state": "unreachable"}
+    assert got["none"] == {"url": "https://s.example/a", "state": "unreachable"}
+    assert got["noHost"] is None
+    assert [p["url"] for p in got["asked"]] == [
+        "https://s.example/b",
+        "https://s.example/a",
+        "https://s.example/c",
+    ]
 
 
 def test_a_tab_page_over_the_cap_is_not_sent_and_is_too_large_to_check(page):

@@ -370,6 +370,7 @@ def test_parts_stream_in_small_read_batches_without_waiting_for_a_slow_part(page
     assert batches == [urls[0:16], urls[16:32], urls[32:40]]
     assert all(size <= 2**20 for _urls, size, _answered in got["reads"])
     assert got["reads"][1][2] == 0  # the second batch read before any part was answered
+    assert got["reads"][2][2] > 0  # the third not: one batch read ahead at most (memory)
     assert got["before"] == 40  # every part sent while the first was still unanswered
     assert [url for url, _ in got["sent"]] == urls
 
@@ -401,3 +402,446 @@ def test_the_capture_summary_reads_as_a_person_would_say_it(page):
         [1, 1023, 1024, 2**20 - 1, 2**20],
     )
     assert sizes == ["1 byte", "1023 bytes", "1.0 KB", "1.0 MB", "1.0 MB"]
+
+
+# capture/progress.js over a scripted storage.session (what outlives a stopped service worker),
+# with the clock held still so the write interval is exact.
+SCRIPTED_PROGRESS = """
+  const session = {};
+  globalThis.browser = { storage: { session: {
+    async get(k) { return k === null ? structuredClone(session) : (k in session ? { [k]: structuredClone(session[k]) } : {}); },
+    async set(v) { Object.assign(session, structuredClone(v)); },
+    async remove(k) { [].concat(k).forEach((x) => delete session[x]); } } } };
+  let now = 1795298400000;
+  Date.now = () => now;
+  const m = await import('/capture/progress.js');
+"""
+
+
+def progress(page, body: str, arg=None):
+    return page.evaluate(f"async (arg) => {{ {SCRIPTED_PROGRESS} {body} }}", arg)
+
+
+def test_capture_progress_is_stored_by_phase_and_at_most_every_200_ms_but_the_last_part(page):
+    """The popup reads the progress from storage.session: each phase change is written at once,
+    with how long the phase before took; a sent part is written when 200 ms have passed since the
+    last write (not 1 ms sooner), and the last part always, so the popup never stays short."""
+    got = progress(
+        page,
+        """const p = m.progress(7, 'https://a.example/');
+           const fresh = structuredClone(p.state);
+           now += 120;
+           await p.update({ phase: 'sending', parts_total: 4, bytes_total: 40 });
+           const sending = await m.readProgress(7);
+           now += 199;
+           await p.sent(10);
+           const early = await m.readProgress(7);
+           now += 1;
+           await p.sent(10);
+           const due = await m.readProgress(7);
+           await p.sent(10);
+           const held = await m.readProgress(7);
+           await p.sent(10);
+           const last = await m.readProgress(7);
+           return { fresh, sending, early, due, held, last, key: m.progressKey(7), stored: Object.keys(session) };""",
+    )
+    assert got["fresh"] == {
+        "url": "https://a.example/",
+        "phase": "collecting",
+        "started_at": 1795298400000,
+        "bytes_sent": 0,
+        "bytes_total": 0,
+        "parts_sent": 0,
+        "parts_total": 0,
+        "timings": {},
+    }
+    assert got["sending"]["phase"] == "sending" and got["sending"]["timings"] == {"collecting": 120}
+    assert got["sending"]["updated_at"] == 1795298400120
+    assert (got["early"]["parts_sent"], got["early"]["bytes_sent"]) == (0, 0)  # 199 ms: not yet
+    assert (got["due"]["parts_sent"], got["due"]["bytes_sent"]) == (2, 20)  # 200 ms: written
+    assert got["held"]["parts_sent"] == 2  # 0 ms since: held
+    assert (got["last"]["parts_sent"], got["last"]["bytes_sent"]) == (4, 40)  # the last: at once
+    assert got["key"] == "capture:7" and got["stored"] == ["capture:7"]
+
+
+def test_a_phase_written_again_keeps_its_timing_and_a_carried_on_capture_keeps_its_state(page):
+    got = progress(
+        page,
+        """const p = m.progress(3, 'https://a.example/');
+           now += 50;
+           await p.update({ phase: 'sending' });
+           now += 70;
+           await p.update({ phase: 'sending', resumed: 1 });  // the same phase: no new timing
+           const stored = await m.readProgress(3);
+           const from = structuredClone(stored);
+           const q = m.progress(3, 'ignored', from);
+           q.state.bytes_sent = 5;
+           return { stored, carried: q.state.url, copied: from.bytes_sent, none: await m.readProgress(4) };""",
+    )
+    assert got["stored"]["timings"] == {"collecting": 50} and got["stored"]["resumed"] == 1
+    assert got["carried"] == "https://a.example/" and got["copied"] == 0  # a copy, not the record
+    assert got["none"] is None
+
+
+def test_only_captures_left_running_are_carried_on_after_a_restart(page):
+    """At the worker's start: a capture collecting, sending or saving was cut short by the stop;
+    done and failed ones, and records of other kinds, are left alone."""
+    got = progress(
+        page,
+        """Object.assign(session, {
+             'capture:7': { phase: 'sending' }, 'capture:8': { phase: 'done' },
+             'capture:9': { phase: 'failed' }, 'capture:10': { phase: 'collecting' },
+             'capture:11': { phase: 'saving' }, 'tab:12': { phase: 'sending' }, 'liveness:13': {} });
+           return (await m.interruptedCaptures()).map(({ tabId, state }) => [tabId, state.phase]);""",
+    )
+    assert sorted(got) == [[7, "sending"], [10, "collecting"], [11, "saving"]]
+
+
+def test_the_popup_s_capture_line_names_the_phase_the_files_and_the_megabytes(page):
+    lines = run(
+        page,
+        "capture/progress.js",
+        "return arg.map((p) => m.captureText(p));",
+        [
+            {"phase": "collecting"},
+            {"phase": "saving"},
+            {
+                "phase": "sending",
+                "bytes_sent": 3 * 2**20,
+                "bytes_total": 12 * 2**20,
+                "resources_needed": 40,
+            },  # fmt: skip
+            {"phase": "sending", "bytes_sent": 2**19, "bytes_total": 2**20, "resources_needed": 1},
+            {"phase": "sending", "bytes_sent": 0, "bytes_total": 0},
+        ],
+    )
+    assert lines == [
+        "Reading the page and the files it uses…",
+        "Saving the copy…",
+        "Sending 40 files to the helper app: 3.0 of 12.0 MB",
+        "Sending 1 file to the helper app: 0.5 of 1.0 MB",
+        "Sending 0 files to the helper app: 0.0 of 0.0 MB",
+    ]
+
+
+# lib/browser.js over a scripted `browser` global shaped as Firefox's (moz-extension://), with no
+# storage.session (Firefox before 115): what every module reaches the browser through.
+SCRIPTED_BROWSER = """
+  const local = { 'session:tab:1': { a: 1 }, 'session:capture:2': { phase: 'sending' }, kept: 'sync-like' };
+  const asked = [];
+  let access = arg?.access;
+  globalThis.browser = {
+    runtime: { getURL: (p) => 'moz-extension://uuid-1/' + p, getManifest: () => ({ host_permissions: ['<all_urls>'] }),
+               sendMessage: async (m) => ({ ok: true, result: m }) },
+    storage: { local: {
+      async get(k) { const all = structuredClone(local); if (k === null) return all;
+                     return Object.fromEntries([].concat(k).filter((x) => x in all).map((x) => [x, all[x]])); },
+      async set(v) { Object.assign(local, structuredClone(v)); },
+      async remove(k) { [].concat(k).forEach((x) => delete local[x]); } } },
+    permissions: {
+      async contains(q) { asked.push(['contains', q]); if (access instanceof Error) throw access; return access; },
+      async request(q) { asked.push(['request', q]); if (access instanceof Error) throw access; return access; } },
+    webNavigation: { async getAllFrames({ tabId }) { if (tabId < 0) throw new Error('no tab'); return tabId === 0 ? null : [{ frameId: 0, url: 'https://a.example/' }]; } },
+    scripting: { async executeScript({ target, func, args }) {
+      asked.push(['script', target]);
+      return [{ frameId: 0, result: func ? func(...args) : null }, { frameId: 3, error: 'no access' }, null]; } },
+  };
+  const m = await import('/lib/browser.js');
+"""
+
+
+def wrapper(page, body: str, arg=None):
+    return page.evaluate(f"async (arg) => {{ {SCRIPTED_BROWSER} {body} }}", arg)
+
+
+def test_the_browser_wrapper_reads_firefox_and_its_session_fallback(page):
+    """Firefox without storage.session: the session area lives in storage.local under
+    `session:`, and a new browser session empties only those keys."""
+    got = wrapper(
+        page,
+        """const one = await m.sessionStore.get('tab:1');
+           const list = await m.sessionStore.get(['tab:1', 'tab:9']);
+           const all = await m.sessionStore.get(null);
+           await m.sessionStore.set({ 'tab:3': { b: 2 } });
+           await m.sessionStore.remove('tab:1');
+           const after = structuredClone(local);
+           await m.clearSessionFallback();
+           return { firefox: m.isFirefox, own: m.isOwnPage('moz-extension://uuid-1/error/error.html'),
+                    notOwn: [m.isOwnPage('https://a.example/'), m.isOwnPage(undefined)],
+                    url: m.pageURL('popup/popup.html'), one, list, all, after, cleared: structuredClone(local) };""",
+    )
+    assert got["firefox"] is True and got["own"] is True and got["notOwn"] == [False, False]
+    assert got["url"] == "moz-extension://uuid-1/popup/popup.html"
+    assert got["one"] == {"tab:1": {"a": 1}} and got["list"] == {"tab:1": {"a": 1}}
+    assert got["all"] == {"tab:1": {"a": 1}, "capture:2": {"phase": "sending"}}
+    assert got["after"] == {
+        "session:capture:2": {"phase": "sending"},
+        "session:tab:3": {"b": 2},
+        "kept": "sync-like",
+    }
+    assert got["cleared"] == {"kept": "sync-like"}
+
+
+def test_clearing_the_session_fallback_leaves_storage_alone_where_session_storage_exists(page):
+    """Chromium has storage.session: storage.local holds no session, and a `session:` key there
+    is the user's, never removed."""
+    got = page.evaluate(
+        """async () => {
+          const local = { 'session:x': 1 };
+          const area = { async get() { return { ...local }; }, async set() {}, async remove(k) { [].concat(k).forEach((x) => delete local[x]); } };
+          globalThis.chrome = { runtime: { getURL: (p) => 'chrome-extension://id/' + p },
+                                storage: { local: area, session: { async get() { return {}; } } } };
+          const m = await import('/lib/browser.js');
+          await m.clearSessionFallback();
+          return { local, firefox: m.isFirefox };
+        }"""
+    )
+    assert got == {"local": {"session:x": 1}, "firefox": False}
+
+
+@pytest.mark.parametrize(
+    ("access", "has", "granted"),
+    [(True, True, True), (False, False, False), ("throws", True, False)],
+)
+def test_site_access_is_asked_for_the_site_and_an_api_that_cannot_answer_counts_as_access(
+    page, access, has, granted
+):
+    got = wrapper(
+        page,
+        """if (arg.access === 'throws') access = new Error('unsupported');
+           return { has: await m.hasSiteAccess('http://127.0.0.1:8080/a?b'), granted: await m.requestSiteAccess(), asked };""",
+        {"access": access},
+    )
+    assert got["has"] is has and got["granted"] is granted
+    assert got["asked"] == [
+        ["contains", {"origins": ["http://127.0.0.1/*"]}],
+        ["request", {"origins": ["<all_urls>"]}],
+    ]
+
+
+def test_frames_and_scripts_answer_what_the_browser_could_run(page):
+    """framesOf is [] when the browser cannot say; runInTab returns the top frame's result;
+    runInFrames leaves out a frame that failed and targets the frames asked for, else all."""
+    got = wrapper(
+        page,
+        """return { frames: await m.framesOf(5), none: await m.framesOf(0), failed: await m.framesOf(-1),
+                    tab: await m.runInTab(5, (a, b) => a + b, [2, 3]),
+                    some: await m.runInFrames(5, { func: (k) => k, args: ['x'], frameIds: [0] }),
+                    every: await m.runInFrames(6, { func: () => 1 }),
+                    sent: await m.callBackground('ping', { a: 1 }), asked };""",
+    )
+    assert got["frames"] == [{"frameId": 0, "url": "https://a.example/"}]
+    assert got["none"] == [] and got["failed"] == []
+    assert got["tab"] == 5
+    assert got["some"] == [{"frameId": 0, "result": "x"}]
+    assert got["every"] == [{"frameId": 0, "result": 1}]
+    assert got["sent"] == {"ok": True, "result": {"type": "ping", "params": {"a": 1}}}
+    targets = [q for kind, q in got["asked"] if kind == "script"]
+    assert targets == [{"tabId": 5}, {"tabId": 5, "frameIds": [0]}, {"tabId": 6, "allFrames": True}]
+
+
+# capture/transfer.js against a scripted host: `host(m)` answers each request (a result, or an
+# {error: code}); waits of 500 ms and more (the resume's back-off) are recorded and not waited.
+SCRIPTED_HOST = """
+  const sent = [], reads = [], updates = [], waits = [], reported = [];
+  let inFlight = 0, mostInFlight = 0;
+  const realTimeout = globalThis.setTimeout;
+  // arg.clock: a clock that moves only as the page reads (7 ms a batch) and the host answers (5 ms a part)
+  let now = 0;
+  if (arg.clock) Date.now = () => now;
+  globalThis.setTimeout = (f, ms, ...a) => {
+    if (ms >= 500 && ms < 60000) { waits.push(ms); ms = 0; }
+    return realTimeout(f, ms, ...a);
+  };
+  const runtime = { lastError: null, connectNative() {
+    const listeners = [];
+    const port = { onMessage: { addListener: (f) => listeners.push(f) }, onDisconnect: { addListener() {} } };
+    port.postMessage = (m) => {
+      sent.push({ type: m.type, ...m.params, data: undefined });
+      inFlight++; mostInFlight = Math.max(mostInFlight, inFlight);
+      realTimeout(() => {
+        inFlight--;
+        now += 5;
+        const r = host(m);
+        listeners.forEach((f) => f(r?.error ? { id: m.id, ok: false, error: { code: r.error, message: r.error } }
+                                             : { id: m.id, ok: true, result: r ?? {} }));
+      }, 5);
+    };
+    return port; } };
+  const scripting = { async executeScript({ args: [key, ranges] }) {
+    reads.push(ranges.map((r) => [r.url, r.offset, r.length]));
+    await new Promise((resolve) => realTimeout(resolve, 1));
+    now += 7;
+    return [{ frameId: 0, result: arg.unreadable ? null : ranges.map(() => 'QUJD') }];
+  } };
+  globalThis.browser = { runtime, scripting };
+  const { sendParts, planParts } = await import('/capture/transfer.js');
+  const page = { resources: new Map(), holders: new Map() };
+  for (const [u, size] of Object.entries(arg.sizes ?? {})) { page.resources.set(u, { url: u, size }); page.holders.set(u, { frameId: 0 }); }
+  const report = { state: {}, update: async (f) => { updates.push(f); }, sent: async (n) => { reported.push(n); } };
+  const send = (need, limits = {}) => sendParts({ tabId: 1, key: 'k', captureId: 'c', need, limits, page, report });
+  const parts = () => sent.filter((m) => m.type === 'capture_part').map((m) => [m.url, m.index, m.count]);
+  const outcome = (p) => p.then(() => 'sent', (e) => e.code);
+"""
+
+
+def transfer(page, body: str, arg: dict):
+    return page.evaluate(f"async (arg) => {{ {SCRIPTED_HOST} {body} }}", arg)
+
+
+def test_a_part_is_at_most_32_mib_and_4_mib_when_the_host_names_no_size(page):
+    """A native message to the host is capped at 64 MiB, and base64 makes 4 bytes of 3."""
+    mib = 2**20
+    got = transfer(
+        page,
+        """const host = () => ({});
+           await send(['a'], { part_bytes: 2 ** 30 });
+           const big = reads.splice(0);
+           await send(['a']);
+           const plain = reads.splice(0).map((r) => r[0][2]);
+           await send(['b'], { part_bytes: 1 });
+           return { big, plain, bytes: reads[0] };""",
+        {"sizes": {"a": 40 * mib, "b": 3}},
+    )
+    assert got["big"] == [[["a", 0, 32 * mib]], [["a", 32 * mib, 8 * mib]]]
+    assert got["plain"] == [4 * mib] * 10
+    assert got["bytes"] == [["b", 0, 1], ["b", 1, 1], ["b", 2, 1]]  # down to the host's 1 byte
+
+
+def test_parts_are_planned_whole_and_only_for_what_the_page_holds(page):
+    got = transfer(
+        page,
+        """const host = () => ({});
+           page.resources.set('unheld', { url: 'unheld', size: 9 });  // fetched, not kept in a frame
+           return planParts(['a', 'empty', 'unheld', 'unknown'], page, 4)
+             .map(({ url, index, count, offset, length }) => [url, index, count, offset, length]);""",
+        {"sizes": {"a": 10, "empty": 0}},
+    )
+    assert got == [
+        ["a", 0, 3, 0, 4],
+        ["a", 1, 3, 4, 4],
+        ["a", 2, 3, 8, 2],
+        ["empty", 0, 1, 0, 0],  # an empty file is one empty part: the host can assemble it
+    ]
+
+
+def test_at_most_8_parts_are_in_flight(page):
+    got = transfer(
+        page,
+        """const host = () => ({});
+           await send(Object.keys(arg.sizes), { part_bytes: 1024 });
+           return { most: mostInFlight, parts: parts().length, reported };""",
+        {"sizes": {f"u{i}": 1000 for i in range(30)}},
+    )
+    assert got == {"most": 8, "parts": 30, "reported": [1000] * 30}  # each part told to the popup
+
+
+def test_a_lost_host_is_resumed_five_times_waiting_longer_each_time_then_fails(page):
+    got = transfer(
+        page,
+        """const host = (m) => m.type === 'capture_status' ? { missing: { a: [0] } } : { error: 'host_disconnected' };
+           const lost = await outcome(send(['a'], { part_bytes: 1024 }));
+           const statuses = sent.filter((m) => m.type === 'capture_status').length;
+           return { lost, statuses, waits, resumed: updates.map((u) => u.resumed).filter(Boolean) };""",
+        {"sizes": {"a": 10}},
+    )
+    assert got["lost"] == "host_disconnected"
+    assert got["statuses"] == 5 and got["resumed"] == [1, 2, 3, 4, 5]
+    assert got["waits"] == [500, 1000, 1500, 2000, 2500]
+
+
+def test_an_error_that_is_not_a_lost_host_fails_at_once(page):
+    got = transfer(
+        page,
+        """const host = () => ({ error: 'invalid_params' });
+           const failed = await outcome(send(['a'], { part_bytes: 1024 }));
+           return { failed, statuses: sent.filter((m) => m.type === 'capture_status').length };""",
+        {"sizes": {"a": 10}},
+    )
+    assert got == {"failed": "invalid_params", "statuses": 0}
+
+
+def test_after_a_lost_host_only_the_parts_it_lacks_are_sent_again(page):
+    """The first try loses a's part 1 (the host went away); capture_status names it, and only it
+    is sent again, not a's other parts or b."""
+    got = transfer(
+        page,
+        """let lost = false;
+           const host = (m) => {
+             if (m.type === 'capture_status') return { missing: { a: [1] } };
+             if (m.params.url === 'a' && m.params.index === 1 && !lost) { lost = true; return { error: 'timeout' }; }
+             return {};
+           };
+           const done = await outcome(send(['a', 'b'], { part_bytes: 4 }));
+           return { done, parts: parts(), updates };""",
+        {"sizes": {"a": 10, "b": 3}},
+    )
+    assert got["done"] == "sent"
+    assert got["parts"] == [["a", 0, 3], ["a", 1, 3], ["a", 2, 3], ["b", 0, 1], ["a", 1, 3]]
+    assert got["updates"] == [
+        {"phase": "sending", "parts_total": 4, "bytes_total": 13, "resources_needed": 2},
+        {"resumed": 1},
+    ]
+
+
+def test_a_capture_carried_on_after_a_restart_sends_what_the_host_lacks_at_once(page):
+    """`need` null (the worker restarted): the host's capture_status decides, with no wait."""
+    got = transfer(
+        page,
+        """const host = (m) => (m.type === 'capture_status' ? { missing: { b: [0] } } : {});
+           const done = await outcome(send(null, { part_bytes: 4 }));
+           return { done, first: sent[0].type, parts: parts(), waits, updates };""",
+        {"sizes": {"a": 10, "b": 3}},
+    )
+    assert got["done"] == "sent" and got["first"] == "capture_status"
+    assert got["parts"] == [["b", 0, 1]] and got["waits"] == []
+    assert got["updates"] == [{"phase": "sending"}]
+
+
+def test_a_page_closed_before_its_parts_were_read_fails_the_capture(page):
+    got = transfer(
+        page,
+        """const host = () => ({});
+           return outcome(send(['a'], { part_bytes: 4 }));""",
+        {"sizes": {"a": 10}, "unreadable": True},
+    )
+    assert got == "capture_failed"
+
+
+def test_bytes_held_by_the_background_are_sent_as_the_same_base64_without_toBase64(page):
+    """Cross-origin bytes the background fetched (a Blob): base64 in 32 KiB slices when the
+    browser has no Uint8Array.toBase64 (Chromium before 140, Firefox before 133)."""
+    got = transfer(
+        page,
+        """const bytes = new Uint8Array(70000).map((_, i) => (i * 31 + 7) & 255);
+           const datas = [];
+           const host = (m) => { if (m.type === 'capture_part') datas.push(m.params.data); return {}; };
+           page.resources.set('blob', { url: 'blob', size: bytes.length });
+           page.holders.set('blob', { blob: new Blob([bytes]) });
+           const own = Uint8Array.prototype.toBase64;
+           delete Uint8Array.prototype.toBase64;
+           await send(['blob'], { part_bytes: 2 ** 20 });
+           if (own) Uint8Array.prototype.toBase64 = own;
+           let text = '';
+           for (const b of bytes) text += String.fromCharCode(b);
+           return { same: datas.length === 1 && datas[0] === btoa(text), reads: reads.length };""",
+        {"sizes": {}},
+    )
+    assert got == {"same": True, "reads": 0}  # read from the blob, never from the page
+
+
+def test_the_time_sending_stood_still_is_split_into_the_page_s_reads_and_the_host(page):
+    """report.state.waits, the figures of docs/tuning.md's capture timings: the time the lanes
+    waited for the page's read (7 ms here) and the rest (the host: 3 parts of 5 ms), added up
+    over the tries of one capture."""
+    got = transfer(
+        page,
+        """const host = () => ({});
+           await send(['a'], { part_bytes: 4 });
+           const once = { ...report.state.waits };
+           await send(['a'], { part_bytes: 4 });
+           return { once, twice: report.state.waits };""",
+        {"sizes": {"a": 10}, "clock": True},
+    )
+    assert got["once"] == {"page_ms": 7, "host_ms": 15}
+    assert got["twice"] == {"page_ms": 14, "host_ms": 30}
