@@ -80,6 +80,7 @@ TIMES = {
     "last_run",
     "learned_at",
     "job",
+    "same_second",  # whether two captures fell in one second: each home captured at its own times
 }
 
 
