@@ -241,6 +241,26 @@ def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
     ]
 
 
+def test_doctor_text_lists_what_a_manifest_allows_and_a_readable_token():
+    """Under each manifest, the extension IDs it allows, all of them, `, `-joined; a manifest
+    that allows none has no such line; a readable token says so, a missing one names the
+    install that writes it."""
+    manifest = {"browser": "chromium", "present": True, "ok": True, "manifest": "m",
+                "allowed": ["chrome-extension://a/", "chrome-extension://b/"]}  # fmt: skip
+    report = {"ok": True, "manifests": [manifest], "token_readable": True,
+              "install_command": "pk install", "daemon": {"running": False, "note": "stopped"}}  # fmt: skip
+    lines = render_doctor(report).splitlines()
+    assert lines[1:4] == [
+        "chromium: ok (m)",
+        "  allows chrome-extension://a/, chrome-extension://b/",
+        "token: readable",
+    ]
+    bare = render_doctor({**report, "manifests": [{**manifest, "allowed": []}]}).splitlines()
+    assert bare[1:3] == ["chromium: ok (m)", "token: readable"]
+    unreadable = render_doctor({**report, "token_readable": False}).splitlines()
+    assert unreadable[3].startswith("token: ") and "pk install" in unreadable[3]
+
+
 def test_the_daemon_line_says_where_it_runs_or_what_is_wrong():
     assert _daemon_line({"running": True, "url": "http://127.0.0.1:9"}) == (
         "daemon: running at http://127.0.0.1:9"
