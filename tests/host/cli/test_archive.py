@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import socket
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -434,6 +436,22 @@ def test_a_copy_written_by_get_with_no_daemon_gets_the_addresses_note(capsys, tm
         assert capsys.readouterr().err == ""  # its daemon serves them: nothing to add
     finally:
         stop_daemon(home)
+
+
+def test_get_to_a_text_stdout_shows_the_page_decoded(tmp_path, monkeypatch):
+    """A stdout with no byte buffer (a text stream, as an embedding program gives) gets the
+    page as text: UTF-8, a byte that is not UTF-8 shown as U+FFFD, never an error."""
+    home = make_home(tmp_path)
+    body = "<title>Café</title><p>Grüße aus Köln, eine Seite zum Aufheben.</p>".encode("latin-1")
+    page_file = tmp_path / "page.html"
+    page_file.write_bytes(body)
+    add = ["archive", "add", "http://a.example/", "--html", str(page_file), "--home", str(home)]
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert main([*add, "--json"]) == 0
+    version = json.loads(sys.stdout.getvalue())["id"]
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert main(["archive", "get", version, "--original", "--home", str(home)]) == 0
+    assert sys.stdout.getvalue() == body.decode("utf-8", "replace")
 
 
 def test_get_to_stdout_writes_the_stored_bytes_exactly(capsysbinary, tmp_path, monkeypatch):

@@ -10,7 +10,10 @@ import os
 import re
 import shlex
 import subprocess
+import sys
+from importlib.machinery import ExtensionFileLoader
 from pathlib import Path
+from types import ModuleType
 
 from host.cli.commands.install import _daemon_line, render_doctor, render_install
 from host.cli.entry import main
@@ -175,9 +178,10 @@ def test_doctor_names_the_home_each_manifest_serves_and_flags_another_homes(
     assert json.loads(capsys.readouterr().out)["manifests"][0]["serves"] == str(other)
 
 
-def test_doctor_counts_the_archives_versions_and_names_the_suggestion_build(capsys, tmp_path):
+def test_doctor_counts_the_archives_versions_and_names_each_areas_build(capsys, tmp_path):
     """The archive line counts what the store holds (none before the first capture), in the
-    JSON and the text alike; ``suggestions`` is the build this very process runs."""
+    JSON and the text alike; ``suggestions`` and ``extraction`` are the builds this very
+    process runs, each on its own last line, in the order of the areas."""
     home, profile = make_home(tmp_path), tmp_path / "profile"
     scope = ["--browser", "chromium", "--profile-dir", str(profile), "--home", str(home)]
     assert main(["install", *scope]) == 0
@@ -192,14 +196,30 @@ def test_doctor_counts_the_archives_versions_and_names_the_suggestion_build(caps
         assert main(["doctor", *scope, "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["archive"] == {"ok": True, "versions": count}
-        assert report["suggestions"] == running()
+        assert report["suggestions"] == running("suggestions")
         assert report["extraction"] == running("extraction")
         assert main(["doctor", *scope]) == 0
         said = capsys.readouterr().out
         assert f"archive: ok ({count} version{'' if count == 1 else 's'})" in said
         assert said.rstrip().endswith(
-            f"suggestions: {described(running())}\nextraction: {described(running('extraction'))}"
+            f"\nsuggestions: {described(running('suggestions'))}"
+            f"\nextraction: {described(running('extraction'))}"
         )
+
+
+def test_doctor_tells_the_extractions_build_by_the_extractor(capsys, tmp_path, monkeypatch):
+    """``extraction`` is the build of the module that extracts, not the suggester's: a
+    compiled extractor beside pure suggestions is named compiled, in the JSON and the text."""
+    extractor = ModuleType("engine.html.extract")
+    extractor.__loader__ = ExtensionFileLoader("engine.html.extract", "extract.so")
+    monkeypatch.setitem(sys.modules, "engine.html.extract", extractor)
+    scope = ["--browser", "chromium", "--profile-dir", str(tmp_path / "p"), "--home", str(tmp_path)]
+    main(["doctor", *scope, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["extraction"] == {"build": "compiled", "why": ""}
+    assert report["suggestions"]["build"] == "pure"
+    main(["doctor", *scope])
+    assert capsys.readouterr().out.rstrip().endswith("\nextraction: compiled (mypyc)")
 
 
 def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
@@ -219,6 +239,26 @@ def test_browsers_not_installed_here_are_listed_after_the_manifests_checked():
         "chromium: m",
         "not installed here (skipped): edge",
     ]
+
+
+def test_doctor_text_lists_what_a_manifest_allows_and_a_readable_token():
+    """Under each manifest, the extension IDs it allows, all of them, `, `-joined; a manifest
+    that allows none has no such line; a readable token says so, a missing one names the
+    install that writes it."""
+    manifest = {"browser": "chromium", "present": True, "ok": True, "manifest": "m",
+                "allowed": ["chrome-extension://a/", "chrome-extension://b/"]}  # fmt: skip
+    report = {"ok": True, "manifests": [manifest], "token_readable": True,
+              "install_command": "pk install", "daemon": {"running": False, "note": "stopped"}}  # fmt: skip
+    lines = render_doctor(report).splitlines()
+    assert lines[1:4] == [
+        "chromium: ok (m)",
+        "  allows chrome-extension://a/, chrome-extension://b/",
+        "token: readable",
+    ]
+    bare = render_doctor({**report, "manifests": [{**manifest, "allowed": []}]}).splitlines()
+    assert bare[1:3] == ["chromium: ok (m)", "token: readable"]
+    unreadable = render_doctor({**report, "token_readable": False}).splitlines()
+    assert unreadable[3].startswith("token: ") and "pk install" in unreadable[3]
 
 
 def test_the_daemon_line_says_where_it_runs_or_what_is_wrong():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import mimetypes
 import re
 import shlex
 from pathlib import Path
@@ -100,6 +101,31 @@ def test_the_viewer_sets_the_cookie_only_when_opened_with_the_whole_token(tmp_pa
         assert "Set-Cookie" not in serve_static(app, request(path), "index.html").headers
     with pytest.raises(NotFound):
         serve_static(app, request("/viewer/../token"), "../token")
+
+
+@pytest.mark.parametrize("javascript", ["text/javascript", "application/javascript"])
+def test_the_viewer_files_are_served_with_their_type_in_utf_8_framed_only_by_the_viewer(
+    tmp_path, monkeypatch, javascript
+):
+    """A module script served with another type is refused by the browser (the HTML
+    standard's strict MIME type check for module scripts; ``nosniff`` makes every type
+    strict); the files are UTF-8, so each text type says so; and only the viewer's own pages
+    may frame them (CSP ``frame-ancestors``). Some systems' type tables name JavaScript
+    ``application/javascript``: it is text all the same."""
+    guess = mimetypes.guess_type
+    monkeypatch.setattr(
+        mimetypes,
+        "guess_type",
+        lambda name: (javascript, None) if name.endswith(".js") else guess(name),
+    )
+    app = served_app(tmp_path)
+    kinds = {"index.html": "text/html", "app.js": javascript, "styles.css": "text/css",
+             "views/stats.js": javascript}  # fmt: skip
+    for name, kind in kinds.items():
+        got = serve_static(app, request(f"/viewer/{name}"), name)
+        assert got.headers["Content-Type"] == f"{kind}; charset=utf-8", name
+        assert got.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
+        assert got.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def page_commands(app) -> dict[str, str]:
