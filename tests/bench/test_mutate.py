@@ -84,6 +84,16 @@ def _wait_for_a_mutant(project: Path, proc: subprocess.Popen) -> None:
     pytest.fail("no mutant was written in 30 s")
 
 
+def _listed(project: Path, module: str) -> str:
+    """What ``mutate.py MODULE test_target.py --list`` prints in ``project`` (a start: it
+    restores first a module that a killed run left mutated)."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), module, "test_target.py", "--list"],
+        cwd=project, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
 def _assert_restored(project: Path) -> None:
     assert (project / "target.py").read_text() == MODULE
     assert not mutate.saved_path(project / "target.py").exists()
@@ -129,16 +139,10 @@ def test_the_next_run_restores_a_module_a_killed_run_left_mutated(project):
     assert (project / "target.py").read_text().startswith(mutate.MARKER)
     assert mutate.saved_path(project / "target.py").read_text() == MODULE
 
-    listed = subprocess.run(
-        [sys.executable, str(SCRIPT), "target.py", "test_target.py", "--list"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "restored target.py" in listed.stdout
+    listed = _listed(project, "target.py")
+    assert "restored target.py" in listed
     _assert_restored(project)
-    assert "drop raise" in listed.stdout  # the sites of the original, not of the mutant
+    assert "drop raise" in listed  # the sites of the original, not of the mutant
 
 
 def test_a_mutant_without_its_original_is_refused_not_taken_for_the_source(project):
@@ -223,16 +227,10 @@ def test_an_es_module_is_restored_on_a_signal_and_after_a_kill(js_project):
     proc.kill()
     proc.communicate(timeout=30)
     assert module.read_text().startswith("// MUTANT")
-    listed = subprocess.run(
-        [sys.executable, str(SCRIPT), "target.js", "test_target.py", "--list"],
-        cwd=js_project,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "restored target.js" in listed.stdout
+    listed = _listed(js_project, "target.js")
+    assert "restored target.js" in listed
     assert module.read_text() == JS_MODULE and not mutate.saved_path(module).exists()
-    assert "compare < → <=" in listed.stdout  # the original's mutants, not the mutant's
+    assert "compare < → <=" in listed  # the original's mutants, not the mutant's
 
 
 def test_an_es_module_run_counts_what_its_tests_kill(js_project):
