@@ -81,6 +81,13 @@ function start() {
     if (!samePage) main.focus({ preventScroll: true });
   };
   window.addEventListener('hashchange', render);
+  // The skip link (WCAG 2.4.1) moves the focus to the view; followed as a link it would set
+  // the address's # part, which is this viewer's route ("#main": no such page).
+  document.querySelector('a.skip')?.addEventListener('click', (event) => {
+    event.preventDefault();
+    main.focus();
+    main.scrollIntoView({ block: 'start' });
+  });
   if (!api.token) {
     fill(main, notice('No token', `Open the viewer with \`${command('open')}\` (or from the extension's popup): it passes the daemon's token.`, 'error', 'h1'));
     return;

@@ -173,3 +173,21 @@ def test_the_sweep_keeps_the_focus_while_its_button_is_disabled(page, daemon, li
         live_site.delay_s = 0.0
     expect(start).to_be_enabled()
     expect(start).to_be_focused()
+
+
+def test_skip_to_content_moves_the_focus_and_keeps_the_page(page, daemon, seeded):
+    """The skip link (WCAG 2.4.1 bypass blocks) takes the keyboard past the top bar to the
+    view: the same page stays shown and its address unchanged (the address's ``#`` part
+    is the viewer's route, not an anchor), and the next Tab is inside the view."""
+    page.goto(daemon.viewer(f"#/doc/{seeded.article_ids[-1]}"))
+    expect(page.locator("#conn")).to_have_text("live")
+    expect(page.locator("#main h1").first).to_be_visible()
+    address = page.url  # the token taken off the address as the viewer opened
+    heading = page.locator("#main h1").first.inner_text()
+    page.get_by_role("link", name="Skip to content").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#main")).to_be_focused()
+    assert page.url == address
+    expect(page.locator("#main h1").first).to_have_text(heading)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.getElementById('main').contains(document.activeElement)")
