@@ -84,13 +84,9 @@ def running(home: Path, wait: bool = True) -> dict | None:
     makes progress: :func:`wait_ready`) unless ``wait`` is false: callers such as the CLI
     must not mistake a starting daemon for none and open the store themselves.
     """
-    if not lock_held(home):
-        return None
-    state = read_state(home)
-    if _ready(state):
-        return state
-    if not wait:
-        return None
+    look = glance(home)
+    if look.serving is not None or not look.held or not wait:
+        return look.serving
     try:
         return wait_ready(home, None)
     except Unavailable:
