@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from engine.errors import InvalidURL
+from engine.urls.parse import DEFAULT_PORT
 
 MAX_URL_LENGTH = 8192
 CONNECTORS = ",&+_ ;"
@@ -111,6 +112,7 @@ def read_typed(text: str) -> TypedURL:
     authority, rest = after[:cut], after[cut:].replace("\\", "/", 1) if cut < len(after) else ""
     creds, _, hostport = authority.rpartition("@")
     host, port = _split_port(hostport)
+    port = _without_default(scheme, port)
     host = decode_host(host)
     if not host.strip(". "):
         raise InvalidURL("URL has no host")
@@ -148,7 +150,11 @@ def bare_word(text: str, typed: TypedURL) -> bool:
     [True, False, False, False, False, True]
     """
     return (
-        "//" not in text and "." not in typed.host and not typed.port and not is_local(typed.host)
+        "//" not in text
+        and "." not in typed.host
+        and not typed.port
+        and not _HOST_PORT.match(text)  # ``intranet:80``: a port typed, if the default one
+        and not is_local(typed.host)
     )
 
 
@@ -184,6 +190,18 @@ def _split_port(hostport: str) -> tuple[str, str]:
     if colon and (tail.isdigit() or not tail):
         return head, tail
     return hostport, ""
+
+
+def _without_default(scheme: str, port: str) -> str:
+    """The port as a browser keeps it: its number, and none for the scheme's default port
+    (WHATWG URL, port state: "if port is url's scheme's default port, set url's port to
+    null"), so ``http://[2001::1]:80/`` is ``http://[2001::1]/``.
+
+    >>> _without_default("http", "80"), _without_default("https", "0443"), _without_default("https", "80")
+    ('', '', '80')
+    """
+    number = str(int(port)) if port else ""
+    return "" if number == DEFAULT_PORT[scheme] else number
 
 
 def decode_host(host: str) -> str:

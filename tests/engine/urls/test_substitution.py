@@ -147,6 +147,7 @@ def test_a_known_scheme_a_semicolon_and_no_slash_is_still_that_scheme():
         ("http://[2001::1]", "[2001::1]", "", ""),
         ("[::1]:8080/a", "[::1]", "8080", "/a"),  # typed without a scheme
         ("http://[::1]x:80/a", "[::1]x:80", "", "/a"),  # no port after junk: not split
+        ("http://[2001::1]:80", "[2001::1]", "", ""),  # the scheme's default port: none
     ],
 )
 def test_an_ipv6_literals_port_is_read_after_its_bracket(typed, host, port, rest):
@@ -155,3 +156,31 @@ def test_an_ipv6_literals_port_is_read_after_its_bracket(typed, host, port, rest
     assert (
         url.with_host(url.host) == f"{url.scheme}://{host}{':' + port if port else ''}{rest or '/'}"
     )
+
+
+@pytest.mark.parametrize(
+    "typed, port",
+    [
+        ("http://example.com:80/a", ""),
+        ("https://example.com:443/a", ""),
+        ("https://example.com:0443/a", ""),  # a port is a number (WHATWG URL): 0443 is 443
+        ("http://example.com:443/a", "443"),  # another scheme's default is a port
+        ("https://example.com:80/a", "80"),
+        ("http://example.com:080/a", ""),
+        ("http://example.com:8080/a", "8080"),
+        ("http://example.com:08080/a", "8080"),
+    ],
+)
+def test_the_schemes_default_port_is_no_port(typed, port):
+    """WHATWG URL, port state: a port equal to the scheme's default is set to null, so the
+    address is rebuilt without it, as a browser shows it."""
+    url = read_typed(typed)
+    assert url.port == port
+    assert url.with_host(url.host) == f"{url.scheme}://example.com{':' + port if port else ''}/a"
+
+
+@pytest.mark.parametrize("typed", ["intranet:80", "nas:80/a", "intranet:8080"])
+def test_a_name_typed_with_a_port_is_no_bare_word_even_the_default_port(typed):
+    """An address bar opens ``intranet:80`` as ``http://intranet/``: a port was typed, so it
+    is an address, whatever the port."""
+    assert bare_word(typed, read_typed(typed)) is False

@@ -224,6 +224,22 @@ def test_refused_http_suggests_https(bundled):
 
 
 @pytest.mark.parametrize(
+    "url, other",
+    [
+        ("http://google.com:80/", "https://google.com/"),
+        ("http://[2001:db8::1]:80/a", "https://[2001:db8::1]/a"),
+        ("https://google.com:443/", "http://google.com/"),
+    ],
+)
+def test_a_refused_default_port_typed_out_is_the_default_port(bundled, url, other):
+    """``:80`` on http is no explicit port (WHATWG URL: the scheme's default port is none), so
+    the other scheme is offered on its own default port, never on the refused ``:80``."""
+    urls = {s.url: s for s in bundled.suggest(SuggestRequest(url, "refused"))}
+    assert urls[other].step == "scheme"
+    assert not any(":80/" in u or ":443/" in u for u in urls), urls
+
+
+@pytest.mark.parametrize(
     "url", ["http://localhost:8080/a", "http://google.com:8080/", "https://example.org:8443/"]
 )
 def test_refused_explicit_port_never_suggests_the_other_scheme_on_it(bundled, url):
