@@ -121,6 +121,8 @@ def test_a_port_is_one_to_five_digits_or_it_is_no_port(typed):
         ("http;:example.com/a", "example.com", "/a", True),  # a semicolon before the colon
         ("http;example.com/a", "example.com", "/a", True),  # a semicolon, no slash
         ("htp://example.com/a", "example.com", "/a", True),
+        ("htp;example.com/a", "example.com", "/a", True),  # a scheme's typo, a semicolon
+        ("hhtp;example.com/a", "example.com", "/a", True),
     ],
 )
 def test_a_scheme_and_its_typos_are_read_off_the_front(typed, host, rest, typo):
