@@ -798,3 +798,25 @@ def test_browser_all_checks_only_the_browsers_found_on_the_platform_checked(tmp_
     report = installer.doctor(home, InstallOptions(every, present_only=True), platform="linux")
     assert [m["browser"] for m in report["manifests"]] == ["chromium", "firefox"]
     assert report["missing"] == missing
+
+
+def test_doctor_of_browser_all_asks_which_browsers_are_found_on_the_platform_it_checks(
+    tmp_path, monkeypatch
+):
+    """doctor for another platform than this machine's (its manifests' places are that
+    platform's) checks the browsers found THERE: a browser found only on this machine is not
+    checked, and one found only there is."""
+    here = installer.platform_key(None)
+
+    def found(browser, platform=None):
+        on = installer.platform_key(platform)
+        return browser == ("firefox" if on == here else "chromium")
+
+    monkeypatch.setattr(installer, "browser_present", found)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    every = tuple(BROWSERS)
+    report = installer.doctor(
+        tmp_path / "home", InstallOptions(every, present_only=True), platform="darwin"
+    )
+    assert [m["browser"] for m in report["manifests"]] == ["chromium"]
+    assert report["missing"] == [b for b in every if b != "chromium"]
