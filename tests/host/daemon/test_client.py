@@ -231,3 +231,82 @@ def test_a_stop_that_has_ended_is_seen_within_one_short_poll(tmp_path, other_pro
     client.wait_stopped(home, other_process.pid, stall=60)
     assert len(naps) == 3
     assert all(0 < nap <= 0.05 for nap in naps), naps
+
+
+# -- one look at a home's daemon (glance) and what running() decides on it, in process ------
+
+
+@pytest.fixture
+def held_home(tmp_path):
+    """A home whose daemon lock this process holds, as a daemon that has just started does,
+    before it writes daemon.json."""
+    home = make_home(tmp_path)
+    lock = Home(home).lock()
+    assert lock.acquire()
+    yield home
+    lock.release()
+
+
+def _write_state(home: Path, **state) -> None:
+    client.state_path(home).write_text(json.dumps({"pid": os.getpid(), **state}))
+
+
+def test_a_glance_at_a_home_with_no_daemon_sees_no_lock_no_state_and_no_age(tmp_path):
+    home = make_home(tmp_path)
+    _write_state(home, port=1, ready=True)  # a daemon.json left by a daemon that is gone
+    seen = client.glance(home)
+    assert seen == client.Glance(False, None, 0.0)
+    assert (seen.serving, seen.starting) == (None, False)
+
+
+def test_a_lock_held_before_daemon_json_is_written_is_a_start_with_no_note_yet(held_home):
+    seen = client.glance(held_home)
+    assert seen == client.Glance(True, None, 0.0)
+    assert seen.starting and seen.serving is None
+
+
+def test_a_glance_ages_daemon_json_from_its_last_write(held_home):
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    assert 0.0 <= client.glance(held_home).age < 1.0
+    old = time.time() - 100
+    os.utime(client.state_path(held_home), (old, old))
+    assert 99.0 < client.glance(held_home).age < 102.0
+
+
+def test_a_daemon_serves_when_it_holds_the_lock_is_ready_and_alive(held_home):
+    ready = {"pid": os.getpid(), "port": 1, "ready": True}
+    assert client.Glance(True, ready, 0.0).serving == ready
+    assert client.Glance(False, ready, 0.0).serving is None  # its lock is free: it is gone
+    assert client.Glance(True, {**ready, "ready": False}, 0.0).serving is None
+    assert client.Glance(True, {**ready, "pid": _dead_pid()}, 0.0).serving is None
+    assert not client.Glance(True, ready, 0.0).starting  # serving is not starting
+
+
+def test_a_start_is_starting_up_to_the_limit_a_client_waits_and_not_after(held_home):
+    warming = {"pid": os.getpid(), "ready": False, "phase": "building the dictionary index"}
+    assert client.Glance(True, warming, client.STALL_S).starting  # the limit itself: waited
+    assert not client.Glance(True, warming, client.STALL_S + 0.5).starting
+    assert client.Glance(True, {"pid": os.getpid()}, client.SPAWN_S).starting  # no phase yet
+    assert not client.Glance(True, {"pid": os.getpid()}, client.SPAWN_S + 0.5).starting
+    assert not client.Glance(True, {**warming, "pid": _dead_pid()}, 0.0).starting
+
+
+def _dead_pid() -> int:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+def test_running_waits_for_a_starting_daemon_only_when_asked_to(held_home):
+    """A command must not take a starting daemon for none (it would open the store beside
+    it): ``running`` waits until it is ready; ``wait=False`` answers at once."""
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    assert client.running(held_home, wait=False) is None
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        state = client.running(held_home)
+    finally:
+        ready.join()
+    assert state == {"pid": os.getpid(), "port": 1, "ready": True}
+    assert client.running(held_home, wait=False) == state  # ready: no wait either way
