@@ -310,3 +310,34 @@ def test_running_waits_for_a_starting_daemon_only_when_asked_to(held_home):
         ready.join()
     assert state == {"pid": os.getpid(), "port": 1, "ready": True}
     assert client.running(held_home, wait=False) == state  # ready: no wait either way
+
+
+def _exited(code: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", f"raise SystemExit({code})"])
+    proc.wait()
+    return proc
+
+
+def test_a_start_that_stalls_fails_after_the_stall_limit_the_caller_gives(held_home):
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    began = time.monotonic()
+    with pytest.raises(Unavailable, match=r"stopped making progress while starting \(building"):
+        client.wait_ready(held_home, None, stall=0.3)
+    assert time.monotonic() - began < 20  # the caller's limit, not STALL_S (60 s)
+
+
+def test_a_spawned_process_that_exits_0_has_handed_over_and_one_that_fails_is_named(held_home):
+    """``serve --detach``'s first process exits 0 once the daemon runs on its own: not a
+    failure. Any other exit is, with the typed error the daemon printed last."""
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        assert client.wait_ready(held_home, _exited(0))["ready"]
+    finally:
+        ready.join()
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    out = Home(held_home).daemon_output
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(client.START_MARK + b"pagekeeper: invalid_input: bad port\n")
+    with pytest.raises(Unavailable, match=r"daemon exited with 1 \(invalid_input: bad port\)"):
+        client.wait_ready(held_home, _exited(1))
