@@ -341,3 +341,78 @@ def test_a_spawned_process_that_exits_0_has_handed_over_and_one_that_fails_is_na
     out.write_bytes(client.START_MARK + b"pagekeeper: invalid_input: bad port\n")
     with pytest.raises(Unavailable, match=r"daemon exited with 1 \(invalid_input: bad port\)"):
         client.wait_ready(held_home, _exited(1))
+
+
+def test_with_no_daemon_and_nothing_spawned_there_is_nothing_to_wait_for(tmp_path):
+    home = make_home(tmp_path)
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(home, None, stall=60)
+    assert str(raised.value) == f"no daemon is starting for {home}; see {Home(home).logs}"
+
+
+def test_a_daemon_json_never_ready_of_a_pid_gone_is_a_start_that_died(held_home):
+    dead = _dead_pid()
+    _write_state(held_home, pid=dead, ready=False, phase="building the dictionary index")
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, None, stall=60)
+    logs = Home(held_home).logs
+    assert str(raised.value) == f"daemon pid {dead} died while starting; see {logs}"
+
+
+def test_a_leftover_daemon_json_of_another_pid_does_not_fail_the_start_waited_for(held_home):
+    """We spawned ``proc``; a daemon.json of another, dead pid is an earlier start's leftover,
+    which ours replaces: waited past, not taken for our start's death."""
+    _write_state(held_home, pid=_dead_pid(), ready=False, phase="old")
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        assert client.wait_ready(held_home, proc, stall=60)["ready"]
+    finally:
+        ready.join()
+        proc.kill()
+        proc.wait()
+
+
+def test_before_its_first_note_a_start_has_the_spawn_limit_not_the_stall_limit(held_home):
+    ready = threading.Timer(0.8, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:  # no daemon.json for 0.8 s, longer than the stall limit given
+        assert client.wait_ready(held_home, None, stall=0.2)["ready"]
+    finally:
+        ready.join()
+
+
+@pytest.mark.parametrize(
+    "state, said",
+    [
+        ({"ready": False}, "while starting: nothing for 0s"),
+        ({"ready": False, "phase": "indexing"}, "while starting (indexing): nothing for 0s"),
+        ({"ready": False, "stopping": True, "phase": "closing"}, "while stopping (closing)"),
+    ],
+)
+def test_a_stall_names_what_the_daemon_was_doing(held_home, state, said):
+    _write_state(held_home, **state)
+    heard: list[dict] = []
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, None, stall=0.2, notify=heard.append)
+    assert f"the daemon stopped making progress {said}" in str(raised.value)
+    assert heard == [{"pid": os.getpid(), **state}]  # told of the state it saw, once
+
+
+def test_an_exit_with_no_last_words_is_named_by_its_code_alone(held_home):
+    _write_state(held_home, ready=False, phase="indexing")
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, _exited(3))
+    assert str(raised.value) == f"daemon exited with 3; see {Home(held_home).logs}"
+
+
+def test_a_start_is_polled_in_short_naps(held_home, monkeypatch):
+    """Counted sleeps, no clock: ready at the fourth look, three naps of at most 50 ms."""
+    states = iter([None, {"pid": os.getpid()}, {"pid": os.getpid(), "phase": "x"}])
+    ready = {"pid": os.getpid(), "port": 1, "ready": True}
+    monkeypatch.setattr(client, "read_state", lambda _home: next(states, ready))
+    naps: list[float] = []
+    monkeypatch.setattr(client.time, "sleep", naps.append)
+    assert client.wait_ready(held_home, None, stall=60) == ready
+    assert len(naps) == 3 and all(0 < nap <= 0.05 for nap in naps), naps
