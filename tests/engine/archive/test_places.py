@@ -74,3 +74,13 @@ def test_a_seen_again_capture_has_its_own_place(store):
         (2, True),
     ]
     assert place_of(store, again.id)["number"] == 2
+
+
+def test_places_follow_the_capture_times_not_the_order_of_registration(store):
+    """A capture registered after another may be older (a WARC import restores its time):
+    its place follows its capture time."""
+    later = add(store, 60.2, b"later")
+    earlier = add(store, 60.1, b"earlier")  # registered second, captured first
+    assert place_of(store, earlier) == {"number": 1, "of": 2, "same_second": True}
+    assert place_of(store, later) == {"number": 2, "of": 2, "same_second": True}
+    assert [v["id"] for v in versions(store, later)] == [later, earlier]  # newest first

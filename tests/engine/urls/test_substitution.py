@@ -186,3 +186,26 @@ def test_a_name_typed_with_a_port_is_no_bare_word_even_the_default_port(typed):
     """An address bar opens ``intranet:80`` as ``http://intranet/``: a port was typed, so it
     is an address, whatever the port."""
     assert bare_word(typed, read_typed(typed)) is False
+
+
+def test_a_mistyped_scheme_with_a_semicolon_is_repaired_like_one_with_a_colon():
+    """``htp;//``: a misspelled scheme and a semicolon for its colon, two typos at once: the
+    scheme is repaired (as ``htp://`` is) and the host is what follows the slashes."""
+    url = read_typed("htp;//example.com/a")
+    assert (url.scheme, url.host, url.rest, url.scheme_typo) == ("http", "example.com", "/a", True)
+
+
+@pytest.mark.parametrize(
+    "typed, host, port",
+    [
+        ("http://[::1]:5/", "[::1]", "5"),  # one digit is a port
+        ("http://[::1]8080/", "[::1]8080", ""),  # no colon after the "]": no port
+        ("http://[::1]:x8/", "[::1]:x8", ""),  # a port is digits only
+        ("http://example.com:/a", "example.com", ""),  # an empty port (WHATWG: none)
+        ("http://example.com:abc/", "example.com:abc", ""),  # letters are no port
+        ("http://2130706433/", "2130706433", ""),  # a host of digits alone is a host
+    ],
+)
+def test_a_port_follows_its_colon_and_is_digits(typed, host, port):
+    url = read_typed(typed)
+    assert (url.host, url.port) == (host, port)

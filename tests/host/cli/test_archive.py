@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -470,3 +471,64 @@ def test_get_to_stdout_writes_the_stored_bytes_exactly(capsysbinary, tmp_path, m
         assert main(get) == 0
         assert capsysbinary.readouterr().out == body
     assert not (tmp_path / "-").exists()
+
+
+def _added_page(home, tmp_path, url: str, body: bytes) -> str:
+    page_file = tmp_path / f"{len(list(tmp_path.iterdir()))}.html"
+    page_file.write_bytes(body)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["archive", "add", url, "--html", str(page_file), "--no-fetch", "--json",
+                     "--home", str(home)]) == 0  # fmt: skip
+    return json.loads(out.getvalue())["id"]
+
+
+def _get_json(capsys, home, *argv) -> tuple[dict, str]:
+    capsys.readouterr()  # what the commands before it said
+    assert main(["archive", "get", *argv, "--json", "--home", str(home)]) == 0
+    said = capsys.readouterr()
+    return json.loads(said.out), said.err
+
+
+def test_get_json_decodes_the_page_by_its_own_charset_and_shows_a_bad_byte_as_u_fffd(
+    capsys, tmp_path
+):
+    """``--json``'s ``html`` is the page as text: decoded by the charset it was stored with
+    (a Windows-1252 page reads right), and a byte its charset cannot read is U+FFFD, never
+    an error."""
+    home = make_home(tmp_path / "home")
+    latin = "<title>Café</title><p>Grüße aus Köln, eine Seite zum Aufheben.</p>"
+    page_id = _added_page(home, tmp_path, "http://a.example/", latin.encode("cp1252"))
+    got, _ = _get_json(capsys, home, page_id, "--original")
+    assert got["charset"] == "cp1252" and got["html"] == latin
+    broken = '<meta charset="utf-8"><title>Caf\xe9</title><p>Bad byte.</p>'.encode("latin-1")
+    page_id = _added_page(home, tmp_path, "http://b.example/", broken)
+    got, _ = _get_json(capsys, home, page_id, "--original")
+    assert got["charset"] == "utf-8"
+    assert got["html"] == broken.decode("utf-8", "replace") and "Caf\ufffd<" in got["html"]
+
+
+def test_get_single_file_inlines_the_copy_and_names_no_daemon_address(capsys, tmp_path):
+    """``--single-file``: one file that needs nothing else (every resource inlined, one
+    never stored made inert), so it holds no address of the daemon and gets no note; the
+    rewritten copy of the same version does."""
+    home = make_home(tmp_path / "home", port=0)
+    body = b'<title>A</title><p>A page with a picture that was never stored.</p><img src="p.png">'
+    page_id = _added_page(home, tmp_path, "http://a.example/", body)
+    single, note = _get_json(capsys, home, page_id, "--single-file")
+    assert '<img src="about:invalid">' in single["html"] and "127.0.0.1" not in single["html"]
+    assert note == ""
+    rewritten, note = _get_json(capsys, home, page_id)
+    assert "127.0.0.1" in rewritten["html"] and "serve --detach" in note
+
+
+def test_get_reads_beside_a_writer_that_holds_the_archive(capsysbinary, tmp_path):
+    """``get`` only reads: with no daemon it opens the archive for reading, so it works while
+    another program holds the archive as its writer (a second writer is refused)."""
+    home = make_home(tmp_path / "home")
+    body = b"<title>A</title><p>A page read while another program writes the archive.</p>"
+    page_id = _added_page(home, tmp_path, "http://a.example/", body)
+    capsysbinary.readouterr()
+    with ArchiveStore.open(home):  # the writer, as a running `archive add` holds it
+        code = main(["archive", "get", page_id, "--original", "--home", str(home)])
+        assert (code, capsysbinary.readouterr().out) == (0, body)

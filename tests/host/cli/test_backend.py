@@ -475,3 +475,13 @@ def test_a_get_with_no_daemon_looks_at_the_daemon_once_for_its_note(capsys, tmp_
     assert main(["archive", "get", vid, "-o", str(tmp_path / "copy.html"), *argv]) == 0
     assert len(probes) == 2, probes
     assert "serve --detach" in capsys.readouterr().err  # the note was given, from that one look
+
+
+def test_a_daemon_starting_with_no_phase_yet_is_named_starting_without_one(tmp_path):
+    """A daemon that holds the lock but has written no daemon.json yet (still importing):
+    named as starting, with no phase in brackets and no start command."""
+    home = make_home(tmp_path, port=_free_port())
+    assert backend.addresses_note(home, client.Glance(True, None, 0.0)) == (
+        "this home's daemon is still starting: these addresses open once it is ready;"
+        " nothing more to start"
+    )

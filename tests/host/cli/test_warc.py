@@ -14,7 +14,10 @@ from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
 
+from host.cli import backend
+from host.cli.commands import warc
 from host.cli.entry import main
+from host.daemon import client
 from tests.conftest import run_pagekeeper
 from tests.engine.archive.pages import page
 from tests.host.daemon_fixtures import make_home, pk
@@ -203,3 +206,33 @@ def test_export_and_import_in_process_answer_as_the_cli_does(tmp_path, capsys, m
     assert imported["filename"] == "all.warc.gz"
     _, versions = run(other, "archive", "versions", seeded[0][1])
     assert len(versions) == 2
+
+
+def test_an_import_through_the_daemon_waits_for_it_longer_than_a_message_does(
+    tmp_path, capsys, monkeypatch
+):
+    """A WARC import hands the whole file to the daemon, which registers every capture before
+    it answers: the command waits for that answer up to ``IMPORT_TIMEOUT``, not the default
+    limit of one message (a large import would be cut off as a time-out while it goes on)."""
+    home = make_home(tmp_path / "a")
+    seed(home, tmp_path)
+    out = tmp_path / "all.warc.gz"
+    assert main(["--home", str(home), "--json", "archive", "export", "-o", str(out)]) == 0
+    capsys.readouterr()
+    other = make_home(tmp_path / "b")
+    waited = []
+    request = client.request
+
+    def timed(ws, type, params=None, timeout=None):
+        waited.append((type, timeout))
+        return request(ws, type, params, timeout)
+
+    monkeypatch.setattr(client, "request", timed)
+    pk(other, "serve", "--detach")
+    try:
+        assert main(["--home", str(other), "--json", "archive", "import", str(out)]) == 0
+    finally:
+        pk(other, "stop", check=False)
+    assert json.loads(capsys.readouterr().out)["imported"] == 3
+    assert waited == [("import_warc", warc.IMPORT_TIMEOUT)]
+    assert warc.IMPORT_TIMEOUT > backend.DEFAULT_TIMEOUT

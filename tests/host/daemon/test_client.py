@@ -231,3 +231,188 @@ def test_a_stop_that_has_ended_is_seen_within_one_short_poll(tmp_path, other_pro
     client.wait_stopped(home, other_process.pid, stall=60)
     assert len(naps) == 3
     assert all(0 < nap <= 0.05 for nap in naps), naps
+
+
+# -- one look at a home's daemon (glance) and what running() decides on it, in process ------
+
+
+@pytest.fixture
+def held_home(tmp_path):
+    """A home whose daemon lock this process holds, as a daemon that has just started does,
+    before it writes daemon.json."""
+    home = make_home(tmp_path)
+    lock = Home(home).lock()
+    assert lock.acquire()
+    yield home
+    lock.release()
+
+
+def _write_state(home: Path, **state) -> None:
+    client.state_path(home).write_text(json.dumps({"pid": os.getpid(), **state}))
+
+
+def test_a_glance_at_a_home_with_no_daemon_sees_no_lock_no_state_and_no_age(tmp_path):
+    home = make_home(tmp_path)
+    _write_state(home, port=1, ready=True)  # a daemon.json left by a daemon that is gone
+    seen = client.glance(home)
+    assert seen == client.Glance(False, None, 0.0)
+    assert (seen.serving, seen.starting) == (None, False)
+
+
+def test_a_lock_held_before_daemon_json_is_written_is_a_start_with_no_note_yet(held_home):
+    seen = client.glance(held_home)
+    assert seen == client.Glance(True, None, 0.0)
+    assert seen.starting and seen.serving is None
+
+
+def test_a_glance_ages_daemon_json_from_its_last_write(held_home):
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    assert 0.0 <= client.glance(held_home).age < 1.0
+    old = time.time() - 100
+    os.utime(client.state_path(held_home), (old, old))
+    assert 99.0 < client.glance(held_home).age < 102.0
+
+
+def test_a_daemon_serves_when_it_holds_the_lock_is_ready_and_alive(held_home):
+    ready = {"pid": os.getpid(), "port": 1, "ready": True}
+    assert client.Glance(True, ready, 0.0).serving == ready
+    assert client.Glance(False, ready, 0.0).serving is None  # its lock is free: it is gone
+    assert client.Glance(True, {**ready, "ready": False}, 0.0).serving is None
+    assert client.Glance(True, {**ready, "pid": _dead_pid()}, 0.0).serving is None
+    assert not client.Glance(True, ready, 0.0).starting  # serving is not starting
+
+
+def test_a_start_is_starting_up_to_the_limit_a_client_waits_and_not_after(held_home):
+    warming = {"pid": os.getpid(), "ready": False, "phase": "building the dictionary index"}
+    assert client.Glance(True, warming, client.STALL_S).starting  # the limit itself: waited
+    assert not client.Glance(True, warming, client.STALL_S + 0.5).starting
+    assert client.Glance(True, {"pid": os.getpid()}, client.SPAWN_S).starting  # no phase yet
+    assert not client.Glance(True, {"pid": os.getpid()}, client.SPAWN_S + 0.5).starting
+    assert not client.Glance(True, {**warming, "pid": _dead_pid()}, 0.0).starting
+
+
+def _dead_pid() -> int:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+def test_running_waits_for_a_starting_daemon_only_when_asked_to(held_home):
+    """A command must not take a starting daemon for none (it would open the store beside
+    it): ``running`` waits until it is ready; ``wait=False`` answers at once."""
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    assert client.running(held_home, wait=False) is None
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        state = client.running(held_home)
+    finally:
+        ready.join()
+    assert state == {"pid": os.getpid(), "port": 1, "ready": True}
+    assert client.running(held_home, wait=False) == state  # ready: no wait either way
+
+
+def _exited(code: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", f"raise SystemExit({code})"])
+    proc.wait()
+    return proc
+
+
+def test_a_start_that_stalls_fails_after_the_stall_limit_the_caller_gives(held_home):
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    began = time.monotonic()
+    with pytest.raises(Unavailable, match=r"stopped making progress while starting \(building"):
+        client.wait_ready(held_home, None, stall=0.3)
+    assert time.monotonic() - began < 20  # the caller's limit, not STALL_S (60 s)
+
+
+def test_a_spawned_process_that_exits_0_has_handed_over_and_one_that_fails_is_named(held_home):
+    """``serve --detach``'s first process exits 0 once the daemon runs on its own: not a
+    failure. Any other exit is, with the typed error the daemon printed last."""
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        assert client.wait_ready(held_home, _exited(0))["ready"]
+    finally:
+        ready.join()
+    _write_state(held_home, ready=False, phase="building the dictionary index")
+    out = Home(held_home).daemon_output
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(client.START_MARK + b"pagekeeper: invalid_input: bad port\n")
+    with pytest.raises(Unavailable, match=r"daemon exited with 1 \(invalid_input: bad port\)"):
+        client.wait_ready(held_home, _exited(1))
+
+
+def test_with_no_daemon_and_nothing_spawned_there_is_nothing_to_wait_for(tmp_path):
+    home = make_home(tmp_path)
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(home, None, stall=60)
+    assert str(raised.value) == f"no daemon is starting for {home}; see {Home(home).logs}"
+
+
+def test_a_daemon_json_never_ready_of_a_pid_gone_is_a_start_that_died(held_home):
+    dead = _dead_pid()
+    _write_state(held_home, pid=dead, ready=False, phase="building the dictionary index")
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, None, stall=60)
+    logs = Home(held_home).logs
+    assert str(raised.value) == f"daemon pid {dead} died while starting; see {logs}"
+
+
+def test_a_leftover_daemon_json_of_another_pid_does_not_fail_the_start_waited_for(held_home):
+    """We spawned ``proc``; a daemon.json of another, dead pid is an earlier start's leftover,
+    which ours replaces: waited past, not taken for our start's death."""
+    _write_state(held_home, pid=_dead_pid(), ready=False, phase="old")
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    ready = threading.Timer(0.3, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:
+        assert client.wait_ready(held_home, proc, stall=60)["ready"]
+    finally:
+        ready.join()
+        proc.kill()
+        proc.wait()
+
+
+def test_before_its_first_note_a_start_has_the_spawn_limit_not_the_stall_limit(held_home):
+    ready = threading.Timer(0.8, _write_state, (held_home,), {"port": 1, "ready": True})
+    ready.start()
+    try:  # no daemon.json for 0.8 s, longer than the stall limit given
+        assert client.wait_ready(held_home, None, stall=0.2)["ready"]
+    finally:
+        ready.join()
+
+
+@pytest.mark.parametrize(
+    "state, said",
+    [
+        ({"ready": False}, "while starting: nothing for 0s"),
+        ({"ready": False, "phase": "indexing"}, "while starting (indexing): nothing for 0s"),
+        ({"ready": False, "stopping": True, "phase": "closing"}, "while stopping (closing)"),
+    ],
+)
+def test_a_stall_names_what_the_daemon_was_doing(held_home, state, said):
+    _write_state(held_home, **state)
+    heard: list[dict] = []
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, None, stall=0.2, notify=heard.append)
+    assert f"the daemon stopped making progress {said}" in str(raised.value)
+    assert heard == [{"pid": os.getpid(), **state}]  # told of the state it saw, once
+
+
+def test_an_exit_with_no_last_words_is_named_by_its_code_alone(held_home):
+    _write_state(held_home, ready=False, phase="indexing")
+    with pytest.raises(Unavailable) as raised:
+        client.wait_ready(held_home, _exited(3))
+    assert str(raised.value) == f"daemon exited with 3; see {Home(held_home).logs}"
+
+
+def test_a_start_is_polled_in_short_naps(held_home, monkeypatch):
+    """Counted sleeps, no clock: ready at the fourth look, three naps of at most 50 ms."""
+    states = iter([None, {"pid": os.getpid()}, {"pid": os.getpid(), "phase": "x"}])
+    ready = {"pid": os.getpid(), "port": 1, "ready": True}
+    monkeypatch.setattr(client, "read_state", lambda _home: next(states, ready))
+    naps: list[float] = []
+    monkeypatch.setattr(client.time, "sleep", naps.append)
+    assert client.wait_ready(held_home, None, stall=60) == ready
+    assert len(naps) == 3 and all(0 < nap <= 0.05 for nap in naps), naps

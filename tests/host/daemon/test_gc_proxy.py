@@ -19,8 +19,9 @@ from urllib.parse import quote, urlsplit
 import httpx
 import pytest
 
+from engine.errors import FetchError
 from host.daemon.security import sign
-from host.services.fetch import FetchOptions, astatus, fetch, through_proxy
+from host.services.fetch import FetchOptions, _local_name, astatus, fetch, through_proxy
 from tests.host.capture_dev import start_replay
 from tests.host.daemon.test_security import raw_get
 from tests.host.daemon_fixtures import make_home
@@ -186,3 +187,38 @@ def test_a_link_from_a_copy_opens_the_live_page_through_the_daemon_s_proxy(repla
         assert not reached(replay, seq, "10.0.0.1")
     finally:
         stop_daemon(daemon.proc)
+
+
+@pytest.mark.parametrize(
+    "host, local",
+    [
+        ("intranet", True),
+        ("NAS.Local.", True),  # any case, a final dot
+        ("printer.localhost", True),
+        ("router.home.arpa", True),
+        ("build.corp.internal", True),
+        ("home.arpa", True),  # the special-use name itself
+        ("news.thelocal", False),  # a label that only ends with the letters of one
+        ("shop.eternal", False),
+        ("myhome.arpa", False),
+        ("books.toscrape.com", False),
+    ],
+)
+def test_a_local_networks_name_is_one_label_or_ends_in_a_special_use_label(host, local):
+    assert _local_name(host) is local
+
+
+@pytest.mark.parametrize(
+    "url, said",
+    [
+        ("http://10.0.0.1/", "is a private or loopback address"),
+        ("http://nas.local/", "names a local network's machine"),
+    ],
+)
+def test_the_blocking_fetch_refuses_what_the_daemons_fetch_refuses(proxied, url, said):
+    """``fetch`` (the blocking twin of ``afetch``) judges an address the same way through the
+    proxy: a private address and a local network's name are refused before any request."""
+    seq = seq_of(proxied)
+    with pytest.raises(FetchError, match=said):
+        fetch(url, PUBLIC)
+    assert reached(proxied, seq) == []

@@ -10,6 +10,7 @@ from host.daemon.security import sign
 from tests.extension.capture_site import serve
 from tests.host.daemon.test_security import _archive, raw_get
 from tests.host.daemon_fixtures import token_of
+from tests.host.services.test_fetch import serve as fetch_serve
 
 
 def test_missing_page_is_styled_and_leads_back_to_the_copy(daemon, home):
@@ -51,3 +52,15 @@ def test_a_page_its_server_says_is_not_there_is_named_so_not_unreachable(daemon,
     assert status == 404 and "This page is not in your archive" in page
     assert "Its server answered with an error (HTTP 404)" in page
     assert "cannot be reached" not in page
+
+
+def test_a_server_answering_400_is_an_error_not_a_live_page(daemon, home):
+    """Only a status under 400 is a live page to send the user to; 400 itself is the server's
+    error, named with its status."""
+    port, token = daemon["port"], token_of(home)
+    reg = _archive(daemon, token)
+    with fetch_serve({"/bad": (400, {"Content-Type": "text/html"}, b"<p>bad</p>")}) as base:
+        target = f"{base}/bad"
+        link = f"/gc?url={quote(target, safe='')}&id={reg['id']}&token={token}"
+        status, _, body = raw_get(port, link, {})
+    assert status == 404 and "Its server answered with an error (HTTP 400)" in body.decode()

@@ -798,3 +798,51 @@ def test_browser_all_checks_only_the_browsers_found_on_the_platform_checked(tmp_
     report = installer.doctor(home, InstallOptions(every, present_only=True), platform="linux")
     assert [m["browser"] for m in report["manifests"]] == ["chromium", "firefox"]
     assert report["missing"] == missing
+
+
+def test_doctor_of_browser_all_asks_which_browsers_are_found_on_the_platform_it_checks(
+    tmp_path, monkeypatch
+):
+    """doctor for another platform than this machine's (its manifests' places are that
+    platform's) checks the browsers found THERE: a browser found only on this machine is not
+    checked, and one found only there is."""
+    here = installer.platform_key(None)
+
+    def found(browser, platform=None):
+        on = installer.platform_key(platform)
+        return browser == ("firefox" if on == here else "chromium")
+
+    monkeypatch.setattr(installer, "browser_present", found)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    every = tuple(BROWSERS)
+    report = installer.doctor(
+        tmp_path / "home", InstallOptions(every, present_only=True), platform="darwin"
+    )
+    assert [m["browser"] for m in report["manifests"]] == ["chromium"]
+    assert report["missing"] == [b for b in every if b != "chromium"]
+
+
+def test_a_source_installs_windows_launcher_written_before_the_mark_is_ours(tmp_path):
+    """A ``--system`` launcher of a source install written before the launchers carried their
+    ``rem`` line names no home and no "PageKeeper": its module, ``host.native.relay``, says
+    whose it is (each user's default home)."""
+    made = tmp_path / "pagekeeper-native.cmd"
+    made.write_text(
+        '@echo off\r\n"C:\\Python311\\python.exe" -m host.native.relay %*\r\n', newline=""
+    )
+    assert installer.launcher_home(made) == (default_home(), False)
+
+
+def test_the_launchers_each_run_the_native_host_and_nothing_else(monkeypatch):
+    """Every line of a launcher is run by its shell: a ``--system`` cmd launcher is the mark
+    and the command alone; the binary's runs its ``native`` command."""
+    monkeypatch.setattr(installer.sys, "executable", "C:\\Python311\\python.exe")
+    assert launcher_text(None, "win32") == (
+        f"@echo off\r\nrem {installer.LAUNCHER_MARK}\r\n"
+        '"C:\\Python311\\python.exe" -m host.native.relay %*\r\n'
+    )
+    monkeypatch.setattr(installer.sys, "frozen", True, raising=False)
+    monkeypatch.setattr(installer.sys, "executable", "/opt/pagekeeper/pagekeeper")
+    assert launcher_text(None, "linux") == (
+        f'#!/bin/sh\n# {installer.LAUNCHER_MARK}\nexec /opt/pagekeeper/pagekeeper native "$@"\n'
+    )

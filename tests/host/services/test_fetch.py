@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from engine.errors import FetchError, InvalidURL, TooLarge
-from host.services.fetch import FetchOptions, afetch, fetch, reachable
+from host.services.fetch import FetchOptions, afetch, areachable, astatus, fetch, reachable
 
 PAGES: dict[str, tuple[int, dict, bytes]] = {
     "/latin": (200, {"Content-Type": "text/html; charset=ISO-8859-1"}, b"<p>caf\xe9</p>"),
@@ -157,3 +157,23 @@ def test_non_http_url_is_invalid():
 def test_afetch_matches_fetch(base):
     got = asyncio.run(afetch(f"{base}/redirect/1"))
     assert (got.status, got.final_url, got.charset) == (200, f"{base}/latin", "iso8859-1")
+
+
+def test_the_status_a_live_address_answers_with_and_none_when_nothing_answers(base):
+    """What a link in a copy is judged on: the status the server answered with (an error
+    status is an answer, and only one under 400 is live); a page too large to read whole
+    answered 200; no server (a refused connection) is None, not a status."""
+    with serve() as url:
+        dead = url
+    answers = [
+        asyncio.run(astatus(f"{base}/latin")),
+        asyncio.run(astatus(f"{base}/gone")),
+        asyncio.run(astatus(f"{base}/declared-big")),
+        asyncio.run(astatus(f"{dead}/")),
+    ]
+    assert answers == [200, 404, 200, None]
+    live = [asyncio.run(areachable(f"{base}/{p}")) for p in ("latin", "gone", "declared-big")]
+    assert live == [True, False, True]
+    with serve({"/bad": (400, {"Content-Type": "text/html"}, b"<p>bad request</p>")}) as other:
+        assert asyncio.run(astatus(f"{other}/bad")) == 400  # 400 itself: an error, not live
+        assert asyncio.run(areachable(f"{other}/bad")) is False

@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import io
 import re
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from engine.archive.documents import pattern_regex
-from engine.archive.model import Capture, iso
+from engine.archive.model import Capture, RegisterOptions, iso
 from engine.archive.registry import register
 from engine.archive.store import ArchiveStore
 from engine.html.diff import diff_rows, word_parts
@@ -419,3 +420,22 @@ def test_stats_count_each_original_once_in_what_dedup_saved(tmp_path):
         stats = viewer.archive_stats({}, SimpleNamespace(store=store))
         assert stats["original_bytes"] == 3 * len(page) + len(other)
         assert stats["dedup_saved_bytes"] == 2 * len(page)
+
+
+def test_the_diffs_two_sides_each_say_their_place_among_their_documents_captures(tmp_path):
+    """Two captures of one second read alike to the second in the diff's header: each side
+    carries its place (``number`` of ``of``) and whether its second is shared."""
+    start = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    pages = [page_bytes(CHIP[0]), page_bytes(CHIP[0]).replace(b"</body>", b"<p>New.</p></body>")]
+    with ArchiveStore.open(tmp_path / "home") as store:
+        ids = [
+            register(
+                store,
+                Capture("http://127.0.0.1/a", body),
+                RegisterOptions(now=start + timedelta(seconds=0.2 + 0.5 * n)),
+            ).id
+            for n, body in enumerate(pages)
+        ]
+        res = diff({"a": ids[0], "b": ids[1]}, SimpleNamespace(store=store, base_url="http://x"))
+    place = ("number", "of", "same_second")
+    assert [tuple(res[side][k] for k in place) for side in "ab"] == [(1, 2, True), (2, 2, True)]
