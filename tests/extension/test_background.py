@@ -36,6 +36,11 @@ FAKE_BROWSER = """
   };
   let begun = null;
   const HOLD = Symbol('hold');
+  // replied(type): resolves once the host's next answer of that type has reached the background
+  // (a hang guard of 10 s: a request never sent fails the test's assertions, not its time limit)
+  const waiting = {};
+  const replied = (type) => Promise.race([new Promise((r) => (waiting[type] ??= []).push(r)),
+                                          new Promise((r) => setTimeout(r, 10000))]);
   const tabs = new Map();
   const frames = new Map();  // tabId → [{frameId, url}] as webNavigation.getAllFrames names them
   const sync = {};
@@ -57,7 +62,7 @@ FAKE_BROWSER = """
             ? { id: m.id, ok: false, error: { code: 'not_found', message: 'nothing' } }
             : r instanceof Error ? { id: m.id, ok: false, error: { code: r.code, message: r.message } }
             : { id: m.id, ok: true, result: typeof r === 'function' ? r(m.params) : r };
-          setTimeout(() => onMessage.fire(reply), 5);
+          setTimeout(() => { onMessage.fire(reply); (waiting[m.type] ?? []).splice(0).forEach((f) => f()); }, 5);
         } };
     },
   };
@@ -377,8 +382,10 @@ def test_a_reload_of_our_page_asks_the_host_again_after_a_failed_lookup(page):
         page,
         """replies.nav_error = Object.assign(new Error('no answer to nav_error in 4000 ms'), { code: 'timeout' });
            setTab(3, 'http://gooogle.com/');
+           const looked = replied('nav_error');
            fail(3, 'http://gooogle.com/', 'net::ERR_NAME_NOT_RESOLVED');
-           await wait(100);
+           await looked;   // the error event's lookup failed
+           await wait(0);  // and the background has read its failure
            const key = new URL(log.updates[0].url).searchParams.get('key');
            const ask = () => new Promise((r) => runtime.onMessage.fire({ type: 'nav_error_result',
              params: { url: 'http://gooogle.com/', error: 'net::ERR_NAME_NOT_RESOLVED', key, time: 1795298400000 } },
