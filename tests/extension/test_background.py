@@ -36,6 +36,11 @@ FAKE_BROWSER = """
   };
   let begun = null;
   const HOLD = Symbol('hold');
+  // replied(type): resolves once the host's next answer of that type has reached the background
+  // (a hang guard of 10 s: a request never sent fails the test's assertions, not its time limit)
+  const waiting = {};
+  const replied = (type) => Promise.race([new Promise((r) => (waiting[type] ??= []).push(r)),
+                                          new Promise((r) => setTimeout(r, 10000))]);
   const tabs = new Map();
   const frames = new Map();  // tabId → [{frameId, url}] as webNavigation.getAllFrames names them
   const sync = {};
@@ -57,7 +62,7 @@ FAKE_BROWSER = """
             ? { id: m.id, ok: false, error: { code: 'not_found', message: 'nothing' } }
             : r instanceof Error ? { id: m.id, ok: false, error: { code: r.code, message: r.message } }
             : { id: m.id, ok: true, result: typeof r === 'function' ? r(m.params) : r };
-          setTimeout(() => onMessage.fire(reply), 5);
+          setTimeout(() => { onMessage.fire(reply); (waiting[m.type] ?? []).splice(0).forEach((f) => f()); }, 5);
         } };
     },
   };
@@ -377,8 +382,10 @@ def test_a_reload_of_our_page_asks_the_host_again_after_a_failed_lookup(page):
         page,
         """replies.nav_error = Object.assign(new Error('no answer to nav_error in 4000 ms'), { code: 'timeout' });
            setTab(3, 'http://gooogle.com/');
+           const looked = replied('nav_error');
            fail(3, 'http://gooogle.com/', 'net::ERR_NAME_NOT_RESOLVED');
-           await wait(100);
+           await looked;   // the error event's lookup failed
+           await wait(0);  // and the background has read its failure
            const key = new URL(log.updates[0].url).searchParams.get('key');
            const ask = () => new Promise((r) => runtime.onMessage.fire({ type: 'nav_error_result',
              params: { url: 'http://gooogle.com/', error: 'net::ERR_NAME_NOT_RESOLVED', key, time: 1795298400000 } },
@@ -705,22 +712,36 @@ def test_the_shortcut_and_the_menus_tell_how_the_archive_ended(page):
 
 def test_a_badge_shown_when_the_worker_stopped_goes_at_its_next_start(page):
     """The ✓ is shown for a while; the browser stops the worker before its timer fires. The
-    badge's time is in storage.session, so the next start gives the tab its own badge back."""
+    badge's time is in storage.session, so the next start gives the tab its own badge back.
+    Each step waits for what the background does (the ✓'s time stored, the badge set back),
+    not for a time: the clock the badge's time is read on moves only when the test says."""
     got = background(
         page,
         """const { feedbackOptions } = await import('/background/feedback.js');
            feedbackOptions.showMs = 400;
+           let now = 1795298400000;
+           Date.now = () => now;
            setTab(5, 'https://docs.example/guide');
            log.badges[5] = '2'; log.titles[5] = 'PageKeeper: 2 archived versions of this page';
            replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
+           const { set } = browser.storage.session;
+           const stored = new Promise((resolve) => {
+             browser.storage.session.set = async (v) => { await set(v); if ('feedback:5' in v) resolve(); };
+           });
            browser.commands.onCommand.fire('archive-page', { id: 5 });
-           await wait(250);
+           await stored;   // the ✓ is on and its time kept
+           await wait(0);  // its timer is set (in the turn that stored it)
            const shown = log.badges[5];
            stopWorker();
-           await wait(500);
+           now += 500;     // the ✓'s time passes while the worker is stopped
+           await wait(450);  // its timer, had it stayed, would have fired by now
            const stopped = log.badges[5];
+           const realBadge = browser.action.setBadgeText;
+           const back = new Promise((resolve) => {
+             browser.action.setBadgeText = async (o) => { await realBadge(o); if (o.tabId === 5 && o.text === '2') resolve(); };
+           });
            await restart();
-           await wait(100);
+           await Promise.race([back, wait(10000)]);  // a hang guard: the badge comes back at once
            return { shown, stopped, after: log.badges[5], title: log.titles[5],
                     kept: Object.keys(session).filter((k) => k.startsWith('feedback:')) };""",
     )

@@ -327,7 +327,7 @@ def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page,
 
 SCRIPTED_TRANSFER = """
   const reads = [], sent = [], held = [];
-  let answered = 0;
+  let answered = 0, due = 0;  // answers given; answers on their way
   const reply = (port, m) => port.listeners.message.forEach((f) => f({ id: m.id, ok: true, result: {} }));
   const runtime = { lastError: null, connectNative(name) {
     const port = { listeners: { message: [], disconnect: [] } };
@@ -336,7 +336,7 @@ SCRIPTED_TRANSFER = """
     port.postMessage = (m) => {
       sent.push([m.params.url, answered]);
       if (m.params.url === arg.slow) held.push(() => reply(port, m));  // answered at the end
-      else setTimeout(() => { answered++; reply(port, m); }, 5);
+      else { due++; setTimeout(() => { due--; answered++; reply(port, m); }, 5); }
     };
     return port; } };
   const scripting = { async executeScript({ args: [key, ranges] }) {
@@ -349,7 +349,12 @@ SCRIPTED_TRANSFER = """
   arg.urls.forEach((u) => { page.resources.set(u, { url: u, size: arg.size }); page.holders.set(u, { frameId: 0 }); });
   const report = { state: {}, update: async () => {}, sent: async () => {} };
   const done = sendParts({ tabId: 1, key: 'k', captureId: 'c', need: arg.urls, limits: { part_bytes: 8 << 20 }, page, report });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Until the transfer can go no further without the held answer: no answer on its way and
+  // nothing sent in a whole turn (each answer is a task; what it sets off has run by the next).
+  for (let last = -1; due || sent.length !== last; ) {
+    last = sent.length;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
   const before = sent.length;
   held.forEach((answer) => answer());
   await done;

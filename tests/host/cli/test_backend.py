@@ -16,6 +16,7 @@ import re
 import socket
 import time
 import urllib.request
+from contextlib import redirect_stdout
 from types import SimpleNamespace
 
 import pytest
@@ -55,16 +56,23 @@ def site(tmp_path_factory):
         yield url, root
 
 
-@pytest.fixture(scope="module")
-def homes(tmp_path_factory):
-    """(home with a running daemon, home without one)."""
-    base = tmp_path_factory.mktemp("homes")
+def served_and_direct(base):
+    """(home with a running daemon, home without one); the daemon stopped after."""
     served, direct = make_home(base / "served"), make_home(base / "direct")
     state = json.loads(pk(served, "serve", "--detach", "--json").stdout)
     assert state["running"], state
-    yield served, direct
-    stop_daemon(served)
+    try:
+        yield served, direct
+    finally:
+        stop_daemon(served)
     assert client.running(direct, wait=False) is None  # the direct home never had one
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory):
+    """(home with a running daemon, home without one), for the tests that store what they
+    read themselves."""
+    yield from served_and_direct(tmp_path_factory.mktemp("homes"))
 
 
 ID = re.compile(r"\b\d{20}\b")
@@ -102,6 +110,15 @@ def cli(capsys, home, *argv):
     return code, json.loads(out[-1]) if out else None
 
 
+def cli_here(home, *argv):
+    """:func:`cli` where no ``capsys`` is (a module's fixture): the answer read off stdout."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main([*argv, "--home", str(home), "--json"])
+    lines = out.getvalue().strip().splitlines()
+    return code, json.loads(lines[-1]) if lines else None
+
+
 def both_ways(capsys, homes, site, *argv):
     served, direct = homes
     through = cli(capsys, served, *argv)
@@ -131,18 +148,33 @@ WRITES = [
 ]
 
 
-@pytest.mark.parametrize("argv", WRITES, ids=lambda a: " ".join(a[:3]))
-def test_each_write_answers_the_same_with_and_without_a_daemon(capsys, homes, site, argv):
+@pytest.fixture(scope="module")
+def written(tmp_path_factory, site):
+    """A pair of homes of their own after every write of WRITES, in its order, each made in
+    both, with the answers (one per write: the daemon's, then the command's own). The write
+    tests judge the answers and the reads read what the writes stored, so each test stands
+    alone, in any order (the tests below store into ``homes`` and make them differ)."""
     url, root = site
-    args = [a.format(site=url, root=root) for a in argv]
-    code, answer = both_ways(capsys, homes, url, *args)
+    for served, direct in served_and_direct(tmp_path_factory.mktemp("written")):
+        answers = []
+        for argv in WRITES:
+            args = [a.format(site=url, root=root) for a in argv]
+            answers.append((args, cli_here(served, *args), cli_here(direct, *args)))
+        yield SimpleNamespace(homes=(served, direct), answers=answers)
+
+
+@pytest.mark.parametrize("step", range(len(WRITES)), ids=lambda i: " ".join(WRITES[i][:3]))
+def test_each_write_answers_the_same_with_and_without_a_daemon(written, site, step):
+    url, _ = site
+    args, through, alone = written.answers[step]
+    assert through[0] == alone[0], (args, through, alone)
+    assert masked(through[1], url) == masked(alone[1], url), args
     if args[-1] != f"{url}/missing.html":
-        assert code == 0, answer
+        assert through[0] == 0, through[1]
 
 
-# Reads, after the writes above stored the site (and before the tests below make the homes
-# differ): "{id}" is the home's own newest version of
-# the site's index page (IDs differ by home; they are masked in the comparison).
+# Reads of what the writes above stored (``written``'s homes): "{id}" is the home's own newest
+# version of the site's index page (IDs differ by home; they are masked in the comparison).
 READS = [
     ("archive", "versions", "{site}/index.html"),
     ("archive", "versions", "{site}/never-archived.html"),
@@ -169,10 +201,10 @@ def newest_id(capsys, home, site: str) -> str:
 
 
 @pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a[:4]))
-def test_each_read_answers_the_same_with_and_without_a_daemon(capsys, homes, site, argv):
+def test_each_read_answers_the_same_with_and_without_a_daemon(capsys, written, site, argv):
     url, _ = site
     answers = []
-    for home in homes:
+    for home in written.homes:
         ref = newest_id(capsys, home, url)
         args = [a.format(site=url, id=ref) for a in argv]
         answers.append(cli(capsys, home, *args))
@@ -186,10 +218,10 @@ def test_each_read_answers_the_same_with_and_without_a_daemon(capsys, homes, sit
         assert code == 0, through
 
 
-def test_reads_through_a_daemon_never_open_the_store_here(capsys, homes, site, monkeypatch):
+def test_reads_through_a_daemon_never_open_the_store_here(capsys, written, site, monkeypatch):
     """With a daemon running, the daemon answers: the command's process opens no store."""
     url, _ = site
-    served, _ = homes
+    served, _ = written.homes
     ref = newest_id(capsys, served, url)
 
     def refuse(*args, **kwargs):

@@ -8,7 +8,6 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -137,29 +136,48 @@ def test_a_daemon_that_never_begins_to_stop_names_the_logs(held_lock, other_proc
     assert str(raised.value).endswith(f"see {Home(held_lock).logs}")
 
 
+class PublishingClock:
+    """``client.time`` for a wait whose clock moves only as it sleeps (no thread, no machine
+    speed: a loaded machine cannot make a step late): ``each(now)`` runs as the clock passes
+    every ``step`` seconds, as another process publishing its progress would."""
+
+    def __init__(self, step: float, each) -> None:
+        self.now, self.step, self.each, self.next = 0.0, step, each, 0.0
+        self.time = time.time
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        while self.now >= self.next:
+            self.each(self.next)
+            self.next += self.step
+
+
 def test_a_stop_is_waited_for_past_the_stall_limit_while_it_makes_progress(
-    held_lock, other_process
+    held_lock, other_process, monkeypatch
 ):
     """The limit is on a stall, not on the whole stop: a stopping daemon that publishes new
     progress within every limit is waited for until it is gone, however long that takes."""
-    stall, steps = 0.4, 8
+    stall, step, steps = 0.4, 0.15, 8  # a step every 0.15 s: 1.2 s in all, three limits
+    published: list[float] = []
 
-    def stopping():
-        for step in range(steps):  # a step every 0.15 s: 1.2 s in all, three limits
+    def stopping(now: float) -> None:
+        if len(published) < steps:
             state = {"pid": other_process.pid, "stopping": True, "phase": "flush"}
-            client.state_path(held_lock).write_text(json.dumps({**state, "progress": step}))
-            time.sleep(0.15)
-        other_process.kill()
-        other_process.wait()  # not a zombie: gone
+            client.state_path(held_lock).write_text(
+                json.dumps({**state, "progress": len(published)})
+            )
+            published.append(now)
+        elif other_process.poll() is None:
+            other_process.kill()
+            other_process.wait()  # not a zombie: gone
 
-    thread = threading.Thread(target=stopping)
-    start = time.monotonic()
-    thread.start()
-    try:
-        client.wait_stopped(held_lock, other_process.pid, stall=stall)
-    finally:
-        thread.join()
-    assert time.monotonic() - start >= steps * 0.15 - 0.05
+    clock = PublishingClock(step, stopping)
+    monkeypatch.setattr(client, "time", clock)
+    client.wait_stopped(held_lock, other_process.pid, stall=stall)
+    assert len(published) == steps and clock.now >= steps * step > 2 * stall
 
 
 def test_a_stop_without_a_limit_given_uses_the_default_stall_limit(
@@ -192,29 +210,24 @@ def test_a_start_is_failed_only_by_its_own_never_ready_daemon_gone(other_process
     assert client._died_starting({"pid": ours.pid}, ours)  # ours, gone before it was ready
 
 
-def test_only_progress_published_while_stopping_holds_off_the_stall_limit(held_lock, other_process):
+def test_only_progress_published_while_stopping_holds_off_the_stall_limit(
+    held_lock, other_process, monkeypatch
+):
     """A daemon asked to stop that keeps publishing a start's progress (its phase moves, but
     it never says ``stopping``) has not begun to stop: the limit runs from the request."""
-    done = threading.Event()
+    stall, phases = 0.3, 120  # a new phase every 0.05 s for 6 s, twenty limits
 
-    def still_starting():
-        step, until = 0, time.monotonic() + 6
-        while not done.is_set() and time.monotonic() < until:  # new phases, never "stopping"
+    def still_starting(now: float) -> None:
+        step = round(now / 0.05)
+        if step < phases:  # new phases, never "stopping"
             state = {"pid": other_process.pid, "ready": False, "phase": f"warming {step}"}
             client.state_path(held_lock).write_text(json.dumps(state))
-            step += 1
-            time.sleep(0.05)
 
-    thread = threading.Thread(target=still_starting)
-    thread.start()
-    start = time.monotonic()
-    try:
-        with pytest.raises(Unavailable, match="did not begin to stop"):
-            client.wait_stopped(held_lock, other_process.pid, stall=0.3)
-        assert time.monotonic() - start < 4  # not held off while the phases moved (6 s)
-    finally:
-        done.set()
-        thread.join()
+    clock = PublishingClock(0.05, still_starting)
+    monkeypatch.setattr(client, "time", clock)
+    with pytest.raises(Unavailable, match="did not begin to stop"):
+        client.wait_stopped(held_lock, other_process.pid, stall=stall)
+    assert clock.now < stall + 0.1  # at the limit from the request, not held off by the phases
 
 
 def test_a_stop_that_has_ended_is_seen_within_one_short_poll(tmp_path, other_process, monkeypatch):

@@ -195,8 +195,8 @@ def test_diff_between_versions(page, daemon, seeded):
     # Any two versions, either way round: the compare form, newest as A.
     page.get_by_role("link", name="← Document").click()
     old, new = seeded.article_ids
-    page.get_by_label("Compare").select_option(new)
-    page.get_by_label("with").select_option(old)
+    page.get_by_label("Compare", exact=True).select_option(new)
+    page.get_by_label("with", exact=True).select_option(old)
     page.get_by_role("button", name="Show diff").click()
     expect(page).to_have_url(re.compile(rf"#/diff/{new}/{old}$"))
     expect(table.locator("del", has_text="nun endgültig")).to_have_count(1)
