@@ -173,6 +173,19 @@ class Block:
         self.links = links
         self.joint = joint
 
+    def __reduce__(self) -> tuple[type[Block], tuple]:
+        """Copied and pickled through the constructor: a native class whose ``__init__``
+        takes arguments cannot be made empty first, as ``copy`` and ``pickle`` otherwise do.
+
+        >>> import copy
+        >>> copy.copy(Block("ab", 2, 1, "p", path=(1,))) == Block("ab", 2, 1, "p", path=(1,))
+        True
+        """
+        return Block, (
+            self.text, self.chars, self.link_chars, self.tag, self.gap, self.path, self.noise,
+            self.links, self.joint,
+        )  # fmt: skip
+
     @property
     def link_density(self) -> float:
         """Share of the block's characters inside links.

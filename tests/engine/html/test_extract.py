@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
 import re
 from copy import copy
 from dataclasses import MISSING, fields, replace
@@ -276,6 +277,8 @@ def test_a_blocks_written_out_init_takes_its_declared_fields_in_order_with_their
         if f.default is not MISSING:
             assert getattr(short, f.name) == f.default, f.name
     assert by_position == Block(*values) and by_position != short
+    for twin in (copy(by_position), pickle.loads(pickle.dumps(by_position))):  # noqa: S301
+        assert twin == by_position and twin is not by_position
 
 
 def test_the_useless_walk_skips_text_nodes_by_id_unless_text_is_useless():
