@@ -147,6 +147,45 @@ class Block:
         -1
     )  # cache of extract.card_depth: elements shared with the next block, -1 not known
 
+    # Written out, not generated: a dataclass's generated __init__ is Python code even in
+    # the compiled build (mypyc leaves it to the dataclasses module), and the walk makes
+    # ~125 blocks a page; this one compiles to a native constructor. The same fields, order
+    # and defaults as the declarations above (a test holds them equal).
+    def __init__(
+        self,
+        text: str,
+        chars: int,
+        link_chars: int,
+        tag: str,
+        gap: float = 0.0,
+        path: tuple[int, ...] = (),
+        noise: int = -1,
+        links: int = 0,
+        joint: int = -1,
+    ) -> None:
+        self.text = text
+        self.chars = chars
+        self.link_chars = link_chars
+        self.tag = tag
+        self.gap = gap
+        self.path = path
+        self.noise = noise
+        self.links = links
+        self.joint = joint
+
+    def __reduce__(self) -> tuple[type[Block], tuple]:
+        """Copied and pickled through the constructor: a native class whose ``__init__``
+        takes arguments cannot be made empty first, as ``copy`` and ``pickle`` otherwise do.
+
+        >>> import copy
+        >>> copy.copy(Block("ab", 2, 1, "p", path=(1,))) == Block("ab", 2, 1, "p", path=(1,))
+        True
+        """
+        return Block, (
+            self.text, self.chars, self.link_chars, self.tag, self.gap, self.path, self.noise,
+            self.links, self.joint,
+        )  # fmt: skip
+
     @property
     def link_density(self) -> float:
         """Share of the block's characters inside links.

@@ -18,6 +18,7 @@ from engine.html.context import (
     bundled_model,
     label_words,
     main_container,
+    node_words,
     repeat_features,
     repeat_keys,
     story_share,
@@ -48,6 +49,30 @@ def test_class_and_id_words_are_whole_letter_runs_of_three_or_more():
         "auto",
     )
     assert label_words("li", "") == ("@li",)
+
+
+def test_a_region_elements_words_are_its_label_words_cached_by_tag_and_label():
+    tree = LexborHTMLParser(
+        '<div class="Post-Body x1" id="main">a</div><section class="Post-Body x1" id="main">b'
+        '</section><div class="Post-Body x1" id="main">c</div><div class="other">d</div>'
+    )
+    first, section, again, other = tree.css("div, section")
+    assert node_words(first) == label_words("div", "Post-Body x1 main")
+    assert node_words(section) == ("@section", "post", "body", "main")  # the tag is in the key
+    assert node_words(again) is node_words(first)  # the cached tuple
+    assert node_words(other) == ("@div", "other")
+
+
+def test_the_region_words_cache_is_cleared_when_full(monkeypatch):
+    monkeypatch.setattr(context, "_NODE_WORDS", {})
+    monkeypatch.setattr(context, "_NODE_WORDS_MAX", 2)
+    labels = "".join(f'<p class="w{n}">x</p>' for n in range(1, 6))  # one tag, five labels
+    tree = LexborHTMLParser(labels + "".join(f"<h{n}>y</h{n}>" for n in range(1, 6)))
+    for node in tree.css("p, h1, h2, h3, h4, h5"):
+        words = node_words(node)
+        assert words == label_words(node.tag, f"{node.attributes.get('class') or ''} ")
+        assert len(context._NODE_WORDS) <= 2
+        assert all(len(known) <= 2 for known in context._NODE_WORDS.values())
 
 
 def test_a_block_reads_the_words_of_its_own_element_and_the_two_around_it_as_near():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
 import re
 from copy import copy
-from dataclasses import replace
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
 
 import pytest
@@ -257,6 +258,27 @@ def test_text_and_line_breaks_are_told_by_tag_id():
     # line break separates words, a comment holds no text.
     tree = LexborHTMLParser("<p>one<br>two<!--three--></p><p><br>four</p>")
     assert [b.text for b in split_blocks(tree.body)] == ["one two", "four"]
+
+
+def test_a_blocks_written_out_init_takes_its_declared_fields_in_order_with_their_defaults():
+    # Block's __init__ is written out (the generated one stays Python code in the compiled
+    # build): it must take the declared fields, in their order, with their defaults.
+    declared = fields(Block)
+    values = ["text", 4, 1, "li", 2.5, (1, 2), 1, 3, 2]
+    assert len(values) == len(declared)
+    by_position = Block(*values)
+    by_name = Block(**{f.name: v for f, v in zip(declared, values, strict=True)})
+    for f, value in zip(declared, values, strict=True):
+        assert getattr(by_position, f.name) == value, f.name
+        assert getattr(by_name, f.name) == value, f.name
+    required = [v for f, v in zip(declared, values, strict=True) if f.default is MISSING]
+    short = Block(*required)
+    for f in declared:
+        if f.default is not MISSING:
+            assert getattr(short, f.name) == f.default, f.name
+    assert by_position == Block(*values) and by_position != short
+    for twin in (copy(by_position), pickle.loads(pickle.dumps(by_position))):  # noqa: S301
+        assert twin == by_position and twin is not by_position
 
 
 def test_the_useless_walk_skips_text_nodes_by_id_unless_text_is_useless():
