@@ -41,6 +41,16 @@ FAKE_BROWSER = """
   const waiting = {};
   const replied = (type) => Promise.race([new Promise((r) => (waiting[type] ??= []).push(r)),
                                           new Promise((r) => setTimeout(r, 10000))]);
+  // posted(type): resolves once the background has sent the host its next request of that type
+  const posting = {};
+  const posted = (type) => Promise.race([new Promise((r) => (posting[type] ??= []).push(r)),
+                                         new Promise((r) => setTimeout(r, 10000))]);
+  // called(api, name, match): resolves once the background's next call of api[name] whose
+  // argument `match` accepts has returned (the same hang guard)
+  const called = (api, name, match) => Promise.race([new Promise((resolve) => {
+    const real = api[name];
+    api[name] = async (...a) => { const r = await real(...a); if (match(...a)) resolve(); return r; };
+  }), new Promise((r) => setTimeout(r, 10000))]);
   const tabs = new Map();
   const frames = new Map();  // tabId → [{frameId, url}] as webNavigation.getAllFrames names them
   const sync = {};
@@ -56,6 +66,7 @@ FAKE_BROWSER = """
       return { onMessage, onDisconnect: event(),
         postMessage(m) {
           log.sent.push(m);
+          (posting[m.type] ?? []).splice(0).forEach((f) => f());
           const r = replies[m.type];
           if (r === HOLD) return;  // a request the host never answers (the worker stops first)
           const reply = r === undefined
@@ -661,42 +672,55 @@ def test_archive_from_the_shortcut_and_both_context_menus(page):
 def test_the_shortcut_and_the_menus_tell_how_the_archive_ended(page):
     """They have no window: the tab's badge shows ✓ or ! for a while, its title the sentence, and
     a notification tells a failure and the linked page's result, in the popup's words
-    (lib/messages.js). Then the tab's own badge (its version count) comes back."""
+    (lib/messages.js). Then the tab's own badge (its version count) comes back. Each step waits
+    for what the background does (the result's badge stored with its time, the notification
+    made, the tab's own title set back), not for a time."""
     got = background(
         page,
         """const { feedbackOptions } = await import('/background/feedback.js');
            const { failureText, MESSAGES } = await import('/lib/messages.js');
            feedbackOptions.showMs = 400;
            setTab(5, 'https://docs.example/guide');
-           log.badges[5] = '2'; log.titles[5] = 'PageKeeper: 2 archived versions of this page';
+           const own = 'PageKeeper: 2 archived versions of this page';
+           log.badges[5] = '2'; log.titles[5] = own;
            const seen = (tabId) => ({ badge: log.badges[tabId], title: log.titles[tabId], color: log.colors[tabId] });
+           // the ✓ or ! is on (badge, colour and title set, then its time stored); a notification made;
+           // the tab's own title set back (the last step of giving the tab its own badge back)
+           const shown = (tabId) => called(browser.storage.session, 'set', (v) => `feedback:${tabId}` in v);
+           const noted = () => called(browser.notifications, 'create', () => true);
+           const back = (tabId) => called(browser.action, 'setTitle', (o) => o.tabId === tabId && o.title === own);
            replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
+           let told = shown(5);
            browser.commands.onCommand.fire('archive-page', { id: 5 });
-           await wait(250);
-           const done = { ...seen(5), notes: log.notes.length };
-           await wait(500);
-           const after = seen(5);
+           await told;
+           const done = seen(5);
+           await back(5);
+           const after = { ...seen(5), notes: log.notes.length };
            const full = Object.assign(new Error('The archive is full: 2.0 GB of 2.0 GB used.'), { code: 'storage' });
            replies.capture_begin = full;
+           told = noted();
+           const failedBack = back(5);  // no count is shown on a failure: the next own title is the restore's
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-page' }, { id: 5 });
-           await wait(250);
+           await told;
            const failed = { ...seen(5), note: log.notes.at(-1), popup: failureText({ code: 'storage', message: full.message }) };
-           await wait(500);
+           await failedBack;
            const failedAfter = seen(5);
            setTab(6, 'https://docs.example/list');
+           told = noted();
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'https://docs.example/other' }, { id: 6 });
-           await wait(250);
+           await told;
            const link = { ...seen(6), note: log.notes.at(-1) };
+           told = noted();
            browser.contextMenus.onClicked.fire({ menuItemId: 'pk-archive-link', linkUrl: 'ftp://docs.example/file' }, { id: 6 });
-           await wait(100);
+           await told;
            const badLink = { ...seen(6), note: log.notes.at(-1) };
            return { done, after, failed, failedAfter, link, badLink, MESSAGES };""",
     )
     done, failed = got["done"], got["failed"]
-    assert done["badge"] == "✓" and done["notes"] == 0  # the page on screen: the badge says it
+    assert done["badge"] == "✓"  # the page on screen: the badge says it, with no notification
     assert done["title"] == "PageKeeper: This page is archived as version 2."
     assert got["after"] == {"badge": "2", "title": "PageKeeper: 2 archived versions of this page",
-                            "color": "#1f6f5c"}  # fmt: skip
+                            "color": "#1f6f5c", "notes": 0}  # fmt: skip
     assert failed["badge"] == "!" and failed["color"] == "#b3261e"
     assert failed["popup"] in failed["title"] and failed["note"]["message"] == failed["popup"]
     assert failed["note"]["title"] == "This page was not archived"
@@ -753,7 +777,9 @@ def test_a_badge_shown_when_the_worker_stopped_goes_at_its_next_start(page):
 def test_a_capture_resumed_after_a_restart_tells_its_end_as_one_that_did_not_restart(page):
     """From the shortcut, a tab with a frame the capture could not read: once straight through,
     once with the worker stopped while the host commits. The resumed one still names the lost
-    frame (in its result, which the popup shows, and on the badge) and still shows the ✓."""
+    frame (in its result, which the popup shows, and on the badge) and still shows the ✓. Each
+    step waits for what the background does (the ✓ stored with its time, the tab's own title
+    set back, the commit sent), not for a time."""
     got = background(
         page,
         """const { feedbackOptions } = await import('/background/feedback.js');
@@ -765,21 +791,28 @@ def test_a_capture_resumed_after_a_restart_tells_its_end_as_one_that_did_not_res
            replies.versions = { versions: [{ id: 'v2' }, { id: 'v1' }] };
            const ended = () => ({ badge: log.badges[5], title: log.titles[5], notes: log.notes.length,
                                   lost: session.lastArchive?.frames_lost ?? null });
+           // the ✓ is on (badge and title set, then its time stored); the tab's own title set back
+           const shown = () => called(browser.storage.session, 'set', (v) => 'feedback:5' in v);
+           const back = () => called(browser.action, 'setTitle',
+                                     (o) => o.tabId === 5 && o.title === 'PageKeeper: 2 archived versions of this page');
+           let told = shown();
            browser.commands.onCommand.fire('archive-page', { id: 5 });
-           await wait(250);
+           await told;
            const straight = ended();
-           await wait(400);
+           await back();  // the ✓ gone before the second capture
            delete session.lastArchive;
            log.badges[5] = '2';
            const commit = replies.capture_commit;
            replies.capture_commit = HOLD;
+           const committing = posted('capture_commit');
            browser.commands.onCommand.fire('archive-page', { id: 5 });
-           await wait(250);
+           await committing;
            const held = session['capture:5'].phase;
            stopWorker();
            replies.capture_commit = commit;
+           told = shown();
            await restart();
-           await wait(250);
+           await told;
            return { straight, held, resumed: ended(), restarts: session['capture:5'].restarts };""",
     )
     straight, resumed = got["straight"], got["resumed"]

@@ -279,6 +279,22 @@ def test_check_thresholds_reach_the_daemon(capsys, homes, site):
     assert default["state"] != "present" and loose[1]["results"][0]["state"] == "present"
 
 
+@pytest.mark.parametrize(
+    "depth, reached", [("0", ["index.html"]), ("1", ["index.html", "a.html", "b.html"])]
+)
+def test_the_crawl_depth_given_reaches_the_crawl_with_and_without_a_daemon(
+    capsys, homes, site, depth, reached
+):
+    """The depth the user gives is the crawl's, whichever way the command goes (the write
+    comparisons above crawl at the default depth: a depth dropped on one way passes them)."""
+    url, _ = site
+    for home in homes:
+        argv = ("archive", "crawl", f"{url}/index.html", "--depth", depth, "--delay", "0")
+        code, report = cli(capsys, home, *argv)
+        assert code == 0, report
+        assert [r["url"] for r in report["registered"]] == [f"{url}/{n}" for n in reached], home
+
+
 DAEMON_ADDRESS = re.compile(r"""http://127\.0\.0\.1:\d+/(?:v/|gc\?)[^"'\s<>)]*""")
 DOT_PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
