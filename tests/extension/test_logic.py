@@ -566,11 +566,11 @@ def test_the_browser_wrapper_reads_firefox_and_its_session_fallback(page):
            await m.sessionStore.remove('tab:1');
            const after = structuredClone(local);
            await m.clearSessionFallback();
-           return { firefox: m.isFirefox, own: m.isOwnPage('moz-extension://uuid-1/error/error.html'),
+           return { own: m.isOwnPage('moz-extension://uuid-1/error/error.html'),
                     notOwn: [m.isOwnPage('https://a.example/'), m.isOwnPage(undefined)],
                     url: m.pageURL('popup/popup.html'), one, list, all, after, cleared: structuredClone(local) };""",
     )
-    assert got["firefox"] is True and got["own"] is True and got["notOwn"] == [False, False]
+    assert got["own"] is True and got["notOwn"] == [False, False]
     assert got["url"] == "moz-extension://uuid-1/popup/popup.html"
     assert got["one"] == {"tab:1": {"a": 1}} and got["list"] == {"tab:1": {"a": 1}}
     assert got["all"] == {"tab:1": {"a": 1}, "capture:2": {"phase": "sending"}}
@@ -593,10 +593,10 @@ def test_clearing_the_session_fallback_leaves_storage_alone_where_session_storag
                                 storage: { local: area, session: { async get() { return {}; } } } };
           const m = await import('/lib/browser.js');
           await m.clearSessionFallback();
-          return { local, firefox: m.isFirefox };
+          return { local };
         }"""
     )
-    assert got == {"local": {"session:x": 1}, "firefox": False}
+    assert got == {"local": {"session:x": 1}}
 
 
 @pytest.mark.parametrize(
