@@ -649,15 +649,16 @@ SCRIPTED_HOST = """
   // arg.clock: a clock that moves only as the page reads (7 ms a batch) and the host answers (5 ms a part)
   let now = 0;
   if (arg.clock) Date.now = () => now;
+  let waited = 0;  // back-offs whose (shortened) time has passed
   globalThis.setTimeout = (f, ms, ...a) => {
-    if (ms >= 500 && ms < 60000) { waits.push(ms); ms = 0; }
+    if (ms >= 500 && ms < 60000) { waits.push(ms); return realTimeout(() => { waited++; f(...a); }, 0); }
     return realTimeout(f, ms, ...a);
   };
   const runtime = { lastError: null, connectNative() {
     const listeners = [];
     const port = { onMessage: { addListener: (f) => listeners.push(f) }, onDisconnect: { addListener() {} } };
     port.postMessage = (m) => {
-      sent.push({ type: m.type, ...m.params, data: undefined });
+      sent.push({ type: m.type, ...m.params, data: undefined, waited });
       inFlight++; mostInFlight = Math.max(mostInFlight, inFlight);
       realTimeout(() => {
         inFlight--;
@@ -741,13 +742,15 @@ def test_a_lost_host_is_resumed_five_times_waiting_longer_each_time_then_fails(p
         page,
         """const host = (m) => m.type === 'capture_status' ? { missing: { a: [0] } } : { error: 'host_disconnected' };
            const lost = await outcome(send(['a'], { part_bytes: 1024 }));
-           const statuses = sent.filter((m) => m.type === 'capture_status').length;
-           return { lost, statuses, waits, resumed: updates.map((u) => u.resumed).filter(Boolean) };""",
+           const statuses = sent.filter((m) => m.type === 'capture_status');
+           return { lost, statuses: statuses.length, after: statuses.map((m) => m.waited), waits,
+                    resumed: updates.map((u) => u.resumed).filter(Boolean) };""",
         {"sizes": {"a": 10}},
     )
     assert got["lost"] == "host_disconnected"
     assert got["statuses"] == 5 and got["resumed"] == [1, 2, 3, 4, 5]
     assert got["waits"] == [500, 1000, 1500, 2000, 2500]
+    assert got["after"] == [1, 2, 3, 4, 5]  # each back-off waited out before the host is asked
 
 
 def test_an_error_that_is_not_a_lost_host_fails_at_once(page):
@@ -845,3 +848,19 @@ def test_the_time_sending_stood_still_is_split_into_the_page_s_reads_and_the_hos
     )
     assert got["once"] == {"page_ms": 7, "host_ms": 15}
     assert got["twice"] == {"page_ms": 14, "host_ms": 30}
+
+
+def test_a_batch_read_while_the_one_before_was_sent_adds_nothing_to_the_page_s_time(page):
+    """Ten parts fill the first batch (1 MiB at most), the eleventh starts a second one, read
+    ahead while the first is sent: only the first read held sending back (7 ms), the second was
+    ready when a lane reached it."""
+    sizes = {f"a{i}": 100_000 for i in range(11)}
+    got = transfer(
+        page,
+        """const host = () => ({});
+           await send(Object.keys(arg.sizes), { part_bytes: 2 ** 20 });
+           return { reads: reads.map((r) => r.length), waits: report.state.waits };""",
+        {"sizes": sizes, "clock": True},
+    )
+    assert got["reads"] == [10, 1]
+    assert got["waits"] == {"page_ms": 7, "host_ms": 14 - 7 + 11 * 5}
