@@ -72,6 +72,47 @@ def test_errors_that_get_our_page_and_errors_that_do_not(page):
     assert "gooogle.com" in words["detail"]
 
 
+# Firefox's network nsresults: 0x804B0000 + the code of xpcom/base/ErrorList.py's NETWORK module.
+FIREFOX_NETWORK_ERRORS = [
+    ("NS_ERROR_UNKNOWN_HOST", 30, "dns"),
+    ("NS_ERROR_UNKNOWN_PROXY_HOST", 42, "dns"),
+    ("NS_ERROR_CONNECTION_REFUSED", 13, "refused"),
+    ("NS_ERROR_NET_RESET", 20, "reset"),
+    ("NS_ERROR_NET_INTERRUPT", 71, "reset"),
+    ("NS_ERROR_NET_TIMEOUT", 14, "timeout"),
+    ("NS_ERROR_NET_TIMEOUT_EXTERNAL", 85, "timeout"),
+]
+
+
+def test_firefox_s_error_numbers_are_read_and_shown_by_their_names(page):
+    codes = [f"Error code {0x804B0000 + n}" for _name, n, _kind in FIREFOX_NETWORK_ERRORS]
+    got = run(
+        page,
+        "lib/net-errors.js",
+        """return { kinds: arg.map((e) => m.classifyError(e)?.kind ?? null), shown: arg.map(m.shownCode),
+                    other: [m.shownCode('Error code 2152398850'), m.shownCode(' HTTP 404 '), m.shownCode('soft_404'),
+                            m.shownCode(undefined)] };""",
+        codes,
+    )
+    assert got["kinds"] == [kind for _name, _n, kind in FIREFOX_NETWORK_ERRORS]
+    assert got["shown"] == [name for name, _n, _kind in FIREFOX_NETWORK_ERRORS]
+    assert got["other"] == ["Error code 2152398850", "HTTP 404", "", ""]
+
+
+def test_an_error_no_kind_names_is_said_in_general_words_and_a_missing_host_as_the_server(page):
+    got = run(
+        page,
+        "lib/net-errors.js",
+        "return [m.describe(undefined, 'a.example'), m.describe('dns', ''), m.classifyError(' HTTP 410 ')];",
+    )
+    assert got[0] == {
+        "title": "This page could not be loaded",
+        "detail": "The browser reported an error for a.example.",
+    }
+    assert got[1]["detail"].startswith("No server is known under the name the server.")
+    assert got[2] == {"kind": "http_410", "error": "HTTP 410"}
+
+
 def test_private_addresses_and_excluded_sites_are_left_alone(page):
     hosts = ["localhost", "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.9", "wiki", "::1",
              "printer.local", "example.com", "8.8.8.8", "172.32.0.1"]  # fmt: skip
@@ -597,6 +638,19 @@ def test_clearing_the_session_fallback_leaves_storage_alone_where_session_storag
         }"""
     )
     assert got == {"local": {"session:x": 1}}
+
+
+def test_the_session_fallback_is_empty_when_clearing_it_resolves(page):
+    """The background reads the session area after a new browser session started: what clearing
+    returns has been removed, even from a storage that takes 40 ms to remove."""
+    got = wrapper(
+        page,
+        """const remove = browser.storage.local.remove;
+           browser.storage.local.remove = async (k) => { await new Promise((r) => setTimeout(r, 40)); return remove(k); };
+           await m.clearSessionFallback();
+           return structuredClone(local);""",
+    )
+    assert got == {"kept": "sync-like"}
 
 
 @pytest.mark.parametrize(
