@@ -130,6 +130,47 @@ def test_private_addresses_and_excluded_sites_are_left_alone(page):
     assert watched == [True, False, True, False, False, False]
 
 
+PRIVATE_HOSTS = [
+    "", "localhost", "LOCALHOST", "localhost.", "app.localhost", "printer.local", "wiki",
+    "0.1.2.3", "10.255.0.1", "127.0.0.1", "169.254.1.1", "172.16.0.1", "172.31.255.255",
+    "192.168.0.1", "100.64.0.1", "100.127.255.255", "::1", "fc00::1", "fd12::1", "fe80::1",
+]  # fmt: skip
+PUBLIC_HOSTS = [
+    "a.local.com", "x.localhost.com", "9.255.255.255", "11.0.0.1", "126.0.0.1", "128.0.0.1",
+    "1.0.0.1", "169.253.1.1", "169.255.1.1", "170.254.1.1", "172.15.255.255", "172.32.0.1",
+    "173.16.0.1", "192.167.0.1", "192.169.0.1", "193.168.0.1", "100.63.255.255", "100.128.0.1",
+    "101.64.0.1", "2001:db8::1", "example.com",
+]  # fmt: skip
+
+
+def test_private_ranges_end_where_their_rfcs_end(page):
+    """RFC 1918, RFC 6598 (100.64/10), link-local, loopback, 0/8, RFC 4193 (fc00::/7), fe80::,
+    localhost and its subdomains (RFC 6761), .local names and one-label names; a neighbour of
+    each range is public."""
+    got = run(
+        page, "lib/addresses.js", "return arg.map(m.isPrivateHost);", PRIVATE_HOSTS + PUBLIC_HOSTS
+    )
+    assert got == [True] * len(PRIVATE_HOSTS) + [False] * len(PUBLIC_HOSTS), [
+        h
+        for h, p in zip(PRIVATE_HOSTS + PUBLIC_HOSTS, got, strict=True)
+        if p != (h in PRIVATE_HOSTS)
+    ]
+
+
+def test_an_excluded_site_covers_itself_and_its_subdomains_only(page):
+    got = run(
+        page,
+        "lib/addresses.js",
+        """const w = (url, excluded, allowPrivate = false) => m.isWatched(url, { allowPrivate, excluded });
+           return [w('https://bank.example/', ['bank.example']), w('https://a.bank.example/', ['*.bank.example']),
+                   w('https://a.bank.example/', ['.bank.example']), w('https://notbank.example/', ['bank.example']),
+                   w('https://bank.example/', ['']), w('https://bank.example/', ['a.bank.example']),
+                   w('http://', [], true), w('http://[::1]:8080/', [], true), w('http://[::1]:8080/', [], false),
+                   m.hostOf('http://[FE80::1]/'), m.hostOf('not a url')];""",
+    )
+    assert got == [False, False, False, True, True, True, False, True, False, "fe80::1", ""]
+
+
 def test_local_fallbacks_fix_what_needs_no_dictionary(page):
     got = run(
         page,
@@ -164,6 +205,72 @@ def test_local_fallbacks_fix_what_needs_no_dictionary(page):
             page, "lib/fallback.js", "return m.localFallbacks(arg).map((c) => c.url);", local
         )
         assert not any("www." in u for u in fixes), (local, fixes)
+
+
+def test_each_local_fix_is_named_for_what_it_changes(page):
+    """The reason shown beside each local fix, in their order; stray dots; "wwww." as well as
+    "ww."; "without www." drops exactly "www."; a name of one label has no TLD to fix."""
+    urls = [
+        "http://www.example.con/a",
+        "http://example..com/",
+        "https://wwww.example.org/",
+        "http://con/",
+    ]
+    got = run(
+        page,
+        "lib/fallback.js",
+        "return arg.map((u) => m.localFallbacks(u).map((c) => [c.url, c.reason, c.step]));",
+        urls,
+    )
+    assert got[0] == [
+        ["http://www.example.com/a", 'typo in ".con"', "local"],
+        ["https://www.example.con/a", "try HTTPS", "local"],
+        ["http://example.con/a", 'without "www."', "local"],
+        ["http://www.example.con/", "the site's home page", "local"],
+    ]
+    assert got[1][0] == ["http://example.com/", "stray dots", "local"]
+    assert got[2][:2] == [
+        ["https://www.example.org/", 'mistyped "www."', "local"],
+        ["http://wwww.example.org/", "try HTTP", "local"],
+    ]
+    assert [url for url, _reason, _step in got[3]] == ["https://con/", "http://www.con/"]
+
+
+def test_a_failure_is_said_in_the_words_of_its_code_else_its_own_message(page):
+    got = run(
+        page,
+        "lib/messages.js",
+        """return [m.failureText({ code: 'host_missing', message: 'Specified native messaging host not found.' }),
+                   m.failureText({ code: 'timeout', message: 'no answer to archive in 4000 ms' }),
+                   m.failureText(new Error('The tab was closed.')), m.failureText({ code: 'x', message: '' }),
+                   m.failureText(undefined), m.siteAccessText('maps.example')];""",
+    )
+    assert got == [
+        "The PageKeeper helper app is not installed.",
+        "The PageKeeper helper did not answer in time (it may still be starting). Try again in a moment.",
+        "The tab was closed.",
+        "Something went wrong.",
+        "Something went wrong.",
+        "PageKeeper is not allowed to read pages on maps.example: its access to websites was"
+        " declined or withdrawn in the browser's add-on settings.",
+    ]
+
+
+def test_the_frames_a_capture_lost_are_counted_and_named_by_their_site(page):
+    got = run(
+        page,
+        "lib/messages.js",
+        """return [m.framesLostText([]), m.framesLostText(undefined),
+                   m.framesLostText([{ url: 'https://maps.example:8443/embed', reason: 'site_access' }]),
+                   m.framesLostText([{ url: 'https://a.example/x', reason: 'unreadable' }, { url: 'not a url', reason: 'new' }])];""",
+    )
+    assert got == [
+        "",
+        "",
+        "1 frame not kept: maps.example:8443 (PageKeeper may not read pages on that site)",
+        "2 frames not kept: a.example (the browser did not let PageKeeper read it), not a url (the"
+        " browser did not let PageKeeper read it)",
+    ]
 
 
 def test_repeats_within_the_window_are_ignored_and_retry_releases(page):
@@ -313,6 +420,32 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
     ]
 
 
+def test_a_copy_offered_as_a_suggestion_is_left_to_its_own_button(page):
+    """A copy is dropped from the addresses whether the host marks it (step "archive") or the
+    page knows it as an archived or similar page's version; the rest keep their order."""
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """const s = (url, score, step = 'spe') => ({ url, score, step });
+           const r = m.rankForPage({ confident: 0.5, suggestions: [
+               s('http://google.com/', 0.9), s('http://127.0.0.1:1/v/9/y', 0.8, 'archive'),
+               s('http://127.0.0.1:1/v/2/b', 0.7, 'site'), s('http://google.org/', 0.3)],
+             similar: [{ version_url: 'http://127.0.0.1:1/v/2/b' }] }, 'http://gooogle.com/');
+           return [r.best.url, r.rest.map((x) => x.url)];""",
+    )
+    assert got == ["http://google.com/", ["http://google.org/"]]
+
+
+def test_a_score_at_the_host_s_bar_takes_the_big_button(page):
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """return [0.5, 0.4999].map((score) => m.rankForPage({ confident: 0.5,
+                   suggestions: [{ url: 'http://google.com/', score, step: 'spe' }] }, 'http://gooogle.com/').best?.url ?? null);""",
+    )
+    assert got == ["http://google.com/", None]
+
+
 def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     """capture/page.js (injected with scripting.executeScript): the live DOM with what the user
     typed, never a password, plus URL, title and charset."""
@@ -345,6 +478,52 @@ def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     assert '<p id="late">added by script</p>' in html  # the DOM as it is now, not as served
     assert got["title"] == "Sign-up form" and got["charset"] == "UTF-8"
     assert got["url"] == page.url and got["content_type"] == "text/html"
+
+
+def test_a_picture_left_to_a_lazy_loader_is_captured_as_the_one_it_would_load(page, modules_url):
+    """An image showing nothing or a data: placeholder takes its data-src, else the widest
+    candidate of its data-srcset (the first of equals; no descriptor is 1x); an image showing a
+    picture keeps it; a data: data-src is nothing to fetch."""
+    lazy = f"{modules_url}/lazy-test.html"
+    gif = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>Lazy</title></head><body>
+        <img id="a" data-src="/img/a.png" src="{gif}" loading="lazy">
+        <img id="b" data-srcset="/img/n.png 100w, /img/w.png 800w, /img/m.png 400w" srcset="{gif} 1w" sizes="60px">
+        <img id="c" data-src="/img/not-now.png" src="/img/shown.png">
+        <img id="d" data-srcset="/img/one.png, /img/two.png 2x" src="{gif}">
+        <img id="e" data-src="{gif}" data-srcset="/img/e.png 10w" src="{gif}">
+        <img id="f" data-srcset="/img/p.png 300w, /img/q.png 300w">
+        <img id="g" src="{gif}">
+        <img id="h" data-srcset="/img/h1.png 1.5x, /img/h2.png wide"></body></html>"""
+    page.route(
+        lazy, lambda route: route.fulfill(body=html, content_type="text/html; charset=utf-8")
+    )
+    page.goto(lazy)
+    page.add_script_tag(url=f"{modules_url}/capture/sha256.js")
+    page.add_script_tag(url=f"{modules_url}/capture/page.js")
+    got = page.evaluate(
+        """async () => {
+          const { html, resources } = await pagekeeperCapture.run({ key: 'lazy' });
+          const copy = new DOMParser().parseFromString(html, 'text/html');
+          const kept = (i) => ['srcset', 'sizes', 'loading'].filter((a) => i.hasAttribute(a));
+          return { srcs: [...copy.images].map((i) => [i.id, i.getAttribute('src'), kept(i)]),
+                   fetched: resources.map((r) => r.url).sort() };
+        }"""
+    )
+    img = f"{modules_url}/img"
+    assert got["srcs"] == [
+        ["a", f"{img}/a.png", []],  # a copy loads every picture at once
+        ["b", f"{img}/w.png", []],  # the placeholder's srcset would win over src
+        ["c", f"{img}/shown.png", []],
+        ["d", f"{img}/two.png", []],
+        ["e", f"{img}/e.png", []],
+        ["f", f"{img}/p.png", []],
+        ["g", gif, []],
+        ["h", f"{img}/h1.png", []],  # a descriptor that is no number counts as 1x
+    ]
+    assert got["fetched"] == sorted(
+        f"{img}/{name}.png" for name in ("a", "w", "shown", "two", "e", "p", "h1")
+    )
 
 
 def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page, modules_url):
