@@ -296,6 +296,8 @@ def test_the_tab_s_title_and_the_words_name_the_failure_and_its_host(error_page)
     expect(page.locator("#detail")).to_have_text(re.compile(r"under the name gooogle\.com\."))
     expect(page.locator("#retry")).to_have_text("Try again")
     expect(page.locator("#searching")).to_be_hidden()  # the host answered: no longer looking
+    for empty in ("#best", "#archived", "#similar"):  # nothing found: no empty sections
+        expect(page.locator(empty)).to_be_hidden()
 
 
 def test_the_page_marks_how_long_after_the_error_it_was_on_screen(error_page):
@@ -442,9 +444,10 @@ def test_each_choice_shows_its_address_and_its_score_as_a_meter(error_page):
     )
     meters = page.locator("#others-list .meter")
     expect(meters).to_have_count(2)  # no score, no meter
-    assert meters.evaluate_all("(ms) => ms.map((m) => [m.title, m.firstChild.style.width])") == [
-        ["score 0.43", "43%"],
-        ["score 0.00", "4%"],
+    said = "(ms) => ms.map((m) => [m.title, m.ariaLabel, m.firstChild.style.width])"
+    assert meters.evaluate_all(said) == [
+        ["score 0.43", "score 0.43", "43%"],  # a screen reader says it too
+        ["score 0.00", "score 0.00", "4%"],
     ]
 
 

@@ -91,12 +91,15 @@ def test_firefox_s_error_numbers_are_read_and_shown_by_their_names(page):
         "lib/net-errors.js",
         """return { kinds: arg.map((e) => m.classifyError(e)?.kind ?? null), shown: arg.map(m.shownCode),
                     other: [m.shownCode('Error code 2152398850'), m.shownCode(' HTTP 404 '), m.shownCode('soft_404'),
-                            m.shownCode(undefined)] };""",
+                            m.shownCode(undefined)],
+                    named: ['NS_ERROR_UNKNOWN_HOST', 'NS_ERROR_CONNECTION_REFUSED', 'NS_ERROR_NET_RESET',
+                            'NS_ERROR_NET_INTERRUPT', 'NS_ERROR_NET_TIMEOUT'].map((e) => m.classifyError(e)?.kind) };""",
         codes,
     )
     assert got["kinds"] == [kind for _name, _n, kind in FIREFOX_NETWORK_ERRORS]
     assert got["shown"] == [name for name, _n, _kind in FIREFOX_NETWORK_ERRORS]
     assert got["other"] == ["Error code 2152398850", "HTTP 404", "", ""]
+    assert got["named"] == ["dns", "refused", "reset", "reset", "timeout"]  # as the names come
 
 
 def test_an_error_no_kind_names_is_said_in_general_words_and_a_missing_host_as_the_server(page):
@@ -444,6 +447,19 @@ def test_a_score_at_the_host_s_bar_takes_the_big_button(page):
                    suggestions: [{ url: 'http://google.com/', score, step: 'spe' }] }, 'http://gooogle.com/').best?.url ?? null);""",
     )
     assert got == ["http://google.com/", None]
+
+
+def test_a_page_archived_twice_is_one_similar_page_its_most_similar_version(page):
+    """The host lists similar pages by version, most similar first: one entry a page (its key,
+    else its URL), the first of each kept, the others in their order."""
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """return [m.distinctPages([{ key: 'a', id: 1 }, { key: 'b', id: 2 }, { key: 'a', id: 3 },
+                                   { url: 'u', id: 4 }, { url: 'u', id: 5 }, { key: 'c', url: 'u', id: 6 }]).map((p) => p.id),
+                   m.distinctPages(undefined)];""",
+    )
+    assert got == [[1, 2, 4, 6], []]
 
 
 def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
