@@ -9,10 +9,6 @@
 
 export const ext = globalThis.browser ?? globalThis.chrome;
 
-/** True in Firefox (moz-extension:// origin), false in the Chromium family. */
-export const isFirefox = typeof globalThis.browser !== 'undefined' &&
-  String(globalThis.browser.runtime?.getURL?.('') ?? '').startsWith('moz-extension:');
-
 const SESSION_PREFIX = 'session:';
 
 /** The toolbar button: `action` in MV3 (both families). */

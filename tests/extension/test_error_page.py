@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from urllib.parse import urlencode
 
 import pytest
@@ -19,11 +20,20 @@ pytestmark = pytest.mark.browser
 
 # The page's only channel is runtime.sendMessage; every message goes to Python (`record`, which
 # survives the navigation a taken suggestion starts) and nav_error_result gets the scripted answer.
+# BACKGROUND changes one message type's answer: {type: {fail: message}} rejects it (no background
+# to answer), {type: {delay: ms}} answers it that late and records {type: 'answered'} then.
 FAKE_RUNTIME = """
+  const background = BACKGROUND;
   globalThis.browser = { runtime: {
     id: 'pk-test', getURL: (p) => 'chrome-extension://pk-test/' + p,
     async sendMessage(message) {
       await globalThis.record(message);
+      const how = background[message.type] ?? {};
+      if (how.fail) throw new Error(how.fail);
+      if (how.delay) {
+        await new Promise((resolve) => setTimeout(resolve, how.delay));
+        await globalThis.record({ type: 'answered', params: { to: message.type } });
+      }
       if (message.type === 'nav_error_result') return { ok: true, result: ANSWER };
       return { ok: true, result: { url: location.origin + '/icons/icon.svg' } };
     } } };
@@ -39,11 +49,16 @@ def error_page(chromium, modules_url):
     pages = []
 
     def open_page(
-        answer: dict, url: str = "http://gooogle.com/", error="net::ERR_NAME_NOT_RESOLVED"
+        answer: dict,
+        url: str = "http://gooogle.com/",
+        error="net::ERR_NAME_NOT_RESOLVED",
+        t: int = 1795298400000,
+        background: dict | None = None,
     ):
         page = context.new_page()
-        page.add_init_script(FAKE_RUNTIME.replace("ANSWER", json.dumps(answer)))
-        query = urlencode({"url": url, "error": error, "key": "k1", "t": "1795298400000"})
+        script = FAKE_RUNTIME.replace("BACKGROUND", json.dumps(background or {}))
+        page.add_init_script(script.replace("ANSWER", json.dumps(answer)))
+        query = urlencode({"url": url, "error": error, "key": "k1", "t": str(t)})
         page.goto(f"{modules_url}/error/error.html?{query}")
         expect(page.locator("html")).to_have_attribute("data-state", re.compile("."))
         pages.append(page)
@@ -102,6 +117,7 @@ def test_passing_over_the_best_suggestion_is_reported_as_not_taken(error_page):
     # "Try again" is a retry (weak evidence for the host's learning), not a rejection
     (report,) = [m["params"] for m in sent if m["type"] == "suggestion_taken"]
     assert report["retried"] is True and report["suggestion"] == "http://google.com/"
+    assert report["rank"] == 0 and report["taken"] is False
 
 
 def test_the_archived_copy_gets_its_own_button(error_page):
@@ -207,10 +223,12 @@ def test_opening_the_archived_copy_says_nothing_about_the_suggestion(error_page,
     answer = {"host": True, "result": {"confident": 0.5, "archived": [copy], "similar": similar,
                                        "suggestions": [suggestion("http://google.com/", 0.9)]}}  # fmt: skip
     for button in ("#open-archived", "#similar-list a"):
-        page, sent = error_page(answer)
+        # the background takes a moment to answer: the page waits for its address
+        page, sent = error_page(answer, background={"open_copy": {"delay": 100}})
         expect(page.locator(".did-you-mean")).to_be_visible()
         page.locator(button).click()
-        expect(page).to_have_url(re.compile(r"/icons/icon\.svg"))
+        # the background's address (the daemon's, with its token), not the version's own
+        expect(page).to_have_url(f"{modules_url}/icons/icon.svg")
         page.wait_for_timeout(400)  # a report gets 300 ms before the page moves on
         kinds = [m["type"] for m in sent]
         assert "open_copy" in kinds and "suggestion_taken" not in kinds, (button, kinds)
@@ -268,3 +286,200 @@ def test_a_soft_404_says_the_archived_content_is_gone(error_page):
     expect(page.locator("#error-code")).to_be_empty()
     expect(page.locator("#open-archived")).to_be_visible()
     expect(page.locator("#retry")).to_have_text("Show the server’s page")
+
+
+def test_the_tab_s_title_and_the_words_name_the_failure_and_its_host(error_page):
+    """A name that does not resolve: the tab's title says it, the detail names the host, and
+    the button is a plain retry (only an HTTP status or a soft 404 shows the server's page)."""
+    page, _ = error_page({"host": True, "result": {"confident": 0.5, "suggestions": []}})
+    expect(page).to_have_title("This address does not exist · PageKeeper")
+    expect(page.locator("#detail")).to_have_text(re.compile(r"under the name gooogle\.com\."))
+    expect(page.locator("#retry")).to_have_text("Try again")
+    expect(page.locator("#searching")).to_be_hidden()  # the host answered: no longer looking
+    for empty in ("#best", "#archived", "#similar"):  # nothing found: no empty sections
+        expect(page.locator(empty)).to_be_hidden()
+
+
+def test_the_page_marks_how_long_after_the_error_it_was_on_screen(error_page):
+    before = int(time.time() * 1000) - 2000  # the error happened 2 s before the page opened
+    page, _ = error_page({"host": True, "result": {"confident": 0.5, "suggestions": []}}, t=before)
+    shown = int(page.locator("html").get_attribute("data-shown-ms"))
+    assert 2000 <= shown < 2000 + 60_000, shown
+
+
+def test_a_background_that_cannot_answer_is_said_and_the_quick_fixes_are_offered(error_page):
+    """runtime.sendMessage rejects when no background listens (the worker failed to start): the
+    page says so with the browser's words, stops looking, and offers what needs no host."""
+    gone = "Could not establish connection. Receiving end does not exist."
+    page, _ = error_page(
+        {"host": True, "result": {}},
+        "http://gooogle.con/",
+        background={"nav_error_result": {"fail": gone}},
+    )
+    expect(page.locator("html")).to_have_attribute("data-state", "failed")
+    expect(page.locator("#trouble")).to_be_visible()
+    expect(page.locator("#trouble-detail")).to_have_text(f"Error: {gone}")
+    expect(page.locator("#searching")).to_be_hidden()
+    expect(page.locator("#others-title")).to_have_text("Quick fixes to try")
+    expect(page.locator("#others-list a").first).to_have_attribute("href", "http://gooogle.com/")
+
+
+ONE_COPY = {"id": "a", "url": "http://gooogle.com/", "version_url": "http://127.0.0.1:1/v/a/x",
+            "registered_at": "2026-11-20T10:00:00Z"}  # fmt: skip
+ONE_SIMILAR = {"id": "s", "key": "http://gooogle.com/b", "url": "http://gooogle.com/b",
+               "similarity": 0.9}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("found", "listed"),
+    [
+        ({}, "Quick fixes to try"),
+        ({"suggestions": [suggestion("http://google.com/", 0.9)]}, None),  # the big button alone
+        ({"suggestions": [suggestion("http://google.com/", 0.2)]}, "Possible addresses"),
+        ({"archived": [ONE_COPY]}, None),
+        ({"similar": [ONE_SIMILAR]}, None),
+    ],
+)
+def test_quick_fixes_come_only_when_the_host_found_nothing(error_page, found, listed):
+    """Local fixes are for an answer with nothing in it; a big button with no runner-up, or
+    only copies, shows no list of addresses at all."""
+    page, _ = error_page({"host": True, "result": {"confident": 0.5, **found}})
+    if listed is None:
+        expect(page.locator("#others")).to_be_hidden()
+    else:
+        expect(page.locator("#others")).to_be_visible()
+        expect(page.locator("#others-title")).to_have_text(listed)
+    if listed == "Quick fixes to try":
+        expect(page.locator("#others-list .url").first).to_have_text("https://gooogle.com")
+
+
+def _taken_rank(page, sent, choice) -> int:
+    """Click the choice and return the rank `suggestion_taken` reported for it."""
+    page.locator(choice).click(no_wait_after=True)
+    for _ in range(50):
+        taken = [m["params"] for m in sent if m["type"] == "suggestion_taken"]
+        if taken:
+            sent.clear()
+            return taken[0]["rank"]
+        page.wait_for_timeout(50)
+    raise AssertionError(f"no suggestion_taken after clicking {choice}: {sent}")
+
+
+def test_each_choice_is_reported_with_its_place_on_the_page(error_page, modules_url):
+    """The rank the host learns from is the place the user saw: the big button is 0, the
+    list under it counts on from 1; with no big button the list starts at 0; quick fixes too."""
+    there = f"{modules_url}/icons/icon.svg"
+    three = {"host": True, "result": {"confident": 0.5, "suggestions": [
+        suggestion(f"{there}?a", 0.9), suggestion(f"{there}?b", 0.3), suggestion(f"{there}?c", 0.2)]}}  # fmt: skip
+    page, sent = error_page(three)
+    assert _taken_rank(page, sent, "#others-list li:nth-child(2) a") == 2
+    below = {"host": True, "result": {"confident": 0.5, "suggestions": [
+        suggestion(f"{there}?b", 0.3), suggestion(f"{there}?c", 0.2)]}}  # fmt: skip
+    page, sent = error_page(below)
+    assert _taken_rank(page, sent, "#others-list li:nth-child(1) a") == 0
+    page, sent = error_page({"host": True, "result": {"confident": 0.5}}, "http://gooogle.con/")
+    assert _taken_rank(page, sent, "#others-list li:nth-child(2) a") == 1
+    missing = {"host": False, "error": {"code": "host_missing", "message": "not found"}}
+    page, sent = error_page(missing, "http://gooogle.con/")
+    assert _taken_rank(page, sent, "#others-list li:nth-child(1) a") == 0
+
+
+def test_taking_a_choice_waits_for_the_host_to_hear_it_but_not_past_300_ms(error_page, modules_url):
+    """The report of a taken suggestion is what the host learns from: the page moves on when the
+    background answered it (150 ms here), and after 300 ms whatever happens."""
+    target = f"{modules_url}/icons/icon.svg?google"
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [suggestion(target, 0.9)]}}
+    for delay, heard in ((150, True), (2000, False)):
+        page, sent = error_page(answer, background={"suggestion_taken": {"delay": delay}})
+        started = time.monotonic()
+        page.locator(".did-you-mean").click()
+        expect(page).to_have_url(target)
+        took = time.monotonic() - started
+        answered = [m for m in sent if m["type"] == "answered"]
+        assert bool(answered) is heard, (delay, sent)
+        assert took < 1.5, took  # never the background's 2 s
+        sent.clear()
+
+
+def test_the_big_button_says_why_and_how_sure(error_page):
+    answer = {
+        "host": True,
+        "result": {"confident": 0.5, "suggestions": [suggestion("http://google.com/", 0.734)]},
+    }
+    page, _ = error_page(answer)
+    expect(page.locator("#best .why")).to_have_text("one letter too many · confidence 73%")
+
+
+@pytest.mark.parametrize(
+    ("target", "host", "path"),
+    [
+        ("http://google.com/maps?q=1", "google.com", "/maps?q=1"),
+        ("http://google.com/", "google.com", None),
+        ("https://google.com/", "https://google.com", None),  # the scheme is what changed
+        ("https://google.com/a", "https://google.com", "/a"),
+    ],
+)
+def test_the_big_button_shows_the_host_large_and_the_path_on_a_line_of_its_own(
+    error_page, target, host, path
+):
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [suggestion(target, 0.9)]}}
+    page, _ = error_page(answer)
+    expect(page.locator(".did-you-mean .target")).to_have_text(host)
+    paths = page.locator(".did-you-mean .target-path")
+    if path is None:
+        expect(paths).to_have_count(0)
+    else:
+        expect(paths).to_have_text(path)
+
+
+def test_each_choice_shows_its_address_and_its_score_as_a_meter(error_page):
+    """A choice on the failed URL's scheme is shown without it; another scheme is shown whole.
+    The meter's width is the score in percent, at least 4 % so that a low score still shows."""
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [
+        suggestion("http://google.com/", 0.434), suggestion("https://gooogle.com/", 0.001),
+        {"url": "http://gooogle.org/", "step": "tld"}]}}  # fmt: skip
+    page, _ = error_page(answer)
+    expect(page.locator("#others-list .url")).to_have_text(
+        ["google.com", "https://gooogle.com", "gooogle.org"]
+    )
+    meters = page.locator("#others-list .meter")
+    expect(meters).to_have_count(2)  # no score, no meter
+    said = "(ms) => ms.map((m) => [m.title, m.ariaLabel, m.firstChild.style.width])"
+    assert meters.evaluate_all(said) == [
+        ["score 0.43", "score 0.43", "43%"],  # a screen reader says it too
+        ["score 0.00", "score 0.00", "4%"],
+    ]
+
+
+def _copy(ident: str, minute: int) -> dict:
+    return {"id": ident, "url": "http://s.example/gone", "registered_at": f"2026-11-20T10:{minute:02}:00Z",
+            "version_url": f"http://127.0.0.1:1/v/{ident}/http://s.example/gone"}  # fmt: skip
+
+
+def test_six_archived_copies_are_shown_the_newest_as_the_button_and_the_count_of_all(error_page):
+    copies = [_copy(f"c{i}", 50 - i) for i in range(8)]
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [], "archived": copies}}
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    expect(page.locator("#archived")).to_be_visible()
+    expect(page.locator("#archived-body .muted")).to_have_text("newest of 8 versions")
+    older = page.locator(".archived-more a")
+    assert older.evaluate_all("(as) => as.map((a) => a.href)") == [
+        c["version_url"] for c in copies[1:6]
+    ]
+    answer["result"]["archived"] = copies[:1]
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    expect(page.locator("#archived-body .muted")).to_have_text("the only version you saved")
+    expect(page.locator(".archived-more")).to_have_count(0)
+
+
+def test_six_similar_pages_are_shown_each_with_how_alike_it_is(error_page):
+    similar = [{"id": f"s{i}", "key": f"http://s.example/{i}", "url": f"http://s.example/{i}",
+                "similarity": 0.96 - i / 100} for i in range(8)]  # fmt: skip
+    similar[1].pop("similarity")
+    answer = {"host": True, "result": {"confident": 0.5, "suggestions": [], "similar": similar}}
+    page, _ = error_page(answer, "http://s.example/gone", "HTTP 404")
+    expect(page.locator("#similar")).to_be_visible()
+    items = page.locator("#similar-list li")
+    expect(items).to_have_count(6)
+    expect(items.first.locator(".why")).to_have_text("96% alike")
+    expect(items.nth(1).locator(".why")).to_have_count(0)  # no figure, no words

@@ -72,6 +72,50 @@ def test_errors_that_get_our_page_and_errors_that_do_not(page):
     assert "gooogle.com" in words["detail"]
 
 
+# Firefox's network nsresults: 0x804B0000 + the code of xpcom/base/ErrorList.py's NETWORK module.
+FIREFOX_NETWORK_ERRORS = [
+    ("NS_ERROR_UNKNOWN_HOST", 30, "dns"),
+    ("NS_ERROR_UNKNOWN_PROXY_HOST", 42, "dns"),
+    ("NS_ERROR_CONNECTION_REFUSED", 13, "refused"),
+    ("NS_ERROR_NET_RESET", 20, "reset"),
+    ("NS_ERROR_NET_INTERRUPT", 71, "reset"),
+    ("NS_ERROR_NET_TIMEOUT", 14, "timeout"),
+    ("NS_ERROR_NET_TIMEOUT_EXTERNAL", 85, "timeout"),
+]
+
+
+def test_firefox_s_error_numbers_are_read_and_shown_by_their_names(page):
+    codes = [f"Error code {0x804B0000 + n}" for _name, n, _kind in FIREFOX_NETWORK_ERRORS]
+    got = run(
+        page,
+        "lib/net-errors.js",
+        """return { kinds: arg.map((e) => m.classifyError(e)?.kind ?? null), shown: arg.map(m.shownCode),
+                    other: [m.shownCode('Error code 2152398850'), m.shownCode(' HTTP 404 '), m.shownCode('soft_404'),
+                            m.shownCode(undefined)],
+                    named: ['NS_ERROR_UNKNOWN_HOST', 'NS_ERROR_CONNECTION_REFUSED', 'NS_ERROR_NET_RESET',
+                            'NS_ERROR_NET_INTERRUPT', 'NS_ERROR_NET_TIMEOUT'].map((e) => m.classifyError(e)?.kind) };""",
+        codes,
+    )
+    assert got["kinds"] == [kind for _name, _n, kind in FIREFOX_NETWORK_ERRORS]
+    assert got["shown"] == [name for name, _n, _kind in FIREFOX_NETWORK_ERRORS]
+    assert got["other"] == ["Error code 2152398850", "HTTP 404", "", ""]
+    assert got["named"] == ["dns", "refused", "reset", "reset", "timeout"]  # as the names come
+
+
+def test_an_error_no_kind_names_is_said_in_general_words_and_a_missing_host_as_the_server(page):
+    got = run(
+        page,
+        "lib/net-errors.js",
+        "return [m.describe(undefined, 'a.example'), m.describe('dns', ''), m.classifyError(' HTTP 410 ')];",
+    )
+    assert got[0] == {
+        "title": "This page could not be loaded",
+        "detail": "The browser reported an error for a.example.",
+    }
+    assert got[1]["detail"].startswith("No server is known under the name the server.")
+    assert got[2] == {"kind": "http_410", "error": "HTTP 410"}
+
+
 def test_private_addresses_and_excluded_sites_are_left_alone(page):
     hosts = ["localhost", "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.9", "wiki", "::1",
              "printer.local", "example.com", "8.8.8.8", "172.32.0.1"]  # fmt: skip
@@ -87,6 +131,47 @@ def test_private_addresses_and_excluded_sites_are_left_alone(page):
                    m.isWatched('chrome-extension://abc/error.html', s)];""",
     )
     assert watched == [True, False, True, False, False, False]
+
+
+PRIVATE_HOSTS = [
+    "", "localhost", "LOCALHOST", "localhost.", "app.localhost", "printer.local", "wiki",
+    "0.1.2.3", "10.255.0.1", "127.0.0.1", "169.254.1.1", "172.16.0.1", "172.31.255.255",
+    "192.168.0.1", "100.64.0.1", "100.127.255.255", "::1", "fc00::1", "fd12::1", "fe80::1",
+]  # fmt: skip
+PUBLIC_HOSTS = [
+    "a.local.com", "x.localhost.com", "9.255.255.255", "11.0.0.1", "126.0.0.1", "128.0.0.1",
+    "1.0.0.1", "169.253.1.1", "169.255.1.1", "170.254.1.1", "172.15.255.255", "172.32.0.1",
+    "173.16.0.1", "192.167.0.1", "192.169.0.1", "193.168.0.1", "100.63.255.255", "100.128.0.1",
+    "101.64.0.1", "2001:db8::1", "example.com",
+]  # fmt: skip
+
+
+def test_private_ranges_end_where_their_rfcs_end(page):
+    """RFC 1918, RFC 6598 (100.64/10), link-local, loopback, 0/8, RFC 4193 (fc00::/7), fe80::,
+    localhost and its subdomains (RFC 6761), .local names and one-label names; a neighbour of
+    each range is public."""
+    got = run(
+        page, "lib/addresses.js", "return arg.map(m.isPrivateHost);", PRIVATE_HOSTS + PUBLIC_HOSTS
+    )
+    assert got == [True] * len(PRIVATE_HOSTS) + [False] * len(PUBLIC_HOSTS), [
+        h
+        for h, p in zip(PRIVATE_HOSTS + PUBLIC_HOSTS, got, strict=True)
+        if p != (h in PRIVATE_HOSTS)
+    ]
+
+
+def test_an_excluded_site_covers_itself_and_its_subdomains_only(page):
+    got = run(
+        page,
+        "lib/addresses.js",
+        """const w = (url, excluded, allowPrivate = false) => m.isWatched(url, { allowPrivate, excluded });
+           return [w('https://bank.example/', ['bank.example']), w('https://a.bank.example/', ['*.bank.example']),
+                   w('https://a.bank.example/', ['.bank.example']), w('https://notbank.example/', ['bank.example']),
+                   w('https://bank.example/', ['']), w('https://bank.example/', ['a.bank.example']),
+                   w('http://', [], true), w('http://[::1]:8080/', [], true), w('http://[::1]:8080/', [], false),
+                   m.hostOf('http://[FE80::1]/'), m.hostOf('not a url')];""",
+    )
+    assert got == [False, False, False, True, True, True, False, True, False, "fe80::1", ""]
 
 
 def test_local_fallbacks_fix_what_needs_no_dictionary(page):
@@ -123,6 +208,72 @@ def test_local_fallbacks_fix_what_needs_no_dictionary(page):
             page, "lib/fallback.js", "return m.localFallbacks(arg).map((c) => c.url);", local
         )
         assert not any("www." in u for u in fixes), (local, fixes)
+
+
+def test_each_local_fix_is_named_for_what_it_changes(page):
+    """The reason shown beside each local fix, in their order; stray dots; "wwww." as well as
+    "ww."; "without www." drops exactly "www."; a name of one label has no TLD to fix."""
+    urls = [
+        "http://www.example.con/a",
+        "http://example..com/",
+        "https://wwww.example.org/",
+        "http://con/",
+    ]
+    got = run(
+        page,
+        "lib/fallback.js",
+        "return arg.map((u) => m.localFallbacks(u).map((c) => [c.url, c.reason, c.step]));",
+        urls,
+    )
+    assert got[0] == [
+        ["http://www.example.com/a", 'typo in ".con"', "local"],
+        ["https://www.example.con/a", "try HTTPS", "local"],
+        ["http://example.con/a", 'without "www."', "local"],
+        ["http://www.example.con/", "the site's home page", "local"],
+    ]
+    assert got[1][0] == ["http://example.com/", "stray dots", "local"]
+    assert got[2][:2] == [
+        ["https://www.example.org/", 'mistyped "www."', "local"],
+        ["http://wwww.example.org/", "try HTTP", "local"],
+    ]
+    assert [url for url, _reason, _step in got[3]] == ["https://con/", "http://www.con/"]
+
+
+def test_a_failure_is_said_in_the_words_of_its_code_else_its_own_message(page):
+    got = run(
+        page,
+        "lib/messages.js",
+        """return [m.failureText({ code: 'host_missing', message: 'Specified native messaging host not found.' }),
+                   m.failureText({ code: 'timeout', message: 'no answer to archive in 4000 ms' }),
+                   m.failureText(new Error('The tab was closed.')), m.failureText({ code: 'x', message: '' }),
+                   m.failureText(undefined), m.siteAccessText('maps.example')];""",
+    )
+    assert got == [
+        "The PageKeeper helper app is not installed.",
+        "The PageKeeper helper did not answer in time (it may still be starting). Try again in a moment.",
+        "The tab was closed.",
+        "Something went wrong.",
+        "Something went wrong.",
+        "PageKeeper is not allowed to read pages on maps.example: its access to websites was"
+        " declined or withdrawn in the browser's add-on settings.",
+    ]
+
+
+def test_the_frames_a_capture_lost_are_counted_and_named_by_their_site(page):
+    got = run(
+        page,
+        "lib/messages.js",
+        """return [m.framesLostText([]), m.framesLostText(undefined),
+                   m.framesLostText([{ url: 'https://maps.example:8443/embed', reason: 'site_access' }]),
+                   m.framesLostText([{ url: 'https://a.example/x', reason: 'unreadable' }, { url: 'not a url', reason: 'new' }])];""",
+    )
+    assert got == [
+        "",
+        "",
+        "1 frame not kept: maps.example:8443 (PageKeeper may not read pages on that site)",
+        "2 frames not kept: a.example (the browser did not let PageKeeper read it), not a url (the"
+        " browser did not let PageKeeper read it)",
+    ]
 
 
 def test_repeats_within_the_window_are_ignored_and_retry_releases(page):
@@ -272,6 +423,45 @@ def test_the_big_button_goes_only_to_a_sure_repair(page):
     ]
 
 
+def test_a_copy_offered_as_a_suggestion_is_left_to_its_own_button(page):
+    """A copy is dropped from the addresses whether the host marks it (step "archive") or the
+    page knows it as an archived or similar page's version; the rest keep their order."""
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """const s = (url, score, step = 'spe') => ({ url, score, step });
+           const r = m.rankForPage({ confident: 0.5, suggestions: [
+               s('http://google.com/', 0.9), s('http://127.0.0.1:1/v/9/y', 0.8, 'archive'),
+               s('http://127.0.0.1:1/v/2/b', 0.7, 'site'), s('http://google.org/', 0.3)],
+             similar: [{ version_url: 'http://127.0.0.1:1/v/2/b' }] }, 'http://gooogle.com/');
+           return [r.best.url, r.rest.map((x) => x.url)];""",
+    )
+    assert got == ["http://google.com/", ["http://google.org/"]]
+
+
+def test_a_score_at_the_host_s_bar_takes_the_big_button(page):
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """return [0.5, 0.4999].map((score) => m.rankForPage({ confident: 0.5,
+                   suggestions: [{ url: 'http://google.com/', score, step: 'spe' }] }, 'http://gooogle.com/').best?.url ?? null);""",
+    )
+    assert got == ["http://google.com/", None]
+
+
+def test_a_page_archived_twice_is_one_similar_page_its_most_similar_version(page):
+    """The host lists similar pages by version, most similar first: one entry a page (its key,
+    else its URL), the first of each kept, the others in their order."""
+    got = run(
+        page,
+        "lib/suggestions.js",
+        """return [m.distinctPages([{ key: 'a', id: 1 }, { key: 'b', id: 2 }, { key: 'a', id: 3 },
+                                   { url: 'u', id: 4 }, { url: 'u', id: 5 }, { key: 'c', url: 'u', id: 6 }]).map((p) => p.id),
+                   m.distinctPages(undefined)];""",
+    )
+    assert got == [[1, 2, 4, 6], []]
+
+
 def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     """capture/page.js (injected with scripting.executeScript): the live DOM with what the user
     typed, never a password, plus URL, title and charset."""
@@ -304,6 +494,52 @@ def test_capture_is_the_page_as_the_user_sees_it(page, modules_url):
     assert '<p id="late">added by script</p>' in html  # the DOM as it is now, not as served
     assert got["title"] == "Sign-up form" and got["charset"] == "UTF-8"
     assert got["url"] == page.url and got["content_type"] == "text/html"
+
+
+def test_a_picture_left_to_a_lazy_loader_is_captured_as_the_one_it_would_load(page, modules_url):
+    """An image showing nothing or a data: placeholder takes its data-src, else the widest
+    candidate of its data-srcset (the first of equals; no descriptor is 1x); an image showing a
+    picture keeps it; a data: data-src is nothing to fetch."""
+    lazy = f"{modules_url}/lazy-test.html"
+    gif = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>Lazy</title></head><body>
+        <img id="a" data-src="/img/a.png" src="{gif}" loading="lazy">
+        <img id="b" data-srcset="/img/n.png 100w, /img/w.png 800w, /img/m.png 400w" srcset="{gif} 1w" sizes="60px">
+        <img id="c" data-src="/img/not-now.png" src="/img/shown.png">
+        <img id="d" data-srcset="/img/one.png, /img/two.png 2x" src="{gif}">
+        <img id="e" data-src="{gif}" data-srcset="/img/e.png 10w" src="{gif}">
+        <img id="f" data-srcset="/img/p.png 300w, /img/q.png 300w">
+        <img id="g" src="{gif}">
+        <img id="h" data-srcset="/img/h1.png 1.5x, /img/h2.png wide"></body></html>"""
+    page.route(
+        lazy, lambda route: route.fulfill(body=html, content_type="text/html; charset=utf-8")
+    )
+    page.goto(lazy)
+    page.add_script_tag(url=f"{modules_url}/capture/sha256.js")
+    page.add_script_tag(url=f"{modules_url}/capture/page.js")
+    got = page.evaluate(
+        """async () => {
+          const { html, resources } = await pagekeeperCapture.run({ key: 'lazy' });
+          const copy = new DOMParser().parseFromString(html, 'text/html');
+          const kept = (i) => ['srcset', 'sizes', 'loading'].filter((a) => i.hasAttribute(a));
+          return { srcs: [...copy.images].map((i) => [i.id, i.getAttribute('src'), kept(i)]),
+                   fetched: resources.map((r) => r.url).sort() };
+        }"""
+    )
+    img = f"{modules_url}/img"
+    assert got["srcs"] == [
+        ["a", f"{img}/a.png", []],  # a copy loads every picture at once
+        ["b", f"{img}/w.png", []],  # the placeholder's srcset would win over src
+        ["c", f"{img}/shown.png", []],
+        ["d", f"{img}/two.png", []],
+        ["e", f"{img}/e.png", []],
+        ["f", f"{img}/p.png", []],
+        ["g", gif, []],
+        ["h", f"{img}/h1.png", []],  # a descriptor that is no number counts as 1x
+    ]
+    assert got["fetched"] == sorted(
+        f"{img}/{name}.png" for name in ("a", "w", "shown", "two", "e", "p", "h1")
+    )
 
 
 def test_the_portable_sha256_agrees_with_hashlib_at_every_padding_boundary(page, modules_url):
@@ -571,11 +807,11 @@ def test_the_browser_wrapper_reads_firefox_and_its_session_fallback(page):
            await m.sessionStore.remove('tab:1');
            const after = structuredClone(local);
            await m.clearSessionFallback();
-           return { firefox: m.isFirefox, own: m.isOwnPage('moz-extension://uuid-1/error/error.html'),
+           return { own: m.isOwnPage('moz-extension://uuid-1/error/error.html'),
                     notOwn: [m.isOwnPage('https://a.example/'), m.isOwnPage(undefined)],
                     url: m.pageURL('popup/popup.html'), one, list, all, after, cleared: structuredClone(local) };""",
     )
-    assert got["firefox"] is True and got["own"] is True and got["notOwn"] == [False, False]
+    assert got["own"] is True and got["notOwn"] == [False, False]
     assert got["url"] == "moz-extension://uuid-1/popup/popup.html"
     assert got["one"] == {"tab:1": {"a": 1}} and got["list"] == {"tab:1": {"a": 1}}
     assert got["all"] == {"tab:1": {"a": 1}, "capture:2": {"phase": "sending"}}
@@ -598,10 +834,23 @@ def test_clearing_the_session_fallback_leaves_storage_alone_where_session_storag
                                 storage: { local: area, session: { async get() { return {}; } } } };
           const m = await import('/lib/browser.js');
           await m.clearSessionFallback();
-          return { local, firefox: m.isFirefox };
+          return { local };
         }"""
     )
-    assert got == {"local": {"session:x": 1}, "firefox": False}
+    assert got == {"local": {"session:x": 1}}
+
+
+def test_the_session_fallback_is_empty_when_clearing_it_resolves(page):
+    """The background reads the session area after a new browser session started: what clearing
+    returns has been removed, even from a storage that takes 40 ms to remove."""
+    got = wrapper(
+        page,
+        """const remove = browser.storage.local.remove;
+           browser.storage.local.remove = async (k) => { await new Promise((r) => setTimeout(r, 40)); return remove(k); };
+           await m.clearSessionFallback();
+           return structuredClone(local);""",
+    )
+    assert got == {"kept": "sync-like"}
 
 
 @pytest.mark.parametrize(
@@ -654,15 +903,16 @@ SCRIPTED_HOST = """
   // arg.clock: a clock that moves only as the page reads (7 ms a batch) and the host answers (5 ms a part)
   let now = 0;
   if (arg.clock) Date.now = () => now;
+  let waited = 0;  // back-offs whose (shortened) time has passed
   globalThis.setTimeout = (f, ms, ...a) => {
-    if (ms >= 500 && ms < 60000) { waits.push(ms); ms = 0; }
+    if (ms >= 500 && ms < 60000) { waits.push(ms); return realTimeout(() => { waited++; f(...a); }, 0); }
     return realTimeout(f, ms, ...a);
   };
   const runtime = { lastError: null, connectNative() {
     const listeners = [];
     const port = { onMessage: { addListener: (f) => listeners.push(f) }, onDisconnect: { addListener() {} } };
     port.postMessage = (m) => {
-      sent.push({ type: m.type, ...m.params, data: undefined });
+      sent.push({ type: m.type, ...m.params, data: undefined, waited });
       inFlight++; mostInFlight = Math.max(mostInFlight, inFlight);
       realTimeout(() => {
         inFlight--;
@@ -746,13 +996,15 @@ def test_a_lost_host_is_resumed_five_times_waiting_longer_each_time_then_fails(p
         page,
         """const host = (m) => m.type === 'capture_status' ? { missing: { a: [0] } } : { error: 'host_disconnected' };
            const lost = await outcome(send(['a'], { part_bytes: 1024 }));
-           const statuses = sent.filter((m) => m.type === 'capture_status').length;
-           return { lost, statuses, waits, resumed: updates.map((u) => u.resumed).filter(Boolean) };""",
+           const statuses = sent.filter((m) => m.type === 'capture_status');
+           return { lost, statuses: statuses.length, after: statuses.map((m) => m.waited), waits,
+                    resumed: updates.map((u) => u.resumed).filter(Boolean) };""",
         {"sizes": {"a": 10}},
     )
     assert got["lost"] == "host_disconnected"
     assert got["statuses"] == 5 and got["resumed"] == [1, 2, 3, 4, 5]
     assert got["waits"] == [500, 1000, 1500, 2000, 2500]
+    assert got["after"] == [1, 2, 3, 4, 5]  # each back-off waited out before the host is asked
 
 
 def test_an_error_that_is_not_a_lost_host_fails_at_once(page):
@@ -850,3 +1102,19 @@ def test_the_time_sending_stood_still_is_split_into_the_page_s_reads_and_the_hos
     )
     assert got["once"] == {"page_ms": 7, "host_ms": 15}
     assert got["twice"] == {"page_ms": 14, "host_ms": 30}
+
+
+def test_a_batch_read_while_the_one_before_was_sent_adds_nothing_to_the_page_s_time(page):
+    """Ten parts fill the first batch (1 MiB at most), the eleventh starts a second one, read
+    ahead while the first is sent: only the first read held sending back (7 ms), the second was
+    ready when a lane reached it."""
+    sizes = {f"a{i}": 100_000 for i in range(11)}
+    got = transfer(
+        page,
+        """const host = () => ({});
+           await send(Object.keys(arg.sizes), { part_bytes: 2 ** 20 });
+           return { reads: reads.map((r) => r.length), waits: report.state.waits };""",
+        {"sizes": sizes, "clock": True},
+    )
+    assert got["reads"] == [10, 1]
+    assert got["waits"] == {"page_ms": 7, "host_ms": 14 - 7 + 11 * 5}
