@@ -27,7 +27,8 @@ export function isPrivateHost(host) {
   if (!h.includes('.') && !h.includes(':')) return true; // intranet name such as http://wiki/
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
   if (v4) return isPrivateV4(v4.slice(1).map(Number));
-  if (h.includes(':')) return h === '::1' || /^f[cd]/.test(h) || h.startsWith('fe80:');
+  // RFC 4193 unique local fc00::/7; RFC 4291 link-local fe80::/10 (fe80: to febf:)
+  if (h.includes(':')) return h === '::1' || /^f[cd]|^fe[89ab]/.test(h);
   return false;
 }
 

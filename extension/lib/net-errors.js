@@ -109,5 +109,14 @@ export function shownCode(error) {
 /** Headline and explanation of an error kind, e.g. describe('dns', 'gooogle.com'). */
 export function describe(kind, host) {
   const [title, detail] = WORDS[kind] ?? ['This page could not be loaded', 'The browser reported an error for {host}.'];
-  return { title, detail: detail.replace('{host}', host || 'the server') };
+  return { title, detail: host ? detail.replace('{host}', host) : hostless(detail) };
+}
+
+/** An explanation for an address whose host could not be read: "that name" for the name, and
+ * "the server", capitalised where it starts the sentence. */
+function hostless(detail) {
+  return detail
+    .replace('under the name {host}', 'under that name')
+    .replace(/^\{host\}/, 'The server')
+    .replace('{host}', 'the server');
 }

@@ -106,14 +106,19 @@ def test_an_error_no_kind_names_is_said_in_general_words_and_a_missing_host_as_t
     got = run(
         page,
         "lib/net-errors.js",
-        "return [m.describe(undefined, 'a.example'), m.describe('dns', ''), m.classifyError(' HTTP 410 ')];",
+        "return [m.describe(undefined, 'a.example'), m.describe('dns', ''), m.classifyError(' HTTP 410 '),"
+        " m.describe('refused', ''), m.describe('timeout'), m.describe(undefined, '')];",
     )
     assert got[0] == {
         "title": "This page could not be loaded",
         "detail": "The browser reported an error for a.example.",
     }
-    assert got[1]["detail"].startswith("No server is known under the name the server.")
+    assert got[1]["detail"].startswith("No server is known under that name.")
     assert got[2] == {"kind": "http_410", "error": "HTTP 410"}
+    # no host read: the sentence names the server, capitalised where it starts one
+    assert got[3]["detail"] == "The server is known, but nothing answered on that port."
+    assert got[4]["detail"] == "The server did not answer in time."
+    assert got[5]["detail"] == "The browser reported an error for the server."
 
 
 def test_private_addresses_and_excluded_sites_are_left_alone(page):
@@ -137,17 +142,18 @@ PRIVATE_HOSTS = [
     "", "localhost", "LOCALHOST", "localhost.", "app.localhost", "printer.local", "wiki",
     "0.1.2.3", "10.255.0.1", "127.0.0.1", "169.254.1.1", "172.16.0.1", "172.31.255.255",
     "192.168.0.1", "100.64.0.1", "100.127.255.255", "::1", "fc00::1", "fd12::1", "fe80::1",
+    "fe9a::1", "febf::1",
 ]  # fmt: skip
 PUBLIC_HOSTS = [
     "a.local.com", "x.localhost.com", "9.255.255.255", "11.0.0.1", "126.0.0.1", "128.0.0.1",
     "1.0.0.1", "169.253.1.1", "169.255.1.1", "170.254.1.1", "172.15.255.255", "172.32.0.1",
     "173.16.0.1", "192.167.0.1", "192.169.0.1", "193.168.0.1", "100.63.255.255", "100.128.0.1",
-    "101.64.0.1", "2001:db8::1", "example.com",
+    "101.64.0.1", "2001:db8::1", "example.com", "fe7f::1", "fec0::1", "fbff::1",
 ]  # fmt: skip
 
 
 def test_private_ranges_end_where_their_rfcs_end(page):
-    """RFC 1918, RFC 6598 (100.64/10), link-local, loopback, 0/8, RFC 4193 (fc00::/7), fe80::,
+    """RFC 1918, RFC 6598 (100.64/10), link-local, loopback, 0/8, RFC 4193 (fc00::/7), fe80::/10,
     localhost and its subdomains (RFC 6761), .local names and one-label names; a neighbour of
     each range is public."""
     got = run(
