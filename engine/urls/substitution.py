@@ -184,13 +184,23 @@ def _split_port(hostport: str) -> tuple[str, str]:
     """
     if hostport.startswith("["):
         literal, bracket, after = hostport.partition("]")
-        if bracket and (after == ":" or after[:1] == ":" and after[1:].isdigit()):
+        if bracket and (after == ":" or after[:1] == ":" and _ascii_digits(after[1:])):
             return literal + bracket, after[1:]
         return hostport, ""
     head, colon, tail = hostport.rpartition(":")
-    if colon and (tail.isdigit() or not tail):
+    if colon and (_ascii_digits(tail) or not tail):
         return head, tail
     return hostport, ""
+
+
+def _ascii_digits(text: str) -> bool:
+    """A port's characters: WHATWG URL's port state takes ASCII digits only (``str.isdigit``
+    also takes ``²`` and other scripts' digits).
+
+    >>> _ascii_digits("8080"), _ascii_digits("²"), _ascii_digits("٨٠"), _ascii_digits("")
+    (True, False, False, False)
+    """
+    return text.isascii() and text.isdigit()
 
 
 def _without_default(scheme: str, port: str) -> str:

@@ -209,3 +209,15 @@ def test_a_mistyped_scheme_with_a_semicolon_is_repaired_like_one_with_a_colon():
 def test_a_port_follows_its_colon_and_is_digits(typed, host, port):
     url = read_typed(typed)
     assert (url.host, url.port) == (host, port)
+
+
+@pytest.mark.parametrize("typed", ["http://example.com:²/", "http://example.com:٨٠/", "nas:٨٠"])
+def test_a_port_is_ascii_digits_only(typed):
+    """WHATWG URL's port state takes ASCII digits only: a superscript or another script's
+    digits make no port (``²`` once raised a bare ValueError from ``int``)."""
+    try:
+        url = read_typed(typed)
+    except InvalidURL:
+        return  # refused as no web URL: typed, as bad input must be
+    assert url.port == ""
+    assert url.host != "example.com"  # the characters stay in the host, which no DNS name holds
