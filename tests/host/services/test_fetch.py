@@ -264,5 +264,15 @@ def test_a_body_of_exactly_the_cap_is_read_and_one_byte_more_is_too_large(base):
     judged by it (``/latin`` declares its 12 bytes)."""
     body = PAGES["/latin"][2]
     assert fetch(f"{base}/latin", FetchOptions(max_bytes=len(body))).body == body
-    with pytest.raises(TooLarge):
+    with pytest.raises(TooLarge) as info:
         fetch(f"{base}/latin", FetchOptions(max_bytes=len(body) - 1))
+    assert info.value.details["limit"] == len(body) - 1
+
+
+def test_a_page_too_large_names_the_cap_it_passed_declared_or_streamed(base):
+    """Liveness shows the cap a page passed (its "too large" verdict reads ``limit``), whether
+    the page declared its length or streamed past the cap."""
+    for path in ("/declared-big", "/stream-big"):
+        with pytest.raises(TooLarge) as info:
+            fetch(f"{base}{path}", FetchOptions(max_bytes=1024 * 1024))
+        assert info.value.details["limit"] == 1024 * 1024, path
