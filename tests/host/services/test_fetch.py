@@ -276,3 +276,13 @@ def test_a_page_too_large_names_the_cap_it_passed_declared_or_streamed(base):
         with pytest.raises(TooLarge) as info:
             fetch(f"{base}{path}", FetchOptions(max_bytes=1024 * 1024))
         assert info.value.details["limit"] == 1024 * 1024, path
+
+
+def test_a_body_its_encoding_cannot_decode_is_a_decode_failure():
+    """A page that says gzip and is not: the server answered, the body is broken; the
+    failure's kind says so (not a DNS or network failure)."""
+    broken = (200, {"Content-Type": "text/html", "Content-Encoding": "gzip"}, b"not gzip at all")
+    with serve({"/broken": broken}) as other, pytest.raises(FetchError) as info:
+        fetch(f"{other}/broken")
+    assert info.value.details["kind"] == "decode"
+    assert info.value.message.startswith(f"cannot decode the body of {other}/broken: ")
