@@ -286,3 +286,13 @@ def test_a_body_its_encoding_cannot_decode_is_a_decode_failure():
         fetch(f"{other}/broken")
     assert info.value.details["kind"] == "decode"
     assert info.value.message.startswith(f"cannot decode the body of {other}/broken: ")
+
+
+def test_an_https_url_is_fetched_in_any_case_of_its_scheme():
+    """Only http(s) is refused before a request; ``HTTPS://`` is https (here a closed port)."""
+    with serve() as url:
+        dead = url.replace("http://", "")
+    for scheme in ("https://", "HTTPS://"):
+        with pytest.raises(FetchError) as info:
+            fetch(f"{scheme}{dead}/", FetchOptions(connect_timeout=2))
+        assert info.value.details["kind"] == "refused"
