@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -177,3 +179,120 @@ def test_the_status_a_live_address_answers_with_and_none_when_nothing_answers(ba
     with serve({"/bad": (400, {"Content-Type": "text/html"}, b"<p>bad request</p>")}) as other:
         assert asyncio.run(astatus(f"{other}/bad")) == 400  # 400 itself: an error, not live
         assert asyncio.run(areachable(f"{other}/bad")) is False
+
+
+def test_the_probes_judge_with_the_options_they_are_given(base):
+    """A probe given ``public_only`` (a link followed from a copy) refuses this server's
+    loopback address; the same probe without it reaches the same page."""
+    public = FetchOptions(public_only=True)
+    assert reachable(f"{base}/latin") is True
+    assert reachable(f"{base}/latin", public) is False
+    assert asyncio.run(areachable(f"{base}/latin")) is True
+    assert asyncio.run(areachable(f"{base}/latin", public)) is False
+    assert asyncio.run(astatus(f"{base}/latin", public)) is None
+
+
+def test_reachable_is_a_status_under_400_or_a_page_too_large_to_read_whole(base):
+    assert reachable(f"{base}/declared-big") is True  # it answered, with a big page
+    with serve({"/bad": (400, {"Content-Type": "text/html"}, b"<p>bad request</p>")}) as other:
+        assert reachable(f"{other}/bad") is False  # 400 itself: an error, not live
+
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
+
+
+@pytest.mark.parametrize("fetcher", ["fetch", "afetch"])
+def test_without_a_proxy_a_public_only_fetch_of_a_name_that_does_not_resolve_is_a_dns_failure(
+    fetcher, monkeypatch
+):
+    """No proxy: the check has no address to judge and the fetch could not connect either;
+    the refusal is the DNS failure it is (liveness reads the kind: unreachable, not gone)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    options = FetchOptions(connect_timeout=2, public_only=True)
+    url = "http://no-such-host.invalid/"
+    with pytest.raises(FetchError) as info:
+        if fetcher == "fetch":
+            fetch(url, options)
+        else:
+            asyncio.run(afetch(url, options))
+    assert info.value.details["kind"] == "dns"
+    assert info.value.message.startswith("cannot resolve no-such-host.invalid: ")
+
+
+@contextlib.contextmanager
+def silent(reset_after: float):
+    """A server that completes every connection and answers nothing; after ``reset_after``
+    seconds it closes, which resets the connections it never accepted."""
+    sock = socket.create_server(("127.0.0.1", 0), backlog=8)
+    closer = threading.Timer(reset_after, sock.close)
+    closer.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        closer.cancel()
+        sock.close()
+
+
+PROBE_LIMIT_S = 5.0  # the probes' own read limit when the caller gives none
+
+
+@pytest.mark.parametrize("probe", ["reachable", "areachable"])
+def test_a_probe_gives_up_on_a_server_that_never_answers_at_its_own_limit(probe):
+    """The probes (``archive open``'s check, gc) give a silent server 5 s, not the 15 s of a
+    fetch and not for ever: the server here resets the connection only after 12 s."""
+    with silent(reset_after=12.0) as url:
+        start = time.monotonic()
+        if probe == "reachable":
+            live = reachable(f"{url}/")
+        else:
+            live = asyncio.run(areachable(f"{url}/"))
+        took = time.monotonic() - start
+    assert live is False
+    assert PROBE_LIMIT_S - 0.5 <= took < 11.0, took
+
+
+def test_a_body_of_exactly_the_cap_is_read_and_one_byte_more_is_too_large(base):
+    """The cap is the most a body may hold: the declared length and the bytes read are both
+    judged by it (``/latin`` declares its 12 bytes)."""
+    body = PAGES["/latin"][2]
+    assert fetch(f"{base}/latin", FetchOptions(max_bytes=len(body))).body == body
+    with pytest.raises(TooLarge) as info:
+        fetch(f"{base}/latin", FetchOptions(max_bytes=len(body) - 1))
+    assert info.value.details["limit"] == len(body) - 1
+
+
+def test_a_page_too_large_names_the_cap_it_passed_declared_or_streamed(base):
+    """Liveness shows the cap a page passed (its "too large" verdict reads ``limit``), whether
+    the page declared its length or streamed past the cap."""
+    for path in ("/declared-big", "/stream-big"):
+        with pytest.raises(TooLarge) as info:
+            fetch(f"{base}{path}", FetchOptions(max_bytes=1024 * 1024))
+        assert info.value.details["limit"] == 1024 * 1024, path
+
+
+def test_a_body_its_encoding_cannot_decode_is_a_decode_failure():
+    """A page that says gzip and is not: the server answered, the body is broken; the
+    failure's kind says so (not a DNS or network failure)."""
+    broken = (200, {"Content-Type": "text/html", "Content-Encoding": "gzip"}, b"not gzip at all")
+    with serve({"/broken": broken}) as other, pytest.raises(FetchError) as info:
+        fetch(f"{other}/broken")
+    assert info.value.details["kind"] == "decode"
+    assert info.value.message.startswith(f"cannot decode the body of {other}/broken: ")
+
+
+def test_an_https_url_is_fetched_in_any_case_of_its_scheme():
+    """Only http(s) is refused before a request; ``HTTPS://`` is https (here a closed port)."""
+    with serve() as url:
+        dead = url.replace("http://", "")
+    for scheme in ("https://", "HTTPS://"):
+        with pytest.raises(FetchError) as info:
+            fetch(f"{scheme}{dead}/", FetchOptions(connect_timeout=2))
+        assert info.value.details["kind"] == "refused"
