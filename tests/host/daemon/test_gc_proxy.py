@@ -25,6 +25,7 @@ from host.services.fetch import FetchOptions, _local_name, astatus, fetch, throu
 from tests.host.capture_dev import start_replay
 from tests.host.daemon.test_security import raw_get
 from tests.host.daemon_fixtures import make_home
+from tests.host.services.test_fetch import PROXY_VARIABLES
 from tests.host.viewer.conftest import free_port, start_daemon, stop_daemon
 
 LIVE = "http://books.toscrape.com/"  # recorded by the corpus, answered 200 by the replay
@@ -96,14 +97,7 @@ def test_a_public_name_the_proxy_resolves_is_live_through_the_proxy(proxied):
 def test_without_a_proxy_a_name_that_does_not_resolve_stays_refused(replay, monkeypatch):
     """No proxy: the fetch resolves the name itself, so a name that does not resolve here is
     not reachable, and the check says so before any request (the rule as it was)."""
-    for name in (
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     seq = seq_of(replay)
     assert status_of(LIVE) is None
