@@ -252,9 +252,9 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     ``prev`` is that version, else the value from either one's similar list, else None.
     """
     base = base or RegisterOptions().base
-    key = lookup_key(store, url_or_id)
-    ids = sorted(store.captures_of_key(key), key=store.capture_order)
-    places = _places(store, ids)
+    orders = _captures_in_order(store, lookup_key(store, url_or_id))
+    ids = [reg_id for _ts, reg_id in orders]
+    places = _places(orders)
     found = []
     for at in range(len(ids) - 1, -1, -1):
         entry = describe(store, ids[at], base) | places[ids[at]]
@@ -265,23 +265,31 @@ def versions(store: ArchiveStore, url_or_id: str, base: str | None = None) -> li
     return found
 
 
-def _places(store: ArchiveStore, ids: list[str]) -> dict[str, dict]:
-    """Each capture's place among ``ids`` (one document's, in capture order): ``number``
-    (1 = the oldest) ``of`` how many, and ``same_second``: another capture has the same time to
-    the second, so its time alone (as every list, header and banner shows it) cannot tell them
-    apart and its number is shown beside it."""
-    seconds = [int(store.capture_order(reg_id)[0]) for reg_id in ids]
+def _captures_in_order(store: ArchiveStore, key: str) -> list[tuple[float, str]]:
+    """A document's captures as ``(time, ID)``, oldest first (:meth:`ArchiveStore.capture_order`)."""
+    return sorted(map(store.capture_order, store.captures_of_key(key)))
+
+
+def _places(orders: list[tuple[float, str]]) -> dict[str, dict]:
+    """Each capture's place among ``orders`` (one document's, :func:`_captures_in_order`):
+    ``number`` (1 = the oldest) ``of`` how many, and ``same_second``: another capture has the
+    same time to the second, so its time alone (as every list, header and banner shows it)
+    cannot tell them apart and its number is shown beside it.
+
+    >>> _places([(10.2, "a"), (10.9, "b"), (12.0, "c")])["b"]
+    {'number': 2, 'of': 3, 'same_second': True}
+    """
+    seconds = [int(ts) for ts, _reg_id in orders]
     return {
-        reg_id: {"number": at + 1, "of": len(ids), "same_second": seconds.count(second) > 1}
-        for at, (reg_id, second) in enumerate(zip(ids, seconds, strict=True))
+        reg_id: {"number": at + 1, "of": len(orders), "same_second": seconds.count(second) > 1}
+        for at, ((_ts, reg_id), second) in enumerate(zip(orders, seconds, strict=True))
     }
 
 
 def place_of(store: ArchiveStore, reg_id: str) -> dict:
     """One capture's place among its document's captures (:func:`_places`)."""
-    key = store.version(reg_id)["key"]
-    ids = sorted(store.captures_of_key(key), key=store.capture_order)
-    return _places(store, ids).get(reg_id, {"number": None, "of": len(ids), "same_second": False})
+    orders = _captures_in_order(store, store.version(reg_id)["key"])
+    return _places(orders).get(reg_id, {"number": None, "of": len(orders), "same_second": False})
 
 
 def place_text(place: dict) -> str:

@@ -73,11 +73,12 @@ def _scheme_of(text: str) -> tuple[str, str, bool]:
         return "http", text.strip(), False
     match = _SCHEME.match(text)
     if not match or (match.group(2) != ":" and "/" not in text[match.end(2) : match.end()]):
-        if match and _repair_scheme(match.group(1).lower()) in KNOWN_SCHEMES:
+        scheme = _repair_scheme(match.group(1).lower()) if match else ""
+        if match and scheme in KNOWN_SCHEMES:
             # a known scheme, or a typo of one, typed with anything but "://" after it is a
             # scheme typo, as ``http:example.com``, ``http;//example.com`` and
             # ``htp;example.com`` are (no host holds a semicolon: RFC 3986's reg-name may, DNS not)
-            return _repair_scheme(match.group(1).lower()), text[match.end() :], True
+            return scheme, text[match.end() :], True
         return "http", text.strip().lstrip("/"), False
     raw = match.group(1).lower().rstrip(";")
     fixed = _repair_scheme(raw)
